@@ -1,0 +1,477 @@
+#include "gputwin/catalog/catalog.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <regex>
+
+#include "gputwin/core/yaml_input.hpp"
+
+#ifndef GPUTWIN_DEFAULT_DATA_DIR
+#define GPUTWIN_DEFAULT_DATA_DIR "data"
+#endif
+
+namespace gputwin {
+namespace {
+
+std::string confidence_level(const YamlField& field) {
+  return field.one_of({"read", "secondary", "derived", "unverified"});
+}
+
+struct PendingReference {
+  std::string kind;  // the kind the id must name
+  std::string id;
+  SourceLocation where;
+  std::string field;
+};
+
+PartInfo read_info(const YamlField& part) {
+  PartInfo info;
+  const YamlField id = part.child("id");
+  info.id = id.text();
+  static const std::regex kIdPattern("[a-z0-9][a-z0-9._-]*");
+  if (!std::regex_match(info.id, kIdPattern)) {
+    id.fail("ids are lower-case letters, digits, '.', '_' and '-', got '" + info.id + "'");
+  }
+  info.name = part.has("name") ? part.child("name").text() : info.id;
+  info.source = part.child("source").text_or_list();
+  if (info.source.empty()) part.child("source").fail("every part needs a source");
+  info.confidence = part.has("confidence") ? confidence_level(part.child("confidence")) : "unverified";
+  if (auto notes = part.optional_child("notes")) info.notes = notes->text_or_list();
+  if (auto levels = part.optional_child("field_confidence")) {
+    for (const auto& [field, level] : levels->entries()) (void)confidence_level(level);
+  }
+  info.defined_at = part.location();
+  return info;
+}
+
+std::optional<LinkSpec> read_link(const YamlField& parent, std::string_view key) {
+  auto field = parent.optional_child(key);
+  if (!field) return std::nullopt;
+  field->expect_keys({"type", "bandwidth", "links", "per_link_bandwidth", "notes"});
+  LinkSpec link;
+  link.type = field->child("type").text();
+  if (auto bandwidth = field->optional_child("bandwidth")) link.bandwidth = bandwidth->quantity<DataRate>();
+  return link;
+}
+
+NicGroup read_nic_group(const YamlField& field) {
+  field.expect_keys({"ports", "speed", "ports_per_cage", "cage"});
+  NicGroup group;
+  group.ports = static_cast<int>(field.child("ports").positive_integer());
+  group.speed = field.child("speed").positive_quantity<DataRate>();
+  if (auto per_cage = field.optional_child("ports_per_cage")) {
+    group.ports_per_cage = static_cast<int>(per_cage->positive_integer());
+  }
+  group.cage = field.has("cage") ? field.child("cage").text() : "";
+  return group;
+}
+
+Nics read_nics(const YamlField& field) {
+  field.expect_keys({"compute", "storage", "inband", "oob"});
+  Nics nics;
+  const std::pair<const char*, NetworkRole> roles[] = {{"compute", NetworkRole::compute},
+                                                       {"storage", NetworkRole::storage},
+                                                       {"inband", NetworkRole::inband},
+                                                       {"oob", NetworkRole::oob}};
+  for (const auto& [key, role] : roles) {
+    if (auto group = field.optional_child(key)) nics[role] = read_nic_group(*group);
+  }
+  return nics;
+}
+
+Medium read_medium(const YamlField& field, bool cables_allowed) {
+  const std::string value =
+      cables_allowed ? field.one_of({"passive_copper", "active_copper", "multimode", "singlemode", "twisted_pair"})
+                     : field.one_of({"multimode", "singlemode"});
+  if (value == "passive_copper") return Medium::passive_copper;
+  if (value == "active_copper") return Medium::active_copper;
+  if (value == "multimode") return Medium::multimode;
+  if (value == "singlemode") return Medium::singlemode;
+  return Medium::twisted_pair;
+}
+
+template <class Q>
+std::optional<Q> optional_quantity(const YamlField& parent, std::string_view key) {
+  auto field = parent.optional_child(key);
+  if (!field) return std::nullopt;
+  return field->positive_quantity<Q>();
+}
+
+}  // namespace
+
+class CatalogBuilder {
+ public:
+  void add_document(const YamlField& root) {
+    if (root.is_null()) return;  // an empty file holds no parts
+    root.expect_keys({"title", "notes", "accelerators", "mig_profile_sets", "systems", "appliances", "switches",
+                      "transceivers", "cables", "circuits", "pdus", "cooling", "facility_defaults"});
+    read_list(root, "accelerators", catalog_.accelerators_, "accelerator", [this](auto& f) { return accelerator(f); });
+    read_list(root, "mig_profile_sets", catalog_.mig_profile_sets_, "mig_profile_set",
+              [this](auto& f) { return mig_set(f); });
+    read_list(root, "systems", catalog_.systems_, "system", [this](auto& f) { return system(f); });
+    read_list(root, "appliances", catalog_.appliances_, "appliance", [this](auto& f) { return appliance(f); });
+    read_list(root, "switches", catalog_.switches_, "switch", [this](auto& f) { return network_switch(f); });
+    read_list(root, "transceivers", catalog_.transceivers_, "transceiver", [this](auto& f) { return transceiver(f); });
+    read_list(root, "cables", catalog_.cables_, "cable", [this](auto& f) { return cable(f); });
+    read_list(root, "circuits", catalog_.circuits_, "circuit", [this](auto& f) { return circuit(f); });
+    read_list(root, "pdus", catalog_.pdus_, "pdu", [this](auto& f) { return pdu(f); });
+    read_list(root, "cooling", catalog_.coolings_, "cooling", [this](auto& f) { return cooling(f); });
+    read_list(root, "facility_defaults", catalog_.facility_defaults_, "facility_defaults",
+              [this](auto& f) { return facility(f); });
+  }
+
+  void add_error(InputError error) { errors_.push_back(std::move(error)); }
+
+  Result<Catalog> finish() {
+    for (const auto& reference : references_) {
+      const auto found = catalog_.kinds_.find(reference.id);
+      if (found == catalog_.kinds_.end()) {
+        errors_.push_back({reference.where, reference.field,
+                           "refers to " + reference.kind + " '" + reference.id + "', which no catalog file defines"});
+      } else if (found->second != reference.kind) {
+        errors_.push_back({reference.where, reference.field,
+                           "refers to '" + reference.id + "', which is a " + found->second + ", not a " +
+                               reference.kind});
+      }
+    }
+    if (!errors_.empty()) return errors_;
+    return std::move(catalog_);
+  }
+
+ private:
+  template <class Part, class Reader>
+  void read_list(const YamlField& root, std::string_view key, std::vector<Part>& parts, const std::string& kind,
+                 Reader reader) {
+    auto list = root.optional_child(key);
+    if (!list) return;
+    for (const auto& field : list->items()) {
+      try {
+        Part part = reader(field);
+        register_id(part.info, kind, field);
+        parts.push_back(std::move(part));
+      } catch (const InputFailure& failure) {
+        errors_.push_back(failure.error());
+      }
+    }
+  }
+
+  void register_id(const PartInfo& info, const std::string& kind, const YamlField& field) {
+    const auto [where, inserted] = first_definition_.emplace(info.id, info.defined_at);
+    if (!inserted) {
+      const auto& first = where->second;
+      field.child("id").fail("duplicate id '" + info.id + "', first defined at " + first.file + ":" +
+                             std::to_string(first.line));
+    }
+    catalog_.kinds_[info.id] = kind;
+  }
+
+  void refer(const YamlField& field, std::string kind) {
+    references_.push_back({std::move(kind), field.text(), field.location(), field.path()});
+  }
+
+  Accelerator accelerator(const YamlField& f) {
+    f.expect_keys({"id", "name", "vendor", "form_factor", "source", "confidence", "field_confidence", "notes",
+                   "dense_compute", "memory", "memory_type", "memory_bandwidth", "tdp", "scale_up", "host_link",
+                   "mig"});
+    Accelerator part;
+    part.info = read_info(f);
+    part.vendor = f.child("vendor").text();
+    part.form_factor = f.child("form_factor").one_of({"sxm", "pcie", "oam", "superchip"});
+    const auto compute = f.child("dense_compute");
+    compute.expect_keys({"fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"});
+    for (const auto& [precision, rate] : compute.entries()) {
+      part.dense_compute[precision] =
+          rate.is_null() ? std::nullopt : std::optional<ComputeRate>(rate.positive_quantity<ComputeRate>());
+    }
+    part.memory = f.child("memory").positive_quantity<ByteSize>();
+    part.memory_type = f.child("memory_type").text();
+    part.memory_bandwidth = f.child("memory_bandwidth").positive_quantity<DataRate>();
+    part.tdp = f.child("tdp").positive_quantity<Power>();
+    part.scale_up = read_link(f, "scale_up");
+    part.host_link = read_link(f, "host_link");
+    if (auto mig = f.optional_child("mig")) {
+      part.mig_profile_set = mig->text();
+      refer(*mig, "mig_profile_set");
+    }
+    return part;
+  }
+
+  MigProfileSet mig_set(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "memory_slots",
+                   "compute_slices", "profiles"});
+    MigProfileSet set;
+    set.info = read_info(f);
+    set.memory_slots = static_cast<int>(f.child("memory_slots").positive_integer());
+    set.compute_slices = static_cast<int>(f.child("compute_slices").positive_integer());
+    for (const auto& p : f.child("profiles").items()) {
+      p.expect_keys({"name", "profile_id", "compute_slices", "memory", "size_slots", "start_slots", "max_instances",
+                     "copy_engines", "notes", "confidence", "field_confidence"});
+      MigProfile profile;
+      profile.name = p.child("name").text();
+      if (auto id = p.optional_child("profile_id")) profile.profile_id = static_cast<int>(id->non_negative_integer());
+      profile.compute_slices = static_cast<int>(p.child("compute_slices").positive_integer());
+      if (profile.compute_slices > set.compute_slices) {
+        p.child("compute_slices").fail("exceeds the set's " + std::to_string(set.compute_slices) + " compute slices");
+      }
+      if (auto memory = p.optional_child("memory")) profile.memory = memory->positive_quantity<ByteSize>();
+      profile.max_instances = static_cast<int>(p.child("max_instances").positive_integer());
+      read_placements(p, set.memory_slots, profile);
+      set.profiles.push_back(std::move(profile));
+    }
+    return set;
+  }
+
+  static void read_placements(const YamlField& p, int memory_slots, MigProfile& profile) {
+    if (p.has("size_slots") != p.has("start_slots")) {
+      p.fail("size_slots and start_slots are given together or not at all");
+    }
+    if (!p.has("size_slots")) return;
+    profile.size_slots = static_cast<int>(p.child("size_slots").positive_integer());
+    for (const auto& start : p.child("start_slots").items()) {
+      const int slot = static_cast<int>(start.non_negative_integer());
+      if (slot + profile.size_slots > memory_slots) {
+        start.fail("placement [" + std::to_string(slot) + ", " + std::to_string(slot + profile.size_slots) +
+                   ") runs past the " + std::to_string(memory_slots) + " memory slots");
+      }
+      profile.start_slots.push_back(slot);
+    }
+  }
+
+  System system(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "accelerator", "accelerators",
+                   "scale_up_domain", "cpu", "cpu_cores", "system_memory", "rack_units", "power_max",
+                   "power_typical", "psus", "nics"});
+    System part;
+    part.info = read_info(f);
+    if (auto accelerator = f.optional_child("accelerator")) {
+      part.accelerator = accelerator->text();
+      refer(*accelerator, "accelerator");
+      part.accelerators = static_cast<int>(f.child("accelerators").positive_integer());
+    }
+    part.scale_up_domain =
+        f.has("scale_up_domain") ? static_cast<int>(f.child("scale_up_domain").positive_integer()) : 1;
+    if (auto cpu = f.optional_child("cpu")) part.cpu = cpu->text();
+    if (auto cores = f.optional_child("cpu_cores")) part.cpu_cores = static_cast<int>(cores->positive_integer());
+    part.system_memory = optional_quantity<ByteSize>(f, "system_memory");
+    part.rack_units = f.child("rack_units").positive_quantity<RackSpace>();
+    part.power_max = f.child("power_max").positive_quantity<Power>();
+    part.power_typical = optional_quantity<Power>(f, "power_typical");
+    if (part.power_typical && *part.power_typical > part.power_max) {
+      f.child("power_typical").fail("typical power exceeds power_max");
+    }
+    if (auto psus = f.optional_child("psus")) {
+      psus->expect_keys({"count", "rating", "redundancy"});
+      part.psus = PowerSupplies{static_cast<int>(psus->child("count").positive_integer()),
+                                psus->child("rating").positive_quantity<Power>(),
+                                psus->has("redundancy") ? psus->child("redundancy").text() : ""};
+    }
+    part.nics = read_nics(f.child("nics"));
+    return part;
+  }
+
+  Appliance appliance(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "rack_units", "power_max",
+                   "nics"});
+    Appliance part;
+    part.info = read_info(f);
+    part.rack_units = f.child("rack_units").positive_quantity<RackSpace>();
+    part.power_max = f.child("power_max").positive_quantity<Power>();
+    part.nics = read_nics(f.child("nics"));
+    return part;
+  }
+
+  Switch network_switch(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "technology", "rack_units",
+                   "cages", "cage", "port_modes", "power_max", "power_typical"});
+    Switch part;
+    part.info = read_info(f);
+    part.technology = f.child("technology").one_of({"infiniband", "ethernet"});
+    part.rack_units = f.child("rack_units").positive_quantity<RackSpace>();
+    part.cages = static_cast<int>(f.child("cages").positive_integer());
+    part.cage = f.child("cage").text();
+    for (const auto& mode : f.child("port_modes").items()) {
+      mode.expect_keys({"ports", "speed"});
+      part.port_modes.push_back({static_cast<int>(mode.child("ports").positive_integer()),
+                                 mode.child("speed").positive_quantity<DataRate>()});
+    }
+    if (part.port_modes.empty()) f.child("port_modes").fail("a switch needs at least one port mode");
+    part.power_typical = optional_quantity<Power>(f, "power_typical");
+    const auto power_max = optional_quantity<Power>(f, "power_max");
+    if (!power_max && !part.power_typical) f.fail("a switch needs power_max or power_typical");
+    part.power_max = power_max ? *power_max : *part.power_typical;
+    return part;
+  }
+
+  Transceiver transceiver(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "cage", "ports", "port_speed",
+                   "medium", "reach", "power_max", "power_typical", "part_number"});
+    Transceiver part;
+    part.info = read_info(f);
+    part.cage = f.child("cage").text();
+    part.ports = static_cast<int>(f.child("ports").positive_integer());
+    part.port_speed = f.child("port_speed").positive_quantity<DataRate>();
+    part.medium = read_medium(f.child("medium"), false);
+    const auto reach = f.child("reach");
+    reach.expect_keys({"om3", "om4", "om5", "os2"});
+    for (const auto& [grade, length] : reach.entries()) part.reach[grade] = length.positive_quantity<Length>();
+    if (part.reach.empty()) reach.fail("a transceiver needs a reach for at least one fiber grade");
+    part.power_max = optional_quantity<Power>(f, "power_max");
+    if (!part.power_max) part.power_max = optional_quantity<Power>(f, "power_typical");
+    return part;
+  }
+
+  Cable cable(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "medium", "speed", "lengths",
+                   "power_max", "part_number"});
+    Cable part;
+    part.info = read_info(f);
+    part.medium = read_medium(f.child("medium"), true);
+    part.speed = f.child("speed").positive_quantity<DataRate>();
+    for (const auto& length : f.child("lengths").items()) part.lengths.push_back(length.positive_quantity<Length>());
+    if (part.lengths.empty()) f.child("lengths").fail("a cable needs at least one orderable length");
+    std::sort(part.lengths.begin(), part.lengths.end());
+    if (auto power = f.optional_child("power_max")) part.power_max = power->quantity<Power>();
+    return part;
+  }
+
+  Circuit circuit(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "voltage", "phases",
+                   "current", "continuous_derating"});
+    Circuit part;
+    part.info = read_info(f);
+    part.voltage = f.child("voltage").positive_quantity<Voltage>();
+    const auto phases = f.child("phases");
+    part.phases = static_cast<int>(phases.positive_integer());
+    if (part.phases != 1 && part.phases != 3) phases.fail("expected 1 or 3 phases");
+    part.current = f.child("current").positive_quantity<Current>();
+    const auto derating = f.child("continuous_derating");
+    part.continuous_derating = derating.positive_number();
+    if (part.continuous_derating > 1.0) derating.fail("a derating is a fraction of at most 1");
+    return part;
+  }
+
+  Pdu pdu(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "circuit", "outlets",
+                   "rack_units", "part_number"});
+    Pdu part;
+    part.info = read_info(f);
+    part.circuit = f.child("circuit").text();
+    refer(f.child("circuit"), "circuit");
+    if (auto outlets = f.optional_child("outlets")) part.outlets = static_cast<int>(outlets->positive_integer());
+    part.rack_units = f.has("rack_units") ? f.child("rack_units").quantity<RackSpace>() : RackSpace();
+    return part;
+  }
+
+  Cooling cooling(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "type", "max_rack_power"});
+    Cooling part;
+    part.info = read_info(f);
+    part.type = f.child("type").one_of({"air", "rear_door", "liquid"});
+    part.max_rack_power = f.child("max_rack_power").positive_quantity<Power>();
+    return part;
+  }
+
+  FacilityDefaults facility(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "pue", "electricity_price",
+                   "rack_units", "rack_width", "row_pitch", "tray_height", "rack_unit_height", "cable_slack"});
+    FacilityDefaults part;
+    part.info = read_info(f);
+    const auto pue = f.child("pue");
+    part.pue = pue.positive_number();
+    if (part.pue < 1.0) pue.fail("a PUE is at least 1.0");
+    part.electricity_price = f.child("electricity_price").positive_quantity<EnergyPrice>();
+    part.rack_units = f.child("rack_units").positive_quantity<RackSpace>();
+    part.rack_width = f.child("rack_width").positive_quantity<Length>();
+    part.row_pitch = f.child("row_pitch").positive_quantity<Length>();
+    part.tray_height = f.child("tray_height").quantity<Length>();
+    part.rack_unit_height = f.child("rack_unit_height").positive_quantity<Length>();
+    part.cable_slack = f.child("cable_slack").quantity<Length>();
+    return part;
+  }
+
+  Catalog catalog_;
+  InputErrors errors_;
+  std::vector<PendingReference> references_;
+  std::unordered_map<std::string, SourceLocation> first_definition_;
+};
+
+Result<Catalog> Catalog::parse(const std::vector<std::pair<std::string, std::string>>& documents) {
+  CatalogBuilder builder;
+  for (const auto& [name, text] : documents) {
+    try {
+      builder.add_document(YamlDocument::parse(text, name).root());
+    } catch (const InputFailure& failure) {
+      builder.add_error(failure.error());
+    }
+  }
+  return builder.finish();
+}
+
+Result<Catalog> Catalog::load(const std::vector<std::string>& directories) {
+  CatalogBuilder builder;
+  for (const auto& directory : directories) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(directory, error)) {
+      builder.add_error({{directory, 0, 0}, "", "catalog folder does not exist"});
+      continue;
+    }
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+      const auto extension = entry.path().extension();
+      if (entry.is_regular_file() && (extension == ".yaml" || extension == ".yml")) files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+      try {
+        builder.add_document(YamlDocument::load(file.string()).root());
+      } catch (const InputFailure& failure) {
+        builder.add_error(failure.error());
+      }
+    }
+  }
+  return builder.finish();
+}
+
+std::string Catalog::kind_of(std::string_view id) const {
+  const auto found = kinds_.find(std::string(id));
+  return found == kinds_.end() ? std::string() : found->second;
+}
+
+std::vector<std::string> Catalog::ids() const {
+  std::vector<std::string> result;
+  result.reserve(kinds_.size());
+  for (const auto& [id, kind] : kinds_) result.push_back(id);
+  std::sort(result.begin(), result.end());
+  return result;
+}
+
+const PartInfo* Catalog::info(std::string_view id) const {
+  const std::string kind = kind_of(id);
+  const PartInfo* found = nullptr;
+  auto look = [&](const auto& parts) {
+    for (const auto& part : parts) {
+      if (part.info.id == id) found = &part.info;
+    }
+  };
+  look(accelerators_);
+  look(mig_profile_sets_);
+  look(systems_);
+  look(appliances_);
+  look(switches_);
+  look(transceivers_);
+  look(cables_);
+  look(circuits_);
+  look(pdus_);
+  look(coolings_);
+  look(facility_defaults_);
+  return kind.empty() ? nullptr : found;
+}
+
+std::string bundled_data_dir() {
+  if (const char* overridden = std::getenv("GPUTWIN_DATA_DIR")) return overridden;
+  return GPUTWIN_DEFAULT_DATA_DIR;
+}
+
+}  // namespace gputwin

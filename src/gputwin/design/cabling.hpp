@@ -1,0 +1,23 @@
+// Gives every link a routed length, a medium and parts: cable at an orderable length, transceivers at both ends.
+//
+//   route_cables(spec, catalog, cluster);   // after place_devices(); fills bundles and fabric.transceivers
+//
+// Length: up from each device to the overhead tray, along rows and across them (Manhattan), down to the other
+// device, plus slack; within one rack, just the vertical run plus slack. Medium: the first of passive copper,
+// active copper, multimode fiber, single-mode fiber (in that order, or the spec's allowed list) whose parts
+// reach; RJ45 ports use twisted pair. A link nothing reaches is left without medium and reported as a warning.
+#pragma once
+
+#include "gputwin/catalog/catalog.hpp"
+#include "gputwin/design/cluster.hpp"
+#include "gputwin/spec/cluster_spec.hpp"
+
+namespace gputwin {
+
+void route_cables(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster);
+
+// The routed length of a link between two placed devices.
+[[nodiscard]] Length link_length(const RowLayout& layout, RackSpace rack_units, const Rack& rack_a,
+                                 const Device& device_a, const Rack& rack_b, const Device& device_b);
+
+}  // namespace gputwin

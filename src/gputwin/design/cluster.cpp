@@ -1,0 +1,61 @@
+#include "gputwin/design/cluster.hpp"
+
+#include <algorithm>
+
+namespace gputwin {
+
+const char* device_kind_name(DeviceKind kind) {
+  switch (kind) {
+    case DeviceKind::node: return "node";
+    case DeviceKind::network_switch: return "switch";
+    case DeviceKind::appliance: return "appliance";
+    case DeviceKind::server: return "server";
+  }
+  return "?";
+}
+
+const char* rack_kind_name(RackKind kind) {
+  switch (kind) {
+    case RackKind::compute: return "compute";
+    case RackKind::network: return "network";
+    case RackKind::management: return "management";
+  }
+  return "?";
+}
+
+const char* tier_name(Tier tier) {
+  switch (tier) {
+    case Tier::endpoint: return "node";
+    case Tier::leaf: return "leaf";
+    case Tier::spine: return "spine";
+    case Tier::core: return "core";
+  }
+  return "?";
+}
+
+int Fabric::links_between(Tier lower, Tier upper) const {
+  int total = 0;
+  for (const auto& bundle : bundles) {
+    if (bundle.tier_a == lower && bundle.tier_b == upper) total += bundle.links;
+  }
+  return total;
+}
+
+int Fabric::transceivers_at(const std::string& end) const {
+  const auto found = transceivers.find(end);
+  if (found == transceivers.end()) return 0;
+  int total = 0;
+  for (const auto& [part, count] : found->second) total += count;
+  return total;
+}
+
+const Fabric* Cluster::fabric(NetworkRole role) const {
+  const auto found = std::find_if(fabrics.begin(), fabrics.end(), [&](const Fabric& f) { return f.role == role; });
+  return found == fabrics.end() ? nullptr : &*found;
+}
+
+int Cluster::racks_of(RackKind kind) const {
+  return static_cast<int>(std::count_if(racks.begin(), racks.end(), [&](const Rack& r) { return r.kind == kind; }));
+}
+
+}  // namespace gputwin

@@ -1,0 +1,155 @@
+// The Cluster model: the built, immutable design every analysis reads.
+//
+//   Result<Cluster> design = design_cluster(spec, catalog);          // design/design.hpp
+//   const Cluster& cluster = design.value();
+//   int leaves = cluster.fabric(NetworkRole::compute)->switches_in(Tier::leaf);
+//   for (const Rack& rack : cluster.racks) { ... rack.power_max ... }
+//
+// Devices (nodes, switches, appliances, servers) sit in racks at rack-unit positions; fabrics join them with
+// link bundles (parallel links between the same two devices) that carry a routed length, a medium and parts.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gputwin/catalog/parts.hpp"
+#include "gputwin/core/units.hpp"
+
+namespace gputwin {
+
+enum class DeviceKind { node, network_switch, appliance, server };
+enum class RackKind { compute, network, management };
+enum class Tier { endpoint = 0, leaf = 1, spine = 2, core = 3 };
+
+[[nodiscard]] const char* device_kind_name(DeviceKind kind);
+[[nodiscard]] const char* rack_kind_name(RackKind kind);
+[[nodiscard]] const char* tier_name(Tier tier);
+
+struct Device {
+  std::string name;
+  DeviceKind kind = DeviceKind::node;
+  std::string part;
+  int rack = -1;
+  int rack_unit = 0;  // lowest rack unit occupied, 1-based
+  RackSpace height;
+  Power power_max;
+  Power power_typical;
+  int placement_group = -1;  // scalable unit whose network rack holds it; -1 = placed centrally
+};
+
+struct Rack {
+  std::string name;
+  RackKind kind = RackKind::compute;
+  int row = 0;
+  int slot = 0;
+  std::vector<int> devices;
+  RackSpace used;
+  Power power_max;
+  Power power_typical;
+  int pdus = 0;
+};
+
+// Parallel links between two devices; all share one route, so one length, medium and cable part.
+struct LinkBundle {
+  int device_a = -1;  // the lower tier end (node, appliance or lower switch)
+  int device_b = -1;
+  Tier tier_a = Tier::endpoint;
+  Tier tier_b = Tier::leaf;
+  int links = 1;
+  Length length;
+  std::optional<Medium> medium;  // empty when no medium reaches
+  std::string cable_part;
+  Length cable_length;
+};
+
+struct TransceiverCount {
+  std::string part;
+  int modules = 0;
+};
+
+struct Fabric {
+  NetworkRole role = NetworkRole::compute;
+  std::string topology;  // "rail_optimized" or "leaf_spine"
+  std::string switch_part;
+  DataRate link_speed;
+  int radix = 0;
+  int tiers = 0;
+  int rails = 1;
+  int scalable_units = 0;
+  int nodes_per_scalable_unit = 0;
+  int leaf_downlinks = 0;
+  int leaf_uplinks = 0;
+  int pods = 0;
+  std::array<std::vector<int>, 4> switches;  // devices per tier (index by Tier)
+  std::vector<LinkBundle> bundles;
+  int ports_total = 0;
+  int ports_used = 0;
+
+  // Transceivers by where they sit, then by part.
+  std::map<std::string, std::map<std::string, int>> transceivers;  // "switch" | "node" | "appliance" -> part -> n
+
+  [[nodiscard]] int switches_in(Tier tier) const { return static_cast<int>(switches[static_cast<int>(tier)].size()); }
+  [[nodiscard]] int links_between(Tier lower, Tier upper) const;
+  [[nodiscard]] int transceivers_at(const std::string& end) const;
+  [[nodiscard]] double blocking_ratio() const {
+    return leaf_uplinks == 0 ? 1.0 : static_cast<double>(leaf_downlinks) / leaf_uplinks;
+  }
+};
+
+struct BomLine {
+  std::string part;
+  std::string description;
+  std::string category;  // node, switch, appliance, server, transceiver, cable, pdu, rack
+  int count = 0;
+  std::optional<Money> unit_price;
+};
+
+struct Costs {
+  bool priced = false;
+  Money capex;
+  Money energy_per_year;
+  Money support_per_year;
+  double lifetime_years = 0;
+  Money total;
+  double cost_per_gpu_hour = 0;  // USD
+  std::vector<std::string> unpriced_parts;
+};
+
+struct PowerSummary {
+  Power it_max;
+  Power it_typical;
+  Power facility_max;      // it_max x PUE
+  Power facility_typical;  // it_typical x PUE
+  Power cooling_load;      // heat to remove from the white space = IT power at max
+  double pue = 1.0;
+  int circuits = 0;
+  Power circuit_capacity;  // usable continuous power of one PDU's circuit
+  bool typical_from_max = false;
+};
+
+struct Warning {
+  std::string code;  // stable identifier, e.g. "rack-over-limit"
+  std::string message;
+};
+
+struct Cluster {
+  std::string name;
+  std::string node_system;
+  int gpus = 0;
+  int nodes = 0;
+  std::vector<Device> devices;
+  std::vector<Rack> racks;
+  std::vector<Fabric> fabrics;
+  PowerSummary power;
+  std::vector<BomLine> bom;
+  Costs costs;
+  std::vector<Warning> warnings;
+
+  [[nodiscard]] const Fabric* fabric(NetworkRole role) const;
+  [[nodiscard]] int racks_of(RackKind kind) const;
+};
+
+}  // namespace gputwin

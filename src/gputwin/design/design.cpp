@@ -1,0 +1,140 @@
+#include "gputwin/design/design.hpp"
+
+#include <cstdio>
+
+#include "gputwin/design/cabling.hpp"
+#include "gputwin/design/fabric_builder.hpp"
+#include "gputwin/design/power_and_cost.hpp"
+#include "gputwin/design/rack_placement.hpp"
+
+namespace gputwin {
+namespace {
+
+std::string numbered(const std::string& prefix, int number, int total) {
+  const int width = static_cast<int>(std::to_string(std::max(total, 1)).size());
+  char digits[32];
+  std::snprintf(digits, sizeof digits, "%0*d", width, number);
+  return prefix + "-" + digits;
+}
+
+class Designer {
+ public:
+  Designer(const ClusterSpec& spec, const Catalog& catalog) : spec_(spec), catalog_(catalog) {}
+
+  Cluster design() {
+    const System& system = catalog_.get<System>(spec_.node_system);
+    cluster_.name = spec_.name;
+    cluster_.node_system = spec_.node_system;
+    cluster_.nodes = spec_.node_count;
+    cluster_.gpus = spec_.node_count * system.accelerators;
+    for (int n = 0; n < spec_.node_count; ++n) add_system_device(system, DeviceKind::node, numbered("node", n + 1, spec_.node_count));
+    for (const auto& request : spec_.management_servers) {
+      const System& server = catalog_.get<System>(request.system);
+      for (int n = 0; n < request.count; ++n) {
+        add_system_device(server, DeviceKind::server, numbered(request.system, n + 1, request.count));
+      }
+    }
+    for (const FabricSpec* fabric : {&spec_.compute, &spec_.storage, &spec_.inband}) {
+      if (fabric->present) cluster_.fabrics.push_back(build(*fabric));
+    }
+    if (spec_.oob.present) cluster_.fabrics.push_back(build(spec_.oob));
+    place_devices(spec_, cluster_);
+    route_cables(spec_, catalog_, cluster_);
+    size_power(spec_, catalog_, cluster_);
+    warn_about_fabrics();
+    build_bom(spec_, catalog_, cluster_);
+    return std::move(cluster_);
+  }
+
+ private:
+  void add_system_device(const System& system, DeviceKind kind, std::string name) {
+    Device device;
+    device.name = std::move(name);
+    device.kind = kind;
+    device.part = system.info.id;
+    device.height = system.rack_units;
+    device.power_max = system.power_max;
+    device.power_typical = system.power_typical.value_or(system.power_max);
+    cluster_.devices.push_back(device);
+  }
+
+  void add_appliances(const FabricSpec& fabric) {
+    for (const auto& request : fabric.appliances) {
+      const Appliance& appliance = catalog_.get<Appliance>(request.appliance);
+      for (int n = 0; n < request.count; ++n) {
+        Device device;
+        device.name = numbered(std::string(role_name(fabric.role)) + "-" + request.appliance, n + 1, request.count);
+        device.kind = DeviceKind::appliance;
+        device.part = appliance.info.id;
+        device.height = appliance.rack_units;
+        device.power_max = appliance.power_max;
+        device.power_typical = appliance.power_max;
+        cluster_.devices.push_back(device);
+      }
+    }
+  }
+
+  // Ports a device has on a fabric of `role`; switches and devices without a listed NIC have one management port.
+  int ports_on(const Device& device, NetworkRole role) const {
+    const Nics* nics = nullptr;
+    if (const auto* system = catalog_.find<System>(device.part)) nics = &system->nics;
+    if (const auto* appliance = catalog_.find<Appliance>(device.part)) nics = &appliance->nics;
+    if (nics != nullptr) {
+      const auto found = nics->find(role);
+      if (found != nics->end()) return found->second.ports;
+    }
+    return role == NetworkRole::oob ? 1 : 0;
+  }
+
+  Fabric build(const FabricSpec& fabric) {
+    const std::size_t first_appliance = cluster_.devices.size();
+    add_appliances(fabric);
+    std::vector<FabricEndpoint> nodes;
+    std::vector<FabricEndpoint> others;
+    for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
+      const Device& device = cluster_.devices[d];
+      const int ports = ports_on(device, fabric.role);
+      if (ports == 0) continue;
+      const bool own_appliance = d >= first_appliance;
+      const bool joins = device.kind == DeviceKind::node || own_appliance || fabric.role == NetworkRole::oob ||
+                         (device.kind == DeviceKind::server && fabric.role == NetworkRole::inband);
+      if (!joins) continue;
+      (device.kind == DeviceKind::node ? nodes : others).push_back({static_cast<int>(d), ports});
+    }
+    return build_fabric(fabric, spec_, catalog_.get<Switch>(fabric.switch_id), nodes, others, cluster_.devices);
+  }
+
+  void warn_about_fabrics() {
+    for (const auto& fabric : cluster_.fabrics) {
+      const std::string name = role_name(fabric.role);
+      if (fabric.blocking_ratio() > 1.0 + 1e-9) {
+        cluster_.warnings.push_back({"blocking-fabric", "the " + name + " fabric's leaves have " +
+                                                            std::to_string(fabric.leaf_downlinks) + " downlinks for " +
+                                                            std::to_string(fabric.leaf_uplinks) + " uplinks (" +
+                                                            format_number(fabric.blocking_ratio(), 2) + ":1 blocking)"});
+      }
+      const int unused = fabric.ports_total - fabric.ports_used;
+      if (unused > 0) {
+        cluster_.warnings.push_back({"unused-ports", std::to_string(unused) + " of " +
+                                                         std::to_string(fabric.ports_total) + " " + name +
+                                                         " switch ports are unused"});
+      }
+    }
+  }
+
+  const ClusterSpec& spec_;
+  const Catalog& catalog_;
+  Cluster cluster_;
+};
+
+}  // namespace
+
+Result<Cluster> design_cluster(const ClusterSpec& spec, const Catalog& catalog) {
+  try {
+    return Designer(spec, catalog).design();
+  } catch (const InputFailure& failure) {
+    return failure.error();
+  }
+}
+
+}  // namespace gputwin

@@ -1,0 +1,252 @@
+#include "gputwin/design/fabric_builder.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace gputwin {
+namespace {
+
+int ceil_div(long long numerator, long long denominator) {
+  return static_cast<int>((numerator + denominator - 1) / denominator);
+}
+
+// Leaf downlinks for a ratio of downlinks to uplinks that still fit in `radix` ports.
+int downlinks_for(int radix, double oversubscription) {
+  return static_cast<int>(std::floor(radix * oversubscription / (1.0 + oversubscription) + 1e-9));
+}
+
+int uplinks_for(int downlinks, double oversubscription) {
+  return static_cast<int>(std::ceil(downlinks / oversubscription - 1e-9));
+}
+
+[[noreturn]] void impossible(const ClusterSpec& cluster, const FabricSpec& spec, const std::string& field,
+                             const std::string& message) {
+  const std::string path = std::string("fabrics.") + role_name(spec.role) + "." + field;
+  const auto found = cluster.locations.find(path);
+  throw InputFailure(InputError{found != cluster.locations.end() ? found->second : spec.where, path, message});
+}
+
+class FabricAssembler {
+ public:
+  FabricAssembler(const FabricSpec& spec, const ClusterSpec& cluster, const Switch& part, std::vector<Device>& devices)
+      : spec_(spec), cluster_(cluster), part_(part), devices_(devices) {
+    fabric_.role = spec.role;
+    fabric_.topology = spec.topology == FabricTopology::rail_optimized ? "rail_optimized" : "leaf_spine";
+    fabric_.switch_part = part.info.id;
+    fabric_.link_speed = spec.link_speed;
+    fabric_.radix = part.radix_at(spec.link_speed);
+  }
+
+  Fabric rail_optimized(const std::vector<FabricEndpoint>& nodes, const std::vector<FabricEndpoint>& appliances) {
+    const int radix = fabric_.radix;
+    const int rails = nodes.empty() ? 1 : nodes.front().ports;
+    const int su_nodes = spec_.scalable_unit_nodes > 0 ? spec_.scalable_unit_nodes
+                                                       : downlinks_for(radix, spec_.oversubscription);
+    const int uplinks = uplinks_for(su_nodes, spec_.oversubscription);
+    if (su_nodes + uplinks > radix) {
+      impossible(cluster_, spec_, "scalable_unit",
+                 "a leaf needs " + std::to_string(su_nodes) + " node ports and " + std::to_string(uplinks) +
+                     " uplinks at " + spec_.oversubscription_text + ", but " + part_.info.id + " has " +
+                     std::to_string(radix) + " ports");
+    }
+    int appliance_links = 0;
+    for (const auto& appliance : appliances) appliance_links += appliance.ports;
+    // Appliances connect where a node would: they take whole node slots (one port per rail).
+    const int reserved_slots = ceil_div(appliance_links, rails);
+    const int node_count = static_cast<int>(nodes.size());
+    const int units = ceil_div(node_count + reserved_slots, su_nodes);
+
+    fabric_.rails = rails;
+    fabric_.nodes_per_scalable_unit = su_nodes;
+    fabric_.scalable_units = units;
+    fabric_.leaf_downlinks = su_nodes;
+    fabric_.leaf_uplinks = uplinks;
+
+    std::vector<int> leaves;
+    for (int unit = 0; unit < units; ++unit) {
+      for (int rail = 0; rail < rails; ++rail) {
+        leaves.push_back(add_switch(Tier::leaf, "su" + std::to_string(unit + 1) + "-rail" + std::to_string(rail + 1),
+                                    unit));
+      }
+    }
+    for (int k = 0; k < node_count; ++k) {
+      const int unit = k / su_nodes;
+      devices_[nodes[k].device].placement_group = unit;
+      for (int rail = 0; rail < rails; ++rail) connect(nodes[k].device, Tier::endpoint, leaves[unit * rails + rail], 1);
+    }
+    int link = 0;
+    for (const auto& appliance : appliances) {
+      for (int port = 0; port < appliance.ports; ++port, ++link) {
+        const int slot = node_count + link / rails;
+        connect(appliance.device, Tier::endpoint, leaves[(slot / su_nodes) * rails + link % rails], 1);
+      }
+    }
+    build_upper_tiers(leaves, uplinks, rails);
+    return std::move(fabric_);
+  }
+
+  Fabric leaf_spine(const std::vector<FabricEndpoint>& nodes, const std::vector<FabricEndpoint>& appliances) {
+    const int radix = fabric_.radix;
+    const int node_ports = nodes.empty() ? 1 : nodes.front().ports;
+    int total_ports = node_ports * static_cast<int>(nodes.size());
+    for (const auto& appliance : appliances) total_ports += appliance.ports;
+    if (node_ports > radix) {
+      impossible(cluster_, spec_, "switch", "a node has " + std::to_string(node_ports) + " ports on this fabric but " +
+                                                part_.info.id + " has only " + std::to_string(radix));
+    }
+    const bool single_switch = total_ports <= radix;
+    const int downlinks = single_switch ? radix : downlinks_for(radix, spec_.oversubscription);
+    const int nodes_per_leaf = downlinks / node_ports;
+    if (nodes_per_leaf == 0) {
+      impossible(cluster_, spec_, "oversubscription",
+                 "a leaf keeps " + std::to_string(downlinks) + " downlinks at " + spec_.oversubscription_text +
+                     ", fewer than one node's " + std::to_string(node_ports) + " ports");
+    }
+    const int used_downlinks = nodes_per_leaf * node_ports;
+    const int uplinks = single_switch ? 0 : uplinks_for(used_downlinks, spec_.oversubscription);
+    fabric_.leaf_downlinks = used_downlinks;
+    fabric_.leaf_uplinks = uplinks;
+
+    std::vector<int> leaves;
+    int free_on_leaf = 0;
+    auto leaf_with_room = [&](int ports) {
+      if (free_on_leaf < ports) {
+        leaves.push_back(add_switch(Tier::leaf, std::to_string(leaves.size() + 1), -1));
+        free_on_leaf = used_downlinks;
+      }
+      free_on_leaf -= ports;
+      return leaves.back();
+    };
+    for (const auto& node : nodes) connect(node.device, Tier::endpoint, leaf_with_room(node.ports), node.ports);
+    for (const auto& appliance : appliances) {
+      for (int port = 0; port < appliance.ports; ++port) connect(appliance.device, Tier::endpoint, leaf_with_room(1), 1);
+    }
+    if (single_switch) {
+      fabric_.tiers = leaves.empty() ? 0 : 1;
+      return std::move(fabric_);
+    }
+    build_upper_tiers(leaves, uplinks, 1);
+    return std::move(fabric_);
+  }
+
+ private:
+  int add_switch(Tier tier, const std::string& suffix, int group) {
+    Device device;
+    device.name = std::string(role_name(spec_.role)) + "-" + tier_name(tier) + "-" + suffix;
+    device.kind = DeviceKind::network_switch;
+    device.part = part_.info.id;
+    device.height = part_.rack_units;
+    device.power_max = part_.power_max;
+    device.power_typical = part_.power_typical.value_or(part_.power_max);
+    device.placement_group = group;
+    devices_.push_back(device);
+    const int index = static_cast<int>(devices_.size()) - 1;
+    fabric_.switches[static_cast<int>(tier)].push_back(index);
+    fabric_.ports_total += fabric_.radix;
+    return index;
+  }
+
+  void connect(int lower, Tier lower_tier, int upper, int links) {
+    LinkBundle bundle;
+    bundle.device_a = lower;
+    bundle.device_b = upper;
+    bundle.tier_a = lower_tier;
+    bundle.tier_b = static_cast<Tier>(static_cast<int>(lower_tier) + 1);
+    bundle.links = links;
+    fabric_.bundles.push_back(bundle);
+    fabric_.ports_used += links * (lower_tier == Tier::endpoint ? 1 : 2);
+  }
+
+  void build_upper_tiers(const std::vector<int>& leaves, int uplinks, int rails) {
+    const int radix = fabric_.radix;
+    const int leaf_count = static_cast<int>(leaves.size());
+    if (leaf_count <= radix) {
+      two_tiers(leaves, uplinks);
+      return;
+    }
+    if (spec_.max_tiers < 3) {
+      impossible(cluster_, spec_, "max_tiers",
+                 std::to_string(leaf_count) + " leaves exceed the " + std::to_string(radix) +
+                     " a two-tier fabric of " + part_.info.id + " can join; allow max_tiers: 3");
+    }
+    three_tiers(leaves, uplinks, rails);
+  }
+
+  void two_tiers(const std::vector<int>& leaves, int uplinks) {
+    const int leaf_count = static_cast<int>(leaves.size());
+    const int spines = smallest_divisor_at_least(uplinks, ceil_div(1LL * leaf_count * uplinks, fabric_.radix));
+    fabric_.tiers = 2;
+    fabric_.pods = 1;
+    const int links = uplinks / spines;
+    for (int s = 0; s < spines; ++s) {
+      const int spine = add_switch(Tier::spine, std::to_string(s + 1), -1);
+      for (const int leaf : leaves) connect(leaf, Tier::leaf, spine, links);
+    }
+  }
+
+  void three_tiers(const std::vector<int>& leaves, int uplinks, int rails) {
+    const int radix = fabric_.radix;
+    const int spine_down = radix / 2;  // spines stay non-blocking: half their ports down, half up
+    const int spine_up = radix - spine_down;
+    // A pod is as many leaves as its spines can take with one link per leaf, in whole scalable units.
+    const int pod_leaves = (spine_down / rails) * rails;
+    if (pod_leaves == 0) {
+      impossible(cluster_, spec_, "switch", "a spine of " + part_.info.id + " cannot hold one scalable unit's " +
+                                                std::to_string(rails) + " leaves");
+    }
+    const int leaf_count = static_cast<int>(leaves.size());
+    const int pods = ceil_div(leaf_count, pod_leaves);
+    const int pod_spines = smallest_divisor_at_least(uplinks, ceil_div(1LL * pod_leaves * uplinks, spine_down));
+    const int plane_cores = smallest_divisor_at_least(spine_up, ceil_div(1LL * pods * spine_up, radix));
+    if (plane_cores == 0 || pod_spines == 0) {
+      impossible(cluster_, spec_, "switch",
+                 std::to_string(leaf_count) + " leaves need " + std::to_string(pods) + " pods, more than a core of " +
+                     part_.info.id + " (" + std::to_string(radix) + " ports) can join in three tiers");
+    }
+    fabric_.tiers = 3;
+    fabric_.pods = pods;
+    std::vector<int> cores;
+    for (int plane = 0; plane < pod_spines; ++plane) {
+      for (int c = 0; c < plane_cores; ++c) {
+        cores.push_back(add_switch(Tier::core, "plane" + std::to_string(plane + 1) + "-" + std::to_string(c + 1), -1));
+      }
+    }
+    for (int pod = 0; pod < pods; ++pod) {
+      for (int plane = 0; plane < pod_spines; ++plane) {
+        const int spine = add_switch(
+            Tier::spine, "pod" + std::to_string(pod + 1) + "-" + std::to_string(plane + 1), -1);
+        const int first = pod * pod_leaves;
+        const int last = std::min(leaf_count, first + pod_leaves);
+        for (int leaf = first; leaf < last; ++leaf) connect(leaves[leaf], Tier::leaf, spine, uplinks / pod_spines);
+        for (int c = 0; c < plane_cores; ++c) {
+          connect(spine, Tier::spine, cores[plane * plane_cores + c], spine_up / plane_cores);
+        }
+      }
+    }
+  }
+
+  const FabricSpec& spec_;
+  const ClusterSpec& cluster_;
+  const Switch& part_;
+  std::vector<Device>& devices_;
+  Fabric fabric_;
+};
+
+}  // namespace
+
+int smallest_divisor_at_least(int n, int at_least) {
+  for (int d = std::max(1, at_least); d <= n; ++d) {
+    if (n % d == 0) return d;
+  }
+  return 0;
+}
+
+Fabric build_fabric(const FabricSpec& spec, const ClusterSpec& cluster, const Switch& part,
+                    const std::vector<FabricEndpoint>& nodes, const std::vector<FabricEndpoint>& appliances,
+                    std::vector<Device>& devices) {
+  FabricAssembler assembler(spec, cluster, part, devices);
+  return spec.topology == FabricTopology::rail_optimized ? assembler.rail_optimized(nodes, appliances)
+                                                         : assembler.leaf_spine(nodes, appliances);
+}
+
+}  // namespace gputwin

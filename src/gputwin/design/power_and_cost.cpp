@@ -1,0 +1,143 @@
+#include "gputwin/design/power_and_cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace gputwin {
+
+int pdus_for(Power rack_load, Power circuit_capacity, PduRedundancy redundancy) {
+  const int needed = std::max(1, static_cast<int>(std::ceil(rack_load / circuit_capacity - 1e-9)));
+  return redundancy == PduRedundancy::two_n ? 2 * needed : std::max(2, needed + 1);
+}
+
+void size_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
+  const FacilitySpec& facility = spec.facility;
+  const Pdu& pdu = catalog.get<Pdu>(facility.pdu);
+  const Power capacity = catalog.get<Circuit>(pdu.circuit).usable_power();
+  const Cooling& cooling = catalog.get<Cooling>(facility.cooling);
+  PowerSummary& power = cluster.power;
+  power.circuit_capacity = capacity;
+  power.pue = facility.pue;
+  int over_cooling = 0;
+  Power hottest;
+  for (auto& rack : cluster.racks) {
+    rack.pdus = pdus_for(rack.power_max, capacity, facility.pdu_redundancy);
+    power.circuits += rack.pdus;
+    power.it_max += rack.power_max;
+    power.it_typical += rack.power_typical;
+    if (rack.power_max > facility.rack_power_limit) {
+      cluster.warnings.push_back({"rack-over-limit", rack.name + " draws up to " + format_power(rack.power_max) +
+                                                         ", over the rack limit of " +
+                                                         format_power(facility.rack_power_limit)});
+    }
+    if (rack.power_max > cooling.max_rack_power) {
+      ++over_cooling;
+      hottest = std::max(hottest, rack.power_max);
+    }
+  }
+  if (over_cooling > 0) {
+    cluster.warnings.push_back({"rack-over-cooling", std::to_string(over_cooling) + " racks draw more (up to " +
+                                                         format_power(hottest) + ") than " + cooling.info.id +
+                                                         " removes per rack (" + format_power(cooling.max_rack_power) +
+                                                         ")"});
+  }
+  power.facility_max = power.it_max * facility.pue;
+  power.facility_typical = power.it_typical * facility.pue;
+  power.cooling_load = power.it_max;
+  power.typical_from_max = !catalog.get<System>(spec.node_system).power_typical.has_value();
+  if (power.typical_from_max) {
+    cluster.warnings.push_back({"typical-power-unknown", "the catalog has no typical power for " + spec.node_system +
+                                                             "; energy and typical figures use its maximum power"});
+  }
+}
+
+namespace {
+
+class BomBuilder {
+ public:
+  BomBuilder(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster)
+      : spec_(spec), catalog_(catalog), cluster_(cluster) {}
+
+  void build() {
+    for (const auto& device : cluster_.devices) {
+      const char* category = device.kind == DeviceKind::network_switch ? "switch" : device_kind_name(device.kind);
+      add(device.part, category, "", 1);
+    }
+    for (const auto& fabric : cluster_.fabrics) {
+      for (const auto& [end, parts] : fabric.transceivers) {
+        for (const auto& [part, count] : parts) add(part, "transceiver", "", count);
+      }
+      for (const auto& bundle : fabric.bundles) {
+        if (bundle.cable_part.empty()) continue;
+        add(bundle.cable_part, "cable", format_length(bundle.cable_length), bundle.links);
+      }
+    }
+    int pdus = 0;
+    for (const auto& rack : cluster_.racks) pdus += rack.pdus;
+    add(spec_.facility.pdu, "pdu", "", pdus);
+    add("rack", "rack", format_rack_units(spec_.facility.rack_units), static_cast<int>(cluster_.racks.size()));
+    for (auto& [key, line] : lines_) cluster_.bom.push_back(line);
+    price();
+  }
+
+ private:
+  void add(const std::string& part, const std::string& category, const std::string& variant, int count) {
+    if (count == 0) return;
+    BomLine& line = lines_[{category_rank(category), part, variant}];
+    if (line.count == 0) {
+      line.part = part;
+      line.category = category;
+      const PartInfo* info = catalog_.info(part);
+      line.description = info != nullptr ? info->name : part;
+      if (!variant.empty()) line.description += ", " + variant;
+      const auto price = spec_.cost.prices.find(part);
+      if (price != spec_.cost.prices.end()) line.unit_price = price->second;
+    }
+    line.count += count;
+  }
+
+  static int category_rank(const std::string& category) {
+    static const std::vector<std::string> kOrder{"node", "server", "appliance", "switch", "transceiver",
+                                                 "cable", "pdu", "rack"};
+    return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), category) - kOrder.begin());
+  }
+
+  void price() {
+    Costs& costs = cluster_.costs;
+    costs.priced = spec_.cost.has_prices;
+    costs.lifetime_years = spec_.cost.lifetime_years;
+    for (const auto& line : cluster_.bom) {
+      if (line.unit_price) {
+        costs.capex += *line.unit_price * line.count;
+      } else if (std::find(costs.unpriced_parts.begin(), costs.unpriced_parts.end(), line.part) ==
+                 costs.unpriced_parts.end()) {
+        costs.unpriced_parts.push_back(line.part);
+      }
+    }
+    const double kwh_per_year = in_kilowatts(cluster_.power.facility_typical) * kHoursPerYear;
+    costs.energy_per_year = usd(kwh_per_year * spec_.facility.electricity_price.base());
+    costs.support_per_year = costs.capex * spec_.cost.support_rate_per_year;
+    costs.total = costs.capex + (costs.energy_per_year + costs.support_per_year) * costs.lifetime_years;
+    const double gpu_hours = static_cast<double>(cluster_.gpus) * costs.lifetime_years * kHoursPerYear;
+    costs.cost_per_gpu_hour = gpu_hours > 0 ? in_usd(costs.total) / gpu_hours : 0.0;
+    if (costs.priced && !costs.unpriced_parts.empty()) {
+      std::string list;
+      for (const auto& part : costs.unpriced_parts) list += (list.empty() ? "" : ", ") + part;
+      cluster_.warnings.push_back({"unpriced-parts", "no price for " + list + "; capex leaves them out"});
+    }
+  }
+
+  const ClusterSpec& spec_;
+  const Catalog& catalog_;
+  Cluster& cluster_;
+  std::map<std::tuple<int, std::string, std::string>, BomLine> lines_;
+};
+
+}  // namespace
+
+void build_bom(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
+  BomBuilder(spec, catalog, cluster).build();
+}
+
+}  // namespace gputwin

@@ -1,0 +1,163 @@
+#include "gputwin/design/rack_placement.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+
+namespace gputwin {
+namespace {
+
+class RackPlacer {
+ public:
+  RackPlacer(const ClusterSpec& spec, Cluster& cluster) : spec_(spec), cluster_(cluster) {}
+
+  void place() {
+    std::vector<bool> leaf_of_top_of_rack(cluster_.devices.size(), false);
+    std::vector<bool> upper_tier_of_compute(cluster_.devices.size(), false);
+    for (const auto& fabric : cluster_.fabrics) {
+      if (fabric.role == NetworkRole::compute) {
+        for (const Tier tier : {Tier::spine, Tier::core}) {
+          for (const int device : fabric.switches[static_cast<int>(tier)]) upper_tier_of_compute[device] = true;
+        }
+      }
+      if (fabric.topology != "leaf_spine" || fabric.tiers < 2) continue;
+      for (const int leaf : fabric.switches[static_cast<int>(Tier::leaf)]) leaf_of_top_of_rack[leaf] = true;
+    }
+    place_nodes_by_group();
+    place_top_of_rack_leaves(leaf_of_top_of_rack);
+    for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
+      if (cluster_.devices[d].rack >= 0) continue;
+      place_in_open_rack(static_cast<int>(d), upper_tier_of_compute[d] ? RackKind::network : RackKind::management);
+    }
+    for (std::size_t r = 0; r < cluster_.racks.size(); ++r) {
+      const int per_row = spec_.facility.layout.racks_per_row;
+      cluster_.racks[r].row = per_row > 0 ? static_cast<int>(r) / per_row : 0;
+      cluster_.racks[r].slot = per_row > 0 ? static_cast<int>(r) % per_row : static_cast<int>(r);
+    }
+  }
+
+ private:
+  int nodes_per_rack(const Device& node) const {
+    const FacilitySpec& facility = spec_.facility;
+    const int by_power = static_cast<int>(std::floor(facility.rack_power_limit / node.power_max + 1e-9));
+    if (by_power == 0) {
+      throw InputFailure({spec_.where("facility.rack_power_limit"), "facility.rack_power_limit",
+                          "one " + node.part + " draws up to " + format_power(node.power_max) +
+                              ", more than the rack power limit of " + format_power(facility.rack_power_limit)});
+    }
+    const int by_space = static_cast<int>(std::floor(facility.rack_units / node.height + 1e-9));
+    if (by_space == 0) {
+      throw InputFailure({spec_.where("facility.rack_units"), "facility.rack_units",
+                          "one " + node.part + " is " + format_rack_units(node.height) + ", taller than a " +
+                              format_rack_units(facility.rack_units) + " rack"});
+    }
+    int most = std::min(by_power, by_space);
+    if (facility.max_nodes_per_rack > 0) most = std::min(most, facility.max_nodes_per_rack);
+    return most;
+  }
+
+  void place_nodes_by_group() {
+    std::vector<int> nodes;
+    for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
+      if (cluster_.devices[d].kind == DeviceKind::node) nodes.push_back(static_cast<int>(d));
+    }
+    if (nodes.empty()) return;
+    const int per_rack = nodes_per_rack(cluster_.devices[nodes.front()]);
+    std::map<int, std::vector<int>> switches_by_group;
+    for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
+      const Device& device = cluster_.devices[d];
+      if (device.kind != DeviceKind::node && device.placement_group >= 0) {
+        switches_by_group[device.placement_group].push_back(static_cast<int>(d));
+      }
+    }
+    std::size_t next = 0;
+    while (next < nodes.size()) {
+      const int group = cluster_.devices[nodes[next]].placement_group;
+      int in_rack = per_rack;
+      while (next < nodes.size() && cluster_.devices[nodes[next]].placement_group == group) {
+        if (in_rack == per_rack) {
+          open_rack(RackKind::compute);
+          in_rack = 0;
+        }
+        put(nodes[next++], static_cast<int>(cluster_.racks.size()) - 1);
+        ++in_rack;
+      }
+      if (group < 0) continue;
+      const auto found = switches_by_group.find(group);
+      if (found == switches_by_group.end()) continue;
+      open_.erase(RackKind::network);  // each scalable unit gets its own network rack, next to its nodes
+      for (const int device : found->second) place_in_open_rack(device, RackKind::network);
+      open_.erase(RackKind::network);
+    }
+  }
+
+  void place_top_of_rack_leaves(const std::vector<bool>& is_top_of_rack_leaf) {
+    for (const auto& fabric : cluster_.fabrics) {
+      std::map<int, std::set<int>> served_racks;
+      for (const auto& bundle : fabric.bundles) {
+        if (bundle.tier_b == Tier::leaf && is_top_of_rack_leaf[bundle.device_b]) {
+          const int rack = cluster_.devices[bundle.device_a].rack;
+          if (rack >= 0) served_racks[bundle.device_b].insert(rack);
+        }
+      }
+      for (const auto& [leaf, racks] : served_racks) {
+        for (const int rack : racks) {
+          if (fits(cluster_.racks[rack], cluster_.devices[leaf])) {
+            put(leaf, rack);
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  bool fits(const Rack& rack, const Device& device) const {
+    return rack.used + device.height <= spec_.facility.rack_units &&
+           rack.power_max + device.power_max <= spec_.facility.rack_power_limit;
+  }
+
+  void open_rack(RackKind kind) {
+    Rack rack;
+    rack.kind = kind;
+    rack.name = std::string(rack_kind_name(kind)) + "-" + std::to_string(cluster_.racks_of(kind) + 1);
+    cluster_.racks.push_back(rack);
+    open_[kind] = static_cast<int>(cluster_.racks.size()) - 1;
+  }
+
+  void place_in_open_rack(int device, RackKind kind) {
+    const Device& part = cluster_.devices[device];
+    auto found = open_.find(kind);
+    if (found == open_.end() || !fits(cluster_.racks[found->second], part)) {
+      open_rack(kind);
+      if (!fits(cluster_.racks[open_[kind]], part)) {
+        throw InputFailure({spec_.where("facility.rack_power_limit"), "facility.rack_power_limit",
+                            part.name + " (" + part.part + ", " + format_power(part.power_max) + ", " +
+                                format_rack_units(part.height) + ") does not fit in an empty rack"});
+      }
+    }
+    put(device, open_[kind]);
+  }
+
+  void put(int device, int rack) {
+    Device& placed = cluster_.devices[device];
+    Rack& target = cluster_.racks[rack];
+    placed.rack = rack;
+    placed.rack_unit = static_cast<int>(std::lround(in_rack_units(target.used))) + 1;
+    target.devices.push_back(device);
+    target.used += placed.height;
+    target.power_max += placed.power_max;
+    target.power_typical += placed.power_typical;
+  }
+
+  const ClusterSpec& spec_;
+  Cluster& cluster_;
+  std::map<RackKind, int> open_;
+};
+
+}  // namespace
+
+void place_devices(const ClusterSpec& spec, Cluster& cluster) { RackPlacer(spec, cluster).place(); }
+
+}  // namespace gputwin

@@ -1,0 +1,153 @@
+#include "gputwin/report/catalog_report.hpp"
+
+#include <fmt/format.h>
+
+#include "gputwin/report/text_table.hpp"
+
+namespace gputwin {
+namespace {
+
+using Lines = std::vector<std::pair<std::string, std::string>>;
+
+std::string nics_text(const Nics& nics) {
+  std::string text;
+  for (const auto& [role, group] : nics) {
+    if (!text.empty()) text += "; ";
+    text += fmt::format("{} {} x {} ({}, {} per cage)", role_name(role), group.ports, format_data_rate(group.speed),
+                        group.cage.empty() ? "?" : group.cage, group.ports_per_cage);
+  }
+  return text;
+}
+
+Lines figures(const Accelerator& part) {
+  Lines lines{{"vendor", part.vendor}, {"form factor", part.form_factor}};
+  for (const auto& [precision, rate] : part.dense_compute) {
+    lines.emplace_back("dense " + precision, rate ? format_number(in_teraflops(*rate), 1) + " TFLOP/s" : "not supported");
+  }
+  lines.emplace_back("memory", format_number(in_gigabytes(part.memory), 0) + " GB " + part.memory_type);
+  lines.emplace_back("memory bandwidth", format_number(in_gigabytes_per_second(part.memory_bandwidth) / 1000, 3) + " TB/s");
+  lines.emplace_back("TDP", format_power(part.tdp));
+  if (part.scale_up) {
+    lines.emplace_back("scale-up", part.scale_up->type + (part.scale_up->bandwidth
+                                                              ? ", " + format_number(in_gigabytes_per_second(*part.scale_up->bandwidth), 0) + " GB/s"
+                                                              : ""));
+  }
+  if (part.host_link) lines.emplace_back("host link", part.host_link->type);
+  if (!part.mig_profile_set.empty()) lines.emplace_back("MIG", part.mig_profile_set);
+  return lines;
+}
+
+Lines figures(const MigProfileSet& part) {
+  Lines lines{{"memory slots", std::to_string(part.memory_slots)}, {"compute slices", std::to_string(part.compute_slices)}};
+  for (const auto& profile : part.profiles) {
+    std::string starts;
+    for (const int slot : profile.start_slots) starts += (starts.empty() ? "" : ",") + std::to_string(slot);
+    lines.emplace_back(profile.name, fmt::format("max {} instances, size {} slots, starts [{}]", profile.max_instances,
+                                                 profile.size_slots, starts.empty() ? "unpublished" : starts));
+  }
+  return lines;
+}
+
+Lines figures(const System& part) {
+  Lines lines;
+  if (!part.accelerator.empty()) lines.emplace_back("accelerators", fmt::format("{} x {}", part.accelerators, part.accelerator));
+  lines.emplace_back("rack units", format_rack_units(part.rack_units));
+  lines.emplace_back("power max", format_power(part.power_max));
+  lines.emplace_back("power typical", part.power_typical ? format_power(*part.power_typical) : "unknown");
+  if (part.psus) lines.emplace_back("PSUs", fmt::format("{} x {} ({})", part.psus->count, format_power(part.psus->rating), part.psus->redundancy));
+  lines.emplace_back("NICs", nics_text(part.nics));
+  return lines;
+}
+
+Lines figures(const Appliance& part) {
+  return {{"rack units", format_rack_units(part.rack_units)}, {"power max", format_power(part.power_max)},
+          {"NICs", nics_text(part.nics)}};
+}
+
+Lines figures(const Switch& part) {
+  Lines lines{{"technology", part.technology}, {"rack units", format_rack_units(part.rack_units)},
+              {"cages", fmt::format("{} x {}", part.cages, part.cage)}};
+  for (const auto& mode : part.port_modes) lines.emplace_back("ports", fmt::format("{} x {}", mode.ports, format_data_rate(mode.speed)));
+  lines.emplace_back("power max", format_power(part.power_max));
+  if (part.power_typical) lines.emplace_back("power typical", format_power(*part.power_typical));
+  return lines;
+}
+
+Lines figures(const Transceiver& part) {
+  Lines lines{{"cage", part.cage}, {"ports", std::to_string(part.ports)}, {"port speed", format_data_rate(part.port_speed)},
+              {"medium", medium_name(part.medium)}};
+  for (const auto& [grade, reach] : part.reach) lines.emplace_back("reach " + grade, format_length(reach));
+  if (part.power_max) lines.emplace_back("power max", format_power(*part.power_max));
+  return lines;
+}
+
+Lines figures(const Cable& part) {
+  std::string lengths;
+  for (const auto& length : part.lengths) lengths += (lengths.empty() ? "" : ", ") + format_length(length);
+  return {{"medium", medium_name(part.medium)}, {"speed", format_data_rate(part.speed)}, {"lengths", lengths}};
+}
+
+Lines figures(const Circuit& part) {
+  return {{"circuit", fmt::format("{} V, {} phase, {} A, derated to {}", format_number(part.voltage.base(), 0), part.phases,
+                                  format_number(part.current.base(), 0), format_number(part.continuous_derating, 2))},
+          {"usable power", format_power(part.usable_power())}};
+}
+
+Lines figures(const Pdu& part) { return {{"circuit", part.circuit}, {"outlets", std::to_string(part.outlets)}}; }
+Lines figures(const Cooling& part) { return {{"type", part.type}, {"max rack power", format_power(part.max_rack_power)}}; }
+Lines figures(const FacilityDefaults& part) {
+  return {{"PUE", format_number(part.pue, 2)},
+          {"electricity price", format_number(part.electricity_price.base(), 4) + " USD/kWh"},
+          {"rack units", format_rack_units(part.rack_units)}};
+}
+
+template <class Part>
+void list_kind(const Catalog& catalog, const std::string& kind, const std::string& filter, TextTable& table) {
+  if (!filter.empty() && filter != kind) return;
+  for (const auto& part : catalog.all<Part>()) table.add_row({kind, part.info.id, part.info.name, part.info.confidence});
+}
+
+template <class Part>
+bool show_kind(const Catalog& catalog, const std::string& kind, const std::string& id, std::string& text) {
+  const Part* part = catalog.find<Part>(id);
+  if (part == nullptr) return false;
+  text += fmt::format("{} ({}): {}\n", part->info.id, kind, part->info.name);
+  TextTable table({"figure", "value"}, {Align::left, Align::left});
+  for (const auto& [name, value] : figures(*part)) table.add_row({name, value});
+  text += table.render();
+  text += fmt::format("  source: {}\n  confidence: {}\n", part->info.source, part->info.confidence);
+  if (!part->info.notes.empty()) text += fmt::format("  notes: {}\n", part->info.notes);
+  text += fmt::format("  defined at: {}:{}\n", part->info.defined_at.file, part->info.defined_at.line);
+  return true;
+}
+
+}  // namespace
+
+std::string catalog_list(const Catalog& catalog, const std::string& kind_filter) {
+  TextTable table({"kind", "id", "name", "confidence"}, {Align::left, Align::left, Align::left, Align::left});
+  list_kind<Accelerator>(catalog, "accelerator", kind_filter, table);
+  list_kind<MigProfileSet>(catalog, "mig_profile_set", kind_filter, table);
+  list_kind<System>(catalog, "system", kind_filter, table);
+  list_kind<Appliance>(catalog, "appliance", kind_filter, table);
+  list_kind<Switch>(catalog, "switch", kind_filter, table);
+  list_kind<Transceiver>(catalog, "transceiver", kind_filter, table);
+  list_kind<Cable>(catalog, "cable", kind_filter, table);
+  list_kind<Circuit>(catalog, "circuit", kind_filter, table);
+  list_kind<Pdu>(catalog, "pdu", kind_filter, table);
+  list_kind<Cooling>(catalog, "cooling", kind_filter, table);
+  list_kind<FacilityDefaults>(catalog, "facility_defaults", kind_filter, table);
+  return table.render("");
+}
+
+std::string catalog_show(const Catalog& catalog, const std::string& id) {
+  std::string text;
+  show_kind<Accelerator>(catalog, "accelerator", id, text) || show_kind<MigProfileSet>(catalog, "mig_profile_set", id, text) ||
+      show_kind<System>(catalog, "system", id, text) || show_kind<Appliance>(catalog, "appliance", id, text) ||
+      show_kind<Switch>(catalog, "switch", id, text) || show_kind<Transceiver>(catalog, "transceiver", id, text) ||
+      show_kind<Cable>(catalog, "cable", id, text) || show_kind<Circuit>(catalog, "circuit", id, text) ||
+      show_kind<Pdu>(catalog, "pdu", id, text) || show_kind<Cooling>(catalog, "cooling", id, text) ||
+      show_kind<FacilityDefaults>(catalog, "facility_defaults", id, text);
+  return text;
+}
+
+}  // namespace gputwin

@@ -1,0 +1,267 @@
+#include "gputwin/report/plan_report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+#include "gputwin/report/text_table.hpp"
+
+namespace gputwin {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+double rounded(double value, int decimals = 3) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+
+double kw(Power power) { return rounded(in_kilowatts(power)); }
+
+struct CableTally {
+  std::string medium;
+  std::string part;
+  double length_m = 0;
+  int count = 0;
+};
+
+// Cables of a fabric by medium, part and orderable length, shortest first.
+std::vector<CableTally> cable_tallies(const Fabric& fabric) {
+  std::map<std::tuple<std::string, std::string, double>, int> counts;
+  for (const auto& bundle : fabric.bundles) {
+    const std::string medium = bundle.medium ? medium_name(*bundle.medium) : "none";
+    counts[{medium, bundle.cable_part, bundle.medium ? in_metres(bundle.cable_length) : in_metres(bundle.length)}] +=
+        bundle.links;
+  }
+  std::vector<CableTally> tallies;
+  for (const auto& [key, count] : counts) {
+    tallies.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), count});
+  }
+  return tallies;
+}
+
+Json fabric_json(const Fabric& fabric) {
+  Json json;
+  json["topology"] = fabric.topology;
+  json["switch"] = fabric.switch_part;
+  json["link_speed_gbit_s"] = in_gigabits_per_second(fabric.link_speed);
+  json["radix"] = fabric.radix;
+  json["tiers"] = fabric.tiers;
+  if (fabric.topology == "rail_optimized") {
+    json["rails"] = fabric.rails;
+    json["scalable_units"] = fabric.scalable_units;
+    json["nodes_per_scalable_unit"] = fabric.nodes_per_scalable_unit;
+  }
+  json["pods"] = fabric.pods;
+  json["leaf_downlinks"] = fabric.leaf_downlinks;
+  json["leaf_uplinks"] = fabric.leaf_uplinks;
+  json["blocking_ratio"] = rounded(fabric.blocking_ratio());
+  json["switches"] = {{"leaf", fabric.switches_in(Tier::leaf)},
+                      {"spine", fabric.switches_in(Tier::spine)},
+                      {"core", fabric.switches_in(Tier::core)},
+                      {"total", fabric.switches_in(Tier::leaf) + fabric.switches_in(Tier::spine) +
+                                    fabric.switches_in(Tier::core)}};
+  json["links"] = {{"node_leaf", fabric.links_between(Tier::endpoint, Tier::leaf)},
+                   {"leaf_spine", fabric.links_between(Tier::leaf, Tier::spine)},
+                   {"spine_core", fabric.links_between(Tier::spine, Tier::core)}};
+  json["ports"] = {{"total", fabric.ports_total},
+                   {"used", fabric.ports_used},
+                   {"free", fabric.ports_total - fabric.ports_used}};
+  Json transceivers = Json::object();
+  for (const auto& end : {"switch", "node", "appliance", "server"}) transceivers[end] = fabric.transceivers_at(end);
+  Json by_part = Json::object();
+  for (const auto& [end, parts] : fabric.transceivers) {
+    for (const auto& [part, count] : parts) by_part[end][part] = count;
+  }
+  transceivers["by_part"] = by_part;
+  json["transceivers"] = transceivers;
+  Json cables = Json::array();
+  for (const auto& tally : cable_tallies(fabric)) {
+    cables.push_back({{"medium", tally.medium}, {"part", tally.part}, {"length_m", tally.length_m},
+                      {"count", tally.count}});
+  }
+  json["cables"] = cables;
+  return json;
+}
+
+Json racks_json(const Cluster& cluster) {
+  Json racks = Json::array();
+  for (const auto& rack : cluster.racks) {
+    Json devices = Json::array();
+    for (const int d : rack.devices) {
+      const Device& device = cluster.devices[d];
+      devices.push_back({{"name", device.name},
+                         {"kind", device_kind_name(device.kind)},
+                         {"part", device.part},
+                         {"rack_unit", device.rack_unit},
+                         {"height_u", in_rack_units(device.height)}});
+    }
+    racks.push_back({{"name", rack.name},
+                     {"kind", rack_kind_name(rack.kind)},
+                     {"row", rack.row},
+                     {"slot", rack.slot},
+                     {"units_used", in_rack_units(rack.used)},
+                     {"power_kw_max", kw(rack.power_max)},
+                     {"power_kw_typical", kw(rack.power_typical)},
+                     {"pdus", rack.pdus},
+                     {"devices", devices}});
+  }
+  return racks;
+}
+
+Json costs_json(const Cluster& cluster) {
+  const Costs& costs = cluster.costs;
+  Json json;
+  json["priced"] = costs.priced;
+  json["lifetime_years"] = costs.lifetime_years;
+  json["capex_usd"] = rounded(in_usd(costs.capex), 2);
+  json["energy_per_year_usd"] = rounded(in_usd(costs.energy_per_year), 2);
+  json["support_per_year_usd"] = rounded(in_usd(costs.support_per_year), 2);
+  json["tco_usd"] = rounded(in_usd(costs.total), 2);
+  json["cost_per_gpu_hour_usd"] = rounded(costs.cost_per_gpu_hour, 4);
+  json["unpriced_parts"] = costs.unpriced_parts;
+  return json;
+}
+
+}  // namespace
+
+Json plan_json(const Cluster& cluster) {
+  Json json;
+  json["schema"] = kPlanSchema;
+  json["name"] = cluster.name;
+  json["node_system"] = cluster.node_system;
+  int pdus = 0;
+  for (const auto& rack : cluster.racks) pdus += rack.pdus;
+  json["totals"] = {{"gpus", cluster.gpus},
+                    {"nodes", cluster.nodes},
+                    {"racks", cluster.racks.size()},
+                    {"compute_racks", cluster.racks_of(RackKind::compute)},
+                    {"network_racks", cluster.racks_of(RackKind::network)},
+                    {"management_racks", cluster.racks_of(RackKind::management)},
+                    {"it_power_kw_max", kw(cluster.power.it_max)},
+                    {"it_power_kw_typical", kw(cluster.power.it_typical)},
+                    {"facility_power_kw", kw(cluster.power.facility_max)},
+                    {"facility_power_kw_typical", kw(cluster.power.facility_typical)},
+                    {"cooling_load_kw", kw(cluster.power.cooling_load)},
+                    {"pdus", pdus}};
+  Json fabrics = Json::object();
+  for (const auto& fabric : cluster.fabrics) fabrics[role_name(fabric.role)] = fabric_json(fabric);
+  json["fabrics"] = fabrics;
+  json["power"] = {{"pue", cluster.power.pue},
+                   {"circuit_capacity_kw", kw(cluster.power.circuit_capacity)},
+                   {"circuits", cluster.power.circuits},
+                   {"typical_from_max", cluster.power.typical_from_max}};
+  Json bom = Json::array();
+  for (const auto& line : cluster.bom) {
+    Json item = {{"part", line.part}, {"description", line.description}, {"category", line.category},
+                 {"count", line.count}};
+    if (line.unit_price) {
+      item["unit_price_usd"] = in_usd(*line.unit_price);
+      item["extended_usd"] = rounded(in_usd(*line.unit_price) * line.count, 2);
+    }
+    bom.push_back(item);
+  }
+  json["bom"] = bom;
+  json["costs"] = costs_json(cluster);
+  Json warnings = Json::array();
+  for (const auto& warning : cluster.warnings) warnings.push_back({{"code", warning.code}, {"message", warning.message}});
+  json["warnings"] = warnings;
+  json["racks"] = racks_json(cluster);
+  return json;
+}
+
+std::string plan_text(const Cluster& cluster) {
+  std::string text = fmt::format("{}\n", cluster.name);
+  text += fmt::format("  {} GPUs in {} x {}, {} racks ({} compute, {} network, {} management)\n", cluster.gpus,
+                      cluster.nodes, cluster.node_system, cluster.racks.size(), cluster.racks_of(RackKind::compute),
+                      cluster.racks_of(RackKind::network), cluster.racks_of(RackKind::management));
+  const PowerSummary& power = cluster.power;
+  text += fmt::format("  IT power {} max, {} typical{}; facility {} at PUE {}; {} PDU circuits of {}\n",
+                      format_power(power.it_max), format_power(power.it_typical),
+                      power.typical_from_max ? " (node typical unknown: max used)" : "",
+                      format_power(power.facility_max), format_number(power.pue, 2), power.circuits,
+                      format_power(power.circuit_capacity));
+
+  text += "\nFabrics\n";
+  TextTable fabrics({"fabric", "topology", "switch", "speed", "tiers", "leaf", "spine", "core", "node-leaf",
+                     "leaf-spine", "spine-core", "xcvr sw", "xcvr node", "free ports"},
+                    {Align::left, Align::left, Align::left, Align::right, Align::right, Align::right, Align::right,
+                     Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
+                     Align::right});
+  for (const auto& fabric : cluster.fabrics) {
+    fabrics.add_row({role_name(fabric.role), fabric.topology, fabric.switch_part, format_data_rate(fabric.link_speed),
+                     std::to_string(fabric.tiers), std::to_string(fabric.switches_in(Tier::leaf)),
+                     std::to_string(fabric.switches_in(Tier::spine)), std::to_string(fabric.switches_in(Tier::core)),
+                     std::to_string(fabric.links_between(Tier::endpoint, Tier::leaf)),
+                     std::to_string(fabric.links_between(Tier::leaf, Tier::spine)),
+                     std::to_string(fabric.links_between(Tier::spine, Tier::core)),
+                     std::to_string(fabric.transceivers_at("switch")), std::to_string(fabric.transceivers_at("node")),
+                     std::to_string(fabric.ports_total - fabric.ports_used)});
+  }
+  text += fabrics.render();
+
+  text += "\nCables by medium\n";
+  TextTable cables({"fabric", "medium", "links", "shortest", "longest"},
+                   {Align::left, Align::left, Align::right, Align::right, Align::right});
+  for (const auto& fabric : cluster.fabrics) {
+    std::map<std::string, std::tuple<int, double, double>> by_medium;
+    for (const auto& tally : cable_tallies(fabric)) {
+      auto [it, inserted] = by_medium.try_emplace(tally.medium, 0, tally.length_m, tally.length_m);
+      auto& [count, shortest, longest] = it->second;
+      count += tally.count;
+      shortest = std::min(shortest, tally.length_m);
+      longest = std::max(longest, tally.length_m);
+    }
+    for (const auto& [medium, stats] : by_medium) {
+      cables.add_row({role_name(fabric.role), medium, std::to_string(std::get<0>(stats)),
+                      format_number(std::get<1>(stats), 1) + " m", format_number(std::get<2>(stats), 1) + " m"});
+    }
+  }
+  text += cables.render();
+
+  text += "\nBill of materials\n";
+  TextTable bom({"category", "part", "description", "count", "unit USD", "extended USD"},
+                {Align::left, Align::left, Align::left, Align::right, Align::right, Align::right});
+  for (const auto& line : cluster.bom) {
+    bom.add_row({line.category, line.part, line.description, std::to_string(line.count),
+                 line.unit_price ? format_number(in_usd(*line.unit_price), 2) : "-",
+                 line.unit_price ? format_number(in_usd(*line.unit_price) * line.count, 0) : "-"});
+  }
+  text += bom.render();
+
+  const Costs& costs = cluster.costs;
+  text += "\nCost of ownership\n";
+  if (costs.priced) {
+    text += fmt::format(
+        "  capex {} USD; energy {} USD/year; support {} USD/year; TCO over {} years {} USD; {} USD per GPU-hour\n",
+        format_number(in_usd(costs.capex), 0), format_number(in_usd(costs.energy_per_year), 0),
+        format_number(in_usd(costs.support_per_year), 0), format_number(costs.lifetime_years, 1),
+        format_number(in_usd(costs.total), 0), format_number(costs.cost_per_gpu_hour, 3));
+  } else {
+    text += fmt::format("  no price list: energy {} USD/year at typical load; add costs.prices for capex and TCO\n",
+                        format_number(in_usd(costs.energy_per_year), 0));
+  }
+
+  text += "\nWarnings\n";
+  if (cluster.warnings.empty()) text += "  none\n";
+  for (const auto& warning : cluster.warnings) text += fmt::format("  [{}] {}\n", warning.code, warning.message);
+  return text;
+}
+
+std::string bom_csv(const Cluster& cluster) {
+  auto quoted = [](const std::string& value) {
+    std::string text = "\"";
+    for (const char c : value) text += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return text + "\"";
+  };
+  std::string csv = "category,part,description,count,unit_price_usd,extended_usd\n";
+  for (const auto& line : cluster.bom) {
+    csv += fmt::format("{},{},{},{},{},{}\n", line.category, quoted(line.part), quoted(line.description), line.count,
+                       line.unit_price ? format_number(in_usd(*line.unit_price), 2) : "",
+                       line.unit_price ? format_number(in_usd(*line.unit_price) * line.count, 2) : "");
+  }
+  return csv;
+}
+
+}  // namespace gputwin

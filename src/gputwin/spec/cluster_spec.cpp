@@ -1,0 +1,276 @@
+#include "gputwin/spec/cluster_spec.hpp"
+
+#include <charconv>
+
+#include "gputwin/core/yaml_input.hpp"
+
+namespace gputwin {
+namespace {
+
+constexpr std::string_view kDefaultFacility = "default";
+
+class SpecReader {
+ public:
+  SpecReader(const Catalog& catalog, ClusterSpec& spec) : catalog_(catalog), spec_(spec) {}
+
+  void read(const YamlField& root) {
+    root.expect_keys({"name", "nodes", "fabrics", "management", "facility", "cabling", "costs"});
+    spec_.name = root.child("name").text();
+    read_nodes(root.child("nodes"));
+    read_fabrics(root.child("fabrics"));
+    if (auto management = root.optional_child("management")) read_management(*management);
+    read_facility(root.child("facility"));
+    if (auto cabling = root.optional_child("cabling")) read_cabling(*cabling);
+    if (auto costs = root.optional_child("costs")) read_costs(*costs);
+  }
+
+ private:
+  // Checks that `field` names a catalog part of `kind` and returns the id.
+  std::string part(const YamlField& field, const std::string& kind) {
+    const std::string id = field.text();
+    const std::string actual = catalog_.kind_of(id);
+    if (actual.empty()) field.fail("unknown " + kind + " '" + id + "' (not in the catalog; see `gputwin catalog list`)");
+    if (actual != kind) field.fail("'" + id + "' is a " + actual + ", expected a " + kind);
+    remember(field);
+    return id;
+  }
+
+  void remember(const YamlField& field) { spec_.locations[field.path()] = field.location(); }
+
+  void read_nodes(const YamlField& nodes) {
+    nodes.expect_keys({"system", "count", "gpus"});
+    spec_.node_system = part(nodes.child("system"), "system");
+    const System& system = catalog_.get<System>(spec_.node_system);
+    if (nodes.has("count") == nodes.has("gpus")) nodes.fail("give exactly one of 'count' (nodes) or 'gpus' (a target)");
+    if (auto count = nodes.optional_child("count")) {
+      spec_.node_count = static_cast<int>(count->positive_integer());
+      remember(*count);
+    } else {
+      const auto gpus = nodes.child("gpus");
+      if (system.accelerators == 0) gpus.fail("system '" + system.info.id + "' has no GPUs; give 'count' instead");
+      spec_.target_gpus = static_cast<int>(gpus.positive_integer());
+      spec_.node_count = (*spec_.target_gpus + system.accelerators - 1) / system.accelerators;
+      remember(gpus);
+    }
+    if (!system.nics.contains(NetworkRole::compute) && system.accelerators > 0) {
+      nodes.child("system").fail("system '" + system.info.id + "' has no compute NICs");
+    }
+  }
+
+  static std::pair<double, std::string> oversubscription(const YamlField& field) {
+    const std::string text = field.text();
+    const auto colon = text.find(':');
+    auto parse = [&](std::string_view piece) {
+      double value = 0.0;
+      const auto [end, error] = std::from_chars(piece.data(), piece.data() + piece.size(), value);
+      if (error != std::errc() || end != piece.data() + piece.size() || value <= 0.0) {
+        field.fail("expected a ratio of downlinks to uplinks such as '1:1' or '2:1', got '" + text + "'");
+      }
+      return value;
+    };
+    if (colon == std::string::npos) return {parse(text), text + ":1"};
+    const double ratio = parse(std::string_view(text).substr(0, colon)) / parse(std::string_view(text).substr(colon + 1));
+    if (ratio < 1.0) field.fail("a leaf with more uplinks than downlinks ('" + text + "') wastes ports; use at least 1:1");
+    return {ratio, text};
+  }
+
+  FabricSpec read_fabric(const YamlField& f, NetworkRole role) {
+    f.expect_keys({"topology", "switch", "link_speed", "oversubscription", "scalable_unit", "appliances", "max_tiers"});
+    FabricSpec fabric;
+    fabric.present = true;
+    fabric.role = role;
+    fabric.where = f.location();
+    const auto topology = f.has("topology") ? f.child("topology").one_of({"rail_optimized", "leaf_spine"})
+                                            : std::string("leaf_spine");
+    fabric.topology = topology == "rail_optimized" ? FabricTopology::rail_optimized : FabricTopology::leaf_spine;
+    fabric.switch_id = part(f.child("switch"), "switch");
+    const auto speed = f.child("link_speed");
+    fabric.link_speed = speed.positive_quantity<DataRate>();
+    remember(speed);
+    const Switch& chosen = catalog_.get<Switch>(fabric.switch_id);
+    if (chosen.radix_at(fabric.link_speed) == 0) {
+      speed.fail("switch '" + fabric.switch_id + "' has no ports at " + speed.text());
+    }
+    if (auto ratio = f.optional_child("oversubscription")) {
+      std::tie(fabric.oversubscription, fabric.oversubscription_text) = oversubscription(*ratio);
+      remember(*ratio);
+    }
+    if (auto su = f.optional_child("scalable_unit")) {
+      if (fabric.topology != FabricTopology::rail_optimized) su->fail("scalable units apply to rail_optimized fabrics");
+      fabric.scalable_unit_nodes = static_cast<int>(su->positive_integer());
+      remember(*su);
+    }
+    if (auto appliances = f.optional_child("appliances")) {
+      for (const auto& item : appliances->items()) {
+        item.expect_keys({"appliance", "count"});
+        ApplianceRequest request{part(item.child("appliance"), "appliance"),
+                                 static_cast<int>(item.child("count").positive_integer())};
+        if (!catalog_.get<Appliance>(request.appliance).nics.contains(role)) {
+          item.child("appliance").fail("appliance '" + request.appliance + "' has no " + role_name(role) + " ports");
+        }
+        fabric.appliances.push_back(request);
+      }
+    }
+    if (auto tiers = f.optional_child("max_tiers")) {
+      fabric.max_tiers = static_cast<int>(tiers->positive_integer());
+      if (fabric.max_tiers > 3) tiers->fail("at most 3 tiers (leaf, spine, core) are supported");
+      remember(*tiers);
+    }
+    return fabric;
+  }
+
+  void read_fabrics(const YamlField& fabrics) {
+    fabrics.expect_keys({"compute", "storage", "inband", "oob"});
+    spec_.compute = read_fabric(fabrics.child("compute"), NetworkRole::compute);
+    const System& system = catalog_.get<System>(spec_.node_system);
+    const std::pair<const char*, NetworkRole> others[] = {
+        {"storage", NetworkRole::storage}, {"inband", NetworkRole::inband}, {"oob", NetworkRole::oob}};
+    for (const auto& [key, role] : others) {
+      auto field = fabrics.optional_child(key);
+      if (!field) continue;
+      FabricSpec fabric = read_fabric(*field, role);
+      if (fabric.topology == FabricTopology::rail_optimized && role != NetworkRole::compute) {
+        field->child("topology").fail("only the compute fabric may be rail_optimized");
+      }
+      if (!system.nics.contains(role)) {
+        field->fail("system '" + system.info.id + "' has no " + std::string(role_name(role)) + " NICs");
+      }
+      (role == NetworkRole::storage ? spec_.storage : role == NetworkRole::inband ? spec_.inband : spec_.oob) = fabric;
+    }
+  }
+
+  void read_management(const YamlField& management) {
+    management.expect_keys({"servers"});
+    for (const auto& item : management.child("servers").items()) {
+      item.expect_keys({"system", "count"});
+      spec_.management_servers.push_back(
+          {part(item.child("system"), "system"), static_cast<int>(item.child("count").positive_integer())});
+    }
+  }
+
+  void read_facility(const YamlField& f) {
+    f.expect_keys({"rack_power_limit", "rack_units", "max_nodes_per_rack", "pdu", "pdu_redundancy", "cooling", "pue",
+                   "electricity_price", "layout"});
+    const FacilityDefaults* defaults = catalog_.find<FacilityDefaults>(kDefaultFacility);
+    if (defaults == nullptr) f.fail("the catalog has no facility_defaults entry with id 'default'");
+    FacilitySpec& facility = spec_.facility;
+    const auto limit = f.child("rack_power_limit");
+    facility.rack_power_limit = limit.positive_quantity<Power>();
+    remember(limit);
+    facility.rack_units = defaults->rack_units;
+    if (auto units = f.optional_child("rack_units")) {
+      facility.rack_units = units->positive_quantity<RackSpace>();
+      remember(*units);
+    }
+    if (auto most = f.optional_child("max_nodes_per_rack")) {
+      facility.max_nodes_per_rack = static_cast<int>(most->positive_integer());
+      remember(*most);
+    }
+    facility.pdu = part(f.child("pdu"), "pdu");
+    if (auto redundancy = f.optional_child("pdu_redundancy")) {
+      facility.pdu_redundancy =
+          redundancy->one_of({"n_plus_1", "2n"}) == "2n" ? PduRedundancy::two_n : PduRedundancy::n_plus_1;
+    }
+    facility.cooling = part(f.child("cooling"), "cooling");
+    facility.pue = defaults->pue;
+    if (auto pue = f.optional_child("pue")) {
+      facility.pue = pue->positive_number();
+      if (facility.pue < 1.0) pue->fail("a PUE is at least 1.0 (facility power over IT power)");
+    }
+    facility.electricity_price = defaults->electricity_price;
+    if (auto price = f.optional_child("electricity_price")) {
+      facility.electricity_price = price->positive_quantity<EnergyPrice>();
+    }
+    facility.layout = {0, defaults->rack_width, defaults->row_pitch, defaults->tray_height, defaults->rack_unit_height,
+                       defaults->cable_slack};
+    if (auto layout = f.optional_child("layout")) read_layout(*layout, facility.layout);
+  }
+
+  static void read_layout(const YamlField& f, RowLayout& layout) {
+    f.expect_keys({"racks_per_row", "rack_width", "row_pitch", "tray_height", "cable_slack"});
+    if (auto racks = f.optional_child("racks_per_row")) layout.racks_per_row = static_cast<int>(racks->positive_integer());
+    if (auto width = f.optional_child("rack_width")) layout.rack_width = width->positive_quantity<Length>();
+    if (auto pitch = f.optional_child("row_pitch")) layout.row_pitch = pitch->positive_quantity<Length>();
+    if (auto tray = f.optional_child("tray_height")) layout.tray_height = tray->quantity<Length>();
+    if (auto slack = f.optional_child("cable_slack")) layout.cable_slack = slack->quantity<Length>();
+  }
+
+  void read_cabling(const YamlField& f) {
+    f.expect_keys({"fiber_grade", "media"});
+    if (auto grade = f.optional_child("fiber_grade")) spec_.cabling.fiber_grade = grade->one_of({"om3", "om4", "om5"});
+    if (auto media = f.optional_child("media")) {
+      for (const auto& item : media->items()) {
+        const auto name = item.one_of({"passive_copper", "active_copper", "multimode", "singlemode", "twisted_pair"});
+        const std::pair<const char*, Medium> all[] = {{"passive_copper", Medium::passive_copper},
+                                                      {"active_copper", Medium::active_copper},
+                                                      {"multimode", Medium::multimode},
+                                                      {"singlemode", Medium::singlemode},
+                                                      {"twisted_pair", Medium::twisted_pair}};
+        for (const auto& [key, medium] : all) {
+          if (name == key) spec_.cabling.allowed_media.push_back(medium);
+        }
+      }
+      if (spec_.cabling.allowed_media.empty()) media->fail("list at least one medium");
+    }
+  }
+
+  void read_costs(const YamlField& f) {
+    f.expect_keys({"lifetime_years", "support_rate_per_year", "prices"});
+    CostSpec& cost = spec_.cost;
+    if (auto years = f.optional_child("lifetime_years")) cost.lifetime_years = years->positive_number();
+    if (auto rate = f.optional_child("support_rate_per_year")) {
+      cost.support_rate_per_year = rate->number();
+      if (cost.support_rate_per_year < 0.0 || cost.support_rate_per_year > 1.0) {
+        rate->fail("a yearly support rate is a fraction of capex between 0 and 1, got '" + rate->text() + "'");
+      }
+    }
+    if (auto prices = f.optional_child("prices")) {
+      cost.has_prices = true;
+      for (const auto& [id, price] : prices->entries()) {
+        if (id != "rack" && catalog_.kind_of(id).empty()) price.fail("price for unknown part '" + id + "'");
+        const Money amount = price.quantity<Money>();
+        if (amount.base() < 0.0) price.fail("a price cannot be negative");
+        cost.prices[id] = amount;
+      }
+    }
+  }
+
+  const Catalog& catalog_;
+  ClusterSpec& spec_;
+};
+
+}  // namespace
+
+SourceLocation ClusterSpec::where(const std::string& field) const {
+  const auto found = locations.find(field);
+  return found == locations.end() ? SourceLocation{file, 0, 0} : found->second;
+}
+
+namespace {
+
+template <class LoadDocument>
+Result<ClusterSpec> read_spec(const std::string& name, const Catalog& catalog, LoadDocument load_document) {
+  try {
+    const YamlDocument document = load_document();
+    ClusterSpec spec;
+    spec.file = name;
+    const YamlField root = document.root();
+    if (!root.is_map()) root.fail("a cluster spec is a mapping with 'name', 'nodes', 'fabrics' and 'facility'");
+    SpecReader(catalog, spec).read(root);
+    return spec;
+  } catch (const InputFailure& failure) {
+    return failure.error();
+  }
+}
+
+}  // namespace
+
+Result<ClusterSpec> parse_cluster_spec(const std::string& text, const std::string& name, const Catalog& catalog) {
+  return read_spec(name, catalog, [&] { return YamlDocument::parse(text, name); });
+}
+
+Result<ClusterSpec> load_cluster_spec(const std::string& path, const Catalog& catalog) {
+  return read_spec(path, catalog, [&] { return YamlDocument::load(path); });
+}
+
+}  // namespace gputwin

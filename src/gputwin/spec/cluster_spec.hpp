@@ -1,0 +1,105 @@
+// The cluster spec a user writes: which servers, which fabrics, which facility, what it costs.
+//
+//   Result<ClusterSpec> spec = load_cluster_spec("examples/dgx-h100-superpod-4su.yaml", catalog);
+//   if (!spec.ok()) { std::cerr << spec.error_text(); return 1; }
+//
+// Parsing checks units, ranges and that every part named exists in the catalog with the right kind; each
+// error names file:line:column and the field path. The format is documented in docs/spec.md.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gputwin/catalog/catalog.hpp"
+#include "gputwin/core/error.hpp"
+#include "gputwin/core/units.hpp"
+
+namespace gputwin {
+
+enum class FabricTopology { rail_optimized, leaf_spine };
+enum class PduRedundancy { n_plus_1, two_n };
+
+struct ApplianceRequest {
+  std::string appliance;
+  int count = 0;
+};
+
+struct FabricSpec {
+  bool present = false;
+  NetworkRole role = NetworkRole::compute;
+  FabricTopology topology = FabricTopology::leaf_spine;
+  std::string switch_id;
+  DataRate link_speed;
+  double oversubscription = 1.0;  // leaf downlinks per uplink (1 = non-blocking)
+  std::string oversubscription_text = "1:1";
+  int scalable_unit_nodes = 0;  // rail-optimized only; 0 = as many as a leaf's downlinks
+  std::vector<ApplianceRequest> appliances;
+  int max_tiers = 3;
+  SourceLocation where;
+};
+
+struct ServerRequest {
+  std::string system;
+  int count = 0;
+};
+
+struct RowLayout {
+  int racks_per_row = 0;  // 0 = one row
+  Length rack_width;
+  Length row_pitch;
+  Length tray_height;
+  Length rack_unit_height;
+  Length cable_slack;
+};
+
+struct FacilitySpec {
+  Power rack_power_limit;
+  RackSpace rack_units;
+  int max_nodes_per_rack = 0;  // 0 = limited by power and space only
+  std::string pdu;
+  PduRedundancy pdu_redundancy = PduRedundancy::two_n;
+  std::string cooling;
+  double pue = 1.0;
+  EnergyPrice electricity_price;
+  RowLayout layout;
+};
+
+struct CablingSpec {
+  std::string fiber_grade = "om4";
+  std::vector<Medium> allowed_media;  // empty = all, chosen by reach
+};
+
+struct CostSpec {
+  std::map<std::string, Money> prices;  // part id -> unit price
+  double lifetime_years = 5.0;
+  double support_rate_per_year = 0.0;  // fraction of capex per year
+  bool has_prices = false;
+};
+
+struct ClusterSpec {
+  std::string name;
+  std::string file;
+  std::string node_system;
+  int node_count = 0;
+  std::optional<int> target_gpus;  // when the spec asks for GPUs, node_count is derived from it
+  FabricSpec compute;
+  FabricSpec storage;
+  FabricSpec inband;
+  FabricSpec oob;
+  std::vector<ServerRequest> management_servers;
+  FacilitySpec facility;
+  CablingSpec cabling;
+  CostSpec cost;
+  // Where each field was written, by dotted path, so the design engine can point at the field it rejects.
+  std::map<std::string, SourceLocation> locations;
+
+  [[nodiscard]] SourceLocation where(const std::string& field) const;
+};
+
+[[nodiscard]] Result<ClusterSpec> load_cluster_spec(const std::string& path, const Catalog& catalog);
+[[nodiscard]] Result<ClusterSpec> parse_cluster_spec(const std::string& text, const std::string& name,
+                                                     const Catalog& catalog);
+
+}  // namespace gputwin
