@@ -83,6 +83,7 @@ struct Fabric {
   int leaf_downlinks = 0;
   int leaf_uplinks = 0;
   int pods = 0;
+  bool leaves_in_node_racks = false;  // top-of-rack leaves share racks with the nodes they serve
   std::array<std::vector<int>, 4> switches;  // devices per tier (index by Tier)
   std::vector<LinkBundle> bundles;
   int ports_total = 0;

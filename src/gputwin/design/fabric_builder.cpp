@@ -35,6 +35,7 @@ class FabricAssembler {
     fabric_.switch_part = part.info.id;
     fabric_.link_speed = spec.link_speed;
     fabric_.radix = part.radix_at(spec.link_speed);
+    fabric_.leaves_in_node_racks = spec.topology == FabricTopology::leaf_spine && spec.leaves_in_node_racks;
   }
 
   Fabric rail_optimized(const std::vector<FabricEndpoint>& nodes, const std::vector<FabricEndpoint>& appliances) {

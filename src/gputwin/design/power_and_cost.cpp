@@ -21,8 +21,14 @@ void size_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluste
   power.pue = facility.pue;
   int over_cooling = 0;
   Power hottest;
+  // Compute racks are one rack type, provisioned alike: a short last rack gets the PDUs of a full one.
+  Power compute_rack_design_load;
+  for (const auto& rack : cluster.racks) {
+    if (rack.kind == RackKind::compute) compute_rack_design_load = std::max(compute_rack_design_load, rack.power_max);
+  }
   for (auto& rack : cluster.racks) {
-    rack.pdus = pdus_for(rack.power_max, capacity, facility.pdu_redundancy);
+    const Power provisioned = rack.kind == RackKind::compute ? compute_rack_design_load : rack.power_max;
+    rack.pdus = pdus_for(provisioned, capacity, facility.pdu_redundancy);
     power.circuits += rack.pdus;
     power.it_max += rack.power_max;
     power.it_typical += rack.power_typical;

@@ -22,7 +22,7 @@ class RackPlacer {
           for (const int device : fabric.switches[static_cast<int>(tier)]) upper_tier_of_compute[device] = true;
         }
       }
-      if (fabric.topology != "leaf_spine" || fabric.tiers < 2) continue;
+      if (!fabric.leaves_in_node_racks || fabric.tiers < 2) continue;
       for (const int leaf : fabric.switches[static_cast<int>(Tier::leaf)]) leaf_of_top_of_rack[leaf] = true;
     }
     place_nodes_by_group();

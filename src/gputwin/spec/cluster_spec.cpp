@@ -75,7 +75,8 @@ class SpecReader {
   }
 
   FabricSpec read_fabric(const YamlField& f, NetworkRole role) {
-    f.expect_keys({"topology", "switch", "link_speed", "oversubscription", "scalable_unit", "appliances", "max_tiers"});
+    f.expect_keys({"topology", "switch", "link_speed", "oversubscription", "scalable_unit", "appliances", "max_tiers",
+                 "leaf_placement"});
     FabricSpec fabric;
     fabric.present = true;
     fabric.role = role;
@@ -110,6 +111,12 @@ class SpecReader {
         }
         fabric.appliances.push_back(request);
       }
+    }
+    if (auto placement = f.optional_child("leaf_placement")) {
+      if (fabric.topology == FabricTopology::rail_optimized) {
+        placement->fail("rail-optimized leaves always sit in their scalable unit's network rack");
+      }
+      fabric.leaves_in_node_racks = placement->one_of({"top_of_rack", "network_rack"}) == "top_of_rack";
     }
     if (auto tiers = f.optional_child("max_tiers")) {
       fabric.max_tiers = static_cast<int>(tiers->positive_integer());

@@ -37,6 +37,7 @@ struct FabricSpec {
   int scalable_unit_nodes = 0;  // rail-optimized only; 0 = as many as a leaf's downlinks
   std::vector<ApplianceRequest> appliances;
   int max_tiers = 3;
+  bool leaves_in_node_racks = true;  // leaf-spine only: top-of-rack leaves, or leaves in network racks
   SourceLocation where;
 };
 
