@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
@@ -117,7 +119,10 @@ bool show_kind(const Catalog& catalog, const std::string& kind, const std::strin
   text += table.render();
   text += fmt::format("  source: {}\n  confidence: {}\n", part->info.source, part->info.confidence);
   if (!part->info.notes.empty()) text += fmt::format("  notes: {}\n", part->info.notes);
-  text += fmt::format("  defined at: {}:{}\n", part->info.defined_at.file, part->info.defined_at.line);
+  // Relative to the working directory when below it, so the listing reads the same on every checkout.
+  const std::string file = std::filesystem::path(part->info.defined_at.file).lexically_proximate(std::filesystem::current_path()).string();
+  text += fmt::format("  defined at: {}:{}\n", file.rfind("..", 0) == 0 ? part->info.defined_at.file : file,
+                      part->info.defined_at.line);
   return true;
 }
 

@@ -1,0 +1,2 @@
+# exit: 0
+catalog show qm9700

@@ -1,0 +1,2 @@
+# exit: 1
+catalog show qm9800

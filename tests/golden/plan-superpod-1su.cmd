@@ -1,0 +1,3 @@
+# The readable summary of the 1-SU DGX H100 SuperPOD.
+# exit: 0
+plan examples/dgx-h100-superpod-1su.yaml
