@@ -1,0 +1,176 @@
+#include "gputwin/catalog/catalog.hpp"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "gputwin/design/design_test_support.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::bundled_catalog;
+
+Result<Catalog> parse(const std::vector<std::pair<std::string, std::string>>& documents) {
+  return Catalog::parse(documents);
+}
+
+const std::string kSwitch = R"(switches:
+  - id: test-switch
+    name: "A test switch"
+    source: "test"
+    technology: ethernet
+    rack_units: 1 U
+    cages: 32
+    cage: OSFP
+    port_modes: [{ports: 64, speed: 400 Gb/s}]
+    power_max: 1 kW
+)";
+
+TEST(Catalog, BundledCatalogHasEveryPartTheIssueAsksFor) {
+  const Catalog& catalog = bundled_catalog();
+  for (const char* id : {"a100-40gb-sxm", "a100-80gb-sxm", "a100-40gb-pcie", "a100-80gb-pcie", "h100-sxm", "h100-pcie",
+                         "h100-nvl", "h200-sxm", "b200", "gb200", "l40s", "l4", "mi300x", "gaudi3"}) {
+    EXPECT_NE(catalog.find<Accelerator>(id), nullptr) << id;
+  }
+  for (const char* id : {"dgx-h100", "dgx-h200", "dgx-b200", "hgx-h100-8gpu", "pcie-8gpu-l40s"}) {
+    EXPECT_NE(catalog.find<System>(id), nullptr) << id;
+  }
+  for (const char* id : {"qm9700", "q3400", "sn5600", "sn4600c", "sn2201"}) {
+    EXPECT_NE(catalog.find<Switch>(id), nullptr) << id;
+  }
+  for (const Medium medium : {Medium::passive_copper, Medium::active_copper, Medium::multimode, Medium::singlemode,
+                              Medium::twisted_pair}) {
+    const auto& cables = catalog.all<Cable>();
+    EXPECT_TRUE(std::any_of(cables.begin(), cables.end(), [&](const Cable& c) { return c.medium == medium; }))
+        << medium_name(medium);
+  }
+  for (const auto& part : catalog.all<Accelerator>()) {
+    EXPECT_FALSE(part.info.source.empty()) << part.info.id;
+    EXPECT_GT(in_gigabytes(part.memory), 0.0) << part.info.id;
+  }
+}
+
+TEST(Catalog, TwinPortTransceiversExistForTheQm9700Cages) {
+  const Catalog& catalog = bundled_catalog();
+  const Switch& qm9700 = catalog.get<Switch>("qm9700");
+  EXPECT_EQ(qm9700.radix_at(gigabits_per_second(400)), 64);
+  EXPECT_EQ(qm9700.ports_per_cage_at(gigabits_per_second(400)), 2);
+  EXPECT_EQ(qm9700.radix_at(gigabits_per_second(100)), 0);
+  const Transceiver& twin = catalog.get<Transceiver>("mma4z00-ns");
+  EXPECT_EQ(twin.ports, 2);
+  EXPECT_EQ(twin.medium, Medium::multimode);
+}
+
+TEST(Catalog, MigPlacementsMatchThePublishedTable) {
+  const MigProfileSet& h100 = bundled_catalog().get<MigProfileSet>("h100-80gb");
+  EXPECT_EQ(h100.memory_slots, 8);
+  EXPECT_EQ(h100.compute_slices, 7);
+  std::map<int, std::pair<int, std::vector<int>>> by_id;
+  for (const auto& profile : h100.profiles) by_id[profile.profile_id] = {profile.size_slots, profile.start_slots};
+  EXPECT_EQ(by_id[19], (std::pair<int, std::vector<int>>{1, {0, 1, 2, 3, 4, 5, 6}}));
+  EXPECT_EQ(by_id[15], (std::pair<int, std::vector<int>>{2, {0, 2, 4, 6}}));
+  EXPECT_EQ(by_id[14], (std::pair<int, std::vector<int>>{2, {0, 2, 4}}));
+  EXPECT_EQ(by_id[9], (std::pair<int, std::vector<int>>{4, {0, 4}}));
+  EXPECT_EQ(by_id[0], (std::pair<int, std::vector<int>>{8, {0}}));
+  EXPECT_EQ(bundled_catalog().get<Accelerator>("h100-sxm").mig_profile_set, "h100-80gb");
+}
+
+// The worked circuit values in the shared facility figures follow from V x A x sqrt(3) x 0.8.
+TEST(Catalog, CircuitUsablePowerMatchesPublishedWorkedValues) {
+  const std::string path = std::string(GPUTWIN_SHARED_DIR) + "/data/facility.yaml";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "../shared is absent: " << path;
+  const YAML::Node worked = YAML::LoadFile(path)["circuit_power"]["three_phase"]["worked_values"];
+  int checked = 0;
+  for (const auto& circuit : bundled_catalog().all<Circuit>()) {
+    if (circuit.phases != 3) continue;
+    for (const auto& value : worked) {
+      if (value["voltage_v"].as<double>() == circuit.voltage.base() &&
+          value["current_a"].as<double>() == circuit.current.base()) {
+        EXPECT_NEAR(in_kilowatts(circuit.usable_power()), value["usable_kw"].as<double>(), 0.01) << circuit.info.id;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 4);
+}
+
+TEST(Catalog, DuplicateIdAcrossFilesNamesBothPlaces) {
+  const auto loaded = parse({{"a.yaml", kSwitch}, {"b.yaml", kSwitch}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error_text().find("b.yaml:2:9: switches[0].id: duplicate id 'test-switch', first defined at a.yaml:2"),
+            std::string::npos)
+      << loaded.error_text();
+}
+
+TEST(Catalog, DanglingReferenceIsAnError) {
+  const auto loaded = parse({{"s.yaml", R"(systems:
+  - id: box
+    source: "test"
+    accelerator: gpu-that-does-not-exist
+    accelerators: 8
+    rack_units: 4 U
+    power_max: 5 kW
+    nics: {compute: {ports: 8, speed: 400 Gb/s}}
+)"}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error_text().find("s.yaml:4:18: systems[0].accelerator: refers to accelerator "
+                                     "'gpu-that-does-not-exist', which no catalog file defines"),
+            std::string::npos)
+      << loaded.error_text();
+}
+
+TEST(Catalog, ReferenceToThePartOfTheWrongKindIsAnError) {
+  const auto loaded = parse({{"s.yaml", kSwitch + R"(pdus:
+  - {id: p, source: "test", circuit: test-switch}
+)"}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error_text().find("which is a switch, not a circuit"), std::string::npos) << loaded.error_text();
+}
+
+TEST(Catalog, EveryErrorInEveryFileIsReported) {
+  std::string bad_unit = kSwitch;
+  bad_unit.replace(bad_unit.find("1 kW"), 4, "1 kWh");
+  std::string no_source = kSwitch;
+  no_source.replace(no_source.find("test-switch"), 11, "other");
+  no_source.erase(no_source.find("    source: \"test\"\n"), 19);
+  const auto loaded = parse({{"unit.yaml", bad_unit}, {"source.yaml", no_source}, {"syntax.yaml", "switches: [\n"}});
+  ASSERT_FALSE(loaded.ok());
+  ASSERT_EQ(loaded.errors().size(), 3u) << loaded.error_text();
+  EXPECT_NE(loaded.error_text().find("unit.yaml:10:16: switches[0].power_max: expected a power"), std::string::npos);
+  EXPECT_NE(loaded.error_text().find("source.yaml:2:5: switches[0].source: missing required field"), std::string::npos);
+  EXPECT_NE(loaded.error_text().find("syntax.yaml:"), std::string::npos);
+}
+
+TEST(Catalog, MigPlacementPastTheLastSlotIsAnError) {
+  const auto loaded = parse({{"m.yaml", R"(mig_profile_sets:
+  - id: m
+    source: "test"
+    memory_slots: 8
+    compute_slices: 7
+    profiles:
+      - {name: "3g", compute_slices: 3, size_slots: 4, start_slots: [0, 6], max_instances: 2}
+)"}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error_text().find("placement [6, 10) runs past the 8 memory slots"), std::string::npos)
+      << loaded.error_text();
+}
+
+TEST(Catalog, UsersExtendTheCatalogWithTheirOwnFolder) {
+  const auto dir = std::filesystem::temp_directory_path() / "gputwin-catalog-test";
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "mine.yaml") << kSwitch; }
+  const auto loaded = Catalog::load({testing::source_path("data/catalog"), dir.string()});
+  ASSERT_TRUE(loaded.ok()) << loaded.error_text();
+  EXPECT_NE(loaded.value().find<Switch>("test-switch"), nullptr);
+  EXPECT_EQ(loaded.value().kind_of("test-switch"), "switch");
+  const auto missing = Catalog::load({(dir / "absent").string()});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error_text().find("catalog folder does not exist"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gputwin
