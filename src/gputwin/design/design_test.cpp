@@ -1,0 +1,279 @@
+// General rules of the design engine, checked on designs nobody published: other radices, sizes, ratios.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "gputwin/design/cabling.hpp"
+#include "gputwin/design/design_test_support.hpp"
+#include "gputwin/design/fabric_builder.hpp"
+#include "gputwin/design/power_and_cost.hpp"
+#include "gputwin/report/plan_report.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::plan_file;
+using testing::plan_text;
+using testing::rail_spec;
+using testing::RailSpec;
+
+// Ports each switch of a fabric uses, from its link bundles.
+std::map<int, int> ports_by_switch(const Fabric& fabric) {
+  std::map<int, int> ports;
+  for (const auto& bundle : fabric.bundles) {
+    if (bundle.tier_a != Tier::endpoint) ports[bundle.device_a] += bundle.links;
+    ports[bundle.device_b] += bundle.links;
+  }
+  return ports;
+}
+
+// The structural promises of a fat tree: no switch over its radix, every lower switch wired with the same number
+// of links to every upper switch it reaches, and leaves reaching every spine of their pod.
+void expect_well_formed(const Fabric& fabric) {
+  for (const auto& [device, ports] : ports_by_switch(fabric)) EXPECT_LE(ports, fabric.radix) << "switch " << device;
+  std::map<std::pair<Tier, Tier>, std::set<int>> link_counts;
+  std::map<int, std::set<int>> uppers_of;
+  for (const auto& bundle : fabric.bundles) {
+    if (bundle.tier_a == Tier::endpoint) continue;
+    link_counts[{bundle.tier_a, bundle.tier_b}].insert(bundle.links);
+    uppers_of[bundle.device_a].insert(bundle.device_b);
+  }
+  for (const auto& [tiers, counts] : link_counts) {
+    EXPECT_EQ(counts.size(), 1u) << tier_name(tiers.first) << "-" << tier_name(tiers.second)
+                                 << " bundles differ in size";
+  }
+  if (fabric.tiers == 2) {
+    for (const int leaf : fabric.switches[static_cast<int>(Tier::leaf)]) {
+      EXPECT_EQ(static_cast<int>(uppers_of[leaf].size()), fabric.switches_in(Tier::spine));
+    }
+  }
+}
+
+TEST(FabricRules, SmallestDivisorAtLeast) {
+  EXPECT_EQ(smallest_divisor_at_least(32, 12), 16);  // DGX H100 SuperPOD, 3 SU
+  EXPECT_EQ(smallest_divisor_at_least(72, 16), 18);  // DGX B300 XDR SuperPOD, 4 SU
+  EXPECT_EQ(smallest_divisor_at_least(32, 1), 1);
+  EXPECT_EQ(smallest_divisor_at_least(32, 0), 1);
+  EXPECT_EQ(smallest_divisor_at_least(32, 33), 0);
+}
+
+struct RadixCase {
+  std::string switch_id;
+  std::string speed;
+  int radix;
+};
+
+class RailOptimizedAtAnyRadix : public ::testing::TestWithParam<RadixCase> {};
+
+TEST_P(RailOptimizedAtAnyRadix, CountsFollowTheRulesAtEverySize) {
+  const RadixCase& radix_case = GetParam();
+  const int radix = radix_case.radix;
+  const int su_nodes = radix / 2;
+  for (const int units : {1, 3, 5, radix / 8, radix / 8 + 1, 3 * radix / 8}) {
+    SCOPED_TRACE(std::to_string(units) + " SU");
+    RailSpec spec;
+    spec.switch_id = radix_case.switch_id;
+    spec.link_speed = radix_case.speed;
+    spec.scalable_unit = su_nodes;
+    spec.nodes = units * su_nodes;
+    const Cluster cluster = plan_text(rail_spec(spec));
+    const Fabric& fabric = *cluster.fabric(NetworkRole::compute);
+    ASSERT_EQ(fabric.radix, radix);
+    const int leaves = units * 8;
+    EXPECT_EQ(fabric.switches_in(Tier::leaf), leaves);
+    EXPECT_EQ(fabric.links_between(Tier::endpoint, Tier::leaf), spec.nodes * 8);
+    EXPECT_EQ(fabric.links_between(Tier::leaf, Tier::spine), leaves * su_nodes);  // non-blocking leaves
+    if (leaves <= radix) {
+      EXPECT_EQ(fabric.tiers, 2);
+      EXPECT_EQ(fabric.switches_in(Tier::spine),
+                smallest_divisor_at_least(su_nodes, (leaves * su_nodes + radix - 1) / radix));
+    } else {
+      EXPECT_EQ(fabric.tiers, 3);
+      EXPECT_EQ(fabric.links_between(Tier::spine, Tier::core), fabric.switches_in(Tier::spine) * radix / 2);
+      EXPECT_GT(fabric.switches_in(Tier::core), 0);
+    }
+    expect_well_formed(fabric);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Radices, RailOptimizedAtAnyRadix,
+                         ::testing::Values(RadixCase{"qm9700", "400 Gb/s", 64}, RadixCase{"qm9700", "200 Gb/s", 128},
+                                           RadixCase{"sn5600", "400 Gb/s", 128},
+                                           RadixCase{"q3400", "800 Gb/s", 144}),
+                         [](const auto& info) { return info.param.switch_id + "_" + std::to_string(info.param.radix); });
+
+TEST(FabricRules, OversubscribedTopOfRackLeaves) {
+  const std::string yaml = R"(name: blocking
+nodes: {system: pcie-8gpu-l40s, count: 50}
+fabrics:
+  compute: {topology: leaf_spine, switch: qm9700, link_speed: 400 Gb/s, oversubscription: "2:1"}
+facility: {rack_power_limit: 20 kW, pdu: px3-5878i2r, pdu_redundancy: 2n, cooling: air-standard}
+)";
+  const Cluster cluster = plan_text(yaml);
+  const Fabric& fabric = *cluster.fabric(NetworkRole::compute);
+  const int ports_per_node = testing::bundled_catalog().get<System>("pcie-8gpu-l40s").nics.at(NetworkRole::compute).ports;
+  const int downlinks = 64 * 2 / 3;  // floor: 42 of 64 ports face nodes at 2:1
+  const int nodes_per_leaf = downlinks / ports_per_node;
+  EXPECT_EQ(fabric.leaf_downlinks, nodes_per_leaf * ports_per_node);
+  EXPECT_EQ(fabric.leaf_uplinks, (fabric.leaf_downlinks + 1) / 2);
+  EXPECT_EQ(fabric.switches_in(Tier::leaf), (50 + nodes_per_leaf - 1) / nodes_per_leaf);
+  EXPECT_NEAR(fabric.blocking_ratio(), 2.0, 0.1);
+  const bool warned = std::any_of(cluster.warnings.begin(), cluster.warnings.end(),
+                                  [](const Warning& w) { return w.code == "blocking-fabric"; });
+  EXPECT_TRUE(warned);
+  expect_well_formed(fabric);
+  // Top-of-rack: every leaf sits in a rack with nodes it serves.
+  for (const int leaf : fabric.switches[static_cast<int>(Tier::leaf)]) {
+    EXPECT_EQ(cluster.racks[cluster.devices[leaf].rack].kind, RackKind::compute);
+  }
+}
+
+TEST(FabricRules, EverythingOnOneSwitchNeedsNoSpine) {
+  const std::string yaml = R"(name: tiny
+nodes: {system: pcie-8gpu-l40s, count: 4}
+fabrics:
+  compute: {switch: qm9700, link_speed: 400 Gb/s}
+facility: {rack_power_limit: 20 kW, pdu: px3-5878i2r, cooling: air-standard}
+)";
+  const Fabric& fabric = *plan_text(yaml).fabric(NetworkRole::compute);
+  EXPECT_EQ(fabric.tiers, 1);
+  EXPECT_EQ(fabric.switches_in(Tier::leaf), 1);
+  EXPECT_EQ(fabric.switches_in(Tier::spine), 0);
+}
+
+TEST(Cabling, LengthFollowsTheTrayRoute) {
+  RowLayout layout{10, metres(0.6), metres(2.4), metres(0.3), metres(0.04445), metres(2.0)};
+  Rack first;
+  first.row = 0;
+  first.slot = 1;
+  Rack far;
+  far.row = 1;
+  far.slot = 4;
+  Device low;
+  low.rack_unit = 1;
+  low.height = rack_units(8);  // centre 4 U up
+  Device high;
+  high.rack_unit = 41;
+  high.height = rack_units(1);  // centre 40.5 U up
+  const double unit = 0.04445;
+  const double rack_top = 48 * unit;
+  EXPECT_NEAR(in_metres(link_length(layout, rack_units(48), first, low, first, high)), (40.5 - 4) * unit + 2.0, 1e-9);
+  const double expected = (rack_top - 4 * unit) + 0.3 + 3 * 0.6 + 2.4 + 0.3 + (rack_top - 40.5 * unit) + 2.0;
+  EXPECT_NEAR(in_metres(link_length(layout, rack_units(48), first, low, far, high)), expected, 1e-9);
+}
+
+TEST(Cabling, MediumByReachCopperInTheRackFiberAcrossTheRoom) {
+  const std::string yaml = R"(name: media
+nodes: {system: pcie-8gpu-l40s, count: 40}
+fabrics:
+  compute: {topology: leaf_spine, switch: qm9700, link_speed: 400 Gb/s}
+facility: {rack_power_limit: 20 kW, pdu: px3-5878i2r, cooling: air-standard, layout: {racks_per_row: 8}}
+)";
+  const Cluster cluster = plan_text(yaml);
+  const Fabric& fabric = *cluster.fabric(NetworkRole::compute);
+  int copper = 0;
+  int fiber = 0;
+  for (const auto& bundle : fabric.bundles) {
+    ASSERT_TRUE(bundle.medium.has_value());
+    const bool same_rack = cluster.devices[bundle.device_a].rack == cluster.devices[bundle.device_b].rack;
+    const Cable& cable = testing::bundled_catalog().get<Cable>(bundle.cable_part);
+    EXPECT_GE(bundle.cable_length, bundle.length);
+    EXPECT_EQ(cable.medium, *bundle.medium);
+    if (*bundle.medium == Medium::passive_copper) ++copper;
+    if (needs_transceivers(*bundle.medium)) ++fiber;
+    if (same_rack) {
+      EXPECT_EQ(*bundle.medium, Medium::passive_copper) << in_metres(bundle.length);
+    }
+    if (in_metres(bundle.length) > 5.0) {
+      EXPECT_TRUE(needs_transceivers(*bundle.medium));
+    }
+  }
+  EXPECT_GT(copper, 0);
+  EXPECT_GT(fiber, 0);
+  // Copper links need no transceivers; fiber ports share twin-port modules two by two on each switch.
+  std::map<int, int> fiber_ports;
+  for (const auto& bundle : fabric.bundles) {
+    if (!bundle.medium || !needs_transceivers(*bundle.medium)) continue;
+    if (bundle.tier_a != Tier::endpoint) fiber_ports[bundle.device_a] += bundle.links;
+    fiber_ports[bundle.device_b] += bundle.links;
+  }
+  int modules = 0;
+  for (const auto& [device, ports] : fiber_ports) modules += (ports + 1) / 2;
+  EXPECT_EQ(fabric.transceivers_at("switch"), modules);
+}
+
+TEST(Cabling, LinksNothingReachesAreWarnedAbout) {
+  RailSpec spec;
+  spec.nodes = 64;
+  std::string yaml = rail_spec(spec);
+  yaml.replace(yaml.find("media: [multimode, singlemode]"), 30, "media: [passive_copper]");
+  const Cluster cluster = plan_text(yaml);
+  const auto warning = std::find_if(cluster.warnings.begin(), cluster.warnings.end(),
+                                    [](const Warning& w) { return w.code == "link-beyond-reach"; });
+  ASSERT_NE(warning, cluster.warnings.end());
+  EXPECT_NE(warning->message.find("compute links"), std::string::npos);
+}
+
+TEST(Power, PdusPerRedundancyScheme) {
+  const Power circuit = kilowatts(34.5);
+  EXPECT_EQ(pdus_for(kilowatts(40.8), circuit, PduRedundancy::n_plus_1), 3);  // the SuperPOD's 3 PDUs per rack
+  EXPECT_EQ(pdus_for(kilowatts(40.8), circuit, PduRedundancy::two_n), 4);
+  EXPECT_EQ(pdus_for(kilowatts(5), circuit, PduRedundancy::n_plus_1), 2);  // still one per feed
+  EXPECT_EQ(pdus_for(kilowatts(5), circuit, PduRedundancy::two_n), 2);
+  EXPECT_EQ(pdus_for(kilowatts(69), circuit, PduRedundancy::two_n), 4);
+}
+
+TEST(Power, RacksStayUnderTheirLimitAndTotalsAddUp) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  Power it;
+  for (const auto& rack : cluster.racks) {
+    EXPECT_LE(rack.power_max, kilowatts(42)) << rack.name;
+    EXPECT_LE(in_rack_units(rack.used), 48) << rack.name;
+    it += rack.power_max;
+  }
+  Power devices;
+  for (const auto& device : cluster.devices) devices += device.power_max;
+  EXPECT_NEAR(in_watts(cluster.power.it_max), in_watts(it), 1e-6);
+  EXPECT_NEAR(in_watts(cluster.power.it_max), in_watts(devices), 1e-6);
+  EXPECT_NEAR(in_watts(cluster.power.facility_max), in_watts(devices) * 1.4, 1e-3);
+  EXPECT_TRUE(cluster.power.typical_from_max);  // no typical figure published for the DGX H100
+}
+
+TEST(Costs, TcoIsCapexPlusEnergyAndSupportOverTheLifetime) {
+  const Cluster cluster = plan_file("examples/h100-100k-three-tier.yaml");
+  const Costs& costs = cluster.costs;
+  ASSERT_TRUE(costs.priced);
+  double capex = 0;
+  for (const auto& line : cluster.bom) {
+    if (line.unit_price) capex += in_usd(*line.unit_price) * line.count;
+  }
+  EXPECT_NEAR(in_usd(costs.capex), capex, 1e-3);
+  const auto nodes = std::find_if(cluster.bom.begin(), cluster.bom.end(), [](const BomLine& l) { return l.part == "dgx-h100"; });
+  ASSERT_NE(nodes, cluster.bom.end());
+  EXPECT_EQ(nodes->count, 12500);
+  const double energy = in_kilowatts(cluster.power.facility_typical) * 365.25 * 24 * 0.0779;
+  EXPECT_NEAR(in_usd(costs.energy_per_year), energy, 1.0);
+  EXPECT_NEAR(in_usd(costs.support_per_year), 0.08 * capex, 1.0);
+  EXPECT_NEAR(in_usd(costs.total), capex + 5 * (energy + 0.08 * capex), 10.0);
+  EXPECT_NEAR(costs.cost_per_gpu_hour, in_usd(costs.total) / (cluster.gpus * 5 * 365.25 * 24), 1e-6);
+  EXPECT_FALSE(costs.unpriced_parts.empty());  // optics and cables have no price in the example
+}
+
+TEST(Design, HundredThousandGpusNeedThreeWellFormedTiers) {
+  const Cluster cluster = plan_file("examples/h100-100k-three-tier.yaml");
+  EXPECT_GE(cluster.gpus, 100000);
+  const Fabric& fabric = *cluster.fabric(NetworkRole::compute);
+  EXPECT_EQ(fabric.tiers, 3);
+  expect_well_formed(fabric);
+}
+
+TEST(Design, SameSpecGivesByteIdenticalJson) {
+  const std::string first = plan_json(plan_file("examples/dgx-h100-superpod-4su.yaml")).dump();
+  const std::string second = plan_json(plan_file("examples/dgx-h100-superpod-4su.yaml")).dump();
+  EXPECT_EQ(first, second);
+  EXPECT_GT(first.size(), 10000u);
+}
+
+}  // namespace
+}  // namespace gputwin
