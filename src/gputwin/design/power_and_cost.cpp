@@ -76,7 +76,7 @@ class BomBuilder {
       }
       for (const auto& bundle : fabric.bundles) {
         if (bundle.cable_part.empty()) continue;
-        add(bundle.cable_part, "cable", format_length(bundle.cable_length), bundle.links);
+        add(bundle.cable_part, "cable", format_length(bundle.cable_length), bundle.links, in_metres(bundle.cable_length));
       }
     }
     int pdus = 0;
@@ -88,9 +88,11 @@ class BomBuilder {
   }
 
  private:
-  void add(const std::string& part, const std::string& category, const std::string& variant, int count) {
+  // `order` sorts variants of one part (cable lengths: shortest first).
+  void add(const std::string& part, const std::string& category, const std::string& variant, int count,
+           double order = 0.0) {
     if (count == 0) return;
-    BomLine& line = lines_[{category_rank(category), part, variant}];
+    BomLine& line = lines_[{category_rank(category), part, order, variant}];
     if (line.count == 0) {
       line.part = part;
       line.category = category;
@@ -137,7 +139,7 @@ class BomBuilder {
   const ClusterSpec& spec_;
   const Catalog& catalog_;
   Cluster& cluster_;
-  std::map<std::tuple<int, std::string, std::string>, BomLine> lines_;
+  std::map<std::tuple<int, std::string, double, std::string>, BomLine> lines_;
 };
 
 }  // namespace
