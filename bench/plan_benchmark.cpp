@@ -18,7 +18,8 @@ const gputwin::Catalog& bundled_catalog() {
 
 void plan_example(benchmark::State& state, const std::string& example) {
   const auto& catalog = bundled_catalog();
-  const auto spec = gputwin::load_cluster_spec(std::string(GPUTWIN_SOURCE_DIR) + "/examples/" + example, catalog);
+  const auto spec =
+      gputwin::load_cluster_spec(std::string(GPUTWIN_SOURCE_DIR) + "/examples/" + example, catalog);
   if (!spec.ok()) {
     state.SkipWithError(spec.error_text().c_str());
     return;
@@ -37,8 +38,12 @@ void plan_example(benchmark::State& state, const std::string& example) {
   state.counters["gpus"] = gpus;
 }
 
-void BM_PlanSuperPod4Su(benchmark::State& state) { plan_example(state, "dgx-h100-superpod-4su.yaml"); }
-void BM_Plan100kGpuThreeTier(benchmark::State& state) { plan_example(state, "h100-100k-three-tier.yaml"); }
+void BM_PlanSuperPod4Su(benchmark::State& state) {
+  plan_example(state, "dgx-h100-superpod-4su.yaml");
+}
+void BM_Plan100kGpuThreeTier(benchmark::State& state) {
+  plan_example(state, "h100-100k-three-tier.yaml");
+}
 
 BENCHMARK(BM_PlanSuperPod4Su)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Plan100kGpuThreeTier)->Unit(benchmark::kMillisecond);

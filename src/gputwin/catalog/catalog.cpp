@@ -83,8 +83,9 @@ Nics read_nics(const YamlField& field) {
 
 Medium read_medium(const YamlField& field, bool cables_allowed) {
   const std::string value =
-      cables_allowed ? field.one_of({"passive_copper", "active_copper", "multimode", "singlemode", "twisted_pair"})
-                     : field.one_of({"multimode", "singlemode"});
+      cables_allowed
+          ? field.one_of({"passive_copper", "active_copper", "multimode", "singlemode", "twisted_pair"})
+          : field.one_of({"multimode", "singlemode"});
   if (value == "passive_copper") return Medium::passive_copper;
   if (value == "active_copper") return Medium::active_copper;
   if (value == "multimode") return Medium::multimode;
@@ -105,15 +106,19 @@ class CatalogBuilder {
  public:
   void add_document(const YamlField& root) {
     if (root.is_null()) return;  // an empty file holds no parts
-    root.expect_keys({"title", "notes", "accelerators", "mig_profile_sets", "systems", "appliances", "switches",
-                      "transceivers", "cables", "circuits", "pdus", "cooling", "facility_defaults"});
-    read_list(root, "accelerators", catalog_.accelerators_, "accelerator", [this](auto& f) { return accelerator(f); });
+    root.expect_keys({"title", "notes", "accelerators", "mig_profile_sets", "systems", "appliances",
+                      "switches", "transceivers", "cables", "circuits", "pdus", "cooling",
+                      "facility_defaults"});
+    read_list(root, "accelerators", catalog_.accelerators_, "accelerator",
+              [this](auto& f) { return accelerator(f); });
     read_list(root, "mig_profile_sets", catalog_.mig_profile_sets_, "mig_profile_set",
               [this](auto& f) { return mig_set(f); });
     read_list(root, "systems", catalog_.systems_, "system", [this](auto& f) { return system(f); });
-    read_list(root, "appliances", catalog_.appliances_, "appliance", [this](auto& f) { return appliance(f); });
+    read_list(root, "appliances", catalog_.appliances_, "appliance",
+              [this](auto& f) { return appliance(f); });
     read_list(root, "switches", catalog_.switches_, "switch", [this](auto& f) { return network_switch(f); });
-    read_list(root, "transceivers", catalog_.transceivers_, "transceiver", [this](auto& f) { return transceiver(f); });
+    read_list(root, "transceivers", catalog_.transceivers_, "transceiver",
+              [this](auto& f) { return transceiver(f); });
     read_list(root, "cables", catalog_.cables_, "cable", [this](auto& f) { return cable(f); });
     read_list(root, "circuits", catalog_.circuits_, "circuit", [this](auto& f) { return circuit(f); });
     read_list(root, "pdus", catalog_.pdus_, "pdu", [this](auto& f) { return pdu(f); });
@@ -128,12 +133,13 @@ class CatalogBuilder {
     for (const auto& reference : references_) {
       const auto found = catalog_.kinds_.find(reference.id);
       if (found == catalog_.kinds_.end()) {
-        errors_.push_back({reference.where, reference.field,
-                           "refers to " + reference.kind + " '" + reference.id + "', which no catalog file defines"});
+        errors_.push_back(
+            {reference.where, reference.field,
+             "refers to " + reference.kind + " '" + reference.id + "', which no catalog file defines"});
       } else if (found->second != reference.kind) {
-        errors_.push_back({reference.where, reference.field,
-                           "refers to '" + reference.id + "', which is a " + found->second + ", not a " +
-                               reference.kind});
+        errors_.push_back(
+            {reference.where, reference.field,
+             "refers to '" + reference.id + "', which is a " + found->second + ", not a " + reference.kind});
       }
     }
     if (!errors_.empty()) return errors_;
@@ -142,8 +148,8 @@ class CatalogBuilder {
 
  private:
   template <class Part, class Reader>
-  void read_list(const YamlField& root, std::string_view key, std::vector<Part>& parts, const std::string& kind,
-                 Reader reader) {
+  void read_list(const YamlField& root, std::string_view key, std::vector<Part>& parts,
+                 const std::string& kind, Reader reader) {
     auto list = root.optional_child(key);
     if (!list) return;
     for (const auto& field : list->items()) {
@@ -173,8 +179,8 @@ class CatalogBuilder {
 
   Accelerator accelerator(const YamlField& f) {
     f.expect_keys({"id", "name", "vendor", "form_factor", "source", "confidence", "field_confidence", "notes",
-                   "dense_compute", "memory", "memory_type", "memory_bandwidth", "tdp", "scale_up", "host_link",
-                   "mig"});
+                   "dense_compute", "memory", "memory_type", "memory_bandwidth", "tdp", "scale_up",
+                   "host_link", "mig"});
     Accelerator part;
     part.info = read_info(f);
     part.vendor = f.child("vendor").text();
@@ -206,14 +212,16 @@ class CatalogBuilder {
     set.memory_slots = static_cast<int>(f.child("memory_slots").positive_integer());
     set.compute_slices = static_cast<int>(f.child("compute_slices").positive_integer());
     for (const auto& p : f.child("profiles").items()) {
-      p.expect_keys({"name", "profile_id", "compute_slices", "memory", "size_slots", "start_slots", "max_instances",
-                     "copy_engines", "notes", "confidence", "field_confidence"});
+      p.expect_keys({"name", "profile_id", "compute_slices", "memory", "size_slots", "start_slots",
+                     "max_instances", "copy_engines", "notes", "confidence", "field_confidence"});
       MigProfile profile;
       profile.name = p.child("name").text();
-      if (auto id = p.optional_child("profile_id")) profile.profile_id = static_cast<int>(id->non_negative_integer());
+      if (auto id = p.optional_child("profile_id"))
+        profile.profile_id = static_cast<int>(id->non_negative_integer());
       profile.compute_slices = static_cast<int>(p.child("compute_slices").positive_integer());
       if (profile.compute_slices > set.compute_slices) {
-        p.child("compute_slices").fail("exceeds the set's " + std::to_string(set.compute_slices) + " compute slices");
+        p.child("compute_slices")
+            .fail("exceeds the set's " + std::to_string(set.compute_slices) + " compute slices");
       }
       if (auto memory = p.optional_child("memory")) profile.memory = memory->positive_quantity<ByteSize>();
       profile.max_instances = static_cast<int>(p.child("max_instances").positive_integer());
@@ -240,9 +248,9 @@ class CatalogBuilder {
   }
 
   System system(const YamlField& f) {
-    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "accelerator", "accelerators",
-                   "scale_up_domain", "cpu", "cpu_cores", "system_memory", "rack_units", "power_max",
-                   "power_typical", "psus", "nics"});
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "accelerator",
+                   "accelerators", "scale_up_domain", "cpu", "cpu_cores", "system_memory", "rack_units",
+                   "power_max", "power_typical", "psus", "nics"});
     System part;
     part.info = read_info(f);
     if (auto accelerator = f.optional_child("accelerator")) {
@@ -253,7 +261,8 @@ class CatalogBuilder {
     part.scale_up_domain =
         f.has("scale_up_domain") ? static_cast<int>(f.child("scale_up_domain").positive_integer()) : 1;
     if (auto cpu = f.optional_child("cpu")) part.cpu = cpu->text();
-    if (auto cores = f.optional_child("cpu_cores")) part.cpu_cores = static_cast<int>(cores->positive_integer());
+    if (auto cores = f.optional_child("cpu_cores"))
+      part.cpu_cores = static_cast<int>(cores->positive_integer());
     part.system_memory = optional_quantity<ByteSize>(f, "system_memory");
     part.rack_units = f.child("rack_units").positive_quantity<RackSpace>();
     part.power_max = f.child("power_max").positive_quantity<Power>();
@@ -272,8 +281,8 @@ class CatalogBuilder {
   }
 
   Appliance appliance(const YamlField& f) {
-    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "rack_units", "power_max",
-                   "nics"});
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "rack_units",
+                   "power_max", "nics"});
     Appliance part;
     part.info = read_info(f);
     part.rack_units = f.child("rack_units").positive_quantity<RackSpace>();
@@ -283,8 +292,8 @@ class CatalogBuilder {
   }
 
   Switch network_switch(const YamlField& f) {
-    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "technology", "rack_units",
-                   "cages", "cage", "port_modes", "power_max", "power_typical"});
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "technology",
+                   "rack_units", "cages", "cage", "port_modes", "power_max", "power_typical"});
     Switch part;
     part.info = read_info(f);
     part.technology = f.child("technology").one_of({"infiniband", "ethernet"});
@@ -305,8 +314,8 @@ class CatalogBuilder {
   }
 
   Transceiver transceiver(const YamlField& f) {
-    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "cage", "ports", "port_speed",
-                   "medium", "reach", "power_max", "power_typical", "part_number"});
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "cage", "ports",
+                   "port_speed", "medium", "reach", "power_max", "power_typical", "part_number"});
     Transceiver part;
     part.info = read_info(f);
     part.cage = f.child("cage").text();
@@ -315,7 +324,8 @@ class CatalogBuilder {
     part.medium = read_medium(f.child("medium"), false);
     const auto reach = f.child("reach");
     reach.expect_keys({"om3", "om4", "om5", "os2"});
-    for (const auto& [grade, length] : reach.entries()) part.reach[grade] = length.positive_quantity<Length>();
+    for (const auto& [grade, length] : reach.entries())
+      part.reach[grade] = length.positive_quantity<Length>();
     if (part.reach.empty()) reach.fail("a transceiver needs a reach for at least one fiber grade");
     part.power_max = optional_quantity<Power>(f, "power_max");
     if (!part.power_max) part.power_max = optional_quantity<Power>(f, "power_typical");
@@ -323,13 +333,14 @@ class CatalogBuilder {
   }
 
   Cable cable(const YamlField& f) {
-    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "medium", "speed", "lengths",
-                   "power_max", "part_number"});
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "medium", "speed",
+                   "lengths", "power_max", "part_number"});
     Cable part;
     part.info = read_info(f);
     part.medium = read_medium(f.child("medium"), true);
     part.speed = f.child("speed").positive_quantity<DataRate>();
-    for (const auto& length : f.child("lengths").items()) part.lengths.push_back(length.positive_quantity<Length>());
+    for (const auto& length : f.child("lengths").items())
+      part.lengths.push_back(length.positive_quantity<Length>());
     if (part.lengths.empty()) f.child("lengths").fail("a cable needs at least one orderable length");
     std::sort(part.lengths.begin(), part.lengths.end());
     if (auto power = f.optional_child("power_max")) part.power_max = power->quantity<Power>();
@@ -359,13 +370,15 @@ class CatalogBuilder {
     part.info = read_info(f);
     part.circuit = f.child("circuit").text();
     refer(f.child("circuit"), "circuit");
-    if (auto outlets = f.optional_child("outlets")) part.outlets = static_cast<int>(outlets->positive_integer());
+    if (auto outlets = f.optional_child("outlets"))
+      part.outlets = static_cast<int>(outlets->positive_integer());
     part.rack_units = f.has("rack_units") ? f.child("rack_units").quantity<RackSpace>() : RackSpace();
     return part;
   }
 
   Cooling cooling(const YamlField& f) {
-    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "type", "max_rack_power"});
+    f.expect_keys(
+        {"id", "name", "source", "confidence", "field_confidence", "notes", "type", "max_rack_power"});
     Cooling part;
     part.info = read_info(f);
     part.type = f.child("type").one_of({"air", "rear_door", "liquid"});
@@ -374,8 +387,9 @@ class CatalogBuilder {
   }
 
   FacilityDefaults facility(const YamlField& f) {
-    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "pue", "electricity_price",
-                   "rack_units", "rack_width", "row_pitch", "tray_height", "rack_unit_height", "cable_slack"});
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "pue",
+                   "electricity_price", "rack_units", "rack_width", "row_pitch", "tray_height",
+                   "rack_unit_height", "cable_slack"});
     FacilityDefaults part;
     part.info = read_info(f);
     const auto pue = f.child("pue");
@@ -420,7 +434,8 @@ Result<Catalog> Catalog::load(const std::vector<std::string>& directories) {
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(directory)) {
       const auto extension = entry.path().extension();
-      if (entry.is_regular_file() && (extension == ".yaml" || extension == ".yml")) files.push_back(entry.path());
+      if (entry.is_regular_file() && (extension == ".yaml" || extension == ".yml"))
+        files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {

@@ -24,7 +24,8 @@ class Catalog {
   // Loads every *.yaml file in each directory (sorted by name, directories in the order given).
   [[nodiscard]] static Result<Catalog> load(const std::vector<std::string>& directories);
   // Loads from in-memory documents (name, text); used by tests.
-  [[nodiscard]] static Result<Catalog> parse(const std::vector<std::pair<std::string, std::string>>& documents);
+  [[nodiscard]] static Result<Catalog> parse(
+      const std::vector<std::pair<std::string, std::string>>& documents);
 
   template <class Part>
   [[nodiscard]] const std::vector<Part>& all() const;
@@ -66,17 +67,50 @@ class Catalog {
   std::unordered_map<std::string, std::string> kinds_;  // id -> kind
 };
 
-template <> inline const std::vector<Accelerator>& Catalog::all() const { return accelerators_; }
-template <> inline const std::vector<MigProfileSet>& Catalog::all() const { return mig_profile_sets_; }
-template <> inline const std::vector<System>& Catalog::all() const { return systems_; }
-template <> inline const std::vector<Appliance>& Catalog::all() const { return appliances_; }
-template <> inline const std::vector<Switch>& Catalog::all() const { return switches_; }
-template <> inline const std::vector<Transceiver>& Catalog::all() const { return transceivers_; }
-template <> inline const std::vector<Cable>& Catalog::all() const { return cables_; }
-template <> inline const std::vector<Circuit>& Catalog::all() const { return circuits_; }
-template <> inline const std::vector<Pdu>& Catalog::all() const { return pdus_; }
-template <> inline const std::vector<Cooling>& Catalog::all() const { return coolings_; }
-template <> inline const std::vector<FacilityDefaults>& Catalog::all() const { return facility_defaults_; }
+template <>
+inline const std::vector<Accelerator>& Catalog::all() const {
+  return accelerators_;
+}
+template <>
+inline const std::vector<MigProfileSet>& Catalog::all() const {
+  return mig_profile_sets_;
+}
+template <>
+inline const std::vector<System>& Catalog::all() const {
+  return systems_;
+}
+template <>
+inline const std::vector<Appliance>& Catalog::all() const {
+  return appliances_;
+}
+template <>
+inline const std::vector<Switch>& Catalog::all() const {
+  return switches_;
+}
+template <>
+inline const std::vector<Transceiver>& Catalog::all() const {
+  return transceivers_;
+}
+template <>
+inline const std::vector<Cable>& Catalog::all() const {
+  return cables_;
+}
+template <>
+inline const std::vector<Circuit>& Catalog::all() const {
+  return circuits_;
+}
+template <>
+inline const std::vector<Pdu>& Catalog::all() const {
+  return pdus_;
+}
+template <>
+inline const std::vector<Cooling>& Catalog::all() const {
+  return coolings_;
+}
+template <>
+inline const std::vector<FacilityDefaults>& Catalog::all() const {
+  return facility_defaults_;
+}
 
 // The folder of the catalog shipped with gputwin (set at build time, overridable with GPUTWIN_DATA_DIR).
 [[nodiscard]] std::string bundled_data_dir();

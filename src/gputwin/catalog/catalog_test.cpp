@@ -31,8 +31,9 @@ const std::string kSwitch = R"(switches:
 
 TEST(Catalog, BundledCatalogHasEveryPartTheIssueAsksFor) {
   const Catalog& catalog = bundled_catalog();
-  for (const char* id : {"a100-40gb-sxm", "a100-80gb-sxm", "a100-40gb-pcie", "a100-80gb-pcie", "h100-sxm", "h100-pcie",
-                         "h100-nvl", "h200-sxm", "b200", "gb200", "l40s", "l4", "mi300x", "gaudi3"}) {
+  for (const char* id :
+       {"a100-40gb-sxm", "a100-80gb-sxm", "a100-40gb-pcie", "a100-80gb-pcie", "h100-sxm", "h100-pcie",
+        "h100-nvl", "h200-sxm", "b200", "gb200", "l40s", "l4", "mi300x", "gaudi3"}) {
     EXPECT_NE(catalog.find<Accelerator>(id), nullptr) << id;
   }
   for (const char* id : {"dgx-h100", "dgx-h200", "dgx-b200", "hgx-h100-8gpu", "pcie-8gpu-l40s"}) {
@@ -41,8 +42,8 @@ TEST(Catalog, BundledCatalogHasEveryPartTheIssueAsksFor) {
   for (const char* id : {"qm9700", "q3400", "sn5600", "sn4600c", "sn2201"}) {
     EXPECT_NE(catalog.find<Switch>(id), nullptr) << id;
   }
-  for (const Medium medium : {Medium::passive_copper, Medium::active_copper, Medium::multimode, Medium::singlemode,
-                              Medium::twisted_pair}) {
+  for (const Medium medium : {Medium::passive_copper, Medium::active_copper, Medium::multimode,
+                              Medium::singlemode, Medium::twisted_pair}) {
     const auto& cables = catalog.all<Cable>();
     EXPECT_TRUE(std::any_of(cables.begin(), cables.end(), [&](const Cable& c) { return c.medium == medium; }))
         << medium_name(medium);
@@ -69,7 +70,8 @@ TEST(Catalog, MigPlacementsMatchThePublishedTable) {
   EXPECT_EQ(h100.memory_slots, 8);
   EXPECT_EQ(h100.compute_slices, 7);
   std::map<int, std::pair<int, std::vector<int>>> by_id;
-  for (const auto& profile : h100.profiles) by_id[profile.profile_id] = {profile.size_slots, profile.start_slots};
+  for (const auto& profile : h100.profiles)
+    by_id[profile.profile_id] = {profile.size_slots, profile.start_slots};
   EXPECT_EQ(by_id[19], (std::pair<int, std::vector<int>>{1, {0, 1, 2, 3, 4, 5, 6}}));
   EXPECT_EQ(by_id[15], (std::pair<int, std::vector<int>>{2, {0, 2, 4, 6}}));
   EXPECT_EQ(by_id[14], (std::pair<int, std::vector<int>>{2, {0, 2, 4}}));
@@ -89,7 +91,8 @@ TEST(Catalog, CircuitUsablePowerMatchesPublishedWorkedValues) {
     for (const auto& value : worked) {
       if (value["voltage_v"].as<double>() == circuit.voltage.base() &&
           value["current_a"].as<double>() == circuit.current.base()) {
-        EXPECT_NEAR(in_kilowatts(circuit.usable_power()), value["usable_kw"].as<double>(), 0.01) << circuit.info.id;
+        EXPECT_NEAR(in_kilowatts(circuit.usable_power()), value["usable_kw"].as<double>(), 0.01)
+            << circuit.info.id;
         ++checked;
       }
     }
@@ -100,7 +103,8 @@ TEST(Catalog, CircuitUsablePowerMatchesPublishedWorkedValues) {
 TEST(Catalog, DuplicateIdAcrossFilesNamesBothPlaces) {
   const auto loaded = parse({{"a.yaml", kSwitch}, {"b.yaml", kSwitch}});
   ASSERT_FALSE(loaded.ok());
-  EXPECT_NE(loaded.error_text().find("b.yaml:2:9: switches[0].id: duplicate id 'test-switch', first defined at a.yaml:2"),
+  EXPECT_NE(loaded.error_text().find(
+                "b.yaml:2:9: switches[0].id: duplicate id 'test-switch', first defined at a.yaml:2"),
             std::string::npos)
       << loaded.error_text();
 }
@@ -127,7 +131,8 @@ TEST(Catalog, ReferenceToThePartOfTheWrongKindIsAnError) {
   - {id: p, source: "test", circuit: test-switch}
 )"}});
   ASSERT_FALSE(loaded.ok());
-  EXPECT_NE(loaded.error_text().find("which is a switch, not a circuit"), std::string::npos) << loaded.error_text();
+  EXPECT_NE(loaded.error_text().find("which is a switch, not a circuit"), std::string::npos)
+      << loaded.error_text();
 }
 
 TEST(Catalog, EveryErrorInEveryFileIsReported) {
@@ -136,11 +141,14 @@ TEST(Catalog, EveryErrorInEveryFileIsReported) {
   std::string no_source = kSwitch;
   no_source.replace(no_source.find("test-switch"), 11, "other");
   no_source.erase(no_source.find("    source: \"test\"\n"), 19);
-  const auto loaded = parse({{"unit.yaml", bad_unit}, {"source.yaml", no_source}, {"syntax.yaml", "switches: [\n"}});
+  const auto loaded =
+      parse({{"unit.yaml", bad_unit}, {"source.yaml", no_source}, {"syntax.yaml", "switches: [\n"}});
   ASSERT_FALSE(loaded.ok());
   ASSERT_EQ(loaded.errors().size(), 3u) << loaded.error_text();
-  EXPECT_NE(loaded.error_text().find("unit.yaml:10:16: switches[0].power_max: expected a power"), std::string::npos);
-  EXPECT_NE(loaded.error_text().find("source.yaml:2:5: switches[0].source: missing required field"), std::string::npos);
+  EXPECT_NE(loaded.error_text().find("unit.yaml:10:16: switches[0].power_max: expected a power"),
+            std::string::npos);
+  EXPECT_NE(loaded.error_text().find("source.yaml:2:5: switches[0].source: missing required field"),
+            std::string::npos);
   EXPECT_NE(loaded.error_text().find("syntax.yaml:"), std::string::npos);
 }
 

@@ -6,26 +6,37 @@ namespace gputwin {
 
 const char* role_name(NetworkRole role) {
   switch (role) {
-    case NetworkRole::compute: return "compute";
-    case NetworkRole::storage: return "storage";
-    case NetworkRole::inband: return "inband";
-    case NetworkRole::oob: return "oob";
+    case NetworkRole::compute:
+      return "compute";
+    case NetworkRole::storage:
+      return "storage";
+    case NetworkRole::inband:
+      return "inband";
+    case NetworkRole::oob:
+      return "oob";
   }
   return "?";
 }
 
 const char* medium_name(Medium medium) {
   switch (medium) {
-    case Medium::passive_copper: return "passive_copper";
-    case Medium::active_copper: return "active_copper";
-    case Medium::multimode: return "multimode";
-    case Medium::singlemode: return "singlemode";
-    case Medium::twisted_pair: return "twisted_pair";
+    case Medium::passive_copper:
+      return "passive_copper";
+    case Medium::active_copper:
+      return "active_copper";
+    case Medium::multimode:
+      return "multimode";
+    case Medium::singlemode:
+      return "singlemode";
+    case Medium::twisted_pair:
+      return "twisted_pair";
   }
   return "?";
 }
 
-bool needs_transceivers(Medium medium) { return medium == Medium::multimode || medium == Medium::singlemode; }
+bool needs_transceivers(Medium medium) {
+  return medium == Medium::multimode || medium == Medium::singlemode;
+}
 
 int Switch::radix_at(DataRate speed) const {
   for (const auto& mode : port_modes) {

@@ -1,6 +1,5 @@
 // gputwin: a digital twin for GPU clusters. Thin command-line layer over the library.
 #include <CLI/CLI.hpp>
-
 #include <fstream>
 #include <iostream>
 
@@ -23,7 +22,8 @@ struct CatalogOptions {
 void add_catalog_options(CLI::App& command, CatalogOptions& options) {
   command.add_option("--catalog", options.extra_dirs, "extra catalog folder of YAML parts (repeatable)")
       ->check(CLI::ExistingDirectory);
-  command.add_flag("--no-bundled-catalog", options.no_bundled, "do not load the catalog shipped with gputwin");
+  command.add_flag("--no-bundled-catalog", options.no_bundled,
+                   "do not load the catalog shipped with gputwin");
 }
 
 std::optional<gputwin::Catalog> load_catalog(const CatalogOptions& options) {
@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
   std::string spec_path;
   bool json = false;
   std::string bom_path;
-  auto* plan = app.add_subcommand("plan", "design a cluster from a spec: racks, power, fabrics, cabling, BOM, TCO");
+  auto* plan =
+      app.add_subcommand("plan", "design a cluster from a spec: racks, power, fabrics, cabling, BOM, TCO");
   plan->add_option("spec", spec_path, "cluster spec (YAML)")->required()->check(CLI::ExistingFile);
   plan->add_flag("--json", json, "print the design as JSON (schema gputwin.plan/1, docs/plan-json.md)");
   plan->add_option("--bom-csv", bom_path, "also write the bill of materials as CSV to this file");
@@ -88,7 +89,8 @@ int main(int argc, char** argv) {
   catalog->require_subcommand(1);
   std::string kind;
   auto* list = catalog->add_subcommand("list", "one line per part");
-  list->add_option("--kind", kind, "only parts of this kind (accelerator, system, switch, transceiver, cable, ...)");
+  list->add_option("--kind", kind,
+                   "only parts of this kind (accelerator, system, switch, transceiver, cable, ...)");
   add_catalog_options(*list, catalog_options);
   std::string part_id;
   auto* show = catalog->add_subcommand("show", "every figure of one part, with its source");

@@ -13,7 +13,8 @@ std::string InputError::to_string() const {
   return text + message;
 }
 
-InputFailure::InputFailure(InputError error) : std::runtime_error(error.to_string()), error_(std::move(error)) {}
+InputFailure::InputFailure(InputError error)
+    : std::runtime_error(error.to_string()), error_(std::move(error)) {}
 
 std::string join_errors(const InputErrors& errors) {
   std::string text;

@@ -43,8 +43,8 @@ class InputFailure : public std::runtime_error {
 template <class T>
 class Result {
  public:
-  Result(T value) : state_(std::move(value)) {}                  // NOLINT(google-explicit-constructor)
-  Result(InputErrors errors) : state_(std::move(errors)) {}      // NOLINT(google-explicit-constructor)
+  Result(T value) : state_(std::move(value)) {}                        // NOLINT(google-explicit-constructor)
+  Result(InputErrors errors) : state_(std::move(errors)) {}            // NOLINT(google-explicit-constructor)
   Result(InputError error) : state_(InputErrors{std::move(error)}) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool ok() const { return std::holds_alternative<T>(state_); }

@@ -75,9 +75,13 @@ std::string format_power(Power power) {
   return format_number(watts_value, 1) + " W";
 }
 
-std::string format_rack_units(RackSpace space) { return format_number(in_rack_units(space), 1) + " U"; }
+std::string format_rack_units(RackSpace space) {
+  return format_number(in_rack_units(space), 1) + " U";
+}
 
-std::string format_length(Length length) { return format_number(in_metres(length), 2) + " m"; }
+std::string format_length(Length length) {
+  return format_number(in_metres(length), 2) + " m";
+}
 
 std::string format_data_rate(DataRate rate) {
   const double gbit = in_gigabits_per_second(rate);
@@ -88,32 +92,52 @@ std::string format_data_rate(DataRate rate) {
 
 std::string_view dimension_name(Dimension dimension) {
   switch (dimension) {
-    case Dimension::power: return "a power";
-    case Dimension::length: return "a length";
-    case Dimension::data_rate: return "a data rate";
-    case Dimension::byte_size: return "a memory size";
-    case Dimension::compute_rate: return "a compute rate";
-    case Dimension::voltage: return "a voltage";
-    case Dimension::current: return "a current";
-    case Dimension::money: return "an amount of money";
-    case Dimension::energy_price: return "an energy price";
-    case Dimension::rack_space: return "a rack height";
+    case Dimension::power:
+      return "a power";
+    case Dimension::length:
+      return "a length";
+    case Dimension::data_rate:
+      return "a data rate";
+    case Dimension::byte_size:
+      return "a memory size";
+    case Dimension::compute_rate:
+      return "a compute rate";
+    case Dimension::voltage:
+      return "a voltage";
+    case Dimension::current:
+      return "a current";
+    case Dimension::money:
+      return "an amount of money";
+    case Dimension::energy_price:
+      return "an energy price";
+    case Dimension::rack_space:
+      return "a rack height";
   }
   return "a quantity";
 }
 
 std::string_view dimension_example(Dimension dimension) {
   switch (dimension) {
-    case Dimension::power: return "10.2 kW";
-    case Dimension::length: return "30 m";
-    case Dimension::data_rate: return "400 Gb/s";
-    case Dimension::byte_size: return "80 GB";
-    case Dimension::compute_rate: return "989 TFLOP/s";
-    case Dimension::voltage: return "415 V";
-    case Dimension::current: return "60 A";
-    case Dimension::money: return "25000 USD";
-    case Dimension::energy_price: return "0.08 USD/kWh";
-    case Dimension::rack_space: return "8 U";
+    case Dimension::power:
+      return "10.2 kW";
+    case Dimension::length:
+      return "30 m";
+    case Dimension::data_rate:
+      return "400 Gb/s";
+    case Dimension::byte_size:
+      return "80 GB";
+    case Dimension::compute_rate:
+      return "989 TFLOP/s";
+    case Dimension::voltage:
+      return "415 V";
+    case Dimension::current:
+      return "60 A";
+    case Dimension::money:
+      return "25000 USD";
+    case Dimension::energy_price:
+      return "0.08 USD/kWh";
+    case Dimension::rack_space:
+      return "8 U";
   }
   return "";
 }

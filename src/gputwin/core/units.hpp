@@ -69,31 +69,71 @@ using Money = Quantity<Dimension::money>;
 using EnergyPrice = Quantity<Dimension::energy_price>;
 using RackSpace = Quantity<Dimension::rack_space>;
 
-constexpr Power watts(double value) { return Power::from_base(value); }
-constexpr Power kilowatts(double value) { return Power::from_base(value * 1e3); }
-constexpr double in_watts(Power power) { return power.base(); }
-constexpr double in_kilowatts(Power power) { return power.base() / 1e3; }
+constexpr Power watts(double value) {
+  return Power::from_base(value);
+}
+constexpr Power kilowatts(double value) {
+  return Power::from_base(value * 1e3);
+}
+constexpr double in_watts(Power power) {
+  return power.base();
+}
+constexpr double in_kilowatts(Power power) {
+  return power.base() / 1e3;
+}
 
-constexpr Length metres(double value) { return Length::from_base(value); }
-constexpr double in_metres(Length length) { return length.base(); }
+constexpr Length metres(double value) {
+  return Length::from_base(value);
+}
+constexpr double in_metres(Length length) {
+  return length.base();
+}
 
-constexpr DataRate gigabits_per_second(double value) { return DataRate::from_base(value * 1e9); }
-constexpr double in_gigabits_per_second(DataRate rate) { return rate.base() / 1e9; }
-constexpr double in_gigabytes_per_second(DataRate rate) { return rate.base() / 8e9; }
+constexpr DataRate gigabits_per_second(double value) {
+  return DataRate::from_base(value * 1e9);
+}
+constexpr double in_gigabits_per_second(DataRate rate) {
+  return rate.base() / 1e9;
+}
+constexpr double in_gigabytes_per_second(DataRate rate) {
+  return rate.base() / 8e9;
+}
 
-constexpr ByteSize gigabytes(double value) { return ByteSize::from_base(value * 1e9); }
-constexpr double in_gigabytes(ByteSize size) { return size.base() / 1e9; }
+constexpr ByteSize gigabytes(double value) {
+  return ByteSize::from_base(value * 1e9);
+}
+constexpr double in_gigabytes(ByteSize size) {
+  return size.base() / 1e9;
+}
 
-constexpr ComputeRate teraflops(double value) { return ComputeRate::from_base(value * 1e12); }
-constexpr double in_teraflops(ComputeRate rate) { return rate.base() / 1e12; }
+constexpr ComputeRate teraflops(double value) {
+  return ComputeRate::from_base(value * 1e12);
+}
+constexpr double in_teraflops(ComputeRate rate) {
+  return rate.base() / 1e12;
+}
 
-constexpr Voltage volts(double value) { return Voltage::from_base(value); }
-constexpr Current amperes(double value) { return Current::from_base(value); }
-constexpr Money usd(double value) { return Money::from_base(value); }
-constexpr double in_usd(Money money) { return money.base(); }
-constexpr EnergyPrice usd_per_kwh(double value) { return EnergyPrice::from_base(value); }
-constexpr RackSpace rack_units(double value) { return RackSpace::from_base(value); }
-constexpr double in_rack_units(RackSpace space) { return space.base(); }
+constexpr Voltage volts(double value) {
+  return Voltage::from_base(value);
+}
+constexpr Current amperes(double value) {
+  return Current::from_base(value);
+}
+constexpr Money usd(double value) {
+  return Money::from_base(value);
+}
+constexpr double in_usd(Money money) {
+  return money.base();
+}
+constexpr EnergyPrice usd_per_kwh(double value) {
+  return EnergyPrice::from_base(value);
+}
+constexpr RackSpace rack_units(double value) {
+  return RackSpace::from_base(value);
+}
+constexpr double in_rack_units(RackSpace space) {
+  return space.base();
+}
 
 // Readable text for reports and messages: "10.2 kW", "8 U", "30 m", "400 Gb/s".
 [[nodiscard]] std::string format_power(Power power);
@@ -107,8 +147,10 @@ constexpr double in_rack_units(RackSpace space) { return space.base(); }
 [[nodiscard]] std::string_view dimension_name(Dimension dimension);
 [[nodiscard]] std::string_view dimension_example(Dimension dimension);
 
-// Parses "<number> <unit>" into the base unit of `expected`. Returns the value or a message saying what is wrong.
-[[nodiscard]] std::variant<double, std::string> parse_quantity_text(std::string_view text, Dimension expected);
+// Parses "<number> <unit>" into the base unit of `expected`. Returns the value or a message saying what is
+// wrong.
+[[nodiscard]] std::variant<double, std::string> parse_quantity_text(std::string_view text,
+                                                                    Dimension expected);
 
 template <class Q>
 [[nodiscard]] std::variant<Q, std::string> parse_quantity(std::string_view text) {

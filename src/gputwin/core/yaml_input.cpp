@@ -29,7 +29,9 @@ std::string quoted_list(std::initializer_list<std::string_view> words) {
 YamlField::YamlField(YAML::Node node, std::string file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
-SourceLocation YamlField::location() const { return location_of(node_.Mark(), file_); }
+SourceLocation YamlField::location() const {
+  return location_of(node_.Mark(), file_);
+}
 
 void YamlField::fail(const std::string& message) const {
   throw InputFailure(InputError{location(), path_, message});
@@ -100,7 +102,8 @@ void YamlField::expect_keys(std::initializer_list<std::string_view> allowed) con
       throw InputFailure(InputError{where, child_path(key), "field given twice"});
     }
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      throw InputFailure(InputError{where, child_path(key), "unknown field; expected one of " + quoted_list(allowed)});
+      throw InputFailure(
+          InputError{where, child_path(key), "unknown field; expected one of " + quoted_list(allowed)});
     }
   }
 }
@@ -174,8 +177,9 @@ std::string YamlField::one_of(std::initializer_list<std::string_view> choices) c
 }
 
 double YamlField::quantity_base(Dimension dimension) const {
-  if (!node_.IsScalar()) fail("expected " + std::string(dimension_name(dimension)) + " such as '" +
-                              std::string(dimension_example(dimension)) + "'");
+  if (!node_.IsScalar())
+    fail("expected " + std::string(dimension_name(dimension)) + " such as '" +
+         std::string(dimension_example(dimension)) + "'");
   auto parsed = parse_quantity_text(node_.Scalar(), dimension);
   if (auto* message = std::get_if<std::string>(&parsed)) fail(*message);
   return std::get<double>(parsed);

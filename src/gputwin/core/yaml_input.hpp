@@ -36,8 +36,9 @@ class YamlField {
 
   [[nodiscard]] bool has(std::string_view key) const;
   [[nodiscard]] YamlField child(std::string_view key) const;  // missing key is an error
-  [[nodiscard]] std::optional<YamlField> optional_child(std::string_view key) const;  // absent or null -> empty
-  [[nodiscard]] std::vector<YamlField> items() const;  // a sequence's elements
+  [[nodiscard]] std::optional<YamlField> optional_child(
+      std::string_view key) const;                                               // absent or null -> empty
+  [[nodiscard]] std::vector<YamlField> items() const;                            // a sequence's elements
   [[nodiscard]] std::vector<std::pair<std::string, YamlField>> entries() const;  // a map's keys and values
 
   [[nodiscard]] std::string text() const;
@@ -80,7 +81,7 @@ class YamlField {
 
 class YamlDocument {
  public:
-  static YamlDocument load(const std::string& path);                 // throws InputFailure
+  static YamlDocument load(const std::string& path);                     // throws InputFailure
   static YamlDocument parse(const std::string& text, std::string name);  // throws InputFailure
   [[nodiscard]] YamlField root() const { return {root_, name_, ""}; }
 

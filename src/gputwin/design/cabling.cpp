@@ -70,8 +70,8 @@ class CableRouter {
       if (cable.medium != medium || cable.speed < speed) continue;
       const auto fit = std::lower_bound(cable.lengths.begin(), cable.lengths.end(), length);
       if (fit == cable.lengths.end()) continue;
-      const bool better = best == nullptr || cable.speed < best->speed ||
-                          (cable.speed == best->speed && *fit < best_length);
+      const bool better =
+          best == nullptr || cable.speed < best->speed || (cable.speed == best->speed && *fit < best_length);
       if (better) {
         best = &cable;
         best_length = *fit;
@@ -136,23 +136,27 @@ class CableRouter {
       bundle.medium = choice->medium;
       bundle.cable_part = choice->cable->info.id;
       bundle.cable_length = choice->cable_length;
-      if (choice->transceiver_a >= 0) ports_by_device_and_part[{bundle.device_a, choice->transceiver_a}] += bundle.links;
-      if (choice->transceiver_b >= 0) ports_by_device_and_part[{bundle.device_b, choice->transceiver_b}] += bundle.links;
+      if (choice->transceiver_a >= 0)
+        ports_by_device_and_part[{bundle.device_a, choice->transceiver_a}] += bundle.links;
+      if (choice->transceiver_b >= 0)
+        ports_by_device_and_part[{bundle.device_b, choice->transceiver_b}] += bundle.links;
     }
     const auto& parts = catalog_.all<Transceiver>();
     for (const auto& [key, ports] : ports_by_device_and_part) {
       const auto& [device, part] = key;
       const Transceiver& module = parts[part];
       const PortEnd end = end_of(cluster_.devices[device], fabric);
-      // A module serves min(its ports, the cage's ports) links: a single-port module in a twin-port cage serves one.
+      // A module serves min(its ports, the cage's ports) links: a single-port module in a twin-port cage
+      // serves one.
       const int links_per_module = std::max(1, std::min(module.ports, end.ports_per_cage));
       fabric.transceivers[end.end_class][module.info.id] += (ports + links_per_module - 1) / links_per_module;
     }
     if (unreachable > 0) {
       cluster_.warnings.push_back(
-          {"link-beyond-reach", std::to_string(unreachable) + " " + role_name(fabric.role) +
-                                    " links (longest " + format_length(longest_unreachable) +
-                                    ") are beyond the reach of every allowed cable and transceiver in the catalog"});
+          {"link-beyond-reach",
+           std::to_string(unreachable) + " " + role_name(fabric.role) + " links (longest " +
+               format_length(longest_unreachable) +
+               ") are beyond the reach of every allowed cable and transceiver in the catalog"});
     }
   }
 

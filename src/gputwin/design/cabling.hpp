@@ -1,11 +1,13 @@
-// Gives every link a routed length, a medium and parts: cable at an orderable length, transceivers at both ends.
+// Gives every link a routed length, a medium and parts: cable at an orderable length, transceivers at both
+// ends.
 //
 //   route_cables(spec, catalog, cluster);   // after place_devices(); fills bundles and fabric.transceivers
 //
 // Length: up from each device to the overhead tray, along rows and across them (Manhattan), down to the other
 // device, plus slack; within one rack, just the vertical run plus slack. Medium: the first of passive copper,
 // active copper, multimode fiber, single-mode fiber (in that order, or the spec's allowed list) whose parts
-// reach; RJ45 ports use twisted pair. A link nothing reaches is left without medium and reported as a warning.
+// reach; RJ45 ports use twisted pair. A link nothing reaches is left without medium and reported as a
+// warning.
 #pragma once
 
 #include "gputwin/catalog/catalog.hpp"

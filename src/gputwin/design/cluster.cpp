@@ -6,29 +6,40 @@ namespace gputwin {
 
 const char* device_kind_name(DeviceKind kind) {
   switch (kind) {
-    case DeviceKind::node: return "node";
-    case DeviceKind::network_switch: return "switch";
-    case DeviceKind::appliance: return "appliance";
-    case DeviceKind::server: return "server";
+    case DeviceKind::node:
+      return "node";
+    case DeviceKind::network_switch:
+      return "switch";
+    case DeviceKind::appliance:
+      return "appliance";
+    case DeviceKind::server:
+      return "server";
   }
   return "?";
 }
 
 const char* rack_kind_name(RackKind kind) {
   switch (kind) {
-    case RackKind::compute: return "compute";
-    case RackKind::network: return "network";
-    case RackKind::management: return "management";
+    case RackKind::compute:
+      return "compute";
+    case RackKind::network:
+      return "network";
+    case RackKind::management:
+      return "management";
   }
   return "?";
 }
 
 const char* tier_name(Tier tier) {
   switch (tier) {
-    case Tier::endpoint: return "node";
-    case Tier::leaf: return "leaf";
-    case Tier::spine: return "spine";
-    case Tier::core: return "core";
+    case Tier::endpoint:
+      return "node";
+    case Tier::leaf:
+      return "leaf";
+    case Tier::spine:
+      return "spine";
+    case Tier::core:
+      return "core";
   }
   return "?";
 }
@@ -50,12 +61,14 @@ int Fabric::transceivers_at(const std::string& end) const {
 }
 
 const Fabric* Cluster::fabric(NetworkRole role) const {
-  const auto found = std::find_if(fabrics.begin(), fabrics.end(), [&](const Fabric& f) { return f.role == role; });
+  const auto found =
+      std::find_if(fabrics.begin(), fabrics.end(), [&](const Fabric& f) { return f.role == role; });
   return found == fabrics.end() ? nullptr : &*found;
 }
 
 int Cluster::racks_of(RackKind kind) const {
-  return static_cast<int>(std::count_if(racks.begin(), racks.end(), [&](const Rack& r) { return r.kind == kind; }));
+  return static_cast<int>(
+      std::count_if(racks.begin(), racks.end(), [&](const Rack& r) { return r.kind == kind; }));
 }
 
 }  // namespace gputwin

@@ -83,16 +83,19 @@ struct Fabric {
   int leaf_downlinks = 0;
   int leaf_uplinks = 0;
   int pods = 0;
-  bool leaves_in_node_racks = false;  // top-of-rack leaves share racks with the nodes they serve
+  bool leaves_in_node_racks = false;         // top-of-rack leaves share racks with the nodes they serve
   std::array<std::vector<int>, 4> switches;  // devices per tier (index by Tier)
   std::vector<LinkBundle> bundles;
   int ports_total = 0;
   int ports_used = 0;
 
   // Transceivers by where they sit, then by part.
-  std::map<std::string, std::map<std::string, int>> transceivers;  // "switch" | "node" | "appliance" -> part -> n
+  std::map<std::string, std::map<std::string, int>>
+      transceivers;  // "switch" | "node" | "appliance" -> part -> n
 
-  [[nodiscard]] int switches_in(Tier tier) const { return static_cast<int>(switches[static_cast<int>(tier)].size()); }
+  [[nodiscard]] int switches_in(Tier tier) const {
+    return static_cast<int>(switches[static_cast<int>(tier)].size());
+  }
   [[nodiscard]] int links_between(Tier lower, Tier upper) const;
   [[nodiscard]] int transceivers_at(const std::string& end) const;
   [[nodiscard]] double blocking_ratio() const {

@@ -27,7 +27,8 @@ class Designer {
     cluster_.node_system = spec_.node_system;
     cluster_.nodes = spec_.node_count;
     cluster_.gpus = spec_.node_count * system.accelerators;
-    for (int n = 0; n < spec_.node_count; ++n) add_system_device(system, DeviceKind::node, numbered("node", n + 1, spec_.node_count));
+    for (int n = 0; n < spec_.node_count; ++n)
+      add_system_device(system, DeviceKind::node, numbered("node", n + 1, spec_.node_count));
     for (const auto& request : spec_.management_servers) {
       const System& server = catalog_.get<System>(request.system);
       for (int n = 0; n < request.count; ++n) {
@@ -63,7 +64,8 @@ class Designer {
       const Appliance& appliance = catalog_.get<Appliance>(request.appliance);
       for (int n = 0; n < request.count; ++n) {
         Device device;
-        device.name = numbered(std::string(role_name(fabric.role)) + "-" + request.appliance, n + 1, request.count);
+        device.name =
+            numbered(std::string(role_name(fabric.role)) + "-" + request.appliance, n + 1, request.count);
         device.kind = DeviceKind::appliance;
         device.part = appliance.info.id;
         device.height = appliance.rack_units;
@@ -74,7 +76,8 @@ class Designer {
     }
   }
 
-  // Ports a device has on a fabric of `role`; switches and devices without a listed NIC have one management port.
+  // Ports a device has on a fabric of `role`; switches and devices without a listed NIC have one management
+  // port.
   int ports_on(const Device& device, NetworkRole role) const {
     const Nics* nics = nullptr;
     if (const auto* system = catalog_.find<System>(device.part)) nics = &system->nics;
@@ -96,22 +99,25 @@ class Designer {
       const int ports = ports_on(device, fabric.role);
       if (ports == 0) continue;
       const bool own_appliance = d >= first_appliance;
-      const bool joins = device.kind == DeviceKind::node || own_appliance || fabric.role == NetworkRole::oob ||
+      const bool joins = device.kind == DeviceKind::node || own_appliance ||
+                         fabric.role == NetworkRole::oob ||
                          (device.kind == DeviceKind::server && fabric.role == NetworkRole::inband);
       if (!joins) continue;
       (device.kind == DeviceKind::node ? nodes : others).push_back({static_cast<int>(d), ports});
     }
-    return build_fabric(fabric, spec_, catalog_.get<Switch>(fabric.switch_id), nodes, others, cluster_.devices);
+    return build_fabric(fabric, spec_, catalog_.get<Switch>(fabric.switch_id), nodes, others,
+                        cluster_.devices);
   }
 
   void warn_about_fabrics() {
     for (const auto& fabric : cluster_.fabrics) {
       const std::string name = role_name(fabric.role);
       if (fabric.blocking_ratio() > 1.0 + 1e-9) {
-        cluster_.warnings.push_back({"blocking-fabric", "the " + name + " fabric's leaves have " +
-                                                            std::to_string(fabric.leaf_downlinks) + " downlinks for " +
-                                                            std::to_string(fabric.leaf_uplinks) + " uplinks (" +
-                                                            format_number(fabric.blocking_ratio(), 2) + ":1 blocking)"});
+        cluster_.warnings.push_back(
+            {"blocking-fabric", "the " + name + " fabric's leaves have " +
+                                    std::to_string(fabric.leaf_downlinks) + " downlinks for " +
+                                    std::to_string(fabric.leaf_uplinks) + " uplinks (" +
+                                    format_number(fabric.blocking_ratio(), 2) + ":1 blocking)"});
       }
       const int unused = fabric.ports_total - fabric.ports_used;
       if (unused > 0) {

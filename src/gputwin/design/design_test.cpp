@@ -28,10 +28,11 @@ std::map<int, int> ports_by_switch(const Fabric& fabric) {
   return ports;
 }
 
-// The structural promises of a fat tree: no switch over its radix, every lower switch wired with the same number
-// of links to every upper switch it reaches, and leaves reaching every spine of their pod.
+// The structural promises of a fat tree: no switch over its radix, every lower switch wired with the same
+// number of links to every upper switch it reaches, and leaves reaching every spine of their pod.
 void expect_well_formed(const Fabric& fabric) {
-  for (const auto& [device, ports] : ports_by_switch(fabric)) EXPECT_LE(ports, fabric.radix) << "switch " << device;
+  for (const auto& [device, ports] : ports_by_switch(fabric))
+    EXPECT_LE(ports, fabric.radix) << "switch " << device;
   std::map<std::pair<Tier, Tier>, std::set<int>> link_counts;
   std::map<int, std::set<int>> uppers_of;
   for (const auto& bundle : fabric.bundles) {
@@ -97,11 +98,11 @@ TEST_P(RailOptimizedAtAnyRadix, CountsFollowTheRulesAtEverySize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Radices, RailOptimizedAtAnyRadix,
-                         ::testing::Values(RadixCase{"qm9700", "400 Gb/s", 64}, RadixCase{"qm9700", "200 Gb/s", 128},
-                                           RadixCase{"sn5600", "400 Gb/s", 128},
-                                           RadixCase{"q3400", "800 Gb/s", 144}),
-                         [](const auto& info) { return info.param.switch_id + "_" + std::to_string(info.param.radix); });
+INSTANTIATE_TEST_SUITE_P(
+    Radices, RailOptimizedAtAnyRadix,
+    ::testing::Values(RadixCase{"qm9700", "400 Gb/s", 64}, RadixCase{"qm9700", "200 Gb/s", 128},
+                      RadixCase{"sn5600", "400 Gb/s", 128}, RadixCase{"q3400", "800 Gb/s", 144}),
+    [](const auto& info) { return info.param.switch_id + "_" + std::to_string(info.param.radix); });
 
 TEST(FabricRules, OversubscribedTopOfRackLeaves) {
   const std::string yaml = R"(name: blocking
@@ -112,7 +113,8 @@ facility: {rack_power_limit: 20 kW, pdu: px3-5878i2r, pdu_redundancy: 2n, coolin
 )";
   const Cluster cluster = plan_text(yaml);
   const Fabric& fabric = *cluster.fabric(NetworkRole::compute);
-  const int ports_per_node = testing::bundled_catalog().get<System>("pcie-8gpu-l40s").nics.at(NetworkRole::compute).ports;
+  const int ports_per_node =
+      testing::bundled_catalog().get<System>("pcie-8gpu-l40s").nics.at(NetworkRole::compute).ports;
   const int downlinks = 64 * 2 / 3;  // floor: 42 of 64 ports face nodes at 2:1
   const int nodes_per_leaf = downlinks / ports_per_node;
   EXPECT_EQ(fabric.leaf_downlinks, nodes_per_leaf * ports_per_node);
@@ -158,7 +160,8 @@ TEST(Cabling, LengthFollowsTheTrayRoute) {
   high.height = rack_units(1);  // centre 40.5 U up
   const double unit = 0.04445;
   const double rack_top = 48 * unit;
-  EXPECT_NEAR(in_metres(link_length(layout, rack_units(48), first, low, first, high)), (40.5 - 4) * unit + 2.0, 1e-9);
+  EXPECT_NEAR(in_metres(link_length(layout, rack_units(48), first, low, first, high)),
+              (40.5 - 4) * unit + 2.0, 1e-9);
   const double expected = (rack_top - 4 * unit) + 0.3 + 3 * 0.6 + 2.4 + 0.3 + (rack_top - 40.5 * unit) + 2.0;
   EXPECT_NEAR(in_metres(link_length(layout, rack_units(48), first, low, far, high)), expected, 1e-9);
 }
@@ -217,7 +220,8 @@ TEST(Cabling, LinksNothingReachesAreWarnedAbout) {
 
 TEST(Power, PdusPerRedundancyScheme) {
   const Power circuit = kilowatts(34.5);
-  EXPECT_EQ(pdus_for(kilowatts(40.8), circuit, PduRedundancy::n_plus_1), 3);  // the SuperPOD's 3 PDUs per rack
+  EXPECT_EQ(pdus_for(kilowatts(40.8), circuit, PduRedundancy::n_plus_1),
+            3);  // the SuperPOD's 3 PDUs per rack
   EXPECT_EQ(pdus_for(kilowatts(40.8), circuit, PduRedundancy::two_n), 4);
   EXPECT_EQ(pdus_for(kilowatts(5), circuit, PduRedundancy::n_plus_1), 2);  // still one per feed
   EXPECT_EQ(pdus_for(kilowatts(5), circuit, PduRedundancy::two_n), 2);
@@ -249,7 +253,8 @@ TEST(Costs, TcoIsCapexPlusEnergyAndSupportOverTheLifetime) {
     if (line.unit_price) capex += in_usd(*line.unit_price) * line.count;
   }
   EXPECT_NEAR(in_usd(costs.capex), capex, 1e-3);
-  const auto nodes = std::find_if(cluster.bom.begin(), cluster.bom.end(), [](const BomLine& l) { return l.part == "dgx-h100"; });
+  const auto nodes = std::find_if(cluster.bom.begin(), cluster.bom.end(),
+                                  [](const BomLine& l) { return l.part == "dgx-h100"; });
   ASSERT_NE(nodes, cluster.bom.end());
   EXPECT_EQ(nodes->count, 12500);
   const double energy = in_kilowatts(cluster.power.facility_typical) * 365.25 * 24 * 0.0779;

@@ -71,8 +71,7 @@ std::string rail_spec(const RailSpec& spec) {
        << "    link_speed: " << spec.link_speed << "\n"
        << "    scalable_unit: " << spec.scalable_unit << "\n"
        << "    oversubscription: \"" << spec.oversubscription << "\"\n"
-       << spec.extra_compute
-       << "facility:\n"
+       << spec.extra_compute << "facility:\n"
        << "  rack_power_limit: 60 kW\n"
        << "  max_nodes_per_rack: 4\n"
        << "  pdu: px3-5878i2r\n"

@@ -23,12 +23,14 @@ int uplinks_for(int downlinks, double oversubscription) {
                              const std::string& message) {
   const std::string path = std::string("fabrics.") + role_name(spec.role) + "." + field;
   const auto found = cluster.locations.find(path);
-  throw InputFailure(InputError{found != cluster.locations.end() ? found->second : spec.where, path, message});
+  throw InputFailure(
+      InputError{found != cluster.locations.end() ? found->second : spec.where, path, message});
 }
 
 class FabricAssembler {
  public:
-  FabricAssembler(const FabricSpec& spec, const ClusterSpec& cluster, const Switch& part, std::vector<Device>& devices)
+  FabricAssembler(const FabricSpec& spec, const ClusterSpec& cluster, const Switch& part,
+                  std::vector<Device>& devices)
       : spec_(spec), cluster_(cluster), part_(part), devices_(devices) {
     fabric_.role = spec.role;
     fabric_.topology = spec.topology == FabricTopology::rail_optimized ? "rail_optimized" : "leaf_spine";
@@ -38,7 +40,8 @@ class FabricAssembler {
     fabric_.leaves_in_node_racks = spec.topology == FabricTopology::leaf_spine && spec.leaves_in_node_racks;
   }
 
-  Fabric rail_optimized(const std::vector<FabricEndpoint>& nodes, const std::vector<FabricEndpoint>& appliances) {
+  Fabric rail_optimized(const std::vector<FabricEndpoint>& nodes,
+                        const std::vector<FabricEndpoint>& appliances) {
     const int radix = fabric_.radix;
     const int rails = nodes.empty() ? 1 : nodes.front().ports;
     const int su_nodes = spec_.scalable_unit_nodes > 0 ? spec_.scalable_unit_nodes
@@ -66,14 +69,15 @@ class FabricAssembler {
     std::vector<int> leaves;
     for (int unit = 0; unit < units; ++unit) {
       for (int rail = 0; rail < rails; ++rail) {
-        leaves.push_back(add_switch(Tier::leaf, "su" + std::to_string(unit + 1) + "-rail" + std::to_string(rail + 1),
-                                    unit));
+        leaves.push_back(add_switch(
+            Tier::leaf, "su" + std::to_string(unit + 1) + "-rail" + std::to_string(rail + 1), unit));
       }
     }
     for (int k = 0; k < node_count; ++k) {
       const int unit = k / su_nodes;
       devices_[nodes[k].device].placement_group = unit;
-      for (int rail = 0; rail < rails; ++rail) connect(nodes[k].device, Tier::endpoint, leaves[unit * rails + rail], 1);
+      for (int rail = 0; rail < rails; ++rail)
+        connect(nodes[k].device, Tier::endpoint, leaves[unit * rails + rail], 1);
     }
     int link = 0;
     for (const auto& appliance : appliances) {
@@ -92,16 +96,18 @@ class FabricAssembler {
     int total_ports = node_ports * static_cast<int>(nodes.size());
     for (const auto& appliance : appliances) total_ports += appliance.ports;
     if (node_ports > radix) {
-      impossible(cluster_, spec_, "switch", "a node has " + std::to_string(node_ports) + " ports on this fabric but " +
-                                                part_.info.id + " has only " + std::to_string(radix));
+      impossible(cluster_, spec_, "switch",
+                 "a node has " + std::to_string(node_ports) + " ports on this fabric but " + part_.info.id +
+                     " has only " + std::to_string(radix));
     }
     const bool single_switch = total_ports <= radix;
     const int downlinks = single_switch ? radix : downlinks_for(radix, spec_.oversubscription);
     const int nodes_per_leaf = downlinks / node_ports;
     if (nodes_per_leaf == 0) {
       impossible(cluster_, spec_, "oversubscription",
-                 "a leaf keeps " + std::to_string(downlinks) + " downlinks at " + spec_.oversubscription_text +
-                     ", fewer than one node's " + std::to_string(node_ports) + " ports");
+                 "a leaf keeps " + std::to_string(downlinks) + " downlinks at " +
+                     spec_.oversubscription_text + ", fewer than one node's " + std::to_string(node_ports) +
+                     " ports");
     }
     const int used_downlinks = nodes_per_leaf * node_ports;
     const int uplinks = single_switch ? 0 : uplinks_for(used_downlinks, spec_.oversubscription);
@@ -118,9 +124,11 @@ class FabricAssembler {
       free_on_leaf -= ports;
       return leaves.back();
     };
-    for (const auto& node : nodes) connect(node.device, Tier::endpoint, leaf_with_room(node.ports), node.ports);
+    for (const auto& node : nodes)
+      connect(node.device, Tier::endpoint, leaf_with_room(node.ports), node.ports);
     for (const auto& appliance : appliances) {
-      for (int port = 0; port < appliance.ports; ++port) connect(appliance.device, Tier::endpoint, leaf_with_room(1), 1);
+      for (int port = 0; port < appliance.ports; ++port)
+        connect(appliance.device, Tier::endpoint, leaf_with_room(1), 1);
     }
     if (single_switch) {
       fabric_.tiers = leaves.empty() ? 0 : 1;
@@ -175,7 +183,8 @@ class FabricAssembler {
 
   void two_tiers(const std::vector<int>& leaves, int uplinks) {
     const int leaf_count = static_cast<int>(leaves.size());
-    const int spines = smallest_divisor_at_least(uplinks, ceil_div(1LL * leaf_count * uplinks, fabric_.radix));
+    const int spines =
+        smallest_divisor_at_least(uplinks, ceil_div(1LL * leaf_count * uplinks, fabric_.radix));
     fabric_.tiers = 2;
     fabric_.pods = 1;
     const int links = uplinks / spines;
@@ -192,33 +201,38 @@ class FabricAssembler {
     // A pod is as many leaves as its spines can take with one link per leaf, in whole scalable units.
     const int pod_leaves = (spine_down / rails) * rails;
     if (pod_leaves == 0) {
-      impossible(cluster_, spec_, "switch", "a spine of " + part_.info.id + " cannot hold one scalable unit's " +
-                                                std::to_string(rails) + " leaves");
+      impossible(cluster_, spec_, "switch",
+                 "a spine of " + part_.info.id + " cannot hold one scalable unit's " + std::to_string(rails) +
+                     " leaves");
     }
     const int leaf_count = static_cast<int>(leaves.size());
     const int pods = ceil_div(leaf_count, pod_leaves);
-    const int pod_spines = smallest_divisor_at_least(uplinks, ceil_div(1LL * pod_leaves * uplinks, spine_down));
+    const int pod_spines =
+        smallest_divisor_at_least(uplinks, ceil_div(1LL * pod_leaves * uplinks, spine_down));
     const int plane_cores = smallest_divisor_at_least(spine_up, ceil_div(1LL * pods * spine_up, radix));
     if (plane_cores == 0 || pod_spines == 0) {
       impossible(cluster_, spec_, "switch",
-                 std::to_string(leaf_count) + " leaves need " + std::to_string(pods) + " pods, more than a core of " +
-                     part_.info.id + " (" + std::to_string(radix) + " ports) can join in three tiers");
+                 std::to_string(leaf_count) + " leaves need " + std::to_string(pods) +
+                     " pods, more than a core of " + part_.info.id + " (" + std::to_string(radix) +
+                     " ports) can join in three tiers");
     }
     fabric_.tiers = 3;
     fabric_.pods = pods;
     std::vector<int> cores;
     for (int plane = 0; plane < pod_spines; ++plane) {
       for (int c = 0; c < plane_cores; ++c) {
-        cores.push_back(add_switch(Tier::core, "plane" + std::to_string(plane + 1) + "-" + std::to_string(c + 1), -1));
+        cores.push_back(
+            add_switch(Tier::core, "plane" + std::to_string(plane + 1) + "-" + std::to_string(c + 1), -1));
       }
     }
     for (int pod = 0; pod < pods; ++pod) {
       for (int plane = 0; plane < pod_spines; ++plane) {
-        const int spine = add_switch(
-            Tier::spine, "pod" + std::to_string(pod + 1) + "-" + std::to_string(plane + 1), -1);
+        const int spine =
+            add_switch(Tier::spine, "pod" + std::to_string(pod + 1) + "-" + std::to_string(plane + 1), -1);
         const int first = pod * pod_leaves;
         const int last = std::min(leaf_count, first + pod_leaves);
-        for (int leaf = first; leaf < last; ++leaf) connect(leaves[leaf], Tier::leaf, spine, uplinks / pod_spines);
+        for (int leaf = first; leaf < last; ++leaf)
+          connect(leaves[leaf], Tier::leaf, spine, uplinks / pod_spines);
         for (int c = 0; c < plane_cores; ++c) {
           connect(spine, Tier::spine, cores[plane * plane_cores + c], spine_up / plane_cores);
         }

@@ -30,7 +30,8 @@ struct FabricEndpoint {
 // Throws InputFailure (located at the spec field that makes the fabric impossible).
 [[nodiscard]] Fabric build_fabric(const FabricSpec& spec, const ClusterSpec& cluster, const Switch& part,
                                   const std::vector<FabricEndpoint>& nodes,
-                                  const std::vector<FabricEndpoint>& appliances, std::vector<Device>& devices);
+                                  const std::vector<FabricEndpoint>& appliances,
+                                  std::vector<Device>& devices);
 
 // Smallest d >= at_least that divides n; 0 when there is none (at_least > n).
 [[nodiscard]] int smallest_divisor_at_least(int n, int at_least);

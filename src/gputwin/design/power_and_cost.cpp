@@ -24,7 +24,8 @@ void size_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluste
   // Compute racks are one rack type, provisioned alike: a short last rack gets the PDUs of a full one.
   Power compute_rack_design_load;
   for (const auto& rack : cluster.racks) {
-    if (rack.kind == RackKind::compute) compute_rack_design_load = std::max(compute_rack_design_load, rack.power_max);
+    if (rack.kind == RackKind::compute)
+      compute_rack_design_load = std::max(compute_rack_design_load, rack.power_max);
   }
   for (auto& rack : cluster.racks) {
     const Power provisioned = rack.kind == RackKind::compute ? compute_rack_design_load : rack.power_max;
@@ -33,9 +34,9 @@ void size_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluste
     power.it_max += rack.power_max;
     power.it_typical += rack.power_typical;
     if (rack.power_max > facility.rack_power_limit) {
-      cluster.warnings.push_back({"rack-over-limit", rack.name + " draws up to " + format_power(rack.power_max) +
-                                                         ", over the rack limit of " +
-                                                         format_power(facility.rack_power_limit)});
+      cluster.warnings.push_back(
+          {"rack-over-limit", rack.name + " draws up to " + format_power(rack.power_max) +
+                                  ", over the rack limit of " + format_power(facility.rack_power_limit)});
     }
     if (rack.power_max > cooling.max_rack_power) {
       ++over_cooling;
@@ -43,18 +44,19 @@ void size_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluste
     }
   }
   if (over_cooling > 0) {
-    cluster.warnings.push_back({"rack-over-cooling", std::to_string(over_cooling) + " racks draw more (up to " +
-                                                         format_power(hottest) + ") than " + cooling.info.id +
-                                                         " removes per rack (" + format_power(cooling.max_rack_power) +
-                                                         ")"});
+    cluster.warnings.push_back({"rack-over-cooling", std::to_string(over_cooling) +
+                                                         " racks draw more (up to " + format_power(hottest) +
+                                                         ") than " + cooling.info.id + " removes per rack (" +
+                                                         format_power(cooling.max_rack_power) + ")"});
   }
   power.facility_max = power.it_max * facility.pue;
   power.facility_typical = power.it_typical * facility.pue;
   power.cooling_load = power.it_max;
   power.typical_from_max = !catalog.get<System>(spec.node_system).power_typical.has_value();
   if (power.typical_from_max) {
-    cluster.warnings.push_back({"typical-power-unknown", "the catalog has no typical power for " + spec.node_system +
-                                                             "; energy and typical figures use its maximum power"});
+    cluster.warnings.push_back(
+        {"typical-power-unknown", "the catalog has no typical power for " + spec.node_system +
+                                      "; energy and typical figures use its maximum power"});
   }
 }
 
@@ -67,7 +69,8 @@ class BomBuilder {
 
   void build() {
     for (const auto& device : cluster_.devices) {
-      const char* category = device.kind == DeviceKind::network_switch ? "switch" : device_kind_name(device.kind);
+      const char* category =
+          device.kind == DeviceKind::network_switch ? "switch" : device_kind_name(device.kind);
       add(device.part, category, "", 1);
     }
     for (const auto& fabric : cluster_.fabrics) {
@@ -76,13 +79,15 @@ class BomBuilder {
       }
       for (const auto& bundle : fabric.bundles) {
         if (bundle.cable_part.empty()) continue;
-        add(bundle.cable_part, "cable", format_length(bundle.cable_length), bundle.links, in_metres(bundle.cable_length));
+        add(bundle.cable_part, "cable", format_length(bundle.cable_length), bundle.links,
+            in_metres(bundle.cable_length));
       }
     }
     int pdus = 0;
     for (const auto& rack : cluster_.racks) pdus += rack.pdus;
     add(spec_.facility.pdu, "pdu", "", pdus);
-    add("rack", "rack", format_rack_units(spec_.facility.rack_units), static_cast<int>(cluster_.racks.size()));
+    add("rack", "rack", format_rack_units(spec_.facility.rack_units),
+        static_cast<int>(cluster_.racks.size()));
     for (auto& [key, line] : lines_) cluster_.bom.push_back(line);
     price();
   }
@@ -106,8 +111,8 @@ class BomBuilder {
   }
 
   static int category_rank(const std::string& category) {
-    static const std::vector<std::string> kOrder{"node", "server", "appliance", "switch", "transceiver",
-                                                 "cable", "pdu", "rack"};
+    static const std::vector<std::string> kOrder{"node",        "server", "appliance", "switch",
+                                                 "transceiver", "cable",  "pdu",       "rack"};
     return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), category) - kOrder.begin());
   }
 

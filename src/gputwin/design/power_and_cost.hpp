@@ -3,10 +3,10 @@
 //   size_power(spec, catalog, cluster);   // after place_devices(): PDUs per rack, IT and facility power
 //   build_bom(spec, catalog, cluster);    // after route_cables(): parts and counts, capex, energy, TCO
 //
-// PDUs: each PDU is fed by one circuit of the spec's PDU part, alternating A and B feeds. "2n": each feed alone
-// carries the rack (twice the PDUs one feed needs); "n_plus_1": losing any one PDU still carries the rack, with
-// at least one PDU per feed. TCO = capex + lifetime x (energy + support); energy = typical IT power x PUE x hours
-// x price; support = a yearly fraction of capex.
+// PDUs: each PDU is fed by one circuit of the spec's PDU part, alternating A and B feeds. "2n": each feed
+// alone carries the rack (twice the PDUs one feed needs); "n_plus_1": losing any one PDU still carries the
+// rack, with at least one PDU per feed. TCO = capex + lifetime x (energy + support); energy = typical IT
+// power x PUE x hours x price; support = a yearly fraction of capex.
 #pragma once
 
 #include "gputwin/catalog/catalog.hpp"

@@ -5,7 +5,6 @@
 #include <map>
 #include <set>
 
-
 namespace gputwin {
 namespace {
 
@@ -19,7 +18,8 @@ class RackPlacer {
     for (const auto& fabric : cluster_.fabrics) {
       if (fabric.role == NetworkRole::compute) {
         for (const Tier tier : {Tier::spine, Tier::core}) {
-          for (const int device : fabric.switches[static_cast<int>(tier)]) upper_tier_of_compute[device] = true;
+          for (const int device : fabric.switches[static_cast<int>(tier)])
+            upper_tier_of_compute[device] = true;
         }
       }
       if (!fabric.leaves_in_node_racks || fabric.tiers < 2) continue;
@@ -29,7 +29,8 @@ class RackPlacer {
     place_top_of_rack_leaves(leaf_of_top_of_rack);
     for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
       if (cluster_.devices[d].rack >= 0) continue;
-      place_in_open_rack(static_cast<int>(d), upper_tier_of_compute[d] ? RackKind::network : RackKind::management);
+      place_in_open_rack(static_cast<int>(d),
+                         upper_tier_of_compute[d] ? RackKind::network : RackKind::management);
     }
     for (std::size_t r = 0; r < cluster_.racks.size(); ++r) {
       const int per_row = spec_.facility.layout.racks_per_row;
@@ -45,7 +46,8 @@ class RackPlacer {
     if (by_power == 0) {
       throw InputFailure({spec_.where("facility.rack_power_limit"), "facility.rack_power_limit",
                           "one " + node.part + " draws up to " + format_power(node.power_max) +
-                              ", more than the rack power limit of " + format_power(facility.rack_power_limit)});
+                              ", more than the rack power limit of " +
+                              format_power(facility.rack_power_limit)});
     }
     const int by_space = static_cast<int>(std::floor(facility.rack_units / node.height + 1e-9));
     if (by_space == 0) {
@@ -158,6 +160,8 @@ class RackPlacer {
 
 }  // namespace
 
-void place_devices(const ClusterSpec& spec, Cluster& cluster) { RackPlacer(spec, cluster).place(); }
+void place_devices(const ClusterSpec& spec, Cluster& cluster) {
+  RackPlacer(spec, cluster).place();
+}
 
 }  // namespace gputwin

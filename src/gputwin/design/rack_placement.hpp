@@ -3,8 +3,9 @@
 //   place_devices(spec, cluster);   // fills cluster.racks and each device's rack and rack_unit
 //
 // Order, so racks near each other hold devices that talk to each other: for each scalable unit, its compute
-// racks then a network rack with its rail leaves; top-of-rack leaves in a rack of the nodes they serve when they
-// fit; then network racks for spines and cores, then management racks for appliances, servers and the rest.
+// racks then a network rack with its rail leaves; top-of-rack leaves in a rack of the nodes they serve when
+// they fit; then network racks for spines and cores, then management racks for appliances, servers and the
+// rest.
 #pragma once
 
 #include "gputwin/design/cluster.hpp"
@@ -12,7 +13,8 @@
 
 namespace gputwin {
 
-// Throws InputFailure when a device cannot fit in an empty rack (located at the facility field that forbids it).
+// Throws InputFailure when a device cannot fit in an empty rack (located at the facility field that forbids
+// it).
 void place_devices(const ClusterSpec& spec, Cluster& cluster);
 
 }  // namespace gputwin

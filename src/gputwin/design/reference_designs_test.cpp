@@ -1,5 +1,6 @@
-// The fabric rules must reproduce NVIDIA's published DGX SuperPOD counts exactly, from the example specs and from
-// generated specs for the larger published tables (data/reference/*.yaml holds the figures with their sources).
+// The fabric rules must reproduce NVIDIA's published DGX SuperPOD counts exactly, from the example specs and
+// from generated specs for the larger published tables (data/reference/*.yaml holds the figures with their
+// sources).
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -19,7 +20,9 @@ const Fabric& compute(const Cluster& cluster) {
   return fabric != nullptr ? *fabric : empty;
 }
 
-YAML::Node reference(const std::string& file) { return YAML::LoadFile(source_path("data/reference/" + file)); }
+YAML::Node reference(const std::string& file) {
+  return YAML::LoadFile(source_path("data/reference/" + file));
+}
 
 TEST(ReferenceDesigns, SuperPodTable4OneToFourScalableUnits) {
   const YAML::Node rows = reference("superpod-h100.yaml")["table_4_compute_fabric"]["rows"];
@@ -128,7 +131,8 @@ TEST_P(LargerPublishedTables, EveryRowComesOutExactly) {
   }
 }
 
-// Tables: 0 = DGX H100 Table 3, 1 = DGX B200, 4 = DGX B300 XDR (2 has no rows; 3 is a twin-plane Ethernet design).
+// Tables: 0 = DGX H100 Table 3, 1 = DGX B200, 4 = DGX B300 XDR (2 has no rows; 3 is a twin-plane Ethernet
+// design).
 INSTANTIATE_TEST_SUITE_P(SuperPod, LargerPublishedTables, ::testing::Values(0, 1, 4));
 
 }  // namespace

@@ -15,8 +15,9 @@ std::string nics_text(const Nics& nics) {
   std::string text;
   for (const auto& [role, group] : nics) {
     if (!text.empty()) text += "; ";
-    text += fmt::format("{} {} x {} ({}, {} per cage)", role_name(role), group.ports, format_data_rate(group.speed),
-                        group.cage.empty() ? "?" : group.cage, group.ports_per_cage);
+    text += fmt::format("{} {} x {} ({}, {} per cage)", role_name(role), group.ports,
+                        format_data_rate(group.speed), group.cage.empty() ? "?" : group.cage,
+                        group.ports_per_cage);
   }
   return text;
 }
@@ -24,15 +25,20 @@ std::string nics_text(const Nics& nics) {
 Lines figures(const Accelerator& part) {
   Lines lines{{"vendor", part.vendor}, {"form factor", part.form_factor}};
   for (const auto& [precision, rate] : part.dense_compute) {
-    lines.emplace_back("dense " + precision, rate ? format_number(in_teraflops(*rate), 1) + " TFLOP/s" : "not supported");
+    lines.emplace_back("dense " + precision,
+                       rate ? format_number(in_teraflops(*rate), 1) + " TFLOP/s" : "not supported");
   }
   lines.emplace_back("memory", format_number(in_gigabytes(part.memory), 0) + " GB " + part.memory_type);
-  lines.emplace_back("memory bandwidth", format_number(in_gigabytes_per_second(part.memory_bandwidth) / 1000, 3) + " TB/s");
+  lines.emplace_back("memory bandwidth",
+                     format_number(in_gigabytes_per_second(part.memory_bandwidth) / 1000, 3) + " TB/s");
   lines.emplace_back("TDP", format_power(part.tdp));
   if (part.scale_up) {
-    lines.emplace_back("scale-up", part.scale_up->type + (part.scale_up->bandwidth
-                                                              ? ", " + format_number(in_gigabytes_per_second(*part.scale_up->bandwidth), 0) + " GB/s"
-                                                              : ""));
+    lines.emplace_back(
+        "scale-up",
+        part.scale_up->type +
+            (part.scale_up->bandwidth
+                 ? ", " + format_number(in_gigabytes_per_second(*part.scale_up->bandwidth), 0) + " GB/s"
+                 : ""));
   }
   if (part.host_link) lines.emplace_back("host link", part.host_link->type);
   if (!part.mig_profile_set.empty()) lines.emplace_back("MIG", part.mig_profile_set);
@@ -40,43 +46,53 @@ Lines figures(const Accelerator& part) {
 }
 
 Lines figures(const MigProfileSet& part) {
-  Lines lines{{"memory slots", std::to_string(part.memory_slots)}, {"compute slices", std::to_string(part.compute_slices)}};
+  Lines lines{{"memory slots", std::to_string(part.memory_slots)},
+              {"compute slices", std::to_string(part.compute_slices)}};
   for (const auto& profile : part.profiles) {
     std::string starts;
     for (const int slot : profile.start_slots) starts += (starts.empty() ? "" : ",") + std::to_string(slot);
-    lines.emplace_back(profile.name, fmt::format("max {} instances, size {} slots, starts [{}]", profile.max_instances,
-                                                 profile.size_slots, starts.empty() ? "unpublished" : starts));
+    lines.emplace_back(profile.name,
+                       fmt::format("max {} instances, size {} slots, starts [{}]", profile.max_instances,
+                                   profile.size_slots, starts.empty() ? "unpublished" : starts));
   }
   return lines;
 }
 
 Lines figures(const System& part) {
   Lines lines;
-  if (!part.accelerator.empty()) lines.emplace_back("accelerators", fmt::format("{} x {}", part.accelerators, part.accelerator));
+  if (!part.accelerator.empty())
+    lines.emplace_back("accelerators", fmt::format("{} x {}", part.accelerators, part.accelerator));
   lines.emplace_back("rack units", format_rack_units(part.rack_units));
   lines.emplace_back("power max", format_power(part.power_max));
   lines.emplace_back("power typical", part.power_typical ? format_power(*part.power_typical) : "unknown");
-  if (part.psus) lines.emplace_back("PSUs", fmt::format("{} x {} ({})", part.psus->count, format_power(part.psus->rating), part.psus->redundancy));
+  if (part.psus)
+    lines.emplace_back("PSUs", fmt::format("{} x {} ({})", part.psus->count, format_power(part.psus->rating),
+                                           part.psus->redundancy));
   lines.emplace_back("NICs", nics_text(part.nics));
   return lines;
 }
 
 Lines figures(const Appliance& part) {
-  return {{"rack units", format_rack_units(part.rack_units)}, {"power max", format_power(part.power_max)},
+  return {{"rack units", format_rack_units(part.rack_units)},
+          {"power max", format_power(part.power_max)},
           {"NICs", nics_text(part.nics)}};
 }
 
 Lines figures(const Switch& part) {
-  Lines lines{{"technology", part.technology}, {"rack units", format_rack_units(part.rack_units)},
+  Lines lines{{"technology", part.technology},
+              {"rack units", format_rack_units(part.rack_units)},
               {"cages", fmt::format("{} x {}", part.cages, part.cage)}};
-  for (const auto& mode : part.port_modes) lines.emplace_back("ports", fmt::format("{} x {}", mode.ports, format_data_rate(mode.speed)));
+  for (const auto& mode : part.port_modes)
+    lines.emplace_back("ports", fmt::format("{} x {}", mode.ports, format_data_rate(mode.speed)));
   lines.emplace_back("power max", format_power(part.power_max));
   if (part.power_typical) lines.emplace_back("power typical", format_power(*part.power_typical));
   return lines;
 }
 
 Lines figures(const Transceiver& part) {
-  Lines lines{{"cage", part.cage}, {"ports", std::to_string(part.ports)}, {"port speed", format_data_rate(part.port_speed)},
+  Lines lines{{"cage", part.cage},
+              {"ports", std::to_string(part.ports)},
+              {"port speed", format_data_rate(part.port_speed)},
               {"medium", medium_name(part.medium)}};
   for (const auto& [grade, reach] : part.reach) lines.emplace_back("reach " + grade, format_length(reach));
   if (part.power_max) lines.emplace_back("power max", format_power(*part.power_max));
@@ -86,17 +102,24 @@ Lines figures(const Transceiver& part) {
 Lines figures(const Cable& part) {
   std::string lengths;
   for (const auto& length : part.lengths) lengths += (lengths.empty() ? "" : ", ") + format_length(length);
-  return {{"medium", medium_name(part.medium)}, {"speed", format_data_rate(part.speed)}, {"lengths", lengths}};
+  return {
+      {"medium", medium_name(part.medium)}, {"speed", format_data_rate(part.speed)}, {"lengths", lengths}};
 }
 
 Lines figures(const Circuit& part) {
-  return {{"circuit", fmt::format("{} V, {} phase, {} A, derated to {}", format_number(part.voltage.base(), 0), part.phases,
-                                  format_number(part.current.base(), 0), format_number(part.continuous_derating, 2))},
-          {"usable power", format_power(part.usable_power())}};
+  return {
+      {"circuit",
+       fmt::format("{} V, {} phase, {} A, derated to {}", format_number(part.voltage.base(), 0), part.phases,
+                   format_number(part.current.base(), 0), format_number(part.continuous_derating, 2))},
+      {"usable power", format_power(part.usable_power())}};
 }
 
-Lines figures(const Pdu& part) { return {{"circuit", part.circuit}, {"outlets", std::to_string(part.outlets)}}; }
-Lines figures(const Cooling& part) { return {{"type", part.type}, {"max rack power", format_power(part.max_rack_power)}}; }
+Lines figures(const Pdu& part) {
+  return {{"circuit", part.circuit}, {"outlets", std::to_string(part.outlets)}};
+}
+Lines figures(const Cooling& part) {
+  return {{"type", part.type}, {"max rack power", format_power(part.max_rack_power)}};
+}
 Lines figures(const FacilityDefaults& part) {
   return {{"PUE", format_number(part.pue, 2)},
           {"electricity price", format_number(part.electricity_price.base(), 4) + " USD/kWh"},
@@ -106,7 +129,8 @@ Lines figures(const FacilityDefaults& part) {
 template <class Part>
 void list_kind(const Catalog& catalog, const std::string& kind, const std::string& filter, TextTable& table) {
   if (!filter.empty() && filter != kind) return;
-  for (const auto& part : catalog.all<Part>()) table.add_row({kind, part.info.id, part.info.name, part.info.confidence});
+  for (const auto& part : catalog.all<Part>())
+    table.add_row({kind, part.info.id, part.info.name, part.info.confidence});
 }
 
 template <class Part>
@@ -120,7 +144,9 @@ bool show_kind(const Catalog& catalog, const std::string& kind, const std::strin
   text += fmt::format("  source: {}\n  confidence: {}\n", part->info.source, part->info.confidence);
   if (!part->info.notes.empty()) text += fmt::format("  notes: {}\n", part->info.notes);
   // Relative to the working directory when below it, so the listing reads the same on every checkout.
-  const std::string file = std::filesystem::path(part->info.defined_at.file).lexically_proximate(std::filesystem::current_path()).string();
+  const std::string file = std::filesystem::path(part->info.defined_at.file)
+                               .lexically_proximate(std::filesystem::current_path())
+                               .string();
   text += fmt::format("  defined at: {}:{}\n", file.rfind("..", 0) == 0 ? part->info.defined_at.file : file,
                       part->info.defined_at.line);
   return true;
@@ -146,9 +172,12 @@ std::string catalog_list(const Catalog& catalog, const std::string& kind_filter)
 
 std::string catalog_show(const Catalog& catalog, const std::string& id) {
   std::string text;
-  show_kind<Accelerator>(catalog, "accelerator", id, text) || show_kind<MigProfileSet>(catalog, "mig_profile_set", id, text) ||
-      show_kind<System>(catalog, "system", id, text) || show_kind<Appliance>(catalog, "appliance", id, text) ||
-      show_kind<Switch>(catalog, "switch", id, text) || show_kind<Transceiver>(catalog, "transceiver", id, text) ||
+  show_kind<Accelerator>(catalog, "accelerator", id, text) ||
+      show_kind<MigProfileSet>(catalog, "mig_profile_set", id, text) ||
+      show_kind<System>(catalog, "system", id, text) ||
+      show_kind<Appliance>(catalog, "appliance", id, text) ||
+      show_kind<Switch>(catalog, "switch", id, text) ||
+      show_kind<Transceiver>(catalog, "transceiver", id, text) ||
       show_kind<Cable>(catalog, "cable", id, text) || show_kind<Circuit>(catalog, "circuit", id, text) ||
       show_kind<Pdu>(catalog, "pdu", id, text) || show_kind<Cooling>(catalog, "cooling", id, text) ||
       show_kind<FacilityDefaults>(catalog, "facility_defaults", id, text);

@@ -17,7 +17,9 @@ double rounded(double value, int decimals = 3) {
   return std::round(value * scale) / scale;
 }
 
-double kw(Power power) { return rounded(in_kilowatts(power)); }
+double kw(Power power) {
+  return rounded(in_kilowatts(power));
+}
 
 struct CableTally {
   std::string medium;
@@ -31,8 +33,8 @@ std::vector<CableTally> cable_tallies(const Fabric& fabric) {
   std::map<std::tuple<std::string, std::string, double>, int> counts;
   for (const auto& bundle : fabric.bundles) {
     const std::string medium = bundle.medium ? medium_name(*bundle.medium) : "none";
-    counts[{medium, bundle.cable_part, bundle.medium ? in_metres(bundle.cable_length) : in_metres(bundle.length)}] +=
-        bundle.links;
+    counts[{medium, bundle.cable_part,
+            bundle.medium ? in_metres(bundle.cable_length) : in_metres(bundle.length)}] += bundle.links;
   }
   std::vector<CableTally> tallies;
   for (const auto& [key, count] : counts) {
@@ -69,7 +71,8 @@ Json fabric_json(const Fabric& fabric) {
                    {"used", fabric.ports_used},
                    {"free", fabric.ports_total - fabric.ports_used}};
   Json transceivers = Json::object();
-  for (const auto& end : {"switch", "node", "appliance", "server"}) transceivers[end] = fabric.transceivers_at(end);
+  for (const auto& end : {"switch", "node", "appliance", "server"})
+    transceivers[end] = fabric.transceivers_at(end);
   Json by_part = Json::object();
   for (const auto& [end, parts] : fabric.transceivers) {
     for (const auto& [part, count] : parts) by_part[end][part] = count;
@@ -78,7 +81,9 @@ Json fabric_json(const Fabric& fabric) {
   json["transceivers"] = transceivers;
   Json cables = Json::array();
   for (const auto& tally : cable_tallies(fabric)) {
-    cables.push_back({{"medium", tally.medium}, {"part", tally.part}, {"length_m", tally.length_m},
+    cables.push_back({{"medium", tally.medium},
+                      {"part", tally.part},
+                      {"length_m", tally.length_m},
                       {"count", tally.count}});
   }
   json["cables"] = cables;
@@ -154,7 +159,9 @@ Json plan_json(const Cluster& cluster) {
                    {"typical_from_max", cluster.power.typical_from_max}};
   Json bom = Json::array();
   for (const auto& line : cluster.bom) {
-    Json item = {{"part", line.part}, {"description", line.description}, {"category", line.category},
+    Json item = {{"part", line.part},
+                 {"description", line.description},
+                 {"category", line.category},
                  {"count", line.count}};
     if (line.unit_price) {
       item["unit_price_usd"] = in_usd(*line.unit_price);
@@ -165,7 +172,8 @@ Json plan_json(const Cluster& cluster) {
   json["bom"] = bom;
   json["costs"] = costs_json(cluster);
   Json warnings = Json::array();
-  for (const auto& warning : cluster.warnings) warnings.push_back({{"code", warning.code}, {"message", warning.message}});
+  for (const auto& warning : cluster.warnings)
+    warnings.push_back({{"code", warning.code}, {"message", warning.message}});
   json["warnings"] = warnings;
   json["racks"] = racks_json(cluster);
   return json;
@@ -173,9 +181,10 @@ Json plan_json(const Cluster& cluster) {
 
 std::string plan_text(const Cluster& cluster) {
   std::string text = fmt::format("{}\n", cluster.name);
-  text += fmt::format("  {} GPUs in {} x {}, {} racks ({} compute, {} network, {} management)\n", cluster.gpus,
-                      cluster.nodes, cluster.node_system, cluster.racks.size(), cluster.racks_of(RackKind::compute),
-                      cluster.racks_of(RackKind::network), cluster.racks_of(RackKind::management));
+  text += fmt::format("  {} GPUs in {} x {}, {} racks ({} compute, {} network, {} management)\n",
+                      cluster.gpus, cluster.nodes, cluster.node_system, cluster.racks.size(),
+                      cluster.racks_of(RackKind::compute), cluster.racks_of(RackKind::network),
+                      cluster.racks_of(RackKind::management));
   const PowerSummary& power = cluster.power;
   text += fmt::format("  IT power {} max, {} typical{}; facility {} at PUE {}; {} PDU circuits of {}\n",
                       format_power(power.it_max), format_power(power.it_typical),
@@ -184,20 +193,21 @@ std::string plan_text(const Cluster& cluster) {
                       format_power(power.circuit_capacity));
 
   text += "\nFabrics\n";
-  TextTable fabrics({"fabric", "topology", "switch", "speed", "tiers", "leaf", "spine", "core", "node-leaf",
-                     "leaf-spine", "spine-core", "xcvr sw", "xcvr node", "free ports"},
-                    {Align::left, Align::left, Align::left, Align::right, Align::right, Align::right, Align::right,
-                     Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
-                     Align::right});
+  TextTable fabrics(
+      {"fabric", "topology", "switch", "speed", "tiers", "leaf", "spine", "core", "node-leaf", "leaf-spine",
+       "spine-core", "xcvr sw", "xcvr node", "free ports"},
+      {Align::left, Align::left, Align::left, Align::right, Align::right, Align::right, Align::right,
+       Align::right, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right});
   for (const auto& fabric : cluster.fabrics) {
-    fabrics.add_row({role_name(fabric.role), fabric.topology, fabric.switch_part, format_data_rate(fabric.link_speed),
-                     std::to_string(fabric.tiers), std::to_string(fabric.switches_in(Tier::leaf)),
-                     std::to_string(fabric.switches_in(Tier::spine)), std::to_string(fabric.switches_in(Tier::core)),
-                     std::to_string(fabric.links_between(Tier::endpoint, Tier::leaf)),
-                     std::to_string(fabric.links_between(Tier::leaf, Tier::spine)),
-                     std::to_string(fabric.links_between(Tier::spine, Tier::core)),
-                     std::to_string(fabric.transceivers_at("switch")), std::to_string(fabric.transceivers_at("node")),
-                     std::to_string(fabric.ports_total - fabric.ports_used)});
+    fabrics.add_row(
+        {role_name(fabric.role), fabric.topology, fabric.switch_part, format_data_rate(fabric.link_speed),
+         std::to_string(fabric.tiers), std::to_string(fabric.switches_in(Tier::leaf)),
+         std::to_string(fabric.switches_in(Tier::spine)), std::to_string(fabric.switches_in(Tier::core)),
+         std::to_string(fabric.links_between(Tier::endpoint, Tier::leaf)),
+         std::to_string(fabric.links_between(Tier::leaf, Tier::spine)),
+         std::to_string(fabric.links_between(Tier::spine, Tier::core)),
+         std::to_string(fabric.transceivers_at("switch")), std::to_string(fabric.transceivers_at("node")),
+         std::to_string(fabric.ports_total - fabric.ports_used)});
   }
   text += fabrics.render();
 
@@ -215,7 +225,8 @@ std::string plan_text(const Cluster& cluster) {
     }
     for (const auto& [medium, stats] : by_medium) {
       cables.add_row({role_name(fabric.role), medium, std::to_string(std::get<0>(stats)),
-                      format_number(std::get<1>(stats), 1) + " m", format_number(std::get<2>(stats), 1) + " m"});
+                      format_number(std::get<1>(stats), 1) + " m",
+                      format_number(std::get<2>(stats), 1) + " m"});
     }
   }
   text += cables.render();
@@ -234,18 +245,21 @@ std::string plan_text(const Cluster& cluster) {
   text += "\nCost of ownership\n";
   if (costs.priced) {
     text += fmt::format(
-        "  capex {} USD; energy {} USD/year; support {} USD/year; TCO over {} years {} USD; {} USD per GPU-hour\n",
+        "  capex {} USD; energy {} USD/year; support {} USD/year; TCO over {} years {} USD; {} USD per "
+        "GPU-hour\n",
         format_number(in_usd(costs.capex), 0), format_number(in_usd(costs.energy_per_year), 0),
         format_number(in_usd(costs.support_per_year), 0), format_number(costs.lifetime_years, 1),
         format_number(in_usd(costs.total), 0), format_number(costs.cost_per_gpu_hour, 3));
   } else {
-    text += fmt::format("  no price list: energy {} USD/year at typical load; add costs.prices for capex and TCO\n",
-                        format_number(in_usd(costs.energy_per_year), 0));
+    text += fmt::format(
+        "  no price list: energy {} USD/year at typical load; add costs.prices for capex and TCO\n",
+        format_number(in_usd(costs.energy_per_year), 0));
   }
 
   text += "\nWarnings\n";
   if (cluster.warnings.empty()) text += "  none\n";
-  for (const auto& warning : cluster.warnings) text += fmt::format("  [{}] {}\n", warning.code, warning.message);
+  for (const auto& warning : cluster.warnings)
+    text += fmt::format("  [{}] {}\n", warning.code, warning.message);
   return text;
 }
 
@@ -257,8 +271,8 @@ std::string bom_csv(const Cluster& cluster) {
   };
   std::string csv = "category,part,description,count,unit_price_usd,extended_usd\n";
   for (const auto& line : cluster.bom) {
-    csv += fmt::format("{},{},{},{},{},{}\n", line.category, quoted(line.part), quoted(line.description), line.count,
-                       line.unit_price ? format_number(in_usd(*line.unit_price), 2) : "",
+    csv += fmt::format("{},{},{},{},{},{}\n", line.category, quoted(line.part), quoted(line.description),
+                       line.count, line.unit_price ? format_number(in_usd(*line.unit_price), 2) : "",
                        line.unit_price ? format_number(in_usd(*line.unit_price) * line.count, 2) : "");
   }
   return csv;

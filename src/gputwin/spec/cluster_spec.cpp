@@ -29,7 +29,8 @@ class SpecReader {
   std::string part(const YamlField& field, const std::string& kind) {
     const std::string id = field.text();
     const std::string actual = catalog_.kind_of(id);
-    if (actual.empty()) field.fail("unknown " + kind + " '" + id + "' (not in the catalog; see `gputwin catalog list`)");
+    if (actual.empty())
+      field.fail("unknown " + kind + " '" + id + "' (not in the catalog; see `gputwin catalog list`)");
     if (actual != kind) field.fail("'" + id + "' is a " + actual + ", expected a " + kind);
     remember(field);
     return id;
@@ -41,13 +42,15 @@ class SpecReader {
     nodes.expect_keys({"system", "count", "gpus"});
     spec_.node_system = part(nodes.child("system"), "system");
     const System& system = catalog_.get<System>(spec_.node_system);
-    if (nodes.has("count") == nodes.has("gpus")) nodes.fail("give exactly one of 'count' (nodes) or 'gpus' (a target)");
+    if (nodes.has("count") == nodes.has("gpus"))
+      nodes.fail("give exactly one of 'count' (nodes) or 'gpus' (a target)");
     if (auto count = nodes.optional_child("count")) {
       spec_.node_count = static_cast<int>(count->positive_integer());
       remember(*count);
     } else {
       const auto gpus = nodes.child("gpus");
-      if (system.accelerators == 0) gpus.fail("system '" + system.info.id + "' has no GPUs; give 'count' instead");
+      if (system.accelerators == 0)
+        gpus.fail("system '" + system.info.id + "' has no GPUs; give 'count' instead");
       spec_.target_gpus = static_cast<int>(gpus.positive_integer());
       spec_.node_count = (*spec_.target_gpus + system.accelerators - 1) / system.accelerators;
       remember(gpus);
@@ -69,21 +72,24 @@ class SpecReader {
       return value;
     };
     if (colon == std::string::npos) return {parse(text), text + ":1"};
-    const double ratio = parse(std::string_view(text).substr(0, colon)) / parse(std::string_view(text).substr(colon + 1));
-    if (ratio < 1.0) field.fail("a leaf with more uplinks than downlinks ('" + text + "') wastes ports; use at least 1:1");
+    const double ratio =
+        parse(std::string_view(text).substr(0, colon)) / parse(std::string_view(text).substr(colon + 1));
+    if (ratio < 1.0)
+      field.fail("a leaf with more uplinks than downlinks ('" + text + "') wastes ports; use at least 1:1");
     return {ratio, text};
   }
 
   FabricSpec read_fabric(const YamlField& f, NetworkRole role) {
-    f.expect_keys({"topology", "switch", "link_speed", "oversubscription", "scalable_unit", "appliances", "max_tiers",
-                 "leaf_placement"});
+    f.expect_keys({"topology", "switch", "link_speed", "oversubscription", "scalable_unit", "appliances",
+                   "max_tiers", "leaf_placement"});
     FabricSpec fabric;
     fabric.present = true;
     fabric.role = role;
     fabric.where = f.location();
     const auto topology = f.has("topology") ? f.child("topology").one_of({"rail_optimized", "leaf_spine"})
                                             : std::string("leaf_spine");
-    fabric.topology = topology == "rail_optimized" ? FabricTopology::rail_optimized : FabricTopology::leaf_spine;
+    fabric.topology =
+        topology == "rail_optimized" ? FabricTopology::rail_optimized : FabricTopology::leaf_spine;
     fabric.switch_id = part(f.child("switch"), "switch");
     const auto speed = f.child("link_speed");
     fabric.link_speed = speed.positive_quantity<DataRate>();
@@ -97,7 +103,8 @@ class SpecReader {
       remember(*ratio);
     }
     if (auto su = f.optional_child("scalable_unit")) {
-      if (fabric.topology != FabricTopology::rail_optimized) su->fail("scalable units apply to rail_optimized fabrics");
+      if (fabric.topology != FabricTopology::rail_optimized)
+        su->fail("scalable units apply to rail_optimized fabrics");
       fabric.scalable_unit_nodes = static_cast<int>(su->positive_integer());
       remember(*su);
     }
@@ -107,7 +114,8 @@ class SpecReader {
         ApplianceRequest request{part(item.child("appliance"), "appliance"),
                                  static_cast<int>(item.child("count").positive_integer())};
         if (!catalog_.get<Appliance>(request.appliance).nics.contains(role)) {
-          item.child("appliance").fail("appliance '" + request.appliance + "' has no " + role_name(role) + " ports");
+          item.child("appliance")
+              .fail("appliance '" + request.appliance + "' has no " + role_name(role) + " ports");
         }
         fabric.appliances.push_back(request);
       }
@@ -142,7 +150,9 @@ class SpecReader {
       if (!system.nics.contains(role)) {
         field->fail("system '" + system.info.id + "' has no " + std::string(role_name(role)) + " NICs");
       }
-      (role == NetworkRole::storage ? spec_.storage : role == NetworkRole::inband ? spec_.inband : spec_.oob) = fabric;
+      (role == NetworkRole::storage  ? spec_.storage
+       : role == NetworkRole::inband ? spec_.inband
+                                     : spec_.oob) = fabric;
     }
   }
 
@@ -156,8 +166,8 @@ class SpecReader {
   }
 
   void read_facility(const YamlField& f) {
-    f.expect_keys({"rack_power_limit", "rack_units", "max_nodes_per_rack", "pdu", "pdu_redundancy", "cooling", "pue",
-                   "electricity_price", "layout"});
+    f.expect_keys({"rack_power_limit", "rack_units", "max_nodes_per_rack", "pdu", "pdu_redundancy", "cooling",
+                   "pue", "electricity_price", "layout"});
     const FacilityDefaults* defaults = catalog_.find<FacilityDefaults>(kDefaultFacility);
     if (defaults == nullptr) f.fail("the catalog has no facility_defaults entry with id 'default'");
     FacilitySpec& facility = spec_.facility;
@@ -188,14 +198,19 @@ class SpecReader {
     if (auto price = f.optional_child("electricity_price")) {
       facility.electricity_price = price->positive_quantity<EnergyPrice>();
     }
-    facility.layout = {0, defaults->rack_width, defaults->row_pitch, defaults->tray_height, defaults->rack_unit_height,
+    facility.layout = {0,
+                       defaults->rack_width,
+                       defaults->row_pitch,
+                       defaults->tray_height,
+                       defaults->rack_unit_height,
                        defaults->cable_slack};
     if (auto layout = f.optional_child("layout")) read_layout(*layout, facility.layout);
   }
 
   static void read_layout(const YamlField& f, RowLayout& layout) {
     f.expect_keys({"racks_per_row", "rack_width", "row_pitch", "tray_height", "cable_slack"});
-    if (auto racks = f.optional_child("racks_per_row")) layout.racks_per_row = static_cast<int>(racks->positive_integer());
+    if (auto racks = f.optional_child("racks_per_row"))
+      layout.racks_per_row = static_cast<int>(racks->positive_integer());
     if (auto width = f.optional_child("rack_width")) layout.rack_width = width->positive_quantity<Length>();
     if (auto pitch = f.optional_child("row_pitch")) layout.row_pitch = pitch->positive_quantity<Length>();
     if (auto tray = f.optional_child("tray_height")) layout.tray_height = tray->quantity<Length>();
@@ -204,10 +219,12 @@ class SpecReader {
 
   void read_cabling(const YamlField& f) {
     f.expect_keys({"fiber_grade", "media"});
-    if (auto grade = f.optional_child("fiber_grade")) spec_.cabling.fiber_grade = grade->one_of({"om3", "om4", "om5"});
+    if (auto grade = f.optional_child("fiber_grade"))
+      spec_.cabling.fiber_grade = grade->one_of({"om3", "om4", "om5"});
     if (auto media = f.optional_child("media")) {
       for (const auto& item : media->items()) {
-        const auto name = item.one_of({"passive_copper", "active_copper", "multimode", "singlemode", "twisted_pair"});
+        const auto name =
+            item.one_of({"passive_copper", "active_copper", "multimode", "singlemode", "twisted_pair"});
         const std::pair<const char*, Medium> all[] = {{"passive_copper", Medium::passive_copper},
                                                       {"active_copper", Medium::active_copper},
                                                       {"multimode", Medium::multimode},
@@ -228,7 +245,8 @@ class SpecReader {
     if (auto rate = f.optional_child("support_rate_per_year")) {
       cost.support_rate_per_year = rate->number();
       if (cost.support_rate_per_year < 0.0 || cost.support_rate_per_year > 1.0) {
-        rate->fail("a yearly support rate is a fraction of capex between 0 and 1, got '" + rate->text() + "'");
+        rate->fail("a yearly support rate is a fraction of capex between 0 and 1, got '" + rate->text() +
+                   "'");
       }
     }
     if (auto prices = f.optional_child("prices")) {
@@ -262,7 +280,8 @@ Result<ClusterSpec> read_spec(const std::string& name, const Catalog& catalog, L
     ClusterSpec spec;
     spec.file = name;
     const YamlField root = document.root();
-    if (!root.is_map()) root.fail("a cluster spec is a mapping with 'name', 'nodes', 'fabrics' and 'facility'");
+    if (!root.is_map())
+      root.fail("a cluster spec is a mapping with 'name', 'nodes', 'fabrics' and 'facility'");
     SpecReader(catalog, spec).read(root);
     return spec;
   } catch (const InputFailure& failure) {
@@ -272,7 +291,8 @@ Result<ClusterSpec> read_spec(const std::string& name, const Catalog& catalog, L
 
 }  // namespace
 
-Result<ClusterSpec> parse_cluster_spec(const std::string& text, const std::string& name, const Catalog& catalog) {
+Result<ClusterSpec> parse_cluster_spec(const std::string& text, const std::string& name,
+                                       const Catalog& catalog) {
   return read_spec(name, catalog, [&] { return YamlDocument::parse(text, name); });
 }
 

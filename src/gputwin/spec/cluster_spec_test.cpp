@@ -39,7 +39,9 @@ std::string replaced_in(std::string text, const std::string& from, const std::st
   return text;
 }
 
-std::string replaced(const std::string& from, const std::string& to) { return replaced_in(kValidSpec, from, to); }
+std::string replaced(const std::string& from, const std::string& to) {
+  return replaced_in(kValidSpec, from, to);
+}
 
 struct BadSpec {
   std::string name;
@@ -49,63 +51,67 @@ struct BadSpec {
   std::string message;
 };
 
-void PrintTo(const BadSpec& bad, std::ostream* out) { *out << bad.name; }
+void PrintTo(const BadSpec& bad, std::ostream* out) {
+  *out << bad.name;
+}
 
 std::vector<BadSpec> bad_specs() {
   return {
       {"unknown_part", replaced("system: dgx-h100", "system: dgx-h900"), "test.yaml:3:11:", "nodes.system",
        "unknown system 'dgx-h900'"},
-      {"negative_count", replaced("count: 16", "count: -4"), "test.yaml:4:10:", "nodes.count", "greater than zero"},
-      {"wrong_unit", replaced("rack_power_limit: 42 kW", "rack_power_limit: 42 m"), "test.yaml:12:21:",
-       "facility.rack_power_limit", "which is a length"},
-      {"missing_unit", replaced("link_speed: 400 Gb/s", "link_speed: 400"), "test.yaml:9:17:",
-       "fabrics.compute.link_speed", "missing unit"},
-      {"ambiguous_unit", replaced("link_speed: 400 Gb/s", "link_speed: 400 Gbps"), "test.yaml:9:17:",
-       "fabrics.compute.link_speed", "ambiguous unit"},
+      {"negative_count", replaced("count: 16", "count: -4"), "test.yaml:4:10:", "nodes.count",
+       "greater than zero"},
+      {"wrong_unit", replaced("rack_power_limit: 42 kW", "rack_power_limit: 42 m"),
+       "test.yaml:12:21:", "facility.rack_power_limit", "which is a length"},
+      {"missing_unit", replaced("link_speed: 400 Gb/s", "link_speed: 400"),
+       "test.yaml:9:17:", "fabrics.compute.link_speed", "missing unit"},
+      {"ambiguous_unit", replaced("link_speed: 400 Gb/s", "link_speed: 400 Gbps"),
+       "test.yaml:9:17:", "fabrics.compute.link_speed", "ambiguous unit"},
       {"missing_field", replaced("  pdu: px3-5878i2r\n", ""), "test.yaml:12:3:", "facility.pdu",
        "missing required field"},
-      {"unknown_field", replaced("oversubscription:", "oversubcription:"), "test.yaml:10:5:",
-       "fabrics.compute.oversubcription", "unknown field"},
-      {"wrong_kind", replaced("switch: qm9700", "switch: dgx-h100"), "test.yaml:8:13:", "fabrics.compute.switch",
-       "is a system, expected a switch"},
-      {"no_ports_at_speed", replaced("link_speed: 400 Gb/s", "link_speed: 100 Gb/s"), "test.yaml:9:17:",
-       "fabrics.compute.link_speed", "has no ports at 100 Gb/s"},
-      {"uplinks_exceed_downlinks", replaced("\"1:1\"", "\"1:2\""), "test.yaml:10:23:",
-       "fabrics.compute.oversubscription", "wastes ports"},
-      {"ratio_not_a_ratio", replaced("\"1:1\"", "fast"), "test.yaml:10:23:", "fabrics.compute.oversubscription",
-       "expected a ratio"},
+      {"unknown_field", replaced("oversubscription:", "oversubcription:"),
+       "test.yaml:10:5:", "fabrics.compute.oversubcription", "unknown field"},
+      {"wrong_kind", replaced("switch: qm9700", "switch: dgx-h100"),
+       "test.yaml:8:13:", "fabrics.compute.switch", "is a system, expected a switch"},
+      {"no_ports_at_speed", replaced("link_speed: 400 Gb/s", "link_speed: 100 Gb/s"),
+       "test.yaml:9:17:", "fabrics.compute.link_speed", "has no ports at 100 Gb/s"},
+      {"uplinks_exceed_downlinks", replaced("\"1:1\"", "\"1:2\""),
+       "test.yaml:10:23:", "fabrics.compute.oversubscription", "wastes ports"},
+      {"ratio_not_a_ratio", replaced("\"1:1\"", "fast"),
+       "test.yaml:10:23:", "fabrics.compute.oversubscription", "expected a ratio"},
       {"count_and_gpus", replaced("count: 16", "count: 16\n  gpus: 128"), "test.yaml:3:3:", "nodes",
        "exactly one of"},
-      {"yaml_syntax", replaced("prices: {dgx-h100: 300000 USD}", "prices: {dgx-h100: 300000 USD"), "test.yaml:",
-       "", "YAML syntax error"},
+      {"yaml_syntax", replaced("prices: {dgx-h100: 300000 USD}", "prices: {dgx-h100: 300000 USD"),
+       "test.yaml:", "", "YAML syntax error"},
       {"pue_below_one", replaced("  cooling: air-standard\n", "  cooling: air-standard\n  pue: 0.9\n"),
        "test.yaml:15:8:", "facility.pue", "at least 1.0"},
-      {"node_over_rack_power", replaced("rack_power_limit: 42 kW", "rack_power_limit: 8 kW"), "test.yaml:12:21:",
-       "facility.rack_power_limit", "more than the rack power limit"},
-      {"node_taller_than_rack", replaced("  pdu: px3", "  rack_units: 4 U\n  pdu: px3"), "test.yaml:13:15:",
-       "facility.rack_units", "taller than"},
+      {"node_over_rack_power", replaced("rack_power_limit: 42 kW", "rack_power_limit: 8 kW"),
+       "test.yaml:12:21:", "facility.rack_power_limit", "more than the rack power limit"},
+      {"node_taller_than_rack", replaced("  pdu: px3", "  rack_units: 4 U\n  pdu: px3"),
+       "test.yaml:13:15:", "facility.rack_units", "taller than"},
       {"impossible_two_tier_fabric",
        replaced_in(replaced("count: 16", "count: 3000"), "oversubscription: \"1:1\"",
                    "oversubscription: \"1:1\"\n    max_tiers: 2"),
        "test.yaml:11:16:", "fabrics.compute.max_tiers", "allow max_tiers: 3"},
       {"scalable_unit_too_large",
-       replaced("oversubscription: \"1:1\"", "oversubscription: \"1:1\"\n    scalable_unit: 60"), "test.yaml:11:20:",
-       "fabrics.compute.scalable_unit", "a leaf needs 60 node ports"},
-      {"more_than_three_tiers", replaced("count: 16", "count: 9000"), "test.yaml:8:13:", "fabrics.compute.switch",
-       "more than a core"},
-      {"duplicate_key", "name: a\nname: b\n" + kValidSpec.substr(kValidSpec.find('\n') + 1), "test.yaml:2:1:", "name",
-       "field given twice"},
-      {"price_for_unknown_part", replaced("{dgx-h100: 300000 USD}", "{dgx-h900: 300000 USD}"), "test.yaml:17:22:",
-       "costs.prices.dgx-h900", "unknown part"},
+       replaced("oversubscription: \"1:1\"", "oversubscription: \"1:1\"\n    scalable_unit: 60"),
+       "test.yaml:11:20:", "fabrics.compute.scalable_unit", "a leaf needs 60 node ports"},
+      {"more_than_three_tiers", replaced("count: 16", "count: 9000"),
+       "test.yaml:8:13:", "fabrics.compute.switch", "more than a core"},
+      {"duplicate_key", "name: a\nname: b\n" + kValidSpec.substr(kValidSpec.find('\n') + 1),
+       "test.yaml:2:1:", "name", "field given twice"},
+      {"price_for_unknown_part", replaced("{dgx-h100: 300000 USD}", "{dgx-h900: 300000 USD}"),
+       "test.yaml:17:22:", "costs.prices.dgx-h900", "unknown part"},
       {"negative_price", replaced("300000 USD", "-5 USD"), "test.yaml:17:22:", "costs.prices.dgx-h100",
        "cannot be negative"},
       {"scalable_unit_on_leaf_spine",
-       replaced("topology: rail_optimized", "topology: leaf_spine\n    scalable_unit: 32"), "test.yaml:8:20:",
-       "fabrics.compute.scalable_unit", "apply to rail_optimized"},
+       replaced("topology: rail_optimized", "topology: leaf_spine\n    scalable_unit: 32"),
+       "test.yaml:8:20:", "fabrics.compute.scalable_unit", "apply to rail_optimized"},
       {"not_a_mapping", "- just\n- a list\n", "test.yaml:1:1:", "", "a cluster spec is a mapping"},
       {"empty_file", "", "test.yaml", "", "a cluster spec is a mapping"},
       {"appliance_without_ports",
-       replaced("oversubscription: \"1:1\"", "oversubscription: \"1:1\"\n    appliances: [{appliance: ufm-3.1, count: 0}]"),
+       replaced("oversubscription: \"1:1\"",
+                "oversubscription: \"1:1\"\n    appliances: [{appliance: ufm-3.1, count: 0}]"),
        "test.yaml:11:46:", "fabrics.compute.appliances[0].count", "greater than zero"},
   };
 }
@@ -154,8 +160,8 @@ TEST(ClusterSpec, MissingFileIsAnErrorNamingIt) {
   EXPECT_NE(spec.error_text().find("cannot open"), std::string::npos);
 }
 
-// Nothing crashes on any input: thousands of byte-level mutations of a valid spec each give a design or an error
-// that names the file.
+// Nothing crashes on any input: thousands of byte-level mutations of a valid spec each give a design or an
+// error that names the file.
 TEST(ClusterSpec, MutatedSpecsNeverCrash) {
   std::mt19937 random(20261122);
   const std::string alphabet = "abc019:-[]{}\"'#&*!|>\n \t.,%@";
@@ -166,9 +172,15 @@ TEST(ClusterSpec, MutatedSpecsNeverCrash) {
     for (int e = 0; e < edits; ++e) {
       const std::size_t at = random() % text.size();
       switch (random() % 3) {
-        case 0: text[at] = alphabet[random() % alphabet.size()]; break;
-        case 1: text.erase(at, 1 + random() % 8); break;
-        default: text.insert(at, 1, alphabet[random() % alphabet.size()]); break;
+        case 0:
+          text[at] = alphabet[random() % alphabet.size()];
+          break;
+        case 1:
+          text.erase(at, 1 + random() % 8);
+          break;
+        default:
+          text.insert(at, 1, alphabet[random() % alphabet.size()]);
+          break;
       }
     }
     const std::string errors = plan_errors(text);
