@@ -14,6 +14,8 @@ const char* device_kind_name(DeviceKind kind) {
       return "appliance";
     case DeviceKind::server:
       return "server";
+    case DeviceKind::pdu:
+      return "pdu";
   }
   return "?";
 }

@@ -20,7 +20,7 @@
 
 namespace gputwin {
 
-enum class DeviceKind { node, network_switch, appliance, server };
+enum class DeviceKind { node, network_switch, appliance, server, pdu };
 enum class RackKind { compute, network, management };
 enum class Tier { endpoint = 0, leaf = 1, spine = 2, core = 3 };
 

@@ -1,6 +1,8 @@
 #include "gputwin/design/design.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 #include "gputwin/design/cabling.hpp"
 #include "gputwin/design/fabric_builder.hpp"
@@ -38,10 +40,22 @@ class Designer {
     for (const FabricSpec* fabric : {&spec_.compute, &spec_.storage, &spec_.inband}) {
       if (fabric->present) cluster_.fabrics.push_back(build(*fabric));
     }
-    if (spec_.oob.present) cluster_.fabrics.push_back(build(spec_.oob));
-    place_devices(spec_, cluster_);
+    place_devices(spec_, catalog_, cluster_);
+    add_pdus(spec_, catalog_, cluster_);
+    // The out-of-band network reaches every placed device and PDU, so it is built last, rack by rack.
+    if (spec_.oob.present) {
+      cluster_.fabrics.push_back(build(spec_.oob));
+      place_devices(spec_, catalog_, cluster_);
+      const int late_pdus = add_pdus(spec_, catalog_, cluster_);
+      if (late_pdus > 0) {
+        cluster_.warnings.push_back(
+            {"pdus-off-oob", std::to_string(late_pdus) +
+                                 " PDUs added for the out-of-band switches' own load are "
+                                 "not on the out-of-band network"});
+      }
+    }
     route_cables(spec_, catalog_, cluster_);
-    size_power(spec_, catalog_, cluster_);
+    summarize_power(spec_, catalog_, cluster_);
     warn_about_fabrics();
     build_bom(spec_, catalog_, cluster_);
     return std::move(cluster_);
@@ -103,7 +117,15 @@ class Designer {
                          fabric.role == NetworkRole::oob ||
                          (device.kind == DeviceKind::server && fabric.role == NetworkRole::inband);
       if (!joins) continue;
-      (device.kind == DeviceKind::node ? nodes : others).push_back({static_cast<int>(d), ports});
+      const bool by_rack = fabric.role == NetworkRole::oob;  // one port per device, filled rack by rack
+      (device.kind == DeviceKind::node && !by_rack ? nodes : others).push_back({static_cast<int>(d), ports});
+    }
+    if (fabric.role == NetworkRole::oob) {
+      std::stable_sort(others.begin(), others.end(), [&](const FabricEndpoint& a, const FabricEndpoint& b) {
+        const Device& x = cluster_.devices[a.device];
+        const Device& y = cluster_.devices[b.device];
+        return std::tie(x.rack, x.rack_unit) < std::tie(y.rack, y.rack_unit);
+      });
     }
     return build_fabric(fabric, spec_, catalog_.get<Switch>(fabric.switch_id), nodes, others,
                         cluster_.devices);

@@ -63,7 +63,12 @@ struct RadixCase {
   std::string switch_id;
   std::string speed;
   int radix;
+  std::string system = "dgx-h100";
 };
+
+void PrintTo(const RadixCase& radix_case, std::ostream* out) {
+  *out << radix_case.switch_id << "@" << radix_case.speed;
+}
 
 class RailOptimizedAtAnyRadix : public ::testing::TestWithParam<RadixCase> {};
 
@@ -71,14 +76,17 @@ TEST_P(RailOptimizedAtAnyRadix, CountsFollowTheRulesAtEverySize) {
   const RadixCase& radix_case = GetParam();
   const int radix = radix_case.radix;
   const int su_nodes = radix / 2;
+  const Catalog catalog = testing::catalog_with(testing::xdr_test_parts());
   for (const int units : {1, 3, 5, radix / 8, radix / 8 + 1, 3 * radix / 8}) {
     SCOPED_TRACE(std::to_string(units) + " SU");
     RailSpec spec;
     spec.switch_id = radix_case.switch_id;
+    spec.system = radix_case.system;
     spec.link_speed = radix_case.speed;
     spec.scalable_unit = su_nodes;
     spec.nodes = units * su_nodes;
-    const Cluster cluster = plan_text(rail_spec(spec));
+    const Cluster cluster = plan_text(rail_spec(spec), catalog);
+    ASSERT_NE(cluster.fabric(NetworkRole::compute), nullptr);
     const Fabric& fabric = *cluster.fabric(NetworkRole::compute);
     ASSERT_EQ(fabric.radix, radix);
     const int leaves = units * 8;
@@ -98,11 +106,14 @@ TEST_P(RailOptimizedAtAnyRadix, CountsFollowTheRulesAtEverySize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Radices, RailOptimizedAtAnyRadix,
-    ::testing::Values(RadixCase{"qm9700", "400 Gb/s", 64}, RadixCase{"qm9700", "200 Gb/s", 128},
-                      RadixCase{"sn5600", "400 Gb/s", 128}, RadixCase{"q3400", "800 Gb/s", 144}),
-    [](const auto& info) { return info.param.switch_id + "_" + std::to_string(info.param.radix); });
+INSTANTIATE_TEST_SUITE_P(Radices, RailOptimizedAtAnyRadix,
+                         ::testing::Values(RadixCase{"qm9700", "400 Gb/s", 64},
+                                           RadixCase{"qm9700", "200 Gb/s", 128},
+                                           RadixCase{"sn5600", "400 Gb/s", 128},
+                                           RadixCase{"q3400", "800 Gb/s", 144, "test-dgx-b300-xdr"}),
+                         [](const auto& info) {
+                           return info.param.switch_id + "_" + std::to_string(info.param.radix);
+                         });
 
 TEST(FabricRules, OversubscribedTopOfRackLeaves) {
   const std::string yaml = R"(name: blocking

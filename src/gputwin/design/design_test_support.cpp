@@ -28,6 +28,22 @@ const Catalog& bundled_catalog() {
   return catalog;
 }
 
+const std::vector<std::pair<std::string, std::string>>& xdr_test_parts() {
+  static const std::vector<std::pair<std::string, std::string>> parts = {{"test-parts.yaml", R"yaml(
+systems:
+  - id: test-dgx-b300-xdr
+    name: "DGX B300 as in the XDR SuperPOD RA (8 x 800 Gb/s compute ports)"
+    source: "NVIDIA SuperPOD with DGX B300 Systems, Quantum-X800 InfiniBand (XDR), RA-11339-001 (test part)"
+    accelerator: b200
+    accelerators: 8
+    rack_units: 10 U
+    power_max: 14.3 kW
+    nics:
+      compute: {ports: 8, speed: 800 Gb/s, ports_per_cage: 1, cage: OSFP}
+)yaml"}};
+  return parts;
+}
+
 namespace {
 
 Cluster design_or_fail(const Result<ClusterSpec>& spec, const Catalog& catalog) {

@@ -18,6 +18,8 @@ inline std::string source_path(const std::string& relative) {
 // The bundled catalog plus optional extra documents (name, text).
 Catalog catalog_with(const std::vector<std::pair<std::string, std::string>>& extra = {});
 const Catalog& bundled_catalog();
+// A DGX B300-like system with 8 x 800 Gb/s compute ports, as in the XDR SuperPOD RA, for 800G fabrics.
+const std::vector<std::pair<std::string, std::string>>& xdr_test_parts();
 
 // Plans a spec file or text; fails the test (and returns an empty cluster) on any error.
 Cluster plan_file(const std::string& relative_path, const Catalog& catalog = bundled_catalog());

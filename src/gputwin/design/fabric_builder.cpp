@@ -167,6 +167,10 @@ class FabricAssembler {
   }
 
   void build_upper_tiers(const std::vector<int>& leaves, int uplinks, int rails) {
+    if (spec_.max_tiers < 2) {
+      impossible(cluster_, spec_, "max_tiers",
+                 std::to_string(leaves.size()) + " leaves need a spine tier, but max_tiers is 1");
+    }
     const int radix = fabric_.radix;
     const int leaf_count = static_cast<int>(leaves.size());
     if (leaf_count <= radix) {

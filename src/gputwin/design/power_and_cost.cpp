@@ -11,25 +11,48 @@ int pdus_for(Power rack_load, Power circuit_capacity, PduRedundancy redundancy) 
   return redundancy == PduRedundancy::two_n ? 2 * needed : std::max(2, needed + 1);
 }
 
-void size_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
+int add_pdus(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
   const FacilitySpec& facility = spec.facility;
   const Pdu& pdu = catalog.get<Pdu>(facility.pdu);
   const Power capacity = catalog.get<Circuit>(pdu.circuit).usable_power();
-  const Cooling& cooling = catalog.get<Cooling>(facility.cooling);
-  PowerSummary& power = cluster.power;
-  power.circuit_capacity = capacity;
-  power.pue = facility.pue;
-  int over_cooling = 0;
-  Power hottest;
   // Compute racks are one rack type, provisioned alike: a short last rack gets the PDUs of a full one.
   Power compute_rack_design_load;
   for (const auto& rack : cluster.racks) {
     if (rack.kind == RackKind::compute)
       compute_rack_design_load = std::max(compute_rack_design_load, rack.power_max);
   }
-  for (auto& rack : cluster.racks) {
+  int added = 0;
+  for (std::size_t r = 0; r < cluster.racks.size(); ++r) {
+    Rack& rack = cluster.racks[r];
     const Power provisioned = rack.kind == RackKind::compute ? compute_rack_design_load : rack.power_max;
-    rack.pdus = pdus_for(provisioned, capacity, facility.pdu_redundancy);
+    const int needed = pdus_for(std::max(provisioned, rack.power_max), capacity, facility.pdu_redundancy);
+    for (; rack.pdus < needed; ++rack.pdus, ++added) {
+      Device device;
+      // PDUs alternate between the A and B feeds.
+      device.name =
+          rack.name + "-pdu-" + (rack.pdus % 2 == 0 ? "a" : "b") + std::to_string(rack.pdus / 2 + 1);
+      device.kind = DeviceKind::pdu;
+      device.part = pdu.info.id;
+      device.rack = static_cast<int>(r);
+      device.rack_unit =
+          static_cast<int>(in_rack_units(facility.rack_units));  // its network port sits at the top
+      cluster.devices.push_back(device);
+      rack.devices.push_back(static_cast<int>(cluster.devices.size()) - 1);
+    }
+  }
+  return added;
+}
+
+void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
+  const FacilitySpec& facility = spec.facility;
+  const Pdu& pdu = catalog.get<Pdu>(facility.pdu);
+  const Cooling& cooling = catalog.get<Cooling>(facility.cooling);
+  PowerSummary& power = cluster.power;
+  power.circuit_capacity = catalog.get<Circuit>(pdu.circuit).usable_power();
+  power.pue = facility.pue;
+  int over_cooling = 0;
+  Power hottest;
+  for (const auto& rack : cluster.racks) {
     power.circuits += rack.pdus;
     power.it_max += rack.power_max;
     power.it_typical += rack.power_typical;
@@ -83,9 +106,6 @@ class BomBuilder {
             in_metres(bundle.cable_length));
       }
     }
-    int pdus = 0;
-    for (const auto& rack : cluster_.racks) pdus += rack.pdus;
-    add(spec_.facility.pdu, "pdu", "", pdus);
     add("rack", "rack", format_rack_units(spec_.facility.rack_units),
         static_cast<int>(cluster_.racks.size()));
     for (auto& [key, line] : lines_) cluster_.bom.push_back(line);

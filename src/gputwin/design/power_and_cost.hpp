@@ -1,6 +1,7 @@
 // Power, PDUs and circuits per rack; the bill of materials; cost over the cluster's life.
 //
-//   size_power(spec, catalog, cluster);   // after place_devices(): PDUs per rack, IT and facility power
+//   add_pdus(spec, catalog, cluster);          // after place_devices(): PDUs per rack
+//   summarize_power(spec, catalog, cluster);   // IT, facility and cooling power; limit warnings
 //   build_bom(spec, catalog, cluster);    // after route_cables(): parts and counts, capex, energy, TCO
 //
 // PDUs: each PDU is fed by one circuit of the spec's PDU part, alternating A and B feeds. "2n": each feed
@@ -17,7 +18,11 @@ namespace gputwin {
 
 inline constexpr double kHoursPerYear = 365.25 * 24.0;  // calendar year, leap years averaged
 
-void size_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster);
+// Adds PDU devices (0 U, side-mounted) until every rack carries its provisioned load; returns how many it
+// added.
+int add_pdus(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster);
+// Totals IT, facility and cooling power and warns about racks over their power or cooling limit.
+void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster);
 void build_bom(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster);
 
 [[nodiscard]] int pdus_for(Power rack_load, Power circuit_capacity, PduRedundancy redundancy);

@@ -10,18 +10,15 @@ namespace {
 
 class RackPlacer {
  public:
-  RackPlacer(const ClusterSpec& spec, Cluster& cluster) : spec_(spec), cluster_(cluster) {}
+  RackPlacer(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster)
+      : spec_(spec), cluster_(cluster), cooling_(catalog.get<Cooling>(spec.facility.cooling)) {
+    power_limit_ = std::min(spec.facility.rack_power_limit, cooling_.max_rack_power);
+    for (std::size_t r = 0; r < cluster.racks.size(); ++r) open_[cluster.racks[r].kind] = static_cast<int>(r);
+  }
 
   void place() {
     std::vector<bool> leaf_of_top_of_rack(cluster_.devices.size(), false);
-    std::vector<bool> upper_tier_of_compute(cluster_.devices.size(), false);
     for (const auto& fabric : cluster_.fabrics) {
-      if (fabric.role == NetworkRole::compute) {
-        for (const Tier tier : {Tier::spine, Tier::core}) {
-          for (const int device : fabric.switches[static_cast<int>(tier)])
-            upper_tier_of_compute[device] = true;
-        }
-      }
       if (!fabric.leaves_in_node_racks || fabric.tiers < 2) continue;
       for (const int leaf : fabric.switches[static_cast<int>(Tier::leaf)]) leaf_of_top_of_rack[leaf] = true;
     }
@@ -29,8 +26,8 @@ class RackPlacer {
     place_top_of_rack_leaves(leaf_of_top_of_rack);
     for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
       if (cluster_.devices[d].rack >= 0) continue;
-      place_in_open_rack(static_cast<int>(d),
-                         upper_tier_of_compute[d] ? RackKind::network : RackKind::management);
+      const bool network = cluster_.devices[d].kind == DeviceKind::network_switch;
+      place_in_open_rack(static_cast<int>(d), network ? RackKind::network : RackKind::management);
     }
     for (std::size_t r = 0; r < cluster_.racks.size(); ++r) {
       const int per_row = spec_.facility.layout.racks_per_row;
@@ -42,13 +39,8 @@ class RackPlacer {
  private:
   int nodes_per_rack(const Device& node) const {
     const FacilitySpec& facility = spec_.facility;
-    const int by_power = static_cast<int>(std::floor(facility.rack_power_limit / node.power_max + 1e-9));
-    if (by_power == 0) {
-      throw InputFailure({spec_.where("facility.rack_power_limit"), "facility.rack_power_limit",
-                          "one " + node.part + " draws up to " + format_power(node.power_max) +
-                              ", more than the rack power limit of " +
-                              format_power(facility.rack_power_limit)});
-    }
+    const int by_power = static_cast<int>(std::floor(power_limit_ / node.power_max + 1e-9));
+    if (by_power == 0) throw_over_power_limit(node);
     const int by_space = static_cast<int>(std::floor(facility.rack_units / node.height + 1e-9));
     if (by_space == 0) {
       throw InputFailure({spec_.where("facility.rack_units"), "facility.rack_units",
@@ -63,14 +55,15 @@ class RackPlacer {
   void place_nodes_by_group() {
     std::vector<int> nodes;
     for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
-      if (cluster_.devices[d].kind == DeviceKind::node) nodes.push_back(static_cast<int>(d));
+      const Device& device = cluster_.devices[d];
+      if (device.kind == DeviceKind::node && device.rack < 0) nodes.push_back(static_cast<int>(d));
     }
     if (nodes.empty()) return;
     const int per_rack = nodes_per_rack(cluster_.devices[nodes.front()]);
     std::map<int, std::vector<int>> switches_by_group;
     for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
       const Device& device = cluster_.devices[d];
-      if (device.kind != DeviceKind::node && device.placement_group >= 0) {
+      if (device.kind != DeviceKind::node && device.placement_group >= 0 && device.rack < 0) {
         switches_by_group[device.placement_group].push_back(static_cast<int>(d));
       }
     }
@@ -97,15 +90,20 @@ class RackPlacer {
 
   void place_top_of_rack_leaves(const std::vector<bool>& is_top_of_rack_leaf) {
     for (const auto& fabric : cluster_.fabrics) {
-      std::map<int, std::set<int>> served_racks;
+      std::map<int, std::map<int, int>> links_by_rack;  // leaf -> rack -> links to endpoints in that rack
       for (const auto& bundle : fabric.bundles) {
         if (bundle.tier_b == Tier::leaf && is_top_of_rack_leaf[bundle.device_b]) {
           const int rack = cluster_.devices[bundle.device_a].rack;
-          if (rack >= 0) served_racks[bundle.device_b].insert(rack);
+          if (rack >= 0) links_by_rack[bundle.device_b][rack] += bundle.links;
         }
       }
-      for (const auto& [leaf, racks] : served_racks) {
-        for (const int rack : racks) {
+      for (const auto& [leaf, counts] : links_by_rack) {
+        if (cluster_.devices[leaf].rack >= 0) continue;
+        // The rack with the most of the leaf's endpoints first (then the lowest index): shortest cables.
+        std::vector<std::pair<int, int>> racks;
+        for (const auto& [rack, links] : counts) racks.emplace_back(-links, rack);
+        std::sort(racks.begin(), racks.end());
+        for (const auto& [negative_links, rack] : racks) {
           if (fits(cluster_.racks[rack], cluster_.devices[leaf])) {
             put(leaf, rack);
             break;
@@ -117,7 +115,18 @@ class RackPlacer {
 
   bool fits(const Rack& rack, const Device& device) const {
     return rack.used + device.height <= spec_.facility.rack_units &&
-           rack.power_max + device.power_max <= spec_.facility.rack_power_limit;
+           rack.power_max + device.power_max <= power_limit_;
+  }
+
+  [[noreturn]] void throw_over_power_limit(const Device& device) const {
+    const bool cooling_bound = cooling_.max_rack_power < spec_.facility.rack_power_limit;
+    const std::string field = cooling_bound ? "facility.cooling" : "facility.rack_power_limit";
+    const std::string limit = cooling_bound ? "what " + cooling_.info.id + " cooling removes per rack (" +
+                                                  format_power(cooling_.max_rack_power) + ")"
+                                            : "the rack power limit of " + format_power(power_limit_);
+    throw InputFailure(
+        {spec_.where(field), field,
+         "one " + device.part + " draws up to " + format_power(device.power_max) + ", more than " + limit});
   }
 
   void open_rack(RackKind kind) {
@@ -134,9 +143,11 @@ class RackPlacer {
     if (found == open_.end() || !fits(cluster_.racks[found->second], part)) {
       open_rack(kind);
       if (!fits(cluster_.racks[open_[kind]], part)) {
-        throw InputFailure({spec_.where("facility.rack_power_limit"), "facility.rack_power_limit",
-                            part.name + " (" + part.part + ", " + format_power(part.power_max) + ", " +
-                                format_rack_units(part.height) + ") does not fit in an empty rack"});
+        if (part.power_max > power_limit_) throw_over_power_limit(part);
+        throw InputFailure({spec_.where("facility.rack_units"), "facility.rack_units",
+                            part.name + " (" + part.part + ", " + format_rack_units(part.height) +
+                                ") is taller than a " + format_rack_units(spec_.facility.rack_units) +
+                                " rack"});
       }
     }
     put(device, open_[kind]);
@@ -155,13 +166,15 @@ class RackPlacer {
 
   const ClusterSpec& spec_;
   Cluster& cluster_;
+  const Cooling& cooling_;
+  Power power_limit_;
   std::map<RackKind, int> open_;
 };
 
 }  // namespace
 
-void place_devices(const ClusterSpec& spec, Cluster& cluster) {
-  RackPlacer(spec, cluster).place();
+void place_devices(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
+  RackPlacer(spec, catalog, cluster).place();
 }
 
 }  // namespace gputwin

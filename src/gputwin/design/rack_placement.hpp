@@ -8,13 +8,15 @@
 // rest.
 #pragma once
 
+#include "gputwin/catalog/catalog.hpp"
 #include "gputwin/design/cluster.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 
 namespace gputwin {
 
-// Throws InputFailure when a device cannot fit in an empty rack (located at the facility field that forbids
-// it).
-void place_devices(const ClusterSpec& spec, Cluster& cluster);
+// Places the devices not yet in a rack; racks stay within the spec's rack power limit and what the chosen
+// cooling removes. Throws InputFailure when a device cannot fit in an empty rack (located at the field that
+// forbids it). Called again after more devices are added, it fills the last open racks first.
+void place_devices(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster);
 
 }  // namespace gputwin

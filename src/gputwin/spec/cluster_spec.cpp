@@ -71,12 +71,13 @@ class SpecReader {
       }
       return value;
     };
-    if (colon == std::string::npos) return {parse(text), text + ":1"};
-    const double ratio =
-        parse(std::string_view(text).substr(0, colon)) / parse(std::string_view(text).substr(colon + 1));
-    if (ratio < 1.0)
+    const double ratio = colon == std::string::npos ? parse(text)
+                                                    : parse(std::string_view(text).substr(0, colon)) /
+                                                          parse(std::string_view(text).substr(colon + 1));
+    if (ratio < 1.0) {
       field.fail("a leaf with more uplinks than downlinks ('" + text + "') wastes ports; use at least 1:1");
-    return {ratio, text};
+    }
+    return {ratio, colon == std::string::npos ? text + ":1" : text};
   }
 
   FabricSpec read_fabric(const YamlField& f, NetworkRole role) {
@@ -138,6 +139,7 @@ class SpecReader {
     fabrics.expect_keys({"compute", "storage", "inband", "oob"});
     spec_.compute = read_fabric(fabrics.child("compute"), NetworkRole::compute);
     const System& system = catalog_.get<System>(spec_.node_system);
+    check_nic_speed(system, spec_.compute, fabrics.child("compute").child("link_speed"));
     const std::pair<const char*, NetworkRole> others[] = {
         {"storage", NetworkRole::storage}, {"inband", NetworkRole::inband}, {"oob", NetworkRole::oob}};
     for (const auto& [key, role] : others) {
@@ -150,9 +152,20 @@ class SpecReader {
       if (!system.nics.contains(role)) {
         field->fail("system '" + system.info.id + "' has no " + std::string(role_name(role)) + " NICs");
       }
+      check_nic_speed(system, fabric, fabrics.child(key).child("link_speed"));
       (role == NetworkRole::storage  ? spec_.storage
        : role == NetworkRole::inband ? spec_.inband
                                      : spec_.oob) = fabric;
+    }
+  }
+
+  // A NIC runs slower than its line rate when the fabric does (a 200G port on a 100G switch), never faster.
+  static void check_nic_speed(const System& system, const FabricSpec& fabric, const YamlField& speed) {
+    const auto nic = system.nics.find(fabric.role);
+    if (nic != system.nics.end() && nic->second.speed < fabric.link_speed) {
+      speed.fail("the " + std::string(role_name(fabric.role)) + " NICs of '" + system.info.id +
+                 "' run at most " + format_data_rate(nic->second.speed) + ", slower than the fabric's " +
+                 speed.text());
     }
   }
 
