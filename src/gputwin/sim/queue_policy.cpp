@@ -1,0 +1,109 @@
+#include "gputwin/sim/queue_policy.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gputwin {
+
+double expected_run_time(const JobSpec& job) { return job.requested_time > 0 ? job.requested_time : job.duration; }
+
+namespace {
+
+class FifoPolicy final : public QueuePolicy {
+ public:
+  std::string_view name() const override { return "fifo"; }
+  void schedule(SchedulerView& view) const override {
+    const std::vector<int>& waiting = view.waiting();  // stable during a pass: started jobs leave it after
+    for (const int job : waiting) {
+      if (!view.try_start(job)) return;
+    }
+  }
+};
+
+// Starts any job that fits, in the order given, looking at most `scan_depth` jobs.
+void start_greedily(SchedulerView& view, const std::vector<int>& order) {
+  int looked = 0;
+  for (const int job : order) {
+    if (view.free_gpus() == 0 || looked++ > view.scan_depth()) return;
+    if (view.job(job).gpus <= view.free_gpus()) view.try_start(job);
+  }
+}
+
+class ShortestJobFirstPolicy final : public QueuePolicy {
+ public:
+  std::string_view name() const override { return "sjf"; }
+  void schedule(SchedulerView& view) const override {
+    std::vector<int> order = view.waiting();
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return view.job(a).duration < view.job(b).duration; });
+    start_greedily(view, order);
+  }
+};
+
+class EasyBackfillPolicy final : public QueuePolicy {
+ public:
+  std::string_view name() const override { return "easy"; }
+  void schedule(SchedulerView& view) const override {
+    const std::vector<int>& waiting = view.waiting();  // stable during a pass: started jobs leave it after
+    std::size_t head = 0;
+    while (head < waiting.size() && view.try_start(waiting[head])) ++head;
+    if (head >= waiting.size()) return;
+    const auto [shadow_time, extra_gpus] = reservation(view, view.job(waiting[head]).gpus);
+    int extra = extra_gpus;
+    int looked = 0;
+    for (std::size_t next = head + 1; next < waiting.size() && looked++ < view.scan_depth(); ++next) {
+      if (view.free_gpus() == 0) return;
+      const JobSpec& candidate = view.job(waiting[next]);
+      if (candidate.gpus > view.free_gpus()) continue;
+      const bool ends_in_time = view.now() + expected_run_time(candidate) <= shadow_time;
+      if (!ends_in_time && candidate.gpus > extra) continue;
+      if (view.try_start(waiting[next]) && !ends_in_time) extra -= candidate.gpus;
+    }
+  }
+
+ private:
+  // When the head job can start (the shadow time) and the GPUs left over at that time.
+  static std::pair<double, int> reservation(const SchedulerView& view, int head_gpus) {
+    auto releases = view.expected_releases();
+    std::sort(releases.begin(), releases.end());
+    int available = view.free_gpus();
+    for (const auto& [time, gpus] : releases) {
+      available += gpus;
+      if (available >= head_gpus) return {std::max(time, view.now()), available - head_gpus};
+    }
+    return {view.now(), 0};  // cannot be reserved (fragmentation); backfill only what ends now
+  }
+};
+
+class FairSharePolicy final : public QueuePolicy {
+ public:
+  std::string_view name() const override { return "fair"; }
+  void schedule(SchedulerView& view) const override {
+    const std::vector<int>& waiting = view.waiting();
+    const std::size_t depth = std::min<std::size_t>(waiting.size(), static_cast<std::size_t>(view.scan_depth()) + 1);
+    std::vector<std::pair<double, int>> order;
+    order.reserve(depth);
+    for (std::size_t i = 0; i < depth; ++i) order.emplace_back(view.usage_per_share(view.job(waiting[i])), i);
+    std::stable_sort(order.begin(), order.end());
+    std::vector<int> jobs;
+    jobs.reserve(depth);
+    for (const auto& [usage, position] : order) jobs.push_back(waiting[position]);
+    start_greedily(view, jobs);
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> queue_policy_names() { return {"fifo", "sjf", "easy", "fair"}; }
+
+std::unique_ptr<QueuePolicy> make_queue_policy(std::string_view name) {
+  if (name == "fifo") return std::make_unique<FifoPolicy>();
+  if (name == "sjf") return std::make_unique<ShortestJobFirstPolicy>();
+  if (name == "easy") return std::make_unique<EasyBackfillPolicy>();
+  if (name == "fair") return std::make_unique<FairSharePolicy>();
+  std::string known;
+  for (const auto& policy : queue_policy_names()) known += (known.empty() ? "" : ", ") + policy;
+  throw std::invalid_argument("unknown queue policy '" + std::string(name) + "'; known: " + known);
+}
+
+}  // namespace gputwin

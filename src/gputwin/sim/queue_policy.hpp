@@ -1,0 +1,58 @@
+// Queueing policies for trace replay: which waiting jobs start when GPUs free up. Each is one small type behind
+// one interface, chosen by name.
+//
+//   std::unique_ptr<QueuePolicy> policy = make_queue_policy("easy");   // fifo | sjf | easy | fair
+//   policy->schedule(view);   // called by the replay engine after every batch of events
+//
+// - fifo: arrival order; the first job that does not fit blocks the rest (no backfill).
+// - sjf: shortest run time first (the trace's recorded duration: an oracle, as in trace studies); any job that
+//   fits starts, so large jobs can wait long.
+// - easy: EASY backfill (Lifka 1995): arrival order; when the head job does not fit it gets a reservation at the
+//   earliest time enough GPUs free up (from running jobs' requested times, or durations when unknown); later jobs
+//   start now if they fit and end before that time, or use only GPUs the head job will not need.
+// - fair: fair share across groups (virtual clusters) or users: jobs of the group with the least GPUs in use per
+//   share go first; any job that fits starts.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gputwin/sim/workload.hpp"
+
+namespace gputwin {
+
+// What a queue policy sees of the simulation and the one thing it can do: start a job.
+class SchedulerView {
+ public:
+  virtual ~SchedulerView() = default;
+  [[nodiscard]] virtual double now() const = 0;
+  // Job indices in arrival order. Stable during one pass: jobs started in it leave the list after the pass.
+  [[nodiscard]] virtual const std::vector<int>& waiting() const = 0;
+  [[nodiscard]] virtual const JobSpec& job(int index) const = 0;
+  [[nodiscard]] virtual int free_gpus() const = 0;
+  // Running jobs as (expected end time, GPUs), for reservations.
+  [[nodiscard]] virtual std::vector<std::pair<double, int>> expected_releases() const = 0;
+  // GPUs in use by the jobs of a fair-share key (group or user), and that key's share.
+  [[nodiscard]] virtual double usage_per_share(const JobSpec& job) const = 0;
+  [[nodiscard]] virtual int scan_depth() const = 0;  // waiting jobs a pass may look at beyond the head
+  // Starts the job when its GPUs can be placed now; false otherwise.
+  virtual bool try_start(int index) = 0;
+};
+
+class QueuePolicy {
+ public:
+  virtual ~QueuePolicy() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  virtual void schedule(SchedulerView& view) const = 0;
+};
+
+// Throws std::invalid_argument naming the known policies when `name` is not one of them.
+[[nodiscard]] std::unique_ptr<QueuePolicy> make_queue_policy(std::string_view name);
+[[nodiscard]] std::vector<std::string> queue_policy_names();
+
+// The time a job is expected to run, as a scheduler knows it: the user's request when given, else the duration.
+[[nodiscard]] double expected_run_time(const JobSpec& job);
+
+}  // namespace gputwin
