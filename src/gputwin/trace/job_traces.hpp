@@ -1,4 +1,5 @@
-// Readers for job traces (when jobs arrived, how long they ran, how many GPUs they held), and gputwin's own job CSV.
+// Readers for job traces (when jobs arrived, how long they ran, how many GPUs they held), and gputwin's own
+// job CSV.
 //
 //   Result<TraceRows<JobSpec>> philly = read_philly_jobs("pollux-osdi21/traces/philly.csv");
 //   Result<SwfTrace> kth = read_swf("KTH-SP2-1996-2.1-cln.swf");       // kth.value().max_procs == 100
@@ -6,12 +7,12 @@
 //   Result<TraceRows<JobSpec>> mine = read_job_csv("jobs.csv");         // format: docs/jobs-format.md
 //   write_job_csv(philly.value().rows, std::cout);                      // converts any trace to that format
 //
-// Every reader returns the jobs sorted by submit time, ties kept in file order. The three foreign-trace readers shift
-// submit times so the first kept job arrives at 0; read_job_csv keeps the times as written, since they are already
-// trace-relative. A malformed row (wrong number of fields, a value that is not a number or a date) fails the whole
-// read with file:line and the column; a well-formed record the simulator cannot replay (unknown run time, negative
-// GPUs) is left out and counted by reason in TraceRows::skipped. Each parse_X(text, name) reads text in memory and
-// names it `name` in errors.
+// Every reader returns the jobs sorted by submit time, ties kept in file order. The three foreign-trace
+// readers shift submit times so the first kept job arrives at 0; read_job_csv keeps the times as written,
+// since they are already trace-relative. A malformed row (wrong number of fields, a value that is not a
+// number or a date) fails the whole read with file:line and the column; a well-formed record the simulator
+// cannot replay (unknown run time, negative GPUs) is left out and counted by reason in TraceRows::skipped.
+// Each parse_X(text, name) reads text in memory and names it `name` in errors.
 #pragma once
 
 #include <ostream>
@@ -23,8 +24,8 @@
 
 namespace gputwin {
 
-// Philly-derived trace of the Pollux artifact: timestamp,duration,num_gpus,gpu_time,cluster. The file has no job id,
-// so a job's id is the line it came from; group is the cluster column (a Philly virtual cluster).
+// Philly-derived trace of the Pollux artifact: timestamp,duration,num_gpus,gpu_time,cluster. The file has no
+// job id, so a job's id is the line it came from; group is the cluster column (a Philly virtual cluster).
 [[nodiscard]] Result<TraceRows<JobSpec>> read_philly_jobs(const std::string& path);
 [[nodiscard]] Result<TraceRows<JobSpec>> parse_philly_jobs(const std::string& text, const std::string& name);
 
@@ -37,13 +38,15 @@ struct SwfTrace {
 [[nodiscard]] Result<SwfTrace> read_swf(const std::string& path);
 [[nodiscard]] Result<SwfTrace> parse_swf(const std::string& text, const std::string& name);
 
-// Helios (SenseTime, SC'21) cluster_log.csv: job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,
-// end_time,duration,queue. CPU-only jobs are kept with gpus = 0.
+// Helios (SenseTime, SC'21) cluster_log.csv:
+// job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time, end_time,duration,queue. CPU-only
+// jobs are kept with gpus = 0.
 [[nodiscard]] Result<TraceRows<JobSpec>> read_helios_jobs(const std::string& path);
 [[nodiscard]] Result<TraceRows<JobSpec>> parse_helios_jobs(const std::string& text, const std::string& name);
 
 // gputwin's job CSV (docs/jobs-format.md): id,submit_time,duration,gpus and optional columns by header name.
-// Unlike the foreign readers, any bad value is an error: this format is written by us or by hand, not replayed as found.
+// Unlike the foreign readers, any bad value is an error: this format is written by us or by hand, not
+// replayed as found.
 [[nodiscard]] Result<TraceRows<JobSpec>> read_job_csv(const std::string& path);
 [[nodiscard]] Result<TraceRows<JobSpec>> parse_job_csv(const std::string& text, const std::string& name);
 // Writes every column, numbers in shortest round-trip form, so read_job_csv gives back the same jobs.

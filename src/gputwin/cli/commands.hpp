@@ -1,0 +1,31 @@
+// Subcommands of the gputwin CLI. Each adds itself to the app; its callback sets the process exit status.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gputwin/catalog/catalog.hpp"
+
+namespace gputwin::cli {
+
+inline constexpr int kInputError = 1;
+inline constexpr int kUsageError = 2;
+
+struct CatalogOptions {
+  std::vector<std::string> extra_dirs;
+  bool no_bundled = false;
+};
+
+void add_catalog_options(CLI::App& command, CatalogOptions& options);
+// Prints the errors and returns empty when the catalog does not load.
+std::optional<Catalog> load_catalog(const CatalogOptions& options);
+
+void add_plan_command(CLI::App& app, int& exit_code);
+void add_catalog_command(CLI::App& app, int& exit_code);
+void add_simulate_command(CLI::App& app, int& exit_code);
+void add_trace_command(CLI::App& app, int& exit_code);
+
+}  // namespace gputwin::cli

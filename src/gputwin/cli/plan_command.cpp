@@ -1,0 +1,116 @@
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "gputwin/cli/commands.hpp"
+#include "gputwin/design/design.hpp"
+#include "gputwin/report/catalog_report.hpp"
+#include "gputwin/report/plan_report.hpp"
+#include "gputwin/spec/cluster_spec.hpp"
+
+namespace gputwin::cli {
+
+void add_catalog_options(CLI::App& command, CatalogOptions& options) {
+  command.add_option("--catalog", options.extra_dirs, "extra catalog folder of YAML parts (repeatable)")
+      ->check(CLI::ExistingDirectory);
+  command.add_flag("--no-bundled-catalog", options.no_bundled, "do not load the catalog shipped with gputwin");
+}
+
+std::optional<Catalog> load_catalog(const CatalogOptions& options) {
+  std::vector<std::string> dirs;
+  if (!options.no_bundled) dirs.push_back(bundled_data_dir() + "/catalog");
+  dirs.insert(dirs.end(), options.extra_dirs.begin(), options.extra_dirs.end());
+  auto loaded = Catalog::load(dirs);
+  if (!loaded.ok()) {
+    std::cerr << loaded.error_text();
+    return std::nullopt;
+  }
+  return std::move(loaded).value();
+}
+
+namespace {
+
+struct PlanOptions {
+  CatalogOptions catalog;
+  std::string spec;
+  bool json = false;
+  std::string bom_csv;
+};
+
+int run_plan(const PlanOptions& options) {
+  const auto catalog = load_catalog(options.catalog);
+  if (!catalog) return kInputError;
+  const auto spec = load_cluster_spec(options.spec, *catalog);
+  if (!spec.ok()) {
+    std::cerr << spec.error_text();
+    return kInputError;
+  }
+  const auto cluster = design_cluster(spec.value(), *catalog);
+  if (!cluster.ok()) {
+    std::cerr << cluster.error_text();
+    return kInputError;
+  }
+  if (!options.bom_csv.empty()) {
+    std::ofstream bom(options.bom_csv);
+    bom << bom_csv(cluster.value());
+    if (!bom) {
+      std::cerr << options.bom_csv << ": cannot write the bill of materials\n";
+      return kInputError;
+    }
+  }
+  std::cout << (options.json ? plan_json(cluster.value()).dump(2) + "\n" : plan_text(cluster.value()));
+  return 0;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<PlanOptions>();
+  auto* plan = app.add_subcommand("plan", "design a cluster from a spec: racks, power, fabrics, cabling, BOM, TCO");
+  plan->add_option("spec", options->spec, "cluster spec (YAML)")->required()->check(CLI::ExistingFile);
+  plan->add_flag("--json", options->json, "print the design as JSON (schema gputwin.plan/1, docs/plan-json.md)");
+  plan->add_option("--bom-csv", options->bom_csv, "also write the bill of materials as CSV to this file");
+  add_catalog_options(*plan, options->catalog);
+  plan->callback([options, &exit_code] { exit_code = run_plan(*options); });
+}
+
+void add_catalog_command(CLI::App& app, int& exit_code) {
+  struct Options {
+    CatalogOptions catalog;
+    std::string kind;
+    std::string part;
+  };
+  auto options = std::make_shared<Options>();
+  auto* catalog = app.add_subcommand("catalog", "list or show the parts gputwin knows");
+  catalog->require_subcommand(1);
+  auto* list = catalog->add_subcommand("list", "one line per part");
+  list->add_option("--kind", options->kind, "only parts of this kind (accelerator, system, switch, cable, ...)");
+  add_catalog_options(*list, options->catalog);
+  list->callback([options, &exit_code] {
+    const auto loaded = load_catalog(options->catalog);
+    if (!loaded) {
+      exit_code = kInputError;
+      return;
+    }
+    std::cout << catalog_list(*loaded, options->kind);
+  });
+  auto* show = catalog->add_subcommand("show", "every figure of one part, with its source");
+  show->add_option("part", options->part, "part id")->required();
+  add_catalog_options(*show, options->catalog);
+  show->callback([options, &exit_code] {
+    const auto loaded = load_catalog(options->catalog);
+    if (!loaded) {
+      exit_code = kInputError;
+      return;
+    }
+    const std::string text = catalog_show(*loaded, options->part);
+    if (text.empty()) {
+      std::cerr << "catalog: no part with id '" << options->part << "' (see `gputwin catalog list`)\n";
+      exit_code = kInputError;
+      return;
+    }
+    std::cout << text;
+  });
+}
+
+}  // namespace gputwin::cli

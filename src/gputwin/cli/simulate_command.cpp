@@ -1,0 +1,172 @@
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "gputwin/cli/commands.hpp"
+#include "gputwin/design/design.hpp"
+#include "gputwin/report/replay_report.hpp"
+#include "gputwin/sim/cluster_pool.hpp"
+#include "gputwin/sim/replay.hpp"
+#include "gputwin/spec/cluster_spec.hpp"
+#include "gputwin/trace/job_traces.hpp"
+
+namespace gputwin::cli {
+namespace {
+
+struct ReplayCommandOptions {
+  CatalogOptions catalog;
+  std::string jobs;
+  std::string format = "auto";
+  std::string cluster_spec;
+  int nodes = 0;
+  int gpus_per_node = 8;
+  std::string policy = "fifo";
+  double interval = 3600;
+  int scan_depth = 500;
+  std::string fair_share_by = "group";
+  bool json = false;
+  std::string csv;
+};
+
+// The trace format from the file: SWF by extension, CSVs by their header.
+std::string detect_format(const std::string& path) {
+  if (path.size() > 4 && path.substr(path.size() - 4) == ".swf") return "swf";
+  std::ifstream stream(path);
+  std::string header;
+  std::getline(stream, header);
+  if (header.rfind("timestamp,duration,num_gpus", 0) == 0) return "philly";
+  if (header.find("jobname") != std::string::npos || header.find("gpu_num") != std::string::npos) return "helios";
+  if (header.rfind("id,submit_time", 0) == 0) return "jobs";
+  return "";
+}
+
+struct LoadedJobs {
+  std::vector<JobSpec> jobs;
+  std::map<std::string, int> skipped;
+  int swf_max_procs = 0;
+};
+
+std::optional<LoadedJobs> load_jobs(const ReplayCommandOptions& options) {
+  const std::string format = options.format == "auto" ? detect_format(options.jobs) : options.format;
+  LoadedJobs loaded;
+  auto take = [&](auto result) -> bool {
+    if (!result.ok()) {
+      std::cerr << result.error_text();
+      return false;
+    }
+    loaded.jobs = std::move(result).value().rows;
+    return true;
+  };
+  if (format == "philly") {
+    auto result = read_philly_jobs(options.jobs);
+    if (result.ok()) loaded.skipped = result.value().skipped;
+    if (!take(std::move(result))) return std::nullopt;
+  } else if (format == "helios") {
+    auto result = read_helios_jobs(options.jobs);
+    if (result.ok()) loaded.skipped = result.value().skipped;
+    if (!take(std::move(result))) return std::nullopt;
+  } else if (format == "jobs") {
+    auto result = read_job_csv(options.jobs);
+    if (result.ok()) loaded.skipped = result.value().skipped;
+    if (!take(std::move(result))) return std::nullopt;
+  } else if (format == "swf") {
+    auto result = read_swf(options.jobs);
+    if (!result.ok()) {
+      std::cerr << result.error_text();
+      return std::nullopt;
+    }
+    loaded.skipped = result.value().jobs.skipped;
+    loaded.swf_max_procs = result.value().max_procs;
+    loaded.jobs = std::move(result).value().jobs.rows;
+  } else {
+    std::cerr << options.jobs << ": cannot tell the trace format; give --format philly|swf|helios|jobs\n";
+    return std::nullopt;
+  }
+  return loaded;
+}
+
+std::optional<GpuPool> build_pool(const ReplayCommandOptions& options, const LoadedJobs& jobs) {
+  if (!options.cluster_spec.empty()) {
+    const auto catalog = load_catalog(options.catalog);
+    if (!catalog) return std::nullopt;
+    const auto spec = load_cluster_spec(options.cluster_spec, *catalog);
+    if (!spec.ok()) {
+      std::cerr << spec.error_text();
+      return std::nullopt;
+    }
+    const auto cluster = design_cluster(spec.value(), *catalog);
+    if (!cluster.ok()) {
+      std::cerr << cluster.error_text();
+      return std::nullopt;
+    }
+    const int per_node = catalog->get<System>(spec.value().node_system).accelerators;
+    return pool_from_cluster(cluster.value(), per_node);
+  }
+  if (options.nodes > 0) return GpuPool::uniform(options.nodes, options.gpus_per_node);
+  if (jobs.swf_max_procs > 0) return GpuPool::uniform(jobs.swf_max_procs, 1);  // one processor per SWF node
+  std::cerr << "simulate replay: give the cluster with --cluster SPEC or --nodes N [--gpus-per-node G]\n";
+  return std::nullopt;
+}
+
+int run_replay(const ReplayCommandOptions& options) {
+  const auto jobs = load_jobs(options);
+  if (!jobs) return kInputError;
+  auto pool = build_pool(options, *jobs);
+  if (!pool) return kInputError;
+  std::unique_ptr<QueuePolicy> policy;
+  try {
+    policy = make_queue_policy(options.policy);
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "simulate replay: --policy: " << error.what() << "\n";
+    return kUsageError;
+  }
+  ReplayOptions replay_options;
+  replay_options.interval = options.interval;
+  replay_options.scan_depth = options.scan_depth;
+  replay_options.fair_share_by_user = options.fair_share_by == "user";
+  ReplayResult result = replay(jobs->jobs, std::move(*pool), *policy, replay_options);
+  for (const auto& [reason, count] : jobs->skipped) result.rejected["skipped by the reader: " + reason] += count;
+  if (!options.csv.empty()) {
+    std::ofstream csv(options.csv);
+    csv << replay_intervals_csv(result);
+    if (!csv) {
+      std::cerr << options.csv << ": cannot write the metrics table\n";
+      return kInputError;
+    }
+  }
+  std::cout << (options.json ? replay_json(result).dump(2) + "\n" : replay_text(result, options.jobs));
+  return 0;
+}
+
+void add_replay_command(CLI::App& simulate, int& exit_code) {
+  auto options = std::make_shared<ReplayCommandOptions>();
+  auto* command = simulate.add_subcommand("replay", "replay a job trace: arrivals, queueing, gang starts, departures");
+  command->add_option("--jobs", options->jobs, "job trace file")->required()->check(CLI::ExistingFile);
+  command->add_option("--format", options->format, "philly | swf | helios | jobs (default: detect)")
+      ->check(CLI::IsMember({"auto", "philly", "swf", "helios", "jobs"}));
+  command->add_option("--cluster", options->cluster_spec, "cluster spec (YAML) to replay on")->check(CLI::ExistingFile);
+  command->add_option("--nodes", options->nodes, "or: this many identical nodes")->check(CLI::PositiveNumber);
+  command->add_option("--gpus-per-node", options->gpus_per_node, "GPUs per node with --nodes (default 8)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--policy", options->policy, "queue policy: fifo | sjf | easy | fair (default fifo)");
+  command->add_option("--interval", options->interval, "seconds per row of the metrics table (default 3600)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--scan-depth", options->scan_depth, "waiting jobs a pass looks at past the head (default 500)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--fair-share-by", options->fair_share_by, "group | user (default group)")
+      ->check(CLI::IsMember({"group", "user"}));
+  command->add_flag("--json", options->json, "print JSON (schema gputwin.replay/1)");
+  command->add_option("--csv", options->csv, "write the metrics over time as CSV to this file");
+  add_catalog_options(*command, options->catalog);
+  command->callback([options, &exit_code] { exit_code = run_replay(*options); });
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app, int& exit_code) {
+  auto* simulate = app.add_subcommand("simulate", "discrete-event simulation of a cluster's scheduling");
+  simulate->require_subcommand(1);
+  add_replay_command(*simulate, exit_code);
+}
+
+}  // namespace gputwin::cli

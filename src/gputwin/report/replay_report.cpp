@@ -1,0 +1,118 @@
+#include "gputwin/report/replay_report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gputwin/core/units.hpp"
+#include "gputwin/report/text_table.hpp"
+
+namespace gputwin {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+double rounded(double value, int decimals = 3) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+
+Json summary_json(const Summary& summary) {
+  return {{"mean", rounded(summary.mean)},
+          {"median", rounded(summary.median)},
+          {"p95", rounded(summary.p95)},
+          {"max", rounded(summary.max)}};
+}
+
+Json groups_json(const std::vector<GroupMetrics>& groups) {
+  Json rows = Json::array();
+  for (const auto& group : groups) {
+    rows.push_back({{"name", group.name},
+                    {"jobs", group.jobs},
+                    {"mean_wait_s", rounded(group.mean_wait)},
+                    {"mean_jct_s", rounded(group.mean_jct)},
+                    {"mean_bounded_slowdown", rounded(group.mean_bounded_slowdown)},
+                    {"gpu_hours", rounded(group.gpu_hours)}});
+  }
+  return rows;
+}
+
+std::string hours(double seconds) { return format_number(seconds / 3600.0, 2) + " h"; }
+
+}  // namespace
+
+Json replay_json(const ReplayResult& result) {
+  Json json;
+  json["schema"] = kReplaySchema;
+  json["policy"] = result.policy;
+  json["jobs"] = result.jobs;
+  json["completed"] = result.completed;
+  json["rejected"] = result.rejected;
+  json["wait_s"] = summary_json(result.wait);
+  json["jct_s"] = summary_json(result.jct);
+  json["bounded_slowdown"] = summary_json(result.bounded_slowdown);
+  json["utilisation"] = rounded(result.utilisation, 5);
+  json["makespan_s"] = rounded(result.makespan);
+  json["mean_stranded_gpus"] = rounded(result.mean_stranded_gpus);
+  json["jain_fairness_by_group"] = rounded(result.jain_fairness, 5);
+  json["by_group"] = groups_json(result.by_group);
+  json["by_user_count"] = result.by_user.size();
+  Json intervals = Json::array();
+  for (const auto& row : result.intervals) {
+    intervals.push_back({{"start_s", row.start},
+                         {"utilisation", rounded(row.utilisation, 5)},
+                         {"queue_length", rounded(row.queue_length)},
+                         {"running", rounded(row.running)},
+                         {"stranded_gpus", rounded(row.stranded_gpus)},
+                         {"submitted", row.submitted},
+                         {"started", row.started},
+                         {"finished", row.finished}});
+  }
+  json["intervals"] = intervals;
+  return json;
+}
+
+std::string replay_text(const ReplayResult& result, const std::string& trace_name) {
+  std::string text = fmt::format("Replay of {} under {}\n", trace_name, result.policy);
+  text += fmt::format("  {} jobs replayed, {} completed", result.jobs, result.completed);
+  for (const auto& [reason, count] : result.rejected) text += fmt::format("; {} not replayed ({})", count, reason);
+  text += "\n";
+  text += fmt::format("  GPU utilisation {}% over a makespan of {}; {} GPUs stranded on partly used nodes on average\n",
+                      format_number(100 * result.utilisation, 2), hours(result.makespan),
+                      format_number(result.mean_stranded_gpus, 1));
+  TextTable table({"metric", "mean", "median", "p95", "max"},
+                  {Align::left, Align::right, Align::right, Align::right, Align::right});
+  auto add = [&](const std::string& name, const Summary& s, bool in_hours) {
+    auto cell = [&](double v) { return in_hours ? hours(v) : format_number(v, 2); };
+    table.add_row({name, cell(s.mean), cell(s.median), cell(s.p95), cell(s.max)});
+  };
+  add("queueing delay", result.wait, true);
+  add("job completion time", result.jct, true);
+  add("bounded slowdown", result.bounded_slowdown, false);
+  text += table.render();
+  text += fmt::format("  fairness across groups (Jain's index of mean bounded slowdown): {}\n",
+                      format_number(result.jain_fairness, 3));
+  if (!result.by_group.empty() && result.by_group.size() <= 50) {
+    TextTable groups({"group", "jobs", "mean wait", "mean JCT", "mean slowdown", "GPU-hours"},
+                     {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right});
+    for (const auto& group : result.by_group) {
+      groups.add_row({group.name.empty() ? "(none)" : group.name, std::to_string(group.jobs), hours(group.mean_wait),
+                      hours(group.mean_jct), format_number(group.mean_bounded_slowdown, 2),
+                      format_number(group.gpu_hours, 1)});
+    }
+    text += "\nBy group\n" + groups.render();
+  }
+  return text;
+}
+
+std::string replay_intervals_csv(const ReplayResult& result) {
+  std::string csv = "start_s,utilisation,queue_length,running,stranded_gpus,submitted,started,finished\n";
+  for (const auto& row : result.intervals) {
+    csv += fmt::format("{},{},{},{},{},{},{},{}\n", format_number(row.start, 3), format_number(row.utilisation, 5),
+                       format_number(row.queue_length, 3), format_number(row.running, 3),
+                       format_number(row.stranded_gpus, 3), row.submitted, row.started, row.finished);
+  }
+  return csv;
+}
+
+}  // namespace gputwin
