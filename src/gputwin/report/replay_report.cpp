@@ -51,6 +51,11 @@ Json replay_json(const ReplayResult& result) {
   json["wait_s"] = summary_json(result.wait);
   json["jct_s"] = summary_json(result.jct);
   json["bounded_slowdown"] = summary_json(result.bounded_slowdown);
+  if (result.recorded_jobs > 0) {
+    json["recorded"] = {{"jobs", result.recorded_jobs},
+                        {"wait_s", summary_json(result.recorded_wait)},
+                        {"bounded_slowdown", summary_json(result.recorded_bounded_slowdown)}};
+  }
   json["utilisation"] = rounded(result.utilisation, 5);
   json["makespan_s"] = rounded(result.makespan);
   json["mean_stranded_gpus"] = rounded(result.mean_stranded_gpus);
@@ -89,6 +94,10 @@ std::string replay_text(const ReplayResult& result, const std::string& trace_nam
   add("queueing delay", result.wait, true);
   add("job completion time", result.jct, true);
   add("bounded slowdown", result.bounded_slowdown, false);
+  if (result.recorded_jobs > 0) {
+    add("recorded queueing delay", result.recorded_wait, true);
+    add("recorded bounded slowdown", result.recorded_bounded_slowdown, false);
+  }
   text += table.render();
   text += fmt::format("  fairness across groups (Jain's index of mean bounded slowdown): {}\n",
                       format_number(result.jain_fairness, 3));

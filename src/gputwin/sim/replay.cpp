@@ -163,6 +163,8 @@ class ReplayEngine final : public SchedulerView {
     std::vector<double> waits;
     std::vector<double> jcts;
     std::vector<double> slowdowns;
+    std::vector<double> recorded_waits;
+    std::vector<double> recorded_slowdowns;
     std::map<std::string, GroupMetrics> groups;
     std::map<std::string, GroupMetrics> users;
     double first_submit = INFINITY;
@@ -177,6 +179,11 @@ class ReplayEngine final : public SchedulerView {
       waits.push_back(wait);
       jcts.push_back(jct);
       slowdowns.push_back(slowdown);
+      if (job.recorded_wait >= 0) {
+        recorded_waits.push_back(job.recorded_wait);
+        recorded_slowdowns.push_back(
+            std::max(1.0, (job.recorded_wait + job.duration) / std::max(job.duration, options_.slowdown_bound)));
+      }
       first_submit = std::min(first_submit, job.submit_time);
       result_.makespan = std::max(result_.makespan, outcome.end);
       busy_gpu_seconds += job.duration * job.gpus;
@@ -192,6 +199,9 @@ class ReplayEngine final : public SchedulerView {
     result_.wait = summary_of(waits);
     result_.jct = summary_of(jcts);
     result_.bounded_slowdown = summary_of(slowdowns);
+    result_.recorded_jobs = static_cast<int>(recorded_waits.size());
+    result_.recorded_wait = summary_of(recorded_waits);
+    result_.recorded_bounded_slowdown = summary_of(recorded_slowdowns);
     if (!waits.empty()) {
       const double span = result_.makespan - first_submit;
       result_.utilisation = span > 0 ? busy_gpu_seconds / (span * pool_.total_gpus()) : 0.0;

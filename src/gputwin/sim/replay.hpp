@@ -65,6 +65,10 @@ struct ReplayResult {
   Summary wait;
   Summary jct;
   Summary bounded_slowdown;
+  // The same measures as the trace recorded them (jobs with a recorded wait, e.g. SWF field 3); 0 jobs = none.
+  int recorded_jobs = 0;
+  Summary recorded_wait;
+  Summary recorded_bounded_slowdown;
   double utilisation = 0;  // over the makespan
   double makespan = 0;
   double mean_stranded_gpus = 0;
