@@ -4,7 +4,10 @@
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/design/design.hpp"
+#include "gputwin/report/packing_report.hpp"
 #include "gputwin/report/replay_report.hpp"
+#include "gputwin/sim/packing.hpp"
+#include "gputwin/trace/openb.hpp"
 #include "gputwin/sim/cluster_pool.hpp"
 #include "gputwin/sim/replay.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
@@ -161,12 +164,98 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
   command->callback([options, &exit_code] { exit_code = run_replay(*options); });
 }
 
+struct PackingCommandOptions {
+  std::string nodes;
+  std::string pods;
+  std::string policy = "fgd";
+  std::vector<std::string> seeds;
+  double inflate = 0;
+  bool json = false;
+};
+
+// "42", "42-51" or "42,43" -> the seeds.
+std::optional<std::vector<std::uint64_t>> parse_seeds(const std::vector<std::string>& texts) {
+  std::vector<std::uint64_t> seeds;
+  for (const auto& text : texts) {
+    const auto dash = text.find('-');
+    try {
+      if (dash == std::string::npos) {
+        seeds.push_back(std::stoull(text));
+      } else {
+        const auto first = std::stoull(text.substr(0, dash));
+        const auto last = std::stoull(text.substr(dash + 1));
+        if (last < first || last - first > 10000) return std::nullopt;
+        for (auto seed = first; seed <= last; ++seed) seeds.push_back(seed);
+      }
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return seeds;
+}
+
+int run_packing_command(const PackingCommandOptions& options) {
+  const auto parameters = load_packing_parameters(bundled_data_dir() + "/reference/fgd-simulator.yaml");
+  if (!parameters.ok()) {
+    std::cerr << parameters.error_text();
+    return kInputError;
+  }
+  const auto nodes = read_openb_nodes(options.nodes);
+  if (!nodes.ok()) {
+    std::cerr << nodes.error_text();
+    return kInputError;
+  }
+  const auto pods = read_openb_pods(options.pods);
+  if (!pods.ok()) {
+    std::cerr << pods.error_text();
+    return kInputError;
+  }
+  const auto seeds = parse_seeds(options.seeds.empty() ? std::vector<std::string>{"42"} : options.seeds);
+  if (!seeds || seeds->empty()) {
+    std::cerr << "simulate packing: --seed: expected whole numbers such as 42, 42-51 or 42,43\n";
+    return kUsageError;
+  }
+  const double inflate = options.inflate > 0 ? options.inflate : parameters.value().inflate;
+  std::vector<PackingResult> runs;
+  try {
+    for (const auto seed : *seeds) {
+      runs.push_back(run_packing(nodes.value().rows, pods.value().rows, parameters.value(), options.policy, seed,
+                                 inflate));
+    }
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "simulate packing: --policy: " << error.what() << "\n";
+    return kUsageError;
+  }
+  for (const auto& [reason, count] : pods.value().skipped) {
+    std::cerr << options.pods << ": " << count << " pods skipped: " << reason << "\n";
+  }
+  std::cout << (options.json ? packing_json(runs).dump(2) + "\n" : packing_text(runs, options.pods));
+  return 0;
+}
+
+void add_packing_command(CLI::App& simulate, int& exit_code) {
+  auto options = std::make_shared<PackingCommandOptions>();
+  auto* command =
+      simulate.add_subcommand("packing", "the FGD paper's packing experiment: pods placed one by one, none leave");
+  command->add_option("--nodes", options->nodes, "openb node list CSV")->required()->check(CLI::ExistingFile);
+  command->add_option("--pods", options->pods, "openb pod list CSV")->required()->check(CLI::ExistingFile);
+  command->add_option("--policy", options->policy,
+                      "random | dotprod | clustering | packing | bestfit | fgd (default fgd)");
+  command->add_option("--seed,--seeds", options->seeds, "seed, range 42-51 or list 42,43 (default 42)")
+      ->delimiter(',');
+  command->add_option("--inflate", options->inflate, "arrived GPU demand as a multiple of capacity (default 1.3)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--json", options->json, "print JSON (schema gputwin.packing/1)");
+  command->callback([options, &exit_code] { exit_code = run_packing_command(*options); });
+}
+
 }  // namespace
 
 void add_simulate_command(CLI::App& app, int& exit_code) {
   auto* simulate = app.add_subcommand("simulate", "discrete-event simulation of a cluster's scheduling");
   simulate->require_subcommand(1);
   add_replay_command(*simulate, exit_code);
+  add_packing_command(*simulate, exit_code);
 }
 
 }  // namespace gputwin::cli
