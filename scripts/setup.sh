@@ -6,7 +6,7 @@ packages=(
   build-essential g++ cmake ninja-build pkg-config git
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  clang-format clang-tidy python3
+  clang-format clang-tidy python3 golang-1.19-src
 )
 
 missing=()

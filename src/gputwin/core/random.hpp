@@ -16,12 +16,19 @@
 
 namespace gputwin {
 
-class Random {
+// What policies that draw need: a uniform index. Implemented by gputwin's own source and by GoRandom.
+class RandomSource {
+ public:
+  virtual ~RandomSource() = default;
+  // Uniform in [0, bound); bound must be > 0.
+  virtual std::uint64_t below(std::uint64_t bound) = 0;
+};
+
+class Random final : public RandomSource {
  public:
   explicit Random(std::uint64_t seed) : engine_(seed) {}
 
-  // Uniform in [0, bound); bound must be > 0.
-  std::uint64_t below(std::uint64_t bound) {
+  std::uint64_t below(std::uint64_t bound) override {
     const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;  // values >= limit would bias the modulo
     std::uint64_t value = engine_();
     while (value >= limit) value = engine_();

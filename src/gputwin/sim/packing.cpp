@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "gputwin/core/go_random.hpp"
 #include "gputwin/sim/fragmentation.hpp"
 #include "gputwin/sim/share_cluster.hpp"
 
@@ -30,7 +31,8 @@ std::vector<PodSpec> sorted_by_name(std::vector<PodSpec> pods) {
 }
 
 // Shuffles, then inflates to the target demand by drawing pods (with replacement) from the name-sorted list.
-std::vector<PodSpec> arrival_sequence(const std::vector<PodSpec>& by_name, double target_milli, Random& random) {
+template <class Source>
+std::vector<PodSpec> arrival_sequence(const std::vector<PodSpec>& by_name, double target_milli, Source& random) {
   std::vector<PodSpec> arrivals = by_name;
   random.shuffle(arrivals);
   std::int64_t demand = 0;
@@ -59,6 +61,18 @@ std::vector<int> random_ranks(int nodes, Random& random) {
   std::iota(ranks.begin(), ranks.end(), 0);
   random.shuffle(ranks);
   return ranks;
+}
+
+// The reference simulator's draws, in its order (docs/research/fgd-semantics.md section 2.1): one Int() for a
+// debug message, the shuffle, the inflation, background draws by the Kubernetes client, then the node ranks.
+std::vector<PodSpec> go_arrivals_and_ranks(const std::vector<PodSpec>& by_name, double target_milli, int nodes,
+                                           const PackingParameters& parameters, GoRandom& random,
+                                           std::vector<int>& ranks) {
+  (void)random.int63();
+  std::vector<PodSpec> arrivals = arrival_sequence(by_name, target_milli, random);
+  for (int draw = 0; draw < parameters.go_draws_before_ranks; ++draw) (void)random.float64();
+  ranks = random.perm(nodes);
+  return arrivals;
 }
 
 // Each whole percent k of arrived demand: the mean over samples whose rounded arrived percent is k (or k-1..k+1
@@ -113,12 +127,27 @@ PackingResult run_packing(const std::vector<NodeSpec>& nodes, const std::vector<
   ShareCluster cluster(node_list);
   const std::int64_t capacity = cluster.gpu_milli_capacity();
 
-  Random random(seed);
-  const std::vector<PodSpec> arrivals = arrival_sequence(by_name, inflate * static_cast<double>(capacity), random);
-  cluster.set_ranks(random_ranks(static_cast<int>(node_list.size()), random));
+  const double target = inflate * static_cast<double>(capacity);
+  const int node_count = static_cast<int>(node_list.size());
+  std::unique_ptr<RandomSource> source;
+  std::vector<PodSpec> arrivals;
+  std::vector<int> ranks;
+  if (parameters.random_source == "go" && go_random_available()) {
+    auto go = std::make_unique<GoRandom>(static_cast<std::int64_t>(seed));
+    arrivals = go_arrivals_and_ranks(by_name, target, node_count, parameters, *go, ranks);
+    source = std::move(go);
+  } else {
+    auto own = std::make_unique<Random>(seed);
+    arrivals = arrival_sequence(by_name, target, *own);
+    ranks = random_ranks(node_count, *own);
+    source = std::move(own);
+  }
+  cluster.set_ranks(ranks);
+  RandomSource& random = *source;
 
   PackingResult result;
   result.policy = policy_name;
+  result.random_source = parameters.random_source == "go" && go_random_available() ? "go" : "gputwin";
   result.seed = seed;
   result.inflate = inflate;
   result.nodes = static_cast<int>(node_list.size());

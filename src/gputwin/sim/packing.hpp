@@ -20,6 +20,7 @@ struct PackingResult {
   std::string policy;
   std::uint64_t seed = 0;
   double inflate = 0;
+  std::string random_source;  // "go" (draw-for-draw as the reference) or "gputwin"
   int nodes = 0;
   int gpus = 0;
   int pods_original = 0;

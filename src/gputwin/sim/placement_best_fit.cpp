@@ -10,7 +10,7 @@ class BestFitPolicy final : public PlacementPolicy {
  public:
   explicit BestFitPolicy(const PackingParameters& parameters) : parameters_(parameters) {}
   std::string_view name() const override { return "bestfit"; }
-  std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, Random&) override {
+  std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, RandomSource&) override {
     const auto node = highest_scoring(cluster, pod, [&](int n) {
       const ShareNode& state = cluster.node(n);
       const double spare = 0.5 * static_cast<double>(state.cpu_left - pod.cpu_milli) / parameters_.max_spec_cpu_milli +

@@ -9,7 +9,7 @@ class DotProductPolicy final : public PlacementPolicy {
  public:
   explicit DotProductPolicy(const PackingParameters& parameters) : parameters_(parameters) {}
   std::string_view name() const override { return "dotprod"; }
-  std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, Random&) override {
+  std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, RandomSource&) override {
     const double pod_cpu = static_cast<double>(pod.cpu_milli) / parameters_.max_spec_cpu_milli;
     const double pod_gpu = static_cast<double>(pod.total_gpu_milli()) / parameters_.max_spec_gpu_milli;
     const auto node = highest_scoring(cluster, pod, [&](int n) {

@@ -19,8 +19,11 @@ class FgdPolicy final : public PlacementPolicy {
       : scale_(parameters.fgd_score_scale_milli), typical_(std::move(typical)) {}
   std::string_view name() const override { return "fgd"; }
 
-  std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, Random&) override {
-    if (cache_.size() != cluster.nodes().size()) cache_.assign(cluster.nodes().size(), {});
+  std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, RandomSource&) override {
+    if (cached_cluster_ != &cluster || cache_.size() != cluster.nodes().size()) {
+      cache_.assign(cluster.nodes().size(), {});  // node versions restart with every cluster
+      cached_cluster_ = &cluster;
+    }
     const int shape = shape_id(pod);
     const auto node = highest_scoring(cluster, pod, [&](int n) { return cached(cluster, n, pod, shape).score; });
     if (!node) return std::nullopt;
@@ -101,6 +104,7 @@ class FgdPolicy final : public PlacementPolicy {
   TypicalPods typical_;
   std::map<std::tuple<std::int64_t, int, int, std::string>, int> shapes_;
   std::vector<std::vector<Entry>> cache_;
+  const ShareCluster* cached_cluster_ = nullptr;
   std::vector<int> scratch_;
 };
 

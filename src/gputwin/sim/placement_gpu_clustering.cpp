@@ -12,7 +12,7 @@ constexpr std::int64_t kFullnessScaleMilli = 8000;
 class GpuClusteringPolicy final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "clustering"; }
-  std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, Random&) override {
+  std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, RandomSource&) override {
     const std::uint32_t kind = affinity_bit(pod);
     const auto node = highest_scoring(cluster, pod, [&](int n) -> std::int64_t {
       if (kind == 0) return 0;  // CPU-only pods: every node scores 0

@@ -15,7 +15,7 @@ namespace {
 class GpuPackingPolicy final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "packing"; }
-  std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, Random&) override {
+  std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, RandomSource&) override {
     const auto node = highest_scoring(cluster, pod, [&](int n) { return score(cluster.node(n), pod); });
     if (!node) return std::nullopt;
     return PodPlacement{*node, cluster.best_fit_gpus(*node, pod)};

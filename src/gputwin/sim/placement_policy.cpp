@@ -16,6 +16,8 @@ Result<PackingParameters> load_packing_parameters(const std::string& path) {
     parameters.typical_pods_include_cpu_only = root.child("typical_pods_include_cpu_only").boolean();
     parameters.fgd_score_scale_milli = root.child("fgd_score_scale_milli").positive_number();
     parameters.inflate = root.child("inflate").positive_number();
+    parameters.random_source = root.child("random_source").one_of({"go", "gputwin"});
+    parameters.go_draws_before_ranks = static_cast<int>(root.child("go_draws_before_ranks").non_negative_integer());
     for (const auto& seed : root.child("seeds").items()) {
       parameters.seeds.push_back(static_cast<std::uint64_t>(seed.non_negative_integer()));
     }

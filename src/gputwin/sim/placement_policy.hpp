@@ -34,6 +34,9 @@ struct PackingParameters {
   double fgd_score_scale_milli = 0;
   double inflate = 0;
   std::vector<std::uint64_t> seeds;
+  // "go": replay the reference's Go random draws exactly (when built with Go's table); "gputwin": our own source.
+  std::string random_source = "go";
+  int go_draws_before_ranks = 0;  // Kubernetes client draws between inflation and node ranks
 };
 
 [[nodiscard]] Result<PackingParameters> load_packing_parameters(const std::string& path);
@@ -43,7 +46,7 @@ class PlacementPolicy {
   virtual ~PlacementPolicy() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
   // Where the pod goes, or empty when no node can take it. Not const: policies may cache per-node scores.
-  virtual std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, Random& random) = 0;
+  virtual std::optional<PodPlacement> place(const ShareCluster& cluster, const PodSpec& pod, RandomSource& random) = 0;
 };
 
 // Throws std::invalid_argument naming the known policies.

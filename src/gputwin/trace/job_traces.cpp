@@ -71,7 +71,8 @@ std::optional<std::int64_t> parse_timestamp(std::string_view text) {
   if (!year || !month || !day || !hour || !minute || !second) return std::nullopt;
   if (*month < 1 || *month > 12 || *day < 1 || *day > days_in_month(*year, *month)) return std::nullopt;
   if (*hour > 23 || *minute > 59 || *second > 59) return std::nullopt;
-  return days_from_civil(*year, *month, *day) * kSecondsPerDay + *hour * 3600 + *minute * 60 + *second;
+  const std::int64_t seconds_of_day = std::int64_t{*hour} * 3600 + std::int64_t{*minute} * 60 + *second;
+  return days_from_civil(*year, *month, *day) * kSecondsPerDay + seconds_of_day;
 }
 
 std::int64_t timestamp_in(const CsvRow& row, int column) {
@@ -165,6 +166,7 @@ TraceRows<JobSpec> philly_from(CsvReader csv) {
 // https://www.cs.huji.ac.il/labs/parallel/workload/swf.html): one job per line, 18 whitespace-separated
 // numbers, -1 for unknown; ';' lines are the header.
 
+// Index = SWF field number - 1.
 enum SwfField : std::size_t {
   kJobNumber,
   kSubmitTime,
@@ -187,24 +189,13 @@ enum SwfField : std::size_t {
   kSwfFieldCount
 };
 
-constexpr std::array<std::string_view, kSwfFieldCount> kSwfFieldNames{"job_number",
-                                                                      "submit_time",
-                                                                      "wait_time",
-                                                                      "run_time",
-                                                                      "allocated_processors",
-                                                                      "average_cpu_time",
-                                                                      "used_memory",
-                                                                      "requested_processors",
-                                                                      "requested_time",
-                                                                      "requested_memory",
-                                                                      "status",
-                                                                      "user_id",
-                                                                      "group_id",
-                                                                      "executable",
-                                                                      "queue",
-                                                                      "partition",
-                                                                      "preceding_job",
-                                                                      "think_time"};
+// One line per six fields, numbered as the SWF definition counts them.
+// clang-format off
+constexpr std::array<std::string_view, kSwfFieldCount> kSwfFieldNames{
+    "job_number", "submit_time", "wait_time", "run_time", "allocated_processors", "average_cpu_time",  // 1-6
+    "used_memory", "requested_processors", "requested_time", "requested_memory", "status", "user_id",  // 7-12
+    "group_id", "executable", "queue", "partition", "preceding_job", "think_time"};                    // 13-18
+// clang-format on
 
 constexpr double kSwfUnknown = -1;
 
@@ -390,15 +381,16 @@ JobSpec helios_job(const CsvRow& row, const HeliosColumns& columns) {
   job.id = row.text(columns.job_id);
   job.submit_time = static_cast<double>(timestamp_in(row, columns.submit_time));
   job.gpus = int_in(row, columns.gpu_num);
-  if (has_value(row, columns.node_num))
+  if (has_value(row, columns.node_num)) {
     job.gpus_per_node = even_gpus_per_node(job.gpus, int_in(row, columns.node_num));
+  }
   if (columns.user >= 0) job.user = row.text(columns.user);
   job.group = row.text(columns.vc);
   if (columns.state >= 0) job.state = lowercase(row.text(columns.state));
   if (has_value(row, columns.start_time)) {
     const double wait = static_cast<double>(timestamp_in(row, columns.start_time)) - job.submit_time;
-    job.recorded_wait =
-        wait >= 0 ? wait : -1;  // a start before submission is clock skew: the wait is unknown
+    // A start before submission is clock skew: the wait is then unknown, not negative.
+    job.recorded_wait = wait >= 0 ? wait : -1;
   }
   return job;
 }
@@ -425,8 +417,7 @@ TraceRows<JobSpec> helios_from(CsvReader csv) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// gputwin's job CSV (docs/jobs-format.md). Strict: it is ours, so anything odd is a mistake worth stopping
-// for.
+// gputwin's job CSV (docs/jobs-format.md). Strict: the file is ours, so anything odd is a mistake to stop at.
 
 constexpr std::array<std::string_view, 10> kJobCsvColumns{
     "id",   "submit_time", "duration", "gpus",         "gpus_per_node", "requested_time",
@@ -479,8 +470,9 @@ std::string optional_text(const CsvRow& row, int column) {
 double recorded_wait_in(const CsvRow& row, int column) {
   if (!has_value(row, column)) return -1;
   const double wait = row.number(column);
-  if (wait < 0 && wait != -1)
+  if (wait < 0 && wait != -1) {
     row.fail(column, "must be -1 (unknown) or at least 0, got '" + row.text(column) + "'");
+  }
   return wait;
 }
 
@@ -497,8 +489,9 @@ JobSpec job_csv_job(const CsvRow& row, const JobCsvColumns& columns) {
                                         ") is not a multiple of gpus_per_node (" +
                                         std::to_string(job.gpus_per_node) + ")");
   }
-  if (has_value(row, columns.requested_time))
+  if (has_value(row, columns.requested_time)) {
     job.requested_time = non_negative_number(row, columns.requested_time);
+  }
   job.user = optional_text(row, columns.user);
   job.group = optional_text(row, columns.group);
   job.state = optional_text(row, columns.state);
@@ -523,7 +516,7 @@ TraceRows<JobSpec> job_csv_from(CsvReader csv) {
 std::string number_text(double value) {
   std::array<char, 32> buffer{};
   const auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  return std::string(buffer.data(), error == std::errc() ? end : buffer.data());
+  return {buffer.data(), error == std::errc() ? end : buffer.data()};
 }
 
 std::string csv_field(const std::string& text) {

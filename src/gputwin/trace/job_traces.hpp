@@ -2,10 +2,10 @@
 // job CSV.
 //
 //   Result<TraceRows<JobSpec>> philly = read_philly_jobs("pollux-osdi21/traces/philly.csv");
-//   Result<SwfTrace> kth = read_swf("KTH-SP2-1996-2.1-cln.swf");       // kth.value().max_procs == 100
+//   Result<SwfTrace> kth = read_swf("KTH-SP2-1996-2.1-cln.swf");   // kth.value().max_procs == 100
 //   Result<TraceRows<JobSpec>> venus = read_helios_jobs("Venus/cluster_log.csv");
-//   Result<TraceRows<JobSpec>> mine = read_job_csv("jobs.csv");         // format: docs/jobs-format.md
-//   write_job_csv(philly.value().rows, std::cout);                      // converts any trace to that format
+//   Result<TraceRows<JobSpec>> mine = read_job_csv("jobs.csv");     // format: docs/jobs-format.md
+//   write_job_csv(philly.value().rows, std::cout);                  // converts any trace to that format
 //
 // Every reader returns the jobs sorted by submit time, ties kept in file order. The three foreign-trace
 // readers shift submit times so the first kept job arrives at 0; read_job_csv keeps the times as written,
@@ -38,9 +38,9 @@ struct SwfTrace {
 [[nodiscard]] Result<SwfTrace> read_swf(const std::string& path);
 [[nodiscard]] Result<SwfTrace> parse_swf(const std::string& text, const std::string& name);
 
-// Helios (SenseTime, SC'21) cluster_log.csv:
-// job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time, end_time,duration,queue. CPU-only
-// jobs are kept with gpus = 0.
+// Helios (SenseTime, SC'21) cluster_log.csv, columns found by name:
+//   job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue
+// CPU-only jobs are kept with gpus = 0: whether to replay them is the simulator's choice.
 [[nodiscard]] Result<TraceRows<JobSpec>> read_helios_jobs(const std::string& path);
 [[nodiscard]] Result<TraceRows<JobSpec>> parse_helios_jobs(const std::string& text, const std::string& name);
 

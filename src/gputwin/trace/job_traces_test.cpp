@@ -256,7 +256,7 @@ TEST(HeliosJobs, ReadsTheReadmeSample) {
 }
 
 TEST(HeliosJobs, DerivesDurationAndWaitFromTimesAndKeepsCpuJobs) {
-  // With a jobname column, as some copies carry, and no duration or queue column.
+  // An extra column (jobname) is ignored; without a duration column the run time is end_time - start_time.
   const auto result = parse_helios_jobs(
       "job_id,user,vc,jobname,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time\n"
       "7,u1,vcA,train,16,64,2,COMPLETED,2020-04-30 23:59:00,2020-05-01 00:01:00,2020-05-01 01:01:00\n"

@@ -59,15 +59,19 @@ TraceRows<PodSpec> pods_from(CsvReader csv) {
       ++result.skipped["negative request"];
       continue;
     }
-    if (pod.num_gpu > 0 && (pod.gpu_milli == 0 || pod.gpu_milli > kMilliPerGpu)) {
-      ++result.skipped["gpu_milli outside 1..1000 for a GPU pod"];
+    if (pod.num_gpu > 0 && pod.gpu_milli == 0) {
+      ++result.skipped["gpu_milli 0 on a GPU pod"];
       continue;
     }
+    if (pod.num_gpu > 0 && pod.gpu_milli > kMilliPerGpu) pod.gpu_milli = kMilliPerGpu;  // as the reference converts
     if (pod.num_gpu > 1 && pod.gpu_milli < kMilliPerGpu) {
       ++result.skipped["GPU share below one GPU on a multi-GPU pod"];
       continue;
     }
-    if (pod.num_gpu == 0) pod.gpu_milli = 0;
+    if (pod.num_gpu == 0) {  // CPU-only: no GPU share and no GPU model constraint
+      pod.gpu_milli = 0;
+      pod.gpu_models.clear();
+    }
     result.rows.push_back(std::move(pod));
   }
   return result;

@@ -70,11 +70,13 @@ std::vector<JobSpec> generate_jobs(const SyntheticShape& shape, const SyntheticO
   const double wanted = options.load * horizon * options.cluster_gpus;
   int multiplier = 1;
   while (work > 0 && work * multiplier * 2 <= wanted) multiplier *= 2;
-  const double stretch = work > 0 ? wanted / (work * multiplier) : 1.0;
+  double capped_work = 0;
   for (auto& job : jobs) {
     job.gpus = std::min(job.gpus * multiplier, options.cluster_gpus);
-    job.duration = std::max(1.0, std::round(job.duration * stretch));
+    capped_work += job.duration * job.gpus;
   }
+  const double stretch = capped_work > 0 ? wanted / capped_work : 1.0;  // after capping, so the load holds
+  for (auto& job : jobs) job.duration = std::max(1.0, std::round(job.duration * stretch));
   std::stable_sort(jobs.begin(), jobs.end(), [](const JobSpec& a, const JobSpec& b) {
     return a.submit_time < b.submit_time;
   });

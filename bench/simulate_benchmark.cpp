@@ -1,0 +1,250 @@
+// Benchmarks the simulator: the FGD packing experiment (one run, and the paper's whole matrix of 5 traces x 6
+// policies x 10 seeds) and trace replay (the Philly-derived trace, and a synthetic year of 1,000,000 jobs on a
+// 100,000-GPU cluster). Real traces are read from ../shared next to the source tree; benchmarks that need them
+// are skipped with an error when it is absent. Inputs are loaded and generated outside the timed loops.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gputwin/sim/packing.hpp"
+#include "gputwin/sim/replay.hpp"
+#include "gputwin/trace/job_traces.hpp"
+#include "gputwin/trace/openb.hpp"
+#include "gputwin/trace/synthetic.hpp"
+
+namespace {
+
+std::string source_path(const std::string& relative) { return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative; }
+std::string shared_path(const std::string& relative) { return source_path("../shared/" + relative); }
+std::string openb_path(const std::string& file) { return shared_path("traces/alibaba-gpu-v2023/csv/" + file); }
+
+// A loaded input or why it could not be loaded.
+template <class T>
+struct Loaded {
+  T value{};
+  std::string error;
+};
+
+const Loaded<gputwin::PackingParameters>& packing_parameters() {
+  static const auto loaded = [] {
+    Loaded<gputwin::PackingParameters> result;
+    const auto parameters = gputwin::load_packing_parameters(source_path("data/reference/fgd-simulator.yaml"));
+    if (parameters.ok()) {
+      result.value = parameters.value();
+    } else {
+      result.error = parameters.error_text();
+    }
+    return result;
+  }();
+  return loaded;
+}
+
+const Loaded<std::vector<gputwin::NodeSpec>>& gpu_nodes() {
+  static const auto loaded = [] {
+    Loaded<std::vector<gputwin::NodeSpec>> result;
+    const std::string path = openb_path("openb_node_list_gpu_node.csv");
+    if (!std::filesystem::exists(path)) {
+      result.error = "openb node list is absent: " + path;
+      return result;
+    }
+    const auto nodes = gputwin::read_openb_nodes(path);
+    if (nodes.ok()) {
+      result.value = nodes.value().rows;
+    } else {
+      result.error = nodes.error_text();
+    }
+    return result;
+  }();
+  return loaded;
+}
+
+const Loaded<std::vector<gputwin::PodSpec>>& openb_pods(const std::string& workload) {
+  static std::map<std::string, Loaded<std::vector<gputwin::PodSpec>>> cache;
+  auto found = cache.find(workload);
+  if (found != cache.end()) return found->second;
+  Loaded<std::vector<gputwin::PodSpec>> result;
+  const std::string path = openb_path("openb_pod_list_" + workload + ".csv");
+  if (!std::filesystem::exists(path)) {
+    result.error = "openb pod list is absent: " + path;
+  } else {
+    const auto pods = gputwin::read_openb_pods(path);
+    if (pods.ok()) {
+      result.value = pods.value().rows;
+    } else {
+      result.error = pods.error_text();
+    }
+  }
+  return cache.emplace(workload, std::move(result)).first->second;
+}
+
+// The first error among the packing inputs of these workloads; empty when all loaded.
+std::string packing_inputs_error(const std::vector<std::string>& workloads) {
+  if (!packing_parameters().error.empty()) return packing_parameters().error;
+  if (!gpu_nodes().error.empty()) return gpu_nodes().error;
+  for (const auto& workload : workloads) {
+    if (!openb_pods(workload).error.empty()) return openb_pods(workload).error;
+  }
+  return {};
+}
+
+double max_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Packing.
+
+void BM_PackingOneRun(benchmark::State& state) {
+  if (const std::string error = packing_inputs_error({"default"}); !error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const auto& parameters = packing_parameters().value;
+  const auto& nodes = gpu_nodes().value;
+  const auto& pods = openb_pods("default").value;
+  int arrived = 0;
+  double allocation = 0;
+  for (auto _ : state) {
+    const auto result = gputwin::run_packing(nodes, pods, parameters, "fgd", 42, parameters.inflate);
+    benchmark::DoNotOptimize(result.allocation_percent_by_arrived_percent.data());
+    arrived = result.pods_arrived;
+    allocation = result.allocation_percent_by_arrived_percent.back();
+  }
+  state.counters["pods_arrived"] = arrived;
+  state.counters["alloc_at_130"] = allocation;
+}
+
+void BM_PackingMatrix(benchmark::State& state) {
+  const std::vector<std::string> workloads{"cpu050", "default", "gpushare40", "gpuspec10", "multigpu20"};
+  if (const std::string error = packing_inputs_error(workloads); !error.empty()) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const auto& parameters = packing_parameters().value;
+  const auto& nodes = gpu_nodes().value;
+  int runs = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    runs = 0;
+    for (const auto& workload : workloads) {
+      const auto& pods = openb_pods(workload).value;
+      for (const auto& policy : gputwin::placement_policy_names()) {
+        for (std::uint64_t seed = 42; seed <= 51; ++seed) {
+          const auto result = gputwin::run_packing(nodes, pods, parameters, policy, seed, parameters.inflate);
+          benchmark::DoNotOptimize(result.allocation_percent_by_arrived_percent.data());
+          ++runs;
+        }
+      }
+    }
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  state.counters["runs"] = runs;
+  state.counters["runs_per_s"] = seconds > 0 ? runs / seconds : 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Replay.
+
+const Loaded<std::vector<gputwin::JobSpec>>& philly_jobs() {
+  static const auto loaded = [] {
+    Loaded<std::vector<gputwin::JobSpec>> result;
+    const std::string path = shared_path("traces/pollux-osdi21/traces/philly.csv");
+    if (!std::filesystem::exists(path)) {
+      result.error = "Philly trace is absent: " + path;
+      return result;
+    }
+    const auto jobs = gputwin::read_philly_jobs(path);
+    if (jobs.ok()) {
+      result.value = jobs.value().rows;
+    } else {
+      result.error = jobs.error_text();
+    }
+    return result;
+  }();
+  return loaded;
+}
+
+void BM_ReplayPhilly(benchmark::State& state) {
+  const auto& jobs = philly_jobs();
+  if (!jobs.error.empty()) {
+    state.SkipWithError(jobs.error.c_str());
+    return;
+  }
+  const auto policy = gputwin::make_queue_policy("easy");
+  int completed = 0;
+  double mean_wait = 0;
+  for (auto _ : state) {
+    const auto result = gputwin::replay(jobs.value, gputwin::GpuPool::uniform(64, 8), *policy, {});
+    benchmark::DoNotOptimize(result.outcomes.data());
+    completed = result.completed;
+    mean_wait = result.wait.mean;
+  }
+  state.counters["jobs"] = static_cast<double>(jobs.value.size());
+  state.counters["completed"] = completed;
+  state.counters["mean_wait_s"] = mean_wait;
+}
+
+// 1,000,000 jobs shaped like Philly over 365 days at load 0.8 on 12,500 nodes x 8 GPUs.
+constexpr int kYearNodes = 12500;
+constexpr int kYearGpusPerNode = 8;
+
+const Loaded<std::vector<gputwin::JobSpec>>& synthetic_year() {
+  static const auto loaded = [] {
+    Loaded<std::vector<gputwin::JobSpec>> result;
+    const auto shape = gputwin::load_synthetic_shape(source_path("data/reference/synthetic-jobs.yaml"));
+    if (!shape.ok()) {
+      result.error = shape.error_text();
+      return result;
+    }
+    result.value = gputwin::generate_jobs(shape.value(), {.cluster_gpus = kYearNodes * kYearGpusPerNode,
+                                                          .jobs = 1000000,
+                                                          .days = 365,
+                                                          .load = 0.8,
+                                                          .seed = 1});
+    return result;
+  }();
+  return loaded;
+}
+
+void BM_ReplaySyntheticYear(benchmark::State& state, const std::string& policy_name) {
+  const auto& jobs = synthetic_year();  // generated once, outside the timed loop
+  if (!jobs.error.empty()) {
+    state.SkipWithError(jobs.error.c_str());
+    return;
+  }
+  const auto policy = gputwin::make_queue_policy(policy_name);
+  int completed = 0;
+  double mean_wait = 0;
+  double utilisation = 0;
+  for (auto _ : state) {
+    const auto result =
+        gputwin::replay(jobs.value, gputwin::GpuPool::uniform(kYearNodes, kYearGpusPerNode), *policy, {});
+    benchmark::DoNotOptimize(result.outcomes.data());
+    completed = result.completed;
+    mean_wait = result.wait.mean;
+    utilisation = result.utilisation;
+  }
+  state.counters["jobs"] = static_cast<double>(jobs.value.size());
+  state.counters["completed"] = completed;
+  state.counters["mean_wait_s"] = mean_wait;
+  state.counters["utilisation"] = utilisation;
+  state.counters["max_rss_MiB"] = max_rss_mib();
+}
+
+BENCHMARK(BM_PackingOneRun)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PackingMatrix)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK(BM_ReplayPhilly)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ReplaySyntheticYear, fifo, std::string("fifo"))->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(BM_ReplaySyntheticYear, easy, std::string("easy"))->Iterations(1)->Unit(benchmark::kSecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

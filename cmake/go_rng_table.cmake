@@ -1,0 +1,22 @@
+# Go's math/rand seeds its generator from a 607-entry table (the generator's state after 7.8e12 steps, too slow
+# to recompute). gputwin reproduces the FGD paper's Go simulator draw for draw, so it reads that table from
+# Debian's golang-1.19-src package at configure time and writes it into the build tree (never into the source).
+set(GO_RNG_SOURCE "/usr/share/go-1.19/src/math/rand/rng.go" CACHE FILEPATH "Go math/rand rng.go (golang-1.19-src)")
+set(GO_RNG_TABLE "${CMAKE_BINARY_DIR}/generated/gputwin/go_rng_cooked.inc")
+if(EXISTS "${GO_RNG_SOURCE}")
+  file(READ "${GO_RNG_SOURCE}" go_rng_text)
+  string(REGEX MATCH "rngCooked \\[rngLen\\]int64 = \\[\\.\\.\\.\\]int64{([^}]*)}" _ "${go_rng_text}")
+  set(go_rng_values "${CMAKE_MATCH_1}")
+  string(REGEX MATCHALL "-?[0-9]+" go_rng_numbers "${go_rng_values}")
+  list(LENGTH go_rng_numbers go_rng_count)
+  if(go_rng_count EQUAL 607)
+    list(JOIN go_rng_numbers "LL,\n" go_rng_joined)
+    file(WRITE "${GO_RNG_TABLE}.tmp" "// Generated from ${GO_RNG_SOURCE} at configure time.\n${go_rng_joined}LL\n")
+    file(COPY_FILE "${GO_RNG_TABLE}.tmp" "${GO_RNG_TABLE}" ONLY_IF_DIFFERENT)
+    set(GPUTWIN_HAVE_GO_RNG ON)
+  else()
+    message(WARNING "${GO_RNG_SOURCE}: expected 607 table entries, found ${go_rng_count}; Go-compatible RNG off")
+  endif()
+else()
+  message(STATUS "Go math/rand source not found (${GO_RNG_SOURCE}); the Go-compatible RNG is off")
+endif()
