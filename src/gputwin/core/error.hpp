@@ -59,6 +59,16 @@ class Result {
 
 [[nodiscard]] std::string join_errors(const InputErrors& errors);
 
+// Runs a reader that throws InputFailure and turns the failure into a Result: the module-boundary conversion.
+template <class T, class Read>
+[[nodiscard]] Result<T> result_of(Read read) {
+  try {
+    return read();
+  } catch (const InputFailure& failure) {
+    return failure.error();
+  }
+}
+
 template <class T>
 std::string Result<T>::error_text() const {
   return ok() ? std::string() : join_errors(errors());

@@ -68,6 +68,11 @@ std::string format_number(double value, int decimals) {
   return text;
 }
 
+double round_decimals(double value, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+
 std::string format_power(Power power) {
   const double watts_value = in_watts(power);
   if (std::abs(watts_value) >= 1e6) return format_number(watts_value / 1e6, 3) + " MW";

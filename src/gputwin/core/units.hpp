@@ -143,6 +143,9 @@ constexpr double in_rack_units(RackSpace space) {
 // Shortest decimal text for a value (no trailing zeros), rounded to `decimals`.
 [[nodiscard]] std::string format_number(double value, int decimals = 2);
 
+// Rounded to `decimals` places, halves away from zero (for report figures).
+[[nodiscard]] double round_decimals(double value, int decimals);
+
 // Dimensions with a readable name, for error messages ("expected a power such as '10 kW'").
 [[nodiscard]] std::string_view dimension_name(Dimension dimension);
 [[nodiscard]] std::string_view dimension_example(Dimension dimension);

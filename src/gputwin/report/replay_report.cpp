@@ -12,10 +12,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-double rounded(double value, int decimals = 3) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
-}
+double rounded(double value, int decimals = 3) { return round_decimals(value, decimals); }
 
 Json summary_json(const Summary& summary) {
   return {{"mean", rounded(summary.mean)},

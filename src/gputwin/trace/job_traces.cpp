@@ -123,14 +123,6 @@ std::string read_text_file(const std::string& path) {
   return contents.str();
 }
 
-template <class Rows, class Read>
-Result<Rows> guarded(Read read) {
-  try {
-    return read();
-  } catch (const InputFailure& failure) {
-    return failure.error();
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Philly, as prepared by the Pollux artifact (petuum/adaptdl, osdi21-artifact, simulator/traces/philly.csv).
@@ -529,31 +521,31 @@ std::string csv_field(const std::string& text) {
 }  // namespace
 
 Result<TraceRows<JobSpec>> read_philly_jobs(const std::string& path) {
-  return guarded<TraceRows<JobSpec>>([&] { return philly_from(CsvReader::open(path)); });
+  return result_of<TraceRows<JobSpec>>([&] { return philly_from(CsvReader::open(path)); });
 }
 Result<TraceRows<JobSpec>> parse_philly_jobs(const std::string& text, const std::string& name) {
-  return guarded<TraceRows<JobSpec>>([&] { return philly_from(CsvReader::parse(text, name)); });
+  return result_of<TraceRows<JobSpec>>([&] { return philly_from(CsvReader::parse(text, name)); });
 }
 
 Result<SwfTrace> read_swf(const std::string& path) {
-  return guarded<SwfTrace>([&] { return swf_from(read_text_file(path), path); });
+  return result_of<SwfTrace>([&] { return swf_from(read_text_file(path), path); });
 }
 Result<SwfTrace> parse_swf(const std::string& text, const std::string& name) {
-  return guarded<SwfTrace>([&] { return swf_from(text, name); });
+  return result_of<SwfTrace>([&] { return swf_from(text, name); });
 }
 
 Result<TraceRows<JobSpec>> read_helios_jobs(const std::string& path) {
-  return guarded<TraceRows<JobSpec>>([&] { return helios_from(CsvReader::open(path)); });
+  return result_of<TraceRows<JobSpec>>([&] { return helios_from(CsvReader::open(path)); });
 }
 Result<TraceRows<JobSpec>> parse_helios_jobs(const std::string& text, const std::string& name) {
-  return guarded<TraceRows<JobSpec>>([&] { return helios_from(CsvReader::parse(text, name)); });
+  return result_of<TraceRows<JobSpec>>([&] { return helios_from(CsvReader::parse(text, name)); });
 }
 
 Result<TraceRows<JobSpec>> read_job_csv(const std::string& path) {
-  return guarded<TraceRows<JobSpec>>([&] { return job_csv_from(CsvReader::open(path)); });
+  return result_of<TraceRows<JobSpec>>([&] { return job_csv_from(CsvReader::open(path)); });
 }
 Result<TraceRows<JobSpec>> parse_job_csv(const std::string& text, const std::string& name) {
-  return guarded<TraceRows<JobSpec>>([&] { return job_csv_from(CsvReader::parse(text, name)); });
+  return result_of<TraceRows<JobSpec>>([&] { return job_csv_from(CsvReader::parse(text, name)); });
 }
 
 void write_job_csv(const std::vector<JobSpec>& jobs, std::ostream& out) {

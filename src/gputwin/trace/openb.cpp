@@ -77,28 +77,20 @@ TraceRows<PodSpec> pods_from(CsvReader csv) {
   return result;
 }
 
-template <class Rows, class Read>
-Result<Rows> guarded(Read read) {
-  try {
-    return read();
-  } catch (const InputFailure& failure) {
-    return failure.error();
-  }
-}
 
 }  // namespace
 
 Result<TraceRows<NodeSpec>> read_openb_nodes(const std::string& path) {
-  return guarded<TraceRows<NodeSpec>>([&] { return nodes_from(CsvReader::open(path)); });
+  return result_of<TraceRows<NodeSpec>>([&] { return nodes_from(CsvReader::open(path)); });
 }
 Result<TraceRows<PodSpec>> read_openb_pods(const std::string& path) {
-  return guarded<TraceRows<PodSpec>>([&] { return pods_from(CsvReader::open(path)); });
+  return result_of<TraceRows<PodSpec>>([&] { return pods_from(CsvReader::open(path)); });
 }
 Result<TraceRows<NodeSpec>> parse_openb_nodes(const std::string& text, const std::string& name) {
-  return guarded<TraceRows<NodeSpec>>([&] { return nodes_from(CsvReader::parse(text, name)); });
+  return result_of<TraceRows<NodeSpec>>([&] { return nodes_from(CsvReader::parse(text, name)); });
 }
 Result<TraceRows<PodSpec>> parse_openb_pods(const std::string& text, const std::string& name) {
-  return guarded<TraceRows<PodSpec>>([&] { return pods_from(CsvReader::parse(text, name)); });
+  return result_of<TraceRows<PodSpec>>([&] { return pods_from(CsvReader::parse(text, name)); });
 }
 
 }  // namespace gputwin
