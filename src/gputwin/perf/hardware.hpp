@@ -1,0 +1,46 @@
+// What the performance models need to know of a cluster: the accelerator, how GPUs are joined inside a node
+// (scale-up: NVLink / NVSwitch or PCIe) and between nodes (NICs on the compute fabric, its tiers and blocking).
+//
+//   Result<PerfHardware> hw = perf_hardware(cluster, catalog);           // from a designed cluster
+//   Result<PerfHardware> hw = perf_hardware_of_system(catalog, "dgx-h100", 32);  // a system and a node count
+//   double peak = in_teraflops(*hw.value().accelerator.dense_compute.at("bf16"));
+//
+// Every figure comes from the catalog (datasheets) or the design; the performance models read only this.
+#pragma once
+
+#include <string>
+
+#include "gputwin/catalog/catalog.hpp"
+#include "gputwin/catalog/parts.hpp"
+#include "gputwin/core/error.hpp"
+#include "gputwin/core/units.hpp"
+#include "gputwin/design/cluster.hpp"
+
+namespace gputwin {
+
+struct PerfHardware {
+  std::string system_id;        // the node's catalog id, e.g. "dgx-h100"
+  Accelerator accelerator;      // the GPU's datasheet figures
+  std::string architecture;     // "volta" | "ampere" | "hopper" | "blackwell" (selects NCCL tuning rows); "" unknown
+  int nodes = 1;
+  int gpus_per_node = 1;
+  int scale_up_domain = 1;      // GPUs joined by the scale-up fabric (NVLink/NVSwitch); 1 = none (PCIe only)
+  bool nvswitch = false;        // all GPUs of the domain reach each other at full bandwidth (and NVLS is possible)
+  DataRate scale_up_bandwidth;  // per GPU, ONE direction (a datasheet's bidirectional figure / 2); 0 = none
+  DataRate host_link_bandwidth; // per GPU, one direction (PCIe)
+  int nics_per_node = 0;        // compute-fabric NIC ports per node
+  DataRate nic_speed;           // line rate of one compute NIC port, one direction
+  int fabric_tiers = 0;         // switch tiers of the compute fabric (0 = single node, no fabric)
+  double oversubscription = 1;  // leaf downlinks : uplinks of the compute fabric (1 = non-blocking)
+
+  [[nodiscard]] int gpus() const { return nodes * gpus_per_node; }
+};
+
+// From a designed cluster (its node system and compute fabric).
+[[nodiscard]] Result<PerfHardware> perf_hardware(const Cluster& cluster, const Catalog& catalog);
+// From a catalog system and a node count, for sizing before a cluster is designed (a non-blocking fabric with
+// as many tiers as a fat tree of the system's NIC speed needs is assumed and stated).
+[[nodiscard]] Result<PerfHardware> perf_hardware_of_system(const Catalog& catalog, const std::string& system_id,
+                                                           int nodes);
+
+}  // namespace gputwin
