@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
+#include "gputwin/perf/hardware.hpp"
 
 namespace gputwin::cli {
 
@@ -27,5 +28,10 @@ void add_plan_command(CLI::App& app, int& exit_code);
 void add_catalog_command(CLI::App& app, int& exit_code);
 void add_simulate_command(CLI::App& app, int& exit_code);
 void add_trace_command(CLI::App& app, int& exit_code);
+void add_perf_command(CLI::App& app, int& exit_code);
+
+// Loads the catalog and a cluster spec, designs the cluster and returns its performance view; prints the
+// errors and returns empty when any step fails.
+std::optional<PerfHardware> load_perf_hardware(const std::string& spec_path, const CatalogOptions& catalog_options);
 
 }  // namespace gputwin::cli

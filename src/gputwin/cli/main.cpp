@@ -4,13 +4,14 @@
 #include "gputwin/cli/commands.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"gputwin: a digital twin for GPU clusters (plan, simulate; perf and validate to come)"};
+  CLI::App app{"gputwin: a digital twin for GPU clusters (plan, simulate, perf)"};
   app.require_subcommand(1);
   int exit_code = 0;
   gputwin::cli::add_plan_command(app, exit_code);
   gputwin::cli::add_catalog_command(app, exit_code);
   gputwin::cli::add_simulate_command(app, exit_code);
   gputwin::cli::add_trace_command(app, exit_code);
+  gputwin::cli::add_perf_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

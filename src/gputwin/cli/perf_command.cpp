@@ -1,0 +1,39 @@
+// `gputwin perf`: the performance models on a designed cluster. Each subcommand lives in its own file
+// (perf_<name>_command.cpp) and is registered here.
+#include <iostream>
+
+#include "gputwin/cli/commands.hpp"
+#include "gputwin/design/design.hpp"
+#include "gputwin/spec/cluster_spec.hpp"
+
+namespace gputwin::cli {
+
+std::optional<PerfHardware> load_perf_hardware(const std::string& spec_path, const CatalogOptions& catalog_options) {
+  const auto catalog = load_catalog(catalog_options);
+  if (!catalog) return std::nullopt;
+  const auto spec = load_cluster_spec(spec_path, *catalog);
+  if (!spec.ok()) {
+    std::cerr << spec.error_text();
+    return std::nullopt;
+  }
+  const auto cluster = design_cluster(spec.value(), *catalog);
+  if (!cluster.ok()) {
+    std::cerr << cluster.error_text();
+    return std::nullopt;
+  }
+  auto hardware = perf_hardware(cluster.value(), *catalog);
+  if (!hardware.ok()) {
+    std::cerr << hardware.error_text();
+    return std::nullopt;
+  }
+  return std::move(hardware).value();
+}
+
+void add_perf_command(CLI::App& app, int& exit_code) {
+  auto* perf = app.add_subcommand("perf", "performance models: collectives, training, sizing, inference");
+  perf->require_subcommand(1);
+  // Subcommands register here, one line each:
+  (void)exit_code;
+}
+
+}  // namespace gputwin::cli
