@@ -178,13 +178,14 @@ class CatalogBuilder {
   }
 
   Accelerator accelerator(const YamlField& f) {
-    f.expect_keys({"id", "name", "vendor", "form_factor", "source", "confidence", "field_confidence", "notes",
+    f.expect_keys({"id", "name", "vendor", "form_factor", "architecture", "source", "confidence", "field_confidence", "notes",
                    "dense_compute", "memory", "memory_type", "memory_bandwidth", "tdp", "scale_up",
                    "host_link", "mig"});
     Accelerator part;
     part.info = read_info(f);
     part.vendor = f.child("vendor").text();
     part.form_factor = f.child("form_factor").one_of({"sxm", "pcie", "oam", "superchip"});
+    if (auto architecture = f.optional_child("architecture")) part.architecture = architecture->text();
     const auto compute = f.child("dense_compute");
     compute.expect_keys({"fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"});
     for (const auto& [precision, rate] : compute.entries()) {

@@ -37,6 +37,7 @@ struct Accelerator {
   PartInfo info;
   std::string vendor;
   std::string form_factor;
+  std::string architecture;  // generation: ampere, hopper, blackwell, ...; empty when not given
   DenseCompute dense_compute;
   ByteSize memory;
   std::string memory_type;

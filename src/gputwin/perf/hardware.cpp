@@ -1,0 +1,74 @@
+#include "gputwin/perf/hardware.hpp"
+
+#include <cmath>
+
+namespace gputwin {
+namespace {
+
+InputError hardware_error(const std::string& message) {
+  InputError error;
+  error.message = message;
+  return error;
+}
+
+// A scale-up domain of more than two SXM/superchip GPUs on NVLink is joined by NVSwitch (HGX/DGX baseboards);
+// PCIe cards reach each other only in NVLink-bridged pairs.
+bool joined_by_nvswitch(const Accelerator& gpu, int scale_up_domain) {
+  if (!gpu.scale_up || scale_up_domain <= 2) return false;
+  const bool nvlink = gpu.scale_up->type.find("NVLink") != std::string::npos;
+  return nvlink && (gpu.form_factor == "sxm" || gpu.form_factor == "superchip");
+}
+
+Result<PerfHardware> hardware_of(const Catalog& catalog, const std::string& system_id, int nodes) {
+  const auto* system = catalog.find<System>(system_id);
+  if (system == nullptr) return hardware_error("perf: no system '" + system_id + "' in the catalog");
+  if (system->accelerator.empty()) return hardware_error("perf: system '" + system_id + "' has no accelerators");
+  PerfHardware hw;
+  hw.system_id = system_id;
+  hw.accelerator = catalog.get<Accelerator>(system->accelerator);
+  hw.architecture = hw.accelerator.architecture;
+  hw.nodes = nodes;
+  hw.gpus_per_node = system->accelerators;
+  hw.scale_up_domain = std::max(1, system->scale_up_domain);
+  hw.nvswitch = joined_by_nvswitch(hw.accelerator, hw.scale_up_domain);
+  if (hw.accelerator.scale_up && hw.accelerator.scale_up->bandwidth && hw.scale_up_domain > 1) {
+    hw.scale_up_bandwidth = *hw.accelerator.scale_up->bandwidth / 2.0;  // datasheets give both directions
+  }
+  if (hw.accelerator.host_link && hw.accelerator.host_link->bandwidth) {
+    hw.host_link_bandwidth = *hw.accelerator.host_link->bandwidth / 2.0;
+  }
+  const auto compute = system->nics.find(NetworkRole::compute);
+  if (compute != system->nics.end()) {
+    hw.nics_per_node = compute->second.ports;
+    hw.nic_speed = compute->second.speed;
+  }
+  return hw;
+}
+
+}  // namespace
+
+Result<PerfHardware> perf_hardware(const Cluster& cluster, const Catalog& catalog) {
+  auto hw = hardware_of(catalog, cluster.node_system, cluster.nodes);
+  if (!hw.ok()) return hw;
+  PerfHardware value = std::move(hw).value();
+  if (const Fabric* fabric = cluster.fabric(NetworkRole::compute)) {
+    value.fabric_tiers = fabric->tiers;
+    value.oversubscription = fabric->blocking_ratio();
+  }
+  return value;
+}
+
+Result<PerfHardware> perf_hardware_of_system(const Catalog& catalog, const std::string& system_id, int nodes) {
+  auto hw = hardware_of(catalog, system_id, nodes);
+  if (!hw.ok()) return hw;
+  PerfHardware value = std::move(hw).value();
+  // Assumed fabric: a non-blocking rail-optimized fat tree of 64-port switches, whose leaves give 32 ports down,
+  // so each further tier multiplies the reach by 32 (32 nodes on one tier, 1,024 on two, 32,768 on three).
+  constexpr double kNodesPerTierStep = 32;
+  value.fabric_tiers =
+      nodes <= 1 ? 0 : std::max(1, static_cast<int>(std::ceil(std::log(nodes) / std::log(kNodesPerTierStep))));
+  value.oversubscription = 1;
+  return value;
+}
+
+}  // namespace gputwin
