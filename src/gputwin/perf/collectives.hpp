@@ -10,6 +10,7 @@
 // reduce_scatter and alltoall, 1 otherwise); GB = 1e9 bytes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,9 +37,49 @@ struct CollectiveGroup {
   [[nodiscard]] int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
 };
 
-// NCCL cost-model constants (latencies, bandwidth caps, efficiencies) for one pinned NCCL version, read from
-// data/perf/nccl-cost-model.yaml where each carries its source. Its fields are defined by collectives.cpp's author.
-struct CollectiveModel;
+// NCCL's algorithms and protocols, in the order of its tables (tuning.cc's NCCL_ALGO_* / NCCL_PROTO_*).
+enum class CollectiveAlgorithm { Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT };
+enum class CollectiveProtocol { LL, LL128, Simple };
+inline constexpr int kAlgorithmCount = 7;
+inline constexpr int kProtocolCount = 3;
+[[nodiscard]] std::string_view algorithm_name(CollectiveAlgorithm algorithm);
+[[nodiscard]] std::string_view protocol_name(CollectiveProtocol protocol);
+
+// NCCL cost-model constants (latencies, bandwidth caps, efficiencies) for one pinned NCCL version, and the measured
+// link efficiencies that turn line rates into achieved bandwidth, read from data/perf/nccl-cost-model.yaml where
+// each figure carries its source.
+struct CollectiveModel {
+  using PerProtocol = std::array<double, kProtocolCount>;          // LL, LL128, Simple
+  using PerAlgorithm = std::array<PerProtocol, kAlgorithmCount>;   // Tree, Ring, CollNetDirect, ...
+  using PerNodeCount = std::array<double, 3>;                      // 1 node, 2 nodes, more than 2 nodes
+  enum Link { kNvlink = 0, kPci = 1, kNet = 2 };
+  enum Arch { kVolta = 0, kAmpere = 1, kHopper = 2, kBlackwell = 3 };
+
+  std::string nccl_version;                   // "2.30.7"
+  PerAlgorithm base_latency_us{};             // baseLatencies
+  std::array<PerAlgorithm, 3> hw_latency_us{};  // hwLatencies[link]; a missing value is 0 (as in NCCL)
+  std::array<PerNodeCount, 4> ll_max_bw{};      // llMaxBws[arch] (row for an Intel host)
+  std::array<PerNodeCount, 4> per_channel_max_ring_ll128_bw{};
+  std::array<PerNodeCount, 4> per_channel_max_tree_ll128_bw{};
+  std::array<PerNodeCount, 4> per_channel_max_tree_bw{};
+  std::array<PerNodeCount, 4> per_channel_max_nvls_tree_bw{};
+  std::array<double, 4> nvls_efficiency{};
+  double net_post_overhead_us = 1;            // Intel host
+  std::vector<double> tree_correction;        // Tree all_reduce bandwidth factor per power-of-two size from 64 B
+  std::vector<double> intra_node_channel_speeds_gbps;  // per-channel speeds the graph search tries, highest first
+  std::array<double, 4> nvlink_link_bandwidth_gbps{};  // NCCL's per-NVLink bandwidth (topo.h), GB/s
+  double pci_bandwidth_gbps = 12;
+  int max_channels = 32;
+
+  // Achieved bandwidth (measured, with sources): line rate x efficiency.
+  double nvlink_efficiency = 0.8;             // payload share of an NVLink with 128-byte packets
+  double pcie_efficiency = 0.8;
+  struct NicEfficiency {
+    double line_rate_gbps = 0;                // one direction, GB/s
+    double effective_gbps = 0;                // busbw per NIC measured by nccl-tests
+  };
+  std::vector<NicEfficiency> nic_efficiency;  // nearest line rate is used
+};
 
 struct CollectiveEstimate {
   CollectiveOp op = CollectiveOp::all_reduce;
