@@ -33,7 +33,7 @@ void add_perf_command(CLI::App& app, int& exit_code) {
   auto* perf = app.add_subcommand("perf", "performance models: collectives, training, sizing, inference");
   perf->require_subcommand(1);
   // Subcommands register here, one line each:
-  (void)exit_code;
+  add_perf_roofline_command(*perf, exit_code);
 }
 
 }  // namespace gputwin::cli

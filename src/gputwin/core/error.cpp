@@ -3,12 +3,13 @@
 namespace gputwin {
 
 std::string InputError::to_string() const {
-  std::string text = where.file.empty() ? std::string("<input>") : where.file;
+  // An error with no file comes from the command line or a computation; its message names what is wrong.
+  std::string text = where.file;
   if (where.line > 0) {
     text += ":" + std::to_string(where.line);
     if (where.column > 0) text += ":" + std::to_string(where.column);
   }
-  text += ": ";
+  if (!text.empty()) text += ": ";
   if (!field.empty()) text += field + ": ";
   return text + message;
 }
