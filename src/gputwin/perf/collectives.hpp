@@ -49,37 +49,68 @@ inline constexpr int kProtocolCount = 3;
 // link efficiencies that turn line rates into achieved bandwidth, read from data/perf/nccl-cost-model.yaml where
 // each figure carries its source.
 struct CollectiveModel {
-  using PerProtocol = std::array<double, kProtocolCount>;          // LL, LL128, Simple
-  using PerAlgorithm = std::array<PerProtocol, kAlgorithmCount>;   // Tree, Ring, CollNetDirect, ...
-  using PerNodeCount = std::array<double, 3>;                      // 1 node, 2 nodes, more than 2 nodes
+  using PerProtocol = std::array<double, kProtocolCount>;         // LL, LL128, Simple
+  using PerAlgorithm = std::array<PerProtocol, kAlgorithmCount>;  // Tree, Ring, CollNetDirect, ...
+  using PerNodeCount = std::array<double, 3>;                     // 1 node, 2 nodes, more than 2 nodes
+  using PerArchitecture = std::array<PerNodeCount, 4>;            // Volta, Ampere, Hopper, Blackwell
   enum Link { kNvlink = 0, kPci = 1, kNet = 2 };
-  enum Arch { kVolta = 0, kAmpere = 1, kHopper = 2, kBlackwell = 3 };
 
-  std::string nccl_version;                   // "2.30.7"
-  PerAlgorithm base_latency_us{};             // baseLatencies
-  std::array<PerAlgorithm, 3> hw_latency_us{};  // hwLatencies[link]; a missing value is 0 (as in NCCL)
-  std::array<PerNodeCount, 4> ll_max_bw{};      // llMaxBws[arch] (row for an Intel host)
-  std::array<PerNodeCount, 4> per_channel_max_ring_ll128_bw{};
-  std::array<PerNodeCount, 4> per_channel_max_tree_ll128_bw{};
-  std::array<PerNodeCount, 4> per_channel_max_tree_bw{};
-  std::array<PerNodeCount, 4> per_channel_max_nvls_tree_bw{};
+  std::string nccl_version;  // "2.30.7"
+
+  // Latency: base per algorithm and protocol, plus a per-hop latency per link type (tuning.cc).
+  PerAlgorithm base_latency_us{};
+  std::array<PerAlgorithm, 3> hop_latency_us{};  // [Link]
+  double net_post_overhead_us = 0;
+  double net_post_overhead_simple_factor = 0;
+  double ring_plateau_factor = 1;
+  double ring_plateau_min_bytes = 0;  // per channel and rank
+  double pat_per_rank_us = 0;
+  double pat_net_divisor = 1;
+
+  // Bandwidth caps and protocol refinements (tuning.cc).
+  PerArchitecture ll_max_bw{};
+  PerArchitecture per_channel_max_ring_ll128_bw{};
+  PerArchitecture per_channel_max_tree_ll128_bw{};
+  PerArchitecture per_channel_max_tree_bw{};
+  PerArchitecture per_channel_max_nvls_tree_bw{};
   std::array<double, 4> nvls_efficiency{};
-  double net_post_overhead_us = 1;            // Intel host
-  std::vector<double> tree_correction;        // Tree all_reduce bandwidth factor per power-of-two size from 64 B
-  std::vector<double> intra_node_channel_speeds_gbps;  // per-channel speeds the graph search tries, highest first
-  std::array<double, 4> nvlink_link_bandwidth_gbps{};  // NCCL's per-NVLink bandwidth (topo.h), GB/s
-  double pci_bandwidth_gbps = 12;
-  int max_channels = 32;
+  struct Refinements {
+    double ring_ll_share = 0;
+    double ring_ll128_share = 0;
+    double tree_share = 0;
+    double tree_ll_divisor = 1;
+    double tree_ll128_share_one_node = 0;
+    double tree_ll128_share_multi_node = 0;
+    double pat_share = 0;
+    double tree_to_algbw = 0;
+  } refinements;
+  std::array<std::vector<double>, kProtocolCount> tree_correction;  // by log2(bytes / 64)
+
+  // Topology constants (topo.h): NCCL's usable bandwidth of one NVLink per architecture sets the channel width.
+  std::array<double, 4> nvlink_link_bandwidth_gbps{};
+  double pci_bandwidth_gbps = 0;
+  int max_channels = 0;
 
   // Achieved bandwidth (measured, with sources): line rate x efficiency.
-  double nvlink_efficiency = 0.8;             // payload share of an NVLink with 128-byte packets
-  double pcie_efficiency = 0.8;
+  double nvlink_efficiency = 0;  // payload share of an NVLink with 128-byte packets
+  double pcie_efficiency = 0;
   struct NicEfficiency {
-    double line_rate_gbps = 0;                // one direction, GB/s
-    double effective_gbps = 0;                // busbw per NIC measured by nccl-tests
+    double line_rate_gbps = 0;     // one direction, GB/s
+    double effective_min_gbps = 0; // busbw per NIC measured by nccl-tests
+    double effective_max_gbps = 0;
+    [[nodiscard]] double efficiency() const { return (effective_min_gbps + effective_max_gbps) / 2 / line_rate_gbps; }
   };
-  std::vector<NicEfficiency> nic_efficiency;  // nearest line rate is used
+  std::vector<NicEfficiency> nic_efficiency;  // the entry of the nearest line rate is used
+  std::array<std::string, 7> busbw_factor_text;  // nccl-tests' formulas as published, by CollectiveOp
 };
+
+// Forces an algorithm or protocol, as NCCL_ALGO / NCCL_PROTO do; unset = NCCL's own choice.
+struct CollectiveChoice {
+  std::optional<CollectiveAlgorithm> algorithm;
+  std::optional<CollectiveProtocol> protocol;
+};
+[[nodiscard]] std::optional<CollectiveAlgorithm> algorithm_from_name(std::string_view name);  // case-insensitive
+[[nodiscard]] std::optional<CollectiveProtocol> protocol_from_name(std::string_view name);
 
 struct CollectiveEstimate {
   CollectiveOp op = CollectiveOp::all_reduce;
@@ -92,12 +123,20 @@ struct CollectiveEstimate {
   double time_us = 0;         // latency + bandwidth
   double algbw_gbps = 0;      // bytes / time, GB/s
   double busbw_gbps = 0;      // algbw x busbw_factor
+  // What the bandwidth term rests on (for --explain).
+  int channels = 0;           // NCCL channels assumed
+  double link_busbw_gbps = 0; // achieved bus bandwidth of the bottleneck before protocol caps
+  std::string bottleneck;     // "NVLink", "PCIe", "NIC", ...
+  bool available = true;      // false when a forced algorithm/protocol cannot run this operation here
 };
 
 [[nodiscard]] Result<CollectiveModel> load_collective_model(const std::string& path);
 
-// One operation of `bytes` (the size nccl-tests prints) on `group`, with NCCL's choice of algorithm and protocol.
+// One operation of `bytes` (the size nccl-tests prints) on `group`, with NCCL's choice of algorithm and protocol:
+// the argmin of latency + bytes / bandwidth over the enabled pairs, where latency is NCCL's own model and bandwidth
+// is the achieved bandwidth of the bottleneck link (line rate x measured efficiency) under NCCL's protocol caps.
 [[nodiscard]] CollectiveEstimate estimate_collective(const PerfHardware& hardware, const CollectiveModel& model,
-                                                     CollectiveOp op, ByteSize bytes, CollectiveGroup group);
+                                                     CollectiveOp op, ByteSize bytes, CollectiveGroup group,
+                                                     const CollectiveChoice& choice = {});
 
 }  // namespace gputwin

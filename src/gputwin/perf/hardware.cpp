@@ -71,4 +71,25 @@ Result<PerfHardware> perf_hardware_of_system(const Catalog& catalog, const std::
   return value;
 }
 
+Result<PerfHardware> perf_hardware_of_accelerator(const Catalog& catalog, const std::string& accelerator_id,
+                                                  int gpus) {
+  const auto* gpu = catalog.find<Accelerator>(accelerator_id);
+  if (gpu == nullptr) return hardware_error("perf: no accelerator '" + accelerator_id + "' in the catalog");
+  if (gpus < 1) return hardware_error("perf: a node needs at least one GPU");
+  PerfHardware hw;
+  hw.system_id = accelerator_id + " x" + std::to_string(gpus);
+  hw.accelerator = *gpu;
+  hw.architecture = gpu->architecture;
+  hw.gpus_per_node = gpus;
+  // NVLink bridges join PCIe cards in pairs; SXM parts share the baseboard's NVSwitches.
+  const bool bridged = gpu->form_factor == "pcie";
+  hw.scale_up_domain = gpu->scale_up && (!bridged || gpus <= 2) ? gpus : 1;
+  hw.nvswitch = joined_by_nvswitch(*gpu, hw.scale_up_domain);
+  if (gpu->scale_up && gpu->scale_up->bandwidth && hw.scale_up_domain > 1) {
+    hw.scale_up_bandwidth = *gpu->scale_up->bandwidth / 2.0;  // datasheets give both directions
+  }
+  if (gpu->host_link && gpu->host_link->bandwidth) hw.host_link_bandwidth = *gpu->host_link->bandwidth / 2.0;
+  return hw;
+}
+
 }  // namespace gputwin

@@ -42,5 +42,9 @@ struct PerfHardware {
 // as many tiers as a fat tree of the system's NIC speed needs is assumed and stated).
 [[nodiscard]] Result<PerfHardware> perf_hardware_of_system(const Catalog& catalog, const std::string& system_id,
                                                            int nodes);
+// One node of `gpus` catalog accelerators on their own scale-up fabric (an HGX baseboard for SXM parts, an
+// NVLink-bridged pair for PCIe cards), no NICs: for single-node comparisons with systems the catalog lacks.
+[[nodiscard]] Result<PerfHardware> perf_hardware_of_accelerator(const Catalog& catalog,
+                                                                const std::string& accelerator_id, int gpus);
 
 }  // namespace gputwin

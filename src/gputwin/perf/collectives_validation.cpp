@@ -1,0 +1,90 @@
+#include "gputwin/perf/collectives_validation.hpp"
+
+#include "gputwin/core/yaml_input.hpp"
+
+namespace gputwin {
+namespace {
+
+PublishedCollectivePoint read_point(const YamlField& field, bool multi_node) {
+  field.expect_keys({"name", "source", "system", "accelerator", "gpus", "nodes", "nics_per_node", "nic_gbps", "op",
+                     "algorithm", "bytes", "busbw_gbps"});
+  PublishedCollectivePoint point;
+  point.multi_node = multi_node;
+  point.name = field.child("name").text();
+  point.source = field.child("source").text();
+  if (const auto system = field.optional_child("system")) point.system = system->text();
+  if (const auto accelerator = field.optional_child("accelerator")) point.accelerator = accelerator->text();
+  if (point.system.empty() == point.accelerator.empty()) field.fail("give either a system or an accelerator");
+  if (const auto gpus = field.optional_child("gpus")) point.gpus = static_cast<int>(gpus->positive_integer());
+  if (const auto nodes = field.optional_child("nodes")) point.nodes = static_cast<int>(nodes->positive_integer());
+  if (const auto nics = field.optional_child("nics_per_node")) {
+    point.nics_per_node = static_cast<int>(nics->positive_integer());
+    point.nic_gbps = field.child("nic_gbps").positive_number();
+  }
+  const YamlField op = field.child("op");
+  const auto parsed = collective_from_name(op.text());
+  if (!parsed) op.fail("unknown collective '" + op.text() + "'");
+  point.op = *parsed;
+  if (const auto algorithm = field.optional_child("algorithm")) {
+    point.algorithm = algorithm_from_name(algorithm->text());
+    if (!point.algorithm) algorithm->fail("unknown algorithm '" + algorithm->text() + "'");
+  }
+  point.bytes = field.child("bytes").positive_number();
+  const auto range = field.child("busbw_gbps").items();
+  if (range.size() != 2) field.child("busbw_gbps").fail("expected [min, max]");
+  point.busbw_min_gbps = range[0].positive_number();
+  point.busbw_max_gbps = range[1].positive_number();
+  return point;
+}
+
+Result<PerfHardware> hardware_for(const Catalog& catalog, const PublishedCollectivePoint& point) {
+  auto hw = point.system.empty() ? perf_hardware_of_accelerator(catalog, point.accelerator, point.gpus)
+                                 : perf_hardware_of_system(catalog, point.system, point.nodes);
+  if (!hw.ok()) return hw;
+  PerfHardware value = std::move(hw).value();
+  value.nodes = point.nodes;
+  if (point.nics_per_node > 0) {
+    value.nics_per_node = point.nics_per_node;
+    value.nic_speed = gigabits_per_second(point.nic_gbps);
+    value.fabric_tiers = point.nodes > 1 ? 2 : 0;
+  }
+  return value;
+}
+
+}  // namespace
+
+double ValidationRow::error_percent() const {
+  const double p = predicted_busbw_gbps;
+  if (p < point.busbw_min_gbps) return (p - point.busbw_min_gbps) / point.busbw_min_gbps * 100;
+  if (p > point.busbw_max_gbps) return (p - point.busbw_max_gbps) / point.busbw_max_gbps * 100;
+  return 0;
+}
+
+Result<std::vector<PublishedCollectivePoint>> load_published_collectives(const std::string& path) {
+  try {
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys({"single_node", "multi_node"});
+    std::vector<PublishedCollectivePoint> points;
+    for (const auto& item : root.child("single_node").items()) points.push_back(read_point(item, false));
+    for (const auto& item : root.child("multi_node").items()) points.push_back(read_point(item, true));
+    return points;
+  } catch (const InputFailure& failure) {
+    return failure.error();
+  }
+}
+
+Result<ValidationRow> validate_collective_point(const Catalog& catalog, const CollectiveModel& model,
+                                                const PublishedCollectivePoint& point) {
+  const auto hw = hardware_for(catalog, point);
+  if (!hw.ok()) return hw.errors();
+  const PerfHardware& hardware = hw.value();
+  ValidationRow row;
+  row.point = point;
+  const CollectiveGroup group{hardware.gpus_per_node * point.nodes, hardware.gpus_per_node};
+  row.estimate = estimate_collective(hardware, model, point.op, ByteSize::from_base(point.bytes), group,
+                                     CollectiveChoice{point.algorithm, std::nullopt});
+  row.predicted_busbw_gbps = row.estimate.busbw_gbps;
+  return row;
+}
+
+}  // namespace gputwin
