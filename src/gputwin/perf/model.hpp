@@ -24,6 +24,10 @@ struct TransformerModel {
   bool gated_mlp = false; // SwiGLU-style MLP with three weight matrices (Llama) instead of two (GPT)
   int vocab = 0;
   bool tied_embeddings = false;  // input embedding and output layer share weights
+  bool biases = false;           // linear layers and LayerNorms carry biases (GPT-2/3, Megatron GPT); Llama: none
+  int position_embeddings = 0;   // learned absolute positions (GPT: the context length); 0 = rotary (Llama)
+  std::string published_parameters;  // the count its source prints ("70.6B", "175B"); empty when none
+  bool published_parameters_nominal = false;  // the printed count is a size name, not a rounded count
 
   [[nodiscard]] int head_dim() const { return hidden / heads; }
   [[nodiscard]] double parameters() const;  // counted from the shapes
@@ -32,5 +36,9 @@ struct TransformerModel {
 
 [[nodiscard]] Result<std::vector<TransformerModel>> load_model_presets(const std::string& path);
 [[nodiscard]] const TransformerModel* find_model(const std::vector<TransformerModel>& models, const std::string& name);
+// "gpt3-175b, llama3-70b, ..." for error messages.
+[[nodiscard]] std::string model_names(const std::vector<TransformerModel>& models);
+// A published count such as "70.6B" or "350M" in parameters; 0 when the text is not one.
+[[nodiscard]] double parse_parameter_count(const std::string& text);
 
 }  // namespace gputwin
