@@ -1,0 +1,147 @@
+#include "gputwin/perf/memory.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gputwin/perf/perf_test_support.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::megatron_gpt;
+using testing::model_presets;
+using testing::training_reference;
+
+double rounded(double value, int decimals) {
+  const double factor = std::pow(10.0, decimals);
+  return std::round(value * factor) / factor;
+}
+
+TEST(Memory, ZeroPaperExampleExactlyAsPublished) {
+  const YAML::Node example = training_reference()["zero_example"];
+  const double parameters = example["parameters_billion"].as<double>() * 1e9;
+  const int dp = example["data_parallel"].as<int>();
+  const char* stages[] = {"zero_0", "zero_1", "zero_2", "zero_3"};
+  for (int stage = 0; stage < 4; ++stage) {
+    const std::string printed = example["gb"][stages[stage]].as<std::string>();
+    const int decimals = printed.find('.') == std::string::npos ? 0 : 1;
+    const double gb = model_state_bytes(stage, /*fp16 gradients*/ 2, dp).total() * parameters / 1e9;
+    EXPECT_DOUBLE_EQ(rounded(gb, decimals), std::stod(printed)) << stages[stage];
+  }
+}
+
+TEST(Memory, MegatronBytesPerParameter) {
+  EXPECT_DOUBLE_EQ(model_state_bytes(0, 4, 1).total(), 18);
+  for (int d : {1, 2, 8, 64}) EXPECT_DOUBLE_EQ(model_state_bytes(1, 4, d).total(), 6 + 12.0 / d) << d;
+}
+
+// Korthikanti et al. Table 2 for a GPT layer, written out as published.
+TEST(Memory, ActivationsPerLayerFollowKorthikantiTable2) {
+  const TransformerModel gpt = megatron_gpt(96, 12288, 96, 51200, 2048);
+  const double s = 2048, b = 2, h = 12288, a = 96, t = 8;
+  TrainingConfig c;
+  c.sequence = 2048;
+  c.micro_batch = 2;
+  c.attention = Attention::unfused;
+  auto with = [&](int tp, bool sp, Recompute recompute) {
+    c.tp = tp;
+    c.sequence_parallel = sp;
+    c.recompute = recompute;
+    return activation_bytes_per_layer(gpt, c);
+  };
+  EXPECT_DOUBLE_EQ(with(1, false, Recompute::none), s * b * h * (34 + 5 * a * s / h));
+  EXPECT_DOUBLE_EQ(with(8, false, Recompute::none), s * b * h * (10 + 24 / t + 5 * a * s / (h * t)));
+  EXPECT_DOUBLE_EQ(with(8, true, Recompute::none), s * b * h / t * (34 + 5 * a * s / h));
+  EXPECT_DOUBLE_EQ(with(8, false, Recompute::selective), s * b * h * (10 + 24 / t));
+  EXPECT_DOUBLE_EQ(with(8, true, Recompute::selective), s * b * h * 34 / t);
+  EXPECT_DOUBLE_EQ(with(8, false, Recompute::full), s * b * h * 2);
+}
+
+TEST(Memory, FlashAttentionDropsTheScoresAndGatedMlpGrowsTheMlpPart) {
+  TransformerModel gpt = megatron_gpt(32, 4096, 32, 51200, 2048);
+  TrainingConfig c;
+  c.tp = 1;
+  c.recompute = Recompute::none;
+  c.attention = Attention::flash;
+  const double sbh = 2048.0 * 1 * 4096;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(gpt, c), 34 * sbh);
+  gpt.gated_mlp = true;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(gpt, c), (34 + 16) * sbh);
+}
+
+// Calculon's targets for the 22B model of Korthikanti Table 5 (t = 8, b = 4, one pipeline stage).
+TEST(Memory, ReproducesCalculon22BActivationTargets) {
+  const YAML::Node targets = training_reference()["calculon_memory_targets"];
+  const TransformerModel model = megatron_gpt(48, 6144, 64, 51200, 2048);
+  TrainingConfig c;
+  c.sequence = 2048;
+  c.global_batch = 4;
+  c.micro_batch = 4;
+  c.tp = 8;
+  c.dp = 1;
+  c.attention = Attention::unfused;
+  c.recompute = Recompute::none;
+  c.sequence_parallel = false;
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  EXPECT_DOUBLE_EQ(rounded(training_memory(model, c, gigabytes(80)).activations.base() / kGiB, 2),
+                   targets["activations_gib_no_sp_no_selective"].as<double>());
+  c.recompute = Recompute::selective;
+  c.sequence_parallel = true;
+  const MemoryFootprint m = training_memory(model, c, gigabytes(80));
+  EXPECT_DOUBLE_EQ(rounded(m.activations.base() / kGiB, 2), targets["activations_gib_with_sp_and_selective"].as<double>());
+  // Model states at 18 bytes per parameter: Calculon counts the layers only; we add the embeddings (1.5 %).
+  c.zero = 0;
+  const double states_gib = (m.weights + m.gradients + m.optimizer_states).base() / kGiB;
+  EXPECT_NEAR(states_gib / targets["parameters_and_optimizer_gib"].as<double>(), 1.0, 0.02);
+}
+
+TEST(Memory, PipelineFirstStageHoldsPMicroBatchesAndInterleavingCostsMore) {
+  const TransformerModel model = megatron_gpt(96, 12288, 96, 51200, 2048);
+  TrainingConfig c;
+  c.tp = 8;
+  c.pp = 8;
+  c.dp = 1;
+  c.global_batch = 64;
+  const double per_layer = activation_bytes_per_layer(model, c);
+  EXPECT_DOUBLE_EQ(training_memory(model, c, gigabytes(80)).activations.base(), per_layer * 12 * 8);
+  c.virtual_stages = 3;
+  EXPECT_DOUBLE_EQ(training_memory(model, c, gigabytes(80)).activations.base(),
+                   per_layer * 12 * 8 * (1 + 7.0 / 24));
+  c.virtual_stages = 1;
+  c.global_batch = 4;  // fewer micro-batches than stages: only those are in flight
+  EXPECT_DOUBLE_EQ(training_memory(model, c, gigabytes(80)).activations.base(), per_layer * 12 * 4);
+}
+
+TEST(Memory, VerdictAndMarginAgainstTheAcceleratorMemory) {
+  const TransformerModel& llama = *find_model(model_presets(), "llama3-70b");
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 8;
+  c.tp = 1;
+  c.dp = 8;
+  c.zero = 0;
+  const MemoryFootprint unsplit = training_memory(llama, c, gigabytes(80));
+  EXPECT_FALSE(unsplit.fits());
+  EXPECT_LT(unsplit.margin().base(), 0);
+  EXPECT_GT(unsplit.weights.base(), 2 * 70e9);  // 70.6B bf16 weights alone exceed 80 GB
+  c.tp = 8;
+  c.pp = 8;
+  c.dp = 8;
+  c.zero = 1;
+  c.global_batch = 64;
+  const MemoryFootprint split = training_memory(llama, c, gigabytes(80));
+  EXPECT_TRUE(split.fits());
+  EXPECT_DOUBLE_EQ(split.margin().base(), gigabytes(80).base() - split.total().base());
+}
+
+TEST(Memory, KvCacheSplitsOverTensorParallelUpToTheKvHeads) {
+  const TransformerModel& llama = *find_model(model_presets(), "llama3-70b");
+  const double one = kv_cache_per_gpu(llama, 4096, 1, 2, 1).base();
+  EXPECT_DOUBLE_EQ(one, 320.0 * 1024 * 4096);
+  EXPECT_DOUBLE_EQ(kv_cache_per_gpu(llama, 4096, 1, 2, 8).base(), one / 8);
+  EXPECT_DOUBLE_EQ(kv_cache_per_gpu(llama, 4096, 1, 2, 16).base(), one / 8);  // 8 kv heads: replicated beyond
+}
+
+}  // namespace
+}  // namespace gputwin
