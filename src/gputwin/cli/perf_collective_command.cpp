@@ -148,7 +148,7 @@ std::vector<Row> sweep(const PerfHardware& hw, const CollectiveModel& model, Col
   std::vector<Row> rows;
   for (std::int64_t size = min_bytes; size <= max_bytes; size *= factor) {
     Row row;
-    row.count = size / divisor * (per_rank ? 1 : 1);
+    row.count = size / divisor;
     row.bytes = row.count * divisor;
     row.estimate = estimate_collective(hw, model, op, ByteSize::from_base(static_cast<double>(row.bytes)), group,
                                        choice);
@@ -192,7 +192,7 @@ std::string topology_text(const PerfHardware& hw, CollectiveGroup group) {
   return fmt::format(
       "# topology: {} GPUs per node ({}), {}; {} x {:.0f} Gb/s NICs per node; {} fabric tier(s), oversubscription "
       "{:.2g}:1; group {} ranks on {} node(s), {} per node\n",
-      hw.gpus_per_node, hw.accelerator.id, scale_up, hw.nics_per_node, in_gigabits_per_second(hw.nic_speed),
+      hw.gpus_per_node, hw.accelerator.info.id, scale_up, hw.nics_per_node, in_gigabits_per_second(hw.nic_speed),
       hw.fabric_tiers, hw.oversubscription, group.ranks, group.nodes(), group.ranks_per_node);
 }
 
@@ -242,7 +242,7 @@ nlohmann::json table_json(const std::vector<Row>& rows, const CollectiveOptions&
   out["nccl_version"] = model.nccl_version;
   out["group"] = {{"ranks", group.ranks}, {"nodes", group.nodes()}, {"ranks_per_node", group.ranks_per_node}};
   out["topology"] = {{"system", hw.system_id},
-                     {"accelerator", hw.accelerator.id},
+                     {"accelerator", hw.accelerator.info.id},
                      {"gpus_per_node", hw.gpus_per_node},
                      {"nvswitch", hw.nvswitch},
                      {"scale_up_gbps_one_way", in_gigabytes_per_second(hw.scale_up_bandwidth)},
