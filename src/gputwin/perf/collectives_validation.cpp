@@ -7,7 +7,7 @@ namespace {
 
 PublishedCollectivePoint read_point(const YamlField& field, bool multi_node) {
   field.expect_keys({"name", "source", "system", "accelerator", "gpus", "nodes", "nics_per_node", "nic_gbps", "op",
-                     "algorithm", "bytes", "busbw_gbps"});
+                     "algorithm", "bytes", "busbw_gbps", "known_gap"});
   PublishedCollectivePoint point;
   point.multi_node = multi_node;
   point.name = field.child("name").text();
@@ -29,6 +29,7 @@ PublishedCollectivePoint read_point(const YamlField& field, bool multi_node) {
     point.algorithm = algorithm_from_name(algorithm->text());
     if (!point.algorithm) algorithm->fail("unknown algorithm '" + algorithm->text() + "'");
   }
+  if (const auto gap = field.optional_child("known_gap")) point.known_gap = gap->text();
   point.bytes = field.child("bytes").positive_number();
   const auto range = field.child("busbw_gbps").items();
   if (range.size() != 2) field.child("busbw_gbps").fail("expected [min, max]");

@@ -32,6 +32,7 @@ struct PublishedCollectivePoint {
   double bytes = 0;
   double busbw_min_gbps = 0;
   double busbw_max_gbps = 0;
+  std::string known_gap;     // why the model misses this point, when it does and we know it; empty otherwise
 };
 
 struct ValidationRow {
