@@ -1,0 +1,81 @@
+// The MIG-mode GPUs of a replayed cluster: which slices are busy, and where the next slice of a profile goes.
+//
+//   MigPool pool(catalog.get<MigProfileSet>("a100-80gb"), 16);              // 16 GPUs, slices made on demand
+//   MigPool fixed(set, 16, parse_mig_layout("3g.40gb+2g.20gb+1g.10gb+1g.10gb", set));  // pre-partitioned
+//   std::optional<MigSlice> slice = pool.allocate(*mig_profile_index(set, "1g.10gb"));
+//   pool.release(*slice);
+//   pool.busy_compute_slices(), pool.stranded_compute_slices()              // for utilisation over time
+//
+// Which GPU: the one where the slice strands the fewest compute slices, then the fullest (fewest usable slices
+// left, so empty GPUs stay whole for 7g jobs: best fit), then the lowest index. On that GPU the start is
+// MigGpu::best_start's. GPUs in the same MIG state (same instances, same busy flags) behave the same, so the
+// pool keeps one MigGpu per distinct state and the GPUs in each: a placement looks at the few distinct states
+// (tens to hundreds), not at every GPU, and each state's choices are computed once.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gputwin/sim/mig.hpp"
+
+namespace gputwin {
+
+struct MigSlice {
+  int gpu = -1;
+  int profile = -1;
+  int start = -1;
+};
+
+class MigPool {
+ public:
+  // Dynamic mode: every GPU starts with no instances.
+  MigPool(const MigProfileSet& set, int gpus);
+  // Fixed mode: every GPU is partitioned into `layout` (from parse_mig_layout) and jobs take free instances.
+  MigPool(const MigProfileSet& set, int gpus, const MigLayout& layout);
+
+  // Places one slice of `profile`; empty when no GPU can take it now.
+  std::optional<MigSlice> allocate(int profile);
+  void release(const MigSlice& slice);
+  // Whether an otherwise idle GPU could ever run `profile` (fixed mode: the layout has an instance of it).
+  [[nodiscard]] bool can_ever_host(int profile) const;
+
+  [[nodiscard]] const MigProfileSet& profile_set() const { return *set_; }
+  [[nodiscard]] bool fixed_layout() const { return fixed_; }
+  [[nodiscard]] int gpus() const { return static_cast<int>(state_of_gpu_.size()); }
+  [[nodiscard]] int total_compute_slices() const { return gpus() * set_->compute_slices; }
+  [[nodiscard]] int busy_compute_slices() const { return busy_; }
+  [[nodiscard]] int usable_compute_slices() const { return usable_; }
+  // Idle compute slices no job can get now (see MigGpu::stranded_compute_slices), summed over GPUs.
+  [[nodiscard]] int stranded_compute_slices() const { return total_compute_slices() - busy_ - usable_; }
+
+ private:
+  struct State {
+    MigGpu gpu;
+    int busy = 0;
+    int usable = 0;
+    std::set<int> gpus;               // GPUs now in this state
+    std::vector<int> start_for;       // per profile: best start, -1 none, -2 not computed yet
+    std::vector<int> after_placing;   // per profile: the state a placement leads to, -1 not computed yet
+  };
+
+  MigPool(const MigProfileSet& set, int gpus, bool fixed, const MigGpu& initial);
+  int intern(const MigGpu& gpu);
+  int start_for(int state, int profile);
+  int after_placing(int state, int profile);
+  void move_gpu(int gpu, int to_state);
+
+  std::shared_ptr<const MigProfileSet> set_;  // shared so MigGpu's pointer survives moves of the pool
+  bool fixed_ = false;
+  std::vector<State> states_;
+  std::map<std::string, int> state_by_key_;
+  std::set<int> occupied_states_;  // states holding at least one GPU, in creation order
+  std::vector<int> state_of_gpu_;
+  int busy_ = 0;
+  int usable_ = 0;
+};
+
+}  // namespace gputwin
