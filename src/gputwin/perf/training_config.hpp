@@ -38,6 +38,8 @@ struct TrainingConfig {
   bool sequence_parallel = true;  // with t > 1, norms and dropout split over the tensor-parallel group
   Attention attention = Attention::flash;
   std::string precision = "bf16";  // the accelerator's dense_compute key used for the GEMMs ("bf16", "fp8")
+  bool overlap_data_parallel = true;  // gradient reduction overlaps the backward pass (Megatron
+                                      // --overlap-grad-reduce); off in the 2021-2022 papers' runs
   double gradient_bytes = 4;       // bytes per gradient element: 4 = fp32 main gradients (Megatron), 2 = fp16
                                    // gradients (the ZeRO paper's accounting)
 

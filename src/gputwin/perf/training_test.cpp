@@ -1,0 +1,137 @@
+#include "gputwin/perf/training.hpp"
+
+#include <gtest/gtest.h>
+
+#include "gputwin/perf/perf_test_support.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::megatron_gpt;
+using testing::source_path;
+
+struct Setup {
+  Catalog catalog = Catalog::load({source_path("data/catalog")}).value();
+  CollectiveModel collectives = load_collective_model(source_path("data/perf/nccl-cost-model.yaml")).value();
+  TrainingCalibration calibration = load_training_calibration(source_path("data/perf/training-model.yaml")).value();
+  PerfHardware hw(int nodes) const { return perf_hardware_of_system(catalog, "dgx-a100", nodes).value(); }
+};
+
+const Setup& setup() {
+  static const Setup s;
+  return s;
+}
+
+TrainingConfig gpt_config() {
+  TrainingConfig c;
+  c.sequence = 2048;
+  c.global_batch = 64;
+  c.micro_batch = 1;
+  c.tp = 8;
+  c.pp = 8;
+  c.dp = 1;
+  return c;
+}
+
+TEST(TrainingFlops, GptShapesFollowTheKorthikantiAndMegatronFormulas) {
+  const TransformerModel m = megatron_gpt(96, 12288, 96, 51200, 2048);
+  TrainingConfig c = gpt_config();
+  const double B = 64, s = 2048, l = 96, h = 12288, V = 51200;
+  c.recompute = Recompute::full;
+  EXPECT_NEAR(training_flops_per_step(m, c, false) / (72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * h * l))),
+              1.0, 1e-12);
+  EXPECT_NEAR(training_flops_per_step(m, c, true) / (96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))),
+              1.0, 1e-12);
+  c.recompute = Recompute::selective;  // + the attention scores and values once more: 4 B s^2 h l
+  EXPECT_DOUBLE_EQ(training_flops_per_step(m, c, true) - training_flops_per_step(m, c, false), 4 * B * s * s * h * l);
+}
+
+TEST(Training, TermsAddUpAndBubbleIsPMinusOneOverVM) {
+  const TransformerModel m = megatron_gpt(96, 12288, 96, 51200, 2048);
+  TrainingConfig c = gpt_config();
+  const auto e = estimate_training(setup().hw(8), setup().collectives, setup().calibration, m, c);
+  double sum = 0, bubble = 0;
+  for (const auto& t : e.terms) {
+    sum += t.seconds;
+    if (t.name == "pipeline bubble") bubble = t.seconds;
+  }
+  EXPECT_NEAR(sum, e.step_time_s, 1e-12);
+  const double pipeline = e.step_time_s - e.terms.back().seconds;  // dp = 1: no data-parallel time
+  EXPECT_NEAR(bubble / pipeline, 7.0 / (64 + 7), 1e-9);
+  c.virtual_stages = 3;
+  const auto interleaved = estimate_training(setup().hw(8), setup().collectives, setup().calibration, m, c);
+  double interleaved_bubble = 0;
+  for (const auto& t : interleaved.terms) {
+    if (t.name == "pipeline bubble") interleaved_bubble = t.seconds;
+  }
+  EXPECT_LT(interleaved_bubble, bubble / 2.5);
+  EXPECT_NEAR(e.tokens_per_second, 64 * 2048 / e.step_time_s, 1e-6);
+  EXPECT_NEAR(e.mfu, e.model_flops_per_step / (e.step_time_s * 64 * 312e12), 1e-12);
+}
+
+TEST(Training, MoreWorkTakesLongerAndRecomputeCostsTime) {
+  const TransformerModel m = megatron_gpt(96, 12288, 96, 51200, 2048);
+  TrainingConfig c = gpt_config();
+  auto step = [&](const TrainingConfig& config) {
+    return estimate_training(setup().hw(8), setup().collectives, setup().calibration, m, config).step_time_s;
+  };
+  const double selective = step(c);
+  c.recompute = Recompute::full;
+  const double full = step(c);
+  c.recompute = Recompute::none;
+  const double none = step(c);
+  EXPECT_LT(none, selective);
+  EXPECT_LT(selective, full);
+  c.global_batch = 128;
+  EXPECT_GT(step(c), none * 1.8);
+}
+
+TEST(Training, ExposedDataParallelTimeShrinksWithOverlap) {
+  const TransformerModel m = megatron_gpt(24, 2304, 24, 51200, 2048);
+  TrainingConfig c = gpt_config();
+  c.tp = 1;
+  c.pp = 1;
+  c.dp = 32;
+  c.global_batch = 512;
+  c.overlap_data_parallel = false;
+  auto dp_time = [&](const TrainingConfig& config) {
+    const auto e = estimate_training(setup().hw(4), setup().collectives, setup().calibration, m, config);
+    for (const auto& t : e.terms) {
+      if (t.name == "data-parallel communication") return t.seconds;
+    }
+    return -1.0;
+  };
+  const double exposed = dp_time(c);
+  EXPECT_GT(exposed, 0);
+  c.overlap_data_parallel = true;
+  EXPECT_LT(dp_time(c), exposed);
+}
+
+TEST(TrainingConfigCheck, ImpossibleSplitsAreNamed) {
+  const TransformerModel m = megatron_gpt(96, 12288, 96, 51200, 2048);
+  TrainingConfig c = gpt_config();
+  c.tp = 7;
+  c.dp = 0;
+  auto problems = check_training_config(m, c, 64);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems.front().find("does not divide the 96 attention heads"), std::string::npos);
+  c = gpt_config();
+  c.dp = 0;
+  problems = check_training_config(m, c, 100);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems.front().find("not divisible by tp x pp x cp"), std::string::npos);
+  c = gpt_config();
+  c.dp = 0;
+  c.global_batch = 63;
+  c.micro_batch = 2;
+  problems = check_training_config(m, c, 64);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems.front().find("global batch 63 is not divisible"), std::string::npos);
+  c = gpt_config();
+  c.dp = 0;
+  EXPECT_TRUE(check_training_config(m, c, 64).empty());
+  EXPECT_EQ(c.dp, 1);
+}
+
+}  // namespace
+}  // namespace gputwin
