@@ -110,7 +110,7 @@ CollectiveChoice parse_choice(const CollectiveOptions& options) {
 // The group nccl-tests would run: --gpus over as many nodes as needed, --gpus-per-node on each.
 CollectiveGroup parse_group(const CollectiveOptions& options, const PerfHardware& hw) {
   if (options.gpus > hw.gpus()) {
-    throw UsageFailure{fmt::format("--gpus: {} GPUs asked, the cluster has {} ({} nodes x {})", options.gpus,
+    throw UsageFailure{fmt::format("--gpus: {} GPUs asked, the cluster has {} ({} node(s) x {} GPUs)", options.gpus,
                                    hw.gpus(), hw.nodes, hw.gpus_per_node)};
   }
   const int per_node = options.gpus_per_node > 0 ? options.gpus_per_node : std::min(options.gpus, hw.gpus_per_node);
