@@ -1,0 +1,69 @@
+// Prints the collective model's validation table: each published nccl-tests bus bandwidth
+// (data/reference/collectives-published.yaml, with sources) against the prediction, with the error.
+// Usage: collectives_validation [--markdown]
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "gputwin/perf/collectives_validation.hpp"
+
+namespace {
+
+std::string source_path(const std::string& relative) { return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative; }
+
+std::string range_text(const gputwin::PublishedCollectivePoint& p) {
+  char text[64];
+  if (p.busbw_min_gbps == p.busbw_max_gbps) std::snprintf(text, sizeof text, "%.0f", p.busbw_min_gbps);
+  else std::snprintf(text, sizeof text, "%.4g-%.4g", p.busbw_min_gbps, p.busbw_max_gbps);
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool markdown = argc > 1 && std::strcmp(argv[1], "--markdown") == 0;
+  const auto catalog = gputwin::Catalog::load({source_path("data/catalog")});
+  const auto model = gputwin::load_collective_model(source_path("data/perf/nccl-cost-model.yaml"));
+  const auto points = gputwin::load_published_collectives(source_path("data/reference/collectives-published.yaml"));
+  if (!catalog.ok() || !model.ok() || !points.ok()) {
+    std::fprintf(stderr, "cannot load the catalog, the cost model or the published points\n");
+    return 1;
+  }
+  if (markdown) {
+    std::printf("| point | size | published busbw GB/s | predicted GB/s | algorithm | error |\n");
+    std::printf("|---|---:|---:|---:|---|---:|\n");
+  } else {
+    std::printf("%-42s %8s %14s %10s %-13s %8s\n", "point", "size MiB", "published", "predicted", "algorithm", "error");
+  }
+  double worst = 0;
+  double sum = 0;
+  int counted = 0;
+  for (const auto& point : points.value()) {
+    const auto row = gputwin::validate_collective_point(catalog.value(), model.value(), point);
+    if (!row.ok()) {
+      std::fprintf(stderr, "%s: %s", point.name.c_str(), row.error_text().c_str());
+      return 1;
+    }
+    const auto& r = row.value();
+    const std::string algorithm = r.estimate.algorithm + "/" + r.estimate.protocol;
+    const std::string note = point.known_gap.empty() ? "" : " (known gap)";
+    if (markdown) {
+      std::printf("| %s | %.0f MiB | %s | %.1f | %s | %+.1f %%%s |\n", point.name.c_str(), point.bytes / 1048576,
+                  range_text(point).c_str(), r.predicted_busbw_gbps, algorithm.c_str(), r.error_percent(),
+                  note.c_str());
+    } else {
+      std::printf("%-42s %8.0f %14s %10.1f %-13s %+7.1f%%%s\n", point.name.c_str(), point.bytes / 1048576,
+                  range_text(point).c_str(), r.predicted_busbw_gbps, algorithm.c_str(), r.error_percent(),
+                  note.c_str());
+    }
+    if (point.known_gap.empty()) {
+      worst = std::max(worst, std::abs(r.error_percent()));
+      sum += std::abs(r.error_percent());
+      ++counted;
+    }
+  }
+  std::printf("\n%d points held to 10 %%: mean |error| %.1f %%, worst %.1f %%\n", counted, counted ? sum / counted : 0.0,
+              worst);
+  return 0;
+}
