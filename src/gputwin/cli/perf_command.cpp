@@ -34,7 +34,10 @@ void add_perf_command(CLI::App& app, int& exit_code) {
   perf->require_subcommand(1);
   // Subcommands register here, one line each:
   add_perf_roofline_command(*perf, exit_code);
+  add_perf_infer_command(*perf, exit_code);
   add_perf_collective_command(*perf, exit_code);
+  add_perf_train_command(*perf, exit_code);
+  add_perf_size_command(*perf, exit_code);
 }
 
 }  // namespace gputwin::cli

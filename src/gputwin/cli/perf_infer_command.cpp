@@ -1,0 +1,127 @@
+// `gputwin perf infer`: LLM serving on a designed cluster (or a catalog system): KV-cache capacity, TTFT, TPOT
+// and output tokens per second by number of concurrent sequences, up to max load.
+#include <iostream>
+#include <memory>
+
+#include "gputwin/cli/commands.hpp"
+#include "gputwin/perf/inference.hpp"
+#include "gputwin/report/inference_report.hpp"
+
+namespace gputwin::cli {
+namespace {
+
+struct InferOptions {
+  CatalogOptions catalog;
+  std::string cluster;
+  std::string system;
+  std::string model;
+  int tp = 1;
+  std::string precision = "fp8";
+  std::string kv_precision;  // default: as the weights
+  int input_tokens = 128;
+  int output_tokens = 128;
+  std::vector<int> sequences{1, 8, 32, 128, 512};
+  bool json = false;
+};
+
+std::optional<PerfHardware> hardware_for(const InferOptions& options) {
+  if (!options.cluster.empty()) return load_perf_hardware(options.cluster, options.catalog);
+  const auto catalog = load_catalog(options.catalog);
+  if (!catalog) return std::nullopt;
+  auto hardware = perf_hardware_of_system(*catalog, options.system, 1);
+  if (!hardware.ok()) {
+    std::cerr << hardware.error_text();
+    return std::nullopt;
+  }
+  return std::move(hardware).value();
+}
+
+struct Inputs {
+  PerfHardware hardware;
+  CollectiveModel collectives;
+  InferenceConstants constants;
+  InferenceSetup setup;
+};
+
+std::optional<Inputs> load_inputs(const InferOptions& options) {
+  const auto hardware = hardware_for(options);
+  if (!hardware) return std::nullopt;
+  const std::string data = bundled_data_dir() + "/perf/";
+  auto collectives = load_collective_model(data + "nccl-cost-model.yaml");
+  auto constants = load_inference_constants(data + "inference.yaml");
+  auto presets = load_model_presets(data + "models.yaml");
+  for (const std::string& error : {collectives.error_text(), constants.error_text(), presets.error_text()}) {
+    if (!error.empty()) {
+      std::cerr << error;
+      return std::nullopt;
+    }
+  }
+  const TransformerModel* model = find_model(presets.value(), options.model);
+  if (model == nullptr) {
+    std::cerr << "perf infer: unknown model '" << options.model << "'; known:";
+    for (const auto& preset : presets.value()) std::cerr << " " << preset.name;
+    std::cerr << "\n";
+    return std::nullopt;
+  }
+  InferenceSetup setup;
+  setup.model = *model;
+  setup.tp = options.tp;
+  setup.precision = options.precision;
+  const std::string kv = options.kv_precision.empty() ? options.precision : options.kv_precision;
+  setup.kv_bytes_per_element = kv == "fp8" || kv == "int8" ? 1 : 2;
+  setup.input_tokens = options.input_tokens;
+  setup.output_tokens = options.output_tokens;
+  return Inputs{*hardware, std::move(collectives).value(), std::move(constants).value(), setup};
+}
+
+int run_infer(const InferOptions& options) {
+  const auto inputs = load_inputs(options);
+  if (!inputs) return kInputError;
+  std::vector<InferenceEstimate> rows;
+  for (const int sequences : options.sequences) {
+    auto estimate = estimate_inference(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup,
+                                       sequences);
+    if (!estimate.ok()) {
+      std::cerr << estimate.error_text();
+      return kInputError;
+    }
+    rows.push_back(std::move(estimate).value());
+  }
+  InferenceReport report{inputs->hardware, inputs->setup, std::move(rows),
+                         estimate_inference(inputs->hardware, inputs->collectives, inputs->constants,
+                                            inputs->setup, 0).value()};
+  std::cout << (options.json ? inference_json(report).dump(2) + "\n" : inference_text(report));
+  return 0;
+}
+
+}  // namespace
+
+void add_perf_infer_command(CLI::App& perf, int& exit_code) {
+  auto options = std::make_shared<InferOptions>();
+  auto* command = perf.add_subcommand("infer", "LLM serving: KV-cache capacity, TTFT, TPOT, tokens/s by batch");
+  auto* cluster = command->add_option("--cluster", options->cluster, "cluster spec (YAML)")->check(CLI::ExistingFile);
+  auto* system = command->add_option("--system", options->system, "a catalog system instead, e.g. dgx-h100");
+  cluster->excludes(system);
+  command->add_option("--model", options->model, "model preset, e.g. llama3.1-70b")->required();
+  command->add_option("--tp", options->tp, "tensor-parallel GPUs per replica (default 1)")->check(CLI::PositiveNumber);
+  command->add_option("--precision", options->precision, "weights and GEMMs: fp8 (default), bf16, fp16");
+  command->add_option("--kv-precision", options->kv_precision, "KV cache: fp8 or bf16 (default: as --precision)");
+  command->add_option("--input-tokens", options->input_tokens, "prompt length (default 128)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--output-tokens", options->output_tokens, "generated tokens (default 128)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--sequences", options->sequences, "concurrent sequences to show (default 1 8 32 128 512)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--json", options->json, "print JSON (schema gputwin.infer/1)");
+  add_catalog_options(*command, options->catalog);
+  command->callback([options, &exit_code] {
+    if (options->cluster.empty() && options->system.empty()) {
+      std::cerr << "perf infer: give --cluster SPEC or --system ID\n";
+      exit_code = kUsageError;
+      return;
+    }
+    exit_code = run_infer(*options);
+  });
+}
+
+}  // namespace gputwin::cli

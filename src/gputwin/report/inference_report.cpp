@@ -1,0 +1,85 @@
+#include "gputwin/report/inference_report.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "gputwin/core/units.hpp"
+#include "gputwin/report/text_table.hpp"
+
+namespace gputwin {
+namespace {
+
+std::string milliseconds(double seconds) { return format_number(seconds * 1e3, 2); }
+const char* bound_name(const StepTime& step) { return step.compute_bound() ? "compute" : "memory"; }
+
+nlohmann::json estimate_json(const InferenceEstimate& e) {
+  return {{"sequences", e.sequences},
+          {"fits", e.fits},
+          {"ttft_ms", round_decimals(e.ttft_s * 1e3, 3)},
+          {"tpot_ms", round_decimals(e.tpot_s * 1e3, 3)},
+          {"decode_bound", bound_name(e.decode)},
+          {"decode_compute_ms", round_decimals(e.decode.compute_s * 1e3, 3)},
+          {"decode_memory_ms", round_decimals(e.decode.memory_s * 1e3, 3)},
+          {"decode_communication_ms", round_decimals(e.decode.communication_s * 1e3, 3)},
+          {"decode_host_ms", round_decimals(e.decode.host_s * 1e3, 3)},
+          {"prefill_ms", round_decimals(e.prefill.seconds() * 1e3, 3)},
+          {"output_tokens_per_s", round_decimals(e.output_tokens_per_s, 1)},
+          {"output_tokens_per_s_per_gpu", round_decimals(e.output_tokens_per_s_per_gpu, 1)}};
+}
+
+}  // namespace
+
+nlohmann::json inference_json(const InferenceReport& report) {
+  const InferenceSetup& setup = report.setup;
+  const InferenceEstimate& max_load = report.max_load;
+  nlohmann::json out = {{"schema", "gputwin.infer/1"},
+                        {"model", setup.model.name},
+                        {"system", report.hardware.system_id},
+                        {"accelerator", report.hardware.accelerator.info.id},
+                        {"tp", setup.tp},
+                        {"precision", setup.precision},
+                        {"kv_bytes_per_element", setup.kv_bytes_per_element},
+                        {"input_tokens", setup.input_tokens},
+                        {"output_tokens", setup.output_tokens},
+                        {"weight_gb_per_gpu", round_decimals(max_load.weight_bytes_per_gpu / 1e9, 3)},
+                        {"kv_bytes_per_token_per_gpu", max_load.kv_bytes_per_token_per_gpu},
+                        {"kv_capacity_tokens", std::floor(max_load.kv_capacity_tokens)},
+                        {"max_sequences", max_load.max_sequences},
+                        {"by_sequences", nlohmann::json::array()},
+                        {"max_load", estimate_json(max_load)}};
+  for (const auto& row : report.by_sequences) out["by_sequences"].push_back(estimate_json(row));
+  return out;
+}
+
+std::string inference_text(const InferenceReport& report) {
+  const InferenceSetup& setup = report.setup;
+  const InferenceEstimate& max_load = report.max_load;
+  std::ostringstream out;
+  out << "Inference of " << setup.model.name << " on " << report.hardware.system_id << " ("
+      << report.hardware.accelerator.info.id << "), TP " << setup.tp << ", " << setup.precision << " weights, "
+      << format_number(setup.kv_bytes_per_element, 0) << "-byte KV cache, " << setup.input_tokens << " input / "
+      << setup.output_tokens << " output tokens\n"
+      << "  weights " << format_number(max_load.weight_bytes_per_gpu / 1e9, 1) << " GB per GPU; KV cache "
+      << format_number(max_load.kv_bytes_per_token_per_gpu / 1024, 1) << " KiB per token per GPU; room for "
+      << format_number(std::floor(max_load.kv_capacity_tokens), 0) << " tokens = " << max_load.max_sequences
+      << " sequences at once\n";
+  using enum Align;
+  TextTable table({"sequences", "TTFT ms", "TPOT ms", "decode bound", "compute ms", "memory ms", "TP comm ms",
+                   "output tok/s", "per GPU", "fits"},
+                  {right, right, right, left, right, right, right, right, right, left});
+  const auto add = [&](const InferenceEstimate& e, const std::string& label) {
+    table.add_row({label, milliseconds(e.ttft_s), milliseconds(e.tpot_s), bound_name(e.decode),
+                   milliseconds(e.decode.compute_s), milliseconds(e.decode.memory_s),
+                   milliseconds(e.decode.communication_s), format_number(e.output_tokens_per_s, 0),
+                   format_number(e.output_tokens_per_s_per_gpu, 0), e.fits ? "yes" : "no (KV cache full)"});
+  };
+  for (const auto& row : report.by_sequences) add(row, std::to_string(row.sequences));
+  if (max_load.sequences > 0) add(max_load, std::to_string(max_load.sequences) + " (max load)");
+  out << table.render("  ");
+  if (max_load.sequences == 0) out << "  the weights leave no room for one sequence: raise --tp\n";
+  out << "  TTFT = one prompt's prefill + one decode step; TPOT = decode step at the mean context;\n"
+      << "  model and constants: README 'Performance models' (inference), data/perf/inference.yaml\n";
+  return out.str();
+}
+
+}  // namespace gputwin
