@@ -6,7 +6,9 @@
 
 namespace {
 
-std::string source_path(const std::string& relative) { return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative; }
+std::string source_path(const std::string& relative) {
+  return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative;
+}
 
 // nccl-tests' -b 8 -e 4G -f 2: 30 sizes, 8 B to 4 GiB.
 void sweep(benchmark::State& state, gputwin::CollectiveOp op, int nodes) {
@@ -23,17 +25,24 @@ void sweep(benchmark::State& state, gputwin::CollectiveOp op, int nodes) {
     double total_us = 0;
     double bytes = 8;
     for (int i = 0; i < kSizes; ++i, bytes *= 2) {
-      total_us += gputwin::estimate_collective(hw, model.value(), op, gputwin::ByteSize::from_base(bytes), group)
-                      .time_us;
+      total_us +=
+          gputwin::estimate_collective(hw, model.value(), op, gputwin::ByteSize::from_base(bytes), group)
+              .time_us;
     }
     benchmark::DoNotOptimize(total_us);
   }
   state.counters["sizes"] = kSizes;
 }
 
-void BM_AllReduceSweep_OneNode(benchmark::State& state) { sweep(state, gputwin::CollectiveOp::all_reduce, 1); }
-void BM_AllReduceSweep_128Nodes(benchmark::State& state) { sweep(state, gputwin::CollectiveOp::all_reduce, 128); }
-void BM_AlltoallSweep_128Nodes(benchmark::State& state) { sweep(state, gputwin::CollectiveOp::alltoall, 128); }
+void BM_AllReduceSweep_OneNode(benchmark::State& state) {
+  sweep(state, gputwin::CollectiveOp::all_reduce, 1);
+}
+void BM_AllReduceSweep_128Nodes(benchmark::State& state) {
+  sweep(state, gputwin::CollectiveOp::all_reduce, 128);
+}
+void BM_AlltoallSweep_128Nodes(benchmark::State& state) {
+  sweep(state, gputwin::CollectiveOp::alltoall, 128);
+}
 
 }  // namespace
 

@@ -1,21 +1,25 @@
 // Prints the collective model's validation table: each published nccl-tests bus bandwidth
 // (data/reference/collectives-published.yaml, with sources) against the prediction, with the error.
 // Usage: collectives_validation [--markdown]
+#include "gputwin/perf/collectives_validation.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
-#include "gputwin/perf/collectives_validation.hpp"
-
 namespace {
 
-std::string source_path(const std::string& relative) { return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative; }
+std::string source_path(const std::string& relative) {
+  return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative;
+}
 
 std::string range_text(const gputwin::PublishedCollectivePoint& p) {
   char text[64];
-  if (p.busbw_min_gbps == p.busbw_max_gbps) std::snprintf(text, sizeof text, "%.0f", p.busbw_min_gbps);
-  else std::snprintf(text, sizeof text, "%.4g-%.4g", p.busbw_min_gbps, p.busbw_max_gbps);
+  if (p.busbw_min_gbps == p.busbw_max_gbps)
+    std::snprintf(text, sizeof text, "%.0f", p.busbw_min_gbps);
+  else
+    std::snprintf(text, sizeof text, "%.4g-%.4g", p.busbw_min_gbps, p.busbw_max_gbps);
   return text;
 }
 
@@ -25,7 +29,8 @@ int main(int argc, char** argv) {
   const bool markdown = argc > 1 && std::strcmp(argv[1], "--markdown") == 0;
   const auto catalog = gputwin::Catalog::load({source_path("data/catalog")});
   const auto model = gputwin::load_collective_model(source_path("data/perf/nccl-cost-model.yaml"));
-  const auto points = gputwin::load_published_collectives(source_path("data/reference/collectives-published.yaml"));
+  const auto points =
+      gputwin::load_published_collectives(source_path("data/reference/collectives-published.yaml"));
   if (!catalog.ok() || !model.ok() || !points.ok()) {
     std::fprintf(stderr, "cannot load the catalog, the cost model or the published points\n");
     return 1;
@@ -34,7 +39,8 @@ int main(int argc, char** argv) {
     std::printf("| point | size | published busbw GB/s | predicted GB/s | algorithm | error |\n");
     std::printf("|---|---:|---:|---:|---|---:|\n");
   } else {
-    std::printf("%-42s %8s %14s %10s %-13s %8s\n", "point", "size MiB", "published", "predicted", "algorithm", "error");
+    std::printf("%-42s %8s %14s %10s %-13s %8s\n", "point", "size MiB", "published", "predicted", "algorithm",
+                "error");
   }
   double worst = 0;
   double sum = 0;
@@ -49,9 +55,9 @@ int main(int argc, char** argv) {
     const std::string algorithm = r.estimate.algorithm + "/" + r.estimate.protocol;
     const std::string note = point.known_gap.empty() ? "" : " (known gap)";
     if (markdown) {
-      std::printf("| %s | %.0f MiB | %s | %.1f | %s | %+.1f %%%s |\n", point.name.c_str(), point.bytes / 1048576,
-                  range_text(point).c_str(), r.predicted_busbw_gbps, algorithm.c_str(), r.error_percent(),
-                  note.c_str());
+      std::printf("| %s | %.0f MiB | %s | %.1f | %s | %+.1f %%%s |\n", point.name.c_str(),
+                  point.bytes / 1048576, range_text(point).c_str(), r.predicted_busbw_gbps, algorithm.c_str(),
+                  r.error_percent(), note.c_str());
     } else {
       std::printf("%-42s %8.0f %14s %10.1f %-13s %+7.1f%%%s\n", point.name.c_str(), point.bytes / 1048576,
                   range_text(point).c_str(), r.predicted_busbw_gbps, algorithm.c_str(), r.error_percent(),
@@ -63,7 +69,7 @@ int main(int argc, char** argv) {
       ++counted;
     }
   }
-  std::printf("\n%d points held to 10 %%: mean |error| %.1f %%, worst %.1f %%\n", counted, counted ? sum / counted : 0.0,
-              worst);
+  std::printf("\n%d points held to 10 %%: mean |error| %.1f %%, worst %.1f %%\n", counted,
+              counted ? sum / counted : 0.0, worst);
   return 0;
 }

@@ -49,10 +49,9 @@ constexpr std::array<DataType, 12> kDataTypes = {{{"int8", 1},
                                                   {"bfloat16", 2},
                                                   {"f8e4m3", 1},
                                                   {"f8e5m2", 1}}};
-constexpr std::array<CollectiveOp, 7> kOps = {CollectiveOp::all_reduce, CollectiveOp::all_gather,
-                                              CollectiveOp::reduce_scatter, CollectiveOp::broadcast,
-                                              CollectiveOp::reduce, CollectiveOp::alltoall,
-                                              CollectiveOp::sendrecv};
+constexpr std::array<CollectiveOp, 7> kOps = {
+    CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter, CollectiveOp::broadcast,
+    CollectiveOp::reduce,     CollectiveOp::alltoall,   CollectiveOp::sendrecv};
 
 struct UsageFailure {
   std::string message;
@@ -63,14 +62,19 @@ std::int64_t parse_size(const std::string& option, const std::string& text) {
   std::size_t digits = 0;
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
   const std::string suffix = text.substr(digits);
-  const std::string hint = "expected bytes with an optional K, M or G suffix (1024-based, as nccl-tests' -b/-e), "
-                           "e.g. 8, 1K, 256M, 8G";
+  const std::string hint =
+      "expected bytes with an optional K, M or G suffix (1024-based, as nccl-tests' -b/-e), "
+      "e.g. 8, 1K, 256M, 8G";
   if (digits == 0) throw UsageFailure{option + ": '" + text + "' has no number; " + hint};
   std::int64_t unit = 1;
-  if (suffix == "K" || suffix == "k") unit = std::int64_t{1} << 10;
-  else if (suffix == "M" || suffix == "m") unit = std::int64_t{1} << 20;
-  else if (suffix == "G" || suffix == "g") unit = std::int64_t{1} << 30;
-  else if (!suffix.empty()) throw UsageFailure{option + ": '" + text + "' has an unknown unit '" + suffix + "'; " + hint};
+  if (suffix == "K" || suffix == "k")
+    unit = std::int64_t{1} << 10;
+  else if (suffix == "M" || suffix == "m")
+    unit = std::int64_t{1} << 20;
+  else if (suffix == "G" || suffix == "g")
+    unit = std::int64_t{1} << 30;
+  else if (!suffix.empty())
+    throw UsageFailure{option + ": '" + text + "' has an unknown unit '" + suffix + "'; " + hint};
   if (digits > 12) throw UsageFailure{option + ": '" + text + "' is too large"};
   return std::stoll(text.substr(0, digits)) * unit;
 }
@@ -102,7 +106,8 @@ CollectiveChoice parse_choice(const CollectiveOptions& options) {
   }
   if (!options.protocol.empty()) {
     choice.protocol = protocol_from_name(options.protocol);
-    if (!choice.protocol) throw UsageFailure{"--proto: unknown protocol '" + options.protocol + "'; known: LL, LL128, Simple"};
+    if (!choice.protocol)
+      throw UsageFailure{"--proto: unknown protocol '" + options.protocol + "'; known: LL, LL128, Simple"};
   }
   return choice;
 }
@@ -110,12 +115,14 @@ CollectiveChoice parse_choice(const CollectiveOptions& options) {
 // The group nccl-tests would run: --gpus over as many nodes as needed, --gpus-per-node on each.
 CollectiveGroup parse_group(const CollectiveOptions& options, const PerfHardware& hw) {
   if (options.gpus > hw.gpus()) {
-    throw UsageFailure{fmt::format("--gpus: {} GPUs asked, the cluster has {} ({} node(s) x {} GPUs)", options.gpus,
-                                   hw.gpus(), hw.nodes, hw.gpus_per_node)};
+    throw UsageFailure{fmt::format("--gpus: {} GPUs asked, the cluster has {} ({} node(s) x {} GPUs)",
+                                   options.gpus, hw.gpus(), hw.nodes, hw.gpus_per_node)};
   }
-  const int per_node = options.gpus_per_node > 0 ? options.gpus_per_node : std::min(options.gpus, hw.gpus_per_node);
+  const int per_node =
+      options.gpus_per_node > 0 ? options.gpus_per_node : std::min(options.gpus, hw.gpus_per_node);
   if (per_node > hw.gpus_per_node) {
-    throw UsageFailure{fmt::format("--gpus-per-node: {} asked, a node has {} GPUs", per_node, hw.gpus_per_node)};
+    throw UsageFailure{
+        fmt::format("--gpus-per-node: {} asked, a node has {} GPUs", per_node, hw.gpus_per_node)};
   }
   if (options.gpus % per_node != 0) {
     throw UsageFailure{fmt::format("--gpus: {} GPUs do not fill whole nodes of {} GPUs (--gpus-per-node)",
@@ -123,8 +130,8 @@ CollectiveGroup parse_group(const CollectiveOptions& options, const PerfHardware
   }
   const CollectiveGroup group{options.gpus, per_node};
   if (group.nodes() > hw.nodes) {
-    throw UsageFailure{fmt::format("--gpus: {} GPUs at {} per node need {} nodes, the cluster has {}", options.gpus,
-                                   per_node, group.nodes(), hw.nodes)};
+    throw UsageFailure{fmt::format("--gpus: {} GPUs at {} per node need {} nodes, the cluster has {}",
+                                   options.gpus, per_node, group.nodes(), hw.nodes)};
   }
   if (group.nodes() > 1 && hw.nics_per_node == 0) {
     throw UsageFailure{"--gpus: the group spans nodes but the cluster's nodes have no compute-fabric NICs"};
@@ -138,22 +145,24 @@ struct Row {
   CollectiveEstimate estimate;
 };
 
-// nccl-tests' size and count: all_gather, reduce_scatter and alltoall count elements per rank and print the total.
-std::vector<Row> sweep(const PerfHardware& hw, const CollectiveModel& model, CollectiveOp op, CollectiveGroup group,
-                       const CollectiveChoice& choice, std::int64_t min_bytes, std::int64_t max_bytes,
-                       std::int64_t factor, int type_bytes) {
-  const bool per_rank = op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter ||
-                        op == CollectiveOp::alltoall;
+// nccl-tests' size and count: all_gather, reduce_scatter and alltoall count elements per rank and print the
+// total.
+std::vector<Row> sweep(const PerfHardware& hw, const CollectiveModel& model, CollectiveOp op,
+                       CollectiveGroup group, const CollectiveChoice& choice, std::int64_t min_bytes,
+                       std::int64_t max_bytes, std::int64_t factor, int type_bytes) {
+  const bool per_rank =
+      op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter || op == CollectiveOp::alltoall;
   const std::int64_t divisor = type_bytes * (per_rank ? group.ranks : 1);
   std::vector<Row> rows;
   for (std::int64_t size = min_bytes; size <= max_bytes; size *= factor) {
     Row row;
     row.count = size / divisor;
     row.bytes = row.count * divisor;
-    row.estimate = estimate_collective(hw, model, op, ByteSize::from_base(static_cast<double>(row.bytes)), group,
-                                       choice);
+    row.estimate = estimate_collective(hw, model, op, ByteSize::from_base(static_cast<double>(row.bytes)),
+                                       group, choice);
     if (!row.estimate.available) {
-      throw UsageFailure{fmt::format("--algo/--proto: {}{}{} cannot run {} on this group", choice.algorithm ? std::string(algorithm_name(*choice.algorithm)) : "",
+      throw UsageFailure{fmt::format("--algo/--proto: {}{}{} cannot run {} on this group",
+                                     choice.algorithm ? std::string(algorithm_name(*choice.algorithm)) : "",
                                      choice.algorithm && choice.protocol ? "/" : "",
                                      choice.protocol ? std::string(protocol_name(*choice.protocol)) : "",
                                      collective_name(op))};
@@ -172,10 +181,13 @@ std::string time_text(double us) {
 }
 
 std::string_view redop_of(CollectiveOp op) {
-  const bool reduces = op == CollectiveOp::all_reduce || op == CollectiveOp::reduce || op == CollectiveOp::reduce_scatter;
+  const bool reduces =
+      op == CollectiveOp::all_reduce || op == CollectiveOp::reduce || op == CollectiveOp::reduce_scatter;
   return reduces ? "sum" : "none";
 }
-int root_of(CollectiveOp op) { return op == CollectiveOp::broadcast || op == CollectiveOp::reduce ? 0 : -1; }
+int root_of(CollectiveOp op) {
+  return op == CollectiveOp::broadcast || op == CollectiveOp::reduce ? 0 : -1;
+}
 
 double average_busbw(const std::vector<Row>& rows) {
   double sum = 0;
@@ -190,16 +202,19 @@ std::string topology_text(const PerfHardware& hw, CollectiveGroup group) {
                         in_gigabytes_per_second(hw.scale_up_bandwidth))
           : fmt::format("PCIe {:.0f} GB/s one-way per GPU", in_gigabytes_per_second(hw.host_link_bandwidth));
   return fmt::format(
-      "# topology: {} GPUs per node ({}), {}; {} x {:.0f} Gb/s NICs per node; {} fabric tier(s), oversubscription "
+      "# topology: {} GPUs per node ({}), {}; {} x {:.0f} Gb/s NICs per node; {} fabric tier(s), "
+      "oversubscription "
       "{:.2g}:1; group {} ranks on {} node(s), {} per node\n",
-      hw.gpus_per_node, hw.accelerator.info.id, scale_up, hw.nics_per_node, in_gigabits_per_second(hw.nic_speed),
-      hw.fabric_tiers, hw.oversubscription, group.ranks, group.nodes(), group.ranks_per_node);
+      hw.gpus_per_node, hw.accelerator.info.id, scale_up, hw.nics_per_node,
+      in_gigabits_per_second(hw.nic_speed), hw.fabric_tiers, hw.oversubscription, group.ranks, group.nodes(),
+      group.ranks_per_node);
 }
 
 std::string explain_text(const Row& row) {
   const auto& e = row.estimate;
   return fmt::format(
-      "#   {}/{}: latency {:.2f} us + bandwidth {:.2f} us ({} B at {:.2f} GB/s algbw); bottleneck {} {:.1f} GB/s bus, "
+      "#   {}/{}: latency {:.2f} us + bandwidth {:.2f} us ({} B at {:.2f} GB/s algbw); bottleneck {} {:.1f} "
+      "GB/s bus, "
       "{} channels\n",
       e.algorithm, e.protocol, e.latency_us, e.bandwidth_us, row.bytes,
       e.bandwidth_us > 0 ? static_cast<double>(row.bytes) / e.bandwidth_us / 1e3 : 0.0, e.bottleneck,
@@ -213,9 +228,9 @@ std::string table_text(const std::vector<Row>& rows, const CollectiveOptions& op
       "# gputwin perf collective: {}_perf predicted by the NCCL {} cost model and measured link efficiencies "
       "(not a measurement)\n",
       collective_name(op), model.nccl_version);
-  out += fmt::format("# nRanks {} nNodes {} ranksPerNode {} minBytes {} maxBytes {} step: {}(factor) dtype {}\n",
-                     group.ranks, group.nodes(), group.ranks_per_node, min_bytes, max_bytes, options.factor,
-                     options.dtype);
+  out += fmt::format(
+      "# nRanks {} nNodes {} ranksPerNode {} minBytes {} maxBytes {} step: {}(factor) dtype {}\n",
+      group.ranks, group.nodes(), group.ranks_per_node, min_bytes, max_bytes, options.factor, options.dtype);
   out += topology_text(hw, group);
   out += "#\n";
   out += "#                                                              out-of-place\n";
@@ -223,9 +238,9 @@ std::string table_text(const std::vector<Row>& rows, const CollectiveOptions& op
   out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
   for (const auto& row : rows) {
     const auto& e = row.estimate;
-    out += fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}  {}  {:6.2f}  {:6.2f}  {:>5}\n", row.bytes, row.count,
-                       options.dtype, redop_of(op), root_of(op), time_text(e.time_us), e.algbw_gbps, e.busbw_gbps,
-                       "N/A");
+    out += fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}  {}  {:6.2f}  {:6.2f}  {:>5}\n", row.bytes,
+                       row.count, options.dtype, redop_of(op), root_of(op), time_text(e.time_us),
+                       e.algbw_gbps, e.busbw_gbps, "N/A");
     if (options.explain) out += explain_text(row);
   }
   out += "# in-place columns omitted: the model predicts the same time in place\n";
@@ -286,7 +301,8 @@ int run_collective(const CollectiveOptions& options) {
       std::cerr << model.error_text();
       return kInputError;
     }
-    const auto rows = sweep(*hw, model.value(), op, group, choice, min_bytes, max_bytes, options.factor, type_bytes);
+    const auto rows =
+        sweep(*hw, model.value(), op, group, choice, min_bytes, max_bytes, options.factor, type_bytes);
     if (options.json) {
       std::cout << table_json(rows, options, op, *hw, group, model.value()).dump(2) << "\n";
     } else {
@@ -303,23 +319,30 @@ int run_collective(const CollectiveOptions& options) {
 
 void add_perf_collective_command(CLI::App& perf, int& exit_code) {
   auto options = std::make_shared<CollectiveOptions>();
-  auto* command = perf.add_subcommand("collective", "nccl-tests-shaped table of one collective on a designed cluster");
+  auto* command =
+      perf.add_subcommand("collective", "nccl-tests-shaped table of one collective on a designed cluster");
   command->add_option("--cluster", options->cluster, "cluster spec (YAML)")->required();
-  command->add_option("--op", options->op,
-                      "all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv")
+  command
+      ->add_option("--op", options->op,
+                   "all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv")
       ->required();
   command->add_option("--gpus", options->gpus, "GPUs in the group (nccl-tests' ranks)")
       ->required()
       ->check(CLI::PositiveNumber);
-  command->add_option("--gpus-per-node", options->gpus_per_node, "GPUs of the group on each node (default: full nodes)")
+  command
+      ->add_option("--gpus-per-node", options->gpus_per_node,
+                   "GPUs of the group on each node (default: full nodes)")
       ->check(CLI::PositiveNumber);
   command->add_option("--min", options->min_size, "smallest size, nccl-tests' -b (default 8)");
   command->add_option("--max", options->max_size, "largest size, nccl-tests' -e (default 8G)");
   command->add_option("--factor", options->factor, "size multiplier per step, nccl-tests' -f (default 2)");
   command->add_option("--dtype", options->dtype, "element type, nccl-tests' -d (default float)");
-  command->add_option("--algo", options->algorithm, "force an algorithm, as NCCL_ALGO (default: NCCL's choice)");
-  command->add_option("--proto", options->protocol, "force a protocol, as NCCL_PROTO (default: NCCL's choice)");
-  command->add_flag("--explain", options->explain, "per size: algorithm, protocol, latency and bandwidth terms");
+  command->add_option("--algo", options->algorithm,
+                      "force an algorithm, as NCCL_ALGO (default: NCCL's choice)");
+  command->add_option("--proto", options->protocol,
+                      "force a protocol, as NCCL_PROTO (default: NCCL's choice)");
+  command->add_flag("--explain", options->explain,
+                    "per size: algorithm, protocol, latency and bandwidth terms");
   command->add_flag("--json", options->json, "print JSON (schema gputwin.collective/1)");
   add_catalog_options(*command, options->catalog);
   command->callback([options, &exit_code] { exit_code = run_collective(*options); });

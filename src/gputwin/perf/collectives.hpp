@@ -1,10 +1,11 @@
-// Collective operations as nccl-tests measures them: time, algbw and busbw for one operation of a given size on
-// a group of GPUs laid out over nodes, with the algorithm and protocol NCCL's own cost model would choose.
+// Collective operations as nccl-tests measures them: time, algbw and busbw for one operation of a given size
+// on a group of GPUs laid out over nodes, with the algorithm and protocol NCCL's own cost model would choose.
 //
 //   Result<CollectiveModel> model = load_collective_model(bundled_data_dir() + "/perf/nccl-cost-model.yaml");
 //   CollectiveEstimate e = estimate_collective(hw, model.value(), CollectiveOp::all_reduce,
 //                                              ByteSize::from_base(1 << 30), CollectiveGroup{64, 8});
-//   e.time_us, e.algbw_gbps, e.busbw_gbps, e.algorithm ("Ring", "Tree", "NVLS", ...), e.protocol ("Simple", ...)
+//   e.time_us, e.algbw_gbps, e.busbw_gbps, e.algorithm ("Ring", "Tree", "NVLS", ...), e.protocol ("Simple",
+//   ...)
 //
 // busbw follows nccl-tests (busbw = algbw x factor: 2(n-1)/n for all_reduce, (n-1)/n for all_gather,
 // reduce_scatter and alltoall, 1 otherwise); GB = 1e9 bytes.
@@ -30,7 +31,8 @@ enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, red
 [[nodiscard]] double busbw_factor(CollectiveOp op, int ranks);
 
 // How the communicating GPUs sit: `ranks` GPUs in all, `ranks_per_node` of them on each node they use
-// (e.g. a tensor-parallel group of 8 in one node: {8, 8}; a data-parallel group of 64 with one GPU per node: {64, 1}).
+// (e.g. a tensor-parallel group of 8 in one node: {8, 8}; a data-parallel group of 64 with one GPU per node:
+// {64, 1}).
 struct CollectiveGroup {
   int ranks = 1;
   int ranks_per_node = 1;
@@ -45,9 +47,9 @@ inline constexpr int kProtocolCount = 3;
 [[nodiscard]] std::string_view algorithm_name(CollectiveAlgorithm algorithm);
 [[nodiscard]] std::string_view protocol_name(CollectiveProtocol protocol);
 
-// NCCL cost-model constants (latencies, bandwidth caps, efficiencies) for one pinned NCCL version, and the measured
-// link efficiencies that turn line rates into achieved bandwidth, read from data/perf/nccl-cost-model.yaml where
-// each figure carries its source.
+// NCCL cost-model constants (latencies, bandwidth caps, efficiencies) for one pinned NCCL version, and the
+// measured link efficiencies that turn line rates into achieved bandwidth, read from
+// data/perf/nccl-cost-model.yaml where each figure carries its source.
 struct CollectiveModel {
   using PerProtocol = std::array<double, kProtocolCount>;         // LL, LL128, Simple
   using PerAlgorithm = std::array<PerProtocol, kAlgorithmCount>;  // Tree, Ring, CollNetDirect, ...
@@ -86,7 +88,8 @@ struct CollectiveModel {
   } refinements;
   std::array<std::vector<double>, kProtocolCount> tree_correction;  // by log2(bytes / 64)
 
-  // Topology constants (topo.h): NCCL's usable bandwidth of one NVLink per architecture sets the channel width.
+  // Topology constants (topo.h): NCCL's usable bandwidth of one NVLink per architecture sets the channel
+  // width.
   std::array<double, 4> nvlink_link_bandwidth_gbps{};
   double pci_bandwidth_gbps = 0;
   int max_channels = 0;
@@ -95,12 +98,14 @@ struct CollectiveModel {
   double nvlink_efficiency = 0;  // payload share of an NVLink with 128-byte packets
   double pcie_efficiency = 0;
   struct NicEfficiency {
-    double line_rate_gbps = 0;     // one direction, GB/s
-    double effective_min_gbps = 0; // busbw per NIC measured by nccl-tests
+    double line_rate_gbps = 0;      // one direction, GB/s
+    double effective_min_gbps = 0;  // busbw per NIC measured by nccl-tests
     double effective_max_gbps = 0;
-    [[nodiscard]] double efficiency() const { return (effective_min_gbps + effective_max_gbps) / 2 / line_rate_gbps; }
+    [[nodiscard]] double efficiency() const {
+      return (effective_min_gbps + effective_max_gbps) / 2 / line_rate_gbps;
+    }
   };
-  std::vector<NicEfficiency> nic_efficiency;  // the entry of the nearest line rate is used
+  std::vector<NicEfficiency> nic_efficiency;     // the entry of the nearest line rate is used
   std::array<std::string, 7> busbw_factor_text;  // nccl-tests' formulas as published, by CollectiveOp
 };
 
@@ -109,34 +114,37 @@ struct CollectiveChoice {
   std::optional<CollectiveAlgorithm> algorithm;
   std::optional<CollectiveProtocol> protocol;
 };
-[[nodiscard]] std::optional<CollectiveAlgorithm> algorithm_from_name(std::string_view name);  // case-insensitive
+[[nodiscard]] std::optional<CollectiveAlgorithm> algorithm_from_name(
+    std::string_view name);  // case-insensitive
 [[nodiscard]] std::optional<CollectiveProtocol> protocol_from_name(std::string_view name);
 
 struct CollectiveEstimate {
   CollectiveOp op = CollectiveOp::all_reduce;
-  ByteSize bytes;             // the size nccl-tests prints for this operation
+  ByteSize bytes;  // the size nccl-tests prints for this operation
   CollectiveGroup group;
-  std::string algorithm;      // Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT
-  std::string protocol;       // LL, LL128, Simple
-  double latency_us = 0;      // the latency term
-  double bandwidth_us = 0;    // the bandwidth term (bytes / algorithm bandwidth)
-  double time_us = 0;         // latency + bandwidth
-  double algbw_gbps = 0;      // bytes / time, GB/s
-  double busbw_gbps = 0;      // algbw x busbw_factor
+  std::string algorithm;    // Ring, Tree, NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT
+  std::string protocol;     // LL, LL128, Simple
+  double latency_us = 0;    // the latency term
+  double bandwidth_us = 0;  // the bandwidth term (bytes / algorithm bandwidth)
+  double time_us = 0;       // latency + bandwidth
+  double algbw_gbps = 0;    // bytes / time, GB/s
+  double busbw_gbps = 0;    // algbw x busbw_factor
   // What the bandwidth term rests on (for --explain).
-  int channels = 0;           // NCCL channels assumed
-  double link_busbw_gbps = 0; // achieved bus bandwidth of the bottleneck before protocol caps
-  std::string bottleneck;     // "NVLink", "PCIe", "NIC", ...
-  bool available = true;      // false when a forced algorithm/protocol cannot run this operation here
+  int channels = 0;            // NCCL channels assumed
+  double link_busbw_gbps = 0;  // achieved bus bandwidth of the bottleneck before protocol caps
+  std::string bottleneck;      // "NVLink", "PCIe", "NIC", ...
+  bool available = true;       // false when a forced algorithm/protocol cannot run this operation here
 };
 
 [[nodiscard]] Result<CollectiveModel> load_collective_model(const std::string& path);
 
-// One operation of `bytes` (the size nccl-tests prints) on `group`, with NCCL's choice of algorithm and protocol:
-// the argmin of latency + bytes / bandwidth over the enabled pairs, where latency is NCCL's own model and bandwidth
-// is the achieved bandwidth of the bottleneck link (line rate x measured efficiency) under NCCL's protocol caps.
-[[nodiscard]] CollectiveEstimate estimate_collective(const PerfHardware& hardware, const CollectiveModel& model,
-                                                     CollectiveOp op, ByteSize bytes, CollectiveGroup group,
+// One operation of `bytes` (the size nccl-tests prints) on `group`, with NCCL's choice of algorithm and
+// protocol: the argmin of latency + bytes / bandwidth over the enabled pairs, where latency is NCCL's own
+// model and bandwidth is the achieved bandwidth of the bottleneck link (line rate x measured efficiency)
+// under NCCL's protocol caps.
+[[nodiscard]] CollectiveEstimate estimate_collective(const PerfHardware& hardware,
+                                                     const CollectiveModel& model, CollectiveOp op,
+                                                     ByteSize bytes, CollectiveGroup group,
                                                      const CollectiveChoice& choice = {});
 
 }  // namespace gputwin

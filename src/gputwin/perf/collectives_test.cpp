@@ -12,10 +12,13 @@
 namespace gputwin {
 namespace {
 
-std::string source_path(const std::string& relative) { return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative; }
+std::string source_path(const std::string& relative) {
+  return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative;
+}
 
 const CollectiveModel& model() {
-  static const CollectiveModel loaded = load_collective_model(source_path("data/perf/nccl-cost-model.yaml")).value();
+  static const CollectiveModel loaded =
+      load_collective_model(source_path("data/perf/nccl-cost-model.yaml")).value();
   return loaded;
 }
 
@@ -28,7 +31,9 @@ PerfHardware baseboard(const std::string& accelerator, int gpus) {
   return perf_hardware_of_accelerator(catalog(), accelerator, gpus).value();
 }
 
-PerfHardware dgx_h100(int nodes) { return perf_hardware_of_system(catalog(), "dgx-h100", nodes).value(); }
+PerfHardware dgx_h100(int nodes) {
+  return perf_hardware_of_system(catalog(), "dgx-h100", nodes).value();
+}
 
 constexpr double kLarge = 8.0 * (1ULL << 30);
 
@@ -49,7 +54,8 @@ double published_factor(const std::string& formula, int n) {
 TEST(CollectiveFactors, MatchNcclTestsFormulasForEveryOperation) {
   for (int op = 0; op < 7; ++op) {
     for (int n : {2, 3, 8, 64, 1024}) {
-      EXPECT_DOUBLE_EQ(busbw_factor(static_cast<CollectiveOp>(op), n), published_factor(model().busbw_factor_text[op], n))
+      EXPECT_DOUBLE_EQ(busbw_factor(static_cast<CollectiveOp>(op), n),
+                       published_factor(model().busbw_factor_text[op], n))
           << collective_name(static_cast<CollectiveOp>(op)) << " n=" << n;
     }
   }
@@ -90,13 +96,15 @@ TEST(CollectiveModelData, BadFilesAreClearErrors) {
   std::filesystem::remove(path);
 }
 
-// --- Published measurements -------------------------------------------------------------------------------------
+// --- Published measurements
+// -------------------------------------------------------------------------------------
 
 std::vector<ValidationRow> validation_rows() {
   const auto points = load_published_collectives(source_path("data/reference/collectives-published.yaml"));
   EXPECT_TRUE(points.ok());
   std::vector<ValidationRow> rows;
-  for (const auto& point : points.value()) rows.push_back(validate_collective_point(catalog(), model(), point).value());
+  for (const auto& point : points.value())
+    rows.push_back(validate_collective_point(catalog(), model(), point).value());
   return rows;
 }
 
@@ -105,7 +113,8 @@ TEST(CollectivePublished, EverySinglePointWithinTenPercentAtLargeSizes) {
   for (const auto& row : validation_rows()) {
     if (row.point.multi_node || !row.point.known_gap.empty()) continue;
     EXPECT_LE(std::abs(row.error_percent()), 10.0)
-        << row.point.name << ": predicted " << row.predicted_busbw_gbps << " GB/s with " << row.estimate.algorithm;
+        << row.point.name << ": predicted " << row.predicted_busbw_gbps << " GB/s with "
+        << row.estimate.algorithm;
     ++checked;
   }
   EXPECT_GE(checked, 12);
@@ -144,11 +153,13 @@ TEST(CollectiveMultiNode, OversubscriptionDividesTheNetworkBandwidth) {
   hw.nics_per_node = 4;
   const auto full = estimate(hw, CollectiveOp::all_reduce, kLarge, {64, 8}, {CollectiveAlgorithm::Ring, {}});
   hw.oversubscription = 2;
-  const auto blocked = estimate(hw, CollectiveOp::all_reduce, kLarge, {64, 8}, {CollectiveAlgorithm::Ring, {}});
+  const auto blocked =
+      estimate(hw, CollectiveOp::all_reduce, kLarge, {64, 8}, {CollectiveAlgorithm::Ring, {}});
   EXPECT_NEAR(blocked.busbw_gbps / full.busbw_gbps, 0.5, 0.02);
 }
 
-// --- NCCL's choice --------------------------------------------------------------------------------------------
+// --- NCCL's choice
+// --------------------------------------------------------------------------------------------
 
 TEST(CollectiveChoiceRules, NvlsForLargeAllReduceOnEightH100) {
   const auto e = estimate(baseboard("h100-sxm", 8), CollectiveOp::all_reduce, kLarge, {8, 8});
@@ -157,7 +168,8 @@ TEST(CollectiveChoiceRules, NvlsForLargeAllReduceOnEightH100) {
 }
 
 TEST(CollectiveChoiceRules, NoNvlsBeforeHopperNorWithoutNvswitch) {
-  EXPECT_EQ(estimate(baseboard("a100-80gb-sxm", 8), CollectiveOp::all_reduce, kLarge, {8, 8}).algorithm, "Ring");
+  EXPECT_EQ(estimate(baseboard("a100-80gb-sxm", 8), CollectiveOp::all_reduce, kLarge, {8, 8}).algorithm,
+            "Ring");
   EXPECT_EQ(estimate(baseboard("h100-pcie", 2), CollectiveOp::all_reduce, kLarge, {2, 2}).algorithm, "Ring");
   const auto forced = estimate(baseboard("a100-80gb-sxm", 8), CollectiveOp::all_reduce, kLarge, {8, 8},
                                {CollectiveAlgorithm::NVLS, {}});
@@ -171,13 +183,14 @@ TEST(CollectiveChoiceRules, LowLatencyProtocolAtTinySizes) {
 }
 
 TEST(CollectiveChoiceRules, NvlsTreeOnlyAcrossNodes) {
-  const auto one_node = estimate(dgx_h100(1), CollectiveOp::all_reduce, kLarge, {8, 8},
-                                 {CollectiveAlgorithm::NVLSTree, {}});
+  const auto one_node =
+      estimate(dgx_h100(1), CollectiveOp::all_reduce, kLarge, {8, 8}, {CollectiveAlgorithm::NVLSTree, {}});
   EXPECT_FALSE(one_node.available);
   const auto two_nodes = estimate(dgx_h100(2), CollectiveOp::all_reduce, kLarge, {16, 8});
   EXPECT_EQ(two_nodes.algorithm, "NVLSTree");
   // On exactly two nodes the tree beats the NIC-bound ring (the maintainers' caveat on busbw > NIC limit).
-  const auto ring = estimate(dgx_h100(2), CollectiveOp::all_reduce, kLarge, {16, 8}, {CollectiveAlgorithm::Ring, {}});
+  const auto ring =
+      estimate(dgx_h100(2), CollectiveOp::all_reduce, kLarge, {16, 8}, {CollectiveAlgorithm::Ring, {}});
   EXPECT_GT(two_nodes.busbw_gbps, ring.busbw_gbps);
 }
 
@@ -189,7 +202,8 @@ TEST(CollectiveChoiceRules, Ll128OnlyOnNvlinkPaths) {
   }
   bool nvlink_uses_ll128 = false;
   for (double bytes = 8; bytes <= kLarge; bytes *= 2) {
-    nvlink_uses_ll128 |= estimate(baseboard("a100-80gb-sxm", 8), CollectiveOp::all_gather, bytes, {8, 8}).protocol == "LL128";
+    nvlink_uses_ll128 |=
+        estimate(baseboard("a100-80gb-sxm", 8), CollectiveOp::all_gather, bytes, {8, 8}).protocol == "LL128";
   }
   EXPECT_TRUE(nvlink_uses_ll128);
 }
@@ -201,12 +215,14 @@ TEST(CollectiveChoiceRules, CollNetIsOffByDefault) {
   }
 }
 
-// --- Shape of the results -------------------------------------------------------------------------------------
+// --- Shape of the results
+// -------------------------------------------------------------------------------------
 
 TEST(CollectiveShape, TimeGrowsWithSizeForEveryOperation) {
   const PerfHardware hw = dgx_h100(4);
   for (int op = 0; op < 7; ++op) {
-    for (const CollectiveGroup group : {CollectiveGroup{8, 8}, CollectiveGroup{32, 8}, CollectiveGroup{4, 1}}) {
+    for (const CollectiveGroup group :
+         {CollectiveGroup{8, 8}, CollectiveGroup{32, 8}, CollectiveGroup{4, 1}}) {
       double previous = 0;
       for (double bytes = 64; bytes <= kLarge; bytes *= 2) {
         const auto e = estimate(hw, static_cast<CollectiveOp>(op), bytes, group);

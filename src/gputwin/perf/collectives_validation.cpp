@@ -6,8 +6,8 @@ namespace gputwin {
 namespace {
 
 PublishedCollectivePoint read_point(const YamlField& field, bool multi_node) {
-  field.expect_keys({"name", "source", "system", "accelerator", "gpus", "nodes", "nics_per_node", "nic_gbps", "op",
-                     "algorithm", "bytes", "busbw_gbps", "known_gap"});
+  field.expect_keys({"name", "source", "system", "accelerator", "gpus", "nodes", "nics_per_node", "nic_gbps",
+                     "op", "algorithm", "bytes", "busbw_gbps", "known_gap"});
   PublishedCollectivePoint point;
   point.multi_node = multi_node;
   point.name = field.child("name").text();
@@ -16,7 +16,8 @@ PublishedCollectivePoint read_point(const YamlField& field, bool multi_node) {
   if (const auto accelerator = field.optional_child("accelerator")) point.accelerator = accelerator->text();
   if (point.system.empty() == point.accelerator.empty()) field.fail("give either a system or an accelerator");
   if (const auto gpus = field.optional_child("gpus")) point.gpus = static_cast<int>(gpus->positive_integer());
-  if (const auto nodes = field.optional_child("nodes")) point.nodes = static_cast<int>(nodes->positive_integer());
+  if (const auto nodes = field.optional_child("nodes"))
+    point.nodes = static_cast<int>(nodes->positive_integer());
   if (const auto nics = field.optional_child("nics_per_node")) {
     point.nics_per_node = static_cast<int>(nics->positive_integer());
     point.nic_gbps = field.child("nic_gbps").positive_number();

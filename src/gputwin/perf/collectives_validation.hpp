@@ -1,9 +1,11 @@
-// Published nccl-tests bus bandwidths and the model's prediction for each, for the validation tests and table.
+// Published nccl-tests bus bandwidths and the model's prediction for each, for the validation tests and
+// table.
 //
 //   auto points = load_published_collectives(bundled_data_dir() + "/reference/collectives-published.yaml");
 //   for (const auto& point : points.value()) {
 //     Result<ValidationRow> row = validate_collective_point(catalog, model, point);
-//     row.value().predicted_busbw_gbps, row.value().error_percent()   // signed, vs the nearest end of the range
+//     row.value().predicted_busbw_gbps, row.value().error_percent()   // signed, vs the nearest end of the
+//     range
 //   }
 #pragma once
 
@@ -21,18 +23,18 @@ struct PublishedCollectivePoint {
   std::string name;
   std::string source;
   bool multi_node = false;
-  std::string system;        // a catalog system (multi-node), or
-  std::string accelerator;   // a catalog accelerator on one baseboard of `gpus`
+  std::string system;       // a catalog system (multi-node), or
+  std::string accelerator;  // a catalog accelerator on one baseboard of `gpus`
   int gpus = 1;
   int nodes = 1;
-  int nics_per_node = 0;     // overrides, for systems the catalog lacks
-  double nic_gbps = 0;       // Gb/s
+  int nics_per_node = 0;  // overrides, for systems the catalog lacks
+  double nic_gbps = 0;    // Gb/s
   CollectiveOp op = CollectiveOp::all_reduce;
   std::optional<CollectiveAlgorithm> algorithm;  // forced, as the measurement did
   double bytes = 0;
   double busbw_min_gbps = 0;
   double busbw_max_gbps = 0;
-  std::string known_gap;     // why the model misses this point, when it does and we know it; empty otherwise
+  std::string known_gap;  // why the model misses this point, when it does and we know it; empty otherwise
 };
 
 struct ValidationRow {
@@ -43,8 +45,10 @@ struct ValidationRow {
   [[nodiscard]] double error_percent() const;
 };
 
-[[nodiscard]] Result<std::vector<PublishedCollectivePoint>> load_published_collectives(const std::string& path);
-[[nodiscard]] Result<ValidationRow> validate_collective_point(const Catalog& catalog, const CollectiveModel& model,
+[[nodiscard]] Result<std::vector<PublishedCollectivePoint>> load_published_collectives(
+    const std::string& path);
+[[nodiscard]] Result<ValidationRow> validate_collective_point(const Catalog& catalog,
+                                                              const CollectiveModel& model,
                                                               const PublishedCollectivePoint& point);
 
 }  // namespace gputwin

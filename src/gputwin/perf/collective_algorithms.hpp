@@ -1,0 +1,79 @@
+// Internal to the collective model (callers use perf/collectives.hpp): what NCCL's cost model sees of a group
+// on a cluster, and one small type per NCCL algorithm behind one narrow interface.
+//
+//   const collectives::Topology topo = collectives::topology_of(hardware, model, CollectiveGroup{16, 8});
+//   const collectives::Case c{model, topo, CollectiveOp::all_reduce, 1e9};
+//   collectives::AlgorithmCost cost = collectives::algorithm_model(CollectiveAlgorithm::Ring).cost(c,
+//   protocol); cost.available(), cost.latency_us, cost.algbw_gbps
+#pragma once
+
+#include <string>
+
+#include "gputwin/perf/collectives.hpp"
+
+namespace gputwin::collectives {
+
+struct Topology {
+  int ranks = 1;
+  int ranks_per_node = 1;
+  int nodes = 1;
+  int arch = 1;         // NCCL's architecture row: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
+  int node_column = 0;  // NCCL's node-count column: 1, 2, more than 2 nodes
+  bool nvlink = false;  // the intra-node path is NVLink (else PCIe)
+  bool nvswitch = false;
+  CollectiveModel::Link intra_link = CollectiveModel::kPci;
+  double intra_gbps = 0;        // achieved one-way bandwidth of one GPU inside the node
+  double inter_gbps = 0;        // achieved one-way bandwidth of the group's NICs on one node, after blocking
+  double per_gpu_nic_gbps = 0;  // achieved NIC bandwidth one GPU reaches on its own (point to point)
+  int channels = 1;
+
+  // The bottleneck of a ring: NVLink/PCIe inside a node, the node's NICs between nodes.
+  [[nodiscard]] double ring_gbps() const;
+  [[nodiscard]] std::string ring_bottleneck() const;
+  [[nodiscard]] std::string intra_name() const { return nvlink ? "NVLink" : "PCIe"; }
+};
+
+[[nodiscard]] Topology topology_of(const PerfHardware& hardware, const CollectiveModel& model,
+                                   CollectiveGroup group);
+
+// One operation to cost: the model's constants, the topology, the operation and its size in bytes.
+struct Case {
+  const CollectiveModel& model;
+  const Topology& topo;
+  CollectiveOp op;
+  double bytes;
+
+  [[nodiscard]] double hop_us(CollectiveModel::Link link, CollectiveAlgorithm a, CollectiveProtocol p) const;
+  [[nodiscard]] double base_us(CollectiveAlgorithm a, CollectiveProtocol p) const;
+  [[nodiscard]] double ll_max_gbps() const;  // NCCL's LL bandwidth cap for this GPU / node count
+};
+
+struct AlgorithmCost {
+  double latency_us = 0;
+  double algbw_gbps = 0;  // achieved algorithm bandwidth; 0 = NCCL does not run this here
+  double link_gbps = 0;   // the bottleneck's achieved bus bandwidth before protocol caps
+  std::string bottleneck;
+  [[nodiscard]] bool available() const { return algbw_gbps > 0; }
+};
+
+class AlgorithmModel {
+ public:
+  virtual ~AlgorithmModel() = default;
+  [[nodiscard]] virtual AlgorithmCost cost(const Case& c, CollectiveProtocol protocol) const = 0;
+};
+
+[[nodiscard]] const AlgorithmModel& ring_model();
+[[nodiscard]] const AlgorithmModel& tree_model();
+[[nodiscard]] const AlgorithmModel& nvls_model();
+[[nodiscard]] const AlgorithmModel& nvls_tree_model();
+[[nodiscard]] const AlgorithmModel& pat_model();
+[[nodiscard]] const AlgorithmModel& collnet_model();
+[[nodiscard]] const AlgorithmModel& algorithm_model(CollectiveAlgorithm algorithm);
+
+// Ring steps of NCCL's model: 2(n-1) for all_reduce, n-1 for all_gather / reduce_scatter, n otherwise.
+[[nodiscard]] int ring_steps(CollectiveOp op, int ranks);
+
+// alltoall and sendrecv, which NCCL's tuning model does not cover: point to point over the bottleneck.
+[[nodiscard]] AlgorithmCost point_to_point_cost(const Case& c);
+
+}  // namespace gputwin::collectives

@@ -1,0 +1,73 @@
+// NVLS and NVLSTree: NVLink SHARP, the reduction done in the NVSwitches (Hopper and later); NVLSTree adds a
+// tree of nodes over the network.
+#include <algorithm>
+#include <cmath>
+
+#include "gputwin/perf/collective_algorithms.hpp"
+
+namespace gputwin::collectives {
+namespace {
+
+// NVLink SHARP needs NVSwitch and Hopper or later (NCCL's NVLS efficiency is 0 before Hopper), Simple
+// protocol.
+bool nvls_possible(const Case& c, CollectiveProtocol p) {
+  return p == CollectiveProtocol::Simple && c.topo.nvswitch && c.model.nvls_efficiency[c.topo.arch] > 0 &&
+         c.topo.ranks_per_node > 1;
+}
+
+// Achieved NVLS algorithm bandwidth inside a node. all_reduce: each GPU sends its whole buffer into the
+// switch (reduction) and receives its reduced 1/n share, then multicasts that share and receives all shares,
+// so each direction of its links carries S(1 + 1/n). all_gather / reduce_scatter carry S per direction.
+double nvls_intra_algbw(const Case& c) {
+  const auto& t = c.topo;
+  const double link = t.intra_gbps * c.model.nvls_efficiency[t.arch];
+  const double n = t.ranks_per_node;
+  return c.op == CollectiveOp::all_reduce ? link * n / (n + 1) : link;
+}
+
+class Nvls final : public AlgorithmModel {
+ public:
+  [[nodiscard]] AlgorithmCost cost(const Case& c, CollectiveProtocol p) const override {
+    const bool op_ok = c.op == CollectiveOp::all_reduce || c.op == CollectiveOp::all_gather ||
+                       c.op == CollectiveOp::reduce_scatter;
+    // Across nodes NVLS needs CollNet (SHARP) support, off by default: NVLSTree serves multi-node all_reduce.
+    if (!op_ok || !nvls_possible(c, p) || c.topo.nodes > 1) return {};
+    const double latency = c.hop_us(c.topo.intra_link, CollectiveAlgorithm::NVLS, p);
+    return {latency, nvls_intra_algbw(c), c.topo.intra_gbps, "NVLink (NVSwitch multicast)"};
+  }
+};
+
+class NvlsTree final : public AlgorithmModel {
+ public:
+  [[nodiscard]] AlgorithmCost cost(const Case& c, CollectiveProtocol p) const override {
+    const auto& t = c.topo;
+    // NCCL disables NVLSTree on one node.
+    if (c.op != CollectiveOp::all_reduce || !nvls_possible(c, p) || t.nodes == 1) return {};
+    // A tree of node leaders: on two nodes each node's NICs carry S each way; beyond, a tree node forwards
+    // for two children, halving what each direction gives (NCCL doubles its inter bandwidth on <= 2 nodes).
+    const double inter = t.inter_gbps * (t.nodes <= 2 ? 1.0 : 0.5);
+    // NCCL's per-channel NVLSTree cap, on the bus bandwidth (bus = alg x 2(n-1)/n for all_reduce).
+    const double cap = t.channels * c.model.per_channel_max_nvls_tree_bw[t.arch][t.node_column] * t.ranks /
+                       (2.0 * (t.ranks - 1));
+    const double algbw = std::min({nvls_intra_algbw(c), inter, cap});
+    const auto algo = CollectiveAlgorithm::NVLSTree;
+    const double latency = c.base_us(algo, p) + c.hop_us(t.intra_link, algo, p) +
+                           2 * std::floor(std::log2(t.nodes)) * c.hop_us(CollectiveModel::kNet, algo, p);
+    const bool nic_bound = inter < nvls_intra_algbw(c);
+    return {latency, algbw, nic_bound ? t.inter_gbps : t.intra_gbps, nic_bound ? "NIC" : "NVLink"};
+  }
+};
+
+}  // namespace
+
+const AlgorithmModel& nvls_model() {
+  static const Nvls model;
+  return model;
+}
+
+const AlgorithmModel& nvls_tree_model() {
+  static const NvlsTree model;
+  return model;
+}
+
+}  // namespace gputwin::collectives
