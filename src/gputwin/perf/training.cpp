@@ -214,7 +214,7 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
   Context x{hardware, collectives, calibration, model, config, groups_of(hardware, config)};
   const auto peak = hardware.accelerator.dense_compute.at(config.precision);
   x.peak = peak ? peak->base() : 0;
-  x.memory_bandwidth = hardware.accelerator.memory_bandwidth.base();
+  x.memory_bandwidth = in_gigabytes_per_second(hardware.accelerator.memory_bandwidth) * 1e9;  // bytes/s
 
   TrainingEstimate e;
   e.config = config;

@@ -1,0 +1,123 @@
+// `gputwin perf size`: per accelerator, how many GPUs and which split train a model on T tokens within D days,
+// whether it fits, the expected MFU and, with a GPU-hour price list, the cost.
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "gputwin/cli/commands.hpp"
+#include "gputwin/cli/perf_training_inputs.hpp"
+#include "gputwin/core/yaml_input.hpp"
+#include "gputwin/perf/training_sizing.hpp"
+#include "gputwin/report/training_report.hpp"
+
+namespace gputwin::cli {
+namespace {
+
+struct SizeOptions {
+  std::string model;
+  std::string tokens;
+  double days = 0;
+  std::string accelerators = "h100-sxm,h200-sxm,b200,mi300x";
+  int sequence = 8192;
+  int global_batch = 512;
+  std::string precision = "bf16";
+  std::string prices;
+  bool json = false;
+  CatalogOptions catalog;
+};
+
+struct UsageFailure {
+  std::string message;
+};
+
+double parse_tokens(const std::string& text) {
+  const double tokens = parse_parameter_count(text);
+  if (tokens <= 0) {
+    throw UsageFailure{"--tokens: expected a count with a unit suffix (K, M, B or T), such as 15T or 300B, got '" +
+                       text + "'"};
+  }
+  return tokens;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) {
+    if (!item.empty()) items.push_back(item);
+  }
+  if (items.empty()) throw UsageFailure{"--accelerators: expected catalog accelerator ids, such as h100-sxm,b200"};
+  return items;
+}
+
+// A price list: `gpu_hour: {h100-sxm: 2.50 USD, ...}` (the price of one GPU-hour per catalog accelerator id).
+std::map<std::string, Money> read_prices(const std::string& path, const Catalog& catalog) {
+  std::map<std::string, Money> prices;
+  const YamlField root = YamlDocument::load(path).root();
+  root.expect_keys({"gpu_hour", "source", "notes"});
+  for (const auto& [id, price] : root.child("gpu_hour").entries()) {
+    if (catalog.find<Accelerator>(id) == nullptr) price.fail("no accelerator '" + id + "' in the catalog");
+    prices[id] = price.quantity<Money>();
+  }
+  return prices;
+}
+
+int run_size(const SizeOptions& o) {
+  try {
+    const double tokens = parse_tokens(o.tokens);
+    if (!(o.days > 0)) throw UsageFailure{"--days: must be greater than zero"};
+    const auto accelerators = split_list(o.accelerators);
+    const auto inputs = load_training_inputs();
+    if (!inputs) return kInputError;
+    const TransformerModel* model = preset_or_complain(*inputs, o.model, "perf size");
+    if (model == nullptr) return kUsageError;
+    const auto catalog = load_catalog(o.catalog);
+    if (!catalog) return kInputError;
+    SizingRequest request;
+    request.model = model;
+    request.tokens = tokens;
+    request.days = o.days;
+    request.base.sequence = o.sequence;
+    request.base.global_batch = o.global_batch;
+    request.base.precision = o.precision;
+    request.accelerators = accelerators;
+    if (!o.prices.empty()) {
+      auto prices = result_of<std::map<std::string, Money>>([&] { return read_prices(o.prices, *catalog); });
+      if (!prices.ok()) {
+        std::cerr << prices.error_text();
+        return kInputError;
+      }
+      request.gpu_hour_prices = std::move(prices).value();
+    }
+    const auto rows = size_training(*catalog, inputs->collectives, inputs->calibration, request);
+    if (o.json) {
+      std::cout << sizing_json(*model, tokens, o.days, rows).dump(2) << "\n";
+    } else {
+      std::cout << sizing_text(*model, tokens, o.days, rows);
+    }
+    return 0;
+  } catch (const UsageFailure& failure) {
+    std::cerr << "perf size: " << failure.message << "\n";
+    return kUsageError;
+  }
+}
+
+}  // namespace
+
+void add_perf_size_command(CLI::App& perf, int& exit_code) {
+  auto o = std::make_shared<SizeOptions>();
+  auto* command = perf.add_subcommand("size", "GPUs and split per accelerator to train a model on T tokens within D days");
+  command->add_option("--model", o->model, "model preset (data/perf/models.yaml)")->required();
+  command->add_option("--tokens", o->tokens, "training tokens with a unit suffix: 15T, 300B")->required();
+  command->add_option("--days", o->days, "wall-clock days available")->required();
+  command->add_option("--accelerators", o->accelerators,
+                      "catalog accelerator ids, comma-separated (default h100-sxm,h200-sxm,b200,mi300x)");
+  command->add_option("--seq", o->sequence, "sequence length (default 8192)")->check(CLI::PositiveNumber);
+  command->add_option("--global-batch", o->global_batch, "sequences per step (default 512)")->check(CLI::PositiveNumber);
+  command->add_option("--precision", o->precision, "bf16 (default) | fp8");
+  command->add_option("--prices", o->prices, "YAML price list: gpu_hour: {ACCELERATOR: 2.50 USD, ...}");
+  command->add_flag("--json", o->json, "print JSON (schema gputwin.perf-size/1)");
+  add_catalog_options(*command, o->catalog);
+  command->callback([o, &exit_code] { exit_code = run_size(*o); });
+}
+
+}  // namespace gputwin::cli

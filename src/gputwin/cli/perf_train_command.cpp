@@ -1,0 +1,211 @@
+// `gputwin perf train`: step time, its breakdown, tokens/s, MFU/HFU and memory per GPU of one training
+// configuration on a designed cluster, or (--search) the fastest configuration that fits.
+#include <iostream>
+#include <memory>
+
+#include "gputwin/cli/commands.hpp"
+#include "gputwin/cli/perf_training_inputs.hpp"
+#include "gputwin/perf/training_search.hpp"
+#include "gputwin/report/training_report.hpp"
+
+namespace gputwin::cli {
+namespace {
+
+struct TrainOptions {
+  std::string cluster;
+  std::string model;
+  int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
+  bool gated_mlp = false;
+  int sequence = 0, global_batch = 0, micro_batch = 1;
+  int tp = 1, pp = 1, vp = 1, dp = 0, cp = 1, zero = 1;
+  std::string recompute = "selective";
+  std::string precision = "bf16";
+  std::string attention = "flash";
+  bool no_sequence_parallel = false;
+  bool no_overlap = false;
+  int gpus = 0;
+  bool search = false, explain = false, json = false;
+  CatalogOptions catalog;
+};
+
+struct UsageFailure {
+  std::string message;
+};
+
+// A GPT-style shape from flags (4h MLP unless --ffn, biases, learned positions, tied embeddings), as the
+// Megatron papers' models.
+TransformerModel custom_model(const TrainOptions& o) {
+  if (o.layers <= 0 || o.hidden <= 0 || o.heads <= 0) {
+    throw UsageFailure{"give --model NAME, or --layers, --hidden and --heads (with --vocab, optional --kv-heads, --ffn)"};
+  }
+  if (o.vocab <= 0) throw UsageFailure{"--vocab: a custom model needs its vocabulary size"};
+  if (o.hidden % o.heads != 0) throw UsageFailure{"--heads: must divide --hidden"};
+  TransformerModel m;
+  m.name = "custom";
+  m.source = "command-line flags";
+  m.layers = o.layers;
+  m.hidden = o.hidden;
+  m.heads = o.heads;
+  m.kv_heads = o.kv_heads > 0 ? o.kv_heads : o.heads;
+  if (m.heads % m.kv_heads != 0) throw UsageFailure{"--kv-heads: must divide --heads"};
+  m.ffn_hidden = o.ffn > 0 ? o.ffn : 4 * o.hidden;
+  m.gated_mlp = o.gated_mlp;
+  m.vocab = o.vocab;
+  m.tied_embeddings = !o.gated_mlp;
+  m.biases = !o.gated_mlp;
+  m.position_embeddings = o.gated_mlp ? 0 : o.sequence;
+  return m;
+}
+
+TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw) {
+  TrainingConfig c;
+  c.sequence = o.sequence;
+  c.global_batch = o.global_batch;
+  c.micro_batch = o.micro_batch;
+  c.tp = o.tp;
+  c.pp = o.pp;
+  c.virtual_stages = o.vp;
+  c.dp = o.dp;
+  c.cp = o.cp;
+  c.zero = o.zero;
+  const auto recompute = recompute_from_name(o.recompute);
+  if (!recompute) throw UsageFailure{"--recompute: '" + o.recompute + "'; known: none, selective, full"};
+  c.recompute = *recompute;
+  c.sequence_parallel = !o.no_sequence_parallel;
+  c.overlap_data_parallel = !o.no_overlap;
+  c.attention = o.attention == "unfused" ? Attention::unfused : Attention::flash;
+  const auto peak = hw.accelerator.dense_compute.find(o.precision);
+  if (peak == hw.accelerator.dense_compute.end() || !peak->second) {
+    throw UsageFailure{"--precision: " + hw.accelerator.info.id + " has no dense " + o.precision + " rate"};
+  }
+  c.precision = o.precision;
+  return c;
+}
+
+int gpus_of(const TrainOptions& o, const PerfHardware& hw) {
+  if (o.gpus == 0) return hw.gpus();
+  if (o.gpus > hw.gpus()) {
+    throw UsageFailure{"--gpus: " + std::to_string(o.gpus) + " asked, the cluster has " + std::to_string(hw.gpus())};
+  }
+  return o.gpus;
+}
+
+// The hardware view of the GPUs the job uses (whole nodes of the designed cluster).
+PerfHardware job_hardware(PerfHardware hw, int gpus) {
+  hw.nodes = (gpus + hw.gpus_per_node - 1) / hw.gpus_per_node;
+  return hw;
+}
+
+void print(const TrainOptions& o, const TrainingRunInfo& run, const TrainingEstimate& estimate) {
+  if (o.json) {
+    std::cout << training_json(run, estimate).dump(2) << "\n";
+  } else {
+    std::cout << training_text(run, estimate, o.explain);
+  }
+}
+
+int run_train(const TrainOptions& o) {
+  try {
+    if (o.sequence <= 0) throw UsageFailure{"--seq: the sequence length is required"};
+    if (o.global_batch <= 0) throw UsageFailure{"--global-batch: the global batch (sequences) is required"};
+    const auto inputs = load_training_inputs();
+    if (!inputs) return kInputError;
+    const TransformerModel* preset = nullptr;
+    TransformerModel custom;
+    if (!o.model.empty()) {
+      preset = preset_or_complain(*inputs, o.model, "perf train");
+      if (preset == nullptr) return kUsageError;
+    } else {
+      custom = custom_model(o);
+    }
+    const TransformerModel& model = preset != nullptr ? *preset : custom;
+    const auto cluster = load_perf_hardware(o.cluster, o.catalog);
+    if (!cluster) return kInputError;
+    const int gpus = gpus_of(o, *cluster);
+    const PerfHardware hw = job_hardware(*cluster, gpus);
+    TrainingConfig config = config_of(o, hw);
+    TrainingRunInfo run{&model, &hw, &inputs->calibration, std::nullopt};
+    if (o.search) {
+      const auto search = search_training(hw, inputs->collectives, inputs->calibration, model, config, gpus);
+      if (!search.best) {
+        std::cerr << "perf train --search: no split of " << model.name << " fits in memory on " << gpus << " x "
+                  << hw.accelerator.info.id << " (" << search.candidates << " valid splits tried)\n";
+        return kInputError;
+      }
+      run.search = search;
+      print(o, run, *search.best);
+      return 0;
+    }
+    const auto problems = check_training_config(model, config, gpus);
+    if (!problems.empty()) {
+      for (const auto& problem : problems) std::cerr << "perf train: " << problem << "\n";
+      return kUsageError;
+    }
+    print(o, run, estimate_training(hw, inputs->collectives, inputs->calibration, model, config));
+    return 0;
+  } catch (const UsageFailure& failure) {
+    std::cerr << "perf train: " << failure.message << "\n";
+    return kUsageError;
+  }
+}
+
+}  // namespace
+
+std::optional<TrainingInputs> load_training_inputs() {
+  const std::string data = bundled_data_dir() + "/perf/";
+  auto presets = load_model_presets(data + "models.yaml");
+  auto collectives = load_collective_model(data + "nccl-cost-model.yaml");
+  auto calibration = load_training_calibration(data + "training-model.yaml");
+  if (!presets.ok() || !collectives.ok() || !calibration.ok()) {
+    std::cerr << presets.error_text() << collectives.error_text() << calibration.error_text();
+    return std::nullopt;
+  }
+  return TrainingInputs{std::move(presets).value(), std::move(collectives).value(), std::move(calibration).value()};
+}
+
+const TransformerModel* preset_or_complain(const TrainingInputs& inputs, const std::string& name,
+                                           const std::string& command) {
+  const TransformerModel* model = find_model(inputs.presets, name);
+  if (model == nullptr) {
+    std::cerr << command << ": --model: unknown model '" << name << "'; known: " << model_names(inputs.presets)
+              << "\n";
+  }
+  return model;
+}
+
+void add_perf_train_command(CLI::App& perf, int& exit_code) {
+  auto o = std::make_shared<TrainOptions>();
+  auto* command = perf.add_subcommand("train", "training step time, MFU/HFU and memory per GPU; --search for the fastest split");
+  command->add_option("--cluster", o->cluster, "cluster spec (YAML)")->required();
+  command->add_option("--model", o->model, "model preset (data/perf/models.yaml), e.g. llama3-70b");
+  command->add_option("--layers", o->layers, "custom model: layers");
+  command->add_option("--hidden", o->hidden, "custom model: hidden size h");
+  command->add_option("--heads", o->heads, "custom model: attention heads");
+  command->add_option("--kv-heads", o->kv_heads, "custom model: key/value heads (default: --heads)");
+  command->add_option("--ffn", o->ffn, "custom model: MLP inner size (default 4h)");
+  command->add_flag("--gated-mlp", o->gated_mlp, "custom model: SwiGLU MLP, RoPE, no biases, untied (Llama-style)");
+  command->add_option("--vocab", o->vocab, "custom model: vocabulary size");
+  command->add_option("--seq", o->sequence, "sequence length (tokens)")->check(CLI::PositiveNumber);
+  command->add_option("--global-batch", o->global_batch, "sequences per step")->check(CLI::PositiveNumber);
+  command->add_option("--micro-batch", o->micro_batch, "sequences per micro-batch (default 1)");
+  command->add_option("--tp", o->tp, "tensor-parallel size (default 1)");
+  command->add_option("--pp", o->pp, "pipeline-parallel size (default 1)");
+  command->add_option("--vp", o->vp, "virtual stages per pipeline rank, interleaved 1F1B (default 1)");
+  command->add_option("--dp", o->dp, "data-parallel size (default: GPUs / (tp pp cp))");
+  command->add_option("--cp", o->cp, "context-parallel size (default 1)");
+  command->add_option("--zero", o->zero, "0 replicated optimizer, 1 sharded (distributed optimizer, default), 2, 3 (FSDP)");
+  command->add_option("--recompute", o->recompute, "none | selective (default) | full");
+  command->add_option("--precision", o->precision, "bf16 (default) | fp8: the dense rate the GEMMs run at");
+  command->add_option("--attention", o->attention, "flash (default) | unfused (scores stored, as before 2022)")
+      ->check(CLI::IsMember({"flash", "unfused"}));
+  command->add_flag("--no-sequence-parallel", o->no_sequence_parallel, "keep norms and dropout unsplit over tp");
+  command->add_flag("--no-overlap", o->no_overlap, "data-parallel reduction not overlapped with the backward pass");
+  command->add_option("--gpus", o->gpus, "GPUs of the job (default: all of the cluster)")->check(CLI::PositiveNumber);
+  command->add_flag("--search", o->search, "find the fastest split that fits (tp, pp, cp, dp, vp, micro-batch, recompute, ZeRO)");
+  command->add_flag("--explain", o->explain, "how each term was computed");
+  command->add_flag("--json", o->json, "print JSON (schema gputwin.perf-train/1)");
+  add_catalog_options(*command, o->catalog);
+  command->callback([o, &exit_code] { exit_code = run_train(*o); });
+}
+
+}  // namespace gputwin::cli

@@ -1,0 +1,38 @@
+// Reports of the training models: step time with its terms, throughput, MFU/HFU with their FLOP convention,
+// memory per GPU with the verdict; the sizing table. Text for the terminal, JSON for tools.
+//
+//   std::cout << training_text(run, estimate, /*explain*/ true);
+//   nlohmann::json doc = training_json(run, estimate);   // schema "gputwin.perf-train/1"
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gputwin/perf/training.hpp"
+#include "gputwin/perf/training_search.hpp"
+#include "gputwin/perf/training_sizing.hpp"
+
+namespace gputwin {
+
+// What the run is, for the report's heading.
+struct TrainingRunInfo {
+  const TransformerModel* model = nullptr;
+  const PerfHardware* hardware = nullptr;
+  const TrainingCalibration* calibration = nullptr;
+  std::optional<TrainingSearch> search;  // set when the configuration was found by --search
+};
+
+[[nodiscard]] std::string training_text(const TrainingRunInfo& run, const TrainingEstimate& estimate, bool explain);
+[[nodiscard]] nlohmann::json training_json(const TrainingRunInfo& run, const TrainingEstimate& estimate);
+
+// The FLOP convention every MFU is stated with.
+[[nodiscard]] std::string_view flop_convention();
+
+[[nodiscard]] std::string sizing_text(const TransformerModel& model, double tokens, double days,
+                                      const std::vector<SizingRow>& rows);
+[[nodiscard]] nlohmann::json sizing_json(const TransformerModel& model, double tokens, double days,
+                                         const std::vector<SizingRow>& rows);
+
+}  // namespace gputwin
