@@ -291,6 +291,7 @@ int run_collective(const CollectiveOptions& options) {
     const CollectiveChoice choice = parse_choice(options);
     const std::int64_t min_bytes = parse_size("--min", options.min_size);
     const std::int64_t max_bytes = parse_size("--max", options.max_size);
+    if (min_bytes < 1) throw UsageFailure{"--min: must be at least 1 byte"};
     if (min_bytes > max_bytes) throw UsageFailure{"--min: larger than --max"};
     if (options.factor < 2) throw UsageFailure{"--factor: must be at least 2"};
     const auto hw = load_perf_hardware(options.cluster, options.catalog);
