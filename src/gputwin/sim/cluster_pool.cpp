@@ -1,10 +1,11 @@
 #include "gputwin/sim/cluster_pool.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace gputwin {
 
-GpuPool pool_from_cluster(const Cluster& cluster, int gpus_per_node) {
+GpuPool pool_from_cluster(const Cluster& cluster, int gpus_per_node, int last_nodes_left_out) {
   std::map<int, int> leaf_of_device;  // node device -> first compute leaf it reaches
   if (const Fabric* compute = cluster.fabric(NetworkRole::compute)) {
     for (const auto& bundle : compute->bundles) {
@@ -24,6 +25,10 @@ GpuPool pool_from_cluster(const Cluster& cluster, int gpus_per_node) {
     group.push_back(group_ids.try_emplace(key, static_cast<int>(group_ids.size())).first->second);
     capacity.push_back(gpus_per_node);
   }
+  const auto left_out = static_cast<std::size_t>(std::max(0, last_nodes_left_out));
+  const std::size_t kept = capacity.size() - std::min(capacity.size(), left_out);
+  capacity.resize(kept);
+  group.resize(kept);
   return GpuPool(std::move(capacity), std::move(group));
 }
 

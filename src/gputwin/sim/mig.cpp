@@ -15,7 +15,9 @@ struct Occupancy {
   std::vector<int> count;  // instances per profile
 };
 
-unsigned slot_bits(int start, int size) { return ((1u << size) - 1u) << start; }
+unsigned slot_bits(int start, int size) {
+  return ((1u << size) - 1u) << start;
+}
 
 bool creatable(const MigProfileSet& set, const Occupancy& occupancy, int profile, int start) {
   const MigProfile& p = set.profiles[profile];
@@ -143,15 +145,15 @@ LayoutEntry layout_entry(const std::string& token, const MigProfileSet& set, std
                                 set.info.id + "; its profiles are " + mig_profile_names(set));
   }
   if (set.profiles[*profile].size_slots <= 0) {
-    throw std::invalid_argument("'" + std::string(layout) + "': the catalog publishes no placements for " + name +
-                                " in " + set.info.id);
+    throw std::invalid_argument("'" + std::string(layout) + "': the catalog publishes no placements for " +
+                                name + " in " + set.info.id);
   }
   LayoutEntry entry{*profile, -1};
   if (at != std::string::npos) {
     const std::string start = token.substr(at + 1);
     if (start.empty() || start.find_first_not_of("0123456789") != std::string::npos || start.size() > 2) {
-      throw std::invalid_argument("'" + std::string(layout) + "': expected a start slot after '@' in '" + token +
-                                  "'");
+      throw std::invalid_argument("'" + std::string(layout) + "': expected a start slot after '@' in '" +
+                                  token + "'");
     }
     entry.pinned_start = std::stoi(start);
   }
@@ -159,7 +161,8 @@ LayoutEntry layout_entry(const std::string& token, const MigProfileSet& set, std
 }
 
 // Checks what does not depend on starts: instance counts, compute slices, memory slots.
-void check_layout_totals(const std::vector<LayoutEntry>& entries, const MigProfileSet& set, std::string_view text) {
+void check_layout_totals(const std::vector<LayoutEntry>& entries, const MigProfileSet& set,
+                         std::string_view text) {
   std::vector<int> count(set.profiles.size(), 0);
   int compute = 0;
   int slots = 0;
@@ -168,8 +171,8 @@ void check_layout_totals(const std::vector<LayoutEntry>& entries, const MigProfi
     compute += p.compute_slices;
     slots += p.size_slots;
     if (++count[entry.profile] > p.max_instances) {
-      throw std::invalid_argument("'" + std::string(text) + "': at most " + std::to_string(p.max_instances) + " " +
-                                  p.name + " instance(s) fit one " + set.info.id + " GPU");
+      throw std::invalid_argument("'" + std::string(text) + "': at most " + std::to_string(p.max_instances) +
+                                  " " + p.name + " instance(s) fit one " + set.info.id + " GPU");
     }
   }
   if (compute > set.compute_slices) {
@@ -179,11 +182,13 @@ void check_layout_totals(const std::vector<LayoutEntry>& entries, const MigProfi
   }
   if (slots > set.memory_slots) {
     throw std::invalid_argument("'" + std::string(text) + "': needs " + std::to_string(slots) +
-                                " memory slots; a " + set.info.id + " GPU has " + std::to_string(set.memory_slots));
+                                " memory slots; a " + set.info.id + " GPU has " +
+                                std::to_string(set.memory_slots));
   }
 }
 
-// Backtracking over the entries' starts (pinned ones first, then large before small), best-ranked start first.
+// Backtracking over the entries' starts (pinned ones first, then large before small), best-ranked start
+// first.
 bool assign_starts(const MigProfileSet& set, const std::vector<LayoutEntry>& entries, std::size_t next,
                    Occupancy& occupancy, std::vector<MigInstance>& placed) {
   if (next == entries.size()) return true;
@@ -291,18 +296,21 @@ void MigGpu::place(int profile, int start) {
     }
     throw std::logic_error("MigGpu::place: no free instance of that profile at that start");
   }
-  if (!can_create(profile, start)) throw std::logic_error("MigGpu::place: the MIG rules forbid that instance");
+  if (!can_create(profile, start))
+    throw std::logic_error("MigGpu::place: the MIG rules forbid that instance");
   const MigInstance instance{profile, start, true};
-  instances_.insert(std::upper_bound(instances_.begin(), instances_.end(), instance,
-                                     [](const MigInstance& a, const MigInstance& b) { return a.start < b.start; }),
-                    instance);
+  instances_.insert(
+      std::upper_bound(instances_.begin(), instances_.end(), instance,
+                       [](const MigInstance& a, const MigInstance& b) { return a.start < b.start; }),
+      instance);
 }
 
 void MigGpu::release(int profile, int start) {
   const auto found = std::find_if(instances_.begin(), instances_.end(), [&](const MigInstance& i) {
     return i.profile == profile && i.start == start && i.busy;
   });
-  if (found == instances_.end()) throw std::logic_error("MigGpu::release: no busy instance of that profile there");
+  if (found == instances_.end())
+    throw std::logic_error("MigGpu::release: no busy instance of that profile there");
   if (fixed_) {
     found->busy = false;
     return;
@@ -312,7 +320,8 @@ void MigGpu::release(int profile, int start) {
 
 int MigGpu::busy_compute_slices() const {
   int busy = 0;
-  for (const auto& instance : instances_) busy += instance.busy ? set_->profiles[instance.profile].compute_slices : 0;
+  for (const auto& instance : instances_)
+    busy += instance.busy ? set_->profiles[instance.profile].compute_slices : 0;
   return busy;
 }
 
@@ -324,7 +333,8 @@ int MigGpu::compute_placeable_beyond() const {
 int MigGpu::usable_compute_slices() const {
   if (!fixed_) return compute_placeable_beyond();
   int usable = 0;
-  for (const auto& instance : instances_) usable += instance.busy ? 0 : set_->profiles[instance.profile].compute_slices;
+  for (const auto& instance : instances_)
+    usable += instance.busy ? 0 : set_->profiles[instance.profile].compute_slices;
   return usable;
 }
 
@@ -335,7 +345,8 @@ int MigGpu::stranded_compute_slices() const {
 std::string MigGpu::key() const {
   std::string key = fixed_ ? "F" : "D";
   for (const auto& instance : instances_) {
-    key += std::to_string(instance.profile) + "@" + std::to_string(instance.start) + (instance.busy ? "*," : ",");
+    key += std::to_string(instance.profile) + "@" + std::to_string(instance.start) +
+           (instance.busy ? "*," : ",");
   }
   return key;
 }

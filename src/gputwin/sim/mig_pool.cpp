@@ -63,7 +63,8 @@ std::optional<MigSlice> MigPool::allocate(int profile) {
   if (profile < 0 || profile >= static_cast<int>(set_->profiles.size())) return std::nullopt;
   int best_state = -1;
   std::tuple<int, int, int> best_rank;
-  const std::vector<int> candidates(occupied_states_.begin(), occupied_states_.end());  // interning may add states
+  const std::vector<int> candidates(occupied_states_.begin(),
+                                    occupied_states_.end());  // interning may add states
   for (const int state : candidates) {
     if (start_for(state, profile) < 0) continue;
     const State& next = states_[after_placing(state, profile)];

@@ -6,11 +6,11 @@
 //   pool.release(*slice);
 //   pool.busy_compute_slices(), pool.stranded_compute_slices()              // for utilisation over time
 //
-// Which GPU: the one where the slice strands the fewest compute slices, then the fullest (fewest usable slices
-// left, so empty GPUs stay whole for 7g jobs: best fit), then the lowest index. On that GPU the start is
-// MigGpu::best_start's. GPUs in the same MIG state (same instances, same busy flags) behave the same, so the
-// pool keeps one MigGpu per distinct state and the GPUs in each: a placement looks at the few distinct states
-// (tens to hundreds), not at every GPU, and each state's choices are computed once.
+// Which GPU: the one where the slice strands the fewest compute slices, then the fullest (fewest usable
+// slices left, so empty GPUs stay whole for 7g jobs: best fit), then the lowest index. On that GPU the start
+// is MigGpu::best_start's. GPUs in the same MIG state (same instances, same busy flags) behave the same, so
+// the pool keeps one MigGpu per distinct state and the GPUs in each: a placement looks at the few distinct
+// states (tens to hundreds), not at every GPU, and each state's choices are computed once.
 #pragma once
 
 #include <map>
@@ -57,9 +57,9 @@ class MigPool {
     MigGpu gpu;
     int busy = 0;
     int usable = 0;
-    std::set<int> gpus;               // GPUs now in this state
-    std::vector<int> start_for;       // per profile: best start, -1 none, -2 not computed yet
-    std::vector<int> after_placing;   // per profile: the state a placement leads to, -1 not computed yet
+    std::set<int> gpus;              // GPUs now in this state
+    std::vector<int> start_for;      // per profile: best start, -1 none, -2 not computed yet
+    std::vector<int> after_placing;  // per profile: the state a placement leads to, -1 not computed yet
   };
 
   MigPool(const MigProfileSet& set, int gpus, bool fixed, const MigGpu& initial);

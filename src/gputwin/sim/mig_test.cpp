@@ -1,5 +1,5 @@
-// MIG placement facts from the NVIDIA MIG User Guide ("Supported MIG Profiles", A100-40GB placements), checked on
-// the catalog's profile sets (data/catalog/mig.yaml).
+// MIG placement facts from the NVIDIA MIG User Guide ("Supported MIG Profiles", A100-40GB placements),
+// checked on the catalog's profile sets (data/catalog/mig.yaml).
 #include "gputwin/sim/mig.hpp"
 
 #include <gtest/gtest.h>
@@ -15,8 +15,12 @@ namespace {
 
 using testing::bundled_catalog;
 
-const MigProfileSet& a100_40gb() { return bundled_catalog().get<MigProfileSet>("a100-40gb"); }
-const MigProfileSet& a100_80gb() { return bundled_catalog().get<MigProfileSet>("a100-80gb"); }
+const MigProfileSet& a100_40gb() {
+  return bundled_catalog().get<MigProfileSet>("a100-40gb");
+}
+const MigProfileSet& a100_80gb() {
+  return bundled_catalog().get<MigProfileSet>("a100-80gb");
+}
 
 int profile(const MigProfileSet& set, const std::string& name) {
   const auto index = mig_profile_index(set, name);
@@ -75,7 +79,8 @@ TEST(MigGpu, TwoThreeSliceInstancesStrandTheSeventhSlice) {
   gpu.place(profile(a100_40gb(), "3g.20gb"), 4);
   EXPECT_EQ(gpu.busy_compute_slices(), 6);
   EXPECT_EQ(gpu.stranded_compute_slices(), 1);  // all 8 memory slots are taken
-  for (const auto& p : a100_40gb().profiles) EXPECT_FALSE(gpu.best_start(profile(a100_40gb(), p.name))) << p.name;
+  for (const auto& p : a100_40gb().profiles)
+    EXPECT_FALSE(gpu.best_start(profile(a100_40gb(), p.name))) << p.name;
 }
 
 TEST(MigGpu, ThreeSliceInstanceGoesToSlot4SoA4gStillFits) {
@@ -114,8 +119,8 @@ TEST(MigGpu, InstanceLimitsPerProfile) {
   EXPECT_EQ(place_best(gpu, "1g.5gb+me"), -1);  // one media-extension instance per GPU
   MigGpu pairs(a100_40gb());
   for (int i = 0; i < 3; ++i) EXPECT_NE(place_best(pairs, "2g.10gb"), -1);
-  EXPECT_EQ(place_best(pairs, "2g.10gb"), -1);   // starts 0, 2, 4 only
-  EXPECT_EQ(place_best(pairs, "1g.10gb"), 6);    // 2g+2g+2g+1g: all 7 slices
+  EXPECT_EQ(place_best(pairs, "2g.10gb"), -1);  // starts 0, 2, 4 only
+  EXPECT_EQ(place_best(pairs, "1g.10gb"), 6);   // 2g+2g+2g+1g: all 7 slices
   EXPECT_EQ(pairs.stranded_compute_slices(), 0);
 }
 
@@ -153,8 +158,9 @@ TEST(MigLayout, InvalidLayoutsSayWhy) {
   EXPECT_NE(layout_error("7g.40gb+1g.5gb").find("needs 8 compute slices"), std::string::npos);
   EXPECT_NE(layout_error("2g.10gb@2+4g.20gb").find("no valid placement"), std::string::npos);
   EXPECT_NE(layout_error("1g.5gb@7").find("no valid placement"), std::string::npos);
-  EXPECT_NE(layout_error("5g.20gb").find("'5g.20gb' is not a MIG profile of a100-40gb; its profiles are 1g.5gb"),
-            std::string::npos);
+  EXPECT_NE(
+      layout_error("5g.20gb").find("'5g.20gb' is not a MIG profile of a100-40gb; its profiles are 1g.5gb"),
+      std::string::npos);
   EXPECT_NE(layout_error("3g.20gb++1g.5gb").find("empty profile name"), std::string::npos);
   EXPECT_NE(layout_error("1g.5gb@x").find("expected a start slot"), std::string::npos);
 }

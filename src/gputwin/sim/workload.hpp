@@ -2,6 +2,7 @@
 //
 //   NodeSpec node{"node-1", 96000, 786432, 8, "V100M32"};   // 96 CPUs, 768 GiB, 8 GPUs
 //   PodSpec pod;  pod.num_gpu = 1;  pod.gpu_milli = 500;     // half of one GPU (GPU sharing)
+//   JobSpec job;  job.mig_profile = "1g.10gb";                // a replayed job on one MIG slice
 //
 // CPU is in milli-CPUs, memory in MiB, GPU shares in milli-GPUs (1000 = one whole GPU), as in the Alibaba traces.
 #pragma once
@@ -63,6 +64,7 @@ struct JobSpec {
   std::string group;          // virtual cluster, queue or partition; empty = unknown
   std::string state;          // as recorded: completed, failed, cancelled, ... (informational)
   double recorded_wait = -1;  // the trace's own queueing delay in seconds, -1 when unknown
+  std::string mig_profile;    // a MIG profile ("1g.10gb"): one such slice of a MIG-mode GPU instead of GPUs (gpus 0)
 };
 
 }  // namespace gputwin

@@ -411,9 +411,11 @@ TraceRows<JobSpec> helios_from(CsvReader csv) {
 // ---------------------------------------------------------------------------------------------------------------
 // gputwin's job CSV (docs/jobs-format.md). Strict: the file is ours, so anything odd is a mistake to stop at.
 
-constexpr std::array<std::string_view, 10> kJobCsvColumns{
-    "id",   "submit_time", "duration", "gpus",         "gpus_per_node", "requested_time",
-    "user", "group",       "state",    "recorded_wait"};
+constexpr std::array<std::string_view, 11> kJobCsvColumns{
+    "id",   "submit_time", "duration", "gpus",          "gpus_per_node", "requested_time",
+    "user", "group",       "state",    "recorded_wait", "mig_profile"};
+// The writer leaves out the last column when no job asks for a MIG slice: such traces are written as before.
+constexpr std::size_t kColumnsWithoutMig = kJobCsvColumns.size() - 1;
 
 struct JobCsvColumns {
   explicit JobCsvColumns(const CsvReader& csv)
@@ -426,10 +428,12 @@ struct JobCsvColumns {
         user(csv.optional_column("user")),
         group(csv.optional_column("group")),
         state(csv.optional_column("state")),
-        recorded_wait(csv.optional_column("recorded_wait")) {
+        recorded_wait(csv.optional_column("recorded_wait")),
+        mig_profile(csv.optional_column("mig_profile")) {
     reject_unknown_columns(csv);
   }
-  const int id, submit_time, duration, gpus, gpus_per_node, requested_time, user, group, state, recorded_wait;
+  const int id, submit_time, duration, gpus, gpus_per_node, requested_time, user, group, state, recorded_wait,
+      mig_profile;
 
  private:
   // A misspelt optional column would otherwise be ignored and its values lost without a word.
@@ -468,7 +472,48 @@ double recorded_wait_in(const CsvRow& row, int column) {
   return wait;
 }
 
-JobSpec job_csv_job(const CsvRow& row, const JobCsvColumns& columns) {
+// NVIDIA's profile names: "<compute slices>g.<memory>gb", optionally "+<extension>" such as "+me".
+bool looks_like_mig_profile(std::string_view name) {
+  const auto digits = [&](std::size_t& at) {
+    const std::size_t begin = at;
+    while (at < name.size() && name[at] >= '0' && name[at] <= '9') ++at;
+    return at > begin;
+  };
+  std::size_t at = 0;
+  if (!digits(at) || name.substr(at, 2) != "g.") return false;
+  at += 2;
+  if (!digits(at) || name.substr(at, 2) != "gb") return false;
+  at += 2;
+  if (at == name.size()) return true;
+  if (name[at] != '+' || at + 1 == name.size()) return false;
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(at) + 1, name.end(),
+                     [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
+// A MIG job takes exactly one slice, so it asks for no whole GPUs.
+std::string mig_profile_in(const CsvRow& row, const JobCsvColumns& columns, const JobSpec& job,
+                           const std::vector<std::string>& known_profiles) {
+  if (!has_value(row, columns.mig_profile)) return {};
+  const std::string& name = row.text(columns.mig_profile);
+  if (!looks_like_mig_profile(name)) {
+    row.fail(columns.mig_profile, "expected a MIG profile name such as '1g.10gb', got '" + name + "'");
+  }
+  if (!known_profiles.empty() &&
+      std::find(known_profiles.begin(), known_profiles.end(), name) == known_profiles.end()) {
+    std::string known;
+    for (const auto& profile : known_profiles) known += (known.empty() ? "" : ", ") + profile;
+    row.fail(columns.mig_profile, "'" + name + "' is not a profile of the MIG-mode GPUs; they have " + known);
+  }
+  if (job.gpus != 0 || job.gpus_per_node != 0) {
+    const std::string got = std::to_string(job.gpus) + " and " + std::to_string(job.gpus_per_node);
+    row.fail(columns.gpus, "a job on a MIG slice (" + name +
+                               ") takes no whole GPUs: gpus and gpus_per_node must be 0, got " + got);
+  }
+  return name;
+}
+
+JobSpec job_csv_job(const CsvRow& row, const JobCsvColumns& columns,
+                    const std::vector<std::string>& known_profiles) {
   JobSpec job;
   job.id = row.text(columns.id);
   if (job.id.empty()) row.fail(columns.id, "a job needs an id");
@@ -488,15 +533,16 @@ JobSpec job_csv_job(const CsvRow& row, const JobCsvColumns& columns) {
   job.group = optional_text(row, columns.group);
   job.state = optional_text(row, columns.state);
   job.recorded_wait = recorded_wait_in(row, columns.recorded_wait);
+  job.mig_profile = mig_profile_in(row, columns, job, known_profiles);
   return job;
 }
 
-TraceRows<JobSpec> job_csv_from(CsvReader csv) {
+TraceRows<JobSpec> job_csv_from(CsvReader csv, const std::vector<std::string>& known_profiles) {
   const JobCsvColumns columns(csv);
   TraceRows<JobSpec> result;
   std::set<std::string> ids;
   while (auto row = csv.next()) {
-    JobSpec job = job_csv_job(*row, columns);
+    JobSpec job = job_csv_job(*row, columns, known_profiles);
     if (!ids.insert(job.id).second) row->fail(columns.id, "duplicate job id '" + job.id + "'");
     result.rows.push_back(std::move(job));
   }
@@ -541,21 +587,30 @@ Result<TraceRows<JobSpec>> parse_helios_jobs(const std::string& text, const std:
   return result_of<TraceRows<JobSpec>>([&] { return helios_from(CsvReader::parse(text, name)); });
 }
 
-Result<TraceRows<JobSpec>> read_job_csv(const std::string& path) {
-  return result_of<TraceRows<JobSpec>>([&] { return job_csv_from(CsvReader::open(path)); });
+Result<TraceRows<JobSpec>> read_job_csv(const std::string& path,
+                                        const std::vector<std::string>& known_mig_profiles) {
+  return result_of<TraceRows<JobSpec>>(
+      [&] { return job_csv_from(CsvReader::open(path), known_mig_profiles); });
 }
-Result<TraceRows<JobSpec>> parse_job_csv(const std::string& text, const std::string& name) {
-  return result_of<TraceRows<JobSpec>>([&] { return job_csv_from(CsvReader::parse(text, name)); });
+Result<TraceRows<JobSpec>> parse_job_csv(const std::string& text, const std::string& name,
+                                         const std::vector<std::string>& known_mig_profiles) {
+  return result_of<TraceRows<JobSpec>>(
+      [&] { return job_csv_from(CsvReader::parse(text, name), known_mig_profiles); });
 }
 
 void write_job_csv(const std::vector<JobSpec>& jobs, std::ostream& out) {
-  for (std::size_t c = 0; c < kJobCsvColumns.size(); ++c) out << (c == 0 ? "" : ",") << kJobCsvColumns[c];
+  const bool with_mig =
+      std::any_of(jobs.begin(), jobs.end(), [](const JobSpec& job) { return !job.mig_profile.empty(); });
+  const std::size_t columns = with_mig ? kJobCsvColumns.size() : kColumnsWithoutMig;
+  for (std::size_t c = 0; c < columns; ++c) out << (c == 0 ? "" : ",") << kJobCsvColumns[c];
   out << '\n';
   for (const JobSpec& job : jobs) {
     out << csv_field(job.id) << ',' << number_text(job.submit_time) << ',' << number_text(job.duration) << ','
         << job.gpus << ',' << job.gpus_per_node << ',' << number_text(job.requested_time) << ','
         << csv_field(job.user) << ',' << csv_field(job.group) << ',' << csv_field(job.state) << ','
-        << number_text(job.recorded_wait) << '\n';
+        << number_text(job.recorded_wait);
+    if (with_mig) out << ',' << csv_field(job.mig_profile);
+    out << '\n';
   }
 }
 

@@ -422,5 +422,78 @@ TEST(JobCsv, ConvertsARealTraceLosslessly) {
   EXPECT_EQ(rewritten.str(), written.str());
 }
 
+
+// ---------------------------------------------------------------------------------------------------------------
+// MIG slices in gputwin's job CSV.
+
+std::string job_csv_error(const std::string& text, const std::vector<std::string>& known = {}) {
+  const auto result = parse_job_csv(text, "jobs.csv", known);
+  return result.ok() ? std::string("(read without error)") : result.error_text();
+}
+
+TEST(JobCsv, MigProfileColumnIsOptional) {
+  const auto result = parse_job_csv(
+      "id,submit_time,duration,gpus,mig_profile\nwhole,0,60,8,\nslice,5,60,0,1g.10gb\n"
+      "media,6,60,0,1g.10gb+me\n",
+      "jobs.csv");
+  ASSERT_TRUE(result.ok()) << result.error_text();
+  const auto& jobs = result.value().rows;
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(jobs[0].mig_profile, "");
+  EXPECT_EQ(jobs[0].gpus, 8);
+  EXPECT_EQ(jobs[1].mig_profile, "1g.10gb");
+  EXPECT_EQ(jobs[1].gpus, 0);
+  EXPECT_EQ(jobs[2].mig_profile, "1g.10gb+me");
+}
+
+TEST(JobCsv, MalformedMigProfileNamesLineAndField) {
+  EXPECT_NE(job_csv_error("id,submit_time,duration,gpus,mig_profile\na,0,60,0,1g.10gb\nb,0,60,0,1g10gb\n")
+                .find("jobs.csv:3: mig_profile: expected a MIG profile name such as '1g.10gb', got '1g10gb'"),
+            std::string::npos);
+  EXPECT_NE(job_csv_error("id,submit_time,duration,gpus,mig_profile\na,0,60,0,3g.40gb+\n")
+                .find("jobs.csv:2: mig_profile: expected a MIG profile name"),
+            std::string::npos);
+  EXPECT_NE(job_csv_error("id,submit_time,duration,gpus,mig_profile\na,0,60,0,half\n").find("got 'half'"),
+            std::string::npos);
+}
+
+TEST(JobCsv, MigProfileOutsideTheKnownSetIsAnError) {
+  const std::vector<std::string> a100_80gb{"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"};
+  const std::string text = "id,submit_time,duration,gpus,mig_profile\na,0,60,0,1g.10gb\nb,0,60,0,1g.5gb\n";
+  const std::string expected =
+      "jobs.csv:3: mig_profile: '1g.5gb' is not a profile of the MIG-mode GPUs; they have 1g.10gb, 1g.20gb";
+  EXPECT_NE(job_csv_error(text, a100_80gb).find(expected), std::string::npos);
+  EXPECT_EQ(job_csv_error(text), "(read without error)");  // no set given: only the name's shape is checked
+}
+
+TEST(JobCsv, MigJobAskingForWholeGpusIsAnError) {
+  EXPECT_NE(job_csv_error("id,submit_time,duration,gpus,mig_profile\na,0,60,1,1g.10gb\n")
+                .find("jobs.csv:2: gpus: a job on a MIG slice (1g.10gb) takes no whole GPUs"),
+            std::string::npos);
+  EXPECT_NE(job_csv_error("id,submit_time,duration,gpus,gpus_per_node,mig_profile\na,0,60,0,8,2g.20gb\n")
+                .find("must be 0, got 0 and 8"),
+            std::string::npos);
+}
+
+TEST(JobCsv, MigColumnIsWrittenOnlyWhenAJobUsesIt) {
+  JobSpec whole;
+  whole.id = "w";
+  whole.gpus = 8;
+  JobSpec slice;
+  slice.id = "s";
+  slice.mig_profile = "3g.40gb";
+  std::ostringstream without;
+  write_job_csv({whole}, without);
+  EXPECT_EQ(without.str().substr(0, without.str().find('\n')),
+            "id,submit_time,duration,gpus,gpus_per_node,requested_time,user,group,state,recorded_wait");
+  std::ostringstream with;
+  write_job_csv({whole, slice}, with);
+  EXPECT_NE(with.str().find(",recorded_wait,mig_profile\n"), std::string::npos);
+  const auto back = parse_job_csv(with.str(), "jobs.csv");
+  ASSERT_TRUE(back.ok()) << back.error_text();
+  EXPECT_EQ(back.value().rows[0].mig_profile, "");
+  EXPECT_EQ(back.value().rows[1].mig_profile, "3g.40gb");
+}
+
 }  // namespace
 }  // namespace gputwin

@@ -1,0 +1,87 @@
+#include "gputwin/sim/mig_partition.hpp"
+
+#include <algorithm>
+
+namespace gputwin {
+
+MigPartition::MigPartition(const std::vector<JobSpec>& jobs, MigPool pool, MigQueueOptions options)
+    : jobs_(jobs), pool_(std::move(pool)), options_(std::move(options)) {}
+
+int MigPartition::compute_slices_of(const JobSpec& job) const {
+  const auto profile = mig_profile_index(pool_.profile_set(), job.mig_profile);
+  return profile ? pool_.profile_set().profiles[*profile].compute_slices : 0;
+}
+
+std::optional<std::string> MigPartition::rejection(const JobSpec& job) const {
+  const auto profile = mig_profile_index(pool_.profile_set(), job.mig_profile);
+  if (!profile) return "MIG profile not in the MIG-mode GPUs' set (" + pool_.profile_set().info.id + ")";
+  if (!pool_.can_ever_host(*profile)) {
+    return pool_.fixed_layout() ? "MIG profile not in the fixed layout"
+                                : "MIG profile has no published placements";
+  }
+  return std::nullopt;
+}
+
+void MigPartition::submit(int index) {
+  JobSpec as_slices = jobs_[index];
+  as_slices.gpus = compute_slices_of(as_slices);
+  as_slices_.emplace(index, std::move(as_slices));
+  waiting_.push_back(index);
+}
+
+std::vector<int> MigPartition::schedule(const QueuePolicy& policy, double now) {
+  now_ = now;
+  started_now_.clear();
+  if (waiting_.empty()) return started_now_;
+  policy.schedule(*this);
+  if (!started_now_.empty()) {
+    waiting_.erase(
+        std::remove_if(waiting_.begin(), waiting_.end(), [&](int job) { return running_.count(job) > 0; }),
+        waiting_.end());
+  }
+  return started_now_;
+}
+
+bool MigPartition::try_start(int index) {
+  if (running_.count(index) > 0) return false;
+  const auto profile = mig_profile_index(pool_.profile_set(), jobs_[index].mig_profile);
+  if (!profile) return false;
+  const auto slice = pool_.allocate(*profile);
+  if (!slice) return false;
+  const JobSpec& job = as_slices_.at(index);
+  running_[index] = Running{*slice, now_ + expected_run_time(job)};
+  usage_[share_key(job)] += job.gpus;
+  started_now_.push_back(index);
+  return true;
+}
+
+void MigPartition::finish(int index) {
+  const auto running = running_.find(index);
+  if (running == running_.end()) return;
+  pool_.release(running->second.slice);
+  const auto job = as_slices_.find(index);
+  usage_[share_key(job->second)] -= job->second.gpus;
+  running_.erase(running);
+  as_slices_.erase(job);
+}
+
+std::vector<std::pair<double, int>> MigPartition::expected_releases() const {
+  std::vector<std::pair<double, int>> releases;
+  releases.reserve(running_.size());
+  for (const auto& [job, running] : running_)
+    releases.emplace_back(running.expected_end, as_slices_.at(job).gpus);
+  return releases;
+}
+
+double MigPartition::usage_per_share(const JobSpec& job) const {
+  const std::string& key = share_key(job);
+  const auto used = usage_.find(key);
+  const auto share = options_.shares.find(key);
+  return (used == usage_.end() ? 0.0 : used->second) / (share == options_.shares.end() ? 1.0 : share->second);
+}
+
+const std::string& MigPartition::share_key(const JobSpec& job) const {
+  return options_.fair_share_by_user ? job.user : job.group;
+}
+
+}  // namespace gputwin
