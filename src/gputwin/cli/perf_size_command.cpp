@@ -19,7 +19,7 @@ struct SizeOptions {
   double days = 0;
   std::string accelerators = "h100-sxm,h200-sxm,b200,mi300x";
   int sequence = 8192;
-  int global_batch = 512;
+  int global_batch = 0;  // 0: 16M tokens of --seq (Llama 3 405B's final batch, Dubey et al. 2024, 3.4.1)
   std::string precision = "bf16";
   std::string prices;
   bool json = false;
@@ -77,7 +77,8 @@ int run_size(const SizeOptions& o) {
     request.tokens = tokens;
     request.days = o.days;
     request.base.sequence = o.sequence;
-    request.base.global_batch = o.global_batch;
+    constexpr int kDefaultBatchTokens = 16 * 1024 * 1024;
+    request.base.global_batch = o.global_batch > 0 ? o.global_batch : std::max(1, kDefaultBatchTokens / o.sequence);
     request.base.precision = o.precision;
     request.accelerators = accelerators;
     if (!o.prices.empty()) {
@@ -112,7 +113,7 @@ void add_perf_size_command(CLI::App& perf, int& exit_code) {
   command->add_option("--accelerators", o->accelerators,
                       "catalog accelerator ids, comma-separated (default h100-sxm,h200-sxm,b200,mi300x)");
   command->add_option("--seq", o->sequence, "sequence length (default 8192)")->check(CLI::PositiveNumber);
-  command->add_option("--global-batch", o->global_batch, "sequences per step (default 512)")->check(CLI::PositiveNumber);
+  command->add_option("--global-batch", o->global_batch, "sequences per step (default: 16M tokens, Llama 3 405B's final batch)")->check(CLI::PositiveNumber);
   command->add_option("--precision", o->precision, "bf16 (default) | fp8");
   command->add_option("--prices", o->prices, "YAML price list: gpu_hour: {ACCELERATOR: 2.50 USD, ...}");
   command->add_flag("--json", o->json, "print JSON (schema gputwin.perf-size/1)");

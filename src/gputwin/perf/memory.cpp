@@ -31,7 +31,7 @@ double stages_in_flight(const TrainingConfig& config) {
 }  // namespace
 
 double parameters_per_gpu(const TransformerModel& model, const TrainingConfig& config) {
-  const double layers_per_stage = static_cast<double>(model.layers) / config.pp;
+  const double layers_per_stage = config.layers_per_stage(model);
   const double stage_layers = layers_per_stage * layer_parameters(model);
   const double input_embedding = embedding_parameters(model);
   const double output_layer = static_cast<double>(model.vocab) * model.hidden;
@@ -76,7 +76,7 @@ MemoryFootprint training_memory(const TransformerModel& model, const TrainingCon
   m.weights = ByteSize::from_base(bytes.weights * m.parameters_per_gpu);
   m.gradients = ByteSize::from_base(bytes.gradients * m.parameters_per_gpu);
   m.optimizer_states = ByteSize::from_base(bytes.optimizer * m.parameters_per_gpu);
-  const double layers_per_stage = static_cast<double>(model.layers) / config.pp;
+  const double layers_per_stage = config.layers_per_stage(model);
   double activations = activation_bytes_per_layer(model, config) * layers_per_stage * stages_in_flight(config);
   if (config.recompute == Recompute::full) {
     // Recomputing a layer materialises its full activations once more, for one micro-batch.

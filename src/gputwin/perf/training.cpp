@@ -120,7 +120,7 @@ struct StageTimes {
 StageTimes stage_times(const Context& x) {
   const TrainingConfig& c = x.config;
   const LayerPass f = forward_pass(x);
-  const double layers = static_cast<double>(x.model.layers) / c.pp;
+  const double layers = c.layers_per_stage(x.model);
   StageTimes t;
   const double forward_compute = f.matrices + f.attention + f.elementwise;
   t.compute = layers * 3 * forward_compute;

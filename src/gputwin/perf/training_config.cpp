@@ -38,9 +38,9 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
   require(config.tp <= model.kv_heads || config.tp % model.kv_heads == 0,
           "tensor-parallel size " + text(config.tp) + " neither divides nor is a multiple of the " +
               text(model.kv_heads) + " kv heads");
-  require(model.layers % (config.pp * config.virtual_stages) == 0,
+  require(config.pp * config.virtual_stages <= model.layers,
           "pipeline stages x virtual stages (" + text(config.pp) + " x " + text(config.virtual_stages) +
-              ") do not divide the " + text(model.layers) + " layers");
+              ") exceed the " + text(model.layers) + " layers");
   require(config.sequence % config.cp == 0, "context-parallel size " + text(config.cp) +
                                                 " does not divide the sequence length " + text(config.sequence));
   if (config.dp == 0) {

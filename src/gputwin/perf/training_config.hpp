@@ -46,11 +46,17 @@ struct TrainingConfig {
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   [[nodiscard]] int gpus() const { return model_parallel() * dp; }
   [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * dp); }  // m per pipeline
+  // Layers on the most loaded pipeline rank: ceil(l / (p v)) per model chunk, v chunks (uneven splits put the
+  // remainder on fewer ranks, as Megatron's uneven pipeline options and Llama 3's 126 layers on 16 stages do).
+  [[nodiscard]] int layers_per_stage(const TransformerModel& model) const {
+    const int chunks = pp * virtual_stages;
+    return (model.layers + chunks - 1) / chunks * virtual_stages;
+  }
 };
 
 // Fills dp from the GPU count when it is 0. Returns what is wrong (empty when the split is possible): tensor
-// parallelism must divide the heads (and kv heads), pipeline stages the layers (and virtual stages), GPUs the
-// product t p c d, the global batch the product b d.
+// parallelism must divide the heads (and kv heads), pipeline stages x virtual stages must not exceed the layers,
+// GPUs must be the product t p c d, the global batch divisible by b d.
 [[nodiscard]] std::vector<std::string> check_training_config(const TransformerModel& model, TrainingConfig& config,
                                                              int gpus);
 

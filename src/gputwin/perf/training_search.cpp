@@ -41,7 +41,7 @@ TrainingSearch search_training(const PerfHardware& hardware, const CollectiveMod
   const int max_tp = std::max(1, hardware.scale_up_domain);
   for (int tp : powers_of_two_up_to(max_tp)) {
     if (gpus % tp != 0) continue;
-    for (int pp : divisors_up_to(model.layers, gpus / tp)) {
+    for (int pp : divisors_up_to(gpus / tp, model.layers)) {
       for (int cp : powers_of_two_up_to(std::min(kMaxContextParallel, gpus / (tp * pp)))) {
         if (gpus % (tp * pp * cp) != 0) continue;
         for (int v : kVirtualStages) {
