@@ -7,6 +7,14 @@ namespace gputwin {
 
 double expected_run_time(const JobSpec& job) { return job.requested_time > 0 ? job.requested_time : job.duration; }
 
+void SchedulerView::visit_releases_in_order(const std::function<bool(double time, int gpus)>& visit) const {
+  auto releases = expected_releases();
+  std::sort(releases.begin(), releases.end());
+  for (const auto& [time, gpus] : releases) {
+    if (visit(time, gpus)) return;
+  }
+}
+
 namespace {
 
 class FifoPolicy final : public QueuePolicy {
@@ -64,14 +72,15 @@ class EasyBackfillPolicy final : public QueuePolicy {
  private:
   // When the head job can start (the shadow time) and the GPUs left over at that time.
   static std::pair<double, int> reservation(const SchedulerView& view, int head_gpus) {
-    auto releases = view.expected_releases();
-    std::sort(releases.begin(), releases.end());
     int available = view.free_gpus();
-    for (const auto& [time, gpus] : releases) {
+    std::pair<double, int> reserved{view.now(), 0};  // when it cannot be (fragmentation): backfill what ends now
+    view.visit_releases_in_order([&](double time, int gpus) {
       available += gpus;
-      if (available >= head_gpus) return {std::max(time, view.now()), available - head_gpus};
-    }
-    return {view.now(), 0};  // cannot be reserved (fragmentation); backfill only what ends now
+      if (available < head_gpus) return false;
+      reserved = {std::max(time, view.now()), available - head_gpus};
+      return true;
+    });
+    return reserved;
   }
 };
 
@@ -83,7 +92,7 @@ class FairSharePolicy final : public QueuePolicy {
     const std::size_t depth = std::min<std::size_t>(waiting.size(), static_cast<std::size_t>(view.scan_depth()) + 1);
     std::vector<std::pair<double, int>> order;
     order.reserve(depth);
-    for (std::size_t i = 0; i < depth; ++i) order.emplace_back(view.usage_per_share(view.job(waiting[i])), i);
+    for (std::size_t i = 0; i < depth; ++i) order.emplace_back(view.job_usage_per_share(waiting[i]), i);
     std::stable_sort(order.begin(), order.end());
     std::vector<int> jobs;
     jobs.reserve(depth);

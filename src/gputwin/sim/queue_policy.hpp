@@ -14,6 +14,7 @@
 //   share go first; any job that fits starts.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,6 +37,11 @@ class SchedulerView {
   [[nodiscard]] virtual std::vector<std::pair<double, int>> expected_releases() const = 0;
   // GPUs in use by the jobs of a fair-share key (group or user), and that key's share.
   [[nodiscard]] virtual double usage_per_share(const JobSpec& job) const = 0;
+  // The same for waiting job `index`; views that number fair-share keys override it to skip the lookup by name.
+  [[nodiscard]] virtual double job_usage_per_share(int index) const { return usage_per_share(job(index)); }
+  // Visits expected_releases() in ascending order (time, then GPUs) until `visit` returns true. This sorts them;
+  // views that keep them sorted override it, so a reservation costs the releases it needs, not a sort.
+  virtual void visit_releases_in_order(const std::function<bool(double time, int gpus)>& visit) const;
   [[nodiscard]] virtual int scan_depth() const = 0;  // waiting jobs a pass may look at beyond the head
   // Starts the job when its GPUs can be placed now; false otherwise.
   virtual bool try_start(int index) = 0;

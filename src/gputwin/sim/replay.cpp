@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 #include <queue>
+#include <set>
+#include <string_view>
 #include <unordered_map>
 
 namespace gputwin {
@@ -24,7 +26,10 @@ class ReplayEngine final : public SchedulerView {
     result_.policy = std::string(policy.name());
     result_.outcomes.resize(jobs.size());
     allocations_.resize(jobs.size());
-    started_.assign(jobs.size(), false);
+    started_.assign(jobs.size(), 0);
+    arrival_rank_.assign(jobs.size(), 0);
+    release_of_.resize(jobs.size());
+    number_share_keys();
   }
 
   ReplayResult run() {
@@ -38,7 +43,10 @@ class ReplayEngine final : public SchedulerView {
       const double completion = completions_.empty() ? INFINITY : completions_.top().time;
       advance_to(std::min(arrival, completion));
       while (!completions_.empty() && completions_.top().time <= now_) finish(completions_.top().job);
-      while (next < order.size() && jobs_[order[next]].submit_time <= now_) submit(order[next++]);
+      while (next < order.size() && jobs_[order[next]].submit_time <= now_) {
+        arrival_rank_[order[next]] = static_cast<int>(next);
+        submit(order[next++]);
+      }
       schedule_pass();
     }
     summarize();
@@ -52,31 +60,38 @@ class ReplayEngine final : public SchedulerView {
   int free_gpus() const override { return pool_.free_gpus(); }
   int scan_depth() const override { return options_.scan_depth; }
   std::vector<std::pair<double, int>> expected_releases() const override {
-    std::vector<std::pair<double, int>> releases;
-    releases.reserve(running_.size());
-    for (const auto& [job, end] : running_) releases.emplace_back(end, jobs_[job].gpus);
-    return releases;
+    return {releases_.begin(), releases_.end()};
+  }
+  void visit_releases_in_order(const std::function<bool(double time, int gpus)>& visit) const override {
+    for (const auto& [time, gpus] : releases_) {
+      if (visit(time, gpus)) return;
+    }
   }
   double usage_per_share(const JobSpec& job) const override {
-    const std::string& key = share_key(job);
-    const auto used = usage_.find(key);
-    const auto share = options_.shares.find(key);
-    return (used == usage_.end() ? 0.0 : used->second) / (share == options_.shares.end() ? 1.0 : share->second);
+    const auto key = key_number_.find(share_key(job));
+    if (key != key_number_.end()) return usage_by_key_[key->second] / share_by_key_[key->second];
+    const auto share = options_.shares.find(share_key(job));
+    return 0.0 / (share == options_.shares.end() ? 1.0 : share->second);
+  }
+  double job_usage_per_share(int index) const override {
+    const int key = key_of_job_[index];
+    return usage_by_key_[key] / share_by_key_[key];
   }
   bool try_start(int index) override {
     if (started_[index]) return false;
     const JobSpec& job = jobs_[index];
     auto allocation = pool_.allocate(job.gpus, job.gpus_per_node);
     if (!allocation) return false;
-    started_[index] = true;
+    started_[index] = 1;
     ++started_this_pass_;
+    latest_started_rank_ = std::max(latest_started_rank_, arrival_rank_[index]);
     JobOutcome& outcome = result_.outcomes[index];
     outcome.start = now_;
     outcome.end = now_ + job.duration;
     outcome.leaves = pool_.leaves_used(*allocation);
     allocations_[index] = std::move(*allocation);
-    running_[index] = now_ + expected_run_time(job);
-    usage_[share_key(job)] += job.gpus;
+    release_of_[index] = releases_.emplace(now_ + expected_run_time(job), job.gpus);
+    usage_by_key_[key_of_job_[index]] += job.gpus;
     completions_.push({outcome.end, index});
     interval_at(now_).started += 1;
     return true;
@@ -84,6 +99,21 @@ class ReplayEngine final : public SchedulerView {
 
  private:
   const std::string& share_key(const JobSpec& job) const { return options_.fair_share_by_user ? job.user : job.group; }
+
+  // Numbers the fair-share keys (groups or users) once, so usage is kept per number, not looked up by name.
+  void number_share_keys() {
+    key_of_job_.resize(jobs_.size());
+    for (std::size_t j = 0; j < jobs_.size(); ++j) {
+      const std::string& key = share_key(jobs_[j]);
+      const auto [found, added] = key_number_.try_emplace(key, static_cast<int>(share_by_key_.size()));
+      if (added) {
+        const auto share = options_.shares.find(key);
+        share_by_key_.push_back(share == options_.shares.end() ? 1.0 : share->second);
+      }
+      key_of_job_[j] = found->second;
+    }
+    usage_by_key_.assign(share_by_key_.size(), 0.0);
+  }
 
   IntervalMetrics& interval_at(double time) {
     const auto index = static_cast<std::size_t>(std::max(0.0, std::floor(time / options_.interval)));
@@ -107,7 +137,7 @@ class ReplayEngine final : public SchedulerView {
       const double span = end - t;
       row.utilisation += busy * span;
       row.queue_length += static_cast<double>(waiting_.size()) * span;
-      row.running += static_cast<double>(running_.size()) * span;
+      row.running += static_cast<double>(releases_.size()) * span;
       row.stranded_gpus += stranded * span;
       if (end <= t) break;
       t = end;
@@ -133,8 +163,8 @@ class ReplayEngine final : public SchedulerView {
   void finish(int index) {
     completions_.pop();
     pool_.release(allocations_[index]);
-    running_.erase(index);
-    usage_[share_key(jobs_[index])] -= jobs_[index].gpus;
+    releases_.erase(release_of_[index]);
+    usage_by_key_[key_of_job_[index]] -= jobs_[index].gpus;
     ++result_.completed;
     interval_at(now_).finished += 1;
   }
@@ -142,10 +172,18 @@ class ReplayEngine final : public SchedulerView {
   void schedule_pass() {
     if (waiting_.empty()) return;
     started_this_pass_ = 0;
+    latest_started_rank_ = -1;
     policy_.schedule(*this);
-    if (started_this_pass_ == 0) return;
-    waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(), [&](int job) { return started_[job]; }),
-                   waiting_.end());
+    if (started_this_pass_ > 0) remove_started_from_waiting();
+  }
+
+  // The waiting list is in arrival order, so the jobs started in a pass all sit at or before the latest-arriving
+  // one of them: only that stretch is filtered, and the rest of the list moves up in one block.
+  void remove_started_from_waiting() {
+    const auto stretch_end = std::upper_bound(waiting_.begin(), waiting_.end(), latest_started_rank_,
+                                              [&](int rank, int job) { return rank < arrival_rank_[job]; });
+    const auto kept_end = std::remove_if(waiting_.begin(), stretch_end, [&](int job) { return started_[job] != 0; });
+    waiting_.erase(kept_end, stretch_end);
   }
 
   static Summary summary_of(std::vector<double> values) {
@@ -259,11 +297,17 @@ class ReplayEngine final : public SchedulerView {
   ReplayResult result_;
   double now_ = 0;
   std::vector<int> waiting_;
-  std::vector<bool> started_;
+  std::vector<int> arrival_rank_;  // job -> its place in arrival order
+  std::vector<char> started_;
   int started_this_pass_ = 0;
+  int latest_started_rank_ = -1;  // the latest arrival among the jobs started in this pass
   std::vector<Allocation> allocations_;
-  std::unordered_map<int, double> running_;  // job -> expected end
-  std::unordered_map<std::string, double> usage_;
+  std::multiset<std::pair<double, int>> releases_;  // running jobs' (expected end, GPUs), kept sorted
+  std::vector<std::multiset<std::pair<double, int>>::iterator> release_of_;  // running job -> its entry
+  std::unordered_map<std::string_view, int> key_number_;  // fair-share key -> its number
+  std::vector<int> key_of_job_;
+  std::vector<double> share_by_key_;
+  std::vector<double> usage_by_key_;  // GPUs in use per fair-share key
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
 };
 

@@ -38,6 +38,28 @@ TEST(GpuPool, BestFitKeepsWholeNodesFree) {
   EXPECT_EQ(pool.free_gpus(), 18);
 }
 
+TEST(IndexSet, VisitsMembersInAscendingOrderAcrossWords) {
+  IndexSet set(5000);
+  for (const int index : {4999, 0, 64, 4096, 63, 4095}) set.insert(index);
+  set.erase(64);
+  std::vector<int> members;
+  set.visit_until([&](int index) {
+    members.push_back(index);
+    return false;
+  });
+  EXPECT_EQ(members, (std::vector<int>{0, 63, 4095, 4096, 4999}));
+  EXPECT_EQ(set.first(), 0);
+}
+
+TEST(GpuPool, TiesGoToTheLowestNodeIndex) {
+  GpuPool pool(std::vector<int>(200, 8), std::vector<int>(200, 0));
+  for (int node = 0; node < 130; ++node) ASSERT_TRUE(pool.allocate(8, 0));
+  pool.release(Allocation{{{70, 8}, {3, 8}}, 16});
+  auto job = pool.allocate(24, 0);  // the two freed nodes, then the lowest untouched one
+  ASSERT_TRUE(job);
+  EXPECT_EQ(job->parts, (std::vector<std::pair<int, int>>{{3, 8}, {70, 8}, {130, 8}}));
+}
+
 TEST(GpuPool, GangJobsStayUnderOneLeafWhenTheyFit) {
   // Nodes 0-3 under leaf 0, nodes 4-7 under leaf 1; leaf 0 partly used.
   GpuPool pool(std::vector<int>(8, 8), {0, 0, 0, 0, 1, 1, 1, 1});
