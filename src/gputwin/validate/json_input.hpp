@@ -1,0 +1,43 @@
+// Typed access to a parsed JSON document for the validate readers: a missing or mistyped field is an error
+// naming the file and the field's JSON path; malformed JSON names the line and column.
+//
+//   nlohmann::json document = parse_json(text, "diag.json");             // throws InputFailure
+//   JsonField root{document, "diag.json", ""};
+//   std::string status = root.child("status").string();               // diag.json: /status: expected a
+//   string
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gputwin::validate {
+
+[[nodiscard]] nlohmann::json parse_json(std::string_view text, const std::string& source);
+
+class JsonField {
+ public:
+  JsonField(const nlohmann::json& value, const std::string& source, std::string path)
+      : value_(value), source_(source), path_(std::move(path)) {}
+
+  [[nodiscard]] const nlohmann::json& json() const { return value_; }
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] bool has(std::string_view key) const;
+  [[nodiscard]] JsonField child(std::string_view key) const;  // throws when missing
+  [[nodiscard]] std::optional<JsonField> optional_child(std::string_view key) const;
+  [[nodiscard]] JsonField element(std::size_t index) const;
+  [[nodiscard]] std::size_t array_size() const;  // throws unless an array
+  [[nodiscard]] std::string string() const;
+  [[nodiscard]] double number() const;
+  [[nodiscard]] std::int64_t integer() const;
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  const nlohmann::json& value_;
+  const std::string& source_;
+  std::string path_;
+};
+
+}  // namespace gputwin::validate
