@@ -8,11 +8,14 @@
 namespace {
 
 struct Inputs {
-  gputwin::Catalog catalog = gputwin::Catalog::load({std::string(GPUTWIN_SOURCE_DIR) + "/data/catalog"}).value();
+  gputwin::Catalog catalog =
+      gputwin::Catalog::load({std::string(GPUTWIN_SOURCE_DIR) + "/data/catalog"}).value();
   gputwin::CollectiveModel collectives =
-      gputwin::load_collective_model(std::string(GPUTWIN_SOURCE_DIR) + "/data/perf/nccl-cost-model.yaml").value();
+      gputwin::load_collective_model(std::string(GPUTWIN_SOURCE_DIR) + "/data/perf/nccl-cost-model.yaml")
+          .value();
   gputwin::TrainingCalibration calibration =
-      gputwin::load_training_calibration(std::string(GPUTWIN_SOURCE_DIR) + "/data/perf/training-model.yaml").value();
+      gputwin::load_training_calibration(std::string(GPUTWIN_SOURCE_DIR) + "/data/perf/training-model.yaml")
+          .value();
   std::vector<gputwin::TransformerModel> presets =
       gputwin::load_model_presets(std::string(GPUTWIN_SOURCE_DIR) + "/data/perf/models.yaml").value();
 };

@@ -1,5 +1,5 @@
-// `gputwin perf size`: per accelerator, how many GPUs and which split train a model on T tokens within D days,
-// whether it fits, the expected MFU and, with a GPU-hour price list, the cost.
+// `gputwin perf size`: per accelerator, how many GPUs and which split train a model on T tokens within D
+// days, whether it fits, the expected MFU and, with a GPU-hour price list, the cost.
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -33,8 +33,9 @@ struct UsageFailure {
 double parse_tokens(const std::string& text) {
   const double tokens = parse_parameter_count(text);
   if (tokens <= 0) {
-    throw UsageFailure{"--tokens: expected a count with a unit suffix (K, M, B or T), such as 15T or 300B, got '" +
-                       text + "'"};
+    throw UsageFailure{
+        "--tokens: expected a count with a unit suffix (K, M, B or T), such as 15T or 300B, got '" + text +
+        "'"};
   }
   return tokens;
 }
@@ -45,7 +46,8 @@ std::vector<std::string> split_list(const std::string& text) {
   for (std::string item; std::getline(stream, item, ',');) {
     if (!item.empty()) items.push_back(item);
   }
-  if (items.empty()) throw UsageFailure{"--accelerators: expected catalog accelerator ids, such as h100-sxm,b200"};
+  if (items.empty())
+    throw UsageFailure{"--accelerators: expected catalog accelerator ids, such as h100-sxm,b200"};
   return items;
 }
 
@@ -78,7 +80,8 @@ int run_size(const SizeOptions& o) {
     request.days = o.days;
     request.base.sequence = o.sequence;
     constexpr int kDefaultBatchTokens = 16 * 1024 * 1024;
-    request.base.global_batch = o.global_batch > 0 ? o.global_batch : std::max(1, kDefaultBatchTokens / o.sequence);
+    request.base.global_batch =
+        o.global_batch > 0 ? o.global_batch : std::max(1, kDefaultBatchTokens / o.sequence);
     request.base.precision = o.precision;
     request.accelerators = accelerators;
     if (!o.prices.empty()) {
@@ -106,14 +109,18 @@ int run_size(const SizeOptions& o) {
 
 void add_perf_size_command(CLI::App& perf, int& exit_code) {
   auto o = std::make_shared<SizeOptions>();
-  auto* command = perf.add_subcommand("size", "GPUs and split per accelerator to train a model on T tokens within D days");
+  auto* command = perf.add_subcommand(
+      "size", "GPUs and split per accelerator to train a model on T tokens within D days");
   command->add_option("--model", o->model, "model preset (data/perf/models.yaml)")->required();
   command->add_option("--tokens", o->tokens, "training tokens with a unit suffix: 15T, 300B")->required();
   command->add_option("--days", o->days, "wall-clock days available")->required();
   command->add_option("--accelerators", o->accelerators,
                       "catalog accelerator ids, comma-separated (default h100-sxm,h200-sxm,b200,mi300x)");
   command->add_option("--seq", o->sequence, "sequence length (default 8192)")->check(CLI::PositiveNumber);
-  command->add_option("--global-batch", o->global_batch, "sequences per step (default: 16M tokens, Llama 3 405B's final batch)")->check(CLI::PositiveNumber);
+  command
+      ->add_option("--global-batch", o->global_batch,
+                   "sequences per step (default: 16M tokens, Llama 3 405B's final batch)")
+      ->check(CLI::PositiveNumber);
   command->add_option("--precision", o->precision, "bf16 (default) | fp8");
   command->add_option("--prices", o->prices, "YAML price list: gpu_hour: {ACCELERATOR: 2.50 USD, ...}");
   command->add_flag("--json", o->json, "print JSON (schema gputwin.perf-size/1)");

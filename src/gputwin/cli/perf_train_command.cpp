@@ -36,7 +36,8 @@ struct UsageFailure {
 // Megatron papers' models.
 TransformerModel custom_model(const TrainOptions& o) {
   if (o.layers <= 0 || o.hidden <= 0 || o.heads <= 0) {
-    throw UsageFailure{"give --model NAME, or --layers, --hidden and --heads (with --vocab, optional --kv-heads, --ffn)"};
+    throw UsageFailure{
+        "give --model NAME, or --layers, --hidden and --heads (with --vocab, optional --kv-heads, --ffn)"};
   }
   if (o.vocab <= 0) throw UsageFailure{"--vocab: a custom model needs its vocabulary size"};
   if (o.hidden % o.heads != 0) throw UsageFailure{"--heads: must divide --hidden"};
@@ -85,7 +86,8 @@ TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw) {
 int gpus_of(const TrainOptions& o, const PerfHardware& hw) {
   if (o.gpus == 0) return hw.gpus();
   if (o.gpus > hw.gpus()) {
-    throw UsageFailure{"--gpus: " + std::to_string(o.gpus) + " asked, the cluster has " + std::to_string(hw.gpus())};
+    throw UsageFailure{"--gpus: " + std::to_string(o.gpus) + " asked, the cluster has " +
+                       std::to_string(hw.gpus())};
   }
   return o.gpus;
 }
@@ -128,8 +130,8 @@ int run_train(const TrainOptions& o) {
     if (o.search) {
       const auto search = search_training(hw, inputs->collectives, inputs->calibration, model, config, gpus);
       if (!search.best) {
-        std::cerr << "perf train --search: no split of " << model.name << " fits in memory on " << gpus << " x "
-                  << hw.accelerator.info.id << " (" << search.candidates << " valid splits tried)\n";
+        std::cerr << "perf train --search: no split of " << model.name << " fits in memory on " << gpus
+                  << " x " << hw.accelerator.info.id << " (" << search.candidates << " valid splits tried)\n";
         return kInputError;
       }
       run.search = search;
@@ -160,22 +162,24 @@ std::optional<TrainingInputs> load_training_inputs() {
     std::cerr << presets.error_text() << collectives.error_text() << calibration.error_text();
     return std::nullopt;
   }
-  return TrainingInputs{std::move(presets).value(), std::move(collectives).value(), std::move(calibration).value()};
+  return TrainingInputs{std::move(presets).value(), std::move(collectives).value(),
+                        std::move(calibration).value()};
 }
 
 const TransformerModel* preset_or_complain(const TrainingInputs& inputs, const std::string& name,
                                            const std::string& command) {
   const TransformerModel* model = find_model(inputs.presets, name);
   if (model == nullptr) {
-    std::cerr << command << ": --model: unknown model '" << name << "'; known: " << model_names(inputs.presets)
-              << "\n";
+    std::cerr << command << ": --model: unknown model '" << name
+              << "'; known: " << model_names(inputs.presets) << "\n";
   }
   return model;
 }
 
 void add_perf_train_command(CLI::App& perf, int& exit_code) {
   auto o = std::make_shared<TrainOptions>();
-  auto* command = perf.add_subcommand("train", "training step time, MFU/HFU and memory per GPU; --search for the fastest split");
+  auto* command = perf.add_subcommand(
+      "train", "training step time, MFU/HFU and memory per GPU; --search for the fastest split");
   command->add_option("--cluster", o->cluster, "cluster spec (YAML)")->required();
   command->add_option("--model", o->model, "model preset (data/perf/models.yaml), e.g. llama3-70b");
   command->add_option("--layers", o->layers, "custom model: layers");
@@ -183,7 +187,8 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command->add_option("--heads", o->heads, "custom model: attention heads");
   command->add_option("--kv-heads", o->kv_heads, "custom model: key/value heads (default: --heads)");
   command->add_option("--ffn", o->ffn, "custom model: MLP inner size (default 4h)");
-  command->add_flag("--gated-mlp", o->gated_mlp, "custom model: SwiGLU MLP, RoPE, no biases, untied (Llama-style)");
+  command->add_flag("--gated-mlp", o->gated_mlp,
+                    "custom model: SwiGLU MLP, RoPE, no biases, untied (Llama-style)");
   command->add_option("--vocab", o->vocab, "custom model: vocabulary size");
   command->add_option("--seq", o->sequence, "sequence length (tokens)")->check(CLI::PositiveNumber);
   command->add_option("--global-batch", o->global_batch, "sequences per step")->check(CLI::PositiveNumber);
@@ -193,15 +198,21 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command->add_option("--vp", o->vp, "virtual stages per pipeline rank, interleaved 1F1B (default 1)");
   command->add_option("--dp", o->dp, "data-parallel size (default: GPUs / (tp pp cp))");
   command->add_option("--cp", o->cp, "context-parallel size (default 1)");
-  command->add_option("--zero", o->zero, "0 replicated optimizer, 1 sharded (distributed optimizer, default), 2, 3 (FSDP)");
+  command->add_option("--zero", o->zero,
+                      "0 replicated optimizer, 1 sharded (distributed optimizer, default), 2, 3 (FSDP)");
   command->add_option("--recompute", o->recompute, "none | selective (default) | full");
   command->add_option("--precision", o->precision, "bf16 (default) | fp8: the dense rate the GEMMs run at");
-  command->add_option("--attention", o->attention, "flash (default) | unfused (scores stored, as before 2022)")
+  command
+      ->add_option("--attention", o->attention, "flash (default) | unfused (scores stored, as before 2022)")
       ->check(CLI::IsMember({"flash", "unfused"}));
-  command->add_flag("--no-sequence-parallel", o->no_sequence_parallel, "keep norms and dropout unsplit over tp");
-  command->add_flag("--no-overlap", o->no_overlap, "data-parallel reduction not overlapped with the backward pass");
-  command->add_option("--gpus", o->gpus, "GPUs of the job (default: all of the cluster)")->check(CLI::PositiveNumber);
-  command->add_flag("--search", o->search, "find the fastest split that fits (tp, pp, cp, dp, vp, micro-batch, recompute, ZeRO)");
+  command->add_flag("--no-sequence-parallel", o->no_sequence_parallel,
+                    "keep norms and dropout unsplit over tp");
+  command->add_flag("--no-overlap", o->no_overlap,
+                    "data-parallel reduction not overlapped with the backward pass");
+  command->add_option("--gpus", o->gpus, "GPUs of the job (default: all of the cluster)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--search", o->search,
+                    "find the fastest split that fits (tp, pp, cp, dp, vp, micro-batch, recompute, ZeRO)");
   command->add_flag("--explain", o->explain, "how each term was computed");
   command->add_flag("--json", o->json, "print JSON (schema gputwin.perf-train/1)");
   add_catalog_options(*command, o->catalog);

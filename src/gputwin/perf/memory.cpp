@@ -19,8 +19,8 @@ double embedding_parameters(const TransformerModel& m) {
   return static_cast<double>(m.vocab) * m.hidden + static_cast<double>(m.position_embeddings) * m.hidden;
 }
 
-// In-flight micro-batches whose activations the first stage holds (1F1B warm-up of p, fewer when m < p), times
-// Megatron's interleaving penalty.
+// In-flight micro-batches whose activations the first stage holds (1F1B warm-up of p, fewer when m < p),
+// times Megatron's interleaving penalty.
 double stages_in_flight(const TrainingConfig& config) {
   const double p = config.pp;
   const double in_flight = std::min<double>(p, std::max(1, config.micro_batches()));
@@ -68,7 +68,8 @@ double activation_bytes_per_layer(const TransformerModel& model, const TrainingC
   return sbh * ((sp ? unsplit / t : unsplit) + (split + scores) / t);
 }
 
-MemoryFootprint training_memory(const TransformerModel& model, const TrainingConfig& config, ByteSize capacity) {
+MemoryFootprint training_memory(const TransformerModel& model, const TrainingConfig& config,
+                                ByteSize capacity) {
   MemoryFootprint m;
   m.capacity = capacity;
   m.parameters_per_gpu = parameters_per_gpu(model, config);
@@ -77,7 +78,8 @@ MemoryFootprint training_memory(const TransformerModel& model, const TrainingCon
   m.gradients = ByteSize::from_base(bytes.gradients * m.parameters_per_gpu);
   m.optimizer_states = ByteSize::from_base(bytes.optimizer * m.parameters_per_gpu);
   const double layers_per_stage = config.layers_per_stage(model);
-  double activations = activation_bytes_per_layer(model, config) * layers_per_stage * stages_in_flight(config);
+  double activations =
+      activation_bytes_per_layer(model, config) * layers_per_stage * stages_in_flight(config);
   if (config.recompute == Recompute::full) {
     // Recomputing a layer materialises its full activations once more, for one micro-batch.
     TrainingConfig stored = config;
@@ -88,10 +90,11 @@ MemoryFootprint training_memory(const TransformerModel& model, const TrainingCon
   return m;
 }
 
-ByteSize kv_cache_per_gpu(const TransformerModel& model, double tokens, int sequences, double bytes_per_element,
-                          int tp) {
+ByteSize kv_cache_per_gpu(const TransformerModel& model, double tokens, int sequences,
+                          double bytes_per_element, int tp) {
   const double kv_split = std::min(tp, model.kv_heads);
-  return ByteSize::from_base(model.kv_cache_bytes_per_token(bytes_per_element) * tokens * sequences / kv_split);
+  return ByteSize::from_base(model.kv_cache_bytes_per_token(bytes_per_element) * tokens * sequences /
+                             kv_split);
 }
 
 }  // namespace gputwin

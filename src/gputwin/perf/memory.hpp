@@ -29,7 +29,9 @@ struct MemoryFootprint {
   ByteSize capacity;  // the accelerator's memory
   double parameters_per_gpu = 0;
 
-  [[nodiscard]] ByteSize total() const { return weights + gradients + optimizer_states + activations + kv_cache; }
+  [[nodiscard]] ByteSize total() const {
+    return weights + gradients + optimizer_states + activations + kv_cache;
+  }
   [[nodiscard]] bool fits() const { return total() <= capacity; }
   [[nodiscard]] ByteSize margin() const { return capacity - total(); }  // negative when it does not fit
 };
@@ -47,18 +49,18 @@ struct ModelStateBytes {
 
 // Stored activations of one transformer layer for one micro-batch on one GPU, in bytes (16-bit activations).
 // Korthikanti Table 2 for a GPT layer: s b h (34 + 5 a s / h) without parallelism, whose 34 splits into 10
-// bytes per s b h that tensor parallelism does not split (layer and MLP inputs, dropout masks, norm inputs) and
-// 24 that it does (Q, K, V, attention output, 2 x 4h MLP tensors). Generalised: the K and V part scales with
-// kv_heads / heads and the MLP part with ffn / h, doubled for a gated MLP (gate, up, activation, product);
-// flash attention never stores the 5 a s / h scores; sequence parallelism splits the 10 too; context
-// parallelism divides s.
+// bytes per s b h that tensor parallelism does not split (layer and MLP inputs, dropout masks, norm inputs)
+// and 24 that it does (Q, K, V, attention output, 2 x 4h MLP tensors). Generalised: the K and V part scales
+// with kv_heads / heads and the MLP part with ffn / h, doubled for a gated MLP (gate, up, activation,
+// product); flash attention never stores the 5 a s / h scores; sequence parallelism splits the 10 too;
+// context parallelism divides s.
 [[nodiscard]] double activation_bytes_per_layer(const TransformerModel& model, const TrainingConfig& config);
 
 [[nodiscard]] MemoryFootprint training_memory(const TransformerModel& model, const TrainingConfig& config,
                                               ByteSize capacity);
 
-// KV cache of `sequences` sequences of `tokens` each on one GPU of a tensor-parallel group of `tp` (the kv heads
-// split over t; replicated when t exceeds them).
+// KV cache of `sequences` sequences of `tokens` each on one GPU of a tensor-parallel group of `tp` (the kv
+// heads split over t; replicated when t exceeds them).
 [[nodiscard]] ByteSize kv_cache_per_gpu(const TransformerModel& model, double tokens, int sequences,
                                         double bytes_per_element, int tp);
 

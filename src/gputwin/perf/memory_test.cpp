@@ -89,7 +89,8 @@ TEST(Memory, ReproducesCalculon22BActivationTargets) {
   c.recompute = Recompute::selective;
   c.sequence_parallel = true;
   const MemoryFootprint m = training_memory(model, c, gigabytes(80));
-  EXPECT_DOUBLE_EQ(rounded(m.activations.base() / kGiB, 2), targets["activations_gib_with_sp_and_selective"].as<double>());
+  EXPECT_DOUBLE_EQ(rounded(m.activations.base() / kGiB, 2),
+                   targets["activations_gib_with_sp_and_selective"].as<double>());
   // Model states at 18 bytes per parameter: Calculon counts the layers only; we add the embeddings (1.5 %).
   c.zero = 0;
   const double states_gib = (m.weights + m.gradients + m.optimizer_states).base() / kGiB;

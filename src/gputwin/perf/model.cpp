@@ -9,8 +9,8 @@ namespace gputwin {
 namespace {
 
 // Weights of one transformer layer: attention (query and output projections h x h; key and value projections
-// h x kv_heads*head_dim each, which grouped-query attention shrinks), the MLP (two matrices, three when gated)
-// and two norms (a weight vector each, plus a bias vector for LayerNorm).
+// h x kv_heads*head_dim each, which grouped-query attention shrinks), the MLP (two matrices, three when
+// gated) and two norms (a weight vector each, plus a bias vector for LayerNorm).
 double layer_parameters(const TransformerModel& m) {
   const double h = m.hidden;
   const double kv_width = static_cast<double>(m.kv_heads) * m.head_dim();
@@ -27,9 +27,9 @@ double layer_parameters(const TransformerModel& m) {
 }
 
 TransformerModel read_model(const YamlField& field) {
-  field.expect_keys({"id", "name", "source", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "gated_mlp",
-                     "vocab", "tied_embeddings", "biases", "position_embeddings", "published_parameters",
-                     "published_parameters_nominal", "notes"});
+  field.expect_keys({"id", "name", "source", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
+                     "gated_mlp", "vocab", "tied_embeddings", "biases", "position_embeddings",
+                     "published_parameters", "published_parameters_nominal", "notes"});
   TransformerModel m;
   m.name = field.child("id").text();
   m.source = field.child("source").text_or_list();
@@ -65,7 +65,8 @@ std::vector<TransformerModel> read_presets(const std::string& path) {
   std::vector<TransformerModel> models;
   for (const YamlField& item : root.child("models").items()) {
     TransformerModel model = read_model(item);
-    if (find_model(models, model.name) != nullptr) item.child("id").fail("duplicate model id '" + model.name + "'");
+    if (find_model(models, model.name) != nullptr)
+      item.child("id").fail("duplicate model id '" + model.name + "'");
     models.push_back(std::move(model));
   }
   return models;
@@ -75,7 +76,8 @@ std::vector<TransformerModel> read_presets(const std::string& path) {
 
 double TransformerModel::parameters() const {
   const double h = hidden;
-  const double embeddings = (tied_embeddings ? 1.0 : 2.0) * vocab * h + static_cast<double>(position_embeddings) * h;
+  const double embeddings =
+      (tied_embeddings ? 1.0 : 2.0) * vocab * h + static_cast<double>(position_embeddings) * h;
   const double final_norm = (biases ? 2.0 : 1.0) * h;
   return layers * layer_parameters(*this) + embeddings + final_norm;
 }
@@ -105,7 +107,11 @@ std::string model_names(const std::vector<TransformerModel>& models) {
 double parse_parameter_count(const std::string& text) {
   if (text.size() < 2) return 0;
   const char suffix = text.back();
-  const double scale = suffix == 'T' ? 1e12 : suffix == 'B' ? 1e9 : suffix == 'M' ? 1e6 : suffix == 'K' ? 1e3 : 0;
+  const double scale = suffix == 'T'   ? 1e12
+                       : suffix == 'B' ? 1e9
+                       : suffix == 'M' ? 1e6
+                       : suffix == 'K' ? 1e3
+                                       : 0;
   if (scale == 0) return 0;
   const std::string number = text.substr(0, text.size() - 1);
   char* end = nullptr;

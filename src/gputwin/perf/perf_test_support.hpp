@@ -1,5 +1,6 @@
 // Shared fixtures of the perf tests: the bundled model presets and the published figures of
-// data/reference/training.yaml (read with yaml-cpp: tests compare against them, they do not configure anything).
+// data/reference/training.yaml (read with yaml-cpp: tests compare against them, they do not configure
+// anything).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -11,7 +12,9 @@
 
 namespace gputwin::testing {
 
-inline std::string source_path(const std::string& relative) { return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative; }
+inline std::string source_path(const std::string& relative) {
+  return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative;
+}
 
 inline const std::vector<TransformerModel>& model_presets() {
   static const std::vector<TransformerModel> presets =

@@ -22,8 +22,12 @@ double layer_matrix_parameters(const TransformerModel& m) {
 
 // Forward FLOPs per token of one layer: matrices (2 per multiply-add) and, separately, attention scores and
 // values over the s x s square (2 s h each).
-double layer_matrix_flops_per_token(const TransformerModel& m) { return 2 * layer_matrix_parameters(m); }
-double attention_flops_per_token(const TransformerModel& m, double sequence) { return 4 * sequence * m.hidden; }
+double layer_matrix_flops_per_token(const TransformerModel& m) {
+  return 2 * layer_matrix_parameters(m);
+}
+double attention_flops_per_token(const TransformerModel& m, double sequence) {
+  return 4 * sequence * m.hidden;
+}
 
 struct Groups {
   CollectiveGroup tensor, context, data, pipeline;
@@ -69,12 +73,12 @@ struct Context {
 
 // Per layer and micro-batch on one GPU: the pieces a forward pass costs, so recomputation can repeat some.
 struct LayerPass {
-  double matrices = 0;       // s
-  double attention = 0;      // s, scores and values
-  double elementwise = 0;    // s, all stored activations written / read once
+  double matrices = 0;           // s
+  double attention = 0;          // s, scores and values
+  double elementwise = 0;        // s, all stored activations written / read once
   double score_elementwise = 0;  // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
-  double tensor_comm = 0;    // s, two all-reduces (or all-gather + reduce-scatter pairs)
-  double context_comm = 0;   // s, key and value all-gather over the context-parallel group
+  double tensor_comm = 0;        // s, two all-reduces (or all-gather + reduce-scatter pairs)
+  double context_comm = 0;       // s, key and value all-gather over the context-parallel group
 };
 
 LayerPass forward_pass(const Context& x) {
@@ -97,8 +101,9 @@ LayerPass forward_pass(const Context& x) {
   }
   const double layer_output_bytes = tokens * m.hidden * kActivationBytes;
   if (c.sequence_parallel && c.tp > 1) {
-    pass.tensor_comm = 2 * (x.collective_s(CollectiveOp::all_gather, layer_output_bytes, x.groups.tensor) +
-                            x.collective_s(CollectiveOp::reduce_scatter, layer_output_bytes, x.groups.tensor));
+    pass.tensor_comm =
+        2 * (x.collective_s(CollectiveOp::all_gather, layer_output_bytes, x.groups.tensor) +
+             x.collective_s(CollectiveOp::reduce_scatter, layer_output_bytes, x.groups.tensor));
   } else {
     pass.tensor_comm = 2 * x.collective_s(CollectiveOp::all_reduce, layer_output_bytes, x.groups.tensor);
   }
@@ -112,7 +117,9 @@ LayerPass forward_pass(const Context& x) {
 struct StageTimes {
   double compute = 0, recompute = 0, tensor_comm = 0, context_comm = 0, pipeline_comm = 0;
   double backward = 0;  // the backward share of compute + recompute + communication (for DP overlap)
-  [[nodiscard]] double total() const { return compute + recompute + tensor_comm + context_comm + pipeline_comm; }
+  [[nodiscard]] double total() const {
+    return compute + recompute + tensor_comm + context_comm + pipeline_comm;
+  }
 };
 
 // One micro-batch through the most loaded stage (the last: its layers and the output layer), forward and
@@ -124,7 +131,8 @@ StageTimes stage_times(const Context& x) {
   StageTimes t;
   const double forward_compute = f.matrices + f.attention + f.elementwise;
   t.compute = layers * 3 * forward_compute;
-  t.tensor_comm = layers * 2 * f.tensor_comm;  // the backward pass runs the forward's collectives on gradients
+  t.tensor_comm =
+      layers * 2 * f.tensor_comm;  // the backward pass runs the forward's collectives on gradients
   t.context_comm = layers * 2 * std::max(0.0, f.context_comm - f.attention);  // overlapped with attention
   if (c.recompute == Recompute::full) {
     t.recompute = layers * forward_compute;
@@ -179,10 +187,12 @@ TimeTerm term(std::string name, double seconds, std::string rule) {
 
 TrainingCalibration read_calibration(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"gemm_efficiency_max", "gemm_half_width", "elementwise_traffic", "source", "fit", "notes"});
+  root.expect_keys(
+      {"gemm_efficiency_max", "gemm_half_width", "elementwise_traffic", "source", "fit", "notes"});
   TrainingCalibration calibration;
   calibration.gemm_efficiency_max = root.child("gemm_efficiency_max").positive_number();
-  if (calibration.gemm_efficiency_max > 1) root.child("gemm_efficiency_max").fail("must be a fraction of peak (0..1]");
+  if (calibration.gemm_efficiency_max > 1)
+    root.child("gemm_efficiency_max").fail("must be a fraction of peak (0..1]");
   calibration.gemm_half_width = root.child("gemm_half_width").number();
   if (calibration.gemm_half_width < 0) root.child("gemm_half_width").fail("must not be negative");
   calibration.elementwise_traffic = root.child("elementwise_traffic").number();
@@ -196,7 +206,8 @@ Result<TrainingCalibration> load_training_calibration(const std::string& path) {
   return result_of<TrainingCalibration>([&] { return read_calibration(path); });
 }
 
-double training_flops_per_step(const TransformerModel& model, const TrainingConfig& config, bool with_recompute) {
+double training_flops_per_step(const TransformerModel& model, const TrainingConfig& config,
+                               bool with_recompute) {
   const double tokens = static_cast<double>(config.global_batch) * config.sequence;
   const double matrices = layer_matrix_flops_per_token(model);
   const double attention = attention_flops_per_token(model, config.sequence);
@@ -226,17 +237,25 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
   const double steady = m / (m + bubble_stages);  // share of the pipeline time that is not bubble
   const double pipeline_s = (m + bubble_stages) * stage.total();
   const double dp_total = data_parallel_s(x, e.memory.parameters_per_gpu);
-  const double dp_exposed = config.overlap_data_parallel ? std::max(0.0, dp_total - stage.backward) : dp_total;
+  const double dp_exposed =
+      config.overlap_data_parallel ? std::max(0.0, dp_total - stage.backward) : dp_total;
 
   e.terms = {
-      term("compute", m * stage.compute, "stage FLOPs / (peak x efficiency(h)) + elementwise traffic / memory bandwidth"),
-      term("recompute", m * stage.recompute, std::string("recompute = ") + std::string(recompute_name(config.recompute))),
-      term("tensor-parallel communication", m * stage.tensor_comm, "NCCL collectives on the tensor-parallel group"),
-      term("context-parallel communication", m * stage.context_comm, "key/value all-gather not hidden by attention"),
-      term("pipeline communication", m * stage.pipeline_comm, "send + receive per micro-batch and model chunk"),
+      term("compute", m * stage.compute,
+           "stage FLOPs / (peak x efficiency(h)) + elementwise traffic / memory bandwidth"),
+      term("recompute", m * stage.recompute,
+           std::string("recompute = ") + std::string(recompute_name(config.recompute))),
+      term("tensor-parallel communication", m * stage.tensor_comm,
+           "NCCL collectives on the tensor-parallel group"),
+      term("context-parallel communication", m * stage.context_comm,
+           "key/value all-gather not hidden by attention"),
+      term("pipeline communication", m * stage.pipeline_comm,
+           "send + receive per micro-batch and model chunk"),
       term("pipeline bubble", pipeline_s * (1 - steady), "(p - 1) / (v m) of the pipeline time"),
-      term("data-parallel communication", dp_exposed, config.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter + weight all-gather"),
-      term("optimizer", optimizer_s(x, e.memory.parameters_per_gpu), "Adam state read and written at memory bandwidth"),
+      term("data-parallel communication", dp_exposed,
+           config.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter + weight all-gather"),
+      term("optimizer", optimizer_s(x, e.memory.parameters_per_gpu),
+           "Adam state read and written at memory bandwidth"),
   };
   for (const auto& t : e.terms) e.step_time_s += t.seconds;
   const double gpus = config.gpus();

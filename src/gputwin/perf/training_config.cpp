@@ -4,9 +4,12 @@ namespace gputwin {
 
 std::string_view recompute_name(Recompute recompute) {
   switch (recompute) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::full: return "full";
+    case Recompute::none:
+      return "none";
+    case Recompute::selective:
+      return "selective";
+    case Recompute::full:
+      return "full";
   }
   return "none";
 }
@@ -18,15 +21,19 @@ std::optional<Recompute> recompute_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<std::string> check_training_config(const TransformerModel& model, TrainingConfig& config, int gpus) {
+std::vector<std::string> check_training_config(const TransformerModel& model, TrainingConfig& config,
+                                               int gpus) {
   std::vector<std::string> problems;
   auto require = [&](bool holds, const std::string& problem) {
     if (!holds) problems.push_back(problem);
   };
   const auto text = [](int value) { return std::to_string(value); };
-  for (auto [value, name] : {std::pair{config.tp, "tensor-parallel size"}, {config.pp, "pipeline-parallel size"},
-                             {config.cp, "context-parallel size"}, {config.virtual_stages, "virtual stages"},
-                             {config.micro_batch, "micro-batch"}, {config.global_batch, "global batch"},
+  for (auto [value, name] : {std::pair{config.tp, "tensor-parallel size"},
+                             {config.pp, "pipeline-parallel size"},
+                             {config.cp, "context-parallel size"},
+                             {config.virtual_stages, "virtual stages"},
+                             {config.micro_batch, "micro-batch"},
+                             {config.global_batch, "global batch"},
                              {config.sequence, "sequence length"}}) {
     require(value >= 1, std::string(name) + " must be at least 1, got " + text(value));
   }
@@ -42,18 +49,19 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
           "pipeline stages x virtual stages (" + text(config.pp) + " x " + text(config.virtual_stages) +
               ") exceed the " + text(model.layers) + " layers");
   require(config.sequence % config.cp == 0, "context-parallel size " + text(config.cp) +
-                                                " does not divide the sequence length " + text(config.sequence));
+                                                " does not divide the sequence length " +
+                                                text(config.sequence));
   if (config.dp == 0) {
     require(gpus % config.model_parallel() == 0,
             text(gpus) + " GPUs are not divisible by tp x pp x cp = " + text(config.model_parallel()));
     config.dp = std::max(1, gpus / config.model_parallel());
   } else if (gpus > 0) {
-    require(config.gpus() == gpus, "tp x pp x cp x dp = " + text(config.gpus()) + " but the job has " +
-                                       text(gpus) + " GPUs");
+    require(config.gpus() == gpus,
+            "tp x pp x cp x dp = " + text(config.gpus()) + " but the job has " + text(gpus) + " GPUs");
   }
   require(config.global_batch % (config.micro_batch * config.dp) == 0,
-          "global batch " + text(config.global_batch) + " is not divisible by micro-batch x dp = " +
-              text(config.micro_batch * config.dp));
+          "global batch " + text(config.global_batch) +
+              " is not divisible by micro-batch x dp = " + text(config.micro_batch * config.dp));
   require(config.virtual_stages == 1 || config.micro_batches() % config.pp == 0,
           "the interleaved schedule needs micro-batches per pipeline (" + text(config.micro_batches()) +
               ") to be a multiple of pp (" + text(config.pp) + ")");

@@ -18,36 +18,40 @@
 namespace gputwin {
 
 enum class Recompute { none, selective, full };
-enum class Attention { flash, unfused };  // unfused: the a s^2 scores are written to memory (pre-2022 kernels)
+enum class Attention {
+  flash,
+  unfused
+};  // unfused: the a s^2 scores are written to memory (pre-2022 kernels)
 
 [[nodiscard]] std::string_view recompute_name(Recompute recompute);
 [[nodiscard]] std::optional<Recompute> recompute_from_name(std::string_view name);
 
 struct TrainingConfig {
-  int sequence = 2048;    // s, tokens per sequence
-  int global_batch = 1;   // B, sequences per step
-  int micro_batch = 1;    // b, sequences per micro-batch
-  int tp = 1;             // tensor-parallel size t
-  int pp = 1;             // pipeline-parallel size p
-  int dp = 0;             // data-parallel size d; 0 = gpus / (t p c)
-  int cp = 1;             // context-parallel size c (the sequence split over c GPUs)
-  int virtual_stages = 1; // v, model chunks per pipeline rank (interleaved 1F1B)
-  int zero = 1;           // 0 = replicated optimizer; 1 = sharded optimizer (Megatron's distributed optimizer);
-                          // 2 = + sharded gradients; 3 = + sharded weights (FSDP full shard)
+  int sequence = 2048;     // s, tokens per sequence
+  int global_batch = 1;    // B, sequences per step
+  int micro_batch = 1;     // b, sequences per micro-batch
+  int tp = 1;              // tensor-parallel size t
+  int pp = 1;              // pipeline-parallel size p
+  int dp = 0;              // data-parallel size d; 0 = gpus / (t p c)
+  int cp = 1;              // context-parallel size c (the sequence split over c GPUs)
+  int virtual_stages = 1;  // v, model chunks per pipeline rank (interleaved 1F1B)
+  int zero = 1;  // 0 = replicated optimizer; 1 = sharded optimizer (Megatron's distributed optimizer);
+                 // 2 = + sharded gradients; 3 = + sharded weights (FSDP full shard)
   Recompute recompute = Recompute::selective;
   bool sequence_parallel = true;  // with t > 1, norms and dropout split over the tensor-parallel group
   Attention attention = Attention::flash;
   std::string precision = "bf16";  // the accelerator's dense_compute key used for the GEMMs ("bf16", "fp8")
   bool overlap_data_parallel = true;  // gradient reduction overlaps the backward pass (Megatron
                                       // --overlap-grad-reduce); off in the 2021-2022 papers' runs
-  double gradient_bytes = 4;       // bytes per gradient element: 4 = fp32 main gradients (Megatron), 2 = fp16
-                                   // gradients (the ZeRO paper's accounting)
+  double gradient_bytes = 4;  // bytes per gradient element: 4 = fp32 main gradients (Megatron), 2 = fp16
+                              // gradients (the ZeRO paper's accounting)
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   [[nodiscard]] int gpus() const { return model_parallel() * dp; }
   [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * dp); }  // m per pipeline
   // Layers on the most loaded pipeline rank: ceil(l / (p v)) per model chunk, v chunks (uneven splits put the
-  // remainder on fewer ranks, as Megatron's uneven pipeline options and Llama 3's 126 layers on 16 stages do).
+  // remainder on fewer ranks, as Megatron's uneven pipeline options and Llama 3's 126 layers on 16 stages
+  // do).
   [[nodiscard]] int layers_per_stage(const TransformerModel& model) const {
     const int chunks = pp * virtual_stages;
     return (model.layers + chunks - 1) / chunks * virtual_stages;
@@ -55,9 +59,9 @@ struct TrainingConfig {
 };
 
 // Fills dp from the GPU count when it is 0. Returns what is wrong (empty when the split is possible): tensor
-// parallelism must divide the heads (and kv heads), pipeline stages x virtual stages must not exceed the layers,
-// GPUs must be the product t p c d, the global batch divisible by b d.
-[[nodiscard]] std::vector<std::string> check_training_config(const TransformerModel& model, TrainingConfig& config,
-                                                             int gpus);
+// parallelism must divide the heads (and kv heads), pipeline stages x virtual stages must not exceed the
+// layers, GPUs must be the product t p c d, the global batch divisible by b d.
+[[nodiscard]] std::vector<std::string> check_training_config(const TransformerModel& model,
+                                                             TrainingConfig& config, int gpus);
 
 }  // namespace gputwin

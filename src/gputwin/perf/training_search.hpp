@@ -16,12 +16,13 @@ namespace gputwin {
 
 struct TrainingSearch {
   std::optional<TrainingEstimate> best;  // empty when nothing fits
-  int candidates = 0;  // valid splits considered
-  int fitting = 0;     // of which fit in memory (and were timed)
+  int candidates = 0;                    // valid splits considered
+  int fitting = 0;                       // of which fit in memory (and were timed)
 };
 
 [[nodiscard]] TrainingSearch search_training(const PerfHardware& hardware, const CollectiveModel& collectives,
-                                             const TrainingCalibration& calibration, const TransformerModel& model,
-                                             const TrainingConfig& base, int gpus);
+                                             const TrainingCalibration& calibration,
+                                             const TransformerModel& model, const TrainingConfig& base,
+                                             int gpus);
 
 }  // namespace gputwin

@@ -13,7 +13,8 @@ using testing::source_path;
 struct Setup {
   Catalog catalog = Catalog::load({source_path("data/catalog")}).value();
   CollectiveModel collectives = load_collective_model(source_path("data/perf/nccl-cost-model.yaml")).value();
-  TrainingCalibration calibration = load_training_calibration(source_path("data/perf/training-model.yaml")).value();
+  TrainingCalibration calibration =
+      load_training_calibration(source_path("data/perf/training-model.yaml")).value();
 };
 
 const Setup& setup() {

@@ -7,8 +7,9 @@ namespace {
 
 constexpr double kSecondsPerDay = 86400;
 
-SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives, const TrainingCalibration& calibration,
-                   const SizingRequest& request, const std::string& accelerator) {
+SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
+                   const TrainingCalibration& calibration, const SizingRequest& request,
+                   const std::string& accelerator) {
   SizingRow row;
   row.accelerator = accelerator;
   const auto* gpu = catalog.find<Accelerator>(accelerator);
@@ -36,7 +37,8 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives, c
       row.note = hw.error_text();
       return row;
     }
-    const auto search = search_training(hw.value(), collectives, calibration, *request.model, request.base, gpus);
+    const auto search =
+        search_training(hw.value(), collectives, calibration, *request.model, request.base, gpus);
     if (!search.best) continue;
     last = search.best;
     last_gpus = gpus;
@@ -50,10 +52,11 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives, c
       return row;
     }
   }
-  row.note = last ? "not within the days on " + std::to_string(last_gpus) + " GPUs (" +
-                        std::to_string(static_cast<int>(request.tokens / last->tokens_per_second / kSecondsPerDay)) +
-                        " days there)"
-                  : "does not fit in memory on up to " + std::to_string(request.max_gpus) + " GPUs";
+  row.note =
+      last ? "not within the days on " + std::to_string(last_gpus) + " GPUs (" +
+                 std::to_string(static_cast<int>(request.tokens / last->tokens_per_second / kSecondsPerDay)) +
+                 " days there)"
+           : "does not fit in memory on up to " + std::to_string(request.max_gpus) + " GPUs";
   return row;
 }
 

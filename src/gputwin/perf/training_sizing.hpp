@@ -31,8 +31,8 @@ struct SizingRequest {
 
 struct SizingRow {
   std::string accelerator;
-  std::string system;           // the catalog system that carries it; empty when none does
-  std::string note;             // why there is no answer, when there is none
+  std::string system;                        // the catalog system that carries it; empty when none does
+  std::string note;                          // why there is no answer, when there is none
   std::optional<TrainingEstimate> estimate;  // the fastest fitting split on `gpus`
   int gpus = 0;
   double days = 0;

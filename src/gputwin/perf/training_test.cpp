@@ -13,7 +13,8 @@ using testing::source_path;
 struct Setup {
   Catalog catalog = Catalog::load({source_path("data/catalog")}).value();
   CollectiveModel collectives = load_collective_model(source_path("data/perf/nccl-cost-model.yaml")).value();
-  TrainingCalibration calibration = load_training_calibration(source_path("data/perf/training-model.yaml")).value();
+  TrainingCalibration calibration =
+      load_training_calibration(source_path("data/perf/training-model.yaml")).value();
   PerfHardware hw(int nodes) const { return perf_hardware_of_system(catalog, "dgx-a100", nodes).value(); }
 };
 
@@ -38,12 +39,15 @@ TEST(TrainingFlops, GptShapesFollowTheKorthikantiAndMegatronFormulas) {
   TrainingConfig c = gpt_config();
   const double B = 64, s = 2048, l = 96, h = 12288, V = 51200;
   c.recompute = Recompute::full;
-  EXPECT_NEAR(training_flops_per_step(m, c, false) / (72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * h * l))),
-              1.0, 1e-12);
-  EXPECT_NEAR(training_flops_per_step(m, c, true) / (96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))),
-              1.0, 1e-12);
+  EXPECT_NEAR(
+      training_flops_per_step(m, c, false) / (72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * h * l))),
+      1.0, 1e-12);
+  EXPECT_NEAR(
+      training_flops_per_step(m, c, true) / (96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))),
+      1.0, 1e-12);
   c.recompute = Recompute::selective;  // + the attention scores and values once more: 4 B s^2 h l
-  EXPECT_DOUBLE_EQ(training_flops_per_step(m, c, true) - training_flops_per_step(m, c, false), 4 * B * s * s * h * l);
+  EXPECT_DOUBLE_EQ(training_flops_per_step(m, c, true) - training_flops_per_step(m, c, false),
+                   4 * B * s * s * h * l);
 }
 
 TEST(Training, TermsAddUpAndBubbleIsPMinusOneOverVM) {

@@ -8,7 +8,8 @@
 namespace gputwin {
 namespace {
 
-TransformerModel gpt_shape(const std::string& name, int layers, int hidden, int heads, int vocab, int sequence) {
+TransformerModel gpt_shape(const std::string& name, int layers, int hidden, int heads, int vocab,
+                           int sequence) {
   TransformerModel m;
   m.name = name;
   m.source = "Megatron GPT shape (4h MLP, learned positions, tied embeddings, biases)";
@@ -24,12 +25,13 @@ TransformerModel gpt_shape(const std::string& name, int layers, int hidden, int 
   return m;
 }
 
-// What both tables share: the 2021-2022 Megatron runs had no FlashAttention and no gradient-reduction overlap.
+// What both tables share: the 2021-2022 Megatron runs had no FlashAttention and no gradient-reduction
+// overlap.
 TrainingConfig paper_config(const YamlField& table) {
   TrainingConfig c;
   c.sequence = static_cast<int>(table.child("sequence").positive_integer());
   c.attention = table.child("attention").one_of({"unfused", "flash"}) == "flash" ? Attention::flash
-                                                                                  : Attention::unfused;
+                                                                                 : Attention::unfused;
   c.overlap_data_parallel = false;
   c.zero = 0;
   return c;
@@ -53,7 +55,8 @@ void read_table_1(const YamlField& table, std::vector<PublishedRun>& runs) {
     run.config.recompute = recompute.value_or(Recompute::full);
     run.config.sequence_parallel = table.child("sequence_parallel").boolean();
     run.config.micro_batch = static_cast<int>(table.child("micro_batch").positive_integer());
-    run.model = gpt_shape(run.label, integer(row, 3), integer(row, 2), integer(row, 1), vocab, run.config.sequence);
+    run.model =
+        gpt_shape(run.label, integer(row, 3), integer(row, 2), integer(row, 1), vocab, run.config.sequence);
     run.config.tp = integer(row, 4);
     run.config.pp = integer(row, 5);
     run.gpus = integer(row, 6);
@@ -61,7 +64,8 @@ void read_table_1(const YamlField& table, std::vector<PublishedRun>& runs) {
     run.config.dp = run.gpus / (run.config.tp * run.config.pp);
     run.published_tflops_per_gpu = row.at(8).positive_number();
     // Table 1's own convention: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) FLOPs per iteration.
-    const double B = run.config.global_batch, s = run.config.sequence, l = run.model.layers, h = run.model.hidden;
+    const double B = run.config.global_batch, s = run.config.sequence, l = run.model.layers,
+                 h = run.model.hidden;
     const double flops = 96 * B * s * l * h * h * (1 + s / (6 * h) + vocab / (16 * l * h));
     run.published_step_s = flops / (run.gpus * run.published_tflops_per_gpu * 1e12);
     runs.push_back(std::move(run));
@@ -74,15 +78,16 @@ void read_table_5(const YamlField& table, std::vector<PublishedRun>& runs) {
   const YamlField modes = table.child("modes");
   for (const YamlField& row_field : table.child("rows").items()) {
     const auto row = row_field.items();
-    for (const auto& [mode, column] : {std::pair<std::string, std::size_t>{"full_recompute", 10},
-                                       {"seq_par_selective", 11}}) {
+    for (const auto& [mode, column] :
+         {std::pair<std::string, std::size_t>{"full_recompute", 10}, {"seq_par_selective", 11}}) {
       const YamlField settings = modes.child(mode);
       PublishedRun run;
       run.table = "korthikanti_table_5";
       run.label = row.at(0).text() + " " + mode;
       run.system = system;
       run.config = paper_config(table);
-      run.config.recompute = recompute_from_name(settings.child("recompute").text()).value_or(Recompute::full);
+      run.config.recompute =
+          recompute_from_name(settings.child("recompute").text()).value_or(Recompute::full);
       run.config.sequence_parallel = settings.child("sequence_parallel").boolean();
       run.model = gpt_shape(row.at(0).text(), integer(row, 3), integer(row, 2), integer(row, 1), vocab,
                             run.config.sequence);
@@ -148,7 +153,8 @@ ValidationSummary summarize(const std::vector<RunPrediction>& rows, const std::s
   return summary;
 }
 
-Result<TrainingCalibration> fit_training_calibration(const Catalog& catalog, const CollectiveModel& collectives,
+Result<TrainingCalibration> fit_training_calibration(const Catalog& catalog,
+                                                     const CollectiveModel& collectives,
                                                      const TrainingCalibration& calibration_rule,
                                                      const std::vector<PublishedRun>& runs,
                                                      const std::string& table) {
@@ -171,11 +177,12 @@ Result<TrainingCalibration> fit_training_calibration(const Catalog& catalog, con
   }
   TrainingCalibration best{0, 0, traffic, "fit_training_calibration on " + table};
   double best_error = std::numeric_limits<double>::infinity();
-  for (int e = 100; e <= 200; ++e) {     // gemm_efficiency_max 0.500 .. 1.000, step 0.005
-    for (int w = 0; w <= 1000; ++w) {    // gemm_half_width 0 .. 20000, step 20
+  for (int e = 100; e <= 200; ++e) {   // gemm_efficiency_max 0.500 .. 1.000, step 0.005
+    for (int w = 0; w <= 1000; ++w) {  // gemm_half_width 0 .. 20000, step 20
       const double efficiency_max = e * 0.005, half_width = w * 20.0;
       double error = 0;
-      for (const auto& line : lines) error += std::abs(line.at(efficiency_max, half_width) / line.published - 1);
+      for (const auto& line : lines)
+        error += std::abs(line.at(efficiency_max, half_width) / line.published - 1);
       if (error < best_error - 1e-12) {
         best_error = error;
         best.gemm_efficiency_max = efficiency_max;

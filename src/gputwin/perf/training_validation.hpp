@@ -1,11 +1,12 @@
-// The published training runs gputwin's step-time model is checked against (Megatron-LM Table 1, Korthikanti et
-// al. Table 5, from data/reference/training.yaml), the predictions for them, and the fit of the model's two
-// constants on the calibration rows.
+// The published training runs gputwin's step-time model is checked against (Megatron-LM Table 1, Korthikanti
+// et al. Table 5, from data/reference/training.yaml), the predictions for them, and the fit of the model's
+// two constants on the calibration rows.
 //
-//   Result<std::vector<PublishedRun>> runs = load_published_runs(bundled_data_dir() + "/reference/training.yaml");
-//   std::vector<RunPrediction> rows = predict_runs(catalog, collectives, calibration, runs.value());
-//   ValidationSummary table5 = summarize(rows, "korthikanti_table_5");   // mean and max |error|
-//   TrainingCalibration fit = fit_training_calibration(catalog, collectives, calibration, runs.value(),
+//   Result<std::vector<PublishedRun>> runs = load_published_runs(bundled_data_dir() +
+//   "/reference/training.yaml"); std::vector<RunPrediction> rows = predict_runs(catalog, collectives,
+//   calibration, runs.value()); ValidationSummary table5 = summarize(rows, "korthikanti_table_5");   // mean
+//   and max |error| TrainingCalibration fit = fit_training_calibration(catalog, collectives, calibration,
+//   runs.value(),
 //                                                              "korthikanti_table_5");
 #pragma once
 
@@ -18,9 +19,9 @@
 namespace gputwin {
 
 struct PublishedRun {
-  std::string table;  // "megatron_table_1" | "korthikanti_table_5"
-  std::string label;  // "1T", "175B full_recompute", ...
-  std::string system; // catalog system the run used
+  std::string table;   // "megatron_table_1" | "korthikanti_table_5"
+  std::string label;   // "1T", "175B full_recompute", ...
+  std::string system;  // catalog system the run used
   int gpus = 0;
   TransformerModel model;
   TrainingConfig config;
@@ -51,10 +52,8 @@ struct ValidationSummary {
 
 // The grid search documented in data/perf/training-model.yaml, over the runs of `table`; the elementwise
 // traffic rule is taken from `calibration_rule`, the efficiency curve is fitted.
-[[nodiscard]] Result<TrainingCalibration> fit_training_calibration(const Catalog& catalog,
-                                                                   const CollectiveModel& collectives,
-                                                                   const TrainingCalibration& calibration_rule,
-                                                                   const std::vector<PublishedRun>& runs,
-                                                                   const std::string& table);
+[[nodiscard]] Result<TrainingCalibration> fit_training_calibration(
+    const Catalog& catalog, const CollectiveModel& collectives, const TrainingCalibration& calibration_rule,
+    const std::vector<PublishedRun>& runs, const std::string& table);
 
 }  // namespace gputwin

@@ -15,7 +15,8 @@ using testing::source_path;
 struct Fixture {
   Catalog catalog = Catalog::load({source_path("data/catalog")}).value();
   CollectiveModel collectives = load_collective_model(source_path("data/perf/nccl-cost-model.yaml")).value();
-  TrainingCalibration calibration = load_training_calibration(source_path("data/perf/training-model.yaml")).value();
+  TrainingCalibration calibration =
+      load_training_calibration(source_path("data/perf/training-model.yaml")).value();
   std::vector<PublishedRun> runs = load_published_runs(source_path("data/reference/training.yaml")).value();
 };
 

@@ -13,12 +13,15 @@ std::string split_text(const TrainingConfig& c) {
                      c.sequence_parallel && c.tp > 1 ? ", sequence parallel" : "");
 }
 
-std::string gb(ByteSize size) { return fmt::format("{:.1f} GB", in_gigabytes(size)); }
+std::string gb(ByteSize size) {
+  return fmt::format("{:.1f} GB", in_gigabytes(size));
+}
 
 std::string memory_text(const MemoryFootprint& m) {
   std::string text = "Memory per GPU (most loaded pipeline stage)\n";
-  TextTable table({"weights", "gradients", "optimizer", "activations", "total", "capacity", "verdict"},
-                  {Align::right, Align::right, Align::right, Align::right, Align::right, Align::right, Align::left});
+  TextTable table(
+      {"weights", "gradients", "optimizer", "activations", "total", "capacity", "verdict"},
+      {Align::right, Align::right, Align::right, Align::right, Align::right, Align::right, Align::left});
   const double margin = in_gigabytes(m.margin());
   table.add_row({gb(m.weights), gb(m.gradients), gb(m.optimizer_states), gb(m.activations), gb(m.total()),
                  gb(m.capacity),
@@ -52,28 +55,31 @@ std::string explain_text(const TrainingRunInfo& run, const TrainingEstimate& e) 
       "model FLOPs per step {:.4g}, with recomputation {:.4g}\n",
       e.peak_flops_per_gpu / 1e12, e.config.precision, run.calibration->gemm_efficiency(h), run.model->hidden,
       run.calibration->gemm_efficiency_max, run.calibration->gemm_half_width,
-      in_gigabytes_per_second(run.hardware->accelerator.memory_bandwidth) / 1e3, e.model_flops_per_step, e.hardware_flops_per_step);
+      in_gigabytes_per_second(run.hardware->accelerator.memory_bandwidth) / 1e3, e.model_flops_per_step,
+      e.hardware_flops_per_step);
 }
 
 }  // namespace
 
 std::string_view flop_convention() {
-  return "model FLOPs = 3 x forward (2 per multiply-add, attention over the full s x s square, output layer), no "
+  return "model FLOPs = 3 x forward (2 per multiply-add, attention over the full s x s square, output "
+         "layer), no "
          "recomputation; = 72 B s l h^2 (1 + s/(6h) + V/(12 h l)) for GPT shapes; HFU adds recomputation";
 }
 
 std::string training_text(const TrainingRunInfo& run, const TrainingEstimate& e, bool explain) {
   const auto& c = e.config;
-  std::string text = fmt::format("{} on {} x {} ({} nodes of {})\n", run.model->name, c.gpus(),
-                                 run.hardware->accelerator.info.id, (c.gpus() + run.hardware->gpus_per_node - 1) /
-                                 run.hardware->gpus_per_node, run.hardware->system_id);
+  std::string text = fmt::format(
+      "{} on {} x {} ({} nodes of {})\n", run.model->name, c.gpus(), run.hardware->accelerator.info.id,
+      (c.gpus() + run.hardware->gpus_per_node - 1) / run.hardware->gpus_per_node, run.hardware->system_id);
   text += fmt::format("  {}; global batch {} x {} tokens, {}\n", split_text(c), c.global_batch, c.sequence,
                       c.precision);
   if (run.search) {
     text += fmt::format("  found by --search: fastest of {} fitting splits ({} valid)\n", run.search->fitting,
                         run.search->candidates);
   }
-  text += fmt::format("\nStep time {:.3f} s ({} micro-batches per pipeline)\n", e.step_time_s, c.micro_batches());
+  text +=
+      fmt::format("\nStep time {:.3f} s ({} micro-batches per pipeline)\n", e.step_time_s, c.micro_batches());
   text += terms_text(e, explain);
   text += fmt::format("\nThroughput {:.0f} tokens/s ({:.1f} tokens/s per GPU)\n", e.tokens_per_second,
                       e.tokens_per_second / c.gpus());
@@ -96,10 +102,20 @@ nlohmann::json training_json(const TrainingRunInfo& run, const TrainingEstimate&
       {"system", run.hardware->system_id},
       {"accelerator", run.hardware->accelerator.info.id},
       {"config",
-       {{"gpus", c.gpus()}, {"tp", c.tp}, {"pp", c.pp}, {"vp", c.virtual_stages}, {"cp", c.cp}, {"dp", c.dp},
-        {"micro_batch", c.micro_batch}, {"global_batch", c.global_batch}, {"sequence", c.sequence},
-        {"recompute", recompute_name(c.recompute)}, {"zero", c.zero}, {"sequence_parallel", c.sequence_parallel},
-        {"precision", c.precision}, {"found_by_search", run.search.has_value()}}},
+       {{"gpus", c.gpus()},
+        {"tp", c.tp},
+        {"pp", c.pp},
+        {"vp", c.virtual_stages},
+        {"cp", c.cp},
+        {"dp", c.dp},
+        {"micro_batch", c.micro_batch},
+        {"global_batch", c.global_batch},
+        {"sequence", c.sequence},
+        {"recompute", recompute_name(c.recompute)},
+        {"zero", c.zero},
+        {"sequence_parallel", c.sequence_parallel},
+        {"precision", c.precision},
+        {"found_by_search", run.search.has_value()}}},
       {"step_time_s", e.step_time_s},
       {"terms", terms},
       {"tokens_per_second", e.tokens_per_second},
@@ -108,39 +124,47 @@ nlohmann::json training_json(const TrainingRunInfo& run, const TrainingEstimate&
       {"flop_convention", flop_convention()},
       {"model_flops_per_step", e.model_flops_per_step},
       {"memory_gb",
-       {{"weights", in_gigabytes(m.weights)}, {"gradients", in_gigabytes(m.gradients)},
-        {"optimizer", in_gigabytes(m.optimizer_states)}, {"activations", in_gigabytes(m.activations)},
-        {"total", in_gigabytes(m.total())}, {"capacity", in_gigabytes(m.capacity)},
-        {"margin", in_gigabytes(m.margin())}, {"fits", m.fits()}}},
+       {{"weights", in_gigabytes(m.weights)},
+        {"gradients", in_gigabytes(m.gradients)},
+        {"optimizer", in_gigabytes(m.optimizer_states)},
+        {"activations", in_gigabytes(m.activations)},
+        {"total", in_gigabytes(m.total())},
+        {"capacity", in_gigabytes(m.capacity)},
+        {"margin", in_gigabytes(m.margin())},
+        {"fits", m.fits()}}},
   };
 }
 
-std::string sizing_text(const TransformerModel& model, double tokens, double days, const std::vector<SizingRow>& rows) {
+std::string sizing_text(const TransformerModel& model, double tokens, double days,
+                        const std::vector<SizingRow>& rows) {
   std::string text = fmt::format("{} ({:.1f}B parameters) on {:.4g} tokens within {:g} days\n", model.name,
                                  model.parameters() / 1e9, tokens, days);
   TextTable table({"accelerator", "system", "GPUs", "split", "days", "MFU", "memory/GPU", "cost"},
-                  {Align::left, Align::left, Align::right, Align::left, Align::right, Align::right, Align::right,
-                   Align::right});
+                  {Align::left, Align::left, Align::right, Align::left, Align::right, Align::right,
+                   Align::right, Align::right});
   for (const auto& row : rows) {
     if (!row.estimate) {
-      table.add_row({row.accelerator, row.system.empty() ? "-" : row.system, "-", row.note, "-", "-", "-", "-"});
+      table.add_row(
+          {row.accelerator, row.system.empty() ? "-" : row.system, "-", row.note, "-", "-", "-", "-"});
       continue;
     }
     const auto& e = *row.estimate;
     const auto& c = e.config;
-    table.add_row({row.accelerator, row.system, std::to_string(row.gpus),
-                   fmt::format("tp {} pp {} cp {} dp {} mb {} {}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
-                               recompute_name(c.recompute)),
-                   fmt::format("{:.1f}", row.days), fmt::format("{:.1f} %", 100 * e.mfu),
-                   fmt::format("{:.0f}/{:.0f} GB", in_gigabytes(e.memory.total()), in_gigabytes(e.memory.capacity)),
-                   row.cost_usd ? fmt::format("{:.3g} USD", *row.cost_usd) : "no price"});
+    table.add_row(
+        {row.accelerator, row.system, std::to_string(row.gpus),
+         fmt::format("tp {} pp {} cp {} dp {} mb {} {}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
+                     recompute_name(c.recompute)),
+         fmt::format("{:.1f}", row.days), fmt::format("{:.1f} %", 100 * e.mfu),
+         fmt::format("{:.0f}/{:.0f} GB", in_gigabytes(e.memory.total()), in_gigabytes(e.memory.capacity)),
+         row.cost_usd ? fmt::format("{:.3g} USD", *row.cost_usd) : "no price"});
   }
   text += table.render();
   text += fmt::format("MFU convention: {}\n", flop_convention());
   return text;
 }
 
-nlohmann::json sizing_json(const TransformerModel& model, double tokens, double days, const std::vector<SizingRow>& rows) {
+nlohmann::json sizing_json(const TransformerModel& model, double tokens, double days,
+                           const std::vector<SizingRow>& rows) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& row : rows) {
     nlohmann::json item{{"accelerator", row.accelerator}, {"system", row.system}};
@@ -151,8 +175,14 @@ nlohmann::json sizing_json(const TransformerModel& model, double tokens, double 
       item["gpus"] = row.gpus;
       item["days"] = row.days;
       item["mfu"] = row.estimate->mfu;
-      item["split"] = {{"tp", c.tp}, {"pp", c.pp}, {"vp", c.virtual_stages}, {"cp", c.cp}, {"dp", c.dp},
-                       {"micro_batch", c.micro_batch}, {"recompute", recompute_name(c.recompute)}, {"zero", c.zero}};
+      item["split"] = {{"tp", c.tp},
+                       {"pp", c.pp},
+                       {"vp", c.virtual_stages},
+                       {"cp", c.cp},
+                       {"dp", c.dp},
+                       {"micro_batch", c.micro_batch},
+                       {"recompute", recompute_name(c.recompute)},
+                       {"zero", c.zero}};
       item["memory_gb"] = {{"total", in_gigabytes(row.estimate->memory.total())},
                            {"capacity", in_gigabytes(row.estimate->memory.capacity)},
                            {"fits", row.estimate->memory.fits()}};
@@ -160,8 +190,13 @@ nlohmann::json sizing_json(const TransformerModel& model, double tokens, double 
     }
     list.push_back(item);
   }
-  return {{"schema", "gputwin.perf-size/1"}, {"model", model.name}, {"parameters", model.parameters()},
-          {"tokens", tokens}, {"days", days}, {"flop_convention", flop_convention()}, {"accelerators", list}};
+  return {{"schema", "gputwin.perf-size/1"},
+          {"model", model.name},
+          {"parameters", model.parameters()},
+          {"tokens", tokens},
+          {"days", days},
+          {"flop_convention", flop_convention()},
+          {"accelerators", list}};
 }
 
 }  // namespace gputwin

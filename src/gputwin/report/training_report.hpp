@@ -24,7 +24,8 @@ struct TrainingRunInfo {
   std::optional<TrainingSearch> search;  // set when the configuration was found by --search
 };
 
-[[nodiscard]] std::string training_text(const TrainingRunInfo& run, const TrainingEstimate& estimate, bool explain);
+[[nodiscard]] std::string training_text(const TrainingRunInfo& run, const TrainingEstimate& estimate,
+                                        bool explain);
 [[nodiscard]] nlohmann::json training_json(const TrainingRunInfo& run, const TrainingEstimate& estimate);
 
 // The FLOP convention every MFU is stated with.

@@ -1,0 +1,67 @@
+#include "gputwin/perf/training_sizing.hpp"
+
+#include <gtest/gtest.h>
+
+#include "gputwin/perf/perf_test_support.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::model_presets;
+using testing::source_path;
+
+struct Setup {
+  Catalog catalog = Catalog::load({source_path("data/catalog")}).value();
+  CollectiveModel collectives = load_collective_model(source_path("data/perf/nccl-cost-model.yaml")).value();
+  TrainingCalibration calibration =
+      load_training_calibration(source_path("data/perf/training-model.yaml")).value();
+};
+
+const Setup& setup() {
+  static const Setup s;
+  return s;
+}
+
+SizingRequest request(double days) {
+  SizingRequest r;
+  r.model = find_model(model_presets(), "llama3-8b");
+  r.tokens = 1e12;
+  r.days = days;
+  r.base.sequence = 8192;
+  r.base.global_batch = 1024;
+  r.accelerators = {"h100-sxm", "mi300x", "no-such-gpu"};
+  r.gpu_hour_prices["h100-sxm"] = usd(2);
+  return r;
+}
+
+TEST(TrainingSizing, SmallestDoublingThatFinishesInTimeAndItsCost) {
+  const auto rows = size_training(setup().catalog, setup().collectives, setup().calibration, request(20));
+  ASSERT_EQ(rows.size(), 3u);
+  const SizingRow& h100 = rows[0];
+  ASSERT_TRUE(h100.estimate.has_value()) << h100.note;
+  EXPECT_EQ(h100.system, "dgx-h100");
+  EXPECT_LE(h100.days, 20);
+  EXPECT_TRUE(h100.estimate->memory.fits());
+  ASSERT_TRUE(h100.cost_usd.has_value());
+  EXPECT_NEAR(*h100.cost_usd, 2.0 * h100.gpus * h100.days * 24, 1e-6);
+  // Half the GPUs would not have finished in time (else sizing would have stopped there).
+  if (h100.gpus > 8) {
+    SizingRequest shorter = request(20);
+    shorter.max_gpus = h100.gpus / 2;
+    shorter.accelerators = {"h100-sxm"};
+    const auto smaller = size_training(setup().catalog, setup().collectives, setup().calibration, shorter);
+    EXPECT_FALSE(smaller[0].estimate.has_value());
+  }
+  EXPECT_EQ(rows[1].note, "no catalog system carries it");
+  EXPECT_EQ(rows[2].note, "not in the catalog");
+}
+
+TEST(TrainingSizing, MoreDaysNeverNeedMoreGpus) {
+  const auto tight = size_training(setup().catalog, setup().collectives, setup().calibration, request(10));
+  const auto loose = size_training(setup().catalog, setup().collectives, setup().calibration, request(40));
+  ASSERT_TRUE(tight[0].estimate && loose[0].estimate);
+  EXPECT_LE(loose[0].gpus, tight[0].gpus);
+}
+
+}  // namespace
+}  // namespace gputwin
