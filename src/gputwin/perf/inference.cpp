@@ -117,9 +117,9 @@ class ServingModel {
   const Roofline& roofline_;
 };
 
-InputError setup_error(const std::string& field, const std::string& message) {
+// The message names the flag's meaning itself (TP, lengths); no field prefix.
+InputError setup_error(const std::string& message) {
   InputError error;
-  error.field = field;
   error.message = "perf infer: " + message;
   return error;
 }
@@ -129,17 +129,17 @@ InputError setup_error(const std::string& field, const std::string& message) {
 Result<InferenceEstimate> estimate_inference(const PerfHardware& hardware, const CollectiveModel& collectives,
                                              const InferenceConstants& constants, const InferenceSetup& setup,
                                              int sequences) {
-  if (setup.tp < 1) return setup_error("tp", "the tensor-parallel size must be at least 1");
+  if (setup.tp < 1) return setup_error("the tensor-parallel size must be at least 1");
   if (setup.model.heads % setup.tp != 0) {
-    return setup_error("tp", "TP " + std::to_string(setup.tp) + " does not divide the model's " +
+    return setup_error("TP " + std::to_string(setup.tp) + " does not divide the model's " +
                                  std::to_string(setup.model.heads) + " attention heads");
   }
   if (setup.tp > hardware.gpus()) {
-    return setup_error("tp", "TP " + std::to_string(setup.tp) + " is more than the cluster's " +
+    return setup_error("TP " + std::to_string(setup.tp) + " is more than the cluster's " +
                                  std::to_string(hardware.gpus()) + " GPUs");
   }
   if (setup.input_tokens < 1 || setup.output_tokens < 1) {
-    return setup_error("tokens", "input and output lengths must be at least 1 token");
+    return setup_error("input and output lengths must be at least 1 token");
   }
   const auto roofline = roofline_of(hardware.accelerator, setup.precision);
   if (!roofline.ok()) return roofline.errors();

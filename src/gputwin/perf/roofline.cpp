@@ -22,7 +22,6 @@ Result<Roofline> roofline_of(const Accelerator& accelerator, const std::string& 
   const auto rate = accelerator.dense_compute.find(precision);
   if (rate == accelerator.dense_compute.end() || !rate->second) {
     InputError error;
-    error.field = "precision";
     error.message = "perf: " + accelerator.info.id + " has no published dense " + precision + " rate" +
                     (rate == accelerator.dense_compute.end() ? "" : " (not supported)");
     return error;
