@@ -9,6 +9,7 @@
 #include "gputwin/sim/packing.hpp"
 #include "gputwin/trace/openb.hpp"
 #include "gputwin/sim/cluster_pool.hpp"
+#include "gputwin/sim/mig.hpp"
 #include "gputwin/sim/replay.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 #include "gputwin/trace/job_traces.hpp"
@@ -29,7 +30,89 @@ struct ReplayCommandOptions {
   std::string fair_share_by = "group";
   bool json = false;
   std::string csv;
+  int mig_nodes = 0;
+  std::string mig_profile_set;
+  std::string mig_layout;
 };
+
+// The MIG-mode part of the replay cluster: the profile set of its GPUs and, when pre-partitioned, the layout.
+struct MigSetup {
+  MigProfileSet set;
+  std::optional<MigLayout> layout;  // empty: slices are created on demand
+};
+
+// What the MIG options ask for: nothing (`setup` empty), a setup, or an error already printed (`ok` false).
+struct MigChoice {
+  bool ok = true;
+  std::optional<MigSetup> setup;
+};
+
+MigChoice mig_failure(const std::string& message) {
+  std::cerr << "simulate replay: " << message << "\n";
+  return {false, std::nullopt};
+}
+
+// The --mig-profile-set id, or when absent the one of the cluster spec's GPU; empty after printing an error.
+std::string mig_set_id(const ReplayCommandOptions& options, const Catalog& catalog) {
+  if (!options.mig_profile_set.empty()) return options.mig_profile_set;
+  if (options.cluster_spec.empty()) {
+    std::cerr << "simulate replay: --mig-nodes: give the GPUs' MIG profiles with --mig-profile-set (one of "
+                 "data/catalog/mig.yaml's sets, e.g. a100-80gb)\n";
+    return "";
+  }
+  const auto spec = load_cluster_spec(options.cluster_spec, catalog);
+  if (!spec.ok()) {
+    std::cerr << spec.error_text();
+    return "";
+  }
+  const System& system = catalog.get<System>(spec.value().node_system);
+  const Accelerator* gpu = catalog.find<Accelerator>(system.accelerator);
+  if (gpu == nullptr || gpu->mig_profile_set.empty()) {
+    std::cerr << "simulate replay: --mig-nodes: the cluster's GPU (" << system.accelerator
+              << ") has no MIG profiles in the catalog; give --mig-profile-set\n";
+    return "";
+  }
+  return gpu->mig_profile_set;
+}
+
+MigChoice resolve_mig(const ReplayCommandOptions& options) {
+  if (options.mig_nodes == 0) {
+    if (!options.mig_profile_set.empty() || !options.mig_layout.empty()) {
+      return mig_failure("--mig-profile-set and --mig-layout need --mig-nodes N (how many nodes run in MIG mode)");
+    }
+    return {};
+  }
+  if (options.cluster_spec.empty() && options.nodes == 0) {
+    return mig_failure("--mig-nodes needs the cluster as --cluster SPEC or --nodes N");
+  }
+  const auto catalog = load_catalog(options.catalog);
+  if (!catalog) return {false, std::nullopt};
+  const std::string id = mig_set_id(options, *catalog);
+  if (id.empty()) return {false, std::nullopt};
+  const MigProfileSet* set = catalog->find<MigProfileSet>(id);
+  if (set == nullptr) {
+    std::string known;
+    for (const auto& each : catalog->all<MigProfileSet>()) known += (known.empty() ? "" : ", ") + each.info.id;
+    return mig_failure("--mig-profile-set: unknown MIG profile set '" + id + "'; known: " + known);
+  }
+  MigSetup setup{*set, std::nullopt};
+  if (!options.mig_layout.empty()) {
+    try {
+      setup.layout = parse_mig_layout(options.mig_layout, setup.set);
+    } catch (const std::invalid_argument& error) {
+      return mig_failure(std::string("--mig-layout: ") + error.what());
+    }
+  }
+  return {true, std::move(setup)};
+}
+
+std::vector<std::string> profile_names(const std::optional<MigSetup>& mig) {
+  std::vector<std::string> names;
+  if (mig) {
+    for (const auto& profile : mig->set.profiles) names.push_back(profile.name);
+  }
+  return names;
+}
 
 // The trace format from the file: SWF by extension, CSVs by their header.
 std::string detect_format(const std::string& path) {
@@ -49,7 +132,7 @@ struct LoadedJobs {
   int swf_max_procs = 0;
 };
 
-std::optional<LoadedJobs> load_jobs(const ReplayCommandOptions& options) {
+std::optional<LoadedJobs> load_jobs(const ReplayCommandOptions& options, const std::optional<MigSetup>& mig) {
   const std::string format = options.format == "auto" ? detect_format(options.jobs) : options.format;
   LoadedJobs loaded;
   auto take = [&](auto result) -> bool {
@@ -69,7 +152,7 @@ std::optional<LoadedJobs> load_jobs(const ReplayCommandOptions& options) {
     if (result.ok()) loaded.skipped = result.value().skipped;
     if (!take(std::move(result))) return std::nullopt;
   } else if (format == "jobs") {
-    auto result = read_job_csv(options.jobs);
+    auto result = read_job_csv(options.jobs, profile_names(mig));
     if (result.ok()) loaded.skipped = result.value().skipped;
     if (!take(std::move(result))) return std::nullopt;
   } else if (format == "swf") {
@@ -88,7 +171,28 @@ std::optional<LoadedJobs> load_jobs(const ReplayCommandOptions& options) {
   return loaded;
 }
 
-std::optional<GpuPool> build_pool(const ReplayCommandOptions& options, const LoadedJobs& jobs) {
+struct ReplayCluster {
+  GpuPool whole;               // nodes in whole-GPU mode
+  std::optional<MigPool> mig;  // GPUs of the MIG-mode nodes
+};
+
+// Splits the last --mig-nodes nodes off `whole_pool_of(nodes left in whole-GPU mode)` into a MIG pool.
+template <class WholePool>
+std::optional<ReplayCluster> split_mig_nodes(const ReplayCommandOptions& options, int nodes, int gpus_per_node,
+                                             const std::optional<MigSetup>& mig, WholePool whole_pool_of) {
+  if (!mig) return ReplayCluster{whole_pool_of(0), std::nullopt};
+  if (options.mig_nodes > nodes) {
+    std::cerr << "simulate replay: --mig-nodes: " << options.mig_nodes << " MIG-mode nodes, but the cluster has "
+              << nodes << "\n";
+    return std::nullopt;
+  }
+  const int mig_gpus = options.mig_nodes * gpus_per_node;
+  MigPool mig_pool = mig->layout ? MigPool(mig->set, mig_gpus, *mig->layout) : MigPool(mig->set, mig_gpus);
+  return ReplayCluster{whole_pool_of(options.mig_nodes), std::move(mig_pool)};
+}
+
+std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, const LoadedJobs& jobs,
+                                           const std::optional<MigSetup>& mig) {
   if (!options.cluster_spec.empty()) {
     const auto catalog = load_catalog(options.catalog);
     if (!catalog) return std::nullopt;
@@ -103,19 +207,30 @@ std::optional<GpuPool> build_pool(const ReplayCommandOptions& options, const Loa
       return std::nullopt;
     }
     const int per_node = catalog->get<System>(spec.value().node_system).accelerators;
-    return pool_from_cluster(cluster.value(), per_node);
+    const int nodes = pool_from_cluster(cluster.value(), per_node).node_count();
+    return split_mig_nodes(options, nodes, per_node, mig, [&](int mig_nodes) {
+      return pool_from_cluster(cluster.value(), per_node, mig_nodes);
+    });
   }
-  if (options.nodes > 0) return GpuPool::uniform(options.nodes, options.gpus_per_node);
-  if (jobs.swf_max_procs > 0) return GpuPool::uniform(jobs.swf_max_procs, 1);  // one processor per SWF node
+  if (options.nodes > 0) {
+    return split_mig_nodes(options, options.nodes, options.gpus_per_node, mig, [&](int mig_nodes) {
+      return GpuPool::uniform(options.nodes - mig_nodes, options.gpus_per_node);
+    });
+  }
+  if (jobs.swf_max_procs > 0) {
+    return ReplayCluster{GpuPool::uniform(jobs.swf_max_procs, 1), std::nullopt};  // one processor per SWF node
+  }
   std::cerr << "simulate replay: give the cluster with --cluster SPEC or --nodes N [--gpus-per-node G]\n";
   return std::nullopt;
 }
 
 int run_replay(const ReplayCommandOptions& options) {
-  const auto jobs = load_jobs(options);
+  const MigChoice mig = resolve_mig(options);
+  if (!mig.ok) return kUsageError;
+  const auto jobs = load_jobs(options, mig.setup);
   if (!jobs) return kInputError;
-  auto pool = build_pool(options, *jobs);
-  if (!pool) return kInputError;
+  auto cluster = build_cluster(options, *jobs, mig.setup);
+  if (!cluster) return kInputError;
   std::unique_ptr<QueuePolicy> policy;
   try {
     policy = make_queue_policy(options.policy);
@@ -127,7 +242,8 @@ int run_replay(const ReplayCommandOptions& options) {
   replay_options.interval = options.interval;
   replay_options.scan_depth = options.scan_depth;
   replay_options.fair_share_by_user = options.fair_share_by == "user";
-  ReplayResult result = replay(jobs->jobs, std::move(*pool), *policy, replay_options);
+  ReplayResult result =
+      replay(jobs->jobs, std::move(cluster->whole), std::move(cluster->mig), *policy, replay_options);
   for (const auto& [reason, count] : jobs->skipped) result.rejected["skipped by the reader: " + reason] += count;
   if (!options.csv.empty()) {
     std::ofstream csv(options.csv);
@@ -160,6 +276,13 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
       ->check(CLI::IsMember({"group", "user"}));
   command->add_flag("--json", options->json, "print JSON (schema gputwin.replay/1)");
   command->add_option("--csv", options->csv, "write the metrics over time as CSV to this file");
+  command->add_option("--mig-nodes", options->mig_nodes,
+                      "this many nodes (the last ones) run their GPUs in MIG mode, for jobs with a mig_profile")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--mig-profile-set", options->mig_profile_set,
+                      "MIG profiles of those GPUs (data/catalog/mig.yaml, e.g. a100-80gb; default: the cluster's GPU)");
+  command->add_option("--mig-layout", options->mig_layout,
+                      "pre-partition every MIG GPU, e.g. \"3g.40gb+2g.20gb+1g.10gb+1g.10gb\" (default: slices on demand)");
   add_catalog_options(*command, options->catalog);
   command->callback([options, &exit_code] { exit_code = run_replay(*options); });
 }

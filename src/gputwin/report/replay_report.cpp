@@ -36,6 +36,27 @@ Json groups_json(const std::vector<GroupMetrics>& groups) {
 
 std::string hours(double seconds) { return format_number(seconds / 3600.0, 2) + " h"; }
 
+Json mig_json(const MigReplayMetrics& mig) {
+  return {{"profile_set", mig.profile_set},
+          {"layout", mig.layout.empty() ? Json("dynamic") : Json(mig.layout)},
+          {"gpus", mig.gpus},
+          {"compute_slices", mig.compute_slices},
+          {"jobs", mig.jobs},
+          {"completed", mig.completed},
+          {"wait_s", summary_json(mig.wait)},
+          {"slice_utilisation", rounded(mig.utilisation, 5)},
+          {"mean_stranded_slices", rounded(mig.mean_stranded_slices)}};
+}
+
+std::string mig_text(const MigReplayMetrics& mig) {
+  const std::string layout = mig.layout.empty() ? "slices made on demand" : "each split as " + mig.layout;
+  return fmt::format(
+      "  MIG: {} GPUs ({}, {}): {} jobs on slices, {} completed; compute-slice utilisation {}%; {} slices "
+      "stranded on average; mean queueing delay {}\n",
+      mig.gpus, mig.profile_set, layout, mig.jobs, mig.completed, format_number(100 * mig.utilisation, 2),
+      format_number(mig.mean_stranded_slices, 1), hours(mig.wait.mean));
+}
+
 }  // namespace
 
 Json replay_json(const ReplayResult& result) {
@@ -56,19 +77,25 @@ Json replay_json(const ReplayResult& result) {
   json["utilisation"] = rounded(result.utilisation, 5);
   json["makespan_s"] = rounded(result.makespan);
   json["mean_stranded_gpus"] = rounded(result.mean_stranded_gpus);
+  if (result.mig) json["mig"] = mig_json(*result.mig);
   json["jain_fairness_by_group"] = rounded(result.jain_fairness, 5);
   json["by_group"] = groups_json(result.by_group);
   json["by_user_count"] = result.by_user.size();
   Json intervals = Json::array();
   for (const auto& row : result.intervals) {
-    intervals.push_back({{"start_s", row.start},
-                         {"utilisation", rounded(row.utilisation, 5)},
-                         {"queue_length", rounded(row.queue_length)},
-                         {"running", rounded(row.running)},
-                         {"stranded_gpus", rounded(row.stranded_gpus)},
-                         {"submitted", row.submitted},
-                         {"started", row.started},
-                         {"finished", row.finished}});
+    Json interval = {{"start_s", row.start},
+                     {"utilisation", rounded(row.utilisation, 5)},
+                     {"queue_length", rounded(row.queue_length)},
+                     {"running", rounded(row.running)},
+                     {"stranded_gpus", rounded(row.stranded_gpus)}};
+    if (result.mig) {
+      interval["mig_utilisation"] = rounded(row.mig_utilisation, 5);
+      interval["mig_stranded_slices"] = rounded(row.mig_stranded_slices);
+    }
+    interval["submitted"] = row.submitted;
+    interval["started"] = row.started;
+    interval["finished"] = row.finished;
+    intervals.push_back(std::move(interval));
   }
   json["intervals"] = intervals;
   return json;
@@ -82,6 +109,7 @@ std::string replay_text(const ReplayResult& result, const std::string& trace_nam
   text += fmt::format("  GPU utilisation {}% over a makespan of {}; {} GPUs stranded on partly used nodes on average\n",
                       format_number(100 * result.utilisation, 2), hours(result.makespan),
                       format_number(result.mean_stranded_gpus, 1));
+  if (result.mig) text += mig_text(*result.mig);
   TextTable table({"metric", "mean", "median", "p95", "max"},
                   {Align::left, Align::right, Align::right, Align::right, Align::right});
   auto add = [&](const std::string& name, const Summary& s, bool in_hours) {
@@ -112,11 +140,16 @@ std::string replay_text(const ReplayResult& result, const std::string& trace_nam
 }
 
 std::string replay_intervals_csv(const ReplayResult& result) {
-  std::string csv = "start_s,utilisation,queue_length,running,stranded_gpus,submitted,started,finished\n";
+  std::string csv = "start_s,utilisation,queue_length,running,stranded_gpus,submitted,started,finished";
+  csv += result.mig ? ",mig_utilisation,mig_stranded_slices\n" : "\n";
   for (const auto& row : result.intervals) {
-    csv += fmt::format("{},{},{},{},{},{},{},{}\n", format_number(row.start, 3), format_number(row.utilisation, 5),
+    csv += fmt::format("{},{},{},{},{},{},{},{}", format_number(row.start, 3), format_number(row.utilisation, 5),
                        format_number(row.queue_length, 3), format_number(row.running, 3),
                        format_number(row.stranded_gpus, 3), row.submitted, row.started, row.finished);
+    if (result.mig) {
+      csv += fmt::format(",{},{}", format_number(row.mig_utilisation, 5), format_number(row.mig_stranded_slices, 3));
+    }
+    csv += "\n";
   }
   return csv;
 }

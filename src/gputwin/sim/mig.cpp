@@ -177,12 +177,12 @@ void check_layout_totals(const std::vector<LayoutEntry>& entries, const MigProfi
   }
   if (compute > set.compute_slices) {
     throw std::invalid_argument("'" + std::string(text) + "': needs " + std::to_string(compute) +
-                                " compute slices; a " + set.info.id + " GPU has " +
+                                " compute slices; one " + set.info.id + " GPU has " +
                                 std::to_string(set.compute_slices));
   }
   if (slots > set.memory_slots) {
     throw std::invalid_argument("'" + std::string(text) + "': needs " + std::to_string(slots) +
-                                " memory slots; a " + set.info.id + " GPU has " +
+                                " memory slots; one " + set.info.id + " GPU has " +
                                 std::to_string(set.memory_slots));
   }
 }

@@ -5,22 +5,21 @@
 
 namespace gputwin {
 
-MigPool::MigPool(const MigProfileSet& set, int gpus, bool fixed, const MigGpu& initial)
-    : set_(std::make_shared<const MigProfileSet>(set)), fixed_(fixed) {
+MigPool::MigPool(const MigProfileSet& set, int gpus, const MigLayout* layout)
+    : set_(std::make_shared<const MigProfileSet>(set)),
+      fixed_(layout != nullptr),
+      layout_name_(layout != nullptr ? layout->name : "") {
   if (gpus < 0) throw std::invalid_argument("MigPool: negative GPU count");
-  // `initial` points at the caller's set; the pool's states point at its own copy.
-  MigGpu own = fixed ? MigGpu(*set_, MigLayout{"", initial.instances()}) : MigGpu(*set_);
-  const int state = intern(own);
+  const int state = intern(layout != nullptr ? MigGpu(*set_, *layout) : MigGpu(*set_));
   state_of_gpu_.assign(static_cast<std::size_t>(gpus), state);
   for (int gpu = 0; gpu < gpus; ++gpu) states_[state].gpus.insert(gpu);
   if (gpus > 0) occupied_states_.insert(state);
   usable_ = states_[state].usable * gpus;
 }
 
-MigPool::MigPool(const MigProfileSet& set, int gpus) : MigPool(set, gpus, false, MigGpu(set)) {}
+MigPool::MigPool(const MigProfileSet& set, int gpus) : MigPool(set, gpus, nullptr) {}
 
-MigPool::MigPool(const MigProfileSet& set, int gpus, const MigLayout& layout)
-    : MigPool(set, gpus, true, MigGpu(set, layout)) {}
+MigPool::MigPool(const MigProfileSet& set, int gpus, const MigLayout& layout) : MigPool(set, gpus, &layout) {}
 
 int MigPool::intern(const MigGpu& gpu) {
   const auto [found, added] = state_by_key_.try_emplace(gpu.key(), static_cast<int>(states_.size()));

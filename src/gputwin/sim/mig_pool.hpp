@@ -45,6 +45,7 @@ class MigPool {
 
   [[nodiscard]] const MigProfileSet& profile_set() const { return *set_; }
   [[nodiscard]] bool fixed_layout() const { return fixed_; }
+  [[nodiscard]] const std::string& layout_name() const { return layout_name_; }  // empty in dynamic mode
   [[nodiscard]] int gpus() const { return static_cast<int>(state_of_gpu_.size()); }
   [[nodiscard]] int total_compute_slices() const { return gpus() * set_->compute_slices; }
   [[nodiscard]] int busy_compute_slices() const { return busy_; }
@@ -62,7 +63,7 @@ class MigPool {
     std::vector<int> after_placing;  // per profile: the state a placement leads to, -1 not computed yet
   };
 
-  MigPool(const MigProfileSet& set, int gpus, bool fixed, const MigGpu& initial);
+  MigPool(const MigProfileSet& set, int gpus, const MigLayout* layout);
   int intern(const MigGpu& gpu);
   int start_for(int state, int profile);
   int after_placing(int state, int profile);
@@ -70,6 +71,7 @@ class MigPool {
 
   std::shared_ptr<const MigProfileSet> set_;  // shared so MigGpu's pointer survives moves of the pool
   bool fixed_ = false;
+  std::string layout_name_;
   std::vector<State> states_;
   std::map<std::string, int> state_by_key_;
   std::set<int> occupied_states_;  // states holding at least one GPU, in creation order

@@ -152,7 +152,7 @@ TEST(MigLayout, ValidLayoutsGetTheirStarts) {
 }
 
 TEST(MigLayout, InvalidLayoutsSayWhy) {
-  EXPECT_NE(layout_error("3g.20gb+3g.20gb+1g.5gb").find("needs 9 memory slots; a a100-40gb GPU has 8"),
+  EXPECT_NE(layout_error("3g.20gb+3g.20gb+1g.5gb").find("needs 9 memory slots; one a100-40gb GPU has 8"),
             std::string::npos);
   EXPECT_NE(layout_error("4g.20gb+4g.20gb").find("at most 1 4g.20gb"), std::string::npos);
   EXPECT_NE(layout_error("7g.40gb+1g.5gb").find("needs 8 compute slices"), std::string::npos);

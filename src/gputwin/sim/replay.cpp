@@ -8,6 +8,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "gputwin/sim/mig_partition.hpp"
+
 namespace gputwin {
 namespace {
 
@@ -21,8 +23,13 @@ struct Completion {
 
 class ReplayEngine final : public SchedulerView {
  public:
-  ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, const QueuePolicy& policy, const ReplayOptions& options)
+  ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, std::optional<MigPool> mig,
+               const QueuePolicy& policy, const ReplayOptions& options)
       : jobs_(jobs), pool_(std::move(pool)), policy_(policy), options_(options) {
+    if (mig) {
+      mig_.emplace(jobs, std::move(*mig),
+                   MigQueueOptions{options.scan_depth, options.fair_share_by_user, options.shares});
+    }
     result_.policy = std::string(policy.name());
     result_.outcomes.resize(jobs.size());
     allocations_.resize(jobs.size());
@@ -48,6 +55,7 @@ class ReplayEngine final : public SchedulerView {
         submit(order[next++]);
       }
       schedule_pass();
+      if (mig_) start_slices(mig_->schedule(policy_, now_));
     }
     summarize();
     return std::move(result_);
@@ -139,6 +147,7 @@ class ReplayEngine final : public SchedulerView {
       row.queue_length += static_cast<double>(waiting_.size()) * span;
       row.running += static_cast<double>(releases_.size()) * span;
       row.stranded_gpus += stranded * span;
+      if (mig_) integrate_mig(row, span);
       if (end <= t) break;
       t = end;
     }
@@ -147,6 +156,10 @@ class ReplayEngine final : public SchedulerView {
 
   void submit(int index) {
     const JobSpec& job = jobs_[index];
+    if (!job.mig_profile.empty()) {
+      submit_slice(index);
+      return;
+    }
     if (job.gpus <= 0) {
       ++result_.rejected["requests no GPUs"];
       return;
@@ -160,8 +173,96 @@ class ReplayEngine final : public SchedulerView {
     waiting_.push_back(index);
   }
 
+  // ---- Jobs on MIG slices: queued, placed and released by the MIG partition; the engine keeps the clock.
+
+  void submit_slice(int index) {
+    const std::optional<std::string> rejection =
+        mig_ ? mig_->rejection(jobs_[index])
+             : std::optional<std::string>("asks for a MIG slice; no GPU is in MIG mode");
+    if (rejection) {
+      ++result_.rejected[*rejection];
+      return;
+    }
+    ++result_.jobs;
+    interval_at(now_).submitted += 1;
+    mig_->submit(index);
+  }
+
+  void start_slices(const std::vector<int>& started) {
+    for (const int index : started) {
+      JobOutcome& outcome = result_.outcomes[index];
+      outcome.start = now_;
+      outcome.end = now_ + jobs_[index].duration;
+      completions_.push({outcome.end, index});
+      interval_at(now_).started += 1;
+    }
+  }
+
+  void finish_slice(int index) {
+    mig_->finish(index);
+    ++result_.completed;
+    interval_at(now_).finished += 1;
+  }
+
+  void integrate_mig(IntervalMetrics& row, double span) const {
+    row.queue_length += mig_->waiting_count() * span;
+    row.running += mig_->running_count() * span;
+    row.mig_utilisation += mig_->pool().busy_compute_slices() * span;
+    row.mig_stranded_slices += mig_->pool().stranded_compute_slices() * span;
+  }
+
+  // Fills result_.mig and scales the intervals' MIG integrals; after the intervals are final.
+  void summarize_mig() {
+    const MigPool& pool = mig_->pool();
+    MigReplayMetrics metrics;
+    metrics.profile_set = pool.profile_set().info.id;
+    metrics.layout = pool.layout_name();
+    metrics.gpus = pool.gpus();
+    metrics.compute_slices = pool.total_compute_slices();
+    std::vector<double> waits;
+    double first_submit = INFINITY;
+    double busy_slice_seconds = 0;
+    for (std::size_t j = 0; j < jobs_.size(); ++j) {
+      const JobOutcome& outcome = result_.outcomes[j];
+      if (outcome.start >= 0) first_submit = std::min(first_submit, jobs_[j].submit_time);
+      if (outcome.start < 0 || jobs_[j].mig_profile.empty()) continue;
+      waits.push_back(outcome.start - jobs_[j].submit_time);
+      const double slice_seconds = jobs_[j].duration * mig_->compute_slices_of(jobs_[j]);
+      busy_slice_seconds += slice_seconds;
+      // In the group and user tables a slice counts as its share of one GPU's compute slices.
+      const double gpu_hours = slice_seconds / pool.profile_set().compute_slices / 3600.0;
+      add_gpu_hours(result_.by_group, jobs_[j].group, gpu_hours);
+      add_gpu_hours(result_.by_user, jobs_[j].user, gpu_hours);
+    }
+    metrics.jobs = static_cast<int>(waits.size()) + mig_->waiting_count();
+    metrics.completed = static_cast<int>(waits.size()) - mig_->running_count();
+    metrics.wait = summary_of(waits);
+    const double span = result_.makespan - first_submit;
+    const double slices = std::max(1, metrics.compute_slices);
+    if (!waits.empty() && span > 0) metrics.utilisation = busy_slice_seconds / (span * slices);
+    double stranded_integral = 0;
+    for (auto& row : result_.intervals) {
+      stranded_integral += row.mig_stranded_slices;
+      row.mig_utilisation /= options_.interval * slices;
+      row.mig_stranded_slices /= options_.interval;
+    }
+    if (result_.makespan > 0) metrics.mean_stranded_slices = stranded_integral / result_.makespan;
+    result_.mig = metrics;
+  }
+
+  static void add_gpu_hours(std::vector<GroupMetrics>& table, const std::string& name, double gpu_hours) {
+    const auto row = std::lower_bound(
+        table.begin(), table.end(), name,
+        [](const GroupMetrics& metrics, const std::string& key) { return metrics.name < key; });
+    if (row != table.end() && row->name == name) row->gpu_hours += gpu_hours;
+  }
+
   void finish(int index) {
     completions_.pop();
+    if (!jobs_[index].mig_profile.empty()) {
+      finish_slice(index);
+      return;
+    }
     pool_.release(allocations_[index]);
     releases_.erase(release_of_[index]);
     usage_by_key_[key_of_job_[index]] -= jobs_[index].gpus;
@@ -242,7 +343,8 @@ class ReplayEngine final : public SchedulerView {
     result_.recorded_bounded_slowdown = summary_of(recorded_slowdowns);
     if (!waits.empty()) {
       const double span = result_.makespan - first_submit;
-      result_.utilisation = span > 0 ? busy_gpu_seconds / (span * pool_.total_gpus()) : 0.0;
+      const bool any_gpus = pool_.total_gpus() > 0;  // all nodes may be in MIG mode
+      result_.utilisation = span > 0 && any_gpus ? busy_gpu_seconds / (span * pool_.total_gpus()) : 0.0;
     }
     // Events exactly at the makespan open an empty last row; fold its counts into the row before.
     if (result_.intervals.size() > 1 && result_.intervals.back().start >= result_.makespan) {
@@ -265,6 +367,7 @@ class ReplayEngine final : public SchedulerView {
     result_.by_group = finish_groups(groups);
     result_.by_user = finish_groups(users);
     result_.jain_fairness = jain_index(result_.by_group);
+    if (mig_) summarize_mig();
   }
 
   static std::vector<GroupMetrics> finish_groups(std::map<std::string, GroupMetrics>& table) {
@@ -295,6 +398,7 @@ class ReplayEngine final : public SchedulerView {
   const QueuePolicy& policy_;
   const ReplayOptions& options_;
   ReplayResult result_;
+  std::optional<MigPartition> mig_;  // the MIG-mode GPUs and their queue, when the cluster has some
   double now_ = 0;
   std::vector<int> waiting_;
   std::vector<int> arrival_rank_;  // job -> its place in arrival order
@@ -315,7 +419,12 @@ class ReplayEngine final : public SchedulerView {
 
 ReplayResult replay(const std::vector<JobSpec>& jobs, GpuPool pool, const QueuePolicy& policy,
                     const ReplayOptions& options) {
-  return ReplayEngine(jobs, std::move(pool), policy, options).run();
+  return ReplayEngine(jobs, std::move(pool), std::nullopt, policy, options).run();
+}
+
+ReplayResult replay(const std::vector<JobSpec>& jobs, GpuPool pool, std::optional<MigPool> mig,
+                    const QueuePolicy& policy, const ReplayOptions& options) {
+  return ReplayEngine(jobs, std::move(pool), std::move(mig), policy, options).run();
 }
 
 }  // namespace gputwin

@@ -4,13 +4,22 @@
 //   GpuPool pool = GpuPool::uniform(550, 8);
 //   ReplayResult result = replay(jobs, pool, *make_queue_policy("easy"), ReplayOptions{});
 //   result.mean_wait, result.intervals (utilisation, queue, stranded GPUs over time), result.by_group, ...
+//
+//   MigPool mig(catalog.get<MigProfileSet>("a100-80gb"), 64);        // 8 nodes' GPUs in MIG mode
+//   ReplayResult mixed = replay(jobs, GpuPool::uniform(542, 8), std::move(mig), *policy, ReplayOptions{});
+//   mixed.mig->utilisation, mixed.mig->mean_stranded_slices, mixed.intervals[i].mig_utilisation, ...
+//
+// Jobs with a mig_profile run on one slice of a MIG-mode GPU, in a queue of their own (MigPartition, ordered by
+// the same policy); all other jobs on whole GPUs of the pool, exactly as without MIG.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gputwin/sim/gpu_pool.hpp"
+#include "gputwin/sim/mig_pool.hpp"
 #include "gputwin/sim/queue_policy.hpp"
 #include "gputwin/sim/workload.hpp"
 
@@ -36,6 +45,8 @@ struct IntervalMetrics {
   double queue_length = 0;    // time-averaged waiting jobs
   double running = 0;         // time-averaged running jobs
   double stranded_gpus = 0;   // time-averaged free GPUs on partly used nodes (fragmentation)
+  double mig_utilisation = 0;      // busy compute slice-seconds / (MIG-mode compute slices x interval)
+  double mig_stranded_slices = 0;  // time-averaged idle compute slices no MIG job can get (MIG fragmentation)
   int submitted = 0;
   int started = 0;
   int finished = 0;
@@ -55,6 +66,19 @@ struct Summary {
   double median = 0;
   double p95 = 0;
   double max = 0;
+};
+
+// What the MIG-mode GPUs did, when the replay had some.
+struct MigReplayMetrics {
+  std::string profile_set;
+  std::string layout;  // the fixed layout of every MIG GPU; empty when slices were created on demand
+  int gpus = 0;
+  int compute_slices = 0;
+  int jobs = 0;  // replayed jobs on slices
+  int completed = 0;
+  Summary wait;
+  double utilisation = 0;           // busy slice-seconds / (compute slices x (makespan - first arrival))
+  double mean_stranded_slices = 0;  // time-averaged over the makespan
 };
 
 struct ReplayResult {
@@ -77,9 +101,14 @@ struct ReplayResult {
   std::vector<GroupMetrics> by_group;
   std::vector<GroupMetrics> by_user;
   std::vector<JobOutcome> outcomes;  // by job index
+  std::optional<MigReplayMetrics> mig;
 };
 
 [[nodiscard]] ReplayResult replay(const std::vector<JobSpec>& jobs, GpuPool pool, const QueuePolicy& policy,
                                   const ReplayOptions& options);
+// The same with MIG-mode GPUs; `mig` empty is the call above. Jobs with a mig_profile and no MIG-mode GPUs, or a
+// profile those GPUs cannot host, are counted in `rejected`.
+[[nodiscard]] ReplayResult replay(const std::vector<JobSpec>& jobs, GpuPool pool, std::optional<MigPool> mig,
+                                  const QueuePolicy& policy, const ReplayOptions& options);
 
 }  // namespace gputwin
