@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   gputwin::cli::add_simulate_command(app, exit_code);
   gputwin::cli::add_trace_command(app, exit_code);
   gputwin::cli::add_perf_command(app, exit_code);
+  gputwin::cli::add_validate_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
