@@ -107,9 +107,8 @@ std::optional<std::int64_t> GpuElementReader::sum_children(
   return total;
 }
 
-// `counts` is <volatile> or <aggregate> holding either the old per-location layout
-// (<single_bit><total>, <double_bit><total>) or the newer SRAM/DRAM layout. Returns {correctable,
-// uncorrectable}.
+// The <total> of an old per-location layout's <single_bit> or <double_bit> (newer drivers report SRAM/DRAM
+// counts instead, summed by sum_children).
 std::optional<std::int64_t> GpuElementReader::ecc_total(const XMLElement* bit_counts) const {
   if (bit_counts == nullptr) return std::nullopt;
   const XMLElement* total = bit_counts->FirstChildElement("total");
@@ -125,6 +124,7 @@ EccCounts GpuElementReader::ecc() const {
                   std::optional<std::int64_t>& uncorrectable) {
     const XMLElement* scoped = errors->FirstChildElement(scope);
     if (scoped == nullptr) return;
+    // <volatile> or <aggregate>: the per-location layout (Pascal-era drivers) or the SRAM/DRAM one.
     if (scoped->FirstChildElement("single_bit") != nullptr ||
         scoped->FirstChildElement("double_bit") != nullptr) {
       correctable = ecc_total(scoped->FirstChildElement("single_bit"));
