@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
+#include "gputwin/design/cluster.hpp"
 #include "gputwin/perf/hardware.hpp"
 
 namespace gputwin::cli {
@@ -23,6 +24,8 @@ struct CatalogOptions {
 void add_catalog_options(CLI::App& command, CatalogOptions& options);
 // Prints the errors and returns empty when the catalog does not load.
 std::optional<Catalog> load_catalog(const CatalogOptions& options);
+// Loads a cluster spec against the catalog and designs it; prints the errors and returns empty on failure.
+std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const Catalog& catalog);
 
 void add_plan_command(CLI::App& app, int& exit_code);
 void add_catalog_command(CLI::App& app, int& exit_code);

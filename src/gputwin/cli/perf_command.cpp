@@ -3,25 +3,15 @@
 #include <iostream>
 
 #include "gputwin/cli/commands.hpp"
-#include "gputwin/design/design.hpp"
-#include "gputwin/spec/cluster_spec.hpp"
 
 namespace gputwin::cli {
 
 std::optional<PerfHardware> load_perf_hardware(const std::string& spec_path, const CatalogOptions& catalog_options) {
   const auto catalog = load_catalog(catalog_options);
   if (!catalog) return std::nullopt;
-  const auto spec = load_cluster_spec(spec_path, *catalog);
-  if (!spec.ok()) {
-    std::cerr << spec.error_text();
-    return std::nullopt;
-  }
-  const auto cluster = design_cluster(spec.value(), *catalog);
-  if (!cluster.ok()) {
-    std::cerr << cluster.error_text();
-    return std::nullopt;
-  }
-  auto hardware = perf_hardware(cluster.value(), *catalog);
+  const auto cluster = load_designed_cluster(spec_path, *catalog);
+  if (!cluster) return std::nullopt;
+  auto hardware = perf_hardware(*cluster, *catalog);
   if (!hardware.ok()) {
     std::cerr << hardware.error_text();
     return std::nullopt;

@@ -28,6 +28,20 @@ std::optional<Catalog> load_catalog(const CatalogOptions& options) {
   return std::move(loaded).value();
 }
 
+std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const Catalog& catalog) {
+  const auto spec = load_cluster_spec(spec_path, catalog);
+  if (!spec.ok()) {
+    std::cerr << spec.error_text();
+    return std::nullopt;
+  }
+  auto cluster = design_cluster(spec.value(), catalog);
+  if (!cluster.ok()) {
+    std::cerr << cluster.error_text();
+    return std::nullopt;
+  }
+  return std::move(cluster).value();
+}
+
 namespace {
 
 struct PlanOptions {
@@ -40,25 +54,17 @@ struct PlanOptions {
 int run_plan(const PlanOptions& options) {
   const auto catalog = load_catalog(options.catalog);
   if (!catalog) return kInputError;
-  const auto spec = load_cluster_spec(options.spec, *catalog);
-  if (!spec.ok()) {
-    std::cerr << spec.error_text();
-    return kInputError;
-  }
-  const auto cluster = design_cluster(spec.value(), *catalog);
-  if (!cluster.ok()) {
-    std::cerr << cluster.error_text();
-    return kInputError;
-  }
+  const auto cluster = load_designed_cluster(options.spec, *catalog);
+  if (!cluster) return kInputError;
   if (!options.bom_csv.empty()) {
     std::ofstream bom(options.bom_csv);
-    bom << bom_csv(cluster.value());
+    bom << bom_csv(*cluster);
     if (!bom) {
       std::cerr << options.bom_csv << ": cannot write the bill of materials\n";
       return kInputError;
     }
   }
-  std::cout << (options.json ? plan_json(cluster.value()).dump(2) + "\n" : plan_text(cluster.value()));
+  std::cout << (options.json ? plan_json(*cluster).dump(2) + "\n" : plan_text(*cluster));
   return 0;
 }
 

@@ -196,20 +196,12 @@ std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, 
   if (!options.cluster_spec.empty()) {
     const auto catalog = load_catalog(options.catalog);
     if (!catalog) return std::nullopt;
-    const auto spec = load_cluster_spec(options.cluster_spec, *catalog);
-    if (!spec.ok()) {
-      std::cerr << spec.error_text();
-      return std::nullopt;
-    }
-    const auto cluster = design_cluster(spec.value(), *catalog);
-    if (!cluster.ok()) {
-      std::cerr << cluster.error_text();
-      return std::nullopt;
-    }
-    const int per_node = catalog->get<System>(spec.value().node_system).accelerators;
-    const int nodes = pool_from_cluster(cluster.value(), per_node).node_count();
+    const auto cluster = load_designed_cluster(options.cluster_spec, *catalog);
+    if (!cluster) return std::nullopt;
+    const int per_node = catalog->get<System>(cluster->node_system).accelerators;
+    const int nodes = pool_from_cluster(*cluster, per_node).node_count();
     return split_mig_nodes(options, nodes, per_node, mig, [&](int mig_nodes) {
-      return pool_from_cluster(cluster.value(), per_node, mig_nodes);
+      return pool_from_cluster(*cluster, per_node, mig_nodes);
     });
   }
   if (options.nodes > 0) {

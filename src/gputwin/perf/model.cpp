@@ -120,4 +120,21 @@ double parse_parameter_count(const std::string& text) {
   return value * scale;
 }
 
+TransformerModel megatron_gpt_shape(const std::string& name, int layers, int hidden, int heads, int vocab,
+                                    int sequence) {
+  TransformerModel m;
+  m.name = name;
+  m.source = "Megatron GPT shape (4h MLP, learned positions, tied embeddings, biases)";
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.ffn_hidden = 4 * hidden;
+  m.vocab = vocab;
+  m.tied_embeddings = true;
+  m.biases = true;
+  m.position_embeddings = sequence;
+  return m;
+}
+
 }  // namespace gputwin

@@ -34,6 +34,11 @@ struct TransformerModel {
   [[nodiscard]] double kv_cache_bytes_per_token(double bytes_per_element) const;
 };
 
+// A GPT shape as the Megatron papers use it: 4h MLP, learned positions (the sequence length), tied embeddings,
+// biases; multi-head attention.
+[[nodiscard]] TransformerModel megatron_gpt_shape(const std::string& name, int layers, int hidden, int heads,
+                                                  int vocab, int sequence);
+
 [[nodiscard]] Result<std::vector<TransformerModel>> load_model_presets(const std::string& path);
 [[nodiscard]] const TransformerModel* find_model(const std::vector<TransformerModel>& models,
                                                  const std::string& name);

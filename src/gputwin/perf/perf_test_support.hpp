@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "gputwin/catalog/catalog.hpp"
+#include "gputwin/perf/collectives.hpp"
 #include "gputwin/perf/model.hpp"
+#include "gputwin/perf/training.hpp"
 
 namespace gputwin::testing {
 
@@ -22,25 +25,30 @@ inline const std::vector<TransformerModel>& model_presets() {
   return presets;
 }
 
+// The bundled catalog, collective model and training calibration, loaded once for all perf tests.
+struct PerfSetup {
+  Catalog catalog = Catalog::load({source_path("data/catalog")}).value();
+  CollectiveModel collectives = load_collective_model(source_path("data/perf/nccl-cost-model.yaml")).value();
+  TrainingCalibration calibration =
+      load_training_calibration(source_path("data/perf/training-model.yaml")).value();
+  [[nodiscard]] PerfHardware hw(int nodes) const {
+    return perf_hardware_of_system(catalog, "dgx-a100", nodes).value();
+  }
+};
+
+inline const PerfSetup& perf_setup() {
+  static const PerfSetup setup;
+  return setup;
+}
+
 inline const YAML::Node& training_reference() {
   static const YAML::Node reference = YAML::LoadFile(source_path("data/reference/training.yaml"));
   return reference;
 }
 
-// A GPT-style shape as the Megatron papers use it: 4h MLP, learned positions, tied embeddings, biases.
+// A GPT-style shape as the Megatron papers use it, given by its numbers rather than a preset.
 inline TransformerModel megatron_gpt(int layers, int hidden, int heads, int vocab, int sequence) {
-  TransformerModel m;
-  m.name = "custom";
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = heads;
-  m.ffn_hidden = 4 * hidden;
-  m.vocab = vocab;
-  m.tied_embeddings = true;
-  m.biases = true;
-  m.position_embeddings = sequence;
-  return m;
+  return megatron_gpt_shape("custom", layers, hidden, heads, vocab, sequence);
 }
 
 }  // namespace gputwin::testing

@@ -10,18 +10,7 @@ namespace {
 using testing::megatron_gpt;
 using testing::source_path;
 
-struct Setup {
-  Catalog catalog = Catalog::load({source_path("data/catalog")}).value();
-  CollectiveModel collectives = load_collective_model(source_path("data/perf/nccl-cost-model.yaml")).value();
-  TrainingCalibration calibration =
-      load_training_calibration(source_path("data/perf/training-model.yaml")).value();
-  PerfHardware hw(int nodes) const { return perf_hardware_of_system(catalog, "dgx-a100", nodes).value(); }
-};
-
-const Setup& setup() {
-  static const Setup s;
-  return s;
-}
+const testing::PerfSetup& setup() { return testing::perf_setup(); }
 
 TrainingConfig gpt_config() {
   TrainingConfig c;

@@ -8,23 +8,6 @@
 namespace gputwin {
 namespace {
 
-TransformerModel gpt_shape(const std::string& name, int layers, int hidden, int heads, int vocab,
-                           int sequence) {
-  TransformerModel m;
-  m.name = name;
-  m.source = "Megatron GPT shape (4h MLP, learned positions, tied embeddings, biases)";
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = heads;
-  m.ffn_hidden = 4 * hidden;
-  m.vocab = vocab;
-  m.tied_embeddings = true;
-  m.biases = true;
-  m.position_embeddings = sequence;
-  return m;
-}
-
 // What both tables share: the 2021-2022 Megatron runs had no FlashAttention and no gradient-reduction
 // overlap.
 TrainingConfig paper_config(const YamlField& table) {
@@ -56,7 +39,7 @@ void read_table_1(const YamlField& table, std::vector<PublishedRun>& runs) {
     run.config.sequence_parallel = table.child("sequence_parallel").boolean();
     run.config.micro_batch = static_cast<int>(table.child("micro_batch").positive_integer());
     run.model =
-        gpt_shape(run.label, integer(row, 3), integer(row, 2), integer(row, 1), vocab, run.config.sequence);
+        megatron_gpt_shape(run.label, integer(row, 3), integer(row, 2), integer(row, 1), vocab, run.config.sequence);
     run.config.tp = integer(row, 4);
     run.config.pp = integer(row, 5);
     run.gpus = integer(row, 6);
@@ -89,7 +72,7 @@ void read_table_5(const YamlField& table, std::vector<PublishedRun>& runs) {
       run.config.recompute =
           recompute_from_name(settings.child("recompute").text()).value_or(Recompute::full);
       run.config.sequence_parallel = settings.child("sequence_parallel").boolean();
-      run.model = gpt_shape(row.at(0).text(), integer(row, 3), integer(row, 2), integer(row, 1), vocab,
+      run.model = megatron_gpt_shape(row.at(0).text(), integer(row, 3), integer(row, 2), integer(row, 1), vocab,
                             run.config.sequence);
       run.config.tp = integer(row, 4);
       run.config.pp = integer(row, 5);
