@@ -85,7 +85,7 @@ std::vector<DiagEntity> entities_of(const JsonField& groups) {
 
 DcgmDiagReport report_of(std::string_view text, const std::string& source) {
   const nlohmann::json document = parse_json(text, source);
-  const JsonField root(document, source, "");
+  const JsonField root = JsonField::root(document, source, text);
   DcgmDiagReport report;
   report.source = source;
   report.format_major = root.has(kRootV4) ? 4 : root.has(kRootV3) ? 3 : 0;

@@ -85,6 +85,8 @@ TEST(DcgmDiag, NamesTheFieldOfAWrongType) {
       "d.json");
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.errors()[0].field, "/DCGM GPU Diagnostic/test_categories/0/tests/0/name");
+  EXPECT_EQ(result.errors()[0].where.line, 1);
+  EXPECT_EQ(result.errors()[0].where.column, 92);  // the 7
 }
 
 TEST(DcgmDiag, RejectsJsonOfAnotherTool) {

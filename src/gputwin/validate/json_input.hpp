@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gputwin::validate {
 
@@ -19,8 +20,9 @@ namespace gputwin::validate {
 
 class JsonField {
  public:
-  JsonField(const nlohmann::json& value, const std::string& source, std::string path)
-      : value_(value), source_(source), path_(std::move(path)) {}
+  // `text` is the document's text, used only to find the line of a field an error names.
+  [[nodiscard]] static JsonField root(const nlohmann::json& document, const std::string& source,
+                                      std::string_view text);
 
   [[nodiscard]] const nlohmann::json& json() const { return value_; }
   [[nodiscard]] const std::string& path() const { return path_; }
@@ -35,9 +37,23 @@ class JsonField {
   [[noreturn]] void fail(const std::string& message) const;
 
  private:
+  // One step from the root: an object key or an array index.
+  struct Step {
+    std::string key;
+    std::size_t index = 0;
+    bool is_index = false;
+  };
+
+  JsonField(const nlohmann::json& value, const std::string& source, std::string_view text, std::string path,
+            std::vector<Step> steps)
+      : value_(value), source_(source), text_(text), path_(std::move(path)), steps_(std::move(steps)) {}
+  [[nodiscard]] JsonField step_to(const nlohmann::json& value, Step step) const;
+
   const nlohmann::json& value_;
   const std::string& source_;
+  std::string_view text_;
   std::string path_;
+  std::vector<Step> steps_;
 };
 
 }  // namespace gputwin::validate

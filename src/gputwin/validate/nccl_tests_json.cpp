@@ -58,7 +58,7 @@ std::optional<std::string> collective_of(const JsonField& root) {
 
 NcclTestsRun run_of(std::string_view text, const std::string& source) {
   const nlohmann::json document = parse_json(text, source);
-  const JsonField root(document, source, "");
+  const JsonField root = JsonField::root(document, source, text);
   if (!root.json().is_object() || !root.has("results"))
     root.fail("not nccl-tests -J output: expected an object with a 'results' array");
   NcclTestsRun run;

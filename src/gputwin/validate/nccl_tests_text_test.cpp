@@ -200,9 +200,11 @@ TEST(NcclTestsJson, ReadsTheJsonOutput) {
 
 TEST(NcclTestsJson, NamesTheJsonPathOfAWrongType) {
   const auto result =
-      NcclTestsJson::parse(R"({"results": [{"size": "big", "count": 1, "out_of_place": {}}]})", "t.json");
+      NcclTestsJson::parse("{\"results\": [\n  {\"count\": 1,\n   \"size\": \"big\"}]}", "t.json");
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.errors()[0].field, "/results/0/size");
+  EXPECT_EQ(result.errors()[0].where.line, 3);  // where "big" is
+  EXPECT_EQ(result.errors()[0].where.column, 12);
 }
 
 TEST(NcclTestsJson, NamesLineAndColumnOfMalformedJson) {
