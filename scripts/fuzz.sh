@@ -2,7 +2,7 @@
 # Builds the libFuzzer target of each validate reader with clang++ (ASan + UBSan) in build-fuzz/ and runs each
 # for a bounded time, seeded with the malformed corpus and the shared real captures. Fails on the first crash.
 #
-#   bash scripts/fuzz.sh            # 60 s per reader, 7 readers: about 8 minutes with the build
+#   bash scripts/fuzz.sh            # 60 s per reader, 7 readers: 7.5 min, plus about 8 min to build once
 #   FUZZ_SECONDS=10 bash scripts/fuzz.sh
 set -euo pipefail
 
