@@ -5,6 +5,7 @@
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/perf/inference.hpp"
+#include "gputwin/perf/roofline.hpp"
 #include "gputwin/report/inference_report.hpp"
 
 namespace gputwin::cli {
@@ -68,7 +69,7 @@ std::optional<Inputs> load_inputs(const InferOptions& options) {
   setup.tp = options.tp;
   setup.precision = options.precision;
   const std::string kv = options.kv_precision.empty() ? options.precision : options.kv_precision;
-  setup.kv_bytes_per_element = kv == "fp8" || kv == "int8" ? 1 : 2;
+  setup.kv_bytes_per_element = bytes_per_element(kv);
   setup.input_tokens = options.input_tokens;
   setup.output_tokens = options.output_tokens;
   return Inputs{*hardware, std::move(collectives).value(), std::move(constants).value(), setup};

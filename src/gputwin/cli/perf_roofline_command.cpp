@@ -49,10 +49,7 @@ int run_roofline(const RooflineOptions& options) {
             << "  peak " << format_number(r.peak_flops / 1e12, 1) << " TFLOP/s dense, memory "
             << format_number(r.memory_bytes_per_s / 1e9, 0) << " GB/s, ridge point "
             << format_number(r.ridge_flop_per_byte(), 1) << " FLOP/byte\n";
-  const double element_bytes = options.precision == "fp8" || options.precision == "int8" ? 1
-                               : options.precision == "fp32" || options.precision == "tf32" ? 4
-                               : options.precision == "fp64" || options.precision == "fp64_tensor" ? 8
-                                                                                                  : 2;
+  const double element_bytes = bytes_per_element(options.precision);
   if (options.gemm.size() == 3) {
     print_kernel(r, r.gemm(options.gemm[0], options.gemm[1], options.gemm[2], element_bytes),
                  "GEMM " + std::to_string(options.gemm[0]) + " x " + std::to_string(options.gemm[1]) + " x " +

@@ -35,8 +35,6 @@ namespace {
 
 constexpr double kActivationBytes = 2;  // activations exchanged between TP ranks stay 16-bit, even with FP8 GEMMs
 
-double bytes_per_weight(const std::string& precision) { return precision == "fp8" || precision == "int8" ? 1 : 2; }
-
 // Parameters that take part in a matrix multiply per token: all but the input embedding lookup (which, with tied
 // embeddings, is the output layer's matrix and so is counted once, as a matmul).
 double matmul_parameters(const TransformerModel& model) {
@@ -56,7 +54,7 @@ class ServingModel {
       : hardware_(hardware), collectives_(collectives), constants_(constants), setup_(setup), roofline_(roofline) {}
 
   [[nodiscard]] double weight_bytes_per_gpu() const {
-    return setup_.model.parameters() * bytes_per_weight(setup_.precision) / setup_.tp;
+    return setup_.model.parameters() * bytes_per_element(setup_.precision) / setup_.tp;
   }
   // KV heads are split over the TP ranks; with more ranks than KV heads each rank keeps a copy of one head.
   [[nodiscard]] double kv_bytes_per_token_per_gpu() const {
@@ -64,8 +62,8 @@ class ServingModel {
     return setup_.model.kv_cache_bytes_per_token(setup_.kv_bytes_per_element) / split;
   }
   [[nodiscard]] double kv_capacity_tokens() const {
-    const double memory = setup_.tp > 0 ? hardware_.accelerator.memory.base() : 0;
-    const double free = memory - weight_bytes_per_gpu() - constants_.runtime_reserved_bytes;
+    const double free =
+        hardware_.accelerator.memory.base() - weight_bytes_per_gpu() - constants_.runtime_reserved_bytes;
     return std::max(0.0, constants_.kv_cache_free_memory_fraction * free / kv_bytes_per_token_per_gpu());
   }
 

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "gputwin/core/yaml_input.hpp"
+#include "gputwin/perf/roofline.hpp"
 
 namespace gputwin {
 namespace {
@@ -43,7 +44,7 @@ InferenceCheck predict(const Catalog& catalog, const std::vector<TransformerMode
   setup.model = *model;
   setup.tp = configuration.tp;
   setup.precision = configuration.precision;
-  setup.kv_bytes_per_element = configuration.precision == "fp8" ? 1 : 2;  // FP8 checkpoints keep an FP8 cache
+  setup.kv_bytes_per_element = bytes_per_element(configuration.precision);  // the cache as the checkpoint
   setup.input_tokens = input_tokens;
   setup.output_tokens = output_tokens;
   const auto estimate = estimate_inference(hardware.value(), collectives, constants, setup, 0);

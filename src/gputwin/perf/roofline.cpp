@@ -18,6 +18,13 @@ KernelTime Roofline::gemm(std::int64_t m, std::int64_t n, std::int64_t k, double
   return kernel(2 * dm * dn * dk, element_bytes * (dm * dk + dk * dn + dm * dn));
 }
 
+double bytes_per_element(const std::string& precision) {
+  if (precision == "fp8" || precision == "int8") return 1;
+  if (precision == "fp32" || precision == "tf32") return 4;
+  if (precision == "fp64" || precision == "fp64_tensor") return 8;
+  return 2;
+}
+
 Result<Roofline> roofline_of(const Accelerator& accelerator, const std::string& precision) {
   const auto rate = accelerator.dense_compute.find(precision);
   if (rate == accelerator.dense_compute.end() || !rate->second) {

@@ -37,6 +37,9 @@ struct Roofline {
   [[nodiscard]] KernelTime gemm(std::int64_t m, std::int64_t n, std::int64_t k, double element_bytes) const;
 };
 
+// Bytes of one element at a precision: 1 for fp8/int8, 4 for fp32/tf32, 8 for fp64, 2 otherwise (bf16, fp16).
+[[nodiscard]] double bytes_per_element(const std::string& precision);
+
 // Fails, naming the accelerator, when it publishes no dense rate for the precision (or does not support it).
 [[nodiscard]] Result<Roofline> roofline_of(const Accelerator& accelerator, const std::string& precision);
 

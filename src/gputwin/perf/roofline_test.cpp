@@ -41,6 +41,15 @@ TEST(Roofline, BatchAtTheRidgeChangesTheBound) {
   EXPECT_TRUE(h100.gemm(2048, 8192, 8192, 1).compute_bound());
 }
 
+TEST(Roofline, ElementSizesFollowThePrecision) {
+  EXPECT_EQ(bytes_per_element("fp8"), 1);
+  EXPECT_EQ(bytes_per_element("int8"), 1);
+  EXPECT_EQ(bytes_per_element("bf16"), 2);
+  EXPECT_EQ(bytes_per_element("fp16"), 2);
+  EXPECT_EQ(bytes_per_element("tf32"), 4);
+  EXPECT_EQ(bytes_per_element("fp64"), 8);
+}
+
 TEST(Roofline, PrecisionWithoutAPublishedRateIsAnErrorNamingTheAccelerator) {
   const auto a100_fp8 = roofline_of(bundled().get<Accelerator>("a100-80gb-sxm"), "fp8");
   ASSERT_FALSE(a100_fp8.ok());
