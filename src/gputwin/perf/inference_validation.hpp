@@ -4,6 +4,9 @@
 //
 //   auto rows = validate_inference(catalog, presets, collectives, constants, path_of_reference_file);
 //   for (const auto& row : rows.value()) row.error_percent;
+//   // A search over constants reads the file once and re-predicts:
+//   auto cases = load_inference_cases(path_of_reference_file);
+//   auto rows = predict_inference(catalog, presets, collectives, trial_constants, cases.value());
 #pragma once
 
 #include <string>
@@ -19,6 +22,7 @@ struct InferenceCheck {
   std::string model;
   std::string system;
   int tp = 1;
+  std::string precision;  // weights, GEMMs and the KV cache
   int input_tokens = 0;
   int output_tokens = 0;
   double published_tokens_per_s = 0;
@@ -29,6 +33,15 @@ struct InferenceCheck {
   }
 };
 
+// The published rows, with no prediction yet.
+[[nodiscard]] Result<std::vector<InferenceCheck>> load_inference_cases(const std::string& reference_path);
+// Each case's max-load prediction; fails naming the configuration when its model or system is unknown.
+[[nodiscard]] Result<std::vector<InferenceCheck>> predict_inference(const Catalog& catalog,
+                                                                    const std::vector<TransformerModel>& presets,
+                                                                    const CollectiveModel& collectives,
+                                                                    const InferenceConstants& constants,
+                                                                    std::vector<InferenceCheck> cases);
+// Both: load, then predict.
 [[nodiscard]] Result<std::vector<InferenceCheck>> validate_inference(const Catalog& catalog,
                                                                      const std::vector<TransformerModel>& presets,
                                                                      const CollectiveModel& collectives,
