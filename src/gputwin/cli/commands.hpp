@@ -10,6 +10,7 @@
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/design/cluster.hpp"
 #include "gputwin/perf/hardware.hpp"
+#include "gputwin/perf/workload_fit.hpp"
 
 namespace gputwin::cli {
 
@@ -24,7 +25,14 @@ struct CatalogOptions {
 void add_catalog_options(CLI::App& command, CatalogOptions& options);
 // Prints the errors and returns empty when the catalog does not load.
 std::optional<Catalog> load_catalog(const CatalogOptions& options);
-// Loads a cluster spec against the catalog and designs it; prints the errors and returns empty on failure.
+// A designed spec; when the spec asked for a workload, how its node count was sized.
+struct Design {
+  Cluster cluster;
+  std::optional<WorkloadFit> workload_fit;
+};
+// Loads a cluster spec against the catalog, sizes it for its workload if it names one, and designs it;
+// prints the errors and returns empty on failure.
+std::optional<Design> load_design(const std::string& spec_path, const Catalog& catalog);
 std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const Catalog& catalog);
 
 void add_plan_command(CLI::App& app, int& exit_code);

@@ -19,7 +19,7 @@ struct SizeOptions {
   double days = 0;
   std::string accelerators = "h100-sxm,h200-sxm,b200,mi300x";
   int sequence = 8192;
-  int global_batch = 0;  // 0: 16M tokens of --seq (Llama 3 405B's final batch, Dubey et al. 2024, 3.4.1)
+  int global_batch = 0;  // 0: default_global_batch(sequence)
   std::string precision = "bf16";
   std::string prices;
   bool json = false;
@@ -79,9 +79,7 @@ int run_size(const SizeOptions& o) {
     request.tokens = tokens;
     request.days = o.days;
     request.base.sequence = o.sequence;
-    constexpr int kDefaultBatchTokens = 16 * 1024 * 1024;
-    request.base.global_batch =
-        o.global_batch > 0 ? o.global_batch : std::max(1, kDefaultBatchTokens / o.sequence);
+    request.base.global_batch = o.global_batch > 0 ? o.global_batch : default_global_batch(o.sequence);
     request.base.precision = o.precision;
     request.accelerators = accelerators;
     if (!o.prices.empty()) {

@@ -3,9 +3,11 @@
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
+#include "gputwin/cli/perf_training_inputs.hpp"
 #include "gputwin/design/design.hpp"
 #include "gputwin/report/catalog_report.hpp"
 #include "gputwin/report/plan_report.hpp"
+#include "gputwin/report/training_report.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 
 namespace gputwin::cli {
@@ -28,18 +30,36 @@ std::optional<Catalog> load_catalog(const CatalogOptions& options) {
   return std::move(loaded).value();
 }
 
-std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const Catalog& catalog) {
-  const auto spec = load_cluster_spec(spec_path, catalog);
+std::optional<Design> load_design(const std::string& spec_path, const Catalog& catalog) {
+  auto spec = load_cluster_spec(spec_path, catalog);
   if (!spec.ok()) {
     std::cerr << spec.error_text();
     return std::nullopt;
   }
-  auto cluster = design_cluster(spec.value(), catalog);
+  ClusterSpec sized = std::move(spec).value();
+  std::optional<WorkloadFit> workload_fit;
+  if (sized.workload) {
+    const auto inputs = load_training_inputs();
+    if (!inputs) return std::nullopt;
+    auto fit = fit_workload(sized, catalog, {&inputs->presets, &inputs->collectives, &inputs->calibration});
+    if (!fit.ok()) {
+      std::cerr << fit.error_text();
+      return std::nullopt;
+    }
+    workload_fit = std::move(fit).value();
+  }
+  auto cluster = design_cluster(sized, catalog);
   if (!cluster.ok()) {
     std::cerr << cluster.error_text();
     return std::nullopt;
   }
-  return std::move(cluster).value();
+  return Design{std::move(cluster).value(), std::move(workload_fit)};
+}
+
+std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const Catalog& catalog) {
+  auto design = load_design(spec_path, catalog);
+  if (!design) return std::nullopt;
+  return std::move(design->cluster);
 }
 
 namespace {
@@ -54,17 +74,25 @@ struct PlanOptions {
 int run_plan(const PlanOptions& options) {
   const auto catalog = load_catalog(options.catalog);
   if (!catalog) return kInputError;
-  const auto cluster = load_designed_cluster(options.spec, *catalog);
-  if (!cluster) return kInputError;
+  const auto design = load_design(options.spec, *catalog);
+  if (!design) return kInputError;
+  const Cluster& cluster = design->cluster;
   if (!options.bom_csv.empty()) {
     std::ofstream bom(options.bom_csv);
-    bom << bom_csv(*cluster);
+    bom << bom_csv(cluster);
     if (!bom) {
       std::cerr << options.bom_csv << ": cannot write the bill of materials\n";
       return kInputError;
     }
   }
-  std::cout << (options.json ? plan_json(*cluster).dump(2) + "\n" : plan_text(*cluster));
+  if (options.json) {
+    auto document = plan_json(cluster);
+    if (design->workload_fit) document["workload_fit"] = workload_fit_json(*design->workload_fit);
+    std::cout << document.dump(2) << "\n";
+  } else {
+    if (design->workload_fit) std::cout << workload_fit_text(*design->workload_fit) << "\n";
+    std::cout << plan_text(cluster);
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace gputwin {
 namespace {
@@ -172,6 +173,22 @@ std::variant<double, std::string> parse_quantity_text(std::string_view text, Dim
     return number * spelling.to_base;
   }
   return expectation + ", got unknown unit '" + std::string(unit) + "'";
+}
+
+double parse_parameter_count(const std::string& text) {
+  if (text.size() < 2) return 0;
+  const char suffix = text.back();
+  const double scale = suffix == 'T'   ? 1e12
+                       : suffix == 'B' ? 1e9
+                       : suffix == 'M' ? 1e6
+                       : suffix == 'K' ? 1e3
+                                       : 0;
+  if (scale == 0) return 0;
+  const std::string number = text.substr(0, text.size() - 1);
+  char* end = nullptr;
+  const double value = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !(value > 0)) return 0;
+  return value * scale;
 }
 
 }  // namespace gputwin

@@ -143,6 +143,9 @@ constexpr double in_rack_units(RackSpace space) {
 // Shortest decimal text for a value (no trailing zeros), rounded to `decimals`.
 [[nodiscard]] std::string format_number(double value, int decimals = 2);
 
+// A count with a K, M, B or T suffix, such as "70.6B" parameters or "15T" tokens; 0 when the text is not one.
+[[nodiscard]] double parse_parameter_count(const std::string& text);
+
 // Rounded to `decimals` places, halves away from zero (for report figures).
 [[nodiscard]] double round_decimals(double value, int decimals);
 

@@ -158,6 +158,10 @@ class Designer {
 }  // namespace
 
 Result<Cluster> design_cluster(const ClusterSpec& spec, const Catalog& catalog) {
+  if (spec.node_count == 0 && spec.workload) {
+    return InputError{spec.where("nodes.workload"), "nodes.workload",
+                      "the node count is not sized for the workload yet (fit_workload does that)"};
+  }
   try {
     return Designer(spec, catalog).design();
   } catch (const InputFailure& failure) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "gputwin/core/units.hpp"
 #include "gputwin/core/yaml_input.hpp"
 
 namespace gputwin {
@@ -102,22 +103,6 @@ std::string model_names(const std::vector<TransformerModel>& models) {
   std::string names;
   for (const auto& model : models) names += (names.empty() ? "" : ", ") + model.name;
   return names;
-}
-
-double parse_parameter_count(const std::string& text) {
-  if (text.size() < 2) return 0;
-  const char suffix = text.back();
-  const double scale = suffix == 'T'   ? 1e12
-                       : suffix == 'B' ? 1e9
-                       : suffix == 'M' ? 1e6
-                       : suffix == 'K' ? 1e3
-                                       : 0;
-  if (scale == 0) return 0;
-  const std::string number = text.substr(0, text.size() - 1);
-  char* end = nullptr;
-  const double value = std::strtod(number.c_str(), &end);
-  if (end != number.c_str() + number.size() || !(value > 0)) return 0;
-  return value * scale;
 }
 
 TransformerModel megatron_gpt_shape(const std::string& name, int layers, int hidden, int heads, int vocab,

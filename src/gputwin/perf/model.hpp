@@ -44,7 +44,5 @@ struct TransformerModel {
                                                  const std::string& name);
 // "gpt3-175b, llama3-70b, ..." for error messages.
 [[nodiscard]] std::string model_names(const std::vector<TransformerModel>& models);
-// A published count such as "70.6B" or "350M" in parameters; 0 when the text is not one.
-[[nodiscard]] double parse_parameter_count(const std::string& text);
 
 }  // namespace gputwin

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "gputwin/core/units.hpp"
 #include "gputwin/perf/perf_test_support.hpp"
 
 namespace gputwin {

@@ -1,5 +1,7 @@
 #include "gputwin/perf/training_sizing.hpp"
 
+#include <algorithm>
+
 #include "gputwin/perf/training_search.hpp"
 
 namespace gputwin {
@@ -28,39 +30,92 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
     return row;
   }
   row.system = system->info.id;
-  std::optional<TrainingEstimate> last;
-  int last_gpus = 0;
-  for (int nodes = 1; nodes * system->accelerators <= request.max_gpus; nodes *= 2) {
-    const int gpus = nodes * system->accelerators;
+  std::string hardware_error;
+  const auto trial = [&](int nodes) {
+    SizingTrial tried{nodes, nodes * system->accelerators};
     const auto hw = perf_hardware_of_system(catalog, system->info.id, nodes);
     if (!hw.ok()) {
-      row.note = hw.error_text();
-      return row;
+      hardware_error = hw.error_text();
+      return tried;
     }
-    const auto search =
-        search_training(hw.value(), collectives, calibration, *request.model, request.base, gpus);
-    if (!search.best) continue;
-    last = search.best;
-    last_gpus = gpus;
-    const double days = request.tokens / search.best->tokens_per_second / kSecondsPerDay;
-    if (days <= request.days) {
-      row.estimate = search.best;
-      row.gpus = gpus;
-      row.days = days;
-      const auto price = request.gpu_hour_prices.find(accelerator);
-      if (price != request.gpu_hour_prices.end()) row.cost_usd = in_usd(price->second) * gpus * days * 24;
-      return row;
+    tried.estimate =
+        search_training(hw.value(), collectives, calibration, *request.model, request.base, tried.gpus).best;
+    if (tried.estimate) tried.days = training_days(request.tokens, *tried.estimate);
+    return tried;
+  };
+  const auto search = smallest_node_count(request.max_gpus / system->accelerators, request.days, trial);
+  if (!hardware_error.empty()) {
+    row.note = hardware_error;
+    return row;
+  }
+  if (search.answer) {
+    row.estimate = search.answer->estimate;
+    row.gpus = search.answer->gpus;
+    row.days = search.answer->days;
+    const auto price = request.gpu_hour_prices.find(accelerator);
+    if (price != request.gpu_hour_prices.end()) row.cost_usd = in_usd(price->second) * row.gpus * row.days * 24;
+    return row;
+  }
+  const SizingTrial* largest_fitting = nullptr;
+  for (const SizingTrial& tried : search.trials) {
+    if (tried.estimate && (largest_fitting == nullptr || tried.gpus > largest_fitting->gpus)) {
+      largest_fitting = &tried;
     }
   }
-  row.note =
-      last ? "not within the days on " + std::to_string(last_gpus) + " GPUs (" +
-                 std::to_string(static_cast<int>(request.tokens / last->tokens_per_second / kSecondsPerDay)) +
-                 " days there)"
-           : "does not fit in memory on up to " + std::to_string(request.max_gpus) + " GPUs";
+  row.note = largest_fitting == nullptr
+                 ? "does not fit in memory on up to " + std::to_string(request.max_gpus) + " GPUs"
+                 : "not within the days on " + std::to_string(largest_fitting->gpus) + " GPUs (" +
+                       std::to_string(static_cast<int>(largest_fitting->days)) + " days there)";
   return row;
 }
 
 }  // namespace
+
+int default_global_batch(int sequence) {
+  constexpr int kLlama3FinalBatchTokens = 16 * 1024 * 1024;
+  return std::max(1, kLlama3FinalBatchTokens / sequence);
+}
+
+double training_days(double tokens, const TrainingEstimate& estimate) {
+  return tokens / estimate.tokens_per_second / kSecondsPerDay;
+}
+
+NodeCountSearch smallest_node_count(int max_nodes, double days,
+                                    const std::function<SizingTrial(int nodes)>& trial) {
+  NodeCountSearch search;
+  const auto in_time = [&](int nodes) {
+    search.trials.push_back(trial(nodes));
+    return search.trials.back().in_time(days);
+  };
+  int too_few = 0;  // the largest count tried that is not in time
+  int enough = 0;   // the smallest count tried that is
+  for (int nodes = 1; nodes <= max_nodes; nodes *= 2) {
+    if (in_time(nodes)) {
+      enough = nodes;
+      break;
+    }
+    too_few = nodes;
+  }
+  if (enough == 0) return search;
+  search.unit_nodes = search.trials.back().unit_nodes;
+  // Between the two: whole units, then `enough` itself (a power of two need not be a whole unit).
+  std::vector<int> candidates;
+  for (int nodes = (too_few / search.unit_nodes + 1) * search.unit_nodes; nodes < enough;
+       nodes += search.unit_nodes) {
+    candidates.push_back(nodes);
+  }
+  candidates.push_back(enough);
+  int below = -1;  // index of the largest candidate known not in time (-1: too_few)
+  int answer = static_cast<int>(candidates.size()) - 1;
+  while (answer - below > 1) {
+    const int middle = below + (answer - below) / 2;
+    (in_time(candidates[middle]) ? answer : below) = middle;
+  }
+  for (const SizingTrial& tried : search.trials) {
+    if (tried.nodes == candidates[answer]) search.answer = tried;
+  }
+  return search;
+}
 
 const System* system_for_accelerator(const Catalog& catalog, const std::string& accelerator_id) {
   const System* first = nullptr;

@@ -4,11 +4,12 @@
 //   SizingRequest request{&model, 15e12, 90, base_config, {"h100-sxm", "b200"}, prices};
 //   std::vector<SizingRow> rows = size_training(catalog, collectives, calibration, request);
 //
-// Each accelerator is sized on a catalog system that carries it (a DGX when there is one), on node counts
-// doubling from one node, with a non-blocking fabric (perf_hardware_of_system); the first count whose fastest
-// fitting split (search_training) finishes in time is the answer.
+// Each accelerator is sized on a catalog system that carries it (a DGX when there is one), with a
+// non-blocking fabric (perf_hardware_of_system): the smallest node count whose fastest fitting split
+// (search_training) finishes in time is the answer (smallest_node_count).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,6 +19,38 @@
 #include "gputwin/perf/training.hpp"
 
 namespace gputwin {
+
+// Sequences per step when the user gives none: 16M tokens, Llama 3 405B's final batch (Dubey et al. 2024,
+// "The Llama 3 Herd of Models", 3.4.1), in sequences of `sequence` tokens.
+[[nodiscard]] int default_global_batch(int sequence);
+
+// One node count tried: the fastest split that fits in memory there and the days it takes, or none.
+struct SizingTrial {
+  int nodes = 0;
+  int gpus = 0;
+  std::optional<TrainingEstimate> estimate;  // empty when nothing fits in memory
+  double days = 0;                           // training days with `estimate`
+  int unit_nodes = 1;  // the step nodes are bought in on this design (a scalable unit, one leaf's nodes)
+
+  [[nodiscard]] bool in_time(double limit) const { return estimate && days <= limit; }
+};
+
+struct NodeCountSearch {
+  std::optional<SizingTrial> answer;  // the smallest count in time; empty when none up to the maximum is
+  std::vector<SizingTrial> trials;    // every count tried, in the order tried
+  int unit_nodes = 1;                 // the step of the bisection
+};
+
+// The smallest node count up to `max_nodes` whose trial finishes within `days`. Counts double from one node
+// until one is in time; then the multiples of that design's unit_nodes between the last count that was not
+// in time and the first that was are bisected, so that one unit fewer was tried and is not in time. (A count
+// whose GPUs split badly can be slower than a smaller one; whole units split well, and bisection assumes
+// more nodes never take longer. The answer is always a count that was tried and is in time.)
+[[nodiscard]] NodeCountSearch smallest_node_count(int max_nodes, double days,
+                                                  const std::function<SizingTrial(int nodes)>& trial);
+
+// The days `tokens` take at the estimate's throughput.
+[[nodiscard]] double training_days(double tokens, const TrainingEstimate& estimate);
 
 struct SizingRequest {
   const TransformerModel* model = nullptr;

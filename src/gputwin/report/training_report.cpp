@@ -13,6 +13,21 @@ std::string split_text(const TrainingConfig& c) {
                      c.sequence_parallel && c.tp > 1 ? ", sequence parallel" : "");
 }
 
+nlohmann::json split_json(const TrainingConfig& c) {
+  return {{"tp", c.tp},
+          {"pp", c.pp},
+          {"vp", c.virtual_stages},
+          {"cp", c.cp},
+          {"dp", c.dp},
+          {"micro_batch", c.micro_batch},
+          {"recompute", recompute_name(c.recompute)},
+          {"zero", c.zero}};
+}
+
+nlohmann::json memory_gb_json(const MemoryFootprint& m) {
+  return {{"total", in_gigabytes(m.total())}, {"capacity", in_gigabytes(m.capacity)}, {"fits", m.fits()}};
+}
+
 std::string gb(ByteSize size) {
   return fmt::format("{:.1f} GB", in_gigabytes(size));
 }
@@ -171,21 +186,11 @@ nlohmann::json sizing_json(const TransformerModel& model, double tokens, double 
     if (!row.estimate) {
       item["note"] = row.note;
     } else {
-      const auto& c = row.estimate->config;
       item["gpus"] = row.gpus;
       item["days"] = row.days;
       item["mfu"] = row.estimate->mfu;
-      item["split"] = {{"tp", c.tp},
-                       {"pp", c.pp},
-                       {"vp", c.virtual_stages},
-                       {"cp", c.cp},
-                       {"dp", c.dp},
-                       {"micro_batch", c.micro_batch},
-                       {"recompute", recompute_name(c.recompute)},
-                       {"zero", c.zero}};
-      item["memory_gb"] = {{"total", in_gigabytes(row.estimate->memory.total())},
-                           {"capacity", in_gigabytes(row.estimate->memory.capacity)},
-                           {"fits", row.estimate->memory.fits()}};
+      item["split"] = split_json(row.estimate->config);
+      item["memory_gb"] = memory_gb_json(row.estimate->memory);
       item["cost_usd"] = row.cost_usd ? nlohmann::json(*row.cost_usd) : nlohmann::json(nullptr);
     }
     list.push_back(item);
@@ -197,6 +202,73 @@ nlohmann::json sizing_json(const TransformerModel& model, double tokens, double 
           {"days", days},
           {"flop_convention", flop_convention()},
           {"accelerators", list}};
+}
+
+std::string workload_fit_text(const WorkloadFit& fit) {
+  const WorkloadTarget& t = fit.target;
+  const SizingTrial& a = fit.answer;
+  std::string text = fmt::format(
+      "Workload: {} ({:.1f}B parameters) on {:.4g} tokens within {:g} days; sequence {}, global batch {}, {}\n",
+      fit.model.name, fit.model.parameters() / 1e9, t.tokens, t.days, t.sequence, t.global_batch,
+      t.precision);
+  const SizingTrial* below = fit.next_smaller_trial();
+  text += fmt::format("Sized: {} nodes ({} GPUs) train it in {:.1f} days at {:.1f} % MFU{}\n", a.nodes, a.gpus,
+                      a.days, 100 * a.estimate->mfu,
+                      below == nullptr ? "" : fmt::format("; {} nodes do not", below->nodes));
+  text += fmt::format("  split: {}\n  memory: {:.0f} of {:.0f} GB per GPU\n", split_text(a.estimate->config),
+                      in_gigabytes(a.estimate->memory.total()), in_gigabytes(a.estimate->memory.capacity));
+  text += fmt::format(
+      "Node counts tried (doubling, then bisection in steps of {} nodes, the design's scalable unit or nodes "
+      "per leaf), each designed in full and timed with its fastest split:\n",
+      fit.unit_nodes);
+  TextTable table({"nodes", "GPUs", "days", "MFU", "split"},
+                  {Align::right, Align::right, Align::right, Align::right, Align::left});
+  for (const SizingTrial& trial : fit.trials) {
+    if (!trial.estimate) {
+      table.add_row({std::to_string(trial.nodes), std::to_string(trial.gpus), "-", "-", "does not fit in memory"});
+      continue;
+    }
+    const auto& c = trial.estimate->config;
+    table.add_row({std::to_string(trial.nodes), std::to_string(trial.gpus), fmt::format("{:.1f}", trial.days),
+                   fmt::format("{:.1f} %", 100 * trial.estimate->mfu),
+                   fmt::format("tp {} pp {} cp {} dp {} mb {}", c.tp, c.pp, c.cp, c.dp, c.micro_batch)});
+  }
+  text += table.render();
+  text += fmt::format("MFU convention: {}\n", flop_convention());
+  return text;
+}
+
+nlohmann::json workload_fit_json(const WorkloadFit& fit) {
+  const WorkloadTarget& t = fit.target;
+  nlohmann::json trials = nlohmann::json::array();
+  for (const SizingTrial& trial : fit.trials) {
+    nlohmann::json item{{"nodes", trial.nodes}, {"gpus", trial.gpus}};
+    if (trial.estimate) {
+      item["days"] = trial.days;
+      item["mfu"] = trial.estimate->mfu;
+      item["split"] = split_json(trial.estimate->config);
+    } else {
+      item["fits"] = false;
+    }
+    trials.push_back(item);
+  }
+  const SizingTrial& a = fit.answer;
+  return {{"model", fit.model.name},
+          {"parameters", fit.model.parameters()},
+          {"tokens", t.tokens},
+          {"days_allowed", t.days},
+          {"sequence", t.sequence},
+          {"global_batch", t.global_batch},
+          {"precision", t.precision},
+          {"nodes", a.nodes},
+          {"gpus", a.gpus},
+          {"days", a.days},
+          {"mfu", a.estimate->mfu},
+          {"split", split_json(a.estimate->config)},
+          {"memory_gb", memory_gb_json(a.estimate->memory)},
+          {"flop_convention", flop_convention()},
+          {"unit_nodes", fit.unit_nodes},
+          {"trials", trials}};
 }
 
 }  // namespace gputwin

@@ -13,6 +13,7 @@
 #include "gputwin/perf/training.hpp"
 #include "gputwin/perf/training_search.hpp"
 #include "gputwin/perf/training_sizing.hpp"
+#include "gputwin/perf/workload_fit.hpp"
 
 namespace gputwin {
 
@@ -35,5 +36,9 @@ struct TrainingRunInfo {
                                       const std::vector<SizingRow>& rows);
 [[nodiscard]] nlohmann::json sizing_json(const TransformerModel& model, double tokens, double days,
                                          const std::vector<SizingRow>& rows);
+
+// How a spec's node count was sized for its workload: the answer, its split and every count tried.
+[[nodiscard]] std::string workload_fit_text(const WorkloadFit& fit);
+[[nodiscard]] nlohmann::json workload_fit_json(const WorkloadFit& fit);
 
 }  // namespace gputwin

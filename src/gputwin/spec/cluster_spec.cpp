@@ -39,25 +39,60 @@ class SpecReader {
   void remember(const YamlField& field) { spec_.locations[field.path()] = field.location(); }
 
   void read_nodes(const YamlField& nodes) {
-    nodes.expect_keys({"system", "count", "gpus"});
+    nodes.expect_keys({"system", "count", "gpus", "workload"});
     spec_.node_system = part(nodes.child("system"), "system");
     const System& system = catalog_.get<System>(spec_.node_system);
-    if (nodes.has("count") == nodes.has("gpus"))
-      nodes.fail("give exactly one of 'count' (nodes) or 'gpus' (a target)");
+    const int sizes_given = nodes.has("count") + nodes.has("gpus") + nodes.has("workload");
+    if (sizes_given != 1) {
+      nodes.fail("give exactly one of 'count' (nodes), 'gpus' (a target) or 'workload' (sized for it)");
+    }
     if (auto count = nodes.optional_child("count")) {
       spec_.node_count = static_cast<int>(count->positive_integer());
       remember(*count);
-    } else {
-      const auto gpus = nodes.child("gpus");
+    } else if (auto gpus = nodes.optional_child("gpus")) {
       if (system.accelerators == 0)
-        gpus.fail("system '" + system.info.id + "' has no GPUs; give 'count' instead");
-      spec_.target_gpus = static_cast<int>(gpus.positive_integer());
+        gpus->fail("system '" + system.info.id + "' has no GPUs; give 'count' instead");
+      spec_.target_gpus = static_cast<int>(gpus->positive_integer());
       spec_.node_count = (*spec_.target_gpus + system.accelerators - 1) / system.accelerators;
-      remember(gpus);
+      remember(*gpus);
+    } else {
+      const auto workload = nodes.child("workload");
+      if (system.accelerators == 0)
+        workload.fail("system '" + system.info.id + "' has no GPUs to train on; give 'count' instead");
+      spec_.workload = read_workload(workload);
     }
     if (!system.nics.contains(NetworkRole::compute) && system.accelerators > 0) {
       nodes.child("system").fail("system '" + system.info.id + "' has no compute NICs");
     }
+  }
+
+  WorkloadTarget read_workload(const YamlField& f) {
+    f.expect_keys({"model", "tokens", "days", "sequence", "global_batch", "precision"});
+    remember(f);
+    WorkloadTarget workload;
+    const auto model = f.child("model");
+    workload.model = model.text();
+    remember(model);
+    const auto tokens = f.child("tokens");
+    workload.tokens = parse_parameter_count(tokens.text());
+    if (workload.tokens <= 0) {
+      tokens.fail("expected a token count with a K, M, B or T suffix, such as 15T or 300B, got '" +
+                  tokens.text() + "'");
+    }
+    const auto days = f.child("days");
+    workload.days = days.positive_number();
+    remember(days);
+    if (auto sequence = f.optional_child("sequence")) {
+      workload.sequence = static_cast<int>(sequence->positive_integer());
+    }
+    if (auto batch = f.optional_child("global_batch")) {
+      workload.global_batch = static_cast<int>(batch->positive_integer());
+    }
+    if (auto precision = f.optional_child("precision")) {
+      workload.precision = precision->one_of({"bf16", "fp8"});
+      remember(*precision);
+    }
+    return workload;
   }
 
   static std::pair<double, std::string> oversubscription(const YamlField& field) {

@@ -41,6 +41,17 @@ struct FabricSpec {
   SourceLocation where;
 };
 
+// "Enough GPUs for this workload": train `model` on `tokens` within `days`. The node count is found by sizing
+// (perf/workload_fit) before the design; until then the spec's node_count is 0.
+struct WorkloadTarget {
+  std::string model;  // a model preset (data/perf/models.yaml); checked when sized
+  double tokens = 0;
+  double days = 0;
+  int sequence = 8192;
+  int global_batch = 0;  // sequences per step; 0 = the sizing default
+  std::string precision = "bf16";
+};
+
 struct ServerRequest {
   std::string system;
   int count = 0;
@@ -85,6 +96,7 @@ struct ClusterSpec {
   std::string node_system;
   int node_count = 0;
   std::optional<int> target_gpus;  // when the spec asks for GPUs, node_count is derived from it
+  std::optional<WorkloadTarget> workload;  // when the spec asks for a workload, node_count is sized for it
   FabricSpec compute;
   FabricSpec storage;
   FabricSpec inband;

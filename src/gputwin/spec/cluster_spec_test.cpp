@@ -81,6 +81,17 @@ std::vector<BadSpec> bad_specs() {
        "test.yaml:10:23:", "fabrics.compute.oversubscription", "expected a ratio"},
       {"count_and_gpus", replaced("count: 16", "count: 16\n  gpus: 128"), "test.yaml:3:3:", "nodes",
        "exactly one of"},
+      {"count_and_workload",
+       replaced("count: 16", "count: 16\n  workload: {model: llama3-8b, tokens: 1T, days: 20}"),
+       "test.yaml:3:3:", "nodes", "exactly one of 'count' (nodes), 'gpus' (a target) or 'workload'"},
+      {"workload_tokens_without_suffix",
+       replaced("count: 16", "workload: {model: llama3-8b, tokens: 15000, days: 20}"), "test.yaml:4:40:",
+       "nodes.workload.tokens", "suffix, such as 15T"},
+      {"workload_without_days", replaced("count: 16", "workload: {model: llama3-8b, tokens: 1T}"),
+       "test.yaml:4:13:", "nodes.workload.days", "missing required field"},
+      {"workload_unknown_precision",
+       replaced("count: 16", "workload: {model: llama3-8b, tokens: 1T, days: 9, precision: fp4}"),
+       "test.yaml:4:64:", "nodes.workload.precision", "fp4"},
       {"yaml_syntax", replaced("prices: {dgx-h100: 300000 USD}", "prices: {dgx-h100: 300000 USD"),
        "test.yaml:", "", "YAML syntax error"},
       {"pue_below_one", replaced("  cooling: air-standard\n", "  cooling: air-standard\n  pue: 0.9\n"),
@@ -161,6 +172,28 @@ TEST(ClusterSpec, TargetGpuCountRoundsUpToWholeNodes) {
   ASSERT_TRUE(spec.ok()) << spec.error_text();
   EXPECT_EQ(spec.value().node_count, 126);  // 1001 / 8 GPUs per DGX H100, rounded up
   EXPECT_EQ(spec.value().target_gpus, 1001);
+}
+
+TEST(ClusterSpec, WorkloadLeavesTheNodeCountToSizing) {
+  const auto spec = parse_cluster_spec(
+      replaced("count: 16", "workload: {model: llama3-8b, tokens: 1.5T, days: 20, sequence: 4096}"), "test.yaml",
+      bundled_catalog());
+  ASSERT_TRUE(spec.ok()) << spec.error_text();
+  ASSERT_TRUE(spec.value().workload.has_value());
+  const WorkloadTarget& workload = *spec.value().workload;
+  EXPECT_EQ(workload.model, "llama3-8b");
+  EXPECT_DOUBLE_EQ(workload.tokens, 1.5e12);
+  EXPECT_DOUBLE_EQ(workload.days, 20);
+  EXPECT_EQ(workload.sequence, 4096);
+  EXPECT_EQ(workload.global_batch, 0);  // the sizing default
+  EXPECT_EQ(workload.precision, "bf16");
+  EXPECT_EQ(spec.value().node_count, 0);
+  // Designing before sizing is refused, at the workload field.
+  const auto cluster = design_cluster(spec.value(), bundled_catalog());
+  ASSERT_FALSE(cluster.ok());
+  EXPECT_NE(cluster.error_text().find("test.yaml:4:13: nodes.workload: the node count is not sized"),
+            std::string::npos)
+      << cluster.error_text();
 }
 
 TEST(ClusterSpec, MissingFileIsAnErrorNamingIt) {
