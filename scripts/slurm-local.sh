@@ -89,6 +89,8 @@ process_start_time() {
   stat=${stat##*) }
   # shellcheck disable=SC2086 # word splitting into fields is the point
   set -- $stat
+  # An exited daemon nobody reaped yet (we are not its parent) is a zombie: it runs no more.
+  [[ $1 != Z ]] || return 1
   echo "${20}"
 }
 
