@@ -9,9 +9,11 @@
 # topology.conf. This script adds the site part (daemons, ports, paths, accounting) around it in STATE_DIR.
 #
 # Everything lives under STATE_DIR: configs, munge key and socket, a private MariaDB datadir, Slurm state, spool,
-# logs and the PIDs of the daemons started. Every daemon listens on 127.0.0.1 only, on ports from
+# logs and the PIDs of the daemons started. Clients reach every daemon at 127.0.0.1, on ports from
 # GPUTWIN_SLURM_PORT_BASE (default 17800) so a system Slurm or MariaDB on the usual ports is never touched:
 #   base+0 slurmctld, base+1 slurmdbd, base+2 mariadbd, base+10+i slurmd of the i-th node (i from 0).
+# (MariaDB listens on 127.0.0.1 only; Slurm 22.05 has no setting to bind its daemons to one address, so they listen
+# on all addresses of the machine, but nothing here talks to them other than through 127.0.0.1.)
 # No systemd: each daemon runs in the foreground of its own session, started by us, and its PID is recorded.
 #
 # Root and Debian 12 only: it installs packages, makes device nodes and runs daemons as other users.
@@ -121,14 +123,18 @@ start_daemon() {
 
 # ---- waiting ------------------------------------------------------------------------------------------------------
 
-# wait_until DESCRIPTION LOG_FILE COMMAND...: polls COMMAND until it succeeds; on timeout shows the log's tail.
+# wait_until DESCRIPTION LOG_FILE COMMAND...: polls COMMAND until it succeeds; on timeout shows the log's tail,
+# after the output of $timeout_diagnostic when it names a command.
+timeout_diagnostic=
 wait_until() {
   local description=$1 log_file=$2
   shift 2
   local deadline=$((SECONDS + start_timeout_s))
   until "$@" >/dev/null 2>&1; do
     if ((SECONDS >= deadline)); then
-      echo "slurm-local: timed out after ${start_timeout_s}s waiting for $description; last lines of $log_file:" >&2
+      echo "slurm-local: timed out after ${start_timeout_s}s waiting for $description" >&2
+      [[ -z $timeout_diagnostic ]] || $timeout_diagnostic >&2 2>&1 || true
+      echo "slurm-local: last lines of $log_file:" >&2
       tail -n 30 "$log_file" >&2 2>/dev/null || true
       exit 1
     fi
@@ -164,7 +170,8 @@ make_fake_gpu_devices() {
       [[ $device =~ ^/dev/nvidia([0-9]+)$ ]] || die "gres.conf names $device; only /dev/nvidiaN can be faked"
       minor=${BASH_REMATCH[1]}
       [[ -e $device ]] && continue
-      mknod "$device" c 195 "$minor"
+      mknod "$device" c 195 "$minor" ||
+        die "cannot create $device: mknod needs CAP_MKNOD (in a container: run it privileged, or create the nodes outside)"
       echo "$device" >>"$devices_file"
     done
   done
@@ -181,10 +188,11 @@ node_names() {
   done
 }
 
-# Several slurmd on one host: each node is reached at 127.0.0.1 on a port of its own. Debian builds Slurm with
-# --enable-multiple-slurmd, which is what lets slurmctld accept many nodes with one address and slurmd -N NAME
-# act as one of them. The generated NodeName lines say nothing about addresses (that is the site's business),
-# so we append NodeHostname, NodeAddr and Port to each, numbering ports in the order nodes appear.
+# Several slurmd on one host: each node is reached at 127.0.0.1 on a port of its own, and `slurmd -N NAME` plays
+# node NAME. Debian's Slurm is built with multiple-slurmd support (its auth_munge.so carries the code that accepts
+# the same munge credential seen by several slurmd, compiled only in that mode), and it works: %n in paths, one
+# port per node. The generated NodeName lines say nothing about addresses (that is the site's business), so we
+# append NodeHostname, NodeAddr and Port to each, numbering ports in the order nodes appear.
 write_node_lines_with_ports() {
   local next_port=$((port_base + 10)) line expression count
   while IFS= read -r line; do
@@ -419,8 +427,9 @@ cmd_start() {
   register_accounting
   start_slurmctld
   start_slurmds
-  wait_until "all nodes to be idle (sinfo: $(sinfo -h -N -o '%N %t' 2>/dev/null | tr '\n' ' '))" \
-    "$log_dir/slurmctld.log" all_nodes_idle
+  # When nodes do not turn idle, their state and slurmctld's reason (e.g. fewer GPUs found than configured) say why.
+  timeout_diagnostic="sinfo -N -o %N|%T|%E"
+  wait_until "all nodes to be idle" "$log_dir/slurmctld.log" all_nodes_idle
   trap - EXIT
   echo "slurm-local: cluster $cluster_name up with $node_count nodes in $((SECONDS - started))s;" \
     "eval \"\$(bash $0 env $state_dir)\" to use it"
