@@ -58,10 +58,24 @@ install_packages() {
   done
   ((${#missing[@]} == 0)) && return 0
   echo "slurm-local: installing ${missing[*]}"
+  # The packages' maintainer scripts start the system munged, MariaDB and Slurm daemons where an init system lets
+  # them. We want none of those (ours run from STATE_DIR), so, unless the machine already has a policy, say "do not
+  # start services" for the duration of the install, the way Debian's invoke-rc.d documents (exit code 101).
+  local policy=/usr/sbin/policy-rc.d made_policy=false install_log
+  if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\n# Written by gputwin scripts/slurm-local.sh during its apt-get install; removed after.\nexit 101\n' >"$policy"
+    chmod 755 "$policy"
+    made_policy=true
+  fi
+  install_log=$(mktemp)
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  # The packages' maintainer scripts try to start their services; with no init system that fails harmlessly.
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$install_log" 2>&1; then
+    cat "$install_log" >&2
+    [[ $made_policy == false ]] || rm -f "$policy"
+    die "installing ${missing[*]} failed"
+  fi
+  [[ $made_policy == false ]] || rm -f "$policy"
+  rm -f "$install_log"
 }
 
 # ---- paths inside STATE_DIR ---------------------------------------------------------------------------------------
