@@ -46,8 +46,9 @@ EOF
 
 require_root_on_debian() {
   [[ $(id -u) -eq 0 ]] || die "must run as root (it installs packages, makes /dev/nvidia* nodes and starts daemons)"
-  [[ -r /etc/debian_version ]] && grep -q '^ID=debian' /etc/os-release 2>/dev/null ||
+  if [[ ! -r /etc/debian_version ]] || ! grep -q '^ID=debian' /etc/os-release 2>/dev/null; then
     die "only Debian is supported (needs Debian's slurm-wlm, slurmdbd, munge and mariadb-server packages)"
+  fi
 }
 
 # Installs the packages only when one is missing, so a second start costs nothing and needs no network.
