@@ -454,20 +454,35 @@ cmd_start() {
 # ---- stop ---------------------------------------------------------------------------------------------------------
 
 stop_recorded() {
-  local file=$1 name pid waited=0
+  local file=$1 name pid waited_ds=0
   name=$(basename "$file" .pid)
   if pid=$(recorded_live_pid "$name"); then
     kill -TERM "$pid" 2>/dev/null || true
-    while [[ -e /proc/$pid ]] && recorded_live_pid "$name" >/dev/null; do
-      if ((waited >= stop_timeout_s * 10)); then
+    while recorded_live_pid "$name" >/dev/null; do
+      if ((waited_ds == stop_timeout_s * 10)); then
         echo "slurm-local: $name (pid $pid) ignored SIGTERM for ${stop_timeout_s}s; killing it" >&2
         kill -KILL "$pid" 2>/dev/null || true
       fi
       sleep 0.1
-      waited=$((waited + 1))
+      waited_ds=$((waited_ds + 1))
     done
   fi
   rm -f "$file"
+}
+
+# Jobs run under slurmstepd, which outlives slurmd by design: cancel this cluster's jobs while slurmctld can still
+# do it, so no job process is left behind. Only this cluster's jobs: SLURM_CONF points at its slurmctld.
+cancel_jobs() {
+  recorded_live_pid slurmctld >/dev/null || return 0
+  export SLURM_CONF=$slurm_conf
+  local jobs deadline=$((SECONDS + stop_timeout_s))
+  jobs=$(squeue -h -o %A 2>/dev/null) || return 0
+  [[ -n $jobs ]] || return 0
+  # shellcheck disable=SC2086 # one job ID a word
+  scancel $jobs 2>/dev/null || true
+  while [[ -n $(squeue -h -o %A 2>/dev/null) ]] && ((SECONDS < deadline)); do
+    sleep 0.5
+  done
 }
 
 cmd_stop() {
@@ -476,6 +491,7 @@ cmd_stop() {
     echo "slurm-local: nothing recorded in $state_dir; nothing to stop"
     return 0
   }
+  cancel_jobs
   for name in "${stop_order[@]}"; do
     # slurmd-NODE files for slurmd; exact names for the others.
     for file in "$pid_dir/$name".pid "$pid_dir/$name"-*.pid; do
