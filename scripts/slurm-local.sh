@@ -214,7 +214,9 @@ write_node_lines_with_ports() {
     if [[ $line =~ ^NodeName=([^ ]+) && ${BASH_REMATCH[1]} != DEFAULT ]]; then
       expression=${BASH_REMATCH[1]}
       count=$(expand_hostlist "$expression" | wc -l)
-      echo "$line NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 Port=[$next_port-$((next_port + count - 1))]"
+      local ports=$next_port
+      ((count == 1)) || ports="[$next_port-$((next_port + count - 1))]"
+      echo "$line NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 Port=$ports"
       next_port=$((next_port + count))
     else
       echo "$line"
