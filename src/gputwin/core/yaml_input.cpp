@@ -1,5 +1,7 @@
 #include "gputwin/core/yaml_input.hpp"
 
+#include "gputwin/core/input_file.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -195,11 +197,7 @@ YamlDocument YamlDocument::parse(const std::string& text, std::string name) {
 }
 
 YamlDocument YamlDocument::load(const std::string& path) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) throw InputFailure(InputError{{path, 0, 0}, "", "cannot open file"});
-  std::ostringstream contents;
-  contents << stream.rdbuf();
-  return parse(contents.str(), path);
+  return parse(read_input_file(path), path);
 }
 
 }  // namespace gputwin

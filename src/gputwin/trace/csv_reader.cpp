@@ -1,5 +1,7 @@
 #include "gputwin/trace/csv_reader.hpp"
 
+#include "gputwin/core/input_file.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -83,11 +85,7 @@ CsvReader CsvReader::parse(const std::string& text, std::string name, std::vecto
 }
 
 CsvReader CsvReader::open(const std::string& path, std::vector<std::string> header) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) throw InputFailure({{path, 0, 0}, "", "cannot open file"});
-  std::ostringstream contents;
-  contents << stream.rdbuf();
-  return CsvReader(path, contents.str(), std::move(header));
+  return CsvReader(path, read_input_file(path), std::move(header));
 }
 
 bool CsvReader::next_line(std::string_view& line) {

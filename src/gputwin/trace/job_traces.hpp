@@ -52,6 +52,10 @@ struct SwfTrace {
                                                       const std::vector<std::string>& known_mig_profiles = {});
 [[nodiscard]] Result<TraceRows<JobSpec>> parse_job_csv(const std::string& text, const std::string& name,
                                                        const std::vector<std::string>& known_mig_profiles = {});
+// Sorts by submit time (ties in file order), then moves the clock so the first job arrives at 0: what every
+// reader of a foreign trace does before returning.
+void order_from_first_submit(std::vector<JobSpec>& jobs);
+
 // Writes every column, numbers in shortest round-trip form, so read_job_csv gives back the same jobs; the
 // mig_profile column only when some job asks for a MIG slice. Text fields may hold commas and quotes (they are
 // quoted) but not line breaks.

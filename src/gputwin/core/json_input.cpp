@@ -1,10 +1,10 @@
-#include "gputwin/validate/json_input.hpp"
+#include "gputwin/core/json_input.hpp"
 
 #include <cmath>
 
 #include "gputwin/core/error.hpp"
 
-namespace gputwin::validate {
+namespace gputwin {
 namespace {
 
 SourceLocation location_of_byte(std::string_view text, std::size_t byte, const std::string& source) {
@@ -183,4 +183,4 @@ std::int64_t JsonField::integer() const {
   return value_.get<std::int64_t>();
 }
 
-}  // namespace gputwin::validate
+}  // namespace gputwin

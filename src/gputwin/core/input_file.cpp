@@ -1,9 +1,9 @@
-#include "gputwin/validate/input_file.hpp"
+#include "gputwin/core/input_file.hpp"
 
 #include <fstream>
 #include <sstream>
 
-namespace gputwin::validate {
+namespace gputwin {
 
 std::string read_input_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -13,4 +13,4 @@ std::string read_input_file(const std::string& path) {
   return std::move(text).str();
 }
 
-}  // namespace gputwin::validate
+}  // namespace gputwin
