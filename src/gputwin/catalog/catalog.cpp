@@ -250,7 +250,8 @@ class CatalogBuilder {
 
   System system(const YamlField& f) {
     f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "accelerator",
-                   "accelerators", "scale_up_domain", "cpu", "cpu_cores", "system_memory", "rack_units",
+                   "accelerators", "scale_up_domain", "cpu", "cpu_sockets", "cpu_cores", "cpu_threads_per_core",
+                   "system_memory", "rack_units",
                    "power_max", "power_typical", "psus", "nics"});
     System part;
     part.info = read_info(f);
@@ -264,6 +265,12 @@ class CatalogBuilder {
     if (auto cpu = f.optional_child("cpu")) part.cpu = cpu->text();
     if (auto cores = f.optional_child("cpu_cores"))
       part.cpu_cores = static_cast<int>(cores->positive_integer());
+    if (auto sockets = f.optional_child("cpu_sockets")) {
+      part.cpu_sockets = static_cast<int>(sockets->positive_integer());
+      if (part.cpu_cores % part.cpu_sockets != 0) sockets->fail("cpu_cores do not divide evenly over the sockets");
+    }
+    if (auto threads = f.optional_child("cpu_threads_per_core"))
+      part.cpu_threads_per_core = static_cast<int>(threads->positive_integer());
     part.system_memory = optional_quantity<ByteSize>(f, "system_memory");
     part.rack_units = f.child("rack_units").positive_quantity<RackSpace>();
     part.power_max = f.child("power_max").positive_quantity<Power>();

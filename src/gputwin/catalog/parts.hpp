@@ -90,7 +90,9 @@ struct System {
   int accelerators = 0;
   int scale_up_domain = 1;
   std::string cpu;
-  int cpu_cores = 0;
+  int cpu_sockets = 0;  // 0 = unknown
+  int cpu_cores = 0;    // all sockets together
+  int cpu_threads_per_core = 0;  // 0 = unknown (SMT is a BIOS choice; the figure is what the CPU offers)
   std::optional<ByteSize> system_memory;
   RackSpace rack_units;
   Power power_max;

@@ -4,7 +4,7 @@
 #include "gputwin/cli/commands.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"gputwin: a digital twin for GPU clusters (plan, simulate, perf)"};
+  CLI::App app{"gputwin: a digital twin for GPU clusters (plan, perf, simulate, validate, export)"};
   app.require_subcommand(1);
   int exit_code = 0;
   gputwin::cli::add_plan_command(app, exit_code);
@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   gputwin::cli::add_trace_command(app, exit_code);
   gputwin::cli::add_perf_command(app, exit_code);
   gputwin::cli::add_validate_command(app, exit_code);
+  gputwin::cli::add_export_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

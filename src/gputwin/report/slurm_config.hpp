@@ -1,0 +1,31 @@
+// Slurm configuration for a designed cluster: what `gputwin export slurm` writes.
+//
+//   SlurmConfig files = slurm_config(cluster, catalog);
+//   files.slurm_conf     // GresTypes, TopologyPlugin, NodeName and PartitionName lines (merge into slurm.conf)
+//   files.gres_conf      // each node's GPUs as device files
+//   files.topology_conf  // the compute fabric's switch tree (topology/tree)
+//
+// Nodes carry the catalog system's sockets, cores, threads and memory (RealMemory in MiB) and
+// Gres=gpu:<accelerator id>:<GPUs>. topology/tree can only describe a tree, and the fabric is not one: a node of a
+// rail-optimized fabric reaches one leaf per rail, and every spine reaches every leaf below it. So switches of a
+// tier that reach exactly the same nodes (a scalable unit's rail leaves, a pod's spines) are written as one
+// logical switch, named "<fabric>-<tier>-group-<k>", with a comment listing the switches it stands for; a
+// switch alone in its group keeps its own name. Appliances are not Slurm nodes and are left out.
+#pragma once
+
+#include <string>
+
+#include "gputwin/catalog/catalog.hpp"
+#include "gputwin/design/cluster.hpp"
+
+namespace gputwin {
+
+struct SlurmConfig {
+  std::string slurm_conf;
+  std::string gres_conf;
+  std::string topology_conf;
+};
+
+[[nodiscard]] SlurmConfig slurm_config(const Cluster& cluster, const Catalog& catalog);
+
+}  // namespace gputwin

@@ -1,0 +1,111 @@
+#include "gputwin/report/slurm_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "gputwin/core/hostlist.hpp"
+#include "gputwin/design/design_test_support.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::bundled_catalog;
+using testing::plan_file;
+
+struct TopologySwitch {
+  std::vector<std::string> nodes;
+  std::vector<std::string> switches;
+};
+
+// topology.conf as Slurm reads it: SwitchName=X Nodes=hostlist | Switches=hostlist, '#' comments.
+std::map<std::string, TopologySwitch> read_topology(const std::string& text) {
+  std::map<std::string, TopologySwitch> switches;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::string name_word, children_word;
+    words >> name_word >> children_word;
+    EXPECT_EQ(name_word.rfind("SwitchName=", 0), 0u) << line;
+    const std::string name = name_word.substr(name_word.find('=') + 1);
+    EXPECT_FALSE(switches.contains(name)) << "switch written twice: " << name;
+    const auto equals = children_word.find('=');
+    const auto children = expand_hostlist(children_word.substr(equals + 1));
+    EXPECT_TRUE(children.ok()) << children.error_text();
+    if (!children.ok()) continue;
+    (children_word.rfind("Nodes=", 0) == 0 ? switches[name].nodes : switches[name].switches) = children.value();
+  }
+  return switches;
+}
+
+// The tree Slurm needs: every node under exactly one switch, children defined, one root.
+void expect_a_tree(const Cluster& cluster, const std::map<std::string, TopologySwitch>& tree) {
+  std::map<std::string, int> leaf_of_node;
+  std::map<std::string, int> parents;
+  for (const auto& [name, entry] : tree) {
+    for (const auto& node : entry.nodes) ++leaf_of_node[node];
+    for (const auto& child : entry.switches) {
+      EXPECT_TRUE(tree.contains(child)) << name << " names an undefined switch " << child;
+      ++parents[child];
+    }
+  }
+  EXPECT_EQ(static_cast<int>(leaf_of_node.size()), cluster.nodes);
+  for (const auto& [node, count] : leaf_of_node) EXPECT_EQ(count, 1) << node << " is under " << count << " leaves";
+  int roots = 0;
+  for (const auto& [name, entry] : tree) roots += parents.contains(name) ? 0 : 1;
+  EXPECT_EQ(roots, 1);
+}
+
+TEST(SlurmConfig, SuperPodNodesGpusAndScalableUnitsAsLeaves) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  const SlurmConfig files = slurm_config(cluster, bundled_catalog());
+  // DGX H100: 2 x 56 cores, 2 threads each, 2 TB (1,907,348 MiB), 8 H100.
+  EXPECT_NE(files.slurm_conf.find("NodeName=node-[001-127] CPUs=224 Boards=1 SocketsPerBoard=2 CoresPerSocket=56 "
+                                  "ThreadsPerCore=2 RealMemory=1907348 Gres=gpu:h100-sxm:8 State=UNKNOWN\n"),
+            std::string::npos)
+      << files.slurm_conf;
+  EXPECT_NE(files.slurm_conf.find("PartitionName=gpu Nodes=node-[001-127] Default=YES"), std::string::npos);
+  EXPECT_NE(files.slurm_conf.find("TopologyPlugin=topology/tree\n"), std::string::npos);
+  EXPECT_NE(files.gres_conf.find("NodeName=node-[001-127] Name=gpu Type=h100-sxm File=/dev/nvidia[0-7]\n"),
+            std::string::npos)
+      << files.gres_conf;
+  const auto tree = read_topology(files.topology_conf);
+  expect_a_tree(cluster, tree);
+  // Four SUs (the 8 rail leaves of each reach the same 32 nodes; the 4th has 31) under one spine group.
+  ASSERT_EQ(tree.size(), 5u) << files.topology_conf;
+  EXPECT_EQ(tree.at("compute-leaf-group-1").nodes.size(), 32u);
+  EXPECT_EQ(tree.at("compute-leaf-group-4").nodes.size(), 31u);
+  EXPECT_EQ(tree.at("compute-spine-group-1").switches.size(), 4u);
+  EXPECT_NE(files.topology_conf.find("# compute-leaf-group-2 = compute-leaf-su2-rail[1-8] (8 switches)"),
+            std::string::npos);
+}
+
+TEST(SlurmConfig, ThreeTierFabricIsStillOneTree) {
+  const Cluster cluster = plan_file("examples/h100-100k-three-tier.yaml");
+  const auto tree = read_topology(slurm_config(cluster, bundled_catalog()).topology_conf);
+  expect_a_tree(cluster, tree);
+  int cores = 0;
+  for (const auto& [name, entry] : tree) cores += name.find("-core") != std::string::npos ? 1 : 0;
+  EXPECT_GE(cores, 1);
+}
+
+TEST(SlurmConfig, LeafSpineLeavesKeepTheirNamesAndSpinesBecomeOne) {
+  // 16 DGX H100 x 8 ports on 64-port leaves at 1:1: 4 nodes per leaf, 4 leaves, every spine above all of them.
+  const Cluster cluster = testing::plan_text(R"(name: leaf-spine
+nodes: {system: dgx-h100, count: 16}
+fabrics:
+  compute: {topology: leaf_spine, switch: qm9700, link_speed: 400 Gb/s}
+facility: {rack_power_limit: 42 kW, pdu: px3-5878i2r, cooling: air-standard}
+)");
+  const auto tree = read_topology(slurm_config(cluster, bundled_catalog()).topology_conf);
+  expect_a_tree(cluster, tree);
+  ASSERT_TRUE(tree.contains("compute-leaf-1"));
+  EXPECT_EQ(tree.at("compute-leaf-1").nodes, (std::vector<std::string>{"node-01", "node-02", "node-03", "node-04"}));
+  EXPECT_EQ(tree.at("compute-spine-group-1").switches.size(), 4u);
+}
+
+}  // namespace
+}  // namespace gputwin
