@@ -13,6 +13,7 @@
 #include "gputwin/sim/replay.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 #include "gputwin/trace/job_traces.hpp"
+#include "gputwin/trace/trace_file.hpp"
 
 namespace gputwin::cli {
 namespace {
@@ -114,61 +115,13 @@ std::vector<std::string> profile_names(const std::optional<MigSetup>& mig) {
   return names;
 }
 
-// The trace format from the file: SWF by extension, CSVs by their header.
-std::string detect_format(const std::string& path) {
-  if (path.size() > 4 && path.substr(path.size() - 4) == ".swf") return "swf";
-  std::ifstream stream(path);
-  std::string header;
-  std::getline(stream, header);
-  if (header.rfind("timestamp,duration,num_gpus", 0) == 0) return "philly";
-  if (header.find("jobname") != std::string::npos || header.find("gpu_num") != std::string::npos) return "helios";
-  if (header.rfind("id,submit_time", 0) == 0) return "jobs";
-  return "";
-}
-
-struct LoadedJobs {
-  std::vector<JobSpec> jobs;
-  std::map<std::string, int> skipped;
-  int swf_max_procs = 0;
-};
-
-std::optional<LoadedJobs> load_jobs(const ReplayCommandOptions& options, const std::optional<MigSetup>& mig) {
-  const std::string format = options.format == "auto" ? detect_format(options.jobs) : options.format;
-  LoadedJobs loaded;
-  auto take = [&](auto result) -> bool {
-    if (!result.ok()) {
-      std::cerr << result.error_text();
-      return false;
-    }
-    loaded.jobs = std::move(result).value().rows;
-    return true;
-  };
-  if (format == "philly") {
-    auto result = read_philly_jobs(options.jobs);
-    if (result.ok()) loaded.skipped = result.value().skipped;
-    if (!take(std::move(result))) return std::nullopt;
-  } else if (format == "helios") {
-    auto result = read_helios_jobs(options.jobs);
-    if (result.ok()) loaded.skipped = result.value().skipped;
-    if (!take(std::move(result))) return std::nullopt;
-  } else if (format == "jobs") {
-    auto result = read_job_csv(options.jobs, profile_names(mig));
-    if (result.ok()) loaded.skipped = result.value().skipped;
-    if (!take(std::move(result))) return std::nullopt;
-  } else if (format == "swf") {
-    auto result = read_swf(options.jobs);
-    if (!result.ok()) {
-      std::cerr << result.error_text();
-      return std::nullopt;
-    }
-    loaded.skipped = result.value().jobs.skipped;
-    loaded.swf_max_procs = result.value().max_procs;
-    loaded.jobs = std::move(result).value().jobs.rows;
-  } else {
-    std::cerr << options.jobs << ": cannot tell the trace format; give --format philly|swf|helios|jobs\n";
+std::optional<LoadedTrace> load_jobs(const ReplayCommandOptions& options, const std::optional<MigSetup>& mig) {
+  auto trace = read_trace(options.jobs, options.format, profile_names(mig));
+  if (!trace.ok()) {
+    std::cerr << trace.error_text();
     return std::nullopt;
   }
-  return loaded;
+  return std::move(trace).value();
 }
 
 struct ReplayCluster {
@@ -191,7 +144,7 @@ std::optional<ReplayCluster> split_mig_nodes(const ReplayCommandOptions& options
   return ReplayCluster{whole_pool_of(options.mig_nodes), std::move(mig_pool)};
 }
 
-std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, const LoadedJobs& jobs,
+std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, const LoadedTrace& jobs,
                                            const std::optional<MigSetup>& mig) {
   if (!options.cluster_spec.empty()) {
     const auto catalog = load_catalog(options.catalog);
@@ -253,8 +206,8 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
   auto options = std::make_shared<ReplayCommandOptions>();
   auto* command = simulate.add_subcommand("replay", "replay a job trace: arrivals, queueing, gang starts, departures");
   command->add_option("--jobs", options->jobs, "job trace file")->required()->check(CLI::ExistingFile);
-  command->add_option("--format", options->format, "philly | swf | helios | jobs (default: detect)")
-      ->check(CLI::IsMember({"auto", "philly", "swf", "helios", "jobs"}));
+  command->add_option("--format", options->format, "philly | swf | helios | jobs | sacct (default: detect)")
+      ->check(CLI::IsMember({"auto", "philly", "swf", "helios", "jobs", "sacct"}));
   command->add_option("--cluster", options->cluster_spec, "cluster spec (YAML) to replay on")->check(CLI::ExistingFile);
   command->add_option("--nodes", options->nodes, "or: this many identical nodes")->check(CLI::PositiveNumber);
   command->add_option("--gpus-per-node", options->gpus_per_node, "GPUs per node with --nodes (default 8)")
