@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   gputwin::cli::add_perf_command(app, exit_code);
   gputwin::cli::add_validate_command(app, exit_code);
   gputwin::cli::add_export_command(app, exit_code);
+  gputwin::cli::add_sweep_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

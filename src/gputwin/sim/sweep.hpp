@@ -1,0 +1,89 @@
+// A sweep: a grid of trace replays (designs x policies x trace variants x seeds) run task by task and gathered
+// into one table. The grid comes from a YAML file (docs/sweep.md); each task is independent, so tasks can run on
+// local threads or as the tasks of a Slurm job array, and give the same rows either way.
+//
+//   Result<SweepSpec> sweep = load_sweep("policies.yaml");
+//   std::vector<SweepTask> tasks = sweep_tasks(sweep.value());        // in a fixed order; task i is tasks[i]
+//   SweepRow row = run_sweep_task(sweep.value(), tasks[i], trace.jobs, pool_of_design);
+//   std::vector<SweepRow> rows = run_sweep(sweep.value(), trace.jobs, pools, /*threads*/ 4);
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gputwin/core/error.hpp"
+#include "gputwin/sim/gpu_pool.hpp"
+#include "gputwin/sim/replay.hpp"
+#include "gputwin/sim/workload.hpp"
+
+namespace gputwin {
+
+// A cluster to replay on: a spec (designed by the caller) or identical nodes.
+struct SweepDesign {
+  std::string name;
+  std::string spec_path;  // absolute, or empty for `nodes` x `gpus_per_node`
+  int nodes = 0;
+  int gpus_per_node = 8;
+};
+
+// The trace as recorded, or changed: a seeded sample of its jobs, and/or arrivals sped up or slowed down.
+struct TraceVariant {
+  std::string name;
+  double sample = 1.0;      // fraction of jobs kept, each drawn independently with the task's seed
+  double time_scale = 1.0;  // submit times multiplied by this (0.8 = the same jobs arriving 25 % faster)
+};
+
+struct SweepSpec {
+  std::string file;
+  std::string name;
+  std::string trace_path;  // absolute
+  std::string trace_format = "auto";
+  std::vector<SweepDesign> designs;
+  std::vector<std::string> policies;
+  std::vector<std::uint64_t> seeds{1};
+  std::vector<TraceVariant> variants{{"base"}};
+  ReplayOptions replay;
+};
+
+struct SweepTask {
+  int index = 0;
+  int design = 0;  // indices into the spec's lists
+  int policy = 0;
+  int variant = 0;
+  int seed = 0;
+};
+
+// One task's result: what it ran and the replay's headline figures.
+struct SweepRow {
+  int task = 0;
+  std::string design;
+  std::string policy;
+  std::string variant;
+  std::uint64_t seed = 0;
+  int jobs = 0;
+  int completed = 0;
+  double mean_wait_s = 0;
+  double p95_wait_s = 0;
+  double mean_jct_s = 0;
+  double mean_bounded_slowdown = 0;
+  double utilisation = 0;
+  double makespan_s = 0;
+};
+
+// Paths in the file are relative to the file. Errors name the file, line and field.
+[[nodiscard]] Result<SweepSpec> load_sweep(const std::string& path);
+[[nodiscard]] Result<SweepSpec> parse_sweep(const std::string& text, const std::string& name);
+
+// Designs outermost, then policies, variants, seeds.
+[[nodiscard]] std::vector<SweepTask> sweep_tasks(const SweepSpec& sweep);
+[[nodiscard]] std::vector<JobSpec> apply_variant(const std::vector<JobSpec>& jobs, const TraceVariant& variant,
+                                                 std::uint64_t seed);
+[[nodiscard]] SweepRow run_sweep_task(const SweepSpec& sweep, const SweepTask& task, const std::vector<JobSpec>& jobs,
+                                      const GpuPool& pool);
+// Every task, on up to `threads` threads; `pools[d]` is design d's cluster. Rows in task order, whatever the
+// threads' timing.
+[[nodiscard]] std::vector<SweepRow> run_sweep(const SweepSpec& sweep, const std::vector<JobSpec>& jobs,
+                                              const std::vector<GpuPool>& pools, int threads);
+
+}  // namespace gputwin
