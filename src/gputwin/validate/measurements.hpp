@@ -81,6 +81,7 @@ struct MigDevice {
 };
 
 struct GpuFacts {
+  int line = 0;  // where the GPU's record starts in NodeFacts::source; 0 when the format has no such line
   std::optional<int> index;
   std::string model;  // product name as reported ("NVIDIA H100 80GB HBM3"); empty when not reported
   std::optional<std::string> serial;
