@@ -183,7 +183,8 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   auto* validate = app.add_subcommand(
       "validate",
       "check measurements of a built cluster (nvidia-smi, DCGM, nccl-tests) against the checks data, the "
-      "fleet's outliers and the design; exit 1 on a finding at --fail-on or above, 2 on usage errors");
+      "fleet's outliers and the design; exit 1 on a finding at --fail-on or above or on unreadable input, 2 on "
+      "usage errors");
   validate->require_subcommand(0, 1);
   auto options = std::make_shared<ValidateOptions>();
   add_validate_options(*validate, *options);
