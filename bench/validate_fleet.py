@@ -8,8 +8,10 @@ Builds the fleet in a temporary directory from the shared real captures (../shar
 each node gets the `nvidia-smi -q -x` output of telegraf's dual RTX A5000 capture (schema v13), its GPU records
 repeated to --gpus-per-node with the node's own serials, UUIDs, bus ids, temperatures, power draws and clocks, and
 superbenchmark's 8-rank all_reduce_perf log with the node's host name and its busbw scaled by a small per-node
-factor. A few faults are planted (listed in PLANTED); the script runs `gputwin validate --json` on the fleet,
-prints the wall time of each run against the 5 s target and whether every planted fault was found.
+factor. A few faults are planted (listed in PLANTED); the script runs `gputwin validate --json` on the fleet with
+a 4-node DGX A100 design (examples/dgx-h100-single-node.yaml with the DGX A100 and its 200 Gb/s HDR ports) for
+the busbw comparison, prints the wall time of each run against the 5 s target and whether every planted fault
+was found.
 """
 import argparse
 import json
@@ -34,6 +36,7 @@ PLANTED = [
     (421, "driver 535.54.03 (fleet: 590.44.01)", ("finding", "version-mismatch")),
     (666, "nccl-tests #wrong 5 at 1 GiB", ("finding", "nccl-wrong-results")),
     (777, "busbw at half the fleet's", ("outlier", "busbw")),
+    (777, "busbw at half the design's", ("finding", "nccl-busbw-below-prediction")),
     (888, "GPU 0 at 95 C", ("outlier", "temperature")),
 ]
 
@@ -76,21 +79,23 @@ def node_xml(parts, number, gpus_per_node, rng, faults):
     return head + "".join(records) + tail
 
 
-ROW = re.compile(r"^(\s*\d+\s+\d+\s+\w+\s+\w+(?:\s+-?\d+)?\s+)(\S+)\s+(\S+)\s+(\S+)(\s+\S+\s+)(\S+)\s+(\S+)\s+(\S+)(.*)$")
+def scaled_row(line, scale):
+    """A result row with its algbw and busbw times `scale` (and times divided by it); other lines unchanged."""
+    cells = line.split()
+    # size count type redop [root] time algbw busbw error|#wrong time algbw busbw error|#wrong
+    if len(cells) not in (12, 13) or not cells[0].isdigit():
+        return line
+    first = len(cells) - 8
+    for start in (first, first + 4):
+        cells[start] = f"{float(cells[start]) / scale:.2f}"
+        cells[start + 1] = f"{float(cells[start + 1]) * scale:.2f}"
+        cells[start + 2] = f"{float(cells[start + 2]) * scale:.2f}"
+    return "  ".join(f"{cell:>10}" for cell in cells) + "\n"
 
 
 def scaled_nccl(template, number, scale, host):
-    out = []
-    for line in template.splitlines(keepends=True):
-        line = line.replace(" on localhost ", f" on {host} ")
-        match = ROW.match(line.rstrip("\n"))
-        if match:
-            time_a, algbw_a, busbw_a = (float(match.group(i)) for i in (2, 3, 4))
-            time_b, algbw_b, busbw_b = (float(match.group(i)) for i in (6, 7, 8))
-            line = (f"{match.group(1)}{time_a / scale:.2f}  {algbw_a * scale:6.2f}  {busbw_a * scale:6.2f}"
-                    f"{match.group(5)}{time_b / scale:.2f}  {algbw_b * scale:6.2f}  {busbw_b * scale:6.2f}{match.group(9)}\n")
-        out.append(line)
-    return "".join(out)
+    return "".join(scaled_row(line.replace(" on localhost ", f" on {host} "), scale)
+                   for line in template.splitlines(keepends=True))
 
 
 def wrong_nccl(template):
@@ -114,6 +119,19 @@ def build_fleet(directory, nodes, gpus_per_node):
             continue
         scale = 0.5 if number == 777 else rng.uniform(0.98, 1.02)
         (node / "all_reduce_perf.log").write_text(scaled_nccl(nccl, number, scale, node_name(number)))
+
+
+def a100_design(directory):
+    """The bundled single-node example turned into 4 DGX A100 (the superbenchmark log ran on A100 SXM4)."""
+    spec = (ROOT / "examples/dgx-h100-single-node.yaml").read_text()
+    for old, new in (("system: dgx-h100", "system: dgx-a100"), ("count: 1", "count: 4"),
+                     ("link_speed: 400 Gb/s", "link_speed: 200 Gb/s"), ('name: "One DGX H100"', 'name: "4 DGX A100"')):
+        if old not in spec:
+            sys.exit(f"validate_fleet: examples/dgx-h100-single-node.yaml no longer has '{old}'")
+        spec = spec.replace(old, new)
+    path = directory / "dgx-a100-x4.yaml"
+    path.write_text(spec)
+    return path
 
 
 def found(report, number, kind, name):
@@ -142,7 +160,8 @@ def main():
         size = sum(f.stat().st_size for f in directory.rglob("*") if f.is_file())
         print(f"fleet: {args.nodes} nodes x {args.gpus_per_node} GPUs, {size / 1e6:.0f} MB of captures, "
               f"generated in {time.perf_counter() - started:.1f} s")
-        command = [args.gputwin, "validate", "--measured", str(directory), "--json"]
+        design = a100_design(pathlib.Path(scratch))
+        command = [args.gputwin, "validate", "--cluster", str(design), "--measured", str(directory), "--json"]
         times = []
         for _ in range(args.runs):
             started = time.perf_counter()
