@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <map>
 #include <set>
 
 #include "gputwin/report/text_table.hpp"
@@ -25,10 +26,21 @@ std::string gpu_text(const std::optional<int>& gpu) {
   return gpu ? fmt::format("GPU {}", *gpu) : "-";
 }
 
+// A node with no nvidia-smi output: its GPUs as its dcgm-exporter scrapes label them (gpu -> modelName).
+std::map<std::string, std::string> scraped_gpus(const FleetNode& node) {
+  std::map<std::string, std::string> gpus;
+  for (const auto& scrape : node.metric_scrapes)
+    for (const auto& sample : scrape.samples)
+      if (const auto gpu = sample.label("gpu")) gpus[*gpu] = sample.label("modelName").value_or("?");
+  return gpus;
+}
+
 std::string models_of(const FleetNode& node) {
   std::set<std::string> models;
   if (node.facts)
     for (const auto& gpu : node.facts->gpus) models.insert(gpu.model.empty() ? "?" : gpu.model);
+  else
+    for (const auto& [gpu, model] : scraped_gpus(node)) models.insert(model);
   std::string text;
   for (const std::string& model : models) text += (text.empty() ? "" : ", ") + model;
   return text.empty() ? "-" : text;
@@ -53,7 +65,7 @@ std::string health_of(const FleetNode& node, const std::vector<Finding>& finding
 }
 
 int gpu_count(const FleetNode& node) {
-  return node.facts ? static_cast<int>(node.facts->gpus.size()) : 0;
+  return static_cast<int>(node.facts ? node.facts->gpus.size() : scraped_gpus(node).size());
 }
 
 std::string inventory_text(const ValidateRun& run) {

@@ -222,7 +222,8 @@ void check_inputs(const FleetNode& node, Findings& out) {
 }
 
 // One fleet-wide value (a driver version) per member (a node, or a GPU of one model): members holding
-// anything but the most common value are named. Ties go to the value sorted first, so the result is stable.
+// anything but the most common value are named. When several values tie for most common there is no norm to
+// name a minority against, so every member is named with the tied values.
 struct Member {
   const FleetNode* node;
   std::optional<int> gpu;
@@ -235,14 +236,18 @@ void name_minority(const std::string& what, const std::string& scope, const std:
   std::map<std::string, int> counts;
   for (const Member& member : members) ++counts[member.value];
   if (counts.size() < 2) return;
-  const auto majority = std::max_element(counts.begin(), counts.end(),
-                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+  int most = 0;
+  for (const auto& [value, count] : counts) most = std::max(most, count);
+  std::vector<std::string> most_common;
+  for (const auto& [value, count] : counts)
+    if (count == most) most_common.push_back(value);
+  const bool tie = most_common.size() > 1;
+  const std::string expected = tie ? "(a tie: " + joined(most_common, ", ") + ")" : most_common.front();
   for (const Member& member : members)
-    if (member.value != majority->first)
+    if (tie || member.value != most_common.front())
       out.add("version-mismatch", member.node->name, member.gpu, member.where,
-              {{"what", what}, {"measured", member.value}, {"expected", majority->first},
-               {"majority", std::to_string(majority->second)}, {"total", std::to_string(members.size())},
-               {"scope", scope}});
+              {{"what", what}, {"measured", member.value}, {"expected", expected},
+               {"majority", std::to_string(most)}, {"total", std::to_string(members.size())}, {"scope", scope}});
 }
 
 void check_versions(const Fleet& fleet, Findings& out) {

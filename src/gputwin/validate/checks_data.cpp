@@ -99,7 +99,9 @@ void check_placeholders(const YamlField& message, const RuleShape& shape) {
 }
 
 void read_parameters(const YamlField& parameters, const RuleShape& shape, CheckRule& rule) {
-  for (const auto& [name, field] : parameters.entries()) {
+  for (const auto& entry : parameters.entries()) {
+    const std::string& name = entry.first;
+    const YamlField& field = entry.second;
     const auto wanted = std::find_if(shape.parameters.begin(), shape.parameters.end(),
                                      [&](const ParameterShape& each) { return each.name == name; });
     if (wanted == shape.parameters.end())

@@ -115,10 +115,20 @@ TEST(Checks, VersionMinorityIsNamed) {
   const auto findings = evaluate({healthy_node("a"), healthy_node("b"), odd});
   ASSERT_EQ(findings.size(), 2U);
   EXPECT_EQ(findings[0].node, "c");
-  EXPECT_EQ(findings[0].message, "driver 535.183.01 differs from the fleet's 550.90.07 (2 of 3 nodes)");
+  EXPECT_EQ(findings[0].message, "driver 535.183.01 differs from the fleet's most common 550.90.07 (2 of 3 nodes)");
   EXPECT_EQ(findings[1].gpu, 1);
   EXPECT_EQ(findings[1].message,
-            "VBIOS 96.00.30.00.01 differs from the fleet's 96.00.89.00.01 (5 of 6 NVIDIA H100 80GB HBM3 GPUs)");
+            "VBIOS 96.00.30.00.01 differs from the fleet's most common 96.00.89.00.01 (5 of 6 NVIDIA H100 80GB HBM3 GPUs)");
+}
+
+TEST(Checks, VersionTieNamesEveryNode) {
+  FleetNode b = healthy_node("b");
+  b.facts->cuda_version = "12.2";
+  const auto findings = evaluate({healthy_node("a"), b});
+  ASSERT_EQ(findings.size(), 2U);
+  EXPECT_EQ(findings[0].node, "a");
+  EXPECT_EQ(findings[0].message, "CUDA 12.4 differs from the fleet's most common (a tie: 12.2, 12.4) (1 of 2 nodes)");
+  EXPECT_EQ(findings[1].node, "b");
 }
 
 TEST(Checks, DcgmFailIsCriticalAndWarnIsWarningPerGpu) {

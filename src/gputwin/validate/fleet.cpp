@@ -204,7 +204,8 @@ FileKind detect_file_kind(std::string_view text) {
   const std::string_view start = trim(text.substr(0, 256));
   if (contains(text.substr(0, 4096), "<nvidia_smi_log")) return FileKind::nvidia_smi_xml;
   if (contains(text.substr(0, 4096), "nvidia_gpu_exporter GPU capture")) return FileKind::nvidia_smi_capture;
-  if (start.starts_with("{") || start.starts_with("[")) {
+  // Every JSON output read here is an object; '[' may start a text line ("[1,0]<stdout>:" from Open MPI).
+  if (start.starts_with("{")) {
     // A JSON schema names the keys of the output it describes; it is no output.
     if (contains(text, "\"$schema\"")) return FileKind::unknown;
     if (contains(text, "\"DCGM GPU Diagnostic\"") || contains(text, "\"DCGM Diagnostic\"")) return FileKind::dcgm_diag;

@@ -27,6 +27,8 @@ TEST(FileKind, RealCapturesAreRecognisedByContent) {
   EXPECT_EQ(kind_of_fixture("nccl-tests/superbenchmark/nccl_allreduce.log"), FileKind::nccl_tests_text);
   EXPECT_EQ(kind_of_fixture("nccl-tests/deepops/2x-DGX-A100-HDR-IB_all_reduce__nvidia-network-operator.md_L240-276.txt"),
             FileKind::nccl_tests_text);
+  EXPECT_EQ(kind_of_fixture("nccl-tests/awsome-distributed-training/p5-H100-EFA-awsbatch_all_reduce__aws-batch_README.md_L28-64.txt"),
+            FileKind::nccl_tests_text);  // Open MPI's "[1,0]<stdout>:" prefix is no JSON array
   EXPECT_EQ(kind_of_fixture("nccl-tests/gpu-systems-lab/allreduce-nccl-tests.json"), FileKind::nccl_tests_json);
   EXPECT_EQ(kind_of_fixture("dcgm/VirtualClient/DCGMIDiag_r3_results.json"), FileKind::dcgm_diag);
   EXPECT_EQ(kind_of_fixture("dcgm/k8s-ai-conformance/dcgm-exporter-metrics_L4_kops__output.md_L51-121.txt"),

@@ -39,7 +39,7 @@ std::optional<std::string> collective_of_run(const NcclTestsRun& run) {
 }
 
 int rank_count(const NcclTestsRun& run) {
-  return static_cast<int>(run.devices.size());
+  return run.ranks.value_or(static_cast<int>(run.devices.size()));
 }
 
 std::string busbw_group_name(const NcclTestsRun& run, const LargestMessage& largest) {
@@ -53,6 +53,7 @@ BusbwPredictor design_busbw_predictor(PerfHardware hardware, CollectiveModel mod
     const auto op = collective_from_name(collective);
     if (!op) return {std::nullopt, "the collective model has no '" + std::string(collective) + "'"};
     if (ranks < 1) return {std::nullopt, "the output lists no ranks"};
+    if (ranks < 2) return {std::nullopt, "one rank moves no data between GPUs"};
     if (ranks > hardware.gpus())
       return {std::nullopt, std::to_string(ranks) + " ranks, the design has " + std::to_string(hardware.gpus()) + " GPUs"};
     const CollectiveGroup group{ranks, std::min(ranks, hardware.gpus_per_node)};

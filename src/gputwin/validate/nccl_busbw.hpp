@@ -5,7 +5,7 @@
 //   BusbwPrediction expected = predict("all_reduce", 16, largest->bytes);
 //
 // The collective is the one the run names (its binary) or, failing that, its file name ("nccl_allreduce.log");
-// the rank count is the number of "Rank N ... device" lines (or -J devices).
+// the rank count is the number of "Rank N ... device" lines (-J JSON: devices x ngpus x nthreads).
 #pragma once
 
 #include <cstdint>
