@@ -40,7 +40,8 @@ double parse_margin(const std::string& text) {
     used = 0;
   }
   if (digits.empty() || used != digits.size() || value < 0 || value >= 100)
-    throw UsageFailure{"--busbw-margin: expected a percentage from 0% to below 100%, e.g. 10%, got '" + text + "'"};
+    throw UsageFailure{"--busbw-margin: expected a percentage from 0% to below 100%, e.g. 10%, got '" + text +
+                       "'"};
   return value / 100.0;
 }
 
@@ -74,7 +75,8 @@ std::optional<DesignInputs> load_design(const ValidateOptions& options) {
       throw UsageFailure{std::string("--mig-layout: ") + error.what()};
     }
   }
-  design.predict_busbw = validate::design_busbw_predictor(std::move(hardware).value(), std::move(model).value());
+  design.predict_busbw =
+      validate::design_busbw_predictor(std::move(hardware).value(), std::move(model).value());
   return design;
 }
 
@@ -84,11 +86,12 @@ int run_validate(const ValidateOptions& options) {
     if (!options.mig_layout.empty() && options.cluster.empty())
       throw UsageFailure{"--mig-layout needs --cluster SPEC (the layout is read against the cluster's GPU)"};
     const auto fail_on = validate::severity_from_name(options.fail_on);
-    if (!fail_on) throw UsageFailure{"--fail-on: expected critical, warning or info, got '" + options.fail_on + "'"};
+    if (!fail_on)
+      throw UsageFailure{"--fail-on: expected critical, warning or info, got '" + options.fail_on + "'"};
     validate::CheckOptions check_options;
     if (!options.busbw_margin.empty()) check_options.busbw_margin = parse_margin(options.busbw_margin);
-    const auto checks =
-        validate::load_checks_data(options.checks.empty() ? bundled_data_dir() + "/validate/checks.yaml" : options.checks);
+    const auto checks = validate::load_checks_data(
+        options.checks.empty() ? bundled_data_dir() + "/validate/checks.yaml" : options.checks);
     if (!checks.ok()) {
       std::cerr << checks.error_text();
       return kInputError;
@@ -104,8 +107,11 @@ int run_validate(const ValidateOptions& options) {
       std::cerr << fleet.error_text();
       return kInputError;
     }
-    ValidateRun run{&fleet.value(), validate::evaluate_checks(fleet.value(), checks.value(), check_options),
-                    validate::find_outliers(fleet.value(), checks.value().outliers), options.cluster, *fail_on,
+    ValidateRun run{&fleet.value(),
+                    validate::evaluate_checks(fleet.value(), checks.value(), check_options),
+                    validate::find_outliers(fleet.value(), checks.value().outliers),
+                    options.cluster,
+                    *fail_on,
                     checks.value().outliers.threshold};
     if (options.json)
       std::cout << validate_json(run).dump(2) << "\n";
@@ -119,19 +125,24 @@ int run_validate(const ValidateOptions& options) {
 }
 
 void add_validate_options(CLI::App& validate, ValidateOptions& options) {
-  validate.add_option("--measured", options.measured,
-                      "directory of per-node outputs: a subdirectory per node (or a file per node) holding "
-                      "nvidia-smi XML/CSV/table, nccl-tests logs or -J JSON, dcgmi diag -j JSON, /metrics scrapes");
+  validate.add_option(
+      "--measured", options.measured,
+      "directory of per-node outputs: a subdirectory per node (or a file per node) holding "
+      "nvidia-smi XML/CSV/table, nccl-tests logs or -J JSON, dcgmi diag -j JSON, /metrics scrapes");
   validate.add_option("--cluster", options.cluster,
                       "cluster spec (YAML): busbw is compared with perf's prediction for this design");
   validate.add_flag("--json", options.json, "print JSON (schema gputwin.validate/1)");
-  validate.add_option("--fail-on", options.fail_on,
-                      "exit 1 when a finding of this severity or above exists: critical (default), warning, info");
-  validate.add_option("--busbw-margin", options.busbw_margin,
-                      "busbw below the prediction by more than this is a finding (default: checks data, 10%)");
-  validate.add_option("--mig-layout", options.mig_layout,
-                      "intended MIG layout of every GPU, e.g. 3g.40gb+2g.20gb+1g.10gb+1g.10gb (needs --cluster)");
-  validate.add_option("--checks", options.checks, "checks data (default: the bundled data/validate/checks.yaml)");
+  validate.add_option(
+      "--fail-on", options.fail_on,
+      "exit 1 when a finding of this severity or above exists: critical (default), warning, info");
+  validate.add_option(
+      "--busbw-margin", options.busbw_margin,
+      "busbw below the prediction by more than this is a finding (default: checks data, 10%)");
+  validate.add_option(
+      "--mig-layout", options.mig_layout,
+      "intended MIG layout of every GPU, e.g. 3g.40gb+2g.20gb+1g.10gb+1g.10gb (needs --cluster)");
+  validate.add_option("--checks", options.checks,
+                      "checks data (default: the bundled data/validate/checks.yaml)");
   add_catalog_options(validate, options.catalog);
 }
 
@@ -183,7 +194,8 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   auto* validate = app.add_subcommand(
       "validate",
       "check measurements of a built cluster (nvidia-smi, DCGM, nccl-tests) against the checks data, the "
-      "fleet's outliers and the design; exit 1 on a finding at --fail-on or above or on unreadable input, 2 on "
+      "fleet's outliers and the design; exit 1 on a finding at --fail-on or above or on unreadable input, 2 "
+      "on "
       "usage errors");
   validate->require_subcommand(0, 1);
   auto options = std::make_shared<ValidateOptions>();

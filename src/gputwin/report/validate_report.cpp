@@ -73,8 +73,8 @@ std::string inventory_text(const ValidateRun& run) {
                   {Align::left, Align::right, Align::left, Align::left, Align::right, Align::left});
   for (const FleetNode& node : run.fleet->nodes)
     table.add_row({node.name, std::to_string(gpu_count(node)), models_of(node),
-                   node.facts ? node.facts->driver_version.value_or("-") : "-", std::to_string(node.files.size()),
-                   health_of(node, run.findings)});
+                   node.facts ? node.facts->driver_version.value_or("-") : "-",
+                   std::to_string(node.files.size()), health_of(node, run.findings)});
   return "Inventory\n" + table.render();
 }
 
@@ -86,18 +86,22 @@ std::string findings_text(const ValidateRun& run) {
     int count = 0;
     for (const Finding& finding : run.findings) {
       if (finding.severity != severity) continue;
-      table.add_row({finding.node, gpu_text(finding.gpu), finding.rule, location_text(finding.where), finding.message});
+      table.add_row(
+          {finding.node, gpu_text(finding.gpu), finding.rule, location_text(finding.where), finding.message});
       ++count;
     }
-    if (count > 0) out += fmt::format("\nFindings: {} ({})\n", validate::severity_name(severity), count) + table.render();
+    if (count > 0)
+      out += fmt::format("\nFindings: {} ({})\n", validate::severity_name(severity), count) + table.render();
   }
   return out.empty() ? "\nFindings: none\n" : out;
 }
 
 std::string outliers_text(const ValidateRun& run) {
-  if (run.outliers.empty()) return fmt::format("\nOutliers (robust z above {:g}): none\n", run.outlier_threshold);
-  TextTable table({"metric", "compared among", "node", "GPU", "value", "median", "robust z"},
-                  {Align::left, Align::left, Align::left, Align::left, Align::right, Align::right, Align::right});
+  if (run.outliers.empty())
+    return fmt::format("\nOutliers (robust z above {:g}): none\n", run.outlier_threshold);
+  TextTable table(
+      {"metric", "compared among", "node", "GPU", "value", "median", "robust z"},
+      {Align::left, Align::left, Align::left, Align::left, Align::right, Align::right, Align::right});
   for (const Outlier& outlier : run.outliers)
     table.add_row({outlier.metric, fmt::format("{} ({})", outlier.group, outlier.group_size), outlier.node,
                    gpu_text(outlier.gpu), fmt::format("{:.2f} {}", outlier.value, outlier.unit),
@@ -119,7 +123,8 @@ Totals totals_of(const validate::Fleet& fleet) {
     totals.gpus += gpu_count(node);
     totals.files += static_cast<int>(node.files.size());
     totals.nccl_runs += static_cast<int>(node.nccl_runs.size());
-    for (const auto& file : node.files) totals.not_understood += file.kind == validate::FileKind::unknown ? 1 : 0;
+    for (const auto& file : node.files)
+      totals.not_understood += file.kind == validate::FileKind::unknown ? 1 : 0;
   }
   return totals;
 }
@@ -141,12 +146,13 @@ std::string validate_text(const ValidateRun& run) {
                         totals.nccl_runs)
           : "";
   return inventory_text(run) + findings_text(run) + outliers_text(run) + not_compared +
-         fmt::format("\n{} nodes, {} GPUs, {} files ({} not understood); {} critical, {} warning, {} info, "
-                     "{} outliers; {} (--fail-on {})\n",
-                     run.fleet->nodes.size(), totals.gpus, totals.files, totals.not_understood,
-                     counts[static_cast<int>(Severity::critical)], counts[static_cast<int>(Severity::warning)],
-                     counts[static_cast<int>(Severity::info)], run.outliers.size(),
-                     validate_failed(run) ? "FAIL" : "PASS", validate::severity_name(run.fail_on));
+         fmt::format(
+             "\n{} nodes, {} GPUs, {} files ({} not understood); {} critical, {} warning, {} info, "
+             "{} outliers; {} (--fail-on {})\n",
+             run.fleet->nodes.size(), totals.gpus, totals.files, totals.not_understood,
+             counts[static_cast<int>(Severity::critical)], counts[static_cast<int>(Severity::warning)],
+             counts[static_cast<int>(Severity::info)], run.outliers.size(),
+             validate_failed(run) ? "FAIL" : "PASS", validate::severity_name(run.fail_on));
 }
 
 nlohmann::ordered_json validate_json(const ValidateRun& run) {
@@ -169,25 +175,28 @@ nlohmann::ordered_json validate_json(const ValidateRun& run) {
   }
   auto& findings = out["findings"] = nlohmann::ordered_json::array();
   for (const Finding& finding : run.findings)
-    findings.push_back({{"rule", finding.rule},
-                        {"severity", validate::severity_name(finding.severity)},
-                        {"node", finding.node},
-                        {"gpu", finding.gpu ? nlohmann::ordered_json(*finding.gpu) : nlohmann::ordered_json()},
-                        {"file", finding.where.file},
-                        {"line", finding.where.line > 0 ? nlohmann::ordered_json(finding.where.line) : nlohmann::ordered_json()},
-                        {"message", finding.message}});
+    findings.push_back(
+        {{"rule", finding.rule},
+         {"severity", validate::severity_name(finding.severity)},
+         {"node", finding.node},
+         {"gpu", finding.gpu ? nlohmann::ordered_json(*finding.gpu) : nlohmann::ordered_json()},
+         {"file", finding.where.file},
+         {"line",
+          finding.where.line > 0 ? nlohmann::ordered_json(finding.where.line) : nlohmann::ordered_json()},
+         {"message", finding.message}});
   auto& outliers = out["outliers"] = nlohmann::ordered_json::array();
   for (const Outlier& outlier : run.outliers)
-    outliers.push_back({{"metric", outlier.metric},
-                        {"unit", outlier.unit},
-                        {"group", outlier.group},
-                        {"group_size", outlier.group_size},
-                        {"node", outlier.node},
-                        {"gpu", outlier.gpu ? nlohmann::ordered_json(*outlier.gpu) : nlohmann::ordered_json()},
-                        {"value", outlier.value},
-                        {"median", outlier.median},
-                        {"robust_z", outlier.robust_z},
-                        {"spread", outlier.spread_from_mad ? "mad" : "mean_absolute_deviation"}});
+    outliers.push_back(
+        {{"metric", outlier.metric},
+         {"unit", outlier.unit},
+         {"group", outlier.group},
+         {"group_size", outlier.group_size},
+         {"node", outlier.node},
+         {"gpu", outlier.gpu ? nlohmann::ordered_json(*outlier.gpu) : nlohmann::ordered_json()},
+         {"value", outlier.value},
+         {"median", outlier.median},
+         {"robust_z", outlier.robust_z},
+         {"spread", outlier.spread_from_mad ? "mad" : "mean_absolute_deviation"}});
   const auto counts = severity_counts(run.findings);
   const Totals totals = totals_of(*run.fleet);
   out["summary"] = {{"nodes", run.fleet->nodes.size()},

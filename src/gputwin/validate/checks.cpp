@@ -22,7 +22,8 @@ class Findings {
   void add(std::string_view rule_id, const std::string& node, std::optional<int> gpu, SourceLocation where,
            const Values& values) {
     const CheckRule& rule = checks_.rule(rule_id);
-    found_.push_back({rule.id, rule.severity, node, gpu, std::move(where), render_message(rule.message, values)});
+    found_.push_back(
+        {rule.id, rule.severity, node, gpu, std::move(where), render_message(rule.message, values)});
   }
   [[nodiscard]] const CheckRule& rule(std::string_view id) const { return checks_.rule(id); }
   std::vector<Finding> take() { return std::move(found_); }
@@ -70,7 +71,8 @@ void check_memory_errors(const GpuContext& at, Findings& out) {
     out.add("row-remap-failure", at.node.name, gpu.index, at.where(), remapped);
 }
 
-// An idle GPU lowers its link generation; only a GPU in one of the data's working performance states is judged.
+// An idle GPU lowers its link generation; only a GPU in one of the data's working performance states is
+// judged.
 bool link_generation_judged(const GpuFacts& gpu, const CheckRule& rule) {
   if (!gpu.performance_state) return false;
   if (gpu.active_clock_event_reasons && contains(*gpu.active_clock_event_reasons, "gpu_idle")) return false;
@@ -95,7 +97,8 @@ void check_clocks_and_power(const GpuContext& at, Findings& out) {
   if (gpu.active_clock_event_reasons) {
     std::vector<std::string> held_by;
     for (const std::string& reason : *gpu.active_clock_event_reasons)
-      if (contains(out.rule("clocks-throttled").word_parameters.at("reasons"), reason)) held_by.push_back(reason);
+      if (contains(out.rule("clocks-throttled").word_parameters.at("reasons"), reason))
+        held_by.push_back(reason);
     if (!held_by.empty())
       out.add("clocks-throttled", at.node.name, gpu.index, at.where(), {{"reasons", joined(held_by, ", ")}});
   }
@@ -126,7 +129,8 @@ void check_mig(const GpuContext& at, const IntendedMig& intended, Findings& out)
                   memory_list(intended.instance_memory_gb));
   if (at.gpu.mig_enabled != true) {
     const std::string mode = at.gpu.mig_enabled ? "mode disabled" : "mode not reported";
-    out.add("mig-layout-mismatch", at.node.name, at.gpu.index, at.where(), {{"measured", mode}, {"expected", expected}});
+    out.add("mig-layout-mismatch", at.node.name, at.gpu.index, at.where(),
+            {{"measured", mode}, {"expected", expected}});
     return;
   }
   std::vector<double> measured;
@@ -158,12 +162,14 @@ void check_diag(const FleetNode& node, const DcgmDiagReport& report, Findings& o
             {{"category", "run"}, {"test", "dcgmi diag"}, {"detail", ": " + *report.runtime_error}});
   for (const DiagTest& test : report.tests)
     for (const DiagResult& result : test.results) {
-      const char* rule = result.status == "Fail" ? "dcgm-diag-fail" : result.status == "Warn" ? "dcgm-diag-warn" : nullptr;
+      const char* rule = result.status == "Fail"   ? "dcgm-diag-fail"
+                         : result.status == "Warn" ? "dcgm-diag-warn"
+                                                   : nullptr;
       if (rule == nullptr) continue;
       std::string detail = joined(result.warnings, "; ");
       if (detail.empty() && result.info) detail = *result.info;
-      const Values values = {{"category", test.category}, {"test", test.name},
-                             {"detail", detail.empty() ? "" : ": " + detail}};
+      const Values values = {
+          {"category", test.category}, {"test", test.name}, {"detail", detail.empty() ? "" : ": " + detail}};
       if (result.entity_ids.empty()) out.add(rule, node.name, std::nullopt, {report.source, 0, 0}, values);
       for (int gpu : result.entity_ids) out.add(rule, node.name, gpu, {report.source, 0, 0}, values);
     }
@@ -186,7 +192,8 @@ void check_nccl_results(const FleetNode& node, const NcclTestsRun& run, Findings
            {"bounds", bounds > 0 ? fmt::format("; {} out-of-bounds values", bounds) : ""}});
 }
 
-void check_nccl_busbw(const FleetNode& node, const NcclTestsRun& run, const CheckOptions& options, Findings& out) {
+void check_nccl_busbw(const FleetNode& node, const NcclTestsRun& run, const CheckOptions& options,
+                      Findings& out) {
   const auto largest = largest_message(run);
   if (!largest) return;
   const std::string collective = collective_of_run(run).value_or("");
@@ -218,7 +225,8 @@ void check_inputs(const FleetNode& node, Findings& out) {
             {{"error", error.field.empty() ? error.message : error.field + ": " + error.message}});
   for (const FleetFile& file : node.files)
     if (file.kind == FileKind::unknown && !file.unknown_reason.empty())
-      out.add("input-not-understood", node.name, std::nullopt, {file.path, 0, 0}, {{"reason", file.unknown_reason}});
+      out.add("input-not-understood", node.name, std::nullopt, {file.path, 0, 0},
+              {{"reason", file.unknown_reason}});
 }
 
 // One fleet-wide value (a driver version) per member (a node, or a GPU of one model): members holding
@@ -246,8 +254,12 @@ void name_minority(const std::string& what, const std::string& scope, const std:
   for (const Member& member : members)
     if (tie || member.value != most_common.front())
       out.add("version-mismatch", member.node->name, member.gpu, member.where,
-              {{"what", what}, {"measured", member.value}, {"expected", expected},
-               {"majority", std::to_string(most)}, {"total", std::to_string(members.size())}, {"scope", scope}});
+              {{"what", what},
+               {"measured", member.value},
+               {"expected", expected},
+               {"majority", std::to_string(most)},
+               {"total", std::to_string(members.size())},
+               {"scope", scope}});
 }
 
 void check_versions(const Fleet& fleet, Findings& out) {
@@ -257,11 +269,13 @@ void check_versions(const Fleet& fleet, Findings& out) {
   for (const FleetNode& node : fleet.nodes) {
     if (!node.facts) continue;
     const SourceLocation file{node.facts->source, 0, 0};
-    if (node.facts->driver_version) drivers.push_back({&node, std::nullopt, file, *node.facts->driver_version});
+    if (node.facts->driver_version)
+      drivers.push_back({&node, std::nullopt, file, *node.facts->driver_version});
     if (node.facts->cuda_version) cudas.push_back({&node, std::nullopt, file, *node.facts->cuda_version});
     for (const GpuFacts& gpu : node.facts->gpus)
       if (gpu.vbios_version)
-        vbios_by_model[gpu.model].push_back({&node, gpu.index, {node.facts->source, gpu.line, 0}, *gpu.vbios_version});
+        vbios_by_model[gpu.model].push_back(
+            {&node, gpu.index, {node.facts->source, gpu.line, 0}, *gpu.vbios_version});
   }
   name_minority("driver", "nodes", drivers, out);
   name_minority("CUDA", "nodes", cudas, out);
@@ -269,10 +283,10 @@ void check_versions(const Fleet& fleet, Findings& out) {
 }
 
 bool finding_order(const Finding& a, const Finding& b) {
-  return std::make_tuple(-static_cast<int>(a.severity), std::cref(a.node), a.gpu.value_or(-1), std::cref(a.rule),
-                         std::cref(a.where.file), a.where.line) <
-         std::make_tuple(-static_cast<int>(b.severity), std::cref(b.node), b.gpu.value_or(-1), std::cref(b.rule),
-                         std::cref(b.where.file), b.where.line);
+  return std::make_tuple(-static_cast<int>(a.severity), std::cref(a.node), a.gpu.value_or(-1),
+                         std::cref(a.rule), std::cref(a.where.file), a.where.line) <
+         std::make_tuple(-static_cast<int>(b.severity), std::cref(b.node), b.gpu.value_or(-1),
+                         std::cref(b.rule), std::cref(b.where.file), b.where.line);
 }
 
 }  // namespace
@@ -282,16 +296,19 @@ IntendedMig intended_mig(const std::string& layout, const MigProfileSet& set) {
   IntendedMig intended;
   intended.layout = layout;
   for (const MigInstance& instance : parsed.instances)
-    intended.instance_memory_gb.push_back(in_gigabytes(set.profiles[instance.profile].memory.value_or(ByteSize())));
+    intended.instance_memory_gb.push_back(
+        in_gigabytes(set.profiles[instance.profile].memory.value_or(ByteSize())));
   std::sort(intended.instance_memory_gb.rbegin(), intended.instance_memory_gb.rend());
   for (const MigProfile& profile : set.profiles)
     if (profile.memory) intended.profile_memory_gb.push_back(in_gigabytes(*profile.memory));
   if (intended.profile_memory_gb.empty())
-    throw std::invalid_argument("the MIG profile set '" + set.info.id + "' publishes no instance memory sizes");
+    throw std::invalid_argument("the MIG profile set '" + set.info.id +
+                                "' publishes no instance memory sizes");
   return intended;
 }
 
-std::vector<Finding> evaluate_checks(const Fleet& fleet, const ChecksData& checks, const CheckOptions& options) {
+std::vector<Finding> evaluate_checks(const Fleet& fleet, const ChecksData& checks,
+                                     const CheckOptions& options) {
   Findings out(checks);
   for (const FleetNode& node : fleet.nodes) {
     check_inputs(node, out);

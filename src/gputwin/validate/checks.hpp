@@ -1,6 +1,7 @@
 // The checks of `gputwin validate` evaluated over a measured fleet: per GPU (ECC, retired pages, row
 // remapping, PCIe link, clock events, power limit, persistence, MIG layout), per node (DCGM diag results,
-// nccl-tests correctness and busbw against the design) and across the fleet (driver, CUDA and VBIOS versions).
+// nccl-tests correctness and busbw against the design) and across the fleet (driver, CUDA and VBIOS
+// versions).
 //
 //   Result<ChecksData> checks = load_checks_data(bundled_data_dir() + "/validate/checks.yaml");
 //   CheckOptions options;
@@ -37,9 +38,9 @@ struct Finding {
 // the layout is compared as the multiset of its instances' nominal memory (measured sizes are rounded to the
 // nearest nominal size of the profile set).
 struct IntendedMig {
-  std::string layout;                       // as written: "3g.40gb+2g.20gb+1g.10gb+1g.10gb"
-  std::vector<double> instance_memory_gb;   // nominal, sorted descending
-  std::vector<double> profile_memory_gb;    // every nominal size of the set
+  std::string layout;                      // as written: "3g.40gb+2g.20gb+1g.10gb+1g.10gb"
+  std::vector<double> instance_memory_gb;  // nominal, sorted descending
+  std::vector<double> profile_memory_gb;   // every nominal size of the set
 };
 
 // Throws std::invalid_argument (from the MIG layout parser) when the layout cannot exist on the set's GPU.

@@ -68,7 +68,8 @@ std::string known_ids_text() {
 double fraction_of(const YamlField& field) {
   std::string text = field.text();
   text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
-  if (text.empty() || text.back() != '%') field.fail("expected a percentage such as '10%', got '" + text + "'");
+  if (text.empty() || text.back() != '%')
+    field.fail("expected a percentage such as '10%', got '" + text + "'");
   const auto number = parse_double(std::string_view(text).substr(0, text.size() - 1));
   if (!number || *number < 0 || *number >= 100)
     field.fail("expected a percentage from 0% to below 100%, got '" + field.text() + "'");
@@ -91,7 +92,8 @@ void check_placeholders(const YamlField& message, const RuleShape& shape) {
     const std::string name = text.substr(open + 1, close - open - 1);
     if (std::find(shape.placeholders.begin(), shape.placeholders.end(), name) == shape.placeholders.end()) {
       std::string allowed;
-      for (std::string_view each : shape.placeholders) allowed += (allowed.empty() ? "" : ", ") + std::string(each);
+      for (std::string_view each : shape.placeholders)
+        allowed += (allowed.empty() ? "" : ", ") + std::string(each);
       message.fail("placeholder {" + name + "} is not filled by rule " + std::string(shape.id) +
                    "; it fills: " + (allowed.empty() ? "nothing" : allowed));
     }
@@ -104,8 +106,7 @@ void read_parameters(const YamlField& parameters, const RuleShape& shape, CheckR
     const YamlField& field = entry.second;
     const auto wanted = std::find_if(shape.parameters.begin(), shape.parameters.end(),
                                      [&](const ParameterShape& each) { return each.name == name; });
-    if (wanted == shape.parameters.end())
-      field.fail("rule " + rule.id + " has no parameter '" + name + "'");
+    if (wanted == shape.parameters.end()) field.fail("rule " + rule.id + " has no parameter '" + name + "'");
     field.expect_keys({"value", "source"});
     if (field.child("source").text().empty()) field.child("source").fail("a parameter needs its source");
     if (wanted->kind == ParameterKind::words)
@@ -173,7 +174,8 @@ ChecksData read_checks(const YamlDocument& document, const std::string& path) {
   }
   for (const RuleShape& shape : rule_shapes())
     if (!seen.contains(std::string(shape.id)))
-      root.child("rules").fail("rule '" + std::string(shape.id) + "' is missing (every check needs its severity)");
+      root.child("rules").fail("rule '" + std::string(shape.id) +
+                               "' is missing (every check needs its severity)");
   checks.outliers = read_outliers(root.child("outliers"));
   return checks;
 }
@@ -182,9 +184,12 @@ ChecksData read_checks(const YamlDocument& document, const std::string& path) {
 
 std::string_view severity_name(Severity severity) {
   switch (severity) {
-    case Severity::critical: return "critical";
-    case Severity::warning: return "warning";
-    case Severity::info: return "info";
+    case Severity::critical:
+      return "critical";
+    case Severity::warning:
+      return "warning";
+    case Severity::info:
+      return "info";
   }
   return "?";
 }
@@ -221,7 +226,8 @@ Result<ChecksData> load_checks_data(const std::string& path) {
   return result_of<ChecksData>([&] { return read_checks(YamlDocument::load(path), path); });
 }
 
-std::string render_message(std::string_view message_template, const std::map<std::string, std::string>& values) {
+std::string render_message(std::string_view message_template,
+                           const std::map<std::string, std::string>& values) {
   std::string out;
   std::size_t position = 0;
   while (position < message_template.size()) {
@@ -230,7 +236,8 @@ std::string render_message(std::string_view message_template, const std::map<std
     if (close == std::string_view::npos) break;
     out += message_template.substr(position, open - position);
     const auto value = values.find(std::string(message_template.substr(open + 1, close - open - 1)));
-    out += value != values.end() ? value->second : std::string(message_template.substr(open, close - open + 1));
+    out +=
+        value != values.end() ? value->second : std::string(message_template.substr(open, close - open + 1));
     position = close + 1;
   }
   if (position < message_template.size()) out += message_template.substr(position);

@@ -6,7 +6,8 @@
 //   render_message(rule.message, {{"volatile", "2"}, {"aggregate", "5"}});
 //
 // The rule ids are the ones the code evaluates (known_rule_ids()); a YAML naming another id, a missing rule,
-// a placeholder a rule does not fill, or a parameter of the wrong kind is an error naming file, line and field.
+// a placeholder a rule does not fill, or a parameter of the wrong kind is an error naming file, line and
+// field.
 #pragma once
 
 #include <map>
@@ -33,8 +34,8 @@ struct CheckRule {
 };
 
 struct OutlierSettings {
-  double threshold = 0;  // robust z-score above which a value is an outlier
-  double mad_scale = 0;  // MAD x scale estimates the standard deviation
+  double threshold = 0;                      // robust z-score above which a value is an outlier
+  double mad_scale = 0;                      // MAD x scale estimates the standard deviation
   double mean_absolute_deviation_scale = 0;  // used instead when MAD = 0
   int minimum_group_size = 0;
 };

@@ -51,7 +51,8 @@ TEST(ChecksData, UnknownRuleIdIsALocatedError) {
 TEST(ChecksData, MarginMustBeAPercentage) {
   const auto checks = load_checks_data(edited_checks("value: 10%", "value: 10"));
   ASSERT_FALSE(checks.ok());
-  EXPECT_NE(checks.error_text().find("margin.value: expected a percentage"), std::string::npos) << checks.error_text();
+  EXPECT_NE(checks.error_text().find("margin.value: expected a percentage"), std::string::npos)
+      << checks.error_text();
 }
 
 TEST(ChecksData, SeverityMustBeKnown) {
@@ -82,11 +83,13 @@ TEST(ChecksData, RuleGivenTwiceIsRefused) {
 }
 
 TEST(ChecksData, ParametersAreOnlyThoseTheRuleReads) {
-  const auto checks = load_checks_data(edited_checks("  - id: persistence-mode-off\n", "  - id: persistence-mode-off\n    parameters: {}\n"));
+  const auto checks = load_checks_data(
+      edited_checks("  - id: persistence-mode-off\n", "  - id: persistence-mode-off\n    parameters: {}\n"));
   // A rule with no parameters may not be given any: an empty map is allowed, an unknown name is not.
   ASSERT_TRUE(checks.ok()) << checks.error_text();
-  const auto unknown = load_checks_data(edited_checks("  - id: persistence-mode-off\n",
-                                                      "  - id: persistence-mode-off\n    parameters: {limit: {value: 1, source: x}}\n"));
+  const auto unknown = load_checks_data(
+      edited_checks("  - id: persistence-mode-off\n",
+                    "  - id: persistence-mode-off\n    parameters: {limit: {value: 1, source: x}}\n"));
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error_text().find("has no parameter 'limit'"), std::string::npos) << unknown.error_text();
 }

@@ -97,12 +97,14 @@ TEST(Checks, LinkGenerationIsJudgedOnlyUnderLoad) {
 
 TEST(Checks, ThrottlePowerAndPersistenceAreWarnings) {
   FleetNode node = healthy_node("n1");
-  node.facts->gpus[0].active_clock_event_reasons = std::vector<std::string>{"gpu_idle", "sw_power_cap", "sync_boost"};
+  node.facts->gpus[0].active_clock_event_reasons =
+      std::vector<std::string>{"gpu_idle", "sw_power_cap", "sync_boost"};
   node.facts->gpus[1].power.limit = watts(500);
   node.facts->gpus[1].persistence_mode = false;
   const auto findings = evaluate({node});
   ASSERT_EQ(findings.size(), 3U);
-  EXPECT_EQ(findings[0].message, "clocks held down by sw_power_cap");  // gpu_idle and sync_boost are no faults
+  EXPECT_EQ(findings[0].message,
+            "clocks held down by sw_power_cap");  // gpu_idle and sync_boost are no faults
   EXPECT_EQ(findings[1].rule, "persistence-mode-off");
   EXPECT_EQ(findings[2].message, "power limit 500 W below the default 700 W");
   for (const Finding& finding : findings) EXPECT_EQ(finding.severity, Severity::warning);
@@ -115,10 +117,12 @@ TEST(Checks, VersionMinorityIsNamed) {
   const auto findings = evaluate({healthy_node("a"), healthy_node("b"), odd});
   ASSERT_EQ(findings.size(), 2U);
   EXPECT_EQ(findings[0].node, "c");
-  EXPECT_EQ(findings[0].message, "driver 535.183.01 differs from the fleet's most common 550.90.07 (2 of 3 nodes)");
+  EXPECT_EQ(findings[0].message,
+            "driver 535.183.01 differs from the fleet's most common 550.90.07 (2 of 3 nodes)");
   EXPECT_EQ(findings[1].gpu, 1);
   EXPECT_EQ(findings[1].message,
-            "VBIOS 96.00.30.00.01 differs from the fleet's most common 96.00.89.00.01 (5 of 6 NVIDIA H100 80GB HBM3 GPUs)");
+            "VBIOS 96.00.30.00.01 differs from the fleet's most common 96.00.89.00.01 (5 of 6 NVIDIA H100 "
+            "80GB HBM3 GPUs)");
 }
 
 TEST(Checks, VersionTieNamesEveryNode) {
@@ -127,7 +131,8 @@ TEST(Checks, VersionTieNamesEveryNode) {
   const auto findings = evaluate({healthy_node("a"), b});
   ASSERT_EQ(findings.size(), 2U);
   EXPECT_EQ(findings[0].node, "a");
-  EXPECT_EQ(findings[0].message, "CUDA 12.4 differs from the fleet's most common (a tie: 12.2, 12.4) (1 of 2 nodes)");
+  EXPECT_EQ(findings[0].message,
+            "CUDA 12.4 differs from the fleet's most common (a tie: 12.2, 12.4) (1 of 2 nodes)");
   EXPECT_EQ(findings[1].node, "b");
 }
 
@@ -135,7 +140,9 @@ TEST(Checks, DcgmFailIsCriticalAndWarnIsWarningPerGpu) {
   FleetNode node = healthy_node("n1");
   DcgmDiagReport report;
   report.source = "n1/diag.json";
-  report.tests.push_back({"Hardware", "GPU Memory", std::nullopt,
+  report.tests.push_back({"Hardware",
+                          "GPU Memory",
+                          std::nullopt,
                           {{std::nullopt, {3}, "Fail", {"2 uncorrectable errors"}, std::nullopt},
                            {std::nullopt, {0, 1}, "Pass", {}, std::nullopt},
                            {std::nullopt, {2}, "Warn", {}, std::nullopt}}});
@@ -184,7 +191,8 @@ TEST(Checks, BusbwThatCannotBePredictedIsSaid) {
   const auto findings = evaluate({node}, options);
   ASSERT_EQ(findings.size(), 1U);
   EXPECT_EQ(findings[0].severity, Severity::info);
-  EXPECT_EQ(findings[0].message, "all_reduce: busbw not compared with the design (8 ranks, the design has 4 GPUs)");
+  EXPECT_EQ(findings[0].message,
+            "all_reduce: busbw not compared with the design (8 ranks, the design has 4 GPUs)");
 }
 
 TEST(Checks, BusbwBelowThePredictionByMoreThanTheMargin) {
@@ -205,9 +213,10 @@ TEST(Checks, BusbwBelowThePredictionByMoreThanTheMargin) {
   ASSERT_EQ(findings.size(), 1U);
   EXPECT_EQ(findings[0].node, "slow");
   EXPECT_EQ(findings[0].where.line, 21);
-  EXPECT_EQ(findings[0].message,
-            "all_reduce on 8 GPUs at 8589934592 bytes: busbw 350.00 GB/s, 12.5 % below the predicted 400.00 GB/s "
-            "(margin 10 %)");
+  EXPECT_EQ(
+      findings[0].message,
+      "all_reduce on 8 GPUs at 8589934592 bytes: busbw 350.00 GB/s, 12.5 % below the predicted 400.00 GB/s "
+      "(margin 10 %)");
   options.busbw_margin = 0.05;
   EXPECT_EQ(evaluate({slow, fine}, options).size(), 2U);
 }
@@ -247,7 +256,8 @@ TEST(Checks, MigLayoutOfTheRealA100CaptureAgainstIntendedLayouts) {
   EXPECT_EQ(mig[0].gpu, 0);
   EXPECT_EQ(mig[0].where.line, 8);
   EXPECT_EQ(mig[0].message,
-            "MIG 4 instances (20+20+20+20 GB) differs from the intended 3g.40gb+2g.20gb+1g.10gb+1g.10gb (4 instances, "
+            "MIG 4 instances (20+20+20+20 GB) differs from the intended 3g.40gb+2g.20gb+1g.10gb+1g.10gb (4 "
+            "instances, "
             "40+20+10+10 GB)");
   EXPECT_THROW((void)intended_mig("7g.80gb+1g.10gb", set), std::invalid_argument);
 }

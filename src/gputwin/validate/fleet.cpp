@@ -41,18 +41,21 @@ bool looks_like_query_csv(std::string_view text) {
   return false;
 }
 
-// A sample line "DCGM_FI_DEV_GPU_TEMP{gpu="0"} 40" (dcgm-exporter's counters CSV names the same fields, followed
-// by a comma: not a scrape).
+// A sample line "DCGM_FI_DEV_GPU_TEMP{gpu="0"} 40" (dcgm-exporter's counters CSV names the same fields,
+// followed by a comma: not a scrape).
 bool has_dcgm_sample(std::string_view text) {
-  for (std::size_t at = text.find("DCGM_FI_"); at != std::string_view::npos; at = text.find("DCGM_FI_", at + 1)) {
+  for (std::size_t at = text.find("DCGM_FI_"); at != std::string_view::npos;
+       at = text.find("DCGM_FI_", at + 1)) {
     if (at > 0 && text[at - 1] != '\n') continue;
     std::size_t end = at;
-    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+      ++end;
     if (end < text.size() && text[end] == '{') end = text.find('}', end);
     if (end == std::string_view::npos) return false;
     if (end < text.size() && text[end] == '}') ++end;
     const std::size_t value = text.find_first_not_of(" \t", end);
-    if (value > end && value < text.size() && std::string_view("0123456789+-.NnIi").find(text[value]) != std::string_view::npos)
+    if (value > end && value < text.size() &&
+        std::string_view("0123456789+-.NnIi").find(text[value]) != std::string_view::npos)
       return true;
   }
   return false;
@@ -70,11 +73,16 @@ bool is_binary(std::string_view text) {
 // Which nvidia-smi output describes a node best: the XML has every fact, the table the fewest.
 int facts_preference(FileKind kind) {
   switch (kind) {
-    case FileKind::nvidia_smi_xml: return 0;
-    case FileKind::nvidia_smi_query_csv: return 1;
-    case FileKind::nvidia_smi_capture: return 2;
-    case FileKind::nvidia_smi_table: return 3;
-    default: return 4;
+    case FileKind::nvidia_smi_xml:
+      return 0;
+    case FileKind::nvidia_smi_query_csv:
+      return 1;
+    case FileKind::nvidia_smi_capture:
+      return 2;
+    case FileKind::nvidia_smi_table:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -90,10 +98,14 @@ Result<NodeFacts> read_capture(const std::string& path, std::string_view text) {
 
 Result<NodeFacts> read_facts(FileKind kind, const std::string& path, std::string_view text) {
   switch (kind) {
-    case FileKind::nvidia_smi_xml: return NvidiaSmiXml::parse(text, path);
-    case FileKind::nvidia_smi_query_csv: return NvidiaSmiQueryCsv::parse(text, path);
-    case FileKind::nvidia_smi_capture: return read_capture(path, text);
-    default: return NvidiaSmiTable::parse(text, path);
+    case FileKind::nvidia_smi_xml:
+      return NvidiaSmiXml::parse(text, path);
+    case FileKind::nvidia_smi_query_csv:
+      return NvidiaSmiQueryCsv::parse(text, path);
+    case FileKind::nvidia_smi_capture:
+      return read_capture(path, text);
+    default:
+      return NvidiaSmiTable::parse(text, path);
   }
 }
 
@@ -120,18 +132,26 @@ void read_file_into(FleetNode& node, FleetFile& file, std::optional<FactsCandida
   }
   file.kind = detect_file_kind(text);
   switch (file.kind) {
-    case FileKind::nccl_tests_text: keep(NcclTestsText::parse(text, file.path), node.nccl_runs, node.errors); return;
-    case FileKind::nccl_tests_json: keep(NcclTestsJson::parse(text, file.path), node.nccl_runs, node.errors); return;
-    case FileKind::dcgm_diag: keep(DcgmDiag::parse(text, file.path), node.diag_reports, node.errors); return;
+    case FileKind::nccl_tests_text:
+      keep(NcclTestsText::parse(text, file.path), node.nccl_runs, node.errors);
+      return;
+    case FileKind::nccl_tests_json:
+      keep(NcclTestsJson::parse(text, file.path), node.nccl_runs, node.errors);
+      return;
+    case FileKind::dcgm_diag:
+      keep(DcgmDiag::parse(text, file.path), node.diag_reports, node.errors);
+      return;
     case FileKind::prometheus_text:
       keep(PrometheusText::parse(text, file.path), node.metric_scrapes, node.errors);
       return;
     case FileKind::unknown:
-      file.unknown_reason = text.empty()         ? "empty file"
-                            : is_binary(text) ? "binary content"
-                                              : "no marker of nvidia-smi, nccl-tests, dcgmi diag or a /metrics scrape";
+      file.unknown_reason = text.empty() ? "empty file"
+                            : is_binary(text)
+                                ? "binary content"
+                                : "no marker of nvidia-smi, nccl-tests, dcgmi diag or a /metrics scrape";
       return;
-    default: break;
+    default:
+      break;
   }
   auto facts = read_facts(file.kind, file.path, text);
   if (!facts.ok()) {
@@ -162,7 +182,8 @@ std::vector<NodeInput> node_inputs(const std::string& directory) {
     else if (entry.is_regular_file())
       inputs.push_back({entry.path().stem().string(), {entry.path().string()}});
   }
-  std::sort(inputs.begin(), inputs.end(), [](const NodeInput& a, const NodeInput& b) { return a.name < b.name; });
+  std::sort(inputs.begin(), inputs.end(),
+            [](const NodeInput& a, const NodeInput& b) { return a.name < b.name; });
   return inputs;
 }
 
@@ -186,15 +207,24 @@ std::vector<FleetNode> read_nodes(std::vector<NodeInput> inputs) {
 
 std::string_view file_kind_name(FileKind kind) {
   switch (kind) {
-    case FileKind::nvidia_smi_xml: return "nvidia-smi-xml";
-    case FileKind::nvidia_smi_query_csv: return "nvidia-smi-query-csv";
-    case FileKind::nvidia_smi_capture: return "nvidia-smi-capture";
-    case FileKind::nvidia_smi_table: return "nvidia-smi-table";
-    case FileKind::nccl_tests_text: return "nccl-tests-text";
-    case FileKind::nccl_tests_json: return "nccl-tests-json";
-    case FileKind::dcgm_diag: return "dcgm-diag-json";
-    case FileKind::prometheus_text: return "prometheus-text";
-    case FileKind::unknown: return "unknown";
+    case FileKind::nvidia_smi_xml:
+      return "nvidia-smi-xml";
+    case FileKind::nvidia_smi_query_csv:
+      return "nvidia-smi-query-csv";
+    case FileKind::nvidia_smi_capture:
+      return "nvidia-smi-capture";
+    case FileKind::nvidia_smi_table:
+      return "nvidia-smi-table";
+    case FileKind::nccl_tests_text:
+      return "nccl-tests-text";
+    case FileKind::nccl_tests_json:
+      return "nccl-tests-json";
+    case FileKind::dcgm_diag:
+      return "dcgm-diag-json";
+    case FileKind::prometheus_text:
+      return "prometheus-text";
+    case FileKind::unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -208,7 +238,8 @@ FileKind detect_file_kind(std::string_view text) {
   if (start.starts_with("{")) {
     // A JSON schema names the keys of the output it describes; it is no output.
     if (contains(text, "\"$schema\"")) return FileKind::unknown;
-    if (contains(text, "\"DCGM GPU Diagnostic\"") || contains(text, "\"DCGM Diagnostic\"")) return FileKind::dcgm_diag;
+    if (contains(text, "\"DCGM GPU Diagnostic\"") || contains(text, "\"DCGM Diagnostic\""))
+      return FileKind::dcgm_diag;
     if (contains(text, "\"results\"") && contains(text, "\"bus_bw\"")) return FileKind::nccl_tests_json;
     return FileKind::unknown;
   }

@@ -21,15 +21,20 @@ TEST(FileKind, RealCapturesAreRecognisedByContent) {
   const std::string xml = fixture("nvidia-smi-xml/telegraf/a100-sxm4-v12.xml");
   GPUTWIN_REQUIRE_FIXTURE(xml);
   EXPECT_EQ(kind_of_fixture("nvidia-smi-xml/telegraf/a100-sxm4-v12.xml"), FileKind::nvidia_smi_xml);
-  EXPECT_EQ(kind_of_fixture("nvidia-smi-xml/telegraf/gtx-1660-ti.xml"), FileKind::nvidia_smi_xml);  // no DOCTYPE
-  EXPECT_EQ(kind_of_fixture("nvidia-smi-captures/nvidia_gpu_exporter/linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt"),
+  EXPECT_EQ(kind_of_fixture("nvidia-smi-xml/telegraf/gtx-1660-ti.xml"),
+            FileKind::nvidia_smi_xml);  // no DOCTYPE
+  EXPECT_EQ(kind_of_fixture(
+                "nvidia-smi-captures/nvidia_gpu_exporter/linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt"),
             FileKind::nvidia_smi_capture);
   EXPECT_EQ(kind_of_fixture("nccl-tests/superbenchmark/nccl_allreduce.log"), FileKind::nccl_tests_text);
-  EXPECT_EQ(kind_of_fixture("nccl-tests/deepops/2x-DGX-A100-HDR-IB_all_reduce__nvidia-network-operator.md_L240-276.txt"),
+  EXPECT_EQ(kind_of_fixture(
+                "nccl-tests/deepops/2x-DGX-A100-HDR-IB_all_reduce__nvidia-network-operator.md_L240-276.txt"),
             FileKind::nccl_tests_text);
-  EXPECT_EQ(kind_of_fixture("nccl-tests/awsome-distributed-training/p5-H100-EFA-awsbatch_all_reduce__aws-batch_README.md_L28-64.txt"),
+  EXPECT_EQ(kind_of_fixture("nccl-tests/awsome-distributed-training/"
+                            "p5-H100-EFA-awsbatch_all_reduce__aws-batch_README.md_L28-64.txt"),
             FileKind::nccl_tests_text);  // Open MPI's "[1,0]<stdout>:" prefix is no JSON array
-  EXPECT_EQ(kind_of_fixture("nccl-tests/gpu-systems-lab/allreduce-nccl-tests.json"), FileKind::nccl_tests_json);
+  EXPECT_EQ(kind_of_fixture("nccl-tests/gpu-systems-lab/allreduce-nccl-tests.json"),
+            FileKind::nccl_tests_json);
   EXPECT_EQ(kind_of_fixture("dcgm/VirtualClient/DCGMIDiag_r3_results.json"), FileKind::dcgm_diag);
   EXPECT_EQ(kind_of_fixture("dcgm/k8s-ai-conformance/dcgm-exporter-metrics_L4_kops__output.md_L51-121.txt"),
             FileKind::prometheus_text);
@@ -39,16 +44,21 @@ TEST(FileKind, RealCapturesAreRecognisedByContent) {
 }
 
 TEST(FileKind, SmallTextsOfEachKind) {
-  EXPECT_EQ(detect_file_kind("name, index, pci.bus_id, power.draw [W]\nNVIDIA H100, 0, 00000000:18:00.0, 70.1 W\n"),
-            FileKind::nvidia_smi_query_csv);
+  EXPECT_EQ(
+      detect_file_kind("name, index, pci.bus_id, power.draw [W]\nNVIDIA H100, 0, 00000000:18:00.0, 70.1 W\n"),
+      FileKind::nvidia_smi_query_csv);
   EXPECT_EQ(detect_file_kind("| NVIDIA-SMI 550.90.07    Driver Version: 550.90.07    CUDA Version: 12.4 |\n"),
             FileKind::nvidia_smi_table);
   EXPECT_EQ(detect_file_kind("DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"} 40\n"), FileKind::prometheus_text);
   EXPECT_EQ(detect_file_kind(""), FileKind::unknown);
-  EXPECT_EQ(detect_file_kind(std::string("\x7f" "ELF\0\0\1", 7)), FileKind::unknown);
+  EXPECT_EQ(detect_file_kind(std::string("\x7f"
+                                         "ELF\0\0\1",
+                                         7)),
+            FileKind::unknown);
   EXPECT_EQ(detect_file_kind("rack B07 cabled on Monday\n"), FileKind::unknown);
   EXPECT_EQ(detect_file_kind("{\"results\": []}"), FileKind::unknown);  // no bus_bw: not nccl-tests
-  EXPECT_EQ(detect_file_kind("DCGM_FI_DEV_SM_CLOCK, gauge, SM clock frequency (in MHz).\n"), FileKind::unknown);
+  EXPECT_EQ(detect_file_kind("DCGM_FI_DEV_SM_CLOCK, gauge, SM clock frequency (in MHz).\n"),
+            FileKind::unknown);
 }
 
 std::filesystem::path scratch_node(const std::string& name) {
@@ -64,10 +74,10 @@ TEST(FleetNode, ReadsEveryKindAndReportsWhatItCannot) {
   const auto directory = scratch_node("node01");
   std::ofstream(directory / "notes.txt") << "rack B07\n";
   std::ofstream(directory / "broken.xml") << "<nvidia_smi_log>\n<gpu>\n<power_readings>\n";
-  const FleetNode node = read_fleet_node(
-      "node01", {xml, fixture("nccl-tests/superbenchmark/nccl_allreduce.log"),
-                 fixture("dcgm/VirtualClient/DCGMIDiag_r3_results.json"), (directory / "notes.txt").string(),
-                 (directory / "broken.xml").string()});
+  const FleetNode node =
+      read_fleet_node("node01", {xml, fixture("nccl-tests/superbenchmark/nccl_allreduce.log"),
+                                 fixture("dcgm/VirtualClient/DCGMIDiag_r3_results.json"),
+                                 (directory / "notes.txt").string(), (directory / "broken.xml").string()});
   ASSERT_TRUE(node.facts.has_value());
   EXPECT_EQ(node.facts->gpus.size(), 1U);  // the good XML, though a broken one sorts first
   EXPECT_EQ(node.facts->gpus[0].mig_devices.size(), 4U);

@@ -22,7 +22,8 @@ std::optional<std::string> collective_of_run(const NcclTestsRun& run) {
   if (run.collective) return run.collective;
   std::string name;
   for (char c : std::filesystem::path(run.source).filename().string())
-    if (std::isalnum(static_cast<unsigned char>(c))) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   // Longest first, so "reducescatter" is not read as "reduce".
   constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kSpellings = {{
       {"reducescatter", "reduce_scatter"},
@@ -55,7 +56,8 @@ BusbwPredictor design_busbw_predictor(PerfHardware hardware, CollectiveModel mod
     if (ranks < 1) return {std::nullopt, "the output lists no ranks"};
     if (ranks < 2) return {std::nullopt, "one rank moves no data between GPUs"};
     if (ranks > hardware.gpus())
-      return {std::nullopt, std::to_string(ranks) + " ranks, the design has " + std::to_string(hardware.gpus()) + " GPUs"};
+      return {std::nullopt,
+              std::to_string(ranks) + " ranks, the design has " + std::to_string(hardware.gpus()) + " GPUs"};
     const CollectiveGroup group{ranks, std::min(ranks, hardware.gpus_per_node)};
     if (ranks % group.ranks_per_node != 0)
       return {std::nullopt, std::to_string(ranks) + " ranks do not fill whole nodes of " +

@@ -4,8 +4,9 @@
 //   BusbwPredictor predict = design_busbw_predictor(hw, model);     // perf's collective model on the design
 //   BusbwPrediction expected = predict("all_reduce", 16, largest->bytes);
 //
-// The collective is the one the run names (its binary) or, failing that, its file name ("nccl_allreduce.log");
-// the rank count is the number of "Rank N ... device" lines (-J JSON: devices x ngpus x nthreads).
+// The collective is the one the run names (its binary) or, failing that, its file name
+// ("nccl_allreduce.log"); the rank count is the number of "Rank N ... device" lines (-J JSON: devices x ngpus
+// x nthreads).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,8 @@ struct BusbwPrediction {
   std::optional<double> busbw_gbps;
   std::string reason;  // why there is no prediction
 };
-using BusbwPredictor = std::function<BusbwPrediction(std::string_view collective, int ranks, std::int64_t bytes)>;
+using BusbwPredictor =
+    std::function<BusbwPrediction(std::string_view collective, int ranks, std::int64_t bytes)>;
 
 // The ranks fill whole nodes of the design (as `perf collective` assumes by default).
 [[nodiscard]] BusbwPredictor design_busbw_predictor(PerfHardware hardware, CollectiveModel model);

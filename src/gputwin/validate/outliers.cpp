@@ -18,7 +18,8 @@ double median_of(std::vector<double>& values) {
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle), values.end());
   const double upper = values[middle];
   if (values.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle));
+  const double lower =
+      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle));
   return (lower + upper) / 2;
 }
 
@@ -41,7 +42,8 @@ const std::vector<GpuMetric>& gpu_metrics() {
          return in_watts(*gpu.power.draw);
        },
        "DCGM_FI_DEV_POWER_USAGE"},
-      {"temperature", "C", [](const GpuFacts& gpu) { return gpu.temperature_celsius; }, "DCGM_FI_DEV_GPU_TEMP"},
+      {"temperature", "C", [](const GpuFacts& gpu) { return gpu.temperature_celsius; },
+       "DCGM_FI_DEV_GPU_TEMP"},
   };
   return metrics;
 }
@@ -99,8 +101,9 @@ RobustSpread robust_spread(std::vector<double> values, const OutlierSettings& se
   return spread;
 }
 
-std::vector<Outlier> group_outliers(const std::string& metric, const std::string& unit, const std::string& group,
-                                    const std::vector<Sample>& samples, const OutlierSettings& settings) {
+std::vector<Outlier> group_outliers(const std::string& metric, const std::string& unit,
+                                    const std::string& group, const std::vector<Sample>& samples,
+                                    const OutlierSettings& settings) {
   std::vector<Outlier> found;
   if (static_cast<int>(samples.size()) < settings.minimum_group_size) return found;
   std::vector<double> values;

@@ -27,8 +27,8 @@ struct Sample {
 
 struct RobustSpread {
   double median = 0;
-  double spread = 0;          // the standard-deviation estimate the z-score divides by; 0 = all equal
-  bool from_mad = true;       // false when MAD was 0 and the mean absolute deviation was used
+  double spread = 0;     // the standard-deviation estimate the z-score divides by; 0 = all equal
+  bool from_mad = true;  // false when MAD was 0 and the mean absolute deviation was used
 };
 
 [[nodiscard]] RobustSpread robust_spread(std::vector<double> values, const OutlierSettings& settings);
@@ -48,7 +48,8 @@ struct Outlier {
 
 // Outliers of one group of samples, by node then GPU.
 [[nodiscard]] std::vector<Outlier> group_outliers(const std::string& metric, const std::string& unit,
-                                                  const std::string& group, const std::vector<Sample>& samples,
+                                                  const std::string& group,
+                                                  const std::vector<Sample>& samples,
                                                   const OutlierSettings& settings);
 
 // All metrics of the fleet, sorted by metric, group, node and GPU.

@@ -27,8 +27,8 @@ TEST(RobustSpread, MadZeroFallsBackToMeanAbsoluteDeviation) {
 }
 
 TEST(GroupOutliers, NamesTheFarValueOnly) {
-  const std::vector<Sample> samples = {{"n1", 0, 230}, {"n2", 0, 231}, {"n3", 0, 229}, {"n4", 0, 232},
-                                       {"n5", 0, 130}, {"n6", 0, 230.5}};
+  const std::vector<Sample> samples = {{"n1", 0, 230}, {"n2", 0, 231}, {"n3", 0, 229},
+                                       {"n4", 0, 232}, {"n5", 0, 130}, {"n6", 0, 230.5}};
   const auto found = group_outliers("busbw", "GB/s", "all_reduce", samples, settings());
   ASSERT_EQ(found.size(), 1U);
   EXPECT_EQ(found[0].node, "n5");
@@ -38,8 +38,8 @@ TEST(GroupOutliers, NamesTheFarValueOnly) {
 }
 
 TEST(GroupOutliers, MadZeroStillFindsTheOddOneOut) {
-  const std::vector<Sample> samples = {{"a", 0, 1980}, {"b", 0, 1980}, {"c", 0, 1980}, {"d", 0, 1980},
-                                       {"e", 0, 1980}, {"f", 1, 1410}};
+  const std::vector<Sample> samples = {{"a", 0, 1980}, {"b", 0, 1980}, {"c", 0, 1980},
+                                       {"d", 0, 1980}, {"e", 0, 1980}, {"f", 1, 1410}};
   const auto found = group_outliers("sm_clock", "MHz", "H100", samples, settings());
   ASSERT_EQ(found.size(), 1U);
   EXPECT_EQ(found[0].node, "f");
@@ -47,7 +47,8 @@ TEST(GroupOutliers, MadZeroStillFindsTheOddOneOut) {
 }
 
 TEST(GroupOutliers, AllEqualOrTooFewIsNoOutlier) {
-  EXPECT_TRUE(group_outliers("t", "C", "g", {{"a", 0, 60}, {"b", 0, 60}, {"c", 0, 60}, {"d", 0, 60}, {"e", 0, 60}},
+  EXPECT_TRUE(group_outliers("t", "C", "g",
+                             {{"a", 0, 60}, {"b", 0, 60}, {"c", 0, 60}, {"d", 0, 60}, {"e", 0, 60}},
                              settings())
                   .empty());
   EXPECT_TRUE(group_outliers("t", "C", "g", {{"a", 0, 60}, {"b", 0, 61}, {"c", 0, 99}}, settings()).empty());
