@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
-#include <set>
+#include <stdexcept>
+#include <tuple>
 
 #include "gputwin/sim/mig.hpp"
 
