@@ -170,10 +170,17 @@ void check_diag(const FleetNode& node, const DcgmDiagReport& report, Findings& o
       if (rule == nullptr) continue;
       std::string detail = joined(result.warnings, "; ");
       if (detail.empty() && result.info) detail = *result.info;
+      // DCGM 4.x also tests CPUs and NVSwitches: their ids are no GPU indexes, so they go into the message.
+      const bool on_gpus = !result.entity_group || *result.entity_group == "GPU";
+      if (!on_gpus)
+        for (int id : result.entity_ids)
+          detail = *result.entity_group + " " + std::to_string(id) + (detail.empty() ? "" : ": " + detail);
       const Values values = {
           {"category", test.category}, {"test", test.name}, {"detail", detail.empty() ? "" : ": " + detail}};
-      if (result.entity_ids.empty()) out.add(rule, node.name, std::nullopt, {report.source, 0, 0}, values);
-      for (int gpu : result.entity_ids) out.add(rule, node.name, gpu, {report.source, 0, 0}, values);
+      if (result.entity_ids.empty() || !on_gpus)
+        out.add(rule, node.name, std::nullopt, {report.source, 0, 0}, values);
+      else
+        for (int gpu : result.entity_ids) out.add(rule, node.name, gpu, {report.source, 0, 0}, values);
     }
 }
 

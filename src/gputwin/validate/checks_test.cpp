@@ -156,6 +156,21 @@ TEST(Checks, DcgmFailIsCriticalAndWarnIsWarningPerGpu) {
   EXPECT_EQ(findings[1].message, "DCGM diag Hardware test 'GPU Memory' warned");
 }
 
+TEST(Checks, DcgmResultOfACpuIsNoGpuFinding) {
+  FleetNode node = healthy_node("n1");
+  DcgmDiagReport report;
+  report.source = "n1/diag4.json";
+  report.tests.push_back({"Hardware",
+                          "CPU EUD",
+                          std::nullopt,
+                          {{std::string("CPU"), {0}, "Fail", {"CPU 0 failed"}, std::nullopt}}});
+  node.diag_reports.push_back(report);
+  const auto findings = evaluate({node});
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_FALSE(findings[0].gpu.has_value());
+  EXPECT_EQ(findings[0].message, "DCGM diag Hardware test 'CPU EUD' failed: CPU 0: CPU 0 failed");
+}
+
 NcclTestsRun all_reduce_run(double busbw_gbps, std::int64_t wrong) {
   NcclTestsRun run;
   run.source = "n1/all_reduce_perf.log";

@@ -123,6 +123,11 @@ struct FactsCandidate {
 };
 
 void read_file_into(FleetNode& node, FleetFile& file, std::optional<FactsCandidate>& best) {
+  std::error_code error;
+  if (fs::is_directory(file.path, error)) {
+    file.unknown_reason = "a directory: a node's files are read one level below the measured directory";
+    return;
+  }
   std::string text;
   try {
     text = read_input_file(file.path);
@@ -162,10 +167,10 @@ void read_file_into(FleetNode& node, FleetFile& file, std::optional<FactsCandida
   if (!best || preference < best->preference) best = FactsCandidate{preference, std::move(facts).value()};
 }
 
-std::vector<std::string> regular_files(const fs::path& directory) {
+// Everything under a node, so that a nested directory is reported rather than silently passed over.
+std::vector<std::string> node_entries(const fs::path& directory) {
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(directory))
-    if (entry.is_regular_file()) files.push_back(entry.path().string());
+  for (const auto& entry : fs::directory_iterator(directory)) files.push_back(entry.path().string());
   return files;
 }
 
@@ -178,7 +183,7 @@ std::vector<NodeInput> node_inputs(const std::string& directory) {
   std::vector<NodeInput> inputs;
   for (const auto& entry : fs::directory_iterator(directory)) {
     if (entry.is_directory())
-      inputs.push_back({entry.path().filename().string(), regular_files(entry.path())});
+      inputs.push_back({entry.path().filename().string(), node_entries(entry.path())});
     else if (entry.is_regular_file())
       inputs.push_back({entry.path().stem().string(), {entry.path().string()}});
   }

@@ -46,7 +46,7 @@ struct FleetFile {
 
 struct FleetNode {
   std::string name;
-  std::vector<FleetFile> files;  // every regular file of the node, by path
+  std::vector<FleetFile> files;  // every entry of the node's directory, by path (a nested directory is unknown)
   std::optional<NodeFacts> facts;
   std::vector<NcclTestsRun> nccl_runs;
   std::vector<DcgmDiagReport> diag_reports;

@@ -99,11 +99,15 @@ TEST(Fleet, NodesAreSortedAndANonDirectoryIsAnError) {
     std::filesystem::create_directories(root / name);
     std::ofstream(root / name / "x.txt") << "nothing\n";
   }
+  std::filesystem::create_directories(root / "node02" / "logs");
   const auto fleet = read_fleet(root.string());
   ASSERT_TRUE(fleet.ok());
   ASSERT_EQ(fleet.value().nodes.size(), 3U);
   EXPECT_EQ(fleet.value().nodes[0].name, "node01");
   EXPECT_EQ(fleet.value().nodes[2].name, "node10");
+  ASSERT_EQ(fleet.value().nodes[1].files.size(), 2U);  // the nested directory is listed, not skipped
+  EXPECT_EQ(fleet.value().nodes[1].files[0].kind, FileKind::unknown);
+  EXPECT_NE(fleet.value().nodes[1].files[0].unknown_reason.find("a directory"), std::string::npos);
   EXPECT_FALSE(read_fleet((root / "missing").string()).ok());
 }
 
