@@ -1,12 +1,150 @@
+// `gputwin validate`: measured outputs of a built cluster checked against the checks data, the fleet's own
+// norms (outliers) and, with --cluster, the design's predicted busbw. `validate inventory` only lists nodes.
 #include <iostream>
 #include <memory>
 #include <set>
 
 #include "gputwin/cli/commands.hpp"
+#include "gputwin/perf/collectives.hpp"
+#include "gputwin/report/validate_report.hpp"
+#include "gputwin/validate/checks.hpp"
 #include "gputwin/validate/inventory.hpp"
 
 namespace gputwin::cli {
 namespace {
+
+struct ValidateOptions {
+  std::string measured;
+  std::string cluster;
+  std::string checks;
+  std::string fail_on = "critical";
+  std::string busbw_margin;
+  std::string mig_layout;
+  bool json = false;
+  CatalogOptions catalog;
+};
+
+struct UsageFailure {
+  std::string message;
+};
+
+// "10%", "10 %" or "10" (percent) -> 0.10.
+double parse_margin(const std::string& text) {
+  std::string digits = text;
+  while (!digits.empty() && (digits.back() == '%' || digits.back() == ' ')) digits.pop_back();
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(digits, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (digits.empty() || used != digits.size() || value < 0 || value >= 100)
+    throw UsageFailure{"--busbw-margin: expected a percentage from 0% to below 100%, e.g. 10%, got '" + text +
+                       "'"};
+  return value / 100.0;
+}
+
+// What the design adds to the checks: the busbw predictor, and the intended MIG layout on its GPU.
+struct DesignInputs {
+  validate::BusbwPredictor predict_busbw;
+  std::optional<validate::IntendedMig> mig;
+};
+
+std::optional<DesignInputs> load_design(const ValidateOptions& options) {
+  const auto catalog = load_catalog(options.catalog);
+  if (!catalog) return std::nullopt;
+  const auto cluster = load_designed_cluster(options.cluster, *catalog);
+  if (!cluster) return std::nullopt;
+  auto hardware = perf_hardware(*cluster, *catalog);
+  auto model = load_collective_model(bundled_data_dir() + "/perf/nccl-cost-model.yaml");
+  if (!hardware.ok() || !model.ok()) {
+    std::cerr << hardware.error_text() << model.error_text();
+    return std::nullopt;
+  }
+  DesignInputs design;
+  if (!options.mig_layout.empty()) {
+    const std::string set_id = hardware.value().accelerator.mig_profile_set;
+    const MigProfileSet* set = catalog->find<MigProfileSet>(set_id);
+    if (set == nullptr)
+      throw UsageFailure{"--mig-layout: the cluster's GPU (" + hardware.value().accelerator.info.id +
+                         ") has no MIG profiles in the catalog"};
+    try {
+      design.mig = validate::intended_mig(options.mig_layout, *set);
+    } catch (const std::invalid_argument& error) {
+      throw UsageFailure{std::string("--mig-layout: ") + error.what()};
+    }
+  }
+  design.predict_busbw =
+      validate::design_busbw_predictor(std::move(hardware).value(), std::move(model).value());
+  return design;
+}
+
+int run_validate(const ValidateOptions& options) {
+  try {
+    if (options.measured.empty()) throw UsageFailure{"--measured DIR is required"};
+    if (!options.mig_layout.empty() && options.cluster.empty())
+      throw UsageFailure{"--mig-layout needs --cluster SPEC (the layout is read against the cluster's GPU)"};
+    const auto fail_on = validate::severity_from_name(options.fail_on);
+    if (!fail_on)
+      throw UsageFailure{"--fail-on: expected critical, warning or info, got '" + options.fail_on + "'"};
+    validate::CheckOptions check_options;
+    if (!options.busbw_margin.empty()) check_options.busbw_margin = parse_margin(options.busbw_margin);
+    const auto checks = validate::load_checks_data(
+        options.checks.empty() ? bundled_data_dir() + "/validate/checks.yaml" : options.checks);
+    if (!checks.ok()) {
+      std::cerr << checks.error_text();
+      return kInputError;
+    }
+    if (!options.cluster.empty()) {
+      auto design = load_design(options);
+      if (!design) return kInputError;
+      check_options.predict_busbw = std::move(design->predict_busbw);
+      check_options.mig = std::move(design->mig);
+    }
+    const auto fleet = validate::read_fleet(options.measured);
+    if (!fleet.ok()) {
+      std::cerr << fleet.error_text();
+      return kInputError;
+    }
+    ValidateRun run{&fleet.value(),
+                    validate::evaluate_checks(fleet.value(), checks.value(), check_options),
+                    validate::find_outliers(fleet.value(), checks.value().outliers),
+                    options.cluster,
+                    *fail_on,
+                    checks.value().outliers.threshold};
+    if (options.json)
+      std::cout << validate_json(run).dump(2) << "\n";
+    else
+      std::cout << validate_text(run);
+    return validate_failed(run) ? 1 : 0;
+  } catch (const UsageFailure& failure) {
+    std::cerr << "validate: " << failure.message << "\n";
+    return kUsageError;
+  }
+}
+
+void add_validate_options(CLI::App& validate, ValidateOptions& options) {
+  validate.add_option(
+      "--measured", options.measured,
+      "directory of per-node outputs: a subdirectory per node (or a file per node) holding "
+      "nvidia-smi XML/CSV/table, nccl-tests logs or -J JSON, dcgmi diag -j JSON, /metrics scrapes");
+  validate.add_option("--cluster", options.cluster,
+                      "cluster spec (YAML): busbw is compared with perf's prediction for this design");
+  validate.add_flag("--json", options.json, "print JSON (schema gputwin.validate/1)");
+  validate.add_option(
+      "--fail-on", options.fail_on,
+      "exit 1 when a finding of this severity or above exists: critical (default), warning, info");
+  validate.add_option(
+      "--busbw-margin", options.busbw_margin,
+      "busbw below the prediction by more than this is a finding (default: checks data, 10%)");
+  validate.add_option(
+      "--mig-layout", options.mig_layout,
+      "intended MIG layout of every GPU, e.g. 3g.40gb+2g.20gb+1g.10gb+1g.10gb (needs --cluster)");
+  validate.add_option("--checks", options.checks,
+                      "checks data (default: the bundled data/validate/checks.yaml)");
+  add_catalog_options(validate, options.catalog);
+}
 
 using validate::GpuFacts;
 using validate::NodeInventory;
@@ -53,9 +191,15 @@ void print_inventory(const validate::Inventory& inventory) {
 }  // namespace
 
 void add_validate_command(CLI::App& app, int& exit_code) {
-  auto* validate =
-      app.add_subcommand("validate", "read measurements of a built cluster (nvidia-smi, DCGM, nccl-tests)");
-  validate->require_subcommand(1);
+  auto* validate = app.add_subcommand(
+      "validate",
+      "check measurements of a built cluster (nvidia-smi, DCGM, nccl-tests) against the checks data, the "
+      "fleet's outliers and the design; exit 1 on a finding at --fail-on or above or on unreadable input, 2 "
+      "on "
+      "usage errors");
+  validate->require_subcommand(0, 1);
+  auto options = std::make_shared<ValidateOptions>();
+  add_validate_options(*validate, *options);
   auto measured = std::make_shared<std::string>();
   auto* inventory =
       validate->add_subcommand("inventory", "per node: GPUs, model, driver and a health summary");
@@ -75,6 +219,10 @@ void add_validate_command(CLI::App& app, int& exit_code) {
       for (const InputError& error : node.errors) std::cerr << error.to_string() << "\n";
       if (node.facts.gpus.empty() && !node.errors.empty()) exit_code = kInputError;
     }
+  });
+  validate->callback([inventory, options, &exit_code] {
+    if (inventory->parsed()) return;
+    exit_code = run_validate(*options);
   });
 }
 

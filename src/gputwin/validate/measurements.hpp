@@ -81,6 +81,7 @@ struct MigDevice {
 };
 
 struct GpuFacts {
+  int line = 0;  // where the GPU's record starts in NodeFacts::source; 0 when the format has no such line
   std::optional<int> index;
   std::string model;  // product name as reported ("NVIDIA H100 80GB HBM3"); empty when not reported
   std::optional<std::string> serial;
@@ -143,6 +144,9 @@ struct NcclTestsRun {
   std::optional<std::string> collective;  // "all_reduce" when the output names its binary
   std::optional<int> nccl_version;        // 22903 for 2.29.3 (JSON output only)
   std::vector<std::string> devices;       // one per rank, as the "Rank N ... device" lines name it
+  // Ranks when the output gives them apart from the device list: -J JSON lists one device per process,
+  // each driving nthreads x ngpus GPUs.
+  std::optional<int> ranks;
   std::vector<CollectiveRow> rows;
   std::optional<DataRate> average_bus_bandwidth;
   std::optional<std::int64_t> out_of_bounds;

@@ -56,6 +56,20 @@ std::optional<std::string> collective_of(const JsonField& root) {
   return std::nullopt;
 }
 
+// -J lists one device per process; each process drives nthreads x ngpus GPUs. Empty when the config does
+// not say, or says something implausible (bounds far above any real run keep the product from overflowing).
+std::optional<int> ranks_of(const JsonField& config, std::size_t processes) {
+  constexpr std::int64_t kMostPerProcess = 1024;
+  const auto gpus = config.optional_child("ngpus");
+  const auto threads = config.optional_child("nthreads");
+  const std::int64_t gpu_count = gpus ? gpus->integer() : 0;
+  const std::int64_t thread_count = threads ? threads->integer() : 0;
+  if (gpu_count < 1 || gpu_count > kMostPerProcess || thread_count < 1 || thread_count > kMostPerProcess ||
+      processes < 1 || processes > 1'000'000)
+    return std::nullopt;
+  return static_cast<int>(static_cast<std::int64_t>(processes) * gpu_count * thread_count);
+}
+
 NcclTestsRun run_of(std::string_view text, const std::string& source) {
   const nlohmann::json document = parse_json(text, source);
   const JsonField root = JsonField::root(document, source, text);
@@ -70,6 +84,7 @@ NcclTestsRun run_of(std::string_view text, const std::string& source) {
     if (auto devices = config->optional_child("devices"))
       for (std::size_t i = 0; i < devices->array_size(); ++i)
         run.devices.push_back(devices->element(i).child("device_info").string());
+  if (auto config = root.optional_child("config")) run.ranks = ranks_of(*config, run.devices.size());
   const JsonField results = root.child("results");
   for (std::size_t i = 0; i < results.array_size(); ++i) run.rows.push_back(row_of(results.element(i)));
   if (auto average = root.optional_child("average_bus_bandwidth"))

@@ -196,6 +196,7 @@ TEST(NcclTestsJson, ReadsTheJsonOutput) {
   EXPECT_DOUBLE_EQ(in_gigabytes_per_second(*run.average_bus_bandwidth), 5.724297);
   ASSERT_FALSE(run.devices.empty());
   EXPECT_EQ(run.devices[0], "Tesla T4");
+  EXPECT_EQ(run.ranks, 2);  // one process (one device entry) driving -g 2 GPUs
 }
 
 TEST(NcclTestsJson, NamesTheJsonPathOfAWrongType) {

@@ -283,8 +283,10 @@ NodeFacts parse_log(std::string_view text, const std::string& source, int first_
   node.cuda_version = root_text(*root, "cuda_version");
   int ordinal = 0;
   for (const XMLElement* gpu = root->FirstChildElement("gpu"); gpu != nullptr;
-       gpu = gpu->NextSiblingElement("gpu"))
+       gpu = gpu->NextSiblingElement("gpu")) {
     node.gpus.push_back(GpuElementReader(*gpu, source, line_offset).read(ordinal++));
+    node.gpus.back().line = gpu->GetLineNum() + line_offset;
+  }
   return node;
 }
 

@@ -1,0 +1,218 @@
+#include "gputwin/report/validate_report.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <map>
+#include <set>
+
+#include "gputwin/report/text_table.hpp"
+
+namespace gputwin {
+namespace {
+
+using validate::Finding;
+using validate::FleetNode;
+using validate::Outlier;
+using validate::Severity;
+
+constexpr std::array<Severity, 3> kSeverities = {Severity::critical, Severity::warning, Severity::info};
+
+std::string location_text(const SourceLocation& where) {
+  return where.line > 0 ? fmt::format("{}:{}", where.file, where.line) : where.file;
+}
+
+std::string gpu_text(const std::optional<int>& gpu) {
+  return gpu ? fmt::format("GPU {}", *gpu) : "-";
+}
+
+// A node with no nvidia-smi output: its GPUs as its dcgm-exporter scrapes label them (gpu -> modelName).
+std::map<std::string, std::string> scraped_gpus(const FleetNode& node) {
+  std::map<std::string, std::string> gpus;
+  for (const auto& scrape : node.metric_scrapes)
+    for (const auto& sample : scrape.samples)
+      if (const auto gpu = sample.label("gpu")) gpus[*gpu] = sample.label("modelName").value_or("?");
+  return gpus;
+}
+
+std::string models_of(const FleetNode& node) {
+  std::set<std::string> models;
+  if (node.facts)
+    for (const auto& gpu : node.facts->gpus) models.insert(gpu.model.empty() ? "?" : gpu.model);
+  else
+    for (const auto& [gpu, model] : scraped_gpus(node)) models.insert(model);
+  std::string text;
+  for (const std::string& model : models) text += (text.empty() ? "" : ", ") + model;
+  return text.empty() ? "-" : text;
+}
+
+std::array<int, 3> severity_counts(const std::vector<Finding>& findings, const std::string* node = nullptr) {
+  std::array<int, 3> counts{};
+  for (const Finding& finding : findings)
+    if (node == nullptr || finding.node == *node) ++counts[static_cast<int>(finding.severity)];
+  return counts;
+}
+
+// "ok", or "2 critical, 1 warning" (info findings are comparisons not made, not health).
+std::string health_of(const FleetNode& node, const std::vector<Finding>& findings) {
+  const auto counts = severity_counts(findings, &node.name);
+  std::string text;
+  for (Severity severity : {Severity::critical, Severity::warning})
+    if (counts[static_cast<int>(severity)] > 0)
+      text += fmt::format("{}{} {}", text.empty() ? "" : ", ", counts[static_cast<int>(severity)],
+                          validate::severity_name(severity));
+  return text.empty() ? "ok" : text;
+}
+
+int gpu_count(const FleetNode& node) {
+  return static_cast<int>(node.facts ? node.facts->gpus.size() : scraped_gpus(node).size());
+}
+
+std::string inventory_text(const ValidateRun& run) {
+  TextTable table({"node", "GPUs", "model", "driver", "files", "health"},
+                  {Align::left, Align::right, Align::left, Align::left, Align::right, Align::left});
+  for (const FleetNode& node : run.fleet->nodes)
+    table.add_row({node.name, std::to_string(gpu_count(node)), models_of(node),
+                   node.facts ? node.facts->driver_version.value_or("-") : "-",
+                   std::to_string(node.files.size()), health_of(node, run.findings)});
+  return "Inventory\n" + table.render();
+}
+
+std::string findings_text(const ValidateRun& run) {
+  std::string out;
+  for (Severity severity : kSeverities) {
+    TextTable table({"node", "GPU", "rule", "where", "message"},
+                    {Align::left, Align::left, Align::left, Align::left, Align::left});
+    int count = 0;
+    for (const Finding& finding : run.findings) {
+      if (finding.severity != severity) continue;
+      table.add_row(
+          {finding.node, gpu_text(finding.gpu), finding.rule, location_text(finding.where), finding.message});
+      ++count;
+    }
+    if (count > 0)
+      out += fmt::format("\nFindings: {} ({})\n", validate::severity_name(severity), count) + table.render();
+  }
+  return out.empty() ? "\nFindings: none\n" : out;
+}
+
+std::string outliers_text(const ValidateRun& run) {
+  if (run.outliers.empty())
+    return fmt::format("\nOutliers (robust z above {:g}): none\n", run.outlier_threshold);
+  TextTable table(
+      {"metric", "compared among", "node", "GPU", "value", "median", "robust z"},
+      {Align::left, Align::left, Align::left, Align::left, Align::right, Align::right, Align::right});
+  for (const Outlier& outlier : run.outliers)
+    table.add_row({outlier.metric, fmt::format("{} ({})", outlier.group, outlier.group_size), outlier.node,
+                   gpu_text(outlier.gpu), fmt::format("{:.2f} {}", outlier.value, outlier.unit),
+                   fmt::format("{:.2f} {}", outlier.median, outlier.unit),
+                   fmt::format("{:+.1f}{}", outlier.robust_z, outlier.spread_from_mad ? "" : " (MeanAD)")});
+  return fmt::format("\nOutliers (robust z above {:g})\n", run.outlier_threshold) + table.render();
+}
+
+struct Totals {
+  int gpus = 0;
+  int files = 0;
+  int not_understood = 0;
+  int nccl_runs = 0;
+};
+
+Totals totals_of(const validate::Fleet& fleet) {
+  Totals totals;
+  for (const FleetNode& node : fleet.nodes) {
+    totals.gpus += gpu_count(node);
+    totals.files += static_cast<int>(node.files.size());
+    totals.nccl_runs += static_cast<int>(node.nccl_runs.size());
+    for (const auto& file : node.files)
+      totals.not_understood += file.kind == validate::FileKind::unknown ? 1 : 0;
+  }
+  return totals;
+}
+
+}  // namespace
+
+bool validate_failed(const ValidateRun& run) {
+  for (const Finding& finding : run.findings)
+    if (finding.severity >= run.fail_on) return true;
+  return false;
+}
+
+std::string validate_text(const ValidateRun& run) {
+  const auto counts = severity_counts(run.findings);
+  const Totals totals = totals_of(*run.fleet);
+  const std::string not_compared =
+      run.cluster.empty() && totals.nccl_runs > 0
+          ? fmt::format("\nbusbw of {} nccl-tests run(s) not compared with a design (no --cluster given)\n",
+                        totals.nccl_runs)
+          : "";
+  return inventory_text(run) + findings_text(run) + outliers_text(run) + not_compared +
+         fmt::format(
+             "\n{} nodes, {} GPUs, {} files ({} not understood); {} critical, {} warning, {} info, "
+             "{} outliers; {} (--fail-on {})\n",
+             run.fleet->nodes.size(), totals.gpus, totals.files, totals.not_understood,
+             counts[static_cast<int>(Severity::critical)], counts[static_cast<int>(Severity::warning)],
+             counts[static_cast<int>(Severity::info)], run.outliers.size(),
+             validate_failed(run) ? "FAIL" : "PASS", validate::severity_name(run.fail_on));
+}
+
+nlohmann::ordered_json validate_json(const ValidateRun& run) {
+  nlohmann::ordered_json out;
+  out["schema"] = kValidateSchema;
+  out["measured"] = run.fleet->directory;
+  out["cluster"] = run.cluster.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(run.cluster);
+  auto& nodes = out["inventory"] = nlohmann::ordered_json::array();
+  for (const FleetNode& node : run.fleet->nodes) {
+    auto files = nlohmann::ordered_json::array();
+    for (const auto& file : node.files)
+      files.push_back({{"path", file.path}, {"kind", validate::file_kind_name(file.kind)}});
+    nodes.push_back({{"node", node.name},
+                     {"gpus", gpu_count(node)},
+                     {"model", models_of(node)},
+                     {"driver", node.facts && node.facts->driver_version ? *node.facts->driver_version : ""},
+                     {"cuda", node.facts && node.facts->cuda_version ? *node.facts->cuda_version : ""},
+                     {"health", health_of(node, run.findings)},
+                     {"files", files}});
+  }
+  auto& findings = out["findings"] = nlohmann::ordered_json::array();
+  for (const Finding& finding : run.findings)
+    findings.push_back(
+        {{"rule", finding.rule},
+         {"severity", validate::severity_name(finding.severity)},
+         {"node", finding.node},
+         {"gpu", finding.gpu ? nlohmann::ordered_json(*finding.gpu) : nlohmann::ordered_json()},
+         {"file", finding.where.file},
+         {"line",
+          finding.where.line > 0 ? nlohmann::ordered_json(finding.where.line) : nlohmann::ordered_json()},
+         {"message", finding.message}});
+  auto& outliers = out["outliers"] = nlohmann::ordered_json::array();
+  for (const Outlier& outlier : run.outliers)
+    outliers.push_back(
+        {{"metric", outlier.metric},
+         {"unit", outlier.unit},
+         {"group", outlier.group},
+         {"group_size", outlier.group_size},
+         {"node", outlier.node},
+         {"gpu", outlier.gpu ? nlohmann::ordered_json(*outlier.gpu) : nlohmann::ordered_json()},
+         {"value", outlier.value},
+         {"median", outlier.median},
+         {"robust_z", outlier.robust_z},
+         {"spread", outlier.spread_from_mad ? "mad" : "mean_absolute_deviation"}});
+  const auto counts = severity_counts(run.findings);
+  const Totals totals = totals_of(*run.fleet);
+  out["summary"] = {{"nodes", run.fleet->nodes.size()},
+                    {"gpus", totals.gpus},
+                    {"files", totals.files},
+                    {"files_not_understood", totals.not_understood},
+                    {"nccl_runs", totals.nccl_runs},
+                    {"busbw_compared_with_design", !run.cluster.empty()},
+                    {"critical", counts[static_cast<int>(Severity::critical)]},
+                    {"warning", counts[static_cast<int>(Severity::warning)]},
+                    {"info", counts[static_cast<int>(Severity::info)]},
+                    {"outliers", run.outliers.size()},
+                    {"outlier_threshold", run.outlier_threshold},
+                    {"fail_on", validate::severity_name(run.fail_on)},
+                    {"failed", validate_failed(run)}};
+  return out;
+}
+
+}  // namespace gputwin
