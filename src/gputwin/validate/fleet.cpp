@@ -8,7 +8,7 @@
 
 #include "gputwin/validate/capture_sections.hpp"
 #include "gputwin/validate/dcgm_diag.hpp"
-#include "gputwin/validate/input_file.hpp"
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/nccl_tests_json.hpp"
 #include "gputwin/validate/nccl_tests_text.hpp"
 #include "gputwin/validate/nvidia_smi_query_csv.hpp"

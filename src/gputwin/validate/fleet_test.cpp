@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "gputwin/validate/input_file.hpp"
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/validate_test_support.hpp"
 
 namespace gputwin::validate {

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "gputwin/validate/capture_sections.hpp"
-#include "gputwin/validate/input_file.hpp"
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/nvidia_smi_query_csv.hpp"
 #include "gputwin/validate/nvidia_smi_table.hpp"
 #include "gputwin/validate/nvidia_smi_xml.hpp"

@@ -1,7 +1,7 @@
 #include "gputwin/validate/nccl_tests_json.hpp"
 
-#include "gputwin/validate/input_file.hpp"
-#include "gputwin/validate/json_input.hpp"
+#include "gputwin/core/input_file.hpp"
+#include "gputwin/core/json_input.hpp"
 #include "gputwin/validate/text_values.hpp"
 
 namespace gputwin::validate {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <regex>
 
-#include "gputwin/validate/input_file.hpp"
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/text_values.hpp"
 
 namespace gputwin::validate {

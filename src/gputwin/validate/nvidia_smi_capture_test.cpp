@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gputwin/validate/capture_sections.hpp"
-#include "gputwin/validate/input_file.hpp"
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/nvidia_smi_query_csv.hpp"
 #include "gputwin/validate/nvidia_smi_table.hpp"
 #include "gputwin/validate/validate_test_support.hpp"

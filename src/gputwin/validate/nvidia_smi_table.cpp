@@ -2,7 +2,7 @@
 
 #include <regex>
 
-#include "gputwin/validate/input_file.hpp"
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/text_values.hpp"
 
 namespace gputwin::validate {

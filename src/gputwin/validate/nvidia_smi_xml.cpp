@@ -4,7 +4,7 @@
 
 #include <initializer_list>
 
-#include "gputwin/validate/input_file.hpp"
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/text_values.hpp"
 
 namespace gputwin::validate {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "gputwin/validate/input_file.hpp"
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/text_values.hpp"
 
 namespace gputwin::validate {
