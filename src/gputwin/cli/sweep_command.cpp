@@ -212,7 +212,7 @@ std::string log_ending(const std::string& path) {
 }
 
 int run_merge(const SweepOptions& options) {
-  const fs::path dir = fs::absolute(options.dir);
+  const fs::path dir = options.dir;  // as the user named it, so messages point where they looked
   const std::string manifest_path = (dir / "manifest.json").string();
   std::size_t tasks = 0;
   std::string name;

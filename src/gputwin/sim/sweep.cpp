@@ -15,7 +15,9 @@ namespace {
 std::string beside(const std::string& file, const std::string& relative) {
   const std::filesystem::path path(relative);
   if (path.is_absolute()) return path.lexically_normal().string();
-  return (std::filesystem::absolute(std::filesystem::path(file).parent_path()) / path).lexically_normal().string();
+  // A file named without a directory ("sweep.yaml") sits in the working directory.
+  const std::filesystem::path directory = std::filesystem::path(file).parent_path();
+  return (std::filesystem::absolute(directory.empty() ? "." : directory) / path).lexically_normal().string();
 }
 
 std::string unique_name(const YamlField& field, std::set<std::string>& names) {
