@@ -14,14 +14,8 @@ repo=$(cd "$here/../.." && pwd)
 export_dir=$(realpath "${1:-$here/example-export}")
 capture_dir=${2:-}
 
-if [[ $(id -u) -ne 0 ]]; then
-  echo "SKIP: the local Slurm needs root (packages, /dev/nvidia* nodes, daemons as other users)"
-  exit 77
-fi
-if ! grep -q '^ID=debian' /etc/os-release 2>/dev/null; then
-  echo "SKIP: the local Slurm needs Debian's slurm-wlm packages"
-  exit 77
-fi
+# shellcheck source=require_local_slurm.sh
+source "$here/require_local_slurm.sh"
 
 # The columns our sacct importer reads; the captures and docs use this same list.
 readonly sacct_columns=JobID,JobIDRaw,JobName,User,Account,Partition,QOS,Submit,Start,End,Elapsed,Timelimit,State,ExitCode,NNodes,AllocCPUS,NodeList,ReqTRES,AllocTRES

@@ -11,14 +11,8 @@ set -euo pipefail
 gputwin=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-if [[ $(id -u) -ne 0 ]]; then
-  echo "SKIP: the local Slurm needs root"
-  exit 77
-fi
-if ! grep -q '^ID=debian' /etc/os-release 2>/dev/null; then
-  echo "SKIP: the local Slurm needs Debian's slurm-wlm packages"
-  exit 77
-fi
+# shellcheck source=require_local_slurm.sh
+source "$here/require_local_slurm.sh"
 
 work=$(mktemp -d /tmp/gputwin-slurm-sweep.XXXXXX)
 chmod 755 "$work"

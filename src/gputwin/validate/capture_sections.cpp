@@ -1,5 +1,6 @@
 #include "gputwin/validate/capture_sections.hpp"
 
+#include "gputwin/validate/nvidia_smi_query_csv.hpp"
 #include "gputwin/validate/text_values.hpp"
 
 namespace gputwin::validate {
@@ -52,6 +53,15 @@ std::vector<CaptureSection> split_capture_sections(std::string_view text) {
     i = body_end - 1;
   }
   return sections;
+}
+
+Result<NodeFacts> read_exporter_capture(const std::string& path, std::string_view text) {
+  const auto sections = split_capture_sections(text);
+  for (const char* wanted : {"load :: query-gpu", "idle :: query-gpu"})
+    for (const CaptureSection& section : sections)
+      if (section.title.rfind(wanted, 0) == 0)
+        return NvidiaSmiQueryCsv::parse(section.body, path, section.first_line);
+  return InputError{{path, 0, 0}, "", "an nvidia_gpu_exporter capture with no query-gpu section"};
 }
 
 }  // namespace gputwin::validate

@@ -11,6 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "gputwin/core/error.hpp"
+#include "gputwin/validate/measurements.hpp"
+
 namespace gputwin::validate {
 
 struct CaptureSection {
@@ -22,5 +25,8 @@ struct CaptureSection {
 
 // Sections in file order; text before the first banner is not a section. `text` must outlive the result.
 [[nodiscard]] std::vector<CaptureSection> split_capture_sections(std::string_view text);
+
+// The node's facts from a capture: its loaded --query-gpu CSV (the most facts), else the idle one.
+[[nodiscard]] Result<NodeFacts> read_exporter_capture(const std::string& path, std::string_view text);
 
 }  // namespace gputwin::validate

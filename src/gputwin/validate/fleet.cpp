@@ -86,16 +86,6 @@ int facts_preference(FileKind kind) {
   }
 }
 
-// An nvidia_gpu_exporter capture holds idle and load outputs; the loaded --query-gpu CSV has the most facts.
-Result<NodeFacts> read_capture(const std::string& path, std::string_view text) {
-  const auto sections = split_capture_sections(text);
-  for (const char* wanted : {"load :: query-gpu", "idle :: query-gpu"})
-    for (const CaptureSection& section : sections)
-      if (section.title.rfind(wanted, 0) == 0)
-        return NvidiaSmiQueryCsv::parse(section.body, path, section.first_line);
-  return InputError{{path, 0, 0}, "", "an nvidia_gpu_exporter capture with no query-gpu section"};
-}
-
 Result<NodeFacts> read_facts(FileKind kind, const std::string& path, std::string_view text) {
   switch (kind) {
     case FileKind::nvidia_smi_xml:
@@ -103,7 +93,7 @@ Result<NodeFacts> read_facts(FileKind kind, const std::string& path, std::string
     case FileKind::nvidia_smi_query_csv:
       return NvidiaSmiQueryCsv::parse(text, path);
     case FileKind::nvidia_smi_capture:
-      return read_capture(path, text);
+      return read_exporter_capture(path, text);
     default:
       return NvidiaSmiTable::parse(text, path);
   }

@@ -14,16 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// An nvidia_gpu_exporter capture holds idle and load outputs; the loaded --query-gpu CSV has the most facts.
-Result<NodeFacts> read_capture(const std::string& path, const std::string& text) {
-  const auto sections = split_capture_sections(text);
-  for (const char* wanted : {"load :: query-gpu", "idle :: query-gpu"})
-    for (const CaptureSection& section : sections)
-      if (section.title.rfind(wanted, 0) == 0)
-        return NvidiaSmiQueryCsv::parse(section.body, path, section.first_line);
-  return InputError{{path, 0, 0}, "", "an nvidia_gpu_exporter capture with no query-gpu section"};
-}
-
 Result<NodeFacts> read_text_file(const std::string& path) {
   std::string text;
   try {
@@ -31,7 +21,7 @@ Result<NodeFacts> read_text_file(const std::string& path) {
   } catch (const InputFailure& failure) {
     return failure.error();
   }
-  if (text.find("nvidia_gpu_exporter GPU capture") != std::string::npos) return read_capture(path, text);
+  if (text.find("nvidia_gpu_exporter GPU capture") != std::string::npos) return read_exporter_capture(path, text);
   return NvidiaSmiTable::parse(text, path);
 }
 
