@@ -32,7 +32,9 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
   row.system = system->info.id;
   std::string hardware_error;
   const auto trial = [&](int nodes) {
-    SizingTrial tried{nodes, nodes * system->accelerators};
+    SizingTrial tried;
+    tried.nodes = nodes;
+    tried.gpus = nodes * system->accelerators;
     const auto hw = perf_hardware_of_system(catalog, system->info.id, nodes);
     if (!hw.ok()) {
       hardware_error = hw.error_text();

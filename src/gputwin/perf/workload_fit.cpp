@@ -46,7 +46,9 @@ SizingTrial try_nodes(const ClusterSpec& spec, const Catalog& catalog, const Wor
   }
   const auto hardware = perf_hardware(cluster.value(), catalog);
   if (!hardware.ok()) throw InputFailure(hardware.errors().front());
-  SizingTrial trial{nodes, gpus};
+  SizingTrial trial;
+  trial.nodes = nodes;
+  trial.gpus = gpus;
   trial.unit_nodes = unit_nodes(cluster.value(), catalog);
   trial.estimate =
       search_training(hardware.value(), *inputs.collectives, *inputs.calibration, model, base, gpus).best;

@@ -27,7 +27,7 @@ std::string header(const Cluster& cluster, std::string_view what) {
                      cluster.nodes, cluster.node_system, cluster.gpus);
 }
 
-std::string node_line(const Cluster& cluster, const System& system, const std::string& nodes) {
+std::string node_line(const System& system, const std::string& nodes) {
   std::string line = "NodeName=" + nodes;
   const int threads = std::max(1, system.cpu_threads_per_core);
   if (system.cpu_cores > 0) line += fmt::format(" CPUs={}", system.cpu_cores * threads);
@@ -48,7 +48,7 @@ std::string slurm_conf(const Cluster& cluster, const System& system, const std::
           "# slurmd drains a node that registers with less (unless SlurmdParameters=config_overrides).\n";
   if (system.accelerators > 0) text += "GresTypes=gpu\n";
   if (topology) text += "TopologyPlugin=topology/tree\n";
-  text += node_line(cluster, system, nodes);
+  text += node_line(system, nodes);
   text += "PartitionName=gpu Nodes=" + nodes + " Default=YES MaxTime=INFINITE State=UP\n";
   return text;
 }
