@@ -18,21 +18,50 @@ constexpr double kLabelWidth = 110;  // tier names on the left
 constexpr double kTierPitch = 90;
 constexpr double kBoxHeight = 34;
 
-// Boxes of one tier: each a run of devices that share a placement group (scalable unit) or a merged range.
+// Boxes of one tier: each holds the devices that serve the same scalable units, or a merged run of them.
 struct TierBoxes {
   Tier tier = Tier::endpoint;
   std::vector<std::vector<int>> members;  // device indices per box
   std::vector<std::string> labels;
 };
 
-std::string group_label(int first_group, int last_group) {
-  if (first_group < 0) return "central";
-  if (first_group == last_group) return fmt::format("SU {}", first_group + 1);
-  return fmt::format("SU {}-{}", first_group + 1, last_group + 1);
+// The scalable units a device serves: its own for an endpoint, the span of those below it for a switch (a
+// pod's spines serve its leaves' units). {-1, -1} for devices placed centrally that serve no unit.
+using UnitSpan = std::pair<int, int>;
+constexpr UnitSpan kCentral{-1, -1};
+
+std::string span_label(UnitSpan span) {
+  if (span.first < 0) return "central";
+  if (span.first == span.second) return fmt::format("SU {}", span.first + 1);
+  return fmt::format("SU {}-{}", span.first + 1, span.second + 1);
 }
 
-// Few devices: one box each. Many: one box per placement group, consecutive groups merged to fit.
-TierBoxes tier_boxes(const Cluster& cluster, Tier tier, const std::vector<int>& devices) {
+UnitSpan widened(UnitSpan span, UnitSpan by) {
+  if (by.first < 0) return span;
+  if (span.first < 0) return by;
+  return {std::min(span.first, by.first), std::max(span.second, by.second)};
+}
+
+// Spans tier by tier from the bottom: endpoints from their placement group, each switch from what it links down to.
+std::unordered_map<int, UnitSpan> unit_spans(const Cluster& cluster, const Fabric& fabric) {
+  std::unordered_map<int, UnitSpan> spans;
+  for (const Tier lower : {Tier::endpoint, Tier::leaf, Tier::spine}) {
+    for (const auto& bundle : fabric.bundles) {
+      if (bundle.tier_a != lower) continue;
+      const int group = cluster.devices[bundle.device_a].placement_group;
+      const auto below = spans.find(bundle.device_a);
+      const UnitSpan span_a = below != spans.end() ? below->second : UnitSpan{group, group};
+      if (lower == Tier::endpoint) spans[bundle.device_a] = span_a;
+      const auto [above, added] = spans.emplace(bundle.device_b, span_a);
+      if (!added) above->second = widened(above->second, span_a);
+    }
+  }
+  return spans;
+}
+
+// Few devices: one box each. Many: one box per span of units, consecutive spans merged to fit.
+TierBoxes tier_boxes(const Cluster& cluster, Tier tier, const std::vector<int>& devices,
+                     const std::unordered_map<int, UnitSpan>& spans) {
   TierBoxes boxes;
   boxes.tier = tier;
   if (static_cast<int>(devices.size()) <= kMaxBoxesPerTier) {
@@ -42,24 +71,30 @@ TierBoxes tier_boxes(const Cluster& cluster, Tier tier, const std::vector<int>& 
     }
     return boxes;
   }
-  std::map<int, std::vector<int>> by_group;
-  for (const int d : devices) by_group[cluster.devices[d].placement_group].push_back(d);
-  const std::size_t per_box = (by_group.size() + kMaxBoxesPerTier - 1) / kMaxBoxesPerTier;
+  std::map<UnitSpan, std::vector<int>> by_span;
+  for (const int d : devices) {
+    const auto span = spans.find(d);
+    by_span[span == spans.end() ? kCentral : span->second].push_back(d);
+  }
+  const std::size_t central = by_span.count(kCentral);
+  const std::size_t unit_boxes = kMaxBoxesPerTier - central;  // the central devices take a box of their own
+  const std::size_t per_box = (by_span.size() - central + unit_boxes - 1) / unit_boxes;
   std::size_t in_box = 0;
-  int first_group = 0;
-  for (const auto& [group, members] : by_group) {
+  UnitSpan box_span = kCentral;
+  for (const auto& [span, members] : by_span) {
     if (in_box == 0) {
       boxes.members.emplace_back();
-      first_group = group;
+      box_span = span;
     }
     auto& box = boxes.members.back();
     box.insert(box.end(), members.begin(), members.end());
-    if (++in_box == per_box || group < 0) {
-      boxes.labels.push_back(group_label(first_group, group));
+    box_span = widened(box_span, span);
+    if (++in_box == per_box || span.first < 0) {  // central devices never merge with a unit's
+      boxes.labels.push_back(span_label(box_span));
       in_box = 0;
     }
   }
-  if (in_box != 0) boxes.labels.push_back(group_label(first_group, by_group.rbegin()->first));
+  if (in_box != 0) boxes.labels.push_back(span_label(box_span));
   return boxes;
 }
 
@@ -94,10 +129,11 @@ struct Placed {
 
 Placed place(const Cluster& cluster, const Fabric& fabric) {
   Placed placed;
-  placed.tiers.push_back(tier_boxes(cluster, Tier::endpoint, fabric_endpoints(fabric)));
+  const auto spans = unit_spans(cluster, fabric);
+  placed.tiers.push_back(tier_boxes(cluster, Tier::endpoint, fabric_endpoints(fabric), spans));
   for (const Tier tier : {Tier::leaf, Tier::spine, Tier::core}) {
     const auto& switches = fabric.switches[static_cast<int>(tier)];
-    if (!switches.empty()) placed.tiers.push_back(tier_boxes(cluster, tier, switches));
+    if (!switches.empty()) placed.tiers.push_back(tier_boxes(cluster, tier, switches, spans));
   }
   for (std::size_t row = 0; row < placed.tiers.size(); ++row) {
     for (std::size_t box = 0; box < placed.tiers[row].members.size(); ++box) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gputwin/report/fabric_svg.hpp"
 #include "gputwin/report/html_text.hpp"
 #include "gputwin/report/plan_report.hpp"
@@ -192,18 +194,39 @@ std::string fabrics_section(const Cluster& cluster, const Json& plan) {
   return html + "</section>";
 }
 
+// Links beyond every medium's reach keep their routed lengths, hundreds of them on a large design: one row
+// per fabric gives their count and range.
+std::string unreachable_row(const std::string& role, const Json& cables) {
+  long count = 0;
+  double shortest = 0;
+  double longest = 0;
+  for (const auto& cable : cables) {
+    if (cable["medium"] != "none") continue;
+    const double length = cable["length_m"].get<double>();
+    shortest = count == 0 ? length : std::min(shortest, length);
+    longest = std::max(longest, length);
+    count += cable["count"].get<long>();
+  }
+  if (count == 0) return "";
+  return fmt::format("<tr class=\"beyond-reach\"><td>{}</td><td>none</td><td>no medium reaches</td>"
+                     "<td class=\"num\">{}-{} m</td><td class=\"num\">{}</td></tr>",
+                     html_escape(role), format_number(shortest, 1), format_number(longest, 1), count);
+}
+
 std::string cables_section(const Json& plan) {
   std::string html =
       "<section id=\"cables\"><h2>Cables and optics</h2><table><thead><tr><th>fabric</th><th>medium</th>"
       "<th>cable</th><th class=\"num\">length</th><th class=\"num\">count</th></tr></thead><tbody>";
   for (const auto& [role, fabric] : plan["fabrics"].items()) {
     for (const auto& cable : fabric["cables"]) {
+      if (cable["medium"] == "none") continue;
       html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{} m</td><td class=\"num\">{}"
                           "</td></tr>",
                           html_escape(role), html_escape(cable["medium"].get<std::string>()),
                           html_escape(cable["part"].get<std::string>()),
                           format_number(cable["length_m"].get<double>(), 1), json_text(cable["count"]));
     }
+    html += unreachable_row(role, fabric["cables"]);
   }
   html += "</tbody></table><table><thead><tr><th>fabric</th><th>transceivers at</th><th>part</th>"
           "<th class=\"num\">count</th></tr></thead><tbody>";

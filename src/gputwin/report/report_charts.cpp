@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -188,20 +189,23 @@ ReportChart power_chart(const Cluster& cluster) {
           bar_config(labels, datasets, axis("", "category"), axis("kW"))};
 }
 
-// Cables of every fabric by orderable length, one stacked series per medium.
+// Cables of every fabric by orderable length, one stacked series per medium. Links no medium reaches have no
+// orderable length (each keeps its routed one), so they share one "beyond reach" bar.
 ReportChart cable_chart(const Cluster& cluster) {
+  constexpr double kBeyondReach = std::numeric_limits<double>::infinity();
   std::map<std::string, std::map<double, long>> count_by_medium;
   std::set<double> lengths;
   for (const auto& fabric : cluster.fabrics) {
     for (const auto& bundle : fabric.bundles) {
       const std::string medium = bundle.medium ? medium_name(*bundle.medium) : "none";
-      const double length = in_metres(bundle.medium ? bundle.cable_length : bundle.length);
+      const double length = bundle.medium ? in_metres(bundle.cable_length) : kBeyondReach;
       count_by_medium[medium][length] += bundle.links;
       lengths.insert(length);
     }
   }
   Json labels = Json::array();
-  for (const double length : lengths) labels.push_back(format_number(length, 1) + " m");
+  for (const double length : lengths)
+    labels.push_back(length == kBeyondReach ? "beyond reach" : format_number(length, 1) + " m");
   Json datasets = Json::array();
   for (const auto& [medium, counts] : count_by_medium) {
     Json data = Json::array();
