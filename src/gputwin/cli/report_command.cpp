@@ -1,5 +1,5 @@
-// gputwin report: the design of a spec, with simulation and perf results beside it, as one self-contained HTML
-// file.
+// gputwin report: the design of a spec, with simulation and perf results beside it, as one self-contained
+// HTML file.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -47,7 +47,8 @@ int run_report(const ReportOptions& options) {
 void add_report_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ReportOptions>();
   auto* report = app.add_subcommand(
-      "report", "write one self-contained HTML page: summary, racks, fabrics, cables, BOM, TCO and result charts");
+      "report",
+      "write one self-contained HTML page: summary, racks, fabrics, cables, BOM, TCO and result charts");
   report->add_option("spec", options->spec, "cluster spec (YAML)")->required()->check(CLI::ExistingFile);
   report->add_option("--simulation", options->simulations,
                      "a `simulate replay --json` or `simulate packing --json` result (repeatable)");

@@ -42,7 +42,8 @@ UnitSpan widened(UnitSpan span, UnitSpan by) {
   return {std::min(span.first, by.first), std::max(span.second, by.second)};
 }
 
-// Spans tier by tier from the bottom: endpoints from their placement group, each switch from what it links down to.
+// Spans tier by tier from the bottom: endpoints from their placement group, each switch from what it links
+// down to.
 std::unordered_map<int, UnitSpan> unit_spans(const Cluster& cluster, const Fabric& fabric) {
   std::unordered_map<int, UnitSpan> spans;
   for (const Tier lower : {Tier::endpoint, Tier::leaf, Tier::spine}) {
@@ -112,7 +113,9 @@ double box_x(std::size_t index, std::size_t count) {
   return kLabelWidth + slot * static_cast<double>(index) + slot * 0.06;
 }
 
-double box_width(std::size_t count) { return (kWidth - kLabelWidth) / static_cast<double>(count) * 0.88; }
+double box_width(std::size_t count) {
+  return (kWidth - kLabelWidth) / static_cast<double>(count) * 0.88;
+}
 
 // A switch's name when it fits its box, else what tells it from its neighbours (the part after the last '-').
 std::string fitted_label(const std::string& label, std::size_t boxes) {
@@ -123,7 +126,7 @@ std::string fitted_label(const std::string& label, std::size_t boxes) {
 }
 
 struct Placed {
-  std::vector<TierBoxes> tiers;                 // bottom (endpoints) first
+  std::vector<TierBoxes> tiers;                         // bottom (endpoints) first
   std::unordered_map<int, std::pair<int, int>> box_of;  // device -> (tier row, box)
 };
 
@@ -144,7 +147,9 @@ Placed place(const Cluster& cluster, const Fabric& fabric) {
   return placed;
 }
 
-double row_y(std::size_t row, std::size_t rows) { return 20 + kTierPitch * static_cast<double>(rows - 1 - row); }
+double row_y(std::size_t row, std::size_t rows) {
+  return 20 + kTierPitch * static_cast<double>(rows - 1 - row);
+}
 
 std::string link_lines(const Fabric& fabric, const Placed& placed) {
   std::map<std::tuple<int, int, int, int>, long> links;  // (row a, box a, row b, box b) -> links
@@ -162,10 +167,12 @@ std::string link_lines(const Fabric& fabric, const Placed& placed) {
     const std::size_t boxes_b = placed.tiers[row_b].members.size();
     // Width grows with the log of the link count so one SU's uplinks and one cable both stay visible.
     svg += fmt::format(
-        "<line class=\"link\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke-width=\"{}\"><title>{} links</title></line>",
+        "<line class=\"link\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke-width=\"{}\"><title>{} "
+        "links</title></line>",
         svg_number(box_x(box_a, boxes_a) + box_width(boxes_a) / 2), svg_number(row_y(row_a, rows)),
-        svg_number(box_x(box_b, boxes_b) + box_width(boxes_b) / 2), svg_number(row_y(row_b, rows) + kBoxHeight),
-        svg_number(0.6 + std::log10(static_cast<double>(count))), count);
+        svg_number(box_x(box_b, boxes_b) + box_width(boxes_b) / 2),
+        svg_number(row_y(row_b, rows) + kBoxHeight), svg_number(0.6 + std::log10(static_cast<double>(count))),
+        count);
   }
   return svg;
 }
@@ -174,21 +181,23 @@ std::string tier_row(const Cluster& cluster, const TierBoxes& boxes, double y) {
   const bool endpoints = boxes.tier == Tier::endpoint;
   std::size_t total = 0;
   for (const auto& members : boxes.members) total += members.size();
-  std::string svg = fmt::format("<text class=\"tier-label\" x=\"0\" y=\"{}\">{} ({})</text>", svg_number(y + 21),
-                                endpoints ? "endpoints" : tier_name(boxes.tier), total);
+  std::string svg = fmt::format("<text class=\"tier-label\" x=\"0\" y=\"{}\">{} ({})</text>",
+                                svg_number(y + 21), endpoints ? "endpoints" : tier_name(boxes.tier), total);
   const std::size_t count = boxes.members.size();
   for (std::size_t i = 0; i < count; ++i) {
     const auto& members = boxes.members[i];
     const std::string part = members.size() == 1 ? cluster.devices[members.front()].part : "";
     svg += fmt::format(
-        "<g class=\"tier-box {0}\" data-tier=\"{0}\" data-{1}=\"{2}\"><rect x=\"{3}\" y=\"{4}\" width=\"{5}\" "
-        "height=\"{6}\"/><text x=\"{7}\" y=\"{8}\">{9}</text><text class=\"count\" x=\"{7}\" y=\"{10}\">{11}</text>"
+        "<g class=\"tier-box {0}\" data-tier=\"{0}\" data-{1}=\"{2}\"><rect x=\"{3}\" y=\"{4}\" "
+        "width=\"{5}\" "
+        "height=\"{6}\"/><text x=\"{7}\" y=\"{8}\">{9}</text><text class=\"count\" x=\"{7}\" "
+        "y=\"{10}\">{11}</text>"
         "<title>{12}: {2} {13}</title></g>",
         endpoints ? "endpoint" : tier_name(boxes.tier), endpoints ? "endpoints" : "switches", members.size(),
         svg_number(box_x(i, count)), svg_number(y), svg_number(box_width(count)), svg_number(kBoxHeight),
         svg_number(box_x(i, count) + box_width(count) / 2), svg_number(y + 14),
-        html_escape(fitted_label(boxes.labels[i], count)),
-        svg_number(y + 28), members.size() == 1 ? html_escape(part) : fmt::format("x{}", members.size()),
+        html_escape(fitted_label(boxes.labels[i], count)), svg_number(y + 28),
+        members.size() == 1 ? html_escape(part) : fmt::format("x{}", members.size()),
         html_escape(boxes.labels[i]), endpoints ? "endpoints" : "switches");
   }
   return svg;

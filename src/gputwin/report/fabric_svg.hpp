@@ -3,11 +3,11 @@
 //
 //   html += fabric_svg(cluster, fabric);
 //
-// Large fabrics are aggregated: the endpoints of a tier are grouped by their scalable unit, each switch by the
-// span of units below it (a pod's spines serve its leaves' units), and consecutive groups merge until a tier has
-// at most kMaxBoxesPerTier boxes. Each
-// box is labelled with its count and carries it in data-switches (data-endpoints), so the boxes of a tier always
-// add up to the fabric's count; a line between two boxes carries the links between their members.
+// Large fabrics are aggregated: the endpoints of a tier are grouped by their scalable unit, each switch by
+// the span of units below it (a pod's spines serve its leaves' units), and consecutive groups merge until a
+// tier has at most kMaxBoxesPerTier boxes. Each box is labelled with its count and carries it in
+// data-switches (data-endpoints), so the boxes of a tier always add up to the fabric's count; a line between
+// two boxes carries the links between their members.
 #pragma once
 
 #include <string>

@@ -86,7 +86,9 @@ std::string metric(const std::string& value, const std::string& label) {
                      html_escape(value), html_escape(label));
 }
 
-std::string json_text(const Json& value) { return value.dump(); }
+std::string json_text(const Json& value) {
+  return value.dump();
+}
 
 std::string summary_section(const Json& plan) {
   const Json& totals = plan["totals"];
@@ -97,23 +99,26 @@ std::string summary_section(const Json& plan) {
       "data-racks=\"{}\" data-it-kw=\"{}\" data-facility-kw=\"{}\" data-capex-usd=\"{}\" "
       "data-tco-per-gpu-hour-usd=\"{}\">",
       json_text(totals["gpus"]), json_text(totals["nodes"]), json_text(totals["racks"]),
-      json_text(totals["it_power_kw_max"]), json_text(totals["facility_power_kw"]), json_text(costs["capex_usd"]),
-      json_text(costs["cost_per_gpu_hour_usd"]));
+      json_text(totals["it_power_kw_max"]), json_text(totals["facility_power_kw"]),
+      json_text(costs["capex_usd"]), json_text(costs["cost_per_gpu_hour_usd"]));
   html += metric(json_text(totals["gpus"]), "GPUs");
   html += metric(json_text(totals["nodes"]), "nodes");
-  html += metric(fmt::format("{}", totals["racks"].get<int>()),
-                 fmt::format("racks ({} compute, {} network, {} management)", json_text(totals["compute_racks"]),
-                             json_text(totals["network_racks"]), json_text(totals["management_racks"])));
+  html +=
+      metric(fmt::format("{}", totals["racks"].get<int>()),
+             fmt::format("racks ({} compute, {} network, {} management)", json_text(totals["compute_racks"]),
+                         json_text(totals["network_racks"]), json_text(totals["management_racks"])));
   html += metric(format_number(totals["it_power_kw_max"].get<double>(), 1) + " kW", "IT power, maximum");
   html += metric(format_number(totals["facility_power_kw"].get<double>(), 1) + " kW",
                  "facility power at PUE " + format_number(plan["power"]["pue"].get<double>(), 2));
   html += metric(priced ? format_number(costs["capex_usd"].get<double>() / 1e6, 2) + " M USD" : "not priced",
                  "capex");
-  html += metric(priced ? format_number(costs["cost_per_gpu_hour_usd"].get<double>(), 4) + " USD" : "not priced",
-                 fmt::format("TCO per GPU-hour over {} years", svg_number(costs["lifetime_years"].get<double>())));
+  html += metric(
+      priced ? format_number(costs["cost_per_gpu_hour_usd"].get<double>(), 4) + " USD" : "not priced",
+      fmt::format("TCO per GPU-hour over {} years", svg_number(costs["lifetime_years"].get<double>())));
   html += "</div>";
   if (!priced && !costs["unpriced_parts"].empty()) {
-    html += "<p class=\"note\">Parts without a price: " + html_escape(costs["unpriced_parts"].dump()) + "</p>";
+    html +=
+        "<p class=\"note\">Parts without a price: " + html_escape(costs["unpriced_parts"].dump()) + "</p>";
   }
   return html + "</section>";
 }
@@ -132,11 +137,13 @@ std::string warnings_section(const Cluster& cluster) {
 
 std::string elevation_figure(const Cluster& cluster, const std::vector<int>& racks, std::size_t layout) {
   const Rack& first = cluster.racks[racks.front()];
-  const std::string names = racks.size() == 1 ? first.name
-                                              : fmt::format("{} ... {}", first.name, cluster.racks[racks.back()].name);
+  const std::string names =
+      racks.size() == 1 ? first.name : fmt::format("{} ... {}", first.name, cluster.racks[racks.back()].name);
   return fmt::format(
-      "<figure class=\"rack-layout\" data-layout=\"{}\" data-count=\"{}\">{}<figcaption><svg class=\"swatch\" "
-      "viewBox=\"0 0 10 10\"><rect class=\"layout-{}\" width=\"10\" height=\"10\"/></svg><b>{} x {}</b> rack{}: {}<br>{} U used, {} kW max, "
+      "<figure class=\"rack-layout\" data-layout=\"{}\" data-count=\"{}\">{}<figcaption><svg "
+      "class=\"swatch\" "
+      "viewBox=\"0 0 10 10\"><rect class=\"layout-{}\" width=\"10\" height=\"10\"/></svg><b>{} x {}</b> "
+      "rack{}: {}<br>{} U used, {} kW max, "
       "{} kW typical</figcaption></figure>",
       layout, racks.size(), rack_elevation_svg(cluster, racks.front()), layout % 12, racks.size(),
       rack_kind_name(first.kind), racks.size() == 1 ? "" : "s", html_escape(names),
@@ -147,8 +154,10 @@ std::string elevation_figure(const Cluster& cluster, const std::vector<int>& rac
 std::string racks_section(const Cluster& cluster) {
   const RackLayouts layouts = group_rack_layouts(cluster);
   std::string html = fmt::format(
-      "<section id=\"racks\" data-racks=\"{}\" data-layouts=\"{}\"><h2>Racks</h2><p class=\"note\">Every rack by "
-      "row, coloured by its contents; each distinct content is drawn once below with its count. Bars: maximum draw "
+      "<section id=\"racks\" data-racks=\"{}\" data-layouts=\"{}\"><h2>Racks</h2><p class=\"note\">Every "
+      "rack by "
+      "row, coloured by its contents; each distinct content is drawn once below with its count. Bars: "
+      "maximum draw "
       "against the facility's rack limit of {} kW.</p>",
       cluster.racks.size(), layouts.racks_of_layout.size(),
       format_number(in_kilowatts(cluster.power.rack_power_limit), 1));
@@ -165,10 +174,10 @@ std::string racks_section(const Cluster& cluster) {
 }
 
 std::string fabric_caption(const Fabric& fabric, const Json& json) {
-  std::string caption = fmt::format("<b>{}</b>: {} of {} at {} Gb/s, {} tier{}, blocking ratio {}",
-                                    role_name(fabric.role), fabric.topology, html_escape(fabric.switch_part),
-                                    json_text(json["link_speed_gbit_s"]), fabric.tiers, fabric.tiers == 1 ? "" : "s",
-                                    json_text(json["blocking_ratio"]));
+  std::string caption =
+      fmt::format("<b>{}</b>: {} of {} at {} Gb/s, {} tier{}, blocking ratio {}", role_name(fabric.role),
+                  fabric.topology, html_escape(fabric.switch_part), json_text(json["link_speed_gbit_s"]),
+                  fabric.tiers, fabric.tiers == 1 ? "" : "s", json_text(json["blocking_ratio"]));
   if (fabric.topology == "rail_optimized") {
     caption += fmt::format("; {} scalable units of {} nodes, {} rails", fabric.scalable_units,
                            fabric.nodes_per_scalable_unit, fabric.rails);
@@ -181,8 +190,10 @@ std::string fabric_caption(const Fabric& fabric, const Json& json) {
 
 std::string fabrics_section(const Cluster& cluster, const Json& plan) {
   std::string html =
-      "<section id=\"fabrics\"><h2>Fabrics</h2><p class=\"note\">By tier, endpoints at the bottom. Large tiers are "
-      "grouped by scalable unit (SU) with their counts; line width grows with the links between two boxes.</p>";
+      "<section id=\"fabrics\"><h2>Fabrics</h2><p class=\"note\">By tier, endpoints at the bottom. Large "
+      "tiers are "
+      "grouped by scalable unit (SU) with their counts; line width grows with the links between two "
+      "boxes.</p>";
   for (const auto& fabric : cluster.fabrics) {
     const Json& json = plan["fabrics"][role_name(fabric.role)];
     html += fmt::format(
@@ -208,9 +219,10 @@ std::string unreachable_row(const std::string& role, const Json& cables) {
     count += cable["count"].get<long>();
   }
   if (count == 0) return "";
-  return fmt::format("<tr class=\"beyond-reach\"><td>{}</td><td>none</td><td>no medium reaches</td>"
-                     "<td class=\"num\">{}-{} m</td><td class=\"num\">{}</td></tr>",
-                     html_escape(role), format_number(shortest, 1), format_number(longest, 1), count);
+  return fmt::format(
+      "<tr class=\"beyond-reach\"><td>{}</td><td>none</td><td>no medium reaches</td>"
+      "<td class=\"num\">{}-{} m</td><td class=\"num\">{}</td></tr>",
+      html_escape(role), format_number(shortest, 1), format_number(longest, 1), count);
 }
 
 std::string cables_section(const Json& plan) {
@@ -220,21 +232,23 @@ std::string cables_section(const Json& plan) {
   for (const auto& [role, fabric] : plan["fabrics"].items()) {
     for (const auto& cable : fabric["cables"]) {
       if (cable["medium"] == "none") continue;
-      html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{} m</td><td class=\"num\">{}"
-                          "</td></tr>",
-                          html_escape(role), html_escape(cable["medium"].get<std::string>()),
-                          html_escape(cable["part"].get<std::string>()),
-                          format_number(cable["length_m"].get<double>(), 1), json_text(cable["count"]));
+      html += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{} m</td><td class=\"num\">{}"
+          "</td></tr>",
+          html_escape(role), html_escape(cable["medium"].get<std::string>()),
+          html_escape(cable["part"].get<std::string>()), format_number(cable["length_m"].get<double>(), 1),
+          json_text(cable["count"]));
     }
     html += unreachable_row(role, fabric["cables"]);
   }
-  html += "</tbody></table><table><thead><tr><th>fabric</th><th>transceivers at</th><th>part</th>"
-          "<th class=\"num\">count</th></tr></thead><tbody>";
+  html +=
+      "</tbody></table><table><thead><tr><th>fabric</th><th>transceivers at</th><th>part</th>"
+      "<th class=\"num\">count</th></tr></thead><tbody>";
   for (const auto& [role, fabric] : plan["fabrics"].items()) {
     for (const auto& [end, parts] : fabric["transceivers"]["by_part"].items()) {
       for (const auto& [part, count] : parts.items()) {
-        html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>", html_escape(role),
-                            html_escape(end), html_escape(part), json_text(count));
+        html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+                            html_escape(role), html_escape(end), html_escape(part), json_text(count));
       }
     }
   }
@@ -249,7 +263,8 @@ std::string bom_section(const Json& plan) {
   for (const auto& line : plan["bom"]) {
     const bool priced = line.contains("unit_price_usd");
     html += fmt::format(
-        "<tr data-part=\"{0}\" data-count=\"{1}\"><td>{2}</td><td>{0}</td><td>{3}</td><td class=\"num\">{1}</td>"
+        "<tr data-part=\"{0}\" data-count=\"{1}\"><td>{2}</td><td>{0}</td><td>{3}</td><td "
+        "class=\"num\">{1}</td>"
         "<td class=\"num\">{4}</td><td class=\"num\">{5}</td></tr>",
         html_escape(line["part"].get<std::string>()), json_text(line["count"]),
         html_escape(line["category"].get<std::string>()), html_escape(line["description"].get<std::string>()),
@@ -277,7 +292,8 @@ std::string charts_section(const std::vector<ReportChart>& charts, const std::st
         point_count(chart.config), html_escape(chart.title));
   }
   if (html.empty()) return "";
-  return fmt::format("<section id=\"{}\"><h2>{}</h2><div class=\"charts\">{}</div></section>", id, title, html);
+  return fmt::format("<section id=\"{}\"><h2>{}</h2><div class=\"charts\">{}</div></section>", id, title,
+                     html);
 }
 
 // Chart data sits in a JSON script element; "</" is escaped so no string in it can close the element.
@@ -297,16 +313,19 @@ std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std:
   const std::vector<ReportChart> charts = report_charts(cluster, inputs);
   std::string html = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
-      "content=\"width=device-width, initial-scale=1\"><title>gputwin report: {0}</title><style>{1}</style></head>"
+      "content=\"width=device-width, initial-scale=1\"><title>gputwin report: "
+      "{0}</title><style>{1}</style></head>"
       "<body><header><h1>{0}</h1><p>{2} GPUs in {3} x {4}; report by gputwin</p></header><main>",
       html_escape(cluster.name), kStyle, cluster.gpus, cluster.nodes, html_escape(cluster.node_system));
-  html += summary_section(plan) + warnings_section(cluster) + racks_section(cluster) + fabrics_section(cluster, plan);
+  html += summary_section(plan) + warnings_section(cluster) + racks_section(cluster) +
+          fabrics_section(cluster, plan);
   html += charts_section(charts, "design", "power-cost", "Power, cost and cabling");
   html += cables_section(plan) + bom_section(plan);
   html += charts_section(charts, "simulation", "simulation", "Simulation");
   html += charts_section(charts, "perf", "perf", "Performance");
   html += "</main>" + chart_configs_script(charts);
-  html += "<script>" + std::string(chart_script) + "</script><script>" + std::string(kBootstrap) + "</script>";
+  html +=
+      "<script>" + std::string(chart_script) + "</script><script>" + std::string(kBootstrap) + "</script>";
   return html + "</body></html>\n";
 }
 

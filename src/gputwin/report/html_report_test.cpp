@@ -1,5 +1,5 @@
-// The HTML report's structure: everything inline, drawings that add up to the plan, escaped result text, the same
-// bytes for the same inputs. The browser test (tests/browser) checks the rendered page in chromium.
+// The HTML report's structure: everything inline, drawings that add up to the plan, escaped result text, the
+// same bytes for the same inputs. The browser test (tests/browser) checks the rendered page in chromium.
 #include "gputwin/report/html_report.hpp"
 
 #include <gtest/gtest.h>
@@ -46,7 +46,8 @@ void expect_drawings_add_up(const Cluster& cluster, const std::string& html) {
     ASSERT_FALSE(figure.empty()) << role_name(fabric.role);
     for (const Tier tier : {Tier::leaf, Tier::spine, Tier::core}) {
       const std::string name = tier_name(tier);
-      EXPECT_EQ(sum_of(figure, "data-tier=\"" + name + "\" data-switches=\"(\\d+)\""), fabric.switches_in(tier))
+      EXPECT_EQ(sum_of(figure, "data-tier=\"" + name + "\" data-switches=\"(\\d+)\""),
+                fabric.switches_in(tier))
           << role_name(fabric.role) << " " << name;
       EXPECT_LE(count_of(figure, "data-tier=\"" + name + "\""), static_cast<std::size_t>(kMaxBoxesPerTier));
     }

@@ -14,7 +14,8 @@ namespace {
 constexpr double kFloorWidth = 1160;
 constexpr double kFloorCellMax = 18;
 constexpr double kFloorRowHeight = 30;
-constexpr double kFloorRowHeightDense = 14;  // past kDenseRows rows, so 90 rows of a 100k design stay one screen
+constexpr double kFloorRowHeightDense =
+    14;  // past kDenseRows rows, so 90 rows of a 100k design stay one screen
 constexpr std::size_t kDenseRows = 24;
 constexpr double kUnitHeight = 9;
 constexpr double kRackWidth = 170;
@@ -41,15 +42,15 @@ int rack_height_units(const Cluster& cluster, const Rack& rack) {
   return std::max(facility, top);
 }
 
-std::string floor_cell(const Cluster& cluster, const RackLayouts& layouts, int r, double x, double y, double w,
-                       double h) {
+std::string floor_cell(const Cluster& cluster, const RackLayouts& layouts, int r, double x, double y,
+                       double w, double h) {
   const Rack& rack = cluster.racks[r];
   return fmt::format(
-      "<rect class=\"floor-rack layout-{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} ({}, {} kW "
+      "<rect class=\"floor-rack layout-{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} ({}, {} "
+      "kW "
       "max)</title></rect>",
-      layouts.layout_of_rack[r] % 12, svg_number(x), svg_number(y), svg_number(w * 0.86),
-      svg_number(h), html_escape(rack.name), rack_kind_name(rack.kind),
-      format_number(in_kilowatts(rack.power_max), 1));
+      layouts.layout_of_rack[r] % 12, svg_number(x), svg_number(y), svg_number(w * 0.86), svg_number(h),
+      html_escape(rack.name), rack_kind_name(rack.kind), format_number(in_kilowatts(rack.power_max), 1));
 }
 
 std::string device_shape(const Device& device, int rack_units) {
@@ -58,13 +59,15 @@ std::string device_shape(const Device& device, int rack_units) {
   const double y = (rack_units - (device.rack_unit + height_u - 1)) * kUnitHeight;
   const double h = height_u * kUnitHeight;
   std::string shape = fmt::format(
-      "<rect class=\"device {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} ({}, U{})</title></rect>",
+      "<rect class=\"device {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} ({}, "
+      "U{})</title></rect>",
       device_kind_name(device.kind), svg_number(kRackMargin + 2), svg_number(y + 0.5),
       svg_number(kRackWidth - 4), svg_number(h - 1), html_escape(device.name), html_escape(device.part),
       device.rack_unit);
   if (h >= kUnitHeight) {
-    shape += fmt::format("<text class=\"device-label\" x=\"{}\" y=\"{}\">{}</text>", svg_number(kRackMargin + 6),
-                         svg_number(y + std::min(h, 2 * kUnitHeight) / 2 + 3), html_escape(device.part));
+    shape +=
+        fmt::format("<text class=\"device-label\" x=\"{}\" y=\"{}\">{}</text>", svg_number(kRackMargin + 6),
+                    svg_number(y + std::min(h, 2 * kUnitHeight) / 2 + 3), html_escape(device.part));
   }
   return shape;
 }
@@ -72,8 +75,8 @@ std::string device_shape(const Device& device, int rack_units) {
 std::string unit_numbers(int rack_units) {
   std::string numbers;
   for (int u = 1; u <= rack_units; u += (u == 1 ? 4 : 5)) {
-    numbers += fmt::format("<text class=\"unit-number\" x=\"{}\" y=\"{}\">{}</text>", svg_number(kRackMargin - 4),
-                           svg_number((rack_units - u) * kUnitHeight + 7), u);
+    numbers += fmt::format("<text class=\"unit-number\" x=\"{}\" y=\"{}\">{}</text>",
+                           svg_number(kRackMargin - 4), svg_number((rack_units - u) * kUnitHeight + 7), u);
   }
   return numbers;
 }
@@ -114,24 +117,27 @@ RackLayouts group_rack_layouts(const Cluster& cluster) {
 
 std::string floor_plan_svg(const Cluster& cluster, const RackLayouts& layouts) {
   std::map<int, std::vector<int>> racks_by_row;
-  for (std::size_t r = 0; r < cluster.racks.size(); ++r) racks_by_row[cluster.racks[r].row].push_back(static_cast<int>(r));
+  for (std::size_t r = 0; r < cluster.racks.size(); ++r)
+    racks_by_row[cluster.racks[r].row].push_back(static_cast<int>(r));
   std::size_t longest_row = 1;
   for (auto& [row, racks] : racks_by_row) {
-    std::sort(racks.begin(), racks.end(), [&](int a, int b) { return cluster.racks[a].slot < cluster.racks[b].slot; });
+    std::sort(racks.begin(), racks.end(),
+              [&](int a, int b) { return cluster.racks[a].slot < cluster.racks[b].slot; });
     longest_row = std::max(longest_row, racks.size());
   }
   const double cell = std::min(kFloorCellMax, kFloorWidth / static_cast<double>(longest_row));
   const double row_height = racks_by_row.size() > kDenseRows ? kFloorRowHeightDense : kFloorRowHeight;
   const double height = row_height * static_cast<double>(racks_by_row.size()) + 4;
-  std::string svg = fmt::format(
-      "<svg class=\"floor-plan\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"rack rows\">",
-      svg_number(kFloorWidth + 60), svg_number(height));
+  std::string svg =
+      fmt::format("<svg class=\"floor-plan\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"rack rows\">",
+                  svg_number(kFloorWidth + 60), svg_number(height));
   double y = 4;
   for (const auto& [row, racks] : racks_by_row) {
     svg += fmt::format("<text class=\"row-label\" x=\"0\" y=\"{}\">row {}</text>",
                        svg_number(y + row_height / 2 + 3), row + 1);
     for (std::size_t i = 0; i < racks.size(); ++i)
-      svg += floor_cell(cluster, layouts, racks[i], 60 + cell * static_cast<double>(i), y, cell, row_height * 0.7);
+      svg += floor_cell(cluster, layouts, racks[i], 60 + cell * static_cast<double>(i), y, cell,
+                        row_height * 0.7);
     y += row_height;
   }
   return svg + "</svg>";

@@ -1,8 +1,9 @@
 // Rack drawings for the HTML report, as inline SVG drawn from the Cluster model.
 //
-//   RackLayouts layouts = group_rack_layouts(cluster);      // racks with identical contents share one drawing
-//   html += floor_plan_svg(cluster, layouts);               // every rack, row by row, coloured by layout
-//   for (const auto& racks : layouts.racks_of_layout) html += rack_elevation_svg(cluster, racks.front());
+//   RackLayouts layouts = group_rack_layouts(cluster);      // racks with identical contents share one
+//   drawing html += floor_plan_svg(cluster, layouts);               // every rack, row by row, coloured by
+//   layout for (const auto& racks : layouts.racks_of_layout) html += rack_elevation_svg(cluster,
+//   racks.front());
 //
 // A 100,000-GPU design has thousands of racks but only a handful of distinct contents, so each distinct
 // elevation is drawn once with its count; the floor plan keeps one small cell per rack.

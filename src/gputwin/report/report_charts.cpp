@@ -43,7 +43,8 @@ Json line_config(Json datasets, const Json& x_axis, const Json& y_axis) {
 Json bar_config(Json labels, Json datasets, const Json& x_axis, const Json& y_axis) {
   Json options = base_options(x_axis, y_axis);
   options["interaction"]["mode"] = "index";
-  return {{"type", "bar"}, {"data", {{"labels", std::move(labels)}, {"datasets", std::move(datasets)}}},
+  return {{"type", "bar"},
+          {"data", {{"labels", std::move(labels)}, {"datasets", std::move(datasets)}}},
           {"options", options}};
 }
 
@@ -65,7 +66,9 @@ std::vector<double> days_of(const std::vector<double>& seconds) {
 }
 
 // Series are named by what they show and the file they came from, without its folder.
-std::string file_name(const std::string& source) { return std::filesystem::path(source).filename().string(); }
+std::string file_name(const std::string& source) {
+  return std::filesystem::path(source).filename().string();
+}
 
 std::string replay_label(const ReplaySeries& replay) {
   return fmt::format("{} ({})", replay.policy, file_name(replay.source));
@@ -81,7 +84,8 @@ ReportChart replay_over_time(const std::string& id, const std::string& title, co
                              std::vector<double> ReplaySeries::*series) {
   Json datasets = Json::array();
   for (const auto& replay : replays)
-    datasets.push_back(line_dataset(replay_label(replay), points(days_of(replay.interval_start_s), replay.*series)));
+    datasets.push_back(
+        line_dataset(replay_label(replay), points(days_of(replay.interval_start_s), replay.*series)));
   return {id, "simulation", title, "one point per interval of simulate replay --json (intervals[])",
           line_config(datasets, axis("day of the replay"), from_zero(axis(y_title)))};
 }
@@ -91,11 +95,12 @@ ReportChart jct_chart(const std::vector<ReplaySeries>& replays) {
   for (const auto& replay : replays) {
     const SummaryStats& jct = replay.jct_s;
     datasets.push_back({{"label", replay_label(replay)},
-                        {"data", {jct.median / kSecondsPerHour, jct.mean / kSecondsPerHour,
-                                  jct.p95 / kSecondsPerHour, jct.max / kSecondsPerHour}}});
+                        {"data",
+                         {jct.median / kSecondsPerHour, jct.mean / kSecondsPerHour, jct.p95 / kSecondsPerHour,
+                          jct.max / kSecondsPerHour}}});
   }
-  Json config = bar_config({"median", "mean", "p95", "max"}, datasets, axis("job completion time", "category"),
-                           axis("hours (log scale)", "logarithmic"));
+  Json config = bar_config({"median", "mean", "p95", "max"}, datasets,
+                           axis("job completion time", "category"), axis("hours (log scale)", "logarithmic"));
   return {"chart-jct", "simulation", "Job completion time distribution",
           "median, mean, 95th percentile and maximum of jct_s per replay", config};
 }
@@ -109,22 +114,26 @@ ReportChart packing_chart(const std::vector<PackingCurve>& packings) {
       data.push_back(Json::array({static_cast<double>(percent), value ? Json(*value) : Json(nullptr)}));
     }
     const std::string seeds = packing.seeds > 1 ? fmt::format(", mean of {} seeds", packing.seeds) : "";
-    datasets.push_back(line_dataset(fmt::format("{}{} ({})", packing.policy, seeds, file_name(packing.source)), data));
+    datasets.push_back(
+        line_dataset(fmt::format("{}{} ({})", packing.policy, seeds, file_name(packing.source)), data));
   }
   return {"chart-packing", "simulation", "GPU allocation as demand arrives (packing)",
           "allocation_percent_by_arrived_percent of simulate packing --json, one line per policy",
-          line_config(datasets, axis("arrived GPU demand (% of capacity)"), from_zero(axis("GPUs allocated (%)")))};
+          line_config(datasets, axis("arrived GPU demand (% of capacity)"),
+                      from_zero(axis("GPUs allocated (%)")))};
 }
 
 ReportChart busbw_chart(const std::vector<CollectiveCurve>& collectives) {
   Json datasets = Json::array();
   for (const auto& curve : collectives) {
-    datasets.push_back(line_dataset(fmt::format("{}, {} ranks ({})", curve.op, curve.ranks, file_name(curve.source)),
-                                    points(curve.bytes, curve.busbw_gbps)));
+    datasets.push_back(
+        line_dataset(fmt::format("{}, {} ranks ({})", curve.op, curve.ranks, file_name(curve.source)),
+                     points(curve.bytes, curve.busbw_gbps)));
   }
   return {"chart-busbw", "perf", "Collective bus bandwidth by message size",
           "rows[].busbw_gbps of perf collective --json (what nccl-tests would print)",
-          line_config(datasets, axis("message size (bytes, log scale)", "logarithmic"), from_zero(axis("busbw (GB/s)")))};
+          line_config(datasets, axis("message size (bytes, log scale)", "logarithmic"),
+                      from_zero(axis("busbw (GB/s)")))};
 }
 
 ReportChart step_chart(const std::vector<TrainingBreakdown>& trainings) {
@@ -153,20 +162,23 @@ ReportChart step_chart(const std::vector<TrainingBreakdown>& trainings) {
   y_axis["stacked"] = true;
   Json config = bar_config(labels, datasets, x_axis, y_axis);
   config["options"]["indexAxis"] = "y";
-  return {"chart-step", "perf", "Training step time breakdown", "terms[] of perf train --json, stacked", config};
+  return {"chart-step", "perf", "Training step time breakdown", "terms[] of perf train --json, stacked",
+          config};
 }
 
 ReportChart tco_chart(const Cluster& cluster) {
   const Costs& costs = cluster.costs;
   const double years = costs.lifetime_years;
-  Json data = {round_decimals(in_usd(costs.capex), 2), round_decimals(in_usd(costs.energy_per_year) * years, 2),
+  Json data = {round_decimals(in_usd(costs.capex), 2),
+               round_decimals(in_usd(costs.energy_per_year) * years, 2),
                round_decimals(in_usd(costs.support_per_year) * years, 2)};
-  Json config = {{"type", "doughnut"},
-                 {"data",
-                  {{"labels", {"capex", fmt::format("energy over {} years", years),
-                               fmt::format("support over {} years", years)}},
-                   {"datasets", {{{"label", "USD"}, {"data", data}}}}}},
-                 {"options", {{"animation", false}, {"responsive", true}, {"maintainAspectRatio", false}}}};
+  Json config = {
+      {"type", "doughnut"},
+      {"data",
+       {{"labels",
+         {"capex", fmt::format("energy over {} years", years), fmt::format("support over {} years", years)}},
+        {"datasets", {{{"label", "USD"}, {"data", data}}}}}},
+      {"options", {{"animation", false}, {"responsive", true}, {"maintainAspectRatio", false}}}};
   return {"chart-tco", "design", "Total cost of ownership", "costs of plan --json, USD", config};
 }
 

@@ -19,7 +19,7 @@ struct ReportChart {
   std::string id;       // canvas id, e.g. "chart-utilisation"
   std::string section;  // "design", "simulation" or "perf"
   std::string title;
-  std::string note;     // what the chart shows and where its numbers come from
+  std::string note;               // what the chart shows and where its numbers come from
   nlohmann::ordered_json config;  // a Chart.js configuration: type, data, options
 };
 

@@ -74,13 +74,15 @@ TrainingBreakdown read_training(const JsonField& root, const std::string& source
   training.mfu = root.child("mfu").number();
   const JsonField terms = root.child("terms");
   for (std::size_t i = 0; i < terms.array_size(); ++i) {
-    training.terms.push_back({terms.element(i).child("name").string(), terms.element(i).child("seconds").number()});
+    training.terms.push_back(
+        {terms.element(i).child("name").string(), terms.element(i).child("seconds").number()});
   }
   return training;
 }
 
 void read_into(ReportInputs& inputs, const JsonField& root, const std::string& source, ReportInputKind kind) {
-  if (!root.json().is_object() || !root.has("schema")) root.fail("expected a gputwin JSON result with a schema field");
+  if (!root.json().is_object() || !root.has("schema"))
+    root.fail("expected a gputwin JSON result with a schema field");
   const std::string schema = root.child("schema").string();
   if (kind == ReportInputKind::simulation && schema == kReplaySchema) {
     inputs.replays.push_back(read_replay(root, source));
@@ -91,11 +93,11 @@ void read_into(ReportInputs& inputs, const JsonField& root, const std::string& s
   } else if (kind == ReportInputKind::perf && schema == kTrainingSchema) {
     inputs.trainings.push_back(read_training(root, source));
   } else {
-    const std::string expected =
-        kind == ReportInputKind::simulation
-            ? std::string("expected ") + kReplaySchema + " or " + kPackingSchema + " (simulate replay|packing --json)"
-            : std::string("expected ") + kCollectiveSchema + " or " + kTrainingSchema +
-                  " (perf collective|train --json)";
+    const std::string expected = kind == ReportInputKind::simulation
+                                     ? std::string("expected ") + kReplaySchema + " or " + kPackingSchema +
+                                           " (simulate replay|packing --json)"
+                                     : std::string("expected ") + kCollectiveSchema + " or " +
+                                           kTrainingSchema + " (perf collective|train --json)";
     root.child("schema").fail(expected + ", found '" + schema + "'");
   }
 }
@@ -109,7 +111,8 @@ void append(ReportInputs& into, ReportInputs&& from) {
 
 }  // namespace
 
-Result<ReportInputs> parse_report_input(std::string_view text, const std::string& source, ReportInputKind kind) {
+Result<ReportInputs> parse_report_input(std::string_view text, const std::string& source,
+                                        ReportInputKind kind) {
   return guarded_parse<ReportInputs>(source, [&] {
     const nlohmann::json document = parse_json(text, source);
     ReportInputs inputs;

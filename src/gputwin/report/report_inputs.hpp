@@ -1,6 +1,6 @@
-// The JSON results the HTML report draws, read back from the files `simulate ... --json` and `perf ... --json`
-// wrote. Each file is recognised by its `schema` field; a file that is not JSON, has a schema the report does not
-// draw, or lacks a field a chart needs is an error naming the file (and the field).
+// The JSON results the HTML report draws, read back from the files `simulate ... --json` and `perf ...
+// --json` wrote. Each file is recognised by its `schema` field; a file that is not JSON, has a schema the
+// report does not draw, or lacks a field a chart needs is an error naming the file (and the field).
 //
 //   auto inputs = load_report_inputs({"replay-fifo.json", "packing-fgd.json"}, {"busbw.json"});
 //   if (!inputs.ok()) std::cerr << inputs.error_text();
@@ -32,12 +32,13 @@ struct ReplaySeries {
   SummaryStats jct_s;
   SummaryStats wait_s;
   std::vector<double> interval_start_s;
-  std::vector<double> interval_utilisation;   // 0..1
-  std::vector<double> interval_queue_length;  // mean waiting jobs
+  std::vector<double> interval_utilisation;    // 0..1
+  std::vector<double> interval_queue_length;   // mean waiting jobs
   std::vector<double> interval_stranded_gpus;  // mean idle GPUs no waiting job could use
 };
 
-// `simulate packing --json` (gputwin.packing/1): GPUs allocated as arrived demand grows, one point per percent.
+// `simulate packing --json` (gputwin.packing/1): GPUs allocated as arrived demand grows, one point per
+// percent.
 struct PackingCurve {
   std::string source;
   std::string policy;
