@@ -101,6 +101,9 @@ async function checkSeries(page, id, expected, what) {
   if (!chart) { failures.push(`${what}: no chart on #${id}`); return; }
   if (!(chart.width > 0)) failures.push(`${what}: #${id} has no width`);
   expectEqual(chart.datasets.length, expected.length, `${what}: series`);
+  const attributes = await page.$eval(`#${id}`, (e) => [Number(e.dataset.series), Number(e.dataset.points)]);
+  expectEqual(attributes, [expected.length, expected.reduce((sum, values) => sum + values.length, 0)],
+    `${what}: data-series and data-points`);
   expected.forEach((values, s) => {
     const drawn = (chart.datasets[s] || { data: [] }).data.map((point) => (Array.isArray(point) ? point[1] : point));
     expectEqual(drawn.length, values.length, `${what}: points of series ${s}`);
