@@ -155,12 +155,12 @@ std::string racks_section(const Cluster& cluster) {
   const RackLayouts layouts = group_rack_layouts(cluster);
   std::string html = fmt::format(
       "<section id=\"racks\" data-racks=\"{}\" data-layouts=\"{}\"><h2>Racks</h2><p class=\"note\">Every "
-      "rack by "
-      "row, coloured by its contents; each distinct content is drawn once below with its count. Bars: "
-      "maximum draw "
-      "against the facility's rack limit of {} kW.</p>",
+      "rack by row, coloured by its contents; each distinct content is drawn once below with its count. "
+      "Bars: "
+      "maximum draw against the {} limit of {} kW per rack.</p>",
       cluster.racks.size(), layouts.racks_of_layout.size(),
-      format_number(in_kilowatts(cluster.power.rack_power_limit), 1));
+      rack_power_ceiling(cluster) < cluster.power.rack_power_limit ? "cooling's" : "facility's",
+      format_number(in_kilowatts(rack_power_ceiling(cluster)), 1));
   html += floor_plan_svg(cluster, layouts) + "<div class=\"elevations\">";
   const std::size_t drawn = std::min(kMaxElevations, layouts.racks_of_layout.size());
   for (std::size_t layout = 0; layout < drawn; ++layout)
