@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages gputwin needs to build and test. Idempotent; quiet when all are present.
+# Installs the Debian packages gputwin needs to build and test (chromium: the HTML report's browser test). Idempotent; quiet when all are present.
 set -euo pipefail
 
 packages=(
@@ -8,7 +8,13 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang-format clang-tidy python3 golang-1.19-src
   libtinyxml2-dev clang libclang-rt-14-dev
+  nodejs chromium
 )
+# The build runs `npm ci` for the HTML report's Chart.js and the browser test's playwright-core. Debian's npm
+# package only when no npm is on the PATH: a Node.js from elsewhere brings its own and conflicts with Debian's.
+if ! command -v npm >/dev/null; then
+  packages+=(npm)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -48,6 +48,7 @@ void add_perf_size_command(CLI::App& perf, int& exit_code);
 void add_validate_command(CLI::App& app, int& exit_code);
 void add_export_command(CLI::App& app, int& exit_code);
 void add_sweep_command(CLI::App& app, int& exit_code);
+void add_report_command(CLI::App& app, int& exit_code);
 
 // Loads the catalog and a cluster spec, designs the cluster and returns its performance view; prints the
 // errors and returns empty when any step fails.

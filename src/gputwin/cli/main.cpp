@@ -4,7 +4,7 @@
 #include "gputwin/cli/commands.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"gputwin: a digital twin for GPU clusters (plan, perf, simulate, validate, export)"};
+  CLI::App app{"gputwin: a digital twin for GPU clusters (plan, perf, simulate, validate, export, report)"};
   app.require_subcommand(1);
   int exit_code = 0;
   gputwin::cli::add_plan_command(app, exit_code);
@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   gputwin::cli::add_validate_command(app, exit_code);
   gputwin::cli::add_export_command(app, exit_code);
   gputwin::cli::add_sweep_command(app, exit_code);
+  gputwin::cli::add_report_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

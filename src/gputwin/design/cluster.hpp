@@ -132,6 +132,9 @@ struct PowerSummary {
   int circuits = 0;
   Power circuit_capacity;  // usable continuous power of one PDU's circuit
   bool typical_from_max = false;
+  Power rack_power_limit;    // the spec's facility limit per rack
+  Power rack_cooling_limit;  // the most the facility's cooling removes from one rack
+  RackSpace rack_units;      // height of every rack
 };
 
 struct Warning {

@@ -50,6 +50,9 @@ void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& c
   PowerSummary& power = cluster.power;
   power.circuit_capacity = catalog.get<Circuit>(pdu.circuit).usable_power();
   power.pue = facility.pue;
+  power.rack_power_limit = facility.rack_power_limit;
+  power.rack_cooling_limit = cooling.max_rack_power;
+  power.rack_units = facility.rack_units;
   int over_cooling = 0;
   Power hottest;
   for (const auto& rack : cluster.racks) {

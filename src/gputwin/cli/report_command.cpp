@@ -1,0 +1,62 @@
+// gputwin report: the design of a spec, with simulation and perf results beside it, as one self-contained
+// HTML file.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "gputwin/cli/commands.hpp"
+#include "gputwin/report/chart_js_asset.hpp"
+#include "gputwin/report/html_report.hpp"
+#include "gputwin/report/report_inputs.hpp"
+
+namespace gputwin::cli {
+namespace {
+
+struct ReportOptions {
+  CatalogOptions catalog;
+  std::string spec;
+  std::vector<std::string> simulations;
+  std::vector<std::string> perfs;
+  std::string out;
+};
+
+int run_report(const ReportOptions& options) {
+  // Result files first: a wrong file is reported before the (slower) design of a large spec.
+  const auto inputs = load_report_inputs(options.simulations, options.perfs);
+  if (!inputs.ok()) {
+    std::cerr << inputs.error_text();
+    return kInputError;
+  }
+  const auto catalog = load_catalog(options.catalog);
+  if (!catalog) return kInputError;
+  const auto cluster = load_designed_cluster(options.spec, *catalog);
+  if (!cluster) return kInputError;
+  std::ofstream out(options.out, std::ios::binary);
+  out << html_report(*cluster, inputs.value(), chart_js_bundle());
+  out.close();
+  if (!out) {
+    std::cerr << options.out << ": cannot write the report\n";
+    return kInputError;
+  }
+  std::cout << options.out << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ReportOptions>();
+  auto* report = app.add_subcommand(
+      "report",
+      "write one self-contained HTML page: summary, racks, fabrics, cables, BOM, TCO and result charts");
+  report->add_option("spec", options->spec, "cluster spec (YAML)")->required()->check(CLI::ExistingFile);
+  report->add_option("--simulation", options->simulations,
+                     "a `simulate replay --json` or `simulate packing --json` result (repeatable)");
+  report->add_option("--perf", options->perfs,
+                     "a `perf collective --json` or `perf train --json` result (repeatable)");
+  report->add_option("--out", options->out, "the HTML file to write")->required();
+  add_catalog_options(*report, options->catalog);
+  report->callback([options, &exit_code] { exit_code = run_report(*options); });
+}
+
+}  // namespace gputwin::cli

@@ -1,0 +1,332 @@
+#include "gputwin/report/html_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "gputwin/report/fabric_svg.hpp"
+#include "gputwin/report/html_text.hpp"
+#include "gputwin/report/plan_report.hpp"
+#include "gputwin/report/rack_svg.hpp"
+#include "gputwin/report/report_charts.hpp"
+
+namespace gputwin {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Distinct rack contents drawn as elevations; past this the page lists how many more layouts exist, so a
+// design with unusual variety cannot grow the page without bound.
+constexpr std::size_t kMaxElevations = 24;
+
+constexpr std::string_view kStyle = R"css(
+:root { --ink: #1d2733; --muted: #5b6776; --line: #d5dbe3; --card: #f5f7fa; --accent: #2f6fb3; --bad: #c0392b; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Liberation Sans", sans-serif;
+       color: var(--ink); background: #fff; }
+header { padding: 18px 28px; background: #16324f; color: #fff; }
+header h1 { margin: 0; font-size: 22px; }
+header p { margin: 4px 0 0; color: #c9d6e6; }
+main { padding: 8px 28px 40px; max-width: 1500px; }
+section { margin-top: 26px; }
+h2 { font-size: 18px; border-bottom: 2px solid var(--line); padding-bottom: 4px; }
+.note { color: var(--muted); font-size: 12px; }
+.summary { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px; }
+.metric { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; }
+.metric .value { font-size: 20px; font-weight: 600; }
+.metric .label { color: var(--muted); font-size: 12px; }
+ul.warnings li { color: var(--bad); }
+table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
+th, td { border-bottom: 1px solid var(--line); padding: 3px 10px; text-align: left; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.elevations { display: flex; flex-wrap: wrap; gap: 14px; }
+.elevations figure { margin: 0; width: 210px; }
+figcaption { font-size: 12px; color: var(--muted); }
+figcaption b { color: var(--ink); }
+svg { display: block; width: 100%; height: auto; font-family: inherit; }
+.floor-plan { max-width: 1220px; }
+.row-label, .unit-number, .power-label, .tier-label { font-size: 10px; fill: var(--muted); }
+.unit-number { text-anchor: end; }
+.rack-frame { fill: #fff; stroke: #5b6776; stroke-width: 1.5; }
+.device { stroke: #fff; stroke-width: 0.5; }
+.device.node { fill: #4f8fd6; } .device.switch { fill: #e08a2c; } .device.appliance { fill: #7c5cc4; }
+.device.server { fill: #3a9d6e; } .device.pdu { fill: #999; }
+.device-label { font-size: 7px; fill: #fff; pointer-events: none; }
+.power-track { fill: #e8ecf1; } .power-used { fill: #3a9d6e; } .power-used.over { fill: var(--bad); }
+.power-limit { stroke: var(--ink); stroke-width: 1.5; }
+.floor-rack { stroke: none; }
+.layout-0 { fill: #4f8fd6; } .layout-1 { fill: #e08a2c; } .layout-2 { fill: #7c5cc4; } .layout-3 { fill: #3a9d6e; }
+.layout-4 { fill: #c9503c; } .layout-5 { fill: #2aa3b0; } .layout-6 { fill: #b5a12f; } .layout-7 { fill: #8a6d52; }
+.layout-8 { fill: #d36fa8; } .layout-9 { fill: #607089; } .layout-10 { fill: #8fbf4d; } .layout-11 { fill: #444; }
+svg.swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: -1px; }
+.fabric-diagram .link { stroke: #9fb3c8; }
+.tier-box rect { fill: var(--card); stroke: var(--accent); }
+.tier-box.endpoint rect { stroke: #4f8fd6; } .tier-box.core rect { stroke: #7c5cc4; }
+.tier-box text { font-size: 10px; text-anchor: middle; fill: var(--ink); }
+.tier-box text.count { font-weight: 600; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 18px; }
+.chart { border: 1px solid var(--line); border-radius: 6px; padding: 10px; }
+.chart h3 { margin: 0 0 2px; font-size: 15px; }
+.chart .canvas-box { position: relative; height: 300px; }
+)css";
+
+// Draws every chart from the configurations inlined beside it; marks the page when done so tests can wait.
+constexpr std::string_view kBootstrap = R"js(
+(function () {
+  const configs = JSON.parse(document.getElementById('chart-configs').textContent);
+  for (const [id, config] of Object.entries(configs)) {
+    new Chart(document.getElementById(id), config);
+  }
+  document.body.dataset.chartsRendered = String(Object.keys(configs).length);
+})();
+)js";
+
+std::string metric(const std::string& value, const std::string& label) {
+  return fmt::format("<div class=\"metric\"><div class=\"value\">{}</div><div class=\"label\">{}</div></div>",
+                     html_escape(value), html_escape(label));
+}
+
+std::string json_text(const Json& value) {
+  return value.dump();
+}
+
+std::string summary_section(const Json& plan) {
+  const Json& totals = plan["totals"];
+  const Json& costs = plan["costs"];
+  const bool priced = costs["priced"].get<bool>();
+  std::string html = fmt::format(
+      "<section id=\"summary\"><h2>Summary</h2><div class=\"summary\" data-gpus=\"{}\" data-nodes=\"{}\" "
+      "data-racks=\"{}\" data-it-kw=\"{}\" data-facility-kw=\"{}\" data-capex-usd=\"{}\" "
+      "data-tco-per-gpu-hour-usd=\"{}\">",
+      json_text(totals["gpus"]), json_text(totals["nodes"]), json_text(totals["racks"]),
+      json_text(totals["it_power_kw_max"]), json_text(totals["facility_power_kw"]),
+      json_text(costs["capex_usd"]), json_text(costs["cost_per_gpu_hour_usd"]));
+  html += metric(json_text(totals["gpus"]), "GPUs");
+  html += metric(json_text(totals["nodes"]), "nodes");
+  html +=
+      metric(fmt::format("{}", totals["racks"].get<int>()),
+             fmt::format("racks ({} compute, {} network, {} management)", json_text(totals["compute_racks"]),
+                         json_text(totals["network_racks"]), json_text(totals["management_racks"])));
+  html += metric(format_number(totals["it_power_kw_max"].get<double>(), 1) + " kW", "IT power, maximum");
+  html += metric(format_number(totals["facility_power_kw"].get<double>(), 1) + " kW",
+                 "facility power at PUE " + format_number(plan["power"]["pue"].get<double>(), 2));
+  html += metric(priced ? format_number(costs["capex_usd"].get<double>() / 1e6, 2) + " M USD" : "not priced",
+                 "capex");
+  html += metric(
+      priced ? format_number(costs["cost_per_gpu_hour_usd"].get<double>(), 4) + " USD" : "not priced",
+      fmt::format("TCO per GPU-hour over {} years", svg_number(costs["lifetime_years"].get<double>())));
+  html += "</div>";
+  if (!priced && !costs["unpriced_parts"].empty()) {
+    html +=
+        "<p class=\"note\">Parts without a price: " + html_escape(costs["unpriced_parts"].dump()) + "</p>";
+  }
+  return html + "</section>";
+}
+
+std::string warnings_section(const Cluster& cluster) {
+  std::string html = fmt::format("<section id=\"warnings\" data-warnings=\"{}\"><h2>Design warnings</h2>",
+                                 cluster.warnings.size());
+  if (cluster.warnings.empty()) return html + "<p>None.</p></section>";
+  html += "<ul class=\"warnings\">";
+  for (const auto& warning : cluster.warnings) {
+    html += fmt::format("<li data-code=\"{}\"><b>{}</b>: {}</li>", html_escape(warning.code),
+                        html_escape(warning.code), html_escape(warning.message));
+  }
+  return html + "</ul></section>";
+}
+
+std::string elevation_figure(const Cluster& cluster, const std::vector<int>& racks, std::size_t layout) {
+  const Rack& first = cluster.racks[racks.front()];
+  const std::string names =
+      racks.size() == 1 ? first.name : fmt::format("{} ... {}", first.name, cluster.racks[racks.back()].name);
+  return fmt::format(
+      "<figure class=\"rack-layout\" data-layout=\"{}\" data-count=\"{}\">{}<figcaption><svg "
+      "class=\"swatch\" "
+      "viewBox=\"0 0 10 10\"><rect class=\"layout-{}\" width=\"10\" height=\"10\"/></svg><b>{} x {}</b> "
+      "rack{}: {}<br>{} U used, {} kW max, "
+      "{} kW typical</figcaption></figure>",
+      layout, racks.size(), rack_elevation_svg(cluster, racks.front()), layout % 12, racks.size(),
+      rack_kind_name(first.kind), racks.size() == 1 ? "" : "s", html_escape(names),
+      format_number(in_rack_units(first.used), 0), format_number(in_kilowatts(first.power_max), 1),
+      format_number(in_kilowatts(first.power_typical), 1));
+}
+
+std::string racks_section(const Cluster& cluster) {
+  const RackLayouts layouts = group_rack_layouts(cluster);
+  std::string html = fmt::format(
+      "<section id=\"racks\" data-racks=\"{}\" data-layouts=\"{}\"><h2>Racks</h2><p class=\"note\">Every "
+      "rack by row, coloured by its contents; each distinct content is drawn once below with its count. "
+      "Bars: "
+      "maximum draw against the {} limit of {} kW per rack.</p>",
+      cluster.racks.size(), layouts.racks_of_layout.size(),
+      rack_power_ceiling(cluster) < cluster.power.rack_power_limit ? "cooling's" : "facility's",
+      format_number(in_kilowatts(rack_power_ceiling(cluster)), 1));
+  html += floor_plan_svg(cluster, layouts) + "<div class=\"elevations\">";
+  const std::size_t drawn = std::min(kMaxElevations, layouts.racks_of_layout.size());
+  for (std::size_t layout = 0; layout < drawn; ++layout)
+    html += elevation_figure(cluster, layouts.racks_of_layout[layout], layout);
+  html += "</div>";
+  if (drawn < layouts.racks_of_layout.size()) {
+    html += fmt::format("<p class=\"note\">{} more distinct rack layouts are not drawn.</p>",
+                        layouts.racks_of_layout.size() - drawn);
+  }
+  return html + "</section>";
+}
+
+std::string fabric_caption(const Fabric& fabric, const Json& json) {
+  std::string caption =
+      fmt::format("<b>{}</b>: {} of {} at {} Gb/s, {} tier{}, blocking ratio {}", role_name(fabric.role),
+                  fabric.topology, html_escape(fabric.switch_part), json_text(json["link_speed_gbit_s"]),
+                  fabric.tiers, fabric.tiers == 1 ? "" : "s", json_text(json["blocking_ratio"]));
+  if (fabric.topology == "rail_optimized") {
+    caption += fmt::format("; {} scalable units of {} nodes, {} rails", fabric.scalable_units,
+                           fabric.nodes_per_scalable_unit, fabric.rails);
+  }
+  if (fabric.pods > 1) caption += fmt::format("; {} pods", fabric.pods);
+  return caption + fmt::format(". Links: {} node-leaf, {} leaf-spine, {} spine-core.",
+                               json_text(json["links"]["node_leaf"]), json_text(json["links"]["leaf_spine"]),
+                               json_text(json["links"]["spine_core"]));
+}
+
+std::string fabrics_section(const Cluster& cluster, const Json& plan) {
+  std::string html =
+      "<section id=\"fabrics\"><h2>Fabrics</h2><p class=\"note\">By tier, endpoints at the bottom. Large "
+      "tiers are "
+      "grouped by scalable unit (SU) with their counts; line width grows with the links between two "
+      "boxes.</p>";
+  for (const auto& fabric : cluster.fabrics) {
+    const Json& json = plan["fabrics"][role_name(fabric.role)];
+    html += fmt::format(
+        "<figure class=\"fabric\" data-fabric=\"{}\" data-leaf=\"{}\" data-spine=\"{}\" data-core=\"{}\">{}"
+        "<figcaption>{}</figcaption></figure>",
+        role_name(fabric.role), fabric.switches_in(Tier::leaf), fabric.switches_in(Tier::spine),
+        fabric.switches_in(Tier::core), fabric_svg(cluster, fabric), fabric_caption(fabric, json));
+  }
+  return html + "</section>";
+}
+
+// Links beyond every medium's reach keep their routed lengths, hundreds of them on a large design: one row
+// per fabric gives their count and range.
+std::string unreachable_row(const std::string& role, const Json& cables) {
+  long count = 0;
+  double shortest = 0;
+  double longest = 0;
+  for (const auto& cable : cables) {
+    if (cable["medium"] != "none") continue;
+    const double length = cable["length_m"].get<double>();
+    shortest = count == 0 ? length : std::min(shortest, length);
+    longest = std::max(longest, length);
+    count += cable["count"].get<long>();
+  }
+  if (count == 0) return "";
+  return fmt::format(
+      "<tr class=\"beyond-reach\"><td>{}</td><td>none</td><td>no medium reaches</td>"
+      "<td class=\"num\">{}-{} m</td><td class=\"num\">{}</td></tr>",
+      html_escape(role), format_number(shortest, 1), format_number(longest, 1), count);
+}
+
+std::string cables_section(const Json& plan) {
+  std::string html =
+      "<section id=\"cables\"><h2>Cables and optics</h2><table><thead><tr><th>fabric</th><th>medium</th>"
+      "<th>cable</th><th class=\"num\">length</th><th class=\"num\">count</th></tr></thead><tbody>";
+  for (const auto& [role, fabric] : plan["fabrics"].items()) {
+    for (const auto& cable : fabric["cables"]) {
+      if (cable["medium"] == "none") continue;
+      html += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{} m</td><td class=\"num\">{}"
+          "</td></tr>",
+          html_escape(role), html_escape(cable["medium"].get<std::string>()),
+          html_escape(cable["part"].get<std::string>()), format_number(cable["length_m"].get<double>(), 1),
+          json_text(cable["count"]));
+    }
+    html += unreachable_row(role, fabric["cables"]);
+  }
+  html +=
+      "</tbody></table><table><thead><tr><th>fabric</th><th>transceivers at</th><th>part</th>"
+      "<th class=\"num\">count</th></tr></thead><tbody>";
+  for (const auto& [role, fabric] : plan["fabrics"].items()) {
+    for (const auto& [end, parts] : fabric["transceivers"]["by_part"].items()) {
+      for (const auto& [part, count] : parts.items()) {
+        html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+                            html_escape(role), html_escape(end), html_escape(part), json_text(count));
+      }
+    }
+  }
+  return html + "</tbody></table></section>";
+}
+
+std::string bom_section(const Json& plan) {
+  std::string html =
+      "<section id=\"bom\"><h2>Bill of materials</h2><table><thead><tr><th>category</th><th>part</th>"
+      "<th>description</th><th class=\"num\">count</th><th class=\"num\">unit USD</th>"
+      "<th class=\"num\">extended USD</th></tr></thead><tbody>";
+  for (const auto& line : plan["bom"]) {
+    const bool priced = line.contains("unit_price_usd");
+    html += fmt::format(
+        "<tr data-part=\"{0}\" data-count=\"{1}\"><td>{2}</td><td>{0}</td><td>{3}</td><td "
+        "class=\"num\">{1}</td>"
+        "<td class=\"num\">{4}</td><td class=\"num\">{5}</td></tr>",
+        html_escape(line["part"].get<std::string>()), json_text(line["count"]),
+        html_escape(line["category"].get<std::string>()), html_escape(line["description"].get<std::string>()),
+        priced ? format_number(line["unit_price_usd"].get<double>(), 2) : "-",
+        priced ? format_number(line["extended_usd"].get<double>(), 2) : "-");
+  }
+  return html + "</tbody></table></section>";
+}
+
+std::size_t point_count(const Json& config) {
+  std::size_t points = 0;
+  for (const auto& dataset : config["data"]["datasets"]) points += dataset["data"].size();
+  return points;
+}
+
+std::string charts_section(const std::vector<ReportChart>& charts, const std::string& section,
+                           const std::string& id, const std::string& title) {
+  std::string html;
+  for (const auto& chart : charts) {
+    if (chart.section != section) continue;
+    html += fmt::format(
+        "<div class=\"chart\"><h3>{}</h3><p class=\"note\">{}</p><div class=\"canvas-box\"><canvas id=\"{}\" "
+        "data-series=\"{}\" data-points=\"{}\" role=\"img\" aria-label=\"{}\"></canvas></div></div>",
+        html_escape(chart.title), html_escape(chart.note), chart.id, chart.config["data"]["datasets"].size(),
+        point_count(chart.config), html_escape(chart.title));
+  }
+  if (html.empty()) return "";
+  return fmt::format("<section id=\"{}\"><h2>{}</h2><div class=\"charts\">{}</div></section>", id, title,
+                     html);
+}
+
+// Chart data sits in a JSON script element; "</" is escaped so no string in it can close the element.
+std::string chart_configs_script(const std::vector<ReportChart>& charts) {
+  Json configs = Json::object();
+  for (const auto& chart : charts) configs[chart.id] = chart.config;
+  std::string text = configs.dump();
+  for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3))
+    text.replace(at, 2, "<\\/");
+  return "<script type=\"application/json\" id=\"chart-configs\">" + text + "</script>";
+}
+
+}  // namespace
+
+std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std::string_view chart_script) {
+  const Json plan = plan_json(cluster);
+  const std::vector<ReportChart> charts = report_charts(cluster, inputs);
+  std::string html = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+      "content=\"width=device-width, initial-scale=1\"><title>gputwin report: "
+      "{0}</title><style>{1}</style></head>"
+      "<body><header><h1>{0}</h1><p>{2} GPUs in {3} x {4}; report by gputwin</p></header><main>",
+      html_escape(cluster.name), kStyle, cluster.gpus, cluster.nodes, html_escape(cluster.node_system));
+  html += summary_section(plan) + warnings_section(cluster) + racks_section(cluster) +
+          fabrics_section(cluster, plan);
+  html += charts_section(charts, "design", "power-cost", "Power, cost and cabling");
+  html += cables_section(plan) + bom_section(plan);
+  html += charts_section(charts, "simulation", "simulation", "Simulation");
+  html += charts_section(charts, "perf", "perf", "Performance");
+  html += "</main>" + chart_configs_script(charts);
+  html +=
+      "<script>" + std::string(chart_script) + "</script><script>" + std::string(kBootstrap) + "</script>";
+  return html + "</body></html>\n";
+}
+
+}  // namespace gputwin

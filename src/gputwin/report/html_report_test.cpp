@@ -1,0 +1,116 @@
+// The HTML report's structure: everything inline, drawings that add up to the plan, escaped result text, the
+// same bytes for the same inputs. The browser test (tests/browser) checks the rendered page in chromium.
+#include "gputwin/report/html_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "gputwin/design/design_test_support.hpp"
+#include "gputwin/report/fabric_svg.hpp"
+#include "gputwin/report/rack_svg.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::plan_file;
+
+constexpr std::string_view kFakeChartScript = "/* chart.js stand-in */";
+
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+// Sums an integer data attribute over the elements that match `pattern` (one capture group: the number).
+long sum_of(const std::string& text, const std::string& pattern) {
+  long sum = 0;
+  const std::regex regex(pattern);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), regex); it != std::sregex_iterator(); ++it)
+    sum += std::stol((*it)[1]);
+  return sum;
+}
+
+// The part of the page that draws one fabric.
+std::string fabric_figure(const std::string& html, const std::string& role) {
+  const std::size_t start = html.find("<figure class=\"fabric\" data-fabric=\"" + role + "\"");
+  return start == std::string::npos ? "" : html.substr(start, html.find("</figure>", start) - start);
+}
+
+void expect_drawings_add_up(const Cluster& cluster, const std::string& html) {
+  EXPECT_EQ(count_of(html, "class=\"floor-rack "), cluster.racks.size());
+  EXPECT_EQ(sum_of(html, R"re(class="rack-layout" data-layout="\d+" data-count="(\d+)")re"),
+            static_cast<long>(cluster.racks.size()));
+  for (const auto& fabric : cluster.fabrics) {
+    const std::string figure = fabric_figure(html, role_name(fabric.role));
+    ASSERT_FALSE(figure.empty()) << role_name(fabric.role);
+    for (const Tier tier : {Tier::leaf, Tier::spine, Tier::core}) {
+      const std::string name = tier_name(tier);
+      EXPECT_EQ(sum_of(figure, "data-tier=\"" + name + "\" data-switches=\"(\\d+)\""),
+                fabric.switches_in(tier))
+          << role_name(fabric.role) << " " << name;
+      EXPECT_LE(count_of(figure, "data-tier=\"" + name + "\""), static_cast<std::size_t>(kMaxBoxesPerTier));
+    }
+  }
+}
+
+TEST(HtmlReport, DrawingsAddUpToTheSuperPod) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  const std::string html = html_report(cluster, {}, kFakeChartScript);
+  expect_drawings_add_up(cluster, html);
+  EXPECT_NE(html.find("data-gpus=\"1016\""), std::string::npos);
+  EXPECT_EQ(count_of(html, "<li data-code="), cluster.warnings.size());
+}
+
+TEST(HtmlReport, HundredThousandGpusAreAggregatedAndStillAddUp) {
+  const Cluster cluster = plan_file("examples/h100-100k-three-tier.yaml");
+  const std::string html = html_report(cluster, {}, kFakeChartScript);
+  expect_drawings_add_up(cluster, html);
+  EXPECT_LT(html.size(), 5'000'000u);  // issue 7's ceiling, before any result charts
+}
+
+TEST(HtmlReport, SelfContainedAndDeterministic) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  ReportInputs inputs;
+  inputs.replays.push_back({"a.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}});
+  const std::string html = html_report(cluster, inputs, kFakeChartScript);
+  EXPECT_EQ(html, html_report(cluster, inputs, kFakeChartScript));
+  EXPECT_EQ(html.find(" src="), std::string::npos);   // no script or image fetched
+  EXPECT_EQ(html.find(" href="), std::string::npos);  // no stylesheet or font fetched
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+  EXPECT_NE(html.find(std::string(kFakeChartScript)), std::string::npos);
+  EXPECT_NE(html.find("id=\"chart-utilisation\" data-series=\"1\" data-points=\"2\""), std::string::npos);
+}
+
+TEST(HtmlReport, ResultTextCannotCloseTheScriptElement) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  ReportInputs inputs;
+  inputs.replays.push_back({"a.json", "</script><i>fifo", 1, 0.5, {}, {}, {0}, {0.1}, {0}, {0}});
+  const std::string html = html_report(cluster, inputs, kFakeChartScript);
+  EXPECT_EQ(html.find("</script><i>"), std::string::npos);
+  EXPECT_NE(html.find("<\\/script><i>fifo (a.json)"), std::string::npos);
+}
+
+TEST(HtmlReport, ChartsOnlyForTheResultsGiven) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  const std::string html = html_report(cluster, {}, kFakeChartScript);
+  EXPECT_EQ(html.find("id=\"chart-utilisation\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"simulation\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"chart-power\""), std::string::npos);
+}
+
+// Racks are drawn against what binds: the spec's limit, or the cooling's when it is lower (and known).
+TEST(HtmlReport, RackCeilingIsTheLowerOfSpecAndCooling) {
+  Cluster cluster;
+  cluster.power.rack_power_limit = kilowatts(42);
+  cluster.power.rack_cooling_limit = kilowatts(30);
+  EXPECT_EQ(in_kilowatts(rack_power_ceiling(cluster)), 30);
+  cluster.power.rack_cooling_limit = kilowatts(80);
+  EXPECT_EQ(in_kilowatts(rack_power_ceiling(cluster)), 42);
+  cluster.power.rack_cooling_limit = Power{};
+  EXPECT_EQ(in_kilowatts(rack_power_ceiling(cluster)), 42);
+}
+
+}  // namespace
+}  // namespace gputwin

@@ -1,0 +1,258 @@
+#include "gputwin/report/report_charts.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "gputwin/core/units.hpp"
+
+namespace gputwin {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr double kSecondsPerDay = 86400;
+constexpr double kSecondsPerHour = 3600;
+
+Json axis(const std::string& title, const std::string& type = "linear") {
+  return {{"type", type}, {"title", {{"display", true}, {"text", title}}}};
+}
+
+// Animation off: the page is finished when it loads, screenshots are the same every time.
+Json base_options(const Json& x_axis, const Json& y_axis) {
+  return {{"animation", false},
+          {"responsive", true},
+          {"maintainAspectRatio", false},
+          {"interaction", {{"mode", "nearest"}, {"intersect", false}}},
+          {"elements", {{"point", {{"radius", 0}}}}},
+          {"scales", {{"x", x_axis}, {"y", y_axis}}}};
+}
+
+// Points come sorted by x, one per x (normalized), which spares Chart.js a pass over a year of intervals.
+Json line_config(Json datasets, const Json& x_axis, const Json& y_axis) {
+  Json options = base_options(x_axis, y_axis);
+  options["normalized"] = true;
+  options["interaction"]["axis"] = "x";
+  return {{"type", "line"}, {"data", {{"datasets", std::move(datasets)}}}, {"options", options}};
+}
+
+Json bar_config(Json labels, Json datasets, const Json& x_axis, const Json& y_axis) {
+  Json options = base_options(x_axis, y_axis);
+  options["interaction"]["mode"] = "index";
+  return {{"type", "bar"},
+          {"data", {{"labels", std::move(labels)}, {"datasets", std::move(datasets)}}},
+          {"options", options}};
+}
+
+// [x, y] pairs: the shortest form Chart.js parses, so a year of hourly intervals stays small.
+Json points(const std::vector<double>& x, const std::vector<double>& y) {
+  Json data = Json::array();
+  for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) data.push_back(Json::array({x[i], y[i]}));
+  return data;
+}
+
+Json line_dataset(const std::string& label, Json data) {
+  return {{"label", label}, {"data", std::move(data)}, {"borderWidth", 1.5}, {"fill", false}};
+}
+
+std::vector<double> days_of(const std::vector<double>& seconds) {
+  std::vector<double> days;
+  for (const double s : seconds) days.push_back(round_decimals(s / kSecondsPerDay, 4));
+  return days;
+}
+
+// Series are named by what they show and the file they came from, without its folder.
+std::string file_name(const std::string& source) {
+  return std::filesystem::path(source).filename().string();
+}
+
+std::string replay_label(const ReplaySeries& replay) {
+  return fmt::format("{} ({})", replay.policy, file_name(replay.source));
+}
+
+Json from_zero(Json axis) {
+  axis["min"] = 0;
+  return axis;
+}
+
+ReportChart replay_over_time(const std::string& id, const std::string& title, const std::string& y_title,
+                             const std::vector<ReplaySeries>& replays,
+                             std::vector<double> ReplaySeries::*series) {
+  Json datasets = Json::array();
+  for (const auto& replay : replays)
+    datasets.push_back(
+        line_dataset(replay_label(replay), points(days_of(replay.interval_start_s), replay.*series)));
+  return {id, "simulation", title, "one point per interval of simulate replay --json (intervals[])",
+          line_config(datasets, axis("day of the replay"), from_zero(axis(y_title)))};
+}
+
+ReportChart jct_chart(const std::vector<ReplaySeries>& replays) {
+  Json datasets = Json::array();
+  for (const auto& replay : replays) {
+    const SummaryStats& jct = replay.jct_s;
+    datasets.push_back({{"label", replay_label(replay)},
+                        {"data",
+                         {jct.median / kSecondsPerHour, jct.mean / kSecondsPerHour, jct.p95 / kSecondsPerHour,
+                          jct.max / kSecondsPerHour}}});
+  }
+  Json config = bar_config({"median", "mean", "p95", "max"}, datasets,
+                           axis("job completion time", "category"), axis("hours (log scale)", "logarithmic"));
+  return {"chart-jct", "simulation", "Job completion time distribution",
+          "median, mean, 95th percentile and maximum of jct_s per replay", config};
+}
+
+ReportChart packing_chart(const std::vector<PackingCurve>& packings) {
+  Json datasets = Json::array();
+  for (const auto& packing : packings) {
+    Json data = Json::array();
+    for (std::size_t percent = 0; percent < packing.allocation_percent.size(); ++percent) {
+      const auto& value = packing.allocation_percent[percent];
+      data.push_back(Json::array({static_cast<double>(percent), value ? Json(*value) : Json(nullptr)}));
+    }
+    const std::string seeds = packing.seeds > 1 ? fmt::format(", mean of {} seeds", packing.seeds) : "";
+    datasets.push_back(
+        line_dataset(fmt::format("{}{} ({})", packing.policy, seeds, file_name(packing.source)), data));
+  }
+  return {"chart-packing", "simulation", "GPU allocation as demand arrives (packing)",
+          "allocation_percent_by_arrived_percent of simulate packing --json, one line per policy",
+          line_config(datasets, axis("arrived GPU demand (% of capacity)"),
+                      from_zero(axis("GPUs allocated (%)")))};
+}
+
+ReportChart busbw_chart(const std::vector<CollectiveCurve>& collectives) {
+  Json datasets = Json::array();
+  for (const auto& curve : collectives) {
+    datasets.push_back(
+        line_dataset(fmt::format("{}, {} ranks ({})", curve.op, curve.ranks, file_name(curve.source)),
+                     points(curve.bytes, curve.busbw_gbps)));
+  }
+  return {"chart-busbw", "perf", "Collective bus bandwidth by message size",
+          "rows[].busbw_gbps of perf collective --json (what nccl-tests would print)",
+          line_config(datasets, axis("message size (bytes, log scale)", "logarithmic"),
+                      from_zero(axis("busbw (GB/s)")))};
+}
+
+ReportChart step_chart(const std::vector<TrainingBreakdown>& trainings) {
+  std::vector<std::string> term_names;
+  std::set<std::string> seen;
+  for (const auto& training : trainings) {
+    for (const auto& term : training.terms)
+      if (seen.insert(term.name).second) term_names.push_back(term.name);
+  }
+  Json labels = Json::array();
+  for (const auto& training : trainings)
+    labels.push_back(fmt::format("{}, {} GPUs", training.model, training.gpus));
+  Json datasets = Json::array();
+  for (const auto& name : term_names) {
+    Json data = Json::array();
+    for (const auto& training : trainings) {
+      double seconds = 0;
+      for (const auto& term : training.terms) seconds += term.name == name ? term.seconds : 0;
+      data.push_back(seconds);
+    }
+    datasets.push_back({{"label", name}, {"data", data}});
+  }
+  Json x_axis = axis("seconds per step");
+  x_axis["stacked"] = true;
+  Json y_axis = axis("", "category");
+  y_axis["stacked"] = true;
+  Json config = bar_config(labels, datasets, x_axis, y_axis);
+  config["options"]["indexAxis"] = "y";
+  return {"chart-step", "perf", "Training step time breakdown", "terms[] of perf train --json, stacked",
+          config};
+}
+
+ReportChart tco_chart(const Cluster& cluster) {
+  const Costs& costs = cluster.costs;
+  const double years = costs.lifetime_years;
+  Json data = {round_decimals(in_usd(costs.capex), 2),
+               round_decimals(in_usd(costs.energy_per_year) * years, 2),
+               round_decimals(in_usd(costs.support_per_year) * years, 2)};
+  Json config = {
+      {"type", "doughnut"},
+      {"data",
+       {{"labels",
+         {"capex", fmt::format("energy over {} years", years), fmt::format("support over {} years", years)}},
+        {"datasets", {{{"label", "USD"}, {"data", data}}}}}},
+      {"options", {{"animation", false}, {"responsive", true}, {"maintainAspectRatio", false}}}};
+  return {"chart-tco", "design", "Total cost of ownership", "costs of plan --json, USD", config};
+}
+
+ReportChart power_chart(const Cluster& cluster) {
+  std::map<RackKind, std::pair<double, double>> kw_by_kind;  // max, typical
+  for (const auto& rack : cluster.racks) {
+    kw_by_kind[rack.kind].first += in_kilowatts(rack.power_max);
+    kw_by_kind[rack.kind].second += in_kilowatts(rack.power_typical);
+  }
+  Json labels = Json::array();
+  Json max = Json::array();
+  Json typical = Json::array();
+  for (const auto& [kind, kw] : kw_by_kind) {
+    labels.push_back(fmt::format("{} racks", rack_kind_name(kind)));
+    max.push_back(round_decimals(kw.first, 3));
+    typical.push_back(round_decimals(kw.second, 3));
+  }
+  Json datasets = {{{"label", "maximum"}, {"data", max}}, {{"label", "typical"}, {"data", typical}}};
+  return {"chart-power", "design", "Where the IT power goes", "sum of the racks' power by rack kind, kW",
+          bar_config(labels, datasets, axis("", "category"), axis("kW"))};
+}
+
+// Cables of every fabric by orderable length, one stacked series per medium. Links no medium reaches have no
+// orderable length (each keeps its routed one), so they share one "beyond reach" bar.
+ReportChart cable_chart(const Cluster& cluster) {
+  constexpr double kBeyondReach = std::numeric_limits<double>::infinity();
+  std::map<std::string, std::map<double, long>> count_by_medium;
+  std::set<double> lengths;
+  for (const auto& fabric : cluster.fabrics) {
+    for (const auto& bundle : fabric.bundles) {
+      const std::string medium = bundle.medium ? medium_name(*bundle.medium) : "none";
+      const double length = bundle.medium ? in_metres(bundle.cable_length) : kBeyondReach;
+      count_by_medium[medium][length] += bundle.links;
+      lengths.insert(length);
+    }
+  }
+  Json labels = Json::array();
+  for (const double length : lengths)
+    labels.push_back(length == kBeyondReach ? "beyond reach" : format_number(length, 1) + " m");
+  Json datasets = Json::array();
+  for (const auto& [medium, counts] : count_by_medium) {
+    Json data = Json::array();
+    for (const double length : lengths) data.push_back(counts.count(length) ? counts.at(length) : 0);
+    datasets.push_back({{"label", medium}, {"data", data}});
+  }
+  Json x_axis = axis("cable length", "category");
+  x_axis["stacked"] = true;
+  Json y_axis = axis("cables");
+  y_axis["stacked"] = true;
+  return {"chart-cables", "design", "Cables by medium and length", "every fabric's links by orderable length",
+          bar_config(labels, datasets, x_axis, y_axis)};
+}
+
+}  // namespace
+
+std::vector<ReportChart> report_charts(const Cluster& cluster, const ReportInputs& inputs) {
+  std::vector<ReportChart> charts;
+  charts.push_back(power_chart(cluster));
+  if (cluster.costs.priced) charts.push_back(tco_chart(cluster));
+  charts.push_back(cable_chart(cluster));
+  if (!inputs.replays.empty()) {
+    charts.push_back(replay_over_time("chart-utilisation", "GPU utilisation over time", "utilisation (0-1)",
+                                      inputs.replays, &ReplaySeries::interval_utilisation));
+    charts.push_back(replay_over_time("chart-queue", "Queue length over time", "waiting jobs", inputs.replays,
+                                      &ReplaySeries::interval_queue_length));
+    charts.push_back(replay_over_time("chart-fragmentation", "Fragmentation over time (stranded GPUs)",
+                                      "idle GPUs no waiting job can use", inputs.replays,
+                                      &ReplaySeries::interval_stranded_gpus));
+    charts.push_back(jct_chart(inputs.replays));
+  }
+  if (!inputs.packings.empty()) charts.push_back(packing_chart(inputs.packings));
+  if (!inputs.collectives.empty()) charts.push_back(busbw_chart(inputs.collectives));
+  if (!inputs.trainings.empty()) charts.push_back(step_chart(inputs.trainings));
+  return charts;
+}
+
+}  // namespace gputwin

@@ -1,0 +1,101 @@
+// The report's result readers: each schema read into its series, and every kind of wrong file named.
+#include "gputwin/report/report_inputs.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gputwin {
+namespace {
+
+constexpr const char* kReplay = R"({"schema": "gputwin.replay/1", "policy": "easy", "jobs": 3,
+  "utilisation": 0.5, "wait_s": {"mean": 1, "median": 0, "p95": 2, "max": 3},
+  "jct_s": {"mean": 10, "median": 9, "p95": 20, "max": 30},
+  "intervals": [{"start_s": 0.0, "utilisation": 0.25, "queue_length": 1.5, "stranded_gpus": 2.0},
+                {"start_s": 3600.0, "utilisation": 0.75, "queue_length": 0.0, "stranded_gpus": 0.5}]})";
+
+std::string error_of(std::string_view text, ReportInputKind kind = ReportInputKind::simulation) {
+  const auto result = parse_report_input(text, "result.json", kind);
+  return result.ok() ? "" : result.error_text();
+}
+
+TEST(ReportInputs, ReadsReplayIntervals) {
+  const auto result = parse_report_input(kReplay, "replay.json", ReportInputKind::simulation);
+  ASSERT_TRUE(result.ok()) << result.error_text();
+  ASSERT_EQ(result.value().replays.size(), 1u);
+  const ReplaySeries& replay = result.value().replays.front();
+  EXPECT_EQ(replay.policy, "easy");
+  EXPECT_EQ(replay.interval_start_s, (std::vector<double>{0.0, 3600.0}));
+  EXPECT_EQ(replay.interval_utilisation, (std::vector<double>{0.25, 0.75}));
+  EXPECT_EQ(replay.interval_queue_length, (std::vector<double>{1.5, 0.0}));
+  EXPECT_EQ(replay.interval_stranded_gpus, (std::vector<double>{2.0, 0.5}));
+  EXPECT_EQ(replay.jct_s.p95, 20);
+}
+
+TEST(ReportInputs, PackingKeepsGapsAndPrefersTheMeanOverSeeds) {
+  const auto result = parse_report_input(
+      R"({"schema": "gputwin.packing/1", "policy": "fgd", "runs": [{}, {}],
+          "mean_over_seeds": {"allocation_percent_by_arrived_percent": [0.5, null, 2.0]}})",
+      "packing.json", ReportInputKind::simulation);
+  ASSERT_TRUE(result.ok()) << result.error_text();
+  const PackingCurve& curve = result.value().packings.front();
+  EXPECT_EQ(curve.seeds, 2);
+  ASSERT_EQ(curve.allocation_percent.size(), 3u);
+  EXPECT_EQ(curve.allocation_percent[0], 0.5);
+  EXPECT_FALSE(curve.allocation_percent[1].has_value());
+}
+
+TEST(ReportInputs, ReadsCollectiveAndTrainingAsPerf) {
+  const auto collective = parse_report_input(
+      R"({"schema": "gputwin.collective/1", "op": "all_reduce", "group": {"ranks": 16},
+          "rows": [{"bytes": 8, "busbw_gbps": 0.1}, {"bytes": 16, "busbw_gbps": 0.2}]})",
+      "busbw.json", ReportInputKind::perf);
+  ASSERT_TRUE(collective.ok()) << collective.error_text();
+  EXPECT_EQ(collective.value().collectives.front().busbw_gbps, (std::vector<double>{0.1, 0.2}));
+  const auto training = parse_report_input(
+      R"({"schema": "gputwin.perf-train/1", "model": "m", "config": {"gpus": 64}, "step_time_s": 2.0,
+          "mfu": 0.4, "terms": [{"name": "compute", "seconds": 1.5}, {"name": "bubble", "seconds": 0.5}]})",
+      "train.json", ReportInputKind::perf);
+  ASSERT_TRUE(training.ok()) << training.error_text();
+  EXPECT_EQ(training.value().trainings.front().terms.size(), 2u);
+  EXPECT_EQ(training.value().trainings.front().terms[1].seconds, 0.5);
+}
+
+TEST(ReportInputs, ForeignSchemaIsNamedWithWhatWasExpected) {
+  const std::string error = error_of(R"({"schema": "gputwin.plan/1"})");
+  EXPECT_NE(error.find("result.json:1:"), std::string::npos) << error;
+  EXPECT_NE(error.find("found 'gputwin.plan/1'"), std::string::npos) << error;
+  EXPECT_NE(error.find("gputwin.replay/1 or gputwin.packing/1"), std::string::npos) << error;
+}
+
+TEST(ReportInputs, SimulationResultPassedAsPerfIsRefused) {
+  const std::string error = error_of(kReplay, ReportInputKind::perf);
+  EXPECT_NE(error.find("gputwin.collective/1 or gputwin.perf-train/1"), std::string::npos) << error;
+}
+
+TEST(ReportInputs, NotJsonNamesFileAndLine) {
+  const std::string error = error_of("{\n  \"schema\": oops\n}");
+  EXPECT_NE(error.find("result.json:2"), std::string::npos) << error;
+}
+
+TEST(ReportInputs, NoSchemaIsRefused) {
+  EXPECT_NE(error_of("[1, 2]").find("with a schema field"), std::string::npos);
+  EXPECT_NE(error_of(R"({"policy": "fifo"})").find("with a schema field"), std::string::npos);
+}
+
+TEST(ReportInputs, MissingFieldIsNamedByItsPath) {
+  const std::string error = error_of(
+      R"({"schema": "gputwin.replay/1", "policy": "easy", "jobs": 3, "utilisation": 0.5,
+          "wait_s": {"mean": 1, "median": 0, "p95": 2, "max": 3},
+          "jct_s": {"mean": 10, "median": 9, "p95": 20, "max": 30},
+          "intervals": [{"start_s": 0.0, "utilisation": 0.25, "queue_length": 1.5}]})");
+  EXPECT_NE(error.find("/intervals/0"), std::string::npos) << error;
+  EXPECT_NE(error.find("stranded_gpus"), std::string::npos) << error;
+}
+
+TEST(ReportInputs, MissingFileIsNamed) {
+  const auto result = load_report_inputs({"/nonexistent/replay.json"}, {});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.error_text().find("/nonexistent/replay.json"), std::string::npos) << result.error_text();
+}
+
+}  // namespace
+}  // namespace gputwin

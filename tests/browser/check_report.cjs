@@ -1,0 +1,181 @@
+// Opens a gputwin HTML report from disk in Debian's chromium (headless, through playwright-core) and checks it
+// against the JSON the report was drawn from. Fails on any console error, page error, failed request or request
+// for anything but the file itself; saves full-page screenshots at desktop and laptop widths.
+//
+//   node check_report.cjs --web-dir BUILD/report-web --report report.html --plan plan.json \
+//        [--simulation replay.json ...] [--perf train.json ...] [--screenshots DIR] [--max-bytes N]
+// With --timing-only it prints the load-to-charts-drawn time and checks nothing else (bench/report_size.sh).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+function parseArguments(argv) {
+  const options = { simulation: [], perf: [], timingOnly: false };
+  for (let i = 0; i < argv.length; ++i) {
+    const flag = argv[i];
+    if (flag === '--timing-only') { options.timingOnly = true; continue; }
+    const value = argv[++i];
+    if (flag === '--simulation' || flag === '--perf') options[flag.slice(2)].push(value);
+    else options[flag.slice(2).replace(/-([a-z])/g, (_, c) => c.toUpperCase())] = value;
+  }
+  return options;
+}
+
+const failures = [];
+function expectEqual(actual, expected, what) {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+    failures.push(`${what}: page has ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
+  }
+}
+function expectClose(actual, expected, what) {
+  const tolerance = 1e-9 * Math.max(1, Math.abs(expected));
+  if (!(Math.abs(actual - expected) <= tolerance)) failures.push(`${what}: page has ${actual}, expected ${expected}`);
+}
+const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
+
+// Opens the page and records everything that went wrong while it loaded.
+async function openReport(browser, reportPath, width) {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const problems = [];
+  const reportUrl = 'file://' + path.resolve(reportPath);
+  page.on('console', (message) => { if (message.type() === 'error') problems.push(`console error: ${message.text()}`); });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`failed request: ${request.url()}`));
+  page.on('request', (request) => {
+    const url = request.url();
+    if (url !== reportUrl && !url.startsWith('data:')) problems.push(`request beyond the file: ${url}`);
+  });
+  const started = Date.now();
+  await page.goto(reportUrl, { waitUntil: 'load' });
+  await page.waitForSelector('body[data-charts-rendered]', { state: 'attached', timeout: 30000 });
+  // The page's own clock: from navigation start to the first frame after the charts were drawn.
+  const pageMs = await page.evaluate(() => new Promise((resolve) =>
+    requestAnimationFrame(() => resolve(Math.round(performance.now())))));
+  return { page, problems, renderMs: Date.now() - started, pageMs };
+}
+
+async function checkSummaryAndRacks(page, plan) {
+  const summary = await page.$eval('.summary', (e) => ({ ...e.dataset }));
+  expectEqual(Number(summary.gpus), plan.totals.gpus, 'summary GPUs');
+  expectEqual(Number(summary.nodes), plan.totals.nodes, 'summary nodes');
+  expectEqual(Number(summary.racks), plan.totals.racks, 'summary racks');
+  expectEqual(Number(summary.itKw), plan.totals.it_power_kw_max, 'summary IT kW');
+  expectEqual(Number(summary.facilityKw), plan.totals.facility_power_kw, 'summary facility kW');
+  expectEqual(Number(summary.capexUsd), plan.costs.capex_usd, 'summary capex');
+  expectEqual(await page.$$eval('#warnings li', (e) => e.length), plan.warnings.length, 'warnings listed');
+  expectEqual(await page.$$eval('rect.floor-rack', (e) => e.length), plan.totals.racks, 'racks on the floor plan');
+  const layoutCounts = await page.$$eval('figure.rack-layout', (e) => e.map((f) => Number(f.dataset.count)));
+  const layouts = Number(await page.$eval('#racks', (e) => e.dataset.layouts));
+  if (layouts === layoutCounts.length) {
+    expectEqual(layoutCounts.reduce((a, b) => a + b, 0), plan.totals.racks, 'racks counted in the elevations');
+  }
+  const rows = new Set(plan.racks.map((rack) => rack.row)).size;
+  expectEqual(await page.$$eval('.floor-plan .row-label', (e) => e.length), rows, 'rows on the floor plan');
+  const bom = await page.$$eval('#bom tr[data-part]', (e) => e.map((r) => [r.dataset.part, Number(r.dataset.count)]));
+  expectEqual(bom, plan.bom.map((line) => [line.part, line.count]), 'BOM lines');
+}
+
+async function checkFabrics(page, plan) {
+  for (const [role, fabric] of Object.entries(plan.fabrics)) {
+    const figure = `figure.fabric[data-fabric="${role}"]`;
+    for (const tier of ['leaf', 'spine', 'core']) {
+      const drawn = await page.$$eval(`${figure} g.tier-box[data-tier="${tier}"]`,
+        (boxes) => boxes.reduce((sum, box) => sum + Number(box.dataset.switches), 0));
+      expectEqual(drawn, fabric.switches[tier], `${role} ${tier} switches drawn`);
+      expectEqual(Number(await page.$eval(figure, (e, t) => e.dataset[t], tier)), fabric.switches[tier],
+        `${role} ${tier} switches attribute`);
+    }
+  }
+}
+
+// The data Chart.js holds for a canvas: what it actually drew.
+const chartData = (page, id) => page.evaluate((canvasId) => {
+  const chart = Chart.getChart(document.getElementById(canvasId));
+  if (!chart) return null;
+  const box = chart.canvas.getBoundingClientRect();
+  return { width: box.width, datasets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data })) };
+}, id);
+
+async function checkSeries(page, id, expected, what) {
+  const chart = await chartData(page, id);
+  if (!chart) { failures.push(`${what}: no chart on #${id}`); return; }
+  if (!(chart.width > 0)) failures.push(`${what}: #${id} has no width`);
+  expectEqual(chart.datasets.length, expected.length, `${what}: series`);
+  const attributes = await page.$eval(`#${id}`, (e) => [Number(e.dataset.series), Number(e.dataset.points)]);
+  expectEqual(attributes, [expected.length, expected.reduce((sum, values) => sum + values.length, 0)],
+    `${what}: data-series and data-points`);
+  expected.forEach((values, s) => {
+    const drawn = (chart.datasets[s] || { data: [] }).data.map((point) => (Array.isArray(point) ? point[1] : point));
+    expectEqual(drawn.length, values.length, `${what}: points of series ${s}`);
+    values.forEach((value, i) => {
+      if (value === null) expectEqual(drawn[i], null, `${what}: series ${s} point ${i}`);
+      else expectClose(drawn[i], value, `${what}: series ${s} point ${i}`);
+    });
+  });
+}
+
+async function checkCharts(page, simulations, perfs) {
+  const replays = simulations.filter((d) => d.schema === 'gputwin.replay/1');
+  const packings = simulations.filter((d) => d.schema === 'gputwin.packing/1');
+  if (replays.length > 0) {
+    for (const [id, field] of [['chart-utilisation', 'utilisation'], ['chart-queue', 'queue_length'],
+      ['chart-fragmentation', 'stranded_gpus']]) {
+      await checkSeries(page, id, replays.map((r) => r.intervals.map((i) => i[field])), `replay ${field}`);
+    }
+    await checkSeries(page, 'chart-jct', replays.map((r) => ['median', 'mean', 'p95', 'max'].map((k) => r.jct_s[k] / 3600)),
+      'replay JCT');
+  }
+  if (packings.length > 0) {
+    await checkSeries(page, 'chart-packing', packings.map((p) =>
+      (p.mean_over_seeds || p).allocation_percent_by_arrived_percent), 'packing allocation');
+  }
+  const collectives = perfs.filter((d) => d.schema === 'gputwin.collective/1');
+  if (collectives.length > 0) {
+    await checkSeries(page, 'chart-busbw', collectives.map((c) => c.rows.map((r) => r.busbw_gbps)), 'busbw');
+  }
+  const trainings = perfs.filter((d) => d.schema === 'gputwin.perf-train/1');
+  if (trainings.length > 0) {
+    const names = [...new Set(trainings.flatMap((t) => t.terms.map((term) => term.name)))];
+    await checkSeries(page, 'chart-step', names.map((name) => trainings.map((t) =>
+      t.terms.filter((term) => term.name === name).reduce((sum, term) => sum + term.seconds, 0))), 'step time');
+  }
+}
+
+async function main() {
+  const options = parseArguments(process.argv.slice(2));
+  const { chromium } = require(path.join(path.resolve(options.webDir), 'node_modules', 'playwright-core'));
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'], headless: true });
+  try {
+    const bytes = fs.statSync(options.report).size;
+    if (options.timingOnly) {
+      const { problems, renderMs, pageMs } = await openReport(browser, options.report, 1440);
+      console.log(JSON.stringify({ bytes, render_ms: renderMs, page_ms: pageMs, problems }));
+      return problems.length === 0 ? 0 : 1;
+    }
+    if (options.maxBytes && bytes > Number(options.maxBytes)) failures.push(`${bytes} bytes, over ${options.maxBytes}`);
+    const plan = readJson(options.plan);
+    for (const [name, width] of [['desktop', 1440], ['laptop', 1366]]) {
+      const { page, problems, renderMs, pageMs } = await openReport(browser, options.report, width);
+      failures.push(...problems);
+      if (name === 'desktop') {
+        await checkSummaryAndRacks(page, plan);
+        await checkFabrics(page, plan);
+        await checkCharts(page, options.simulation.map(readJson), options.perf.map(readJson));
+      }
+      if (options.screenshots) {
+        fs.mkdirSync(options.screenshots, { recursive: true });
+        await page.screenshot({ path: path.join(options.screenshots, `report-${name}-${width}.png`), fullPage: true });
+      }
+      console.log(`${name} (${width} px): drawn ${pageMs} ms after navigation start (${renderMs} ms as the driver saw it)`);
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  for (const failure of failures) console.error(`FAIL ${failure}`);
+  if (failures.length === 0) console.log(`report checked in chromium: ${options.report}`);
+  return failures.length === 0 ? 0 : 1;
+}
+
+main().then((code) => process.exit(code), (error) => { console.error(error); process.exit(1); });

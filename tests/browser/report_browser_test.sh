@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# ctest browser.report: builds the demo report (scripts/report-demo.sh) and a 100,000-GPU design's report, checks
+# both in Debian's headless chromium against their JSON (check_report.cjs), and that a second run gives the same
+# bytes. Screenshots land in OUT_DIR/screenshots. Skips (77) without chromium or node.
+#   report_browser_test.sh GPUTWIN WEB_DIR OUT_DIR
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+gputwin="$1" web_dir="$2" out="$3"
+chromium="${CHROMIUM:-/usr/bin/chromium}"
+if [[ ! -x "$chromium" ]]; then
+  echo "skipped: no chromium at $chromium (Debian package chromium; scripts/setup.sh installs it)"
+  exit 77
+fi
+if ! command -v node >/dev/null; then
+  echo "skipped: no node (Debian package nodejs; scripts/setup.sh installs it)"
+  exit 77
+fi
+max_bytes=5000000  # issue 7: a report stays under 5 MB, even for 100,000 GPUs
+rm -rf "$out"
+mkdir -p "$out"
+
+GPUTWIN="$gputwin" bash scripts/report-demo.sh "$out/demo" >/dev/null
+demo="$out/demo"
+node tests/browser/check_report.cjs --web-dir "$web_dir" --report "$demo/report.html" --plan "$demo/plan.json" \
+  --simulation "$demo/replay-fifo.json" --simulation "$demo/replay-easy.json" \
+  --simulation "$demo/packing-fgd.json" --simulation "$demo/packing-bestfit.json" \
+  --perf "$demo/collective-all-reduce.json" --perf "$demo/collective-all-gather.json" \
+  --perf "$demo/train-llama3-70b.json" --screenshots "$out/screenshots" --max-bytes "$max_bytes"
+
+# Same inputs, same bytes.
+"$gputwin" report examples/dgx-h100-superpod-4su.yaml \
+  --simulation "$demo/replay-fifo.json" --simulation "$demo/replay-easy.json" \
+  --simulation "$demo/packing-fgd.json" --simulation "$demo/packing-bestfit.json" \
+  --perf "$demo/collective-all-reduce.json" --perf "$demo/collective-all-gather.json" \
+  --perf "$demo/train-llama3-70b.json" --out "$out/again.html" >/dev/null
+cmp "$demo/report.html" "$out/again.html"
+
+# The 100,000-GPU design: aggregated drawings must still add up to the plan's racks and switches.
+large=examples/h100-100k-three-tier.yaml
+"$gputwin" plan "$large" --json >"$out/plan-100k.json"
+"$gputwin" report "$large" --out "$out/report-100k.html" >/dev/null
+node tests/browser/check_report.cjs --web-dir "$web_dir" --report "$out/report-100k.html" \
+  --plan "$out/plan-100k.json" --screenshots "$out/screenshots-100k" --max-bytes "$max_bytes"
+echo "report sizes: demo $(stat -c %s "$demo/report.html") bytes, 100k $(stat -c %s "$out/report-100k.html") bytes"
