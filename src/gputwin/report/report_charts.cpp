@@ -93,7 +93,7 @@ ReportChart replay_over_time(const std::string& id, const std::string& title, co
 ReportChart jct_chart(const std::vector<ReplaySeries>& replays) {
   Json datasets = Json::array();
   for (const auto& replay : replays) {
-    const SummaryStats& jct = replay.jct_s;
+    const Summary& jct = replay.jct_s;
     datasets.push_back({{"label", replay_label(replay)},
                         {"data",
                          {jct.median / kSecondsPerHour, jct.mean / kSecondsPerHour, jct.p95 / kSecondsPerHour,

@@ -12,7 +12,7 @@ constexpr const char* kPackingSchema = "gputwin.packing/1";
 constexpr const char* kCollectiveSchema = "gputwin.collective/1";
 constexpr const char* kTrainingSchema = "gputwin.perf-train/1";
 
-SummaryStats summary_stats(const JsonField& field) {
+Summary summary_stats(const JsonField& field) {
   return {field.child("mean").number(), field.child("median").number(), field.child("p95").number(),
           field.child("max").number()};
 }

@@ -13,15 +13,9 @@
 #include <vector>
 
 #include "gputwin/core/error.hpp"
+#include "gputwin/sim/replay.hpp"  // Summary: the replay's mean, median, p95 and max
 
 namespace gputwin {
-
-struct SummaryStats {
-  double mean = 0;
-  double median = 0;
-  double p95 = 0;
-  double max = 0;
-};
 
 // `simulate replay --json` (gputwin.replay/1): one policy's replay, with its per-interval metrics.
 struct ReplaySeries {
@@ -29,8 +23,8 @@ struct ReplaySeries {
   std::string policy;
   int jobs = 0;
   double utilisation = 0;  // over the whole replay, 0..1
-  SummaryStats jct_s;
-  SummaryStats wait_s;
+  Summary jct_s;
+  Summary wait_s;
   std::vector<double> interval_start_s;
   std::vector<double> interval_utilisation;    // 0..1
   std::vector<double> interval_queue_length;   // mean waiting jobs
