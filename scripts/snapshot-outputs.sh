@@ -19,7 +19,7 @@ for spec in examples/*.yaml; do
 done
 "$gputwin" export slurm examples/dgx-h100-superpod-2su.yaml --out "$out/slurm-2su" >/dev/null
 "$gputwin" simulate replay --jobs "$out/demo/jobs.csv" --cluster examples/dgx-h100-superpod-4su.yaml \
-  --policy fair --csv "$out/replay-fair.csv" >"$out/replay-fair.txt"
+  --policy fair --csv "$out/replay-fair.csv" | sed "s|$out|OUT|g" >"$out/replay-fair.txt"
 "$gputwin" perf collective --cluster examples/dgx-h100-superpod-4su.yaml --op all_reduce --gpus 256 --explain \
   >"$out/collective-explain.txt"
 "$gputwin" perf infer --system dgx-h100 --model llama3.1-70b --tp 2 --json >"$out/infer.json"

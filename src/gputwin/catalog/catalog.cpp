@@ -1,16 +1,11 @@
 #include "gputwin/catalog/catalog.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <regex>
 
 #include "gputwin/core/yaml_input.hpp"
-
-#ifndef GPUTWIN_DEFAULT_DATA_DIR
-#define GPUTWIN_DEFAULT_DATA_DIR "data"
-#endif
 
 namespace gputwin {
 namespace {
@@ -178,9 +173,9 @@ class CatalogBuilder {
   }
 
   Accelerator accelerator(const YamlField& f) {
-    f.expect_keys({"id", "name", "vendor", "form_factor", "architecture", "source", "confidence", "field_confidence", "notes",
-                   "dense_compute", "memory", "memory_type", "memory_bandwidth", "tdp", "scale_up",
-                   "host_link", "mig"});
+    f.expect_keys({"id", "name", "vendor", "form_factor", "architecture", "source", "confidence",
+                   "field_confidence", "notes", "dense_compute", "memory", "memory_type", "memory_bandwidth",
+                   "tdp", "scale_up", "host_link", "mig"});
     Accelerator part;
     part.info = read_info(f);
     part.vendor = f.child("vendor").text();
@@ -250,9 +245,9 @@ class CatalogBuilder {
 
   System system(const YamlField& f) {
     f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "accelerator",
-                   "accelerators", "scale_up_domain", "cpu", "cpu_sockets", "cpu_cores", "cpu_threads_per_core",
-                   "system_memory", "rack_units",
-                   "power_max", "power_typical", "psus", "nics"});
+                   "accelerators", "scale_up_domain", "cpu", "cpu_sockets", "cpu_cores",
+                   "cpu_threads_per_core", "system_memory", "rack_units", "power_max", "power_typical",
+                   "psus", "nics"});
     System part;
     part.info = read_info(f);
     if (auto accelerator = f.optional_child("accelerator")) {
@@ -267,7 +262,8 @@ class CatalogBuilder {
       part.cpu_cores = static_cast<int>(cores->positive_integer());
     if (auto sockets = f.optional_child("cpu_sockets")) {
       part.cpu_sockets = static_cast<int>(sockets->positive_integer());
-      if (part.cpu_cores % part.cpu_sockets != 0) sockets->fail("cpu_cores do not divide evenly over the sockets");
+      if (part.cpu_cores % part.cpu_sockets != 0)
+        sockets->fail("cpu_cores do not divide evenly over the sockets");
     }
     if (auto threads = f.optional_child("cpu_threads_per_core"))
       part.cpu_threads_per_core = static_cast<int>(threads->positive_integer());
@@ -490,11 +486,6 @@ const PartInfo* Catalog::info(std::string_view id) const {
   look(coolings_);
   look(facility_defaults_);
   return kind.empty() ? nullptr : found;
-}
-
-std::string bundled_data_dir() {
-  if (const char* overridden = std::getenv("GPUTWIN_DATA_DIR")) return overridden;
-  return GPUTWIN_DEFAULT_DATA_DIR;
 }
 
 }  // namespace gputwin

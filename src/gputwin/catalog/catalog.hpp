@@ -112,7 +112,4 @@ inline const std::vector<FacilityDefaults>& Catalog::all() const {
   return facility_defaults_;
 }
 
-// The folder of the catalog shipped with gputwin (set at build time, overridable with GPUTWIN_DATA_DIR).
-[[nodiscard]] std::string bundled_data_dir();
-
 }  // namespace gputwin

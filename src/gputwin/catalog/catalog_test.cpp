@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "gputwin/design/design_test_support.hpp"
+#include "gputwin/catalog/catalog_test_support.hpp"
 
 namespace gputwin {
 namespace {

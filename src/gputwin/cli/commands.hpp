@@ -2,7 +2,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,7 +9,8 @@
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/design/cluster.hpp"
 #include "gputwin/perf/hardware.hpp"
-#include "gputwin/perf/workload_fit.hpp"
+#include "gputwin/perf/training_inputs.hpp"
+#include "gputwin/plan/load_design.hpp"
 
 namespace gputwin::cli {
 
@@ -25,14 +25,9 @@ struct CatalogOptions {
 void add_catalog_options(CLI::App& command, CatalogOptions& options);
 // Prints the errors and returns empty when the catalog does not load.
 std::optional<Catalog> load_catalog(const CatalogOptions& options);
-// A designed spec; when the spec asked for a workload, how its node count was sized.
-struct Design {
-  Cluster cluster;
-  std::optional<WorkloadFit> workload_fit;
-};
-// Loads a cluster spec against the catalog, sizes it for its workload if it names one, and designs it;
-// prints the errors and returns empty on failure.
-std::optional<Design> load_design(const std::string& spec_path, const Catalog& catalog);
+// Loads a cluster spec against the catalog, sizes it for its workload if it names one, and designs it
+// (plan/load_design.hpp); prints the errors and returns empty on failure.
+std::optional<DesignedSpec> designed_spec(const std::string& spec_path, const Catalog& catalog);
 std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const Catalog& catalog);
 
 void add_plan_command(CLI::App& app, int& exit_code);
@@ -50,8 +45,16 @@ void add_export_command(CLI::App& app, int& exit_code);
 void add_sweep_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 
+// The bundled perf data (perf/training_inputs.hpp); prints the errors and returns empty when a file does not
+// load.
+std::optional<TrainingInputs> load_training_inputs();
+// The preset of that name, or empty after printing "unknown model 'x'; known: ..." prefixed with `command`.
+const TransformerModel* preset_or_complain(const TrainingInputs& inputs, const std::string& name,
+                                           const std::string& command);
+
 // Loads the catalog and a cluster spec, designs the cluster and returns its performance view; prints the
 // errors and returns empty when any step fails.
-std::optional<PerfHardware> load_perf_hardware(const std::string& spec_path, const CatalogOptions& catalog_options);
+std::optional<PerfHardware> load_perf_hardware(const std::string& spec_path,
+                                               const CatalogOptions& catalog_options);
 
 }  // namespace gputwin::cli

@@ -1,11 +1,10 @@
 // `gputwin export slurm SPEC --out DIR`: slurm.conf lines, gres.conf and topology.conf for a design.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
-#include "gputwin/report/slurm_config.hpp"
+#include "gputwin/export/slurm_config.hpp"
 
 namespace gputwin::cli {
 namespace {
@@ -16,32 +15,19 @@ struct ExportOptions {
   std::string out;
 };
 
-bool write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) std::cerr << path.string() << ": cannot write\n";
-  return static_cast<bool>(out);
-}
-
 int run_export_slurm(const ExportOptions& options) {
   const auto catalog = load_catalog(options.catalog);
   if (!catalog) return kInputError;
   const auto cluster = load_designed_cluster(options.spec, *catalog);
   if (!cluster) return kInputError;
-  std::error_code error;
-  std::filesystem::create_directories(options.out, error);
-  if (error) {
-    std::cerr << options.out << ": cannot create the directory: " << error.message() << "\n";
+  const ExportFiles files = slurm_config(*cluster, *catalog);
+  if (const auto problem = write_export_files(files, options.out)) {
+    std::cerr << *problem << "\n";
     return kInputError;
   }
-  const SlurmConfig files = slurm_config(*cluster, *catalog);
   const std::filesystem::path dir(options.out);
-  if (!write_file(dir / "slurm.conf", files.slurm_conf) || !write_file(dir / "gres.conf", files.gres_conf) ||
-      !write_file(dir / "topology.conf", files.topology_conf)) {
-    return kInputError;
-  }
-  std::cout << "wrote " << (dir / "slurm.conf").string() << ", gres.conf and topology.conf for " << cluster->nodes
-            << " nodes and " << cluster->gpus << " GPUs\n";
+  std::cout << "wrote " << (dir / "slurm.conf").string() << ", gres.conf and topology.conf for "
+            << cluster->nodes << " nodes and " << cluster->gpus << " GPUs\n";
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gputwin/cli/commands.hpp"
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/perf/collectives.hpp"
 
 namespace gputwin::cli {

@@ -1,9 +1,10 @@
-// `gputwin perf infer`: LLM serving on a designed cluster (or a catalog system): KV-cache capacity, TTFT, TPOT
-// and output tokens per second by number of concurrent sequences, up to max load.
+// `gputwin perf infer`: LLM serving on a designed cluster (or a catalog system): KV-cache capacity, TTFT,
+// TPOT and output tokens per second by number of concurrent sequences, up to max load.
 #include <iostream>
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/perf/inference.hpp"
 #include "gputwin/perf/roofline.hpp"
 #include "gputwin/report/inference_report.hpp"
@@ -80,17 +81,17 @@ int run_infer(const InferOptions& options) {
   if (!inputs) return kInputError;
   std::vector<InferenceEstimate> rows;
   for (const int sequences : options.sequences) {
-    auto estimate = estimate_inference(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup,
-                                       sequences);
+    auto estimate = estimate_inference(inputs->hardware, inputs->collectives, inputs->constants,
+                                       inputs->setup, sequences);
     if (!estimate.ok()) {
       std::cerr << estimate.error_text();
       return kInputError;
     }
     rows.push_back(std::move(estimate).value());
   }
-  InferenceReport report{inputs->hardware, inputs->setup, std::move(rows),
-                         estimate_inference(inputs->hardware, inputs->collectives, inputs->constants,
-                                            inputs->setup, 0).value()};
+  InferenceReport report{
+      inputs->hardware, inputs->setup, std::move(rows),
+      estimate_inference(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup, 0).value()};
   std::cout << (options.json ? inference_json(report).dump(2) + "\n" : inference_text(report));
   return 0;
 }
@@ -99,19 +100,24 @@ int run_infer(const InferOptions& options) {
 
 void add_perf_infer_command(CLI::App& perf, int& exit_code) {
   auto options = std::make_shared<InferOptions>();
-  auto* command = perf.add_subcommand("infer", "LLM serving: KV-cache capacity, TTFT, TPOT, tokens/s by batch");
-  auto* cluster = command->add_option("--cluster", options->cluster, "cluster spec (YAML)")->check(CLI::ExistingFile);
+  auto* command =
+      perf.add_subcommand("infer", "LLM serving: KV-cache capacity, TTFT, TPOT, tokens/s by batch");
+  auto* cluster =
+      command->add_option("--cluster", options->cluster, "cluster spec (YAML)")->check(CLI::ExistingFile);
   auto* system = command->add_option("--system", options->system, "a catalog system instead, e.g. dgx-h100");
   cluster->excludes(system);
   command->add_option("--model", options->model, "model preset, e.g. llama3.1-70b")->required();
-  command->add_option("--tp", options->tp, "tensor-parallel GPUs per replica (default 1)")->check(CLI::PositiveNumber);
+  command->add_option("--tp", options->tp, "tensor-parallel GPUs per replica (default 1)")
+      ->check(CLI::PositiveNumber);
   command->add_option("--precision", options->precision, "weights and GEMMs: fp8 (default), bf16, fp16");
-  command->add_option("--kv-precision", options->kv_precision, "KV cache: fp8 or bf16 (default: as --precision)");
+  command->add_option("--kv-precision", options->kv_precision,
+                      "KV cache: fp8 or bf16 (default: as --precision)");
   command->add_option("--input-tokens", options->input_tokens, "prompt length (default 128)")
       ->check(CLI::PositiveNumber);
   command->add_option("--output-tokens", options->output_tokens, "generated tokens (default 128)")
       ->check(CLI::PositiveNumber);
-  command->add_option("--sequences", options->sequences, "concurrent sequences to show (default 1 8 32 128 512)")
+  command
+      ->add_option("--sequences", options->sequences, "concurrent sequences to show (default 1 8 32 128 512)")
       ->check(CLI::PositiveNumber);
   command->add_flag("--json", options->json, "print JSON (schema gputwin.infer/1)");
   add_catalog_options(*command, options->catalog);

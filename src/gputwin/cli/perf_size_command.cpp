@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "gputwin/cli/commands.hpp"
-#include "gputwin/cli/perf_training_inputs.hpp"
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/report/training_report.hpp"

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
-#include "gputwin/cli/perf_training_inputs.hpp"
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/perf/training_search.hpp"
 #include "gputwin/report/training_report.hpp"
 
@@ -152,29 +152,6 @@ int run_train(const TrainOptions& o) {
 }
 
 }  // namespace
-
-std::optional<TrainingInputs> load_training_inputs() {
-  const std::string data = bundled_data_dir() + "/perf/";
-  auto presets = load_model_presets(data + "models.yaml");
-  auto collectives = load_collective_model(data + "nccl-cost-model.yaml");
-  auto calibration = load_training_calibration(data + "training-model.yaml");
-  if (!presets.ok() || !collectives.ok() || !calibration.ok()) {
-    std::cerr << presets.error_text() << collectives.error_text() << calibration.error_text();
-    return std::nullopt;
-  }
-  return TrainingInputs{std::move(presets).value(), std::move(collectives).value(),
-                        std::move(calibration).value()};
-}
-
-const TransformerModel* preset_or_complain(const TrainingInputs& inputs, const std::string& name,
-                                           const std::string& command) {
-  const TransformerModel* model = find_model(inputs.presets, name);
-  if (model == nullptr) {
-    std::cerr << command << ": --model: unknown model '" << name
-              << "'; known: " << model_names(inputs.presets) << "\n";
-  }
-  return model;
-}
 
 void add_perf_train_command(CLI::App& perf, int& exit_code) {
   auto o = std::make_shared<TrainOptions>();

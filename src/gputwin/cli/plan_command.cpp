@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
-#include "gputwin/cli/perf_training_inputs.hpp"
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/design/design.hpp"
 #include "gputwin/report/catalog_report.hpp"
 #include "gputwin/report/plan_report.hpp"
@@ -15,14 +15,12 @@ namespace gputwin::cli {
 void add_catalog_options(CLI::App& command, CatalogOptions& options) {
   command.add_option("--catalog", options.extra_dirs, "extra catalog folder of YAML parts (repeatable)")
       ->check(CLI::ExistingDirectory);
-  command.add_flag("--no-bundled-catalog", options.no_bundled, "do not load the catalog shipped with gputwin");
+  command.add_flag("--no-bundled-catalog", options.no_bundled,
+                   "do not load the catalog shipped with gputwin");
 }
 
 std::optional<Catalog> load_catalog(const CatalogOptions& options) {
-  std::vector<std::string> dirs;
-  if (!options.no_bundled) dirs.push_back(bundled_data_dir() + "/catalog");
-  dirs.insert(dirs.end(), options.extra_dirs.begin(), options.extra_dirs.end());
-  auto loaded = Catalog::load(dirs);
+  auto loaded = gputwin::load_catalog({options.extra_dirs, !options.no_bundled});
   if (!loaded.ok()) {
     std::cerr << loaded.error_text();
     return std::nullopt;
@@ -30,34 +28,36 @@ std::optional<Catalog> load_catalog(const CatalogOptions& options) {
   return std::move(loaded).value();
 }
 
-std::optional<Design> load_design(const std::string& spec_path, const Catalog& catalog) {
-  auto spec = load_cluster_spec(spec_path, catalog);
-  if (!spec.ok()) {
-    std::cerr << spec.error_text();
+std::optional<DesignedSpec> designed_spec(const std::string& spec_path, const Catalog& catalog) {
+  auto design = gputwin::load_design(spec_path, catalog);
+  if (!design.ok()) {
+    std::cerr << design.error_text();
     return std::nullopt;
   }
-  ClusterSpec sized = std::move(spec).value();
-  std::optional<WorkloadFit> workload_fit;
-  if (sized.workload) {
-    const auto inputs = load_training_inputs();
-    if (!inputs) return std::nullopt;
-    auto fit = fit_workload(sized, catalog, {&inputs->presets, &inputs->collectives, &inputs->calibration});
-    if (!fit.ok()) {
-      std::cerr << fit.error_text();
-      return std::nullopt;
-    }
-    workload_fit = std::move(fit).value();
-  }
-  auto cluster = design_cluster(sized, catalog);
-  if (!cluster.ok()) {
-    std::cerr << cluster.error_text();
+  return std::move(design).value();
+}
+
+std::optional<TrainingInputs> load_training_inputs() {
+  auto inputs = gputwin::load_training_inputs();
+  if (!inputs.ok()) {
+    std::cerr << inputs.error_text();
     return std::nullopt;
   }
-  return Design{std::move(cluster).value(), std::move(workload_fit)};
+  return std::move(inputs).value();
+}
+
+const TransformerModel* preset_or_complain(const TrainingInputs& inputs, const std::string& name,
+                                           const std::string& command) {
+  const TransformerModel* model = find_model(inputs.presets, name);
+  if (model == nullptr) {
+    std::cerr << command << ": --model: unknown model '" << name
+              << "'; known: " << model_names(inputs.presets) << "\n";
+  }
+  return model;
 }
 
 std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const Catalog& catalog) {
-  auto design = load_design(spec_path, catalog);
+  auto design = designed_spec(spec_path, catalog);
   if (!design) return std::nullopt;
   return std::move(design->cluster);
 }
@@ -74,7 +74,7 @@ struct PlanOptions {
 int run_plan(const PlanOptions& options) {
   const auto catalog = load_catalog(options.catalog);
   if (!catalog) return kInputError;
-  const auto design = load_design(options.spec, *catalog);
+  const auto design = designed_spec(options.spec, *catalog);
   if (!design) return kInputError;
   const Cluster& cluster = design->cluster;
   if (!options.bom_csv.empty()) {
@@ -100,9 +100,11 @@ int run_plan(const PlanOptions& options) {
 
 void add_plan_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<PlanOptions>();
-  auto* plan = app.add_subcommand("plan", "design a cluster from a spec: racks, power, fabrics, cabling, BOM, TCO");
+  auto* plan =
+      app.add_subcommand("plan", "design a cluster from a spec: racks, power, fabrics, cabling, BOM, TCO");
   plan->add_option("spec", options->spec, "cluster spec (YAML)")->required()->check(CLI::ExistingFile);
-  plan->add_flag("--json", options->json, "print the design as JSON (schema gputwin.plan/1, docs/plan-json.md)");
+  plan->add_flag("--json", options->json,
+                 "print the design as JSON (schema gputwin.plan/1, docs/plan-json.md)");
   plan->add_option("--bom-csv", options->bom_csv, "also write the bill of materials as CSV to this file");
   add_catalog_options(*plan, options->catalog);
   plan->callback([options, &exit_code] { exit_code = run_plan(*options); });
@@ -118,7 +120,8 @@ void add_catalog_command(CLI::App& app, int& exit_code) {
   auto* catalog = app.add_subcommand("catalog", "list or show the parts gputwin knows");
   catalog->require_subcommand(1);
   auto* list = catalog->add_subcommand("list", "one line per part");
-  list->add_option("--kind", options->kind, "only parts of this kind (accelerator, system, switch, cable, ...)");
+  list->add_option("--kind", options->kind,
+                   "only parts of this kind (accelerator, system, switch, cable, ...)");
   add_catalog_options(*list, options->catalog);
   list->callback([options, &exit_code] {
     const auto loaded = load_catalog(options->catalog);

@@ -3,16 +3,17 @@
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/design/design.hpp"
 #include "gputwin/report/packing_report.hpp"
 #include "gputwin/report/replay_report.hpp"
-#include "gputwin/sim/packing.hpp"
-#include "gputwin/trace/openb.hpp"
 #include "gputwin/sim/cluster_pool.hpp"
 #include "gputwin/sim/mig.hpp"
+#include "gputwin/sim/packing.hpp"
 #include "gputwin/sim/replay.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 #include "gputwin/trace/job_traces.hpp"
+#include "gputwin/trace/openb.hpp"
 #include "gputwin/trace/trace_file.hpp"
 
 namespace gputwin::cli {
@@ -79,7 +80,8 @@ std::string mig_set_id(const ReplayCommandOptions& options, const Catalog& catal
 MigChoice resolve_mig(const ReplayCommandOptions& options) {
   if (options.mig_nodes == 0) {
     if (!options.mig_profile_set.empty() || !options.mig_layout.empty()) {
-      return mig_failure("--mig-profile-set and --mig-layout need --mig-nodes N (how many nodes run in MIG mode)");
+      return mig_failure(
+          "--mig-profile-set and --mig-layout need --mig-nodes N (how many nodes run in MIG mode)");
     }
     return {};
   }
@@ -93,7 +95,8 @@ MigChoice resolve_mig(const ReplayCommandOptions& options) {
   const MigProfileSet* set = catalog->find<MigProfileSet>(id);
   if (set == nullptr) {
     std::string known;
-    for (const auto& each : catalog->all<MigProfileSet>()) known += (known.empty() ? "" : ", ") + each.info.id;
+    for (const auto& each : catalog->all<MigProfileSet>())
+      known += (known.empty() ? "" : ", ") + each.info.id;
     return mig_failure("--mig-profile-set: unknown MIG profile set '" + id + "'; known: " + known);
   }
   MigSetup setup{*set, std::nullopt};
@@ -115,7 +118,8 @@ std::vector<std::string> profile_names(const std::optional<MigSetup>& mig) {
   return names;
 }
 
-std::optional<LoadedTrace> load_jobs(const ReplayCommandOptions& options, const std::optional<MigSetup>& mig) {
+std::optional<LoadedTrace> load_jobs(const ReplayCommandOptions& options,
+                                     const std::optional<MigSetup>& mig) {
   auto trace = read_trace(options.jobs, options.format, profile_names(mig));
   if (!trace.ok()) {
     std::cerr << trace.error_text();
@@ -131,12 +135,13 @@ struct ReplayCluster {
 
 // Splits the last --mig-nodes nodes off `whole_pool_of(nodes left in whole-GPU mode)` into a MIG pool.
 template <class WholePool>
-std::optional<ReplayCluster> split_mig_nodes(const ReplayCommandOptions& options, int nodes, int gpus_per_node,
-                                             const std::optional<MigSetup>& mig, WholePool whole_pool_of) {
+std::optional<ReplayCluster> split_mig_nodes(const ReplayCommandOptions& options, int nodes,
+                                             int gpus_per_node, const std::optional<MigSetup>& mig,
+                                             WholePool whole_pool_of) {
   if (!mig) return ReplayCluster{whole_pool_of(0), std::nullopt};
   if (options.mig_nodes > nodes) {
-    std::cerr << "simulate replay: --mig-nodes: " << options.mig_nodes << " MIG-mode nodes, but the cluster has "
-              << nodes << "\n";
+    std::cerr << "simulate replay: --mig-nodes: " << options.mig_nodes
+              << " MIG-mode nodes, but the cluster has " << nodes << "\n";
     return std::nullopt;
   }
   const int mig_gpus = options.mig_nodes * gpus_per_node;
@@ -153,9 +158,8 @@ std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, 
     if (!cluster) return std::nullopt;
     const int per_node = catalog->get<System>(cluster->node_system).accelerators;
     const int nodes = pool_from_cluster(*cluster, per_node).node_count();
-    return split_mig_nodes(options, nodes, per_node, mig, [&](int mig_nodes) {
-      return pool_from_cluster(*cluster, per_node, mig_nodes);
-    });
+    return split_mig_nodes(options, nodes, per_node, mig,
+                           [&](int mig_nodes) { return pool_from_cluster(*cluster, per_node, mig_nodes); });
   }
   if (options.nodes > 0) {
     return split_mig_nodes(options, options.nodes, options.gpus_per_node, mig, [&](int mig_nodes) {
@@ -163,7 +167,8 @@ std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, 
     });
   }
   if (jobs.swf_max_procs > 0) {
-    return ReplayCluster{GpuPool::uniform(jobs.swf_max_procs, 1), std::nullopt};  // one processor per SWF node
+    return ReplayCluster{GpuPool::uniform(jobs.swf_max_procs, 1),
+                         std::nullopt};  // one processor per SWF node
   }
   std::cerr << "simulate replay: give the cluster with --cluster SPEC or --nodes N [--gpus-per-node G]\n";
   return std::nullopt;
@@ -189,7 +194,8 @@ int run_replay(const ReplayCommandOptions& options) {
   replay_options.fair_share_by_user = options.fair_share_by == "user";
   ReplayResult result =
       replay(jobs->jobs, std::move(cluster->whole), std::move(cluster->mig), *policy, replay_options);
-  for (const auto& [reason, count] : jobs->skipped) result.rejected["skipped by the reader: " + reason] += count;
+  for (const auto& [reason, count] : jobs->skipped)
+    result.rejected["skipped by the reader: " + reason] += count;
   if (!options.csv.empty()) {
     std::ofstream csv(options.csv);
     csv << replay_intervals_csv(result);
@@ -204,30 +210,37 @@ int run_replay(const ReplayCommandOptions& options) {
 
 void add_replay_command(CLI::App& simulate, int& exit_code) {
   auto options = std::make_shared<ReplayCommandOptions>();
-  auto* command = simulate.add_subcommand("replay", "replay a job trace: arrivals, queueing, gang starts, departures");
+  auto* command =
+      simulate.add_subcommand("replay", "replay a job trace: arrivals, queueing, gang starts, departures");
   command->add_option("--jobs", options->jobs, "job trace file")->required()->check(CLI::ExistingFile);
   command->add_option("--format", options->format, "philly | swf | helios | jobs | sacct (default: detect)")
       ->check(CLI::IsMember({"auto", "philly", "swf", "helios", "jobs", "sacct"}));
-  command->add_option("--cluster", options->cluster_spec, "cluster spec (YAML) to replay on")->check(CLI::ExistingFile);
+  command->add_option("--cluster", options->cluster_spec, "cluster spec (YAML) to replay on")
+      ->check(CLI::ExistingFile);
   command->add_option("--nodes", options->nodes, "or: this many identical nodes")->check(CLI::PositiveNumber);
   command->add_option("--gpus-per-node", options->gpus_per_node, "GPUs per node with --nodes (default 8)")
       ->check(CLI::PositiveNumber);
   command->add_option("--policy", options->policy, "queue policy: fifo | sjf | easy | fair (default fifo)");
   command->add_option("--interval", options->interval, "seconds per row of the metrics table (default 3600)")
       ->check(CLI::PositiveNumber);
-  command->add_option("--scan-depth", options->scan_depth, "waiting jobs a pass looks at past the head (default 500)")
+  command
+      ->add_option("--scan-depth", options->scan_depth,
+                   "waiting jobs a pass looks at past the head (default 500)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--fair-share-by", options->fair_share_by, "group | user (default group)")
       ->check(CLI::IsMember({"group", "user"}));
   command->add_flag("--json", options->json, "print JSON (schema gputwin.replay/1)");
   command->add_option("--csv", options->csv, "write the metrics over time as CSV to this file");
-  command->add_option("--mig-nodes", options->mig_nodes,
-                      "this many nodes (the last ones) run their GPUs in MIG mode, for jobs with a mig_profile")
+  command
+      ->add_option("--mig-nodes", options->mig_nodes,
+                   "this many nodes (the last ones) run their GPUs in MIG mode, for jobs with a mig_profile")
       ->check(CLI::NonNegativeNumber);
-  command->add_option("--mig-profile-set", options->mig_profile_set,
-                      "MIG profiles of those GPUs (data/catalog/mig.yaml, e.g. a100-80gb; default: the cluster's GPU)");
-  command->add_option("--mig-layout", options->mig_layout,
-                      "pre-partition every MIG GPU, e.g. \"3g.40gb+2g.20gb+1g.10gb+1g.10gb\" (default: slices on demand)");
+  command->add_option(
+      "--mig-profile-set", options->mig_profile_set,
+      "MIG profiles of those GPUs (data/catalog/mig.yaml, e.g. a100-80gb; default: the cluster's GPU)");
+  command->add_option(
+      "--mig-layout", options->mig_layout,
+      "pre-partition every MIG GPU, e.g. \"3g.40gb+2g.20gb+1g.10gb+1g.10gb\" (default: slices on demand)");
   add_catalog_options(*command, options->catalog);
   command->callback([options, &exit_code] { exit_code = run_replay(*options); });
 }
@@ -287,8 +300,8 @@ int run_packing_command(const PackingCommandOptions& options) {
   std::vector<PackingResult> runs;
   try {
     for (const auto seed : *seeds) {
-      runs.push_back(run_packing(nodes.value().rows, pods.value().rows, parameters.value(), options.policy, seed,
-                                 inflate));
+      runs.push_back(run_packing(nodes.value().rows, pods.value().rows, parameters.value(), options.policy,
+                                 seed, inflate));
     }
   } catch (const std::invalid_argument& error) {
     std::cerr << "simulate packing: --policy: " << error.what() << "\n";
@@ -303,15 +316,17 @@ int run_packing_command(const PackingCommandOptions& options) {
 
 void add_packing_command(CLI::App& simulate, int& exit_code) {
   auto options = std::make_shared<PackingCommandOptions>();
-  auto* command =
-      simulate.add_subcommand("packing", "the FGD paper's packing experiment: pods placed one by one, none leave");
+  auto* command = simulate.add_subcommand(
+      "packing", "the FGD paper's packing experiment: pods placed one by one, none leave");
   command->add_option("--nodes", options->nodes, "openb node list CSV")->required()->check(CLI::ExistingFile);
   command->add_option("--pods", options->pods, "openb pod list CSV")->required()->check(CLI::ExistingFile);
   command->add_option("--policy", options->policy,
                       "random | dotprod | clustering | packing | bestfit | fgd (default fgd)");
   command->add_option("--seed,--seeds", options->seeds, "seed, range 42-51 or list 42,43 (default 42)")
       ->delimiter(',');
-  command->add_option("--inflate", options->inflate, "arrived GPU demand as a multiple of capacity (default 1.3)")
+  command
+      ->add_option("--inflate", options->inflate,
+                   "arrived GPU demand as a multiple of capacity (default 1.3)")
       ->check(CLI::PositiveNumber);
   command->add_flag("--json", options->json, "print JSON (schema gputwin.packing/1)");
   command->callback([options, &exit_code] { exit_code = run_packing_command(*options); });

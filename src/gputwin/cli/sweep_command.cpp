@@ -5,6 +5,8 @@
 //   gputwin sweep SWEEP.yaml --slurm --dir DIR [--sbatch-option=--partition=gpu ...] [--wait] [--no-submit]
 //   gputwin sweep task SWEEP.yaml --task I --out FILE      (what each array task runs)
 //   gputwin sweep merge DIR [--allow-partial] [--json] [--out FILE]
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,11 +15,9 @@
 #include <optional>
 #include <thread>
 
-#include <fmt/format.h>
-
 #include "gputwin/cli/commands.hpp"
-#include "gputwin/core/input_file.hpp"
-#include "gputwin/core/json_input.hpp"
+#include "gputwin/export/export_files.hpp"
+#include "gputwin/export/slurm_array.hpp"
 #include "gputwin/report/sweep_report.hpp"
 #include "gputwin/sim/cluster_pool.hpp"
 #include "gputwin/sim/sweep.hpp"
@@ -102,24 +102,14 @@ std::string table(const std::string& name, const std::vector<SweepRow>& rows, bo
 int run_local(const SweepOptions& options) {
   const auto prepared = prepare(options);
   if (!prepared) return kInputError;
-  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const int threads =
+      options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   const auto rows = run_sweep(prepared->spec, prepared->jobs, prepared->pools, threads);
   return write_text(options.out, table(prepared->spec.name, rows, options.json)) ? 0 : kInputError;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Slurm job arrays
-
-std::string task_result(const fs::path& dir, int task) {
-  return (dir / "results" / fmt::format("task-{}.json", task)).string();
-}
-std::string task_log(const fs::path& dir, int task) { return (dir / "logs" / fmt::format("task-{}.log", task)).string(); }
-
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+// Slurm job arrays (export/slurm_array.hpp)
 
 int run_slurm(const SweepOptions& options) {
   if (options.dir.empty()) {
@@ -140,26 +130,19 @@ int run_slurm(const SweepOptions& options) {
     std::cerr << dir.string() << ": cannot create: " << error.message() << "\n";
     return kInputError;
   }
-  const std::string binary = fs::read_symlink("/proc/self/exe").string();
-  const std::string sweep_file = fs::absolute(options.file).string();
-  const nlohmann::ordered_json manifest{{"schema", "gputwin.sweep-manifest/1"},
-                                        {"sweep", sweep_file},
-                                        {"name", spec.value().name},
-                                        {"tasks", tasks}};
-  std::string script = "#!/bin/bash\n# gputwin sweep " + spec.value().name + ": one array task per grid point\n";
-  script += fmt::format("#SBATCH --job-name=gputwin-sweep\n#SBATCH --array=0-{}\n#SBATCH --ntasks=1\n", tasks - 1);
-  script += "#SBATCH --output=" + (dir / "logs" / "task-%a.log").string() + "\n";
-  for (const std::string& option : options.sbatch_options) script += "#SBATCH " + option + "\n";
-  script += "exec " + quoted(binary) + " sweep task " + quoted(sweep_file) + " --task \"$SLURM_ARRAY_TASK_ID\" --out " +
-            quoted((dir / "results").string()) + "/task-\"$SLURM_ARRAY_TASK_ID\".json\n";
-  if (!write_text((dir / "manifest.json").string(), manifest.dump(2) + "\n") ||
-      !write_text((dir / "sweep.sbatch").string(), script)) {
+  const SlurmArraySweep array{spec.value().name,
+                              fs::absolute(options.file).string(),
+                              tasks,
+                              fs::read_symlink("/proc/self/exe").string(),
+                              dir.string(),
+                              options.sbatch_options};
+  if (const auto problem = write_export_files(slurm_array_files(array), dir.string())) {
+    std::cerr << *problem << "\n";
     return kInputError;
   }
   std::cout << "wrote " << (dir / "sweep.sbatch").string() << " (" << tasks << " array tasks)\n";
   if (options.no_submit) return 0;
-  const std::string command =
-      std::string("sbatch --parsable") + (options.wait ? " --wait " : " ") + quoted((dir / "sweep.sbatch").string());
+  const std::string command = slurm_array_submit_command(dir.string(), options.wait);
   const int status = std::system(command.c_str());
   if (status != 0) {
     std::cerr << "sweep: `" << command << "` failed (exit status " << status << "); see the logs in "
@@ -186,12 +169,10 @@ int run_task(const SweepOptions& options) {
   const auto prepared = prepare(options, task.design);
   if (!prepared) return kInputError;
   const SweepRow row = run_sweep_task(prepared->spec, task, prepared->jobs, prepared->pools[task.design]);
-  const nlohmann::ordered_json result{{"schema", "gputwin.sweep-task/1"},
-                                      {"sweep", fs::absolute(options.file).string()},
-                                      {"row", sweep_row_json(row)}};
   // Written whole, then renamed: a task killed mid-write leaves no result that merge could take for complete.
   const std::string partial = options.out + ".partial";
-  if (!write_text(partial, result.dump(2) + "\n")) return kInputError;
+  if (!write_text(partial, sweep_task_json(fs::absolute(options.file).string(), row).dump(2) + "\n"))
+    return kInputError;
   std::error_code error;
   fs::rename(partial, options.out, error);
   if (error) {
@@ -201,72 +182,43 @@ int run_task(const SweepOptions& options) {
   return 0;
 }
 
-// The last non-empty line of a task's log, to say why it left no result.
-std::string log_ending(const std::string& path) {
-  std::ifstream log(path);
-  if (!log) return "no log (the task never ran)";
-  std::string line, last;
-  while (std::getline(log, line))
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
-  return last.empty() ? "its log is empty" : "its log ends: " + last;
-}
-
 int run_merge(const SweepOptions& options) {
-  const fs::path dir = options.dir;  // as the user named it, so messages point where they looked
-  const std::string manifest_path = (dir / "manifest.json").string();
-  std::size_t tasks = 0;
-  std::string name;
-  try {
-    const std::string text = read_input_file(manifest_path);
-    const nlohmann::json document = parse_json(text, manifest_path);
-    const JsonField root = JsonField::root(document, manifest_path, text);
-    tasks = static_cast<std::size_t>(root.child("tasks").integer());
-    name = root.child("name").string();
-  } catch (const InputFailure& failure) {
-    std::cerr << failure.error().to_string() << "\n";
+  // The directory as the user named it, so messages point where they looked.
+  const auto merged = merge_slurm_array(options.dir);
+  if (!merged.ok()) {
+    std::cerr << merged.error_text();
     return kInputError;
   }
-  std::vector<SweepRow> rows;
-  std::vector<std::string> missing;
-  for (std::size_t task = 0; task < tasks; ++task) {
-    const std::string path = task_result(dir, static_cast<int>(task));
-    if (!fs::exists(path)) {
-      missing.push_back(fmt::format("task {}: no result; {} ({})", task, log_ending(task_log(dir, task)),
-                                    task_log(dir, task)));
-      continue;
-    }
-    auto row = guarded_parse<SweepRow>(path, [&] { return sweep_row_from_json(read_input_file(path), path); });
-    if (!row.ok() || row.value().task != static_cast<int>(task)) {
-      missing.push_back(row.ok() ? fmt::format("task {}: {} holds task {}", task, path, row.value().task)
-                                 : fmt::format("task {}: unreadable result: {}", task, row.error_text()));
-      continue;
-    }
-    rows.push_back(row.value());
-  }
-  for (const std::string& line : missing) std::cerr << "sweep merge: " << line << "\n";
-  if (!missing.empty() && !options.allow_partial) {
-    std::cerr << "sweep merge: " << missing.size() << " of " << tasks
+  const MergedSweep& sweep = merged.value();
+  for (const std::string& line : sweep.missing) std::cerr << "sweep merge: " << line << "\n";
+  if (!sweep.missing.empty() && !options.allow_partial) {
+    std::cerr << "sweep merge: " << sweep.missing.size() << " of " << sweep.tasks
               << " tasks have no result; merge what there is with --allow-partial\n";
     return kInputError;
   }
-  if (!missing.empty()) std::cerr << "sweep merge: merged " << rows.size() << " of " << tasks << " tasks\n";
-  return write_text(options.out, table(name, rows, options.json)) ? 0 : kInputError;
+  if (!sweep.missing.empty()) {
+    std::cerr << "sweep merge: merged " << sweep.rows.size() << " of " << sweep.tasks << " tasks\n";
+  }
+  return write_text(options.out, table(sweep.name, sweep.rows, options.json)) ? 0 : kInputError;
 }
 
 }  // namespace
 
 void add_sweep_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<SweepOptions>();
-  auto* sweep = app.add_subcommand("sweep", "a grid of replays (designs x policies x trace variants x seeds), "
-                                            "on local threads or as a Slurm job array (docs/sweep.md)");
+  auto* sweep = app.add_subcommand("sweep",
+                                   "a grid of replays (designs x policies x trace variants x seeds), "
+                                   "on local threads or as a Slurm job array (docs/sweep.md)");
   sweep->require_subcommand(0, 1);
   sweep->add_option("file", o->file, "sweep file (YAML)")->check(CLI::ExistingFile);
-  sweep->add_option("--threads", o->threads, "local threads (default: all hardware threads)")->check(CLI::PositiveNumber);
+  sweep->add_option("--threads", o->threads, "local threads (default: all hardware threads)")
+      ->check(CLI::PositiveNumber);
   sweep->add_flag("--json", o->json, "print JSON (schema gputwin.sweep/1) instead of CSV");
   sweep->add_option("--out", o->out, "write the table to this file instead of standard output");
   sweep->add_flag("--slurm", o->slurm, "run as a Slurm job array (sbatch) instead of local threads");
   sweep->add_option("--dir", o->dir, "with --slurm: directory for the script, task results and logs");
-  sweep->add_option("--sbatch-option", o->sbatch_options, "with --slurm: an #SBATCH line, e.g. --partition=gpu (repeatable)");
+  sweep->add_option("--sbatch-option", o->sbatch_options,
+                    "with --slurm: an #SBATCH line, e.g. --partition=gpu (repeatable)");
   sweep->add_flag("--wait", o->wait, "with --slurm: wait until the array job ends (sbatch --wait)");
   sweep->add_flag("--no-submit", o->no_submit, "with --slurm: write the script without submitting it");
   add_catalog_options(*sweep, o->catalog);
@@ -280,7 +232,8 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     exit_code = o->slurm ? run_slurm(*o) : run_local(*o);
   });
 
-  auto* task = sweep->add_subcommand("task", "run one task of a sweep and write its row (what an array task runs)");
+  auto* task =
+      sweep->add_subcommand("task", "run one task of a sweep and write its row (what an array task runs)");
   task->add_option("file", o->file, "sweep file (YAML)")->required()->check(CLI::ExistingFile);
   task->add_option("--task", o->task, "task index, 0-based")->required();
   task->add_option("--out", o->out, "result file (JSON)")->required();

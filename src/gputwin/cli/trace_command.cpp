@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/trace/job_traces.hpp"
 #include "gputwin/trace/sacct.hpp"
 #include "gputwin/trace/synthetic.hpp"
@@ -17,7 +18,8 @@ void add_import_command(CLI::App& trace, int& exit_code) {
     std::string out;
   };
   auto options = std::make_shared<Options>();
-  auto* import = trace.add_subcommand("import", "convert a scheduler's accounting history to gputwin job CSV");
+  auto* import =
+      trace.add_subcommand("import", "convert a scheduler's accounting history to gputwin job CSV");
   import->require_subcommand(1);
   auto* sacct = import->add_subcommand(
       "sacct", "sacct --parsable2 or --json output (docs/sacct-import.md) to job CSV for `simulate replay`");
@@ -42,7 +44,8 @@ void add_import_command(CLI::App& trace, int& exit_code) {
       }
     }
     std::cerr << options->file << ": " << jobs.value().rows.size() << " jobs imported";
-    for (const auto& [reason, count] : jobs.value().skipped) std::cerr << "; skipped " << count << " " << reason;
+    for (const auto& [reason, count] : jobs.value().skipped)
+      std::cerr << "; skipped " << count << " " << reason;
     std::cerr << "\n";
   });
 }
@@ -62,16 +65,21 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   generate->add_option("--gpus", options->synthetic.cluster_gpus, "GPUs of the cluster it is for")
       ->required()
       ->check(CLI::PositiveNumber);
-  generate->add_option("--jobs", options->synthetic.jobs, "number of jobs")->required()->check(CLI::PositiveNumber);
+  generate->add_option("--jobs", options->synthetic.jobs, "number of jobs")
+      ->required()
+      ->check(CLI::PositiveNumber);
   generate->add_option("--days", options->synthetic.days, "days over which jobs arrive")
       ->required()
       ->check(CLI::PositiveNumber);
-  generate->add_option("--load", options->synthetic.load, "offered load, GPU-seconds asked / available (default 0.8)")
+  generate
+      ->add_option("--load", options->synthetic.load,
+                   "offered load, GPU-seconds asked / available (default 0.8)")
       ->check(CLI::PositiveNumber);
   generate->add_option("--seed", options->synthetic.seed, "random seed (default 1)");
   generate->add_option("--groups", options->synthetic.groups, "virtual clusters (default 10)")
       ->check(CLI::PositiveNumber);
-  generate->add_option("--out", options->out, "output file (gputwin job CSV, docs/jobs-format.md)")->required();
+  generate->add_option("--out", options->out, "output file (gputwin job CSV, docs/jobs-format.md)")
+      ->required();
   generate->callback([options, &exit_code] {
     const auto shape = load_synthetic_shape(bundled_data_dir() + "/reference/synthetic-jobs.yaml");
     if (!shape.ok()) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "gputwin/cli/commands.hpp"
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/perf/collectives.hpp"
 #include "gputwin/report/validate_report.hpp"
 #include "gputwin/validate/checks.hpp"

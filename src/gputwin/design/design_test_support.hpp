@@ -1,4 +1,5 @@
-// Shared helpers for design tests: the bundled catalog, planning an example, and generating specs.
+// Shared helpers for design tests: planning an example and generating specs (the bundled catalog is in
+// catalog/catalog_test_support.hpp).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -6,20 +7,11 @@
 #include <string>
 
 #include "gputwin/catalog/catalog.hpp"
+#include "gputwin/catalog/catalog_test_support.hpp"
 #include "gputwin/design/design.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 
 namespace gputwin::testing {
-
-inline std::string source_path(const std::string& relative) {
-  return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative;
-}
-
-// The bundled catalog plus optional extra documents (name, text).
-Catalog catalog_with(const std::vector<std::pair<std::string, std::string>>& extra = {});
-const Catalog& bundled_catalog();
-// A DGX B300-like system with 8 x 800 Gb/s compute ports, as in the XDR SuperPOD RA, for 800G fabrics.
-const std::vector<std::pair<std::string, std::string>>& xdr_test_parts();
 
 // Plans a spec file or text; fails the test (and returns an empty cluster) on any error.
 Cluster plan_file(const std::string& relative_path, const Catalog& catalog = bundled_catalog());

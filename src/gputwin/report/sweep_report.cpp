@@ -19,12 +19,13 @@ std::string csv_cell(const std::string& text) {
 
 std::string sweep_csv(const std::vector<SweepRow>& rows) {
   std::string text =
-      "task,design,policy,variant,seed,jobs,completed,mean_wait_s,p95_wait_s,mean_jct_s,mean_bounded_slowdown,"
+      "task,design,policy,variant,seed,jobs,completed,mean_wait_s,p95_wait_s,mean_jct_s,mean_bounded_"
+      "slowdown,"
       "utilisation,makespan_s\n";
   for (const SweepRow& r : rows) {
-    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.task, csv_cell(r.design), csv_cell(r.policy),
-                        csv_cell(r.variant), r.seed, r.jobs, r.completed, r.mean_wait_s, r.p95_wait_s, r.mean_jct_s,
-                        r.mean_bounded_slowdown, r.utilisation, r.makespan_s);
+    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.task, csv_cell(r.design),
+                        csv_cell(r.policy), csv_cell(r.variant), r.seed, r.jobs, r.completed, r.mean_wait_s,
+                        r.p95_wait_s, r.mean_jct_s, r.mean_bounded_slowdown, r.utilisation, r.makespan_s);
   }
   return text;
 }
@@ -48,7 +49,11 @@ nlohmann::ordered_json sweep_row_json(const SweepRow& r) {
 nlohmann::ordered_json sweep_json(const std::string& sweep_name, const std::vector<SweepRow>& rows) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const SweepRow& row : rows) list.push_back(sweep_row_json(row));
-  return {{"schema", "gputwin.sweep/1"}, {"sweep", sweep_name}, {"rows", list}};
+  return {{"schema", kSweepSchema}, {"sweep", sweep_name}, {"rows", list}};
+}
+
+nlohmann::ordered_json sweep_task_json(const std::string& sweep_file, const SweepRow& row) {
+  return {{"schema", kSweepTaskSchema}, {"sweep", sweep_file}, {"row", sweep_row_json(row)}};
 }
 
 Result<SweepRow> sweep_row_from_json(const std::string& text, const std::string& source) {

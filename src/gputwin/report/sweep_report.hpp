@@ -15,9 +15,16 @@
 
 namespace gputwin {
 
+inline constexpr const char* kSweepSchema = "gputwin.sweep/1";
+inline constexpr const char* kSweepTaskSchema = "gputwin.sweep-task/1";
+
 [[nodiscard]] std::string sweep_csv(const std::vector<SweepRow>& rows);
-[[nodiscard]] nlohmann::ordered_json sweep_json(const std::string& sweep_name, const std::vector<SweepRow>& rows);
+[[nodiscard]] nlohmann::ordered_json sweep_json(const std::string& sweep_name,
+                                                const std::vector<SweepRow>& rows);
 [[nodiscard]] nlohmann::ordered_json sweep_row_json(const SweepRow& row);
+// One array task's result (schema gputwin.sweep-task/1): the sweep file and the task's row.
+[[nodiscard]] nlohmann::ordered_json sweep_task_json(const std::string& sweep_file, const SweepRow& row);
+// The row of a sweep_task_json document.
 [[nodiscard]] Result<SweepRow> sweep_row_from_json(const std::string& text, const std::string& source);
 
 }  // namespace gputwin

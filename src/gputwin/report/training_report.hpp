@@ -13,7 +13,7 @@
 #include "gputwin/perf/training.hpp"
 #include "gputwin/perf/training_search.hpp"
 #include "gputwin/perf/training_sizing.hpp"
-#include "gputwin/perf/workload_fit.hpp"
+#include "gputwin/plan/workload_fit.hpp"
 
 namespace gputwin {
 

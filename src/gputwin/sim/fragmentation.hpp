@@ -5,9 +5,9 @@
 //   double frag = node_fragmentation(typical, cluster, node.cpu_left, node.gpu_left, node.model);
 //
 // For each typical pod t (probability p_t): if t needs GPUs of a model the node lacks, or cannot fit (too few
-// GPUs with t's milli left, or too little CPU), all of the node's free GPU milli is fragment for t; if t fits,
-// only the free milli on GPUs with less than t's milli left is. CPU-only typical pods count all free GPU milli.
-// The node's fragmentation is sum_t p_t x fragment_t.
+// GPUs with t's milli left, or too little CPU), all of the node's free GPU milli is fragment for t; if t
+// fits, only the free milli on GPUs with less than t's milli left is. CPU-only typical pods count all free
+// GPU milli. The node's fragmentation is sum_t p_t x fragment_t.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gputwin/sim/share_cluster.hpp"
-#include "gputwin/sim/workload.hpp"
+#include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 

@@ -24,7 +24,7 @@
 
 #include "gputwin/sim/mig_pool.hpp"
 #include "gputwin/sim/queue_policy.hpp"
-#include "gputwin/sim/workload.hpp"
+#include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 

@@ -1,7 +1,7 @@
 // Replays with jobs on MIG slices: small cases whose outcome follows from the MIG rules by hand.
 #include <gtest/gtest.h>
 
-#include "gputwin/design/design_test_support.hpp"
+#include "gputwin/catalog/catalog_test_support.hpp"
 #include "gputwin/sim/replay.hpp"
 
 namespace gputwin {
@@ -9,7 +9,9 @@ namespace {
 
 using testing::bundled_catalog;
 
-const MigProfileSet& a100_80gb() { return bundled_catalog().get<MigProfileSet>("a100-80gb"); }
+const MigProfileSet& a100_80gb() {
+  return bundled_catalog().get<MigProfileSet>("a100-80gb");
+}
 
 JobSpec slice_job(const std::string& id, double submit, const std::string& profile, double duration) {
   JobSpec job;
@@ -29,8 +31,8 @@ JobSpec gpu_job(const std::string& id, double submit, int gpus, double duration)
   return job;
 }
 
-ReplayResult run(const std::vector<JobSpec>& jobs, std::optional<MigPool> mig, const std::string& policy = "fifo",
-                 GpuPool whole = GpuPool::uniform(1, 8)) {
+ReplayResult run(const std::vector<JobSpec>& jobs, std::optional<MigPool> mig,
+                 const std::string& policy = "fifo", GpuPool whole = GpuPool::uniform(1, 8)) {
   ReplayOptions options;
   options.interval = 100;
   return replay(jobs, std::move(whole), std::move(mig), *make_queue_policy(policy), options);
@@ -62,9 +64,9 @@ TEST(MigReplay, EightGpusRunFiftySixOneSliceJobsAndTheNextWaits) {
 }
 
 TEST(MigReplay, TwoHalvesStrandTheSeventhSlice) {
-  const ReplayResult result =
-      run({slice_job("a", 0, "3g.40gb", 100), slice_job("b", 0, "3g.40gb", 100), slice_job("c", 0, "1g.10gb", 10)},
-          MigPool(a100_80gb(), 1));
+  const ReplayResult result = run({slice_job("a", 0, "3g.40gb", 100), slice_job("b", 0, "3g.40gb", 100),
+                                   slice_job("c", 0, "1g.10gb", 10)},
+                                  MigPool(a100_80gb(), 1));
   EXPECT_EQ(result.outcomes[0].start, 0);
   EXPECT_EQ(result.outcomes[1].start, 0);
   EXPECT_EQ(result.outcomes[2].start, 100);  // a free compute slice, but no free memory slot
@@ -118,7 +120,8 @@ TEST(MigReplay, WithoutMigJobsTheResultIsUnchanged) {
   const ReplayResult with_pool =
       replay(jobs, GpuPool::uniform(1, 4), MigPool(a100_80gb(), 8), *make_queue_policy("easy"), options);
   ASSERT_EQ(plain.outcomes.size(), with_pool.outcomes.size());
-  for (std::size_t i = 0; i < jobs.size(); ++i) EXPECT_EQ(plain.outcomes[i].start, with_pool.outcomes[i].start);
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    EXPECT_EQ(plain.outcomes[i].start, with_pool.outcomes[i].start);
   EXPECT_EQ(plain.utilisation, with_pool.utilisation);
   EXPECT_EQ(with_pool.mig->utilisation, 0);
 }

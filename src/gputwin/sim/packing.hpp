@@ -1,7 +1,7 @@
 // The FGD paper's packing experiment: pods arrive one by one (shuffled with a seed, inflated by sampling with
-// replacement until the GPU demand reaches `inflate` x capacity), each is placed by a policy or fails, nothing
-// leaves. The result is the GPU allocation ratio, the fragmentation amount and the fragmentation ratio at each
-// whole percent of arrived GPU demand, bucketed as the paper's analysis scripts do.
+// replacement until the GPU demand reaches `inflate` x capacity), each is placed by a policy or fails,
+// nothing leaves. The result is the GPU allocation ratio, the fragmentation amount and the fragmentation
+// ratio at each whole percent of arrived GPU demand, bucketed as the paper's analysis scripts do.
 //
 //   PackingResult r = run_packing(nodes, pods, parameters, "fgd", 42);
 //   r.allocation_percent_by_arrived_percent[100];   // % of GPU capacity allocated when demand reached 100 %
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gputwin/sim/placement_policy.hpp"
-#include "gputwin/sim/workload.hpp"
+#include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 

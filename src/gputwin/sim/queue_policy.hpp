@@ -1,16 +1,19 @@
-// Queueing policies for trace replay: which waiting jobs start when GPUs free up. Each is one small type behind
-// one interface, chosen by name.
+// Queueing policies for trace replay: which waiting jobs start when GPUs free up. Each is one small type
+// behind one interface, chosen by name.
 //
 //   std::unique_ptr<QueuePolicy> policy = make_queue_policy("easy");   // fifo | sjf | easy | fair
 //   policy->schedule(view);   // called by the replay engine after every batch of events
 //
 // - fifo: arrival order; the first job that does not fit blocks the rest (no backfill).
-// - sjf: shortest run time first (the trace's recorded duration: an oracle, as in trace studies); any job that
+// - sjf: shortest run time first (the trace's recorded duration: an oracle, as in trace studies); any job
+// that
 //   fits starts, so large jobs can wait long.
-// - easy: EASY backfill (Lifka 1995): arrival order; when the head job does not fit it gets a reservation at the
-//   earliest time enough GPUs free up (from running jobs' requested times, or durations when unknown); later jobs
-//   start now if they fit and end before that time, or use only GPUs the head job will not need.
-// - fair: fair share across groups (virtual clusters) or users: jobs of the group with the least GPUs in use per
+// - easy: EASY backfill (Lifka 1995): arrival order; when the head job does not fit it gets a reservation at
+// the
+//   earliest time enough GPUs free up (from running jobs' requested times, or durations when unknown); later
+//   jobs start now if they fit and end before that time, or use only GPUs the head job will not need.
+// - fair: fair share across groups (virtual clusters) or users: jobs of the group with the least GPUs in use
+// per
 //   share go first; any job that fits starts.
 #pragma once
 
@@ -20,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gputwin/sim/workload.hpp"
+#include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 
@@ -37,10 +40,11 @@ class SchedulerView {
   [[nodiscard]] virtual std::vector<std::pair<double, int>> expected_releases() const = 0;
   // GPUs in use by the jobs of a fair-share key (group or user), and that key's share.
   [[nodiscard]] virtual double usage_per_share(const JobSpec& job) const = 0;
-  // The same for waiting job `index`; views that number fair-share keys override it to skip the lookup by name.
+  // The same for waiting job `index`; views that number fair-share keys override it to skip the lookup by
+  // name.
   [[nodiscard]] virtual double job_usage_per_share(int index) const { return usage_per_share(job(index)); }
-  // Visits expected_releases() in ascending order (time, then GPUs) until `visit` returns true. This sorts them;
-  // views that keep them sorted override it, so a reservation costs the releases it needs, not a sort.
+  // Visits expected_releases() in ascending order (time, then GPUs) until `visit` returns true. This sorts
+  // them; views that keep them sorted override it, so a reservation costs the releases it needs, not a sort.
   virtual void visit_releases_in_order(const std::function<bool(double time, int gpus)>& visit) const;
   [[nodiscard]] virtual int scan_depth() const = 0;  // waiting jobs a pass may look at beyond the head
   // Starts the job when its GPUs can be placed now; false otherwise.
@@ -58,7 +62,8 @@ class QueuePolicy {
 [[nodiscard]] std::unique_ptr<QueuePolicy> make_queue_policy(std::string_view name);
 [[nodiscard]] std::vector<std::string> queue_policy_names();
 
-// The time a job is expected to run, as a scheduler knows it: the user's request when given, else the duration.
+// The time a job is expected to run, as a scheduler knows it: the user's request when given, else the
+// duration.
 [[nodiscard]] double expected_run_time(const JobSpec& job);
 
 }  // namespace gputwin

@@ -1,5 +1,6 @@
-// Trace replay: jobs arrive, wait in a queue, start when a queue policy places their GPUs (gang-scheduled), and
-// leave when done. A discrete-event simulation on a simulated clock; no randomness, so results are exact repeats.
+// Trace replay: jobs arrive, wait in a queue, start when a queue policy places their GPUs (gang-scheduled),
+// and leave when done. A discrete-event simulation on a simulated clock; no randomness, so results are exact
+// repeats.
 //
 //   GpuPool pool = GpuPool::uniform(550, 8);
 //   ReplayResult result = replay(jobs, pool, *make_queue_policy("easy"), ReplayOptions{});
@@ -9,8 +10,8 @@
 //   ReplayResult mixed = replay(jobs, GpuPool::uniform(542, 8), std::move(mig), *policy, ReplayOptions{});
 //   mixed.mig->utilisation, mixed.mig->mean_stranded_slices, mixed.intervals[i].mig_utilisation, ...
 //
-// Jobs with a mig_profile run on one slice of a MIG-mode GPU, in a queue of their own (MigPartition, ordered by
-// the same policy); all other jobs on whole GPUs of the pool, exactly as without MIG.
+// Jobs with a mig_profile run on one slice of a MIG-mode GPU, in a queue of their own (MigPartition, ordered
+// by the same policy); all other jobs on whole GPUs of the pool, exactly as without MIG.
 #pragma once
 
 #include <map>
@@ -21,15 +22,15 @@
 #include "gputwin/sim/gpu_pool.hpp"
 #include "gputwin/sim/mig_pool.hpp"
 #include "gputwin/sim/queue_policy.hpp"
-#include "gputwin/sim/workload.hpp"
+#include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 
 struct ReplayOptions {
-  double interval = 3600;         // seconds per row of the metrics-over-time table
-  int scan_depth = 500;           // waiting jobs a pass looks at past the head (Slurm's bf_max_job_test default)
-  double slowdown_bound = 10;     // seconds: bounded slowdown = max(1, (wait + run) / max(run, bound))
-  bool fair_share_by_user = false;  // fair share over users instead of groups (virtual clusters)
+  double interval = 3600;      // seconds per row of the metrics-over-time table
+  int scan_depth = 500;        // waiting jobs a pass looks at past the head (Slurm's bf_max_job_test default)
+  double slowdown_bound = 10;  // seconds: bounded slowdown = max(1, (wait + run) / max(run, bound))
+  bool fair_share_by_user = false;       // fair share over users instead of groups (virtual clusters)
   std::map<std::string, double> shares;  // fair-share weights by group or user; missing = 1
 };
 
@@ -41,10 +42,10 @@ struct JobOutcome {
 
 struct IntervalMetrics {
   double start = 0;
-  double utilisation = 0;     // busy GPU-seconds / (GPUs x interval)
-  double queue_length = 0;    // time-averaged waiting jobs
-  double running = 0;         // time-averaged running jobs
-  double stranded_gpus = 0;   // time-averaged free GPUs on partly used nodes (fragmentation)
+  double utilisation = 0;          // busy GPU-seconds / (GPUs x interval)
+  double queue_length = 0;         // time-averaged waiting jobs
+  double running = 0;              // time-averaged running jobs
+  double stranded_gpus = 0;        // time-averaged free GPUs on partly used nodes (fragmentation)
   double mig_utilisation = 0;      // busy compute slice-seconds / (MIG-mode compute slices x interval)
   double mig_stranded_slices = 0;  // time-averaged idle compute slices no MIG job can get (MIG fragmentation)
   int submitted = 0;
@@ -83,13 +84,14 @@ struct MigReplayMetrics {
 
 struct ReplayResult {
   std::string policy;
-  int jobs = 0;        // replayed
+  int jobs = 0;  // replayed
   int completed = 0;
   std::map<std::string, int> rejected;  // reason -> jobs not replayed
   Summary wait;
   Summary jct;
   Summary bounded_slowdown;
-  // The same measures as the trace recorded them (jobs with a recorded wait, e.g. SWF field 3); 0 jobs = none.
+  // The same measures as the trace recorded them (jobs with a recorded wait, e.g. SWF field 3); 0 jobs =
+  // none.
   int recorded_jobs = 0;
   Summary recorded_wait;
   Summary recorded_bounded_slowdown;
@@ -106,8 +108,8 @@ struct ReplayResult {
 
 [[nodiscard]] ReplayResult replay(const std::vector<JobSpec>& jobs, GpuPool pool, const QueuePolicy& policy,
                                   const ReplayOptions& options);
-// The same with MIG-mode GPUs; `mig` empty is the call above. Jobs with a mig_profile and no MIG-mode GPUs, or a
-// profile those GPUs cannot host, are counted in `rejected`.
+// The same with MIG-mode GPUs; `mig` empty is the call above. Jobs with a mig_profile and no MIG-mode GPUs,
+// or a profile those GPUs cannot host, are counted in `rejected`.
 [[nodiscard]] ReplayResult replay(const std::vector<JobSpec>& jobs, GpuPool pool, std::optional<MigPool> mig,
                                   const QueuePolicy& policy, const ReplayOptions& options);
 

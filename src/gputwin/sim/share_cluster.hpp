@@ -1,4 +1,5 @@
-// Cluster state for GPU-sharing placement: per node the CPU and memory left and the milli-GPUs left on each GPU.
+// Cluster state for GPU-sharing placement: per node the CPU and memory left and the milli-GPUs left on each
+// GPU.
 //
 //   ShareCluster cluster(nodes);                 // from the openb node list or a designed cluster
 //   if (cluster.fits(n, pod)) cluster.place(pod, {n, cluster.best_fit_gpus(n, pod)});
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "gputwin/sim/workload.hpp"
+#include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 
@@ -22,7 +23,7 @@ struct ShareNode {
   int model_id = -1;
   std::int64_t cpu_left = 0;
   std::int64_t memory_left = 0;
-  std::vector<int> gpu_left;  // milli-GPUs left per GPU, by device index
+  std::vector<int> gpu_left;   // milli-GPUs left per GPU, by device index
   std::uint32_t affinity = 0;  // kinds of GPU pods placed here (see affinity_bit), for GpuClustering
   int rank = 0;                // tie-break order: among equal scores the smallest rank wins
   std::uint64_t version = 0;   // bumped on every change, to invalidate cached scores
@@ -52,7 +53,8 @@ class ShareCluster {
 
   [[nodiscard]] bool allows_model(const ShareNode& node, const PodSpec& pod) const;
   [[nodiscard]] bool fits(int node, const PodSpec& pod) const;
-  // GPUs a pod gets on a node by best fit: the fullest GPU that fits for a share, lowest-index free GPUs otherwise.
+  // GPUs a pod gets on a node by best fit: the fullest GPU that fits for a share, lowest-index free GPUs
+  // otherwise.
   [[nodiscard]] std::vector<int> best_fit_gpus(int node, const PodSpec& pod) const;
   [[nodiscard]] std::vector<int> lowest_free_gpus(int node, int count) const;
 

@@ -1,6 +1,6 @@
-// A sweep: a grid of trace replays (designs x policies x trace variants x seeds) run task by task and gathered
-// into one table. The grid comes from a YAML file (docs/sweep.md); each task is independent, so tasks can run on
-// local threads or as the tasks of a Slurm job array, and give the same rows either way.
+// A sweep: a grid of trace replays (designs x policies x trace variants x seeds) run task by task and
+// gathered into one table. The grid comes from a YAML file (docs/sweep.md); each task is independent, so
+// tasks can run on local threads or as the tasks of a Slurm job array, and give the same rows either way.
 //
 //   Result<SweepSpec> sweep = load_sweep("policies.yaml");
 //   std::vector<SweepTask> tasks = sweep_tasks(sweep.value());        // in a fixed order; task i is tasks[i]
@@ -15,7 +15,7 @@
 #include "gputwin/core/error.hpp"
 #include "gputwin/sim/gpu_pool.hpp"
 #include "gputwin/sim/replay.hpp"
-#include "gputwin/sim/workload.hpp"
+#include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 
@@ -77,10 +77,10 @@ struct SweepRow {
 
 // Designs outermost, then policies, variants, seeds.
 [[nodiscard]] std::vector<SweepTask> sweep_tasks(const SweepSpec& sweep);
-[[nodiscard]] std::vector<JobSpec> apply_variant(const std::vector<JobSpec>& jobs, const TraceVariant& variant,
-                                                 std::uint64_t seed);
-[[nodiscard]] SweepRow run_sweep_task(const SweepSpec& sweep, const SweepTask& task, const std::vector<JobSpec>& jobs,
-                                      const GpuPool& pool);
+[[nodiscard]] std::vector<JobSpec> apply_variant(const std::vector<JobSpec>& jobs,
+                                                 const TraceVariant& variant, std::uint64_t seed);
+[[nodiscard]] SweepRow run_sweep_task(const SweepSpec& sweep, const SweepTask& task,
+                                      const std::vector<JobSpec>& jobs, const GpuPool& pool);
 // Every task, on up to `threads` threads; `pools[d]` is design d's cluster. Rows in task order, whatever the
 // threads' timing.
 [[nodiscard]] std::vector<SweepRow> run_sweep(const SweepSpec& sweep, const std::vector<JobSpec>& jobs,

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "gputwin/core/error.hpp"
-#include "gputwin/sim/workload.hpp"
+#include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 
@@ -46,19 +46,20 @@ struct SwfTrace {
 
 // gputwin's job CSV (docs/jobs-format.md): id,submit_time,duration,gpus and optional columns by header name.
 // Unlike the foreign readers, any bad value is an error: this format is written by us or by hand, not
-// replayed as found. A mig_profile must look like a profile name ("1g.10gb"); when `known_mig_profiles` is not
-// empty (the profiles of the replay's MIG-mode GPUs) it must also be one of them.
-[[nodiscard]] Result<TraceRows<JobSpec>> read_job_csv(const std::string& path,
-                                                      const std::vector<std::string>& known_mig_profiles = {});
-[[nodiscard]] Result<TraceRows<JobSpec>> parse_job_csv(const std::string& text, const std::string& name,
-                                                       const std::vector<std::string>& known_mig_profiles = {});
+// replayed as found. A mig_profile must look like a profile name ("1g.10gb"); when `known_mig_profiles` is
+// not empty (the profiles of the replay's MIG-mode GPUs) it must also be one of them.
+[[nodiscard]] Result<TraceRows<JobSpec>> read_job_csv(
+    const std::string& path, const std::vector<std::string>& known_mig_profiles = {});
+[[nodiscard]] Result<TraceRows<JobSpec>> parse_job_csv(
+    const std::string& text, const std::string& name,
+    const std::vector<std::string>& known_mig_profiles = {});
 // Sorts by submit time (ties in file order), then moves the clock so the first job arrives at 0: what every
 // reader of a foreign trace does before returning.
 void order_from_first_submit(std::vector<JobSpec>& jobs);
 
 // Writes every column, numbers in shortest round-trip form, so read_job_csv gives back the same jobs; the
-// mig_profile column only when some job asks for a MIG slice. Text fields may hold commas and quotes (they are
-// quoted) but not line breaks.
+// mig_profile column only when some job asks for a MIG slice. Text fields may hold commas and quotes (they
+// are quoted) but not line breaks.
 void write_job_csv(const std::vector<JobSpec>& jobs, std::ostream& out);
 
 }  // namespace gputwin

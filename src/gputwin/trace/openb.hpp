@@ -1,17 +1,20 @@
-// Readers for the Alibaba "openb" GPU cluster trace (clusterdata cluster-trace-gpu-v2023), used by the FGD paper.
+// Readers for the Alibaba "openb" GPU cluster trace (clusterdata cluster-trace-gpu-v2023), used by the FGD
+// paper.
 //
 //   Result<TraceRows<NodeSpec>> nodes = read_openb_nodes("openb_node_list_gpu_node.csv");
 //   Result<TraceRows<PodSpec>> pods = read_openb_pods("openb_pod_list_default.csv");
 //
-// Nodes: sn,cpu_milli,memory_mib,gpu,model. Pods: the 11-column file (name,cpu_milli,memory_mib,num_gpu,gpu_milli,
+// Nodes: sn,cpu_milli,memory_mib,gpu,model. Pods: the 11-column file
+// (name,cpu_milli,memory_mib,num_gpu,gpu_milli,
 // gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time) or its 5-column form (name,cpu_milli,
-// memory_mib,num_gpu,gpu_milli); columns are found by header name. gpu_spec lists allowed models split by '|'.
+// memory_mib,num_gpu,gpu_milli); columns are found by header name. gpu_spec lists allowed models split by
+// '|'.
 #pragma once
 
 #include <string>
 
 #include "gputwin/core/error.hpp"
-#include "gputwin/sim/workload.hpp"
+#include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 

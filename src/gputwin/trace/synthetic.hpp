@@ -4,9 +4,9 @@
 //   std::vector<JobSpec> jobs = generate_jobs(shape, {.cluster_gpus = 100000, .jobs = 1000000, .days = 365,
 //                                                     .load = 0.8, .seed = 1});
 //
-// GPU counts follow the shape's shares; durations are lognormal; arrivals are a Poisson process over the horizon.
-// To reach the offered load (GPU-seconds asked / GPU-seconds available) on a cluster larger than the trace's,
-// GPU counts are first scaled by a power of two, then durations by the remaining factor.
+// GPU counts follow the shape's shares; durations are lognormal; arrivals are a Poisson process over the
+// horizon. To reach the offered load (GPU-seconds asked / GPU-seconds available) on a cluster larger than the
+// trace's, GPU counts are first scaled by a power of two, then durations by the remaining factor.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gputwin/core/error.hpp"
-#include "gputwin/sim/workload.hpp"
+#include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 
@@ -35,6 +35,7 @@ struct SyntheticOptions {
 };
 
 [[nodiscard]] Result<SyntheticShape> load_synthetic_shape(const std::string& path);
-[[nodiscard]] std::vector<JobSpec> generate_jobs(const SyntheticShape& shape, const SyntheticOptions& options);
+[[nodiscard]] std::vector<JobSpec> generate_jobs(const SyntheticShape& shape,
+                                                 const SyntheticOptions& options);
 
 }  // namespace gputwin

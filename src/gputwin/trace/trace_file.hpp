@@ -4,8 +4,8 @@
 //   Result<LoadedTrace> trace = read_trace("philly.csv");            // format "auto"
 //   Result<LoadedTrace> mine = read_trace("jobs.csv", "jobs", {"1g.10gb", ...});
 //
-// Formats: philly, swf, helios, jobs (docs/jobs-format.md), sacct (docs/sacct-import.md). "auto" tells them apart:
-// SWF by the .swf extension, CSVs by their header, sacct by its "JobID|" header or a JSON document.
+// Formats: philly, swf, helios, jobs (docs/jobs-format.md), sacct (docs/sacct-import.md). "auto" tells them
+// apart: SWF by the .swf extension, CSVs by their header, sacct by its "JobID|" header or a JSON document.
 #pragma once
 
 #include <map>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gputwin/core/error.hpp"
-#include "gputwin/sim/workload.hpp"
+#include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 

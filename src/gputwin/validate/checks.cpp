@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "gputwin/sim/mig.hpp"
+#include "gputwin/catalog/mig_rules.hpp"
 
 namespace gputwin::validate {
 namespace {

@@ -1,4 +1,4 @@
-#include "gputwin/report/slurm_config.hpp"
+#include "gputwin/export/slurm_config.hpp"
 
 #include <fmt/format.h>
 
@@ -32,20 +32,23 @@ std::string node_line(const System& system, const std::string& nodes) {
   const int threads = std::max(1, system.cpu_threads_per_core);
   if (system.cpu_cores > 0) line += fmt::format(" CPUs={}", system.cpu_cores * threads);
   if (system.cpu_sockets > 0 && system.cpu_cores > 0) {
-    line += fmt::format(" Boards=1 SocketsPerBoard={} CoresPerSocket={} ThreadsPerCore={}", system.cpu_sockets,
-                        system.cpu_cores / system.cpu_sockets, threads);
+    line += fmt::format(" Boards=1 SocketsPerBoard={} CoresPerSocket={} ThreadsPerCore={}",
+                        system.cpu_sockets, system.cpu_cores / system.cpu_sockets, threads);
   }
   if (system.system_memory) {
     line += fmt::format(" RealMemory={:.0f}", std::floor(system.system_memory->base() / kBytesPerMebibyte));
   }
-  if (system.accelerators > 0) line += fmt::format(" Gres=gpu:{}:{}", system.accelerator, system.accelerators);
+  if (system.accelerators > 0)
+    line += fmt::format(" Gres=gpu:{}:{}", system.accelerator, system.accelerators);
   return line + " State=UNKNOWN\n";
 }
 
-std::string slurm_conf(const Cluster& cluster, const System& system, const std::string& nodes, bool topology) {
+std::string slurm_conf(const Cluster& cluster, const System& system, const std::string& nodes,
+                       bool topology) {
   std::string text = header(cluster, "nodes, GPUs and partition");
-  text += "# Merge into slurm.conf; RealMemory is the catalog's memory: lower it by what the OS keeps, or\n"
-          "# slurmd drains a node that registers with less (unless SlurmdParameters=config_overrides).\n";
+  text +=
+      "# Merge into slurm.conf; RealMemory is the catalog's memory: lower it by what the OS keeps, or\n"
+      "# slurmd drains a node that registers with less (unless SlurmdParameters=config_overrides).\n";
   if (system.accelerators > 0) text += "GresTypes=gpu\n";
   if (topology) text += "TopologyPlugin=topology/tree\n";
   text += node_line(system, nodes);
@@ -56,9 +59,8 @@ std::string slurm_conf(const Cluster& cluster, const System& system, const std::
 std::string gres_conf(const Cluster& cluster, const System& system, const std::string& nodes) {
   std::string text = header(cluster, "GPUs");
   if (system.accelerators == 0) return text + "# the nodes have no GPUs\n";
-  const std::string files = system.accelerators == 1
-                                ? "/dev/nvidia0"
-                                : fmt::format("/dev/nvidia[0-{}]", system.accelerators - 1);
+  const std::string files =
+      system.accelerators == 1 ? "/dev/nvidia0" : fmt::format("/dev/nvidia[0-{}]", system.accelerators - 1);
   return text + fmt::format("NodeName={} Name=gpu Type={} File={}\n", nodes, system.accelerator, files);
 }
 
@@ -94,13 +96,14 @@ std::string topology_conf(const Cluster& cluster) {
   std::string text = header(cluster, "compute fabric as a switch tree (topology/tree)");
   const Fabric* fabric = cluster.fabric(NetworkRole::compute);
   if (fabric == nullptr) return text + "# no compute fabric\n";
-  text += "# Switches of a tier that reach the same nodes are one logical switch (topology/tree needs a tree).\n";
+  text +=
+      "# Switches of a tier that reach the same nodes are one logical switch (topology/tree needs a tree).\n";
   // Lower neighbours of every switch, from the link bundles (device_a is the lower end).
   std::map<int, std::set<int>> below;
   for (const LinkBundle& bundle : fabric->bundles) below[bundle.device_b].insert(bundle.device_a);
   std::map<int, std::vector<std::string>> children;  // switch device -> child names at the level below
-  std::map<int, std::size_t> written_as;              // switch device -> its logical switch (index in `written`)
-  std::vector<std::string> written;                   // logical switch names in the order written
+  std::map<int, std::size_t> written_as;  // switch device -> its logical switch (index in `written`)
+  std::vector<std::string> written;       // logical switch names in the order written
   for (const Tier tier : {Tier::leaf, Tier::spine, Tier::core}) {
     children.clear();
     for (const int device : fabric->switches[static_cast<int>(tier)]) {
@@ -134,12 +137,14 @@ std::string topology_conf(const Cluster& cluster) {
 
 }  // namespace
 
-SlurmConfig slurm_config(const Cluster& cluster, const Catalog& catalog) {
+ExportFiles slurm_config(const Cluster& cluster, const Catalog& catalog) {
   const System& system = catalog.get<System>(cluster.node_system);
   const std::string nodes = compress_hostlist(node_names(cluster));
   const Fabric* compute = cluster.fabric(NetworkRole::compute);
   const bool topology = compute != nullptr && compute->switches_in(Tier::leaf) > 0;
-  return {slurm_conf(cluster, system, nodes, topology), gres_conf(cluster, system, nodes), topology_conf(cluster)};
+  return {{{"slurm.conf", slurm_conf(cluster, system, nodes, topology)},
+           {"gres.conf", gres_conf(cluster, system, nodes)},
+           {"topology.conf", topology_conf(cluster)}}};
 }
 
 }  // namespace gputwin

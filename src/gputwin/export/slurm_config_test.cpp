@@ -1,4 +1,4 @@
-#include "gputwin/report/slurm_config.hpp"
+#include "gputwin/export/slurm_config.hpp"
 
 #include <gtest/gtest.h>
 
@@ -36,7 +36,8 @@ std::map<std::string, TopologySwitch> read_topology(const std::string& text) {
     const auto children = expand_hostlist(children_word.substr(equals + 1));
     EXPECT_TRUE(children.ok()) << children.error_text();
     if (!children.ok()) continue;
-    (children_word.rfind("Nodes=", 0) == 0 ? switches[name].nodes : switches[name].switches) = children.value();
+    (children_word.rfind("Nodes=", 0) == 0 ? switches[name].nodes : switches[name].switches) =
+        children.value();
   }
   return switches;
 }
@@ -53,7 +54,8 @@ void expect_a_tree(const Cluster& cluster, const std::map<std::string, TopologyS
     }
   }
   EXPECT_EQ(static_cast<int>(leaf_of_node.size()), cluster.nodes);
-  for (const auto& [node, count] : leaf_of_node) EXPECT_EQ(count, 1) << node << " is under " << count << " leaves";
+  for (const auto& [node, count] : leaf_of_node)
+    EXPECT_EQ(count, 1) << node << " is under " << count << " leaves";
   int roots = 0;
   for (const auto& [name, entry] : tree) roots += parents.contains(name) ? 0 : 1;
   EXPECT_EQ(roots, 1);
@@ -61,31 +63,35 @@ void expect_a_tree(const Cluster& cluster, const std::map<std::string, TopologyS
 
 TEST(SlurmConfig, SuperPodNodesGpusAndScalableUnitsAsLeaves) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
-  const SlurmConfig files = slurm_config(cluster, bundled_catalog());
+  const ExportFiles files = slurm_config(cluster, bundled_catalog());
   // DGX H100: 2 x 56 cores, 2 threads each, 2 TB (1,907,348 MiB), 8 H100.
-  EXPECT_NE(files.slurm_conf.find("NodeName=node-[001-127] CPUs=224 Boards=1 SocketsPerBoard=2 CoresPerSocket=56 "
-                                  "ThreadsPerCore=2 RealMemory=1907348 Gres=gpu:h100-sxm:8 State=UNKNOWN\n"),
+  EXPECT_NE(files.text("slurm.conf")
+                .find("NodeName=node-[001-127] CPUs=224 Boards=1 SocketsPerBoard=2 CoresPerSocket=56 "
+                      "ThreadsPerCore=2 RealMemory=1907348 Gres=gpu:h100-sxm:8 State=UNKNOWN\n"),
             std::string::npos)
-      << files.slurm_conf;
-  EXPECT_NE(files.slurm_conf.find("PartitionName=gpu Nodes=node-[001-127] Default=YES"), std::string::npos);
-  EXPECT_NE(files.slurm_conf.find("TopologyPlugin=topology/tree\n"), std::string::npos);
-  EXPECT_NE(files.gres_conf.find("NodeName=node-[001-127] Name=gpu Type=h100-sxm File=/dev/nvidia[0-7]\n"),
-            std::string::npos)
-      << files.gres_conf;
-  const auto tree = read_topology(files.topology_conf);
+      << files.text("slurm.conf");
+  EXPECT_NE(files.text("slurm.conf").find("PartitionName=gpu Nodes=node-[001-127] Default=YES"),
+            std::string::npos);
+  EXPECT_NE(files.text("slurm.conf").find("TopologyPlugin=topology/tree\n"), std::string::npos);
+  EXPECT_NE(
+      files.text("gres.conf").find("NodeName=node-[001-127] Name=gpu Type=h100-sxm File=/dev/nvidia[0-7]\n"),
+      std::string::npos)
+      << files.text("gres.conf");
+  const auto tree = read_topology(files.text("topology.conf"));
   expect_a_tree(cluster, tree);
   // Four SUs (the 8 rail leaves of each reach the same 32 nodes; the 4th has 31) under one spine group.
-  ASSERT_EQ(tree.size(), 5u) << files.topology_conf;
+  ASSERT_EQ(tree.size(), 5u) << files.text("topology.conf");
   EXPECT_EQ(tree.at("compute-leaf-group-1").nodes.size(), 32u);
   EXPECT_EQ(tree.at("compute-leaf-group-4").nodes.size(), 31u);
   EXPECT_EQ(tree.at("compute-spine-group-1").switches.size(), 4u);
-  EXPECT_NE(files.topology_conf.find("# compute-leaf-group-2 = compute-leaf-su2-rail[1-8] (8 switches)"),
-            std::string::npos);
+  EXPECT_NE(
+      files.text("topology.conf").find("# compute-leaf-group-2 = compute-leaf-su2-rail[1-8] (8 switches)"),
+      std::string::npos);
 }
 
 TEST(SlurmConfig, ThreeTierFabricIsStillOneTree) {
   const Cluster cluster = plan_file("examples/h100-100k-three-tier.yaml");
-  const auto tree = read_topology(slurm_config(cluster, bundled_catalog()).topology_conf);
+  const auto tree = read_topology(slurm_config(cluster, bundled_catalog()).text("topology.conf"));
   expect_a_tree(cluster, tree);
   int cores = 0;
   for (const auto& [name, entry] : tree) cores += name.find("-core") != std::string::npos ? 1 : 0;
@@ -93,17 +99,19 @@ TEST(SlurmConfig, ThreeTierFabricIsStillOneTree) {
 }
 
 TEST(SlurmConfig, LeafSpineLeavesKeepTheirNamesAndSpinesBecomeOne) {
-  // 16 DGX H100 x 8 ports on 64-port leaves at 1:1: 4 nodes per leaf, 4 leaves, every spine above all of them.
+  // 16 DGX H100 x 8 ports on 64-port leaves at 1:1: 4 nodes per leaf, 4 leaves, every spine above all of
+  // them.
   const Cluster cluster = testing::plan_text(R"(name: leaf-spine
 nodes: {system: dgx-h100, count: 16}
 fabrics:
   compute: {topology: leaf_spine, switch: qm9700, link_speed: 400 Gb/s}
 facility: {rack_power_limit: 42 kW, pdu: px3-5878i2r, cooling: air-standard}
 )");
-  const auto tree = read_topology(slurm_config(cluster, bundled_catalog()).topology_conf);
+  const auto tree = read_topology(slurm_config(cluster, bundled_catalog()).text("topology.conf"));
   expect_a_tree(cluster, tree);
   ASSERT_TRUE(tree.contains("compute-leaf-1"));
-  EXPECT_EQ(tree.at("compute-leaf-1").nodes, (std::vector<std::string>{"node-01", "node-02", "node-03", "node-04"}));
+  EXPECT_EQ(tree.at("compute-leaf-1").nodes,
+            (std::vector<std::string>{"node-01", "node-02", "node-03", "node-04"}));
   EXPECT_EQ(tree.at("compute-spine-group-1").switches.size(), 4u);
 }
 

@@ -6,9 +6,9 @@
 //
 // Each node count tried is designed in full (the spec's fabric, oversubscription and tiers) and timed with
 // the fastest split that fits in memory (search_training); smallest_node_count picks the count, bisecting in
-// the design's purchase unit (a scalable unit of a rail-optimized fabric, the nodes of one leaf otherwise). A workload no
-// design up to `max_gpus` trains in time, an unknown model or a precision the GPU lacks is an error located at
-// the spec field.
+// the design's purchase unit (a scalable unit of a rail-optimized fabric, the nodes of one leaf otherwise). A
+// workload no design up to `max_gpus` trains in time, an unknown model or a precision the GPU lacks is an
+// error located at the spec field.
 #pragma once
 
 #include <vector>

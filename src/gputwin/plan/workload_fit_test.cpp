@@ -1,4 +1,4 @@
-#include "gputwin/perf/workload_fit.hpp"
+#include "gputwin/plan/workload_fit.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,19 +9,23 @@ namespace {
 
 using testing::model_presets;
 
-const testing::PerfSetup& setup() { return testing::perf_setup(); }
+const testing::PerfSetup& setup() {
+  return testing::perf_setup();
+}
 
 std::string spec_text(const std::string& workload, const std::string& oversubscription = "1:1") {
   return R"(name: sized for a workload
 nodes:
   system: dgx-h100
-  workload: )" + workload + R"(
+  workload: )" +
+         workload + R"(
 fabrics:
   compute:
     topology: leaf_spine
     switch: qm9700
     link_speed: 400 Gb/s
-    oversubscription: ")" + oversubscription + R"("
+    oversubscription: ")" +
+         oversubscription + R"("
 facility:
   rack_power_limit: 42 kW
   pdu: px3-5878i2r
@@ -84,8 +88,9 @@ TEST(WorkloadFit, UnknownModelIsLocatedAtTheModelField) {
   ClusterSpec spec = parsed(spec_text("{model: llama9-1t, tokens: 1T, days: 20}"));
   const auto fit = fitted(spec);
   ASSERT_FALSE(fit.ok());
-  EXPECT_NE(fit.error_text().find("workload.yaml:4:21: nodes.workload.model: unknown model 'llama9-1t'; known:"),
-            std::string::npos)
+  EXPECT_NE(
+      fit.error_text().find("workload.yaml:4:21: nodes.workload.model: unknown model 'llama9-1t'; known:"),
+      std::string::npos)
       << fit.error_text();
 }
 

@@ -1,4 +1,4 @@
-#include "gputwin/perf/workload_fit.hpp"
+#include "gputwin/plan/workload_fit.hpp"
 
 #include <algorithm>
 
@@ -40,9 +40,9 @@ SizingTrial try_nodes(const ClusterSpec& spec, const Catalog& catalog, const Wor
   const auto cluster = design_cluster(sized, catalog);
   if (!cluster.ok()) {
     const InputError& first = cluster.errors().front();
-    throw InputFailure(InputError{first.where, first.field,
-                                  "designing " + std::to_string(nodes) + " nodes for the workload: " +
-                                      first.message});
+    throw InputFailure(
+        InputError{first.where, first.field,
+                   "designing " + std::to_string(nodes) + " nodes for the workload: " + first.message});
   }
   const auto hardware = perf_hardware(cluster.value(), catalog);
   if (!hardware.ok()) throw InputFailure(hardware.errors().front());
@@ -74,9 +74,9 @@ WorkloadFit fit(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInpu
   }
   if (fit.target.global_batch == 0) fit.target.global_batch = default_global_batch(fit.target.sequence);
   const TrainingConfig base = base_config(fit.target);
-  const auto search = smallest_node_count(inputs.max_gpus / system.accelerators, fit.target.days, [&](int nodes) {
-    return try_nodes(spec, catalog, inputs, fit.model, base, nodes);
-  });
+  const auto search = smallest_node_count(
+      inputs.max_gpus / system.accelerators, fit.target.days,
+      [&](int nodes) { return try_nodes(spec, catalog, inputs, fit.model, base, nodes); });
   fit.trials = search.trials;
   fit.unit_nodes = search.unit_nodes;
   if (!search.answer) {

@@ -1,0 +1,28 @@
+// The perf data that training, sizing and workload fitting all read: the model presets, the collective cost
+// model and the training model's fitted constants (bundled data files, each figure with its source).
+//
+//   Result<TrainingInputs> inputs = load_training_inputs();            // data/perf/ of the bundled data
+//   const TransformerModel* model = find_model(inputs.value().presets, "llama3-70b");
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gputwin/core/error.hpp"
+#include "gputwin/perf/collectives.hpp"
+#include "gputwin/perf/model.hpp"
+#include "gputwin/perf/training.hpp"
+
+namespace gputwin {
+
+struct TrainingInputs {
+  std::vector<TransformerModel> presets;
+  CollectiveModel collectives;
+  TrainingCalibration calibration;
+};
+
+// Reads models.yaml, nccl-cost-model.yaml and training-model.yaml from `perf_data_dir` (the bundled
+// data/perf/ when empty); the errors of every file that does not load, in that order.
+[[nodiscard]] Result<TrainingInputs> load_training_inputs(const std::string& perf_data_dir = "");
+
+}  // namespace gputwin

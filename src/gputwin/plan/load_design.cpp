@@ -1,0 +1,37 @@
+#include "gputwin/plan/load_design.hpp"
+
+#include <utility>
+
+#include "gputwin/core/data_dir.hpp"
+#include "gputwin/design/design.hpp"
+#include "gputwin/perf/training_inputs.hpp"
+#include "gputwin/spec/cluster_spec.hpp"
+
+namespace gputwin {
+
+Result<Catalog> load_catalog(const CatalogSources& sources) {
+  std::vector<std::string> dirs;
+  if (sources.with_bundled) dirs.push_back(bundled_data_dir() + "/catalog");
+  dirs.insert(dirs.end(), sources.extra_dirs.begin(), sources.extra_dirs.end());
+  return Catalog::load(dirs);
+}
+
+Result<DesignedSpec> load_design(const std::string& spec_path, const Catalog& catalog) {
+  auto spec = load_cluster_spec(spec_path, catalog);
+  if (!spec.ok()) return spec.errors();
+  ClusterSpec sized = std::move(spec).value();
+  std::optional<WorkloadFit> workload_fit;
+  if (sized.workload) {
+    const auto inputs = load_training_inputs();
+    if (!inputs.ok()) return inputs.errors();
+    const TrainingInputs& data = inputs.value();
+    auto fit = fit_workload(sized, catalog, {&data.presets, &data.collectives, &data.calibration});
+    if (!fit.ok()) return fit.errors();
+    workload_fit = std::move(fit).value();
+  }
+  auto cluster = design_cluster(sized, catalog);
+  if (!cluster.ok()) return cluster.errors();
+  return DesignedSpec{std::move(cluster).value(), std::move(workload_fit)};
+}
+
+}  // namespace gputwin
