@@ -24,7 +24,7 @@ while(offset LESS script_bytes)
 endwhile()
 file(WRITE "${OUTPUT}.tmp" "// Generated from ${INPUT} by cmake/embed_chart_js.cmake.\n"
   "#include <string>\n"
-  "#include \"gputwin/report/chart_js_asset.hpp\"\n"
+  "#include \"gputwin/report/html/chart_js_asset.hpp\"\n"
   "namespace gputwin {\n"
   "std::string_view chart_js_bundle() {\n"
   "  static constexpr std::string_view kPieces[] = {\n${pieces}  };\n"

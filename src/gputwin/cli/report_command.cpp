@@ -5,9 +5,9 @@
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
-#include "gputwin/report/chart_js_asset.hpp"
-#include "gputwin/report/html_report.hpp"
-#include "gputwin/report/report_inputs.hpp"
+#include "gputwin/report/html/chart_js_asset.hpp"
+#include "gputwin/report/html/html_report.hpp"
+#include "gputwin/report/html/inputs.hpp"
 
 namespace gputwin::cli {
 namespace {

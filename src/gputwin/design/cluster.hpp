@@ -134,6 +134,7 @@ struct PowerSummary {
   bool typical_from_max = false;
   Power rack_power_limit;    // the spec's facility limit per rack
   Power rack_cooling_limit;  // the most the facility's cooling removes from one rack
+  Power rack_power_ceiling;  // what binds a rack: the cooling's limit when known and lower, else the spec's
   RackSpace rack_units;      // height of every rack
 };
 

@@ -276,6 +276,18 @@ TEST(Costs, TcoIsCapexPlusEnergyAndSupportOverTheLifetime) {
   EXPECT_FALSE(costs.unpriced_parts.empty());  // optics and cables have no price in the example
 }
 
+// What binds a rack: the spec's limit, or the cooling's when it is lower (and known). The model carries it,
+// so drawings and checks read it instead of recomputing it.
+TEST(Power, RackCeilingIsTheLowerOfSpecAndCooling) {
+  EXPECT_EQ(in_kilowatts(rack_power_ceiling(kilowatts(42), kilowatts(30))), 30);
+  EXPECT_EQ(in_kilowatts(rack_power_ceiling(kilowatts(42), kilowatts(80))), 42);
+  EXPECT_EQ(in_kilowatts(rack_power_ceiling(kilowatts(42), Power{})), 42);
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  EXPECT_EQ(cluster.power.rack_power_ceiling,
+            rack_power_ceiling(cluster.power.rack_power_limit, cluster.power.rack_cooling_limit));
+  EXPECT_GT(in_kilowatts(cluster.power.rack_power_ceiling), 0);
+}
+
 TEST(Design, HundredThousandGpusNeedThreeWellFormedTiers) {
   const Cluster cluster = plan_file("examples/h100-100k-three-tier.yaml");
   EXPECT_GE(cluster.gpus, 100000);

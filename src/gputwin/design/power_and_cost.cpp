@@ -43,6 +43,11 @@ int add_pdus(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) 
   return added;
 }
 
+Power rack_power_ceiling(Power rack_power_limit, Power rack_cooling_limit) {
+  const bool cooling_binds = rack_cooling_limit > Power{} && rack_cooling_limit < rack_power_limit;
+  return cooling_binds ? rack_cooling_limit : rack_power_limit;
+}
+
 void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
   const FacilitySpec& facility = spec.facility;
   const Pdu& pdu = catalog.get<Pdu>(facility.pdu);
@@ -52,6 +57,7 @@ void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& c
   power.pue = facility.pue;
   power.rack_power_limit = facility.rack_power_limit;
   power.rack_cooling_limit = cooling.max_rack_power;
+  power.rack_power_ceiling = rack_power_ceiling(power.rack_power_limit, power.rack_cooling_limit);
   power.rack_units = facility.rack_units;
   int over_cooling = 0;
   Power hottest;

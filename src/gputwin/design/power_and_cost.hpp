@@ -23,6 +23,9 @@ inline constexpr double kHoursPerYear = 365.25 * 24.0;  // calendar year, leap y
 int add_pdus(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster);
 // Totals IT, facility and cooling power and warns about racks over their power or cooling limit.
 void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster);
+// The most one rack may draw: the spec's rack power limit, or the cooling's when that is known (non-zero) and
+// lower.
+[[nodiscard]] Power rack_power_ceiling(Power rack_power_limit, Power rack_cooling_limit);
 void build_bom(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster);
 
 [[nodiscard]] int pdus_for(Power rack_load, Power circuit_capacity, PduRedundancy redundancy);

@@ -1,5 +1,5 @@
 // The report's result readers: each schema read into its series, and every kind of wrong file named.
-#include "gputwin/report/report_inputs.hpp"
+#include "gputwin/report/html/inputs.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "gputwin/design/cluster.hpp"
-#include "gputwin/report/report_inputs.hpp"
+#include "gputwin/report/html/inputs.hpp"
 
 namespace gputwin {
 

@@ -1,11 +1,11 @@
-#include "gputwin/report/rack_svg.hpp"
+#include "gputwin/report/html/rack_svg.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 
-#include "gputwin/report/html_text.hpp"
+#include "gputwin/report/html/html_text.hpp"
 
 namespace gputwin {
 namespace {
@@ -83,18 +83,11 @@ std::string unit_numbers(int rack_units) {
 
 }  // namespace
 
-Power rack_power_ceiling(const Cluster& cluster) {
-  const PowerSummary& power = cluster.power;
-  const bool cooling_binds =
-      power.rack_cooling_limit > Power{} && power.rack_cooling_limit < power.rack_power_limit;
-  return cooling_binds ? power.rack_cooling_limit : power.rack_power_limit;
-}
-
 namespace {
 
 // Maximum draw against the rack's ceiling; the bar turns red past it.
 std::string power_bar(const Cluster& cluster, const Rack& rack, double y) {
-  const double limit_kw = in_kilowatts(rack_power_ceiling(cluster));
+  const double limit_kw = in_kilowatts(cluster.power.rack_power_ceiling);
   const double rack_kw = in_kilowatts(rack.power_max);
   const double scale = std::max(limit_kw, rack_kw);
   if (scale <= 0) return "";

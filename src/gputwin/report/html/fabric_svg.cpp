@@ -1,4 +1,4 @@
-#include "gputwin/report/fabric_svg.hpp"
+#include "gputwin/report/html/fabric_svg.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "gputwin/report/html_text.hpp"
+#include "gputwin/report/html/html_text.hpp"
 
 namespace gputwin {
 namespace {

@@ -1,4 +1,4 @@
-#include "gputwin/report/report_charts.hpp"
+#include "gputwin/report/html/charts.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "gputwin/report/report_inputs.hpp"
+#include "gputwin/report/html/inputs.hpp"
 
 #include "gputwin/core/input_file.hpp"
 #include "gputwin/core/json_input.hpp"

@@ -22,10 +22,8 @@ struct RackLayouts {
 };
 
 [[nodiscard]] RackLayouts group_rack_layouts(const Cluster& cluster);
-// The most one rack may draw: the spec's rack power limit, or the cooling's when that is lower.
-[[nodiscard]] Power rack_power_ceiling(const Cluster& cluster);
 [[nodiscard]] std::string floor_plan_svg(const Cluster& cluster, const RackLayouts& layouts);
-// One rack by rack unit (U1 at the bottom), with its maximum power against rack_power_ceiling.
+// One rack by rack unit (U1 at the bottom), with its maximum power against the model's rack power ceiling.
 [[nodiscard]] std::string rack_elevation_svg(const Cluster& cluster, int rack);
 
 }  // namespace gputwin

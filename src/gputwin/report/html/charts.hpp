@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gputwin/design/cluster.hpp"
-#include "gputwin/report/report_inputs.hpp"
+#include "gputwin/report/html/inputs.hpp"
 
 namespace gputwin {
 

@@ -1,14 +1,14 @@
 // The HTML report's structure: everything inline, drawings that add up to the plan, escaped result text, the
 // same bytes for the same inputs. The browser test (tests/browser) checks the rendered page in chromium.
-#include "gputwin/report/html_report.hpp"
+#include "gputwin/report/html/html_report.hpp"
 
 #include <gtest/gtest.h>
 
 #include <regex>
 
 #include "gputwin/design/design_test_support.hpp"
-#include "gputwin/report/fabric_svg.hpp"
-#include "gputwin/report/rack_svg.hpp"
+#include "gputwin/report/html/fabric_svg.hpp"
+#include "gputwin/report/html/rack_svg.hpp"
 
 namespace gputwin {
 namespace {
@@ -98,18 +98,6 @@ TEST(HtmlReport, ChartsOnlyForTheResultsGiven) {
   EXPECT_EQ(html.find("id=\"chart-utilisation\""), std::string::npos);
   EXPECT_EQ(html.find("id=\"simulation\""), std::string::npos);
   EXPECT_NE(html.find("id=\"chart-power\""), std::string::npos);
-}
-
-// Racks are drawn against what binds: the spec's limit, or the cooling's when it is lower (and known).
-TEST(HtmlReport, RackCeilingIsTheLowerOfSpecAndCooling) {
-  Cluster cluster;
-  cluster.power.rack_power_limit = kilowatts(42);
-  cluster.power.rack_cooling_limit = kilowatts(30);
-  EXPECT_EQ(in_kilowatts(rack_power_ceiling(cluster)), 30);
-  cluster.power.rack_cooling_limit = kilowatts(80);
-  EXPECT_EQ(in_kilowatts(rack_power_ceiling(cluster)), 42);
-  cluster.power.rack_cooling_limit = Power{};
-  EXPECT_EQ(in_kilowatts(rack_power_ceiling(cluster)), 42);
 }
 
 }  // namespace

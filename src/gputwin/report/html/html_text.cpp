@@ -1,4 +1,4 @@
-#include "gputwin/report/html_text.hpp"
+#include "gputwin/report/html/html_text.hpp"
 
 #include <fmt/format.h>
 

@@ -1,14 +1,14 @@
-#include "gputwin/report/html_report.hpp"
+#include "gputwin/report/html/html_report.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "gputwin/report/fabric_svg.hpp"
-#include "gputwin/report/html_text.hpp"
+#include "gputwin/report/html/charts.hpp"
+#include "gputwin/report/html/fabric_svg.hpp"
+#include "gputwin/report/html/html_text.hpp"
+#include "gputwin/report/html/rack_svg.hpp"
 #include "gputwin/report/plan_report.hpp"
-#include "gputwin/report/rack_svg.hpp"
-#include "gputwin/report/report_charts.hpp"
 
 namespace gputwin {
 namespace {
@@ -159,8 +159,8 @@ std::string racks_section(const Cluster& cluster) {
       "Bars: "
       "maximum draw against the {} limit of {} kW per rack.</p>",
       cluster.racks.size(), layouts.racks_of_layout.size(),
-      rack_power_ceiling(cluster) < cluster.power.rack_power_limit ? "cooling's" : "facility's",
-      format_number(in_kilowatts(rack_power_ceiling(cluster)), 1));
+      cluster.power.rack_power_ceiling < cluster.power.rack_power_limit ? "cooling's" : "facility's",
+      format_number(in_kilowatts(cluster.power.rack_power_ceiling), 1));
   html += floor_plan_svg(cluster, layouts) + "<div class=\"elevations\">";
   const std::size_t drawn = std::min(kMaxElevations, layouts.racks_of_layout.size());
   for (std::size_t layout = 0; layout < drawn; ++layout)
