@@ -2,7 +2,7 @@
 // (Megatron-LM Table 1, Korthikanti et al. Table 5) with gputwin's prediction and the error, the mean and max
 // per table, and the held-out check (the efficiency curve fitted on one table, the other predicted).
 //
-//   build-train/bench/training_validation      (Markdown tables, pasted into the README)
+//   build-train/bench/training_validation      (Markdown tables, pasted into docs/accuracy.md)
 #include "gputwin/perf/training_validation.hpp"
 
 #include <fmt/format.h>

@@ -17,6 +17,12 @@ namespace gputwin::cli {
 inline constexpr int kInputError = 1;
 inline constexpr int kUsageError = 2;
 
+// Bad usage found while running a command (an option's value, a combination of options): the command prints
+// "<command>: <message>" and exits with kUsageError.
+struct UsageFailure {
+  std::string message;
+};
+
 struct CatalogOptions {
   std::vector<std::string> extra_dirs;
   bool no_bundled = false;

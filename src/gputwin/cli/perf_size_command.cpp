@@ -25,10 +25,6 @@ struct SizeOptions {
   CatalogOptions catalog;
 };
 
-struct UsageFailure {
-  std::string message;
-};
-
 double parse_tokens(const std::string& text) {
   const double tokens = parse_parameter_count(text);
   if (tokens <= 0) {

@@ -28,10 +28,6 @@ struct TrainOptions {
   CatalogOptions catalog;
 };
 
-struct UsageFailure {
-  std::string message;
-};
-
 // A GPT-style shape from flags (4h MLP unless --ffn, biases, learned positions, tied embeddings), as the
 // Megatron papers' models.
 TransformerModel custom_model(const TrainOptions& o) {
@@ -191,7 +187,7 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command->add_flag("--search", o->search,
                     "find the fastest split that fits (tp, pp, cp, dp, vp, micro-batch, recompute, ZeRO)");
   command->add_flag("--explain", o->explain, "how each term was computed");
-  command->add_flag("--json", o->json, "print JSON (schema gputwin.perf-train/1)");
+  command->add_flag("--json", o->json, std::string("print JSON (schema ") + kTrainingSchema + ")");
   add_catalog_options(*command, o->catalog);
   command->callback([o, &exit_code] { exit_code = run_train(*o); });
 }

@@ -229,7 +229,7 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
       ->check(CLI::NonNegativeNumber);
   command->add_option("--fair-share-by", options->fair_share_by, "group | user (default group)")
       ->check(CLI::IsMember({"group", "user"}));
-  command->add_flag("--json", options->json, "print JSON (schema gputwin.replay/1)");
+  command->add_flag("--json", options->json, std::string("print JSON (schema ") + kReplaySchema + ")");
   command->add_option("--csv", options->csv, "write the metrics over time as CSV to this file");
   command
       ->add_option("--mig-nodes", options->mig_nodes,
@@ -328,7 +328,7 @@ void add_packing_command(CLI::App& simulate, int& exit_code) {
       ->add_option("--inflate", options->inflate,
                    "arrived GPU demand as a multiple of capacity (default 1.3)")
       ->check(CLI::PositiveNumber);
-  command->add_flag("--json", options->json, "print JSON (schema gputwin.packing/1)");
+  command->add_flag("--json", options->json, std::string("print JSON (schema ") + kPackingSchema + ")");
   command->callback([options, &exit_code] { exit_code = run_packing_command(*options); });
 }
 

@@ -25,10 +25,6 @@ struct ValidateOptions {
   CatalogOptions catalog;
 };
 
-struct UsageFailure {
-  std::string message;
-};
-
 // "10%", "10 %" or "10" (percent) -> 0.10.
 double parse_margin(const std::string& text) {
   std::string digits = text;

@@ -9,8 +9,12 @@
 namespace gputwin {
 namespace {
 
-std::string milliseconds(double seconds) { return format_number(seconds * 1e3, 2); }
-const char* bound_name(const StepTime& step) { return step.compute_bound() ? "compute" : "memory"; }
+std::string milliseconds(double seconds) {
+  return format_number(seconds * 1e3, 2);
+}
+const char* bound_name(const StepTime& step) {
+  return step.compute_bound() ? "compute" : "memory";
+}
 
 nlohmann::json estimate_json(const InferenceEstimate& e) {
   return {{"sequences", e.sequences},
@@ -56,9 +60,9 @@ std::string inference_text(const InferenceReport& report) {
   const InferenceEstimate& max_load = report.max_load;
   std::ostringstream out;
   out << "Inference of " << setup.model.name << " on " << report.hardware.system_id << " ("
-      << report.hardware.accelerator.info.id << "), TP " << setup.tp << ", " << setup.precision << " weights, "
-      << format_number(setup.kv_bytes_per_element, 0) << "-byte KV cache, " << setup.input_tokens << " input / "
-      << setup.output_tokens << " output tokens\n"
+      << report.hardware.accelerator.info.id << "), TP " << setup.tp << ", " << setup.precision
+      << " weights, " << format_number(setup.kv_bytes_per_element, 0) << "-byte KV cache, "
+      << setup.input_tokens << " input / " << setup.output_tokens << " output tokens\n"
       << "  weights " << format_number(max_load.weight_bytes_per_gpu / 1e9, 1) << " GB per GPU; KV cache "
       << format_number(max_load.kv_bytes_per_token_per_gpu / 1024, 1) << " KiB per token per GPU; room for "
       << format_number(std::floor(max_load.kv_capacity_tokens), 0) << " tokens = " << max_load.max_sequences
@@ -78,7 +82,7 @@ std::string inference_text(const InferenceReport& report) {
   out << table.render("  ");
   if (max_load.sequences == 0) out << "  the weights leave no room for one sequence: raise --tp\n";
   out << "  TTFT = one prompt's prefill + one decode step; TPOT = decode step at the mean context;\n"
-      << "  model and constants: README 'Performance models' (inference), data/perf/inference.yaml\n";
+      << "  model and constants: docs/perf-inference.md, data/perf/inference.yaml\n";
   return out.str();
 }
 

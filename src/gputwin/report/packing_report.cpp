@@ -58,7 +58,8 @@ Json packing_json(const std::vector<PackingResult>& runs) {
                  {"pods_failed", run.pods_failed},
                  {"gpu_pods_failed", run.gpu_pods_failed},
                  {"final_allocation_percent", std::round(run.final_allocation_percent * 1e4) / 1e4}};
-    item.update(curves_json(run.allocation_percent_by_arrived_percent, run.fragmentation_percent_by_arrived_percent,
+    item.update(curves_json(run.allocation_percent_by_arrived_percent,
+                            run.fragmentation_percent_by_arrived_percent,
                             run.fragmentation_ratio_by_arrived_percent));
     list.push_back(item);
   }
@@ -66,12 +67,14 @@ Json packing_json(const std::vector<PackingResult>& runs) {
   if (runs.size() == 1) {
     json["seed"] = first.seed;
     json["pods_failed"] = first.pods_failed;
-    json.update(curves_json(first.allocation_percent_by_arrived_percent, first.fragmentation_percent_by_arrived_percent,
+    json.update(curves_json(first.allocation_percent_by_arrived_percent,
+                            first.fragmentation_percent_by_arrived_percent,
                             first.fragmentation_ratio_by_arrived_percent));
   } else {
-    Json mean = curves_json(mean_of(runs, [](const auto& r) { return r.allocation_percent_by_arrived_percent; }),
-                            mean_of(runs, [](const auto& r) { return r.fragmentation_percent_by_arrived_percent; }),
-                            mean_of(runs, [](const auto& r) { return r.fragmentation_ratio_by_arrived_percent; }));
+    Json mean =
+        curves_json(mean_of(runs, [](const auto& r) { return r.allocation_percent_by_arrived_percent; }),
+                    mean_of(runs, [](const auto& r) { return r.fragmentation_percent_by_arrived_percent; }),
+                    mean_of(runs, [](const auto& r) { return r.fragmentation_ratio_by_arrived_percent; }));
     json["mean_over_seeds"] = mean;
   }
   return json;
@@ -80,12 +83,15 @@ Json packing_json(const std::vector<PackingResult>& runs) {
 std::string packing_text(const std::vector<PackingResult>& runs, const std::string& pods_name) {
   if (runs.empty()) return "";
   const PackingResult& first = runs.front();
-  std::string text = fmt::format("Packing {} pods of {} on {} nodes ({} GPUs) with {}, inflated to {}x capacity\n",
-                                 first.pods_original, pods_name, first.nodes, first.gpus, first.policy,
-                                 format_number(first.inflate, 2));
-  const auto allocation = mean_of(runs, [](const auto& r) { return r.allocation_percent_by_arrived_percent; });
-  const auto fragmentation = mean_of(runs, [](const auto& r) { return r.fragmentation_percent_by_arrived_percent; });
-  TextTable table({"arrived GPU demand", "GPUs allocated", "fragmentation"}, {Align::right, Align::right, Align::right});
+  std::string text = fmt::format(
+      "Packing {} pods of {} on {} nodes ({} GPUs) with {}, inflated to {}x capacity\n", first.pods_original,
+      pods_name, first.nodes, first.gpus, first.policy, format_number(first.inflate, 2));
+  const auto allocation =
+      mean_of(runs, [](const auto& r) { return r.allocation_percent_by_arrived_percent; });
+  const auto fragmentation =
+      mean_of(runs, [](const auto& r) { return r.fragmentation_percent_by_arrived_percent; });
+  TextTable table({"arrived GPU demand", "GPUs allocated", "fragmentation"},
+                  {Align::right, Align::right, Align::right});
   for (const int percent : {50, 70, 90, 100, 110, 120, 130}) {
     if (percent >= static_cast<int>(allocation.size())) continue;
     table.add_row({std::to_string(percent) + " %", format_number(allocation[percent], 2) + " %",
@@ -98,6 +104,22 @@ std::string packing_text(const std::vector<PackingResult>& runs, const std::stri
   }
   if (runs.size() > 1) text += fmt::format("  (curve values are the mean over {} seeds)\n", runs.size());
   return text;
+}
+
+// One seed's curve sits at the top level; several seeds' mean sits under mean_over_seeds.
+PackingCurve packing_curve_from_json(const JsonField& root, const std::string& source) {
+  PackingCurve packing;
+  packing.source = source;
+  packing.policy = root.child("policy").string();
+  packing.seeds = static_cast<int>(root.child("runs").array_size());
+  const JsonField curve_owner = root.has("mean_over_seeds") ? root.child("mean_over_seeds") : root;
+  const JsonField curve = curve_owner.child("allocation_percent_by_arrived_percent");
+  for (std::size_t i = 0; i < curve.array_size(); ++i) {
+    const JsonField point = curve.element(i);
+    packing.allocation_percent.push_back(point.json().is_null() ? std::nullopt
+                                                                : std::optional<double>(point.number()));
+  }
+  return packing;
 }
 
 }  // namespace gputwin

@@ -12,7 +12,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-double rounded(double value, int decimals = 3) { return round_decimals(value, decimals); }
+double rounded(double value, int decimals = 3) {
+  return round_decimals(value, decimals);
+}
 
 Json summary_json(const Summary& summary) {
   return {{"mean", rounded(summary.mean)},
@@ -34,7 +36,9 @@ Json groups_json(const std::vector<GroupMetrics>& groups) {
   return rows;
 }
 
-std::string hours(double seconds) { return format_number(seconds / 3600.0, 2) + " h"; }
+std::string hours(double seconds) {
+  return format_number(seconds / 3600.0, 2) + " h";
+}
 
 Json mig_json(const MigReplayMetrics& mig) {
   return {{"profile_set", mig.profile_set},
@@ -104,11 +108,13 @@ Json replay_json(const ReplayResult& result) {
 std::string replay_text(const ReplayResult& result, const std::string& trace_name) {
   std::string text = fmt::format("Replay of {} under {}\n", trace_name, result.policy);
   text += fmt::format("  {} jobs replayed, {} completed", result.jobs, result.completed);
-  for (const auto& [reason, count] : result.rejected) text += fmt::format("; {} not replayed ({})", count, reason);
+  for (const auto& [reason, count] : result.rejected)
+    text += fmt::format("; {} not replayed ({})", count, reason);
   text += "\n";
-  text += fmt::format("  GPU utilisation {}% over a makespan of {}; {} GPUs stranded on partly used nodes on average\n",
-                      format_number(100 * result.utilisation, 2), hours(result.makespan),
-                      format_number(result.mean_stranded_gpus, 1));
+  text += fmt::format(
+      "  GPU utilisation {}% over a makespan of {}; {} GPUs stranded on partly used nodes on average\n",
+      format_number(100 * result.utilisation, 2), hours(result.makespan),
+      format_number(result.mean_stranded_gpus, 1));
   if (result.mig) text += mig_text(*result.mig);
   TextTable table({"metric", "mean", "median", "p95", "max"},
                   {Align::left, Align::right, Align::right, Align::right, Align::right});
@@ -130,9 +136,9 @@ std::string replay_text(const ReplayResult& result, const std::string& trace_nam
     TextTable groups({"group", "jobs", "mean wait", "mean JCT", "mean slowdown", "GPU-hours"},
                      {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right});
     for (const auto& group : result.by_group) {
-      groups.add_row({group.name.empty() ? "(none)" : group.name, std::to_string(group.jobs), hours(group.mean_wait),
-                      hours(group.mean_jct), format_number(group.mean_bounded_slowdown, 2),
-                      format_number(group.gpu_hours, 1)});
+      groups.add_row({group.name.empty() ? "(none)" : group.name, std::to_string(group.jobs),
+                      hours(group.mean_wait), hours(group.mean_jct),
+                      format_number(group.mean_bounded_slowdown, 2), format_number(group.gpu_hours, 1)});
     }
     text += "\nBy group\n" + groups.render();
   }
@@ -143,15 +149,45 @@ std::string replay_intervals_csv(const ReplayResult& result) {
   std::string csv = "start_s,utilisation,queue_length,running,stranded_gpus,submitted,started,finished";
   csv += result.mig ? ",mig_utilisation,mig_stranded_slices\n" : "\n";
   for (const auto& row : result.intervals) {
-    csv += fmt::format("{},{},{},{},{},{},{},{}", format_number(row.start, 3), format_number(row.utilisation, 5),
-                       format_number(row.queue_length, 3), format_number(row.running, 3),
-                       format_number(row.stranded_gpus, 3), row.submitted, row.started, row.finished);
+    csv +=
+        fmt::format("{},{},{},{},{},{},{},{}", format_number(row.start, 3), format_number(row.utilisation, 5),
+                    format_number(row.queue_length, 3), format_number(row.running, 3),
+                    format_number(row.stranded_gpus, 3), row.submitted, row.started, row.finished);
     if (result.mig) {
-      csv += fmt::format(",{},{}", format_number(row.mig_utilisation, 5), format_number(row.mig_stranded_slices, 3));
+      csv += fmt::format(",{},{}", format_number(row.mig_utilisation, 5),
+                         format_number(row.mig_stranded_slices, 3));
     }
     csv += "\n";
   }
   return csv;
+}
+
+namespace {
+
+Summary summary_stats(const JsonField& field) {
+  return {field.child("mean").number(), field.child("median").number(), field.child("p95").number(),
+          field.child("max").number()};
+}
+
+}  // namespace
+
+ReplaySeries replay_series_from_json(const JsonField& root, const std::string& source) {
+  ReplaySeries replay;
+  replay.source = source;
+  replay.policy = root.child("policy").string();
+  replay.jobs = static_cast<int>(root.child("jobs").integer());
+  replay.utilisation = root.child("utilisation").number();
+  replay.jct_s = summary_stats(root.child("jct_s"));
+  replay.wait_s = summary_stats(root.child("wait_s"));
+  const JsonField intervals = root.child("intervals");
+  for (std::size_t i = 0; i < intervals.array_size(); ++i) {
+    const JsonField interval = intervals.element(i);
+    replay.interval_start_s.push_back(interval.child("start_s").number());
+    replay.interval_utilisation.push_back(interval.child("utilisation").number());
+    replay.interval_queue_length.push_back(interval.child("queue_length").number());
+    replay.interval_stranded_gpus.push_back(interval.child("stranded_gpus").number());
+  }
+  return replay;
 }
 
 }  // namespace gputwin

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "gputwin/core/json_input.hpp"
 #include "gputwin/sim/replay.hpp"
 
 namespace gputwin {
@@ -17,5 +18,22 @@ inline constexpr const char* kReplaySchema = "gputwin.replay/1";
 [[nodiscard]] std::string replay_text(const ReplayResult& result, const std::string& trace_name);
 [[nodiscard]] nlohmann::ordered_json replay_json(const ReplayResult& result);
 [[nodiscard]] std::string replay_intervals_csv(const ReplayResult& result);
+
+// What a gputwin.replay/1 document holds for the charts: one policy's replay, with its per-interval metrics.
+struct ReplaySeries {
+  std::string source;
+  std::string policy;
+  int jobs = 0;
+  double utilisation = 0;  // over the whole replay, 0..1
+  Summary jct_s;
+  Summary wait_s;
+  std::vector<double> interval_start_s;
+  std::vector<double> interval_utilisation;    // 0..1
+  std::vector<double> interval_queue_length;   // mean waiting jobs
+  std::vector<double> interval_stranded_gpus;  // mean idle GPUs no waiting job could use
+};
+
+// Reads a gputwin.replay/1 document back; throws InputFailure naming the field when one is missing.
+[[nodiscard]] ReplaySeries replay_series_from_json(const JsonField& root, const std::string& source);
 
 }  // namespace gputwin

@@ -112,7 +112,7 @@ nlohmann::json training_json(const TrainingRunInfo& run, const TrainingEstimate&
   for (const auto& t : e.terms) terms.push_back({{"name", t.name}, {"seconds", t.seconds}, {"rule", t.rule}});
   const auto& m = e.memory;
   return {
-      {"schema", "gputwin.perf-train/1"},
+      {"schema", kTrainingSchema},
       {"model", run.model->name},
       {"system", run.hardware->system_id},
       {"accelerator", run.hardware->accelerator.info.id},
@@ -208,12 +208,13 @@ std::string workload_fit_text(const WorkloadFit& fit) {
   const WorkloadTarget& t = fit.target;
   const SizingTrial& a = fit.answer;
   std::string text = fmt::format(
-      "Workload: {} ({:.1f}B parameters) on {:.4g} tokens within {:g} days; sequence {}, global batch {}, {}\n",
+      "Workload: {} ({:.1f}B parameters) on {:.4g} tokens within {:g} days; sequence {}, global batch {}, "
+      "{}\n",
       fit.model.name, fit.model.parameters() / 1e9, t.tokens, t.days, t.sequence, t.global_batch,
       t.precision);
   const SizingTrial* below = fit.next_smaller_trial();
-  text += fmt::format("Sized: {} nodes ({} GPUs) train it in {:.1f} days at {:.1f} % MFU{}\n", a.nodes, a.gpus,
-                      a.days, 100 * a.estimate->mfu,
+  text += fmt::format("Sized: {} nodes ({} GPUs) train it in {:.1f} days at {:.1f} % MFU{}\n", a.nodes,
+                      a.gpus, a.days, 100 * a.estimate->mfu,
                       below == nullptr ? "" : fmt::format("; {} nodes do not", below->nodes));
   text += fmt::format("  split: {}\n  memory: {:.0f} of {:.0f} GB per GPU\n", split_text(a.estimate->config),
                       in_gigabytes(a.estimate->memory.total()), in_gigabytes(a.estimate->memory.capacity));
@@ -225,7 +226,8 @@ std::string workload_fit_text(const WorkloadFit& fit) {
                   {Align::right, Align::right, Align::right, Align::right, Align::left});
   for (const SizingTrial& trial : fit.trials) {
     if (!trial.estimate) {
-      table.add_row({std::to_string(trial.nodes), std::to_string(trial.gpus), "-", "-", "does not fit in memory"});
+      table.add_row(
+          {std::to_string(trial.nodes), std::to_string(trial.gpus), "-", "-", "does not fit in memory"});
       continue;
     }
     const auto& c = trial.estimate->config;
@@ -269,6 +271,21 @@ nlohmann::json workload_fit_json(const WorkloadFit& fit) {
           {"flop_convention", flop_convention()},
           {"unit_nodes", fit.unit_nodes},
           {"trials", trials}};
+}
+
+TrainingBreakdown training_breakdown_from_json(const JsonField& root, const std::string& source) {
+  TrainingBreakdown training;
+  training.source = source;
+  training.model = root.child("model").string();
+  training.gpus = static_cast<int>(root.child("config").child("gpus").integer());
+  training.step_time_s = root.child("step_time_s").number();
+  training.mfu = root.child("mfu").number();
+  const JsonField terms = root.child("terms");
+  for (std::size_t i = 0; i < terms.array_size(); ++i) {
+    training.terms.push_back(
+        {terms.element(i).child("name").string(), terms.element(i).child("seconds").number()});
+  }
+  return training;
 }
 
 }  // namespace gputwin

@@ -10,12 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "gputwin/core/json_input.hpp"
 #include "gputwin/perf/training.hpp"
 #include "gputwin/perf/training_search.hpp"
 #include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/plan/workload_fit.hpp"
 
 namespace gputwin {
+
+inline constexpr const char* kTrainingSchema = "gputwin.perf-train/1";
 
 // What the run is, for the report's heading.
 struct TrainingRunInfo {
@@ -40,5 +43,23 @@ struct TrainingRunInfo {
 // How a spec's node count was sized for its workload: the answer, its split and every count tried.
 [[nodiscard]] std::string workload_fit_text(const WorkloadFit& fit);
 [[nodiscard]] nlohmann::json workload_fit_json(const WorkloadFit& fit);
+
+// What a gputwin.perf-train/1 document holds for a chart: the terms that add up to one training step.
+struct StepTerm {
+  std::string name;
+  double seconds = 0;
+};
+struct TrainingBreakdown {
+  std::string source;
+  std::string model;
+  int gpus = 0;
+  double step_time_s = 0;
+  double mfu = 0;
+  std::vector<StepTerm> terms;
+};
+
+// Reads a gputwin.perf-train/1 document back; throws InputFailure naming the field when one is missing.
+[[nodiscard]] TrainingBreakdown training_breakdown_from_json(const JsonField& root,
+                                                             const std::string& source);
 
 }  // namespace gputwin

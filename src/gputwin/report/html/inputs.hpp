@@ -13,55 +13,12 @@
 #include <vector>
 
 #include "gputwin/core/error.hpp"
-#include "gputwin/sim/replay.hpp"  // Summary: the replay's mean, median, p95 and max
+#include "gputwin/report/collective_report.hpp"
+#include "gputwin/report/packing_report.hpp"
+#include "gputwin/report/replay_report.hpp"
+#include "gputwin/report/training_report.hpp"
 
 namespace gputwin {
-
-// `simulate replay --json` (gputwin.replay/1): one policy's replay, with its per-interval metrics.
-struct ReplaySeries {
-  std::string source;
-  std::string policy;
-  int jobs = 0;
-  double utilisation = 0;  // over the whole replay, 0..1
-  Summary jct_s;
-  Summary wait_s;
-  std::vector<double> interval_start_s;
-  std::vector<double> interval_utilisation;    // 0..1
-  std::vector<double> interval_queue_length;   // mean waiting jobs
-  std::vector<double> interval_stranded_gpus;  // mean idle GPUs no waiting job could use
-};
-
-// `simulate packing --json` (gputwin.packing/1): GPUs allocated as arrived demand grows, one point per
-// percent.
-struct PackingCurve {
-  std::string source;
-  std::string policy;
-  int seeds = 0;
-  std::vector<std::optional<double>> allocation_percent;  // index = arrived demand in percent of capacity
-};
-
-// `perf collective --json` (gputwin.collective/1): predicted bus bandwidth by message size.
-struct CollectiveCurve {
-  std::string source;
-  std::string op;
-  int ranks = 0;
-  std::vector<double> bytes;
-  std::vector<double> busbw_gbps;
-};
-
-// `perf train --json` (gputwin.perf-train/1): the terms that add up to one training step.
-struct StepTerm {
-  std::string name;
-  double seconds = 0;
-};
-struct TrainingBreakdown {
-  std::string source;
-  std::string model;
-  int gpus = 0;
-  double step_time_s = 0;
-  double mfu = 0;
-  std::vector<StepTerm> terms;
-};
 
 struct ReportInputs {
   std::vector<ReplaySeries> replays;

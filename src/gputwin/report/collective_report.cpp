@@ -1,0 +1,136 @@
+#include "gputwin/report/collective_report.hpp"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+namespace gputwin {
+namespace {
+
+std::string time_text(double us) {
+  // nccl-tests' precision: fewer decimals as the time grows.
+  if (us >= 10000.0) return fmt::format("{:7.0f}", us);
+  if (us >= 100.0) return fmt::format("{:7.1f}", us);
+  return fmt::format("{:7.2f}", us);
+}
+
+std::string_view redop_of(CollectiveOp op) {
+  const bool reduces =
+      op == CollectiveOp::all_reduce || op == CollectiveOp::reduce || op == CollectiveOp::reduce_scatter;
+  return reduces ? "sum" : "none";
+}
+int root_of(CollectiveOp op) {
+  return op == CollectiveOp::broadcast || op == CollectiveOp::reduce ? 0 : -1;
+}
+
+std::string topology_text(const PerfHardware& hw, CollectiveGroup group) {
+  const std::string scale_up =
+      hw.scale_up_bandwidth.base() > 0
+          ? fmt::format("{} {:.0f} GB/s one-way per GPU", hw.nvswitch ? "NVLink/NVSwitch" : "NVLink",
+                        in_gigabytes_per_second(hw.scale_up_bandwidth))
+          : fmt::format("PCIe {:.0f} GB/s one-way per GPU", in_gigabytes_per_second(hw.host_link_bandwidth));
+  return fmt::format(
+      "# topology: {} GPUs per node ({}), {}; {} x {:.0f} Gb/s NICs per node; {} fabric tier(s), "
+      "oversubscription "
+      "{:.2g}:1; group {} ranks on {} node(s), {} per node\n",
+      hw.gpus_per_node, hw.accelerator.info.id, scale_up, hw.nics_per_node,
+      in_gigabits_per_second(hw.nic_speed), hw.fabric_tiers, hw.oversubscription, group.ranks, group.nodes(),
+      group.ranks_per_node);
+}
+
+std::string explain_text(const CollectiveSweepRow& row) {
+  const auto& e = row.estimate;
+  return fmt::format(
+      "#   {}/{}: latency {:.2f} us + bandwidth {:.2f} us ({} B at {:.2f} GB/s algbw); bottleneck {} {:.1f} "
+      "GB/s bus, "
+      "{} channels\n",
+      e.algorithm, e.protocol, e.latency_us, e.bandwidth_us, row.bytes,
+      e.bandwidth_us > 0 ? static_cast<double>(row.bytes) / e.bandwidth_us / 1e3 : 0.0, e.bottleneck,
+      e.link_busbw_gbps, e.channels);
+}
+
+}  // namespace
+
+std::string collective_text(const CollectiveSweep& sweep, const PerfHardware& hw,
+                            const CollectiveModel& model, const CollectiveTextOptions& options) {
+  const CollectiveOp op = sweep.spec.op;
+  const CollectiveGroup group = sweep.spec.group;
+  const auto& rows = sweep.rows;
+  std::string out = fmt::format(
+      "# gputwin perf collective: {}_perf predicted by the NCCL {} cost model and measured link efficiencies "
+      "(not a measurement)\n",
+      collective_name(op), model.nccl_version);
+  out +=
+      fmt::format("# nRanks {} nNodes {} ranksPerNode {} minBytes {} maxBytes {} step: {}(factor) dtype {}\n",
+                  group.ranks, group.nodes(), group.ranks_per_node, sweep.spec.min_bytes,
+                  sweep.spec.max_bytes, sweep.spec.factor, options.dtype);
+  out += topology_text(hw, group);
+  out += "#\n";
+  out += "#                                                              out-of-place\n";
+  out += "#       size         count      type   redop    root     time   algbw   busbw #wrong\n";
+  out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
+  for (const auto& row : rows) {
+    const auto& e = row.estimate;
+    out += fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}  {}  {:6.2f}  {:6.2f}  {:>5}\n", row.bytes,
+                       row.count, options.dtype, redop_of(op), root_of(op), time_text(e.time_us),
+                       e.algbw_gbps, e.busbw_gbps, "N/A");
+    if (options.explain) out += explain_text(row);
+  }
+  out += "# in-place columns omitted: the model predicts the same time in place\n";
+  out += fmt::format("# Avg bus bandwidth    : {:g} \n", average_busbw(rows));
+  return out;
+}
+
+nlohmann::json collective_json(const CollectiveSweep& sweep, const PerfHardware& hw,
+                               const CollectiveModel& model, const std::string& dtype) {
+  const CollectiveOp op = sweep.spec.op;
+  const CollectiveGroup group = sweep.spec.group;
+  const auto& rows = sweep.rows;
+  nlohmann::json out;
+  out["schema"] = kCollectiveSchema;
+  out["op"] = collective_name(op);
+  out["dtype"] = dtype;
+  out["nccl_version"] = model.nccl_version;
+  out["group"] = {{"ranks", group.ranks}, {"nodes", group.nodes()}, {"ranks_per_node", group.ranks_per_node}};
+  out["topology"] = {{"system", hw.system_id},
+                     {"accelerator", hw.accelerator.info.id},
+                     {"gpus_per_node", hw.gpus_per_node},
+                     {"nvswitch", hw.nvswitch},
+                     {"scale_up_gbps_one_way", in_gigabytes_per_second(hw.scale_up_bandwidth)},
+                     {"nics_per_node", hw.nics_per_node},
+                     {"nic_gbits", in_gigabits_per_second(hw.nic_speed)},
+                     {"fabric_tiers", hw.fabric_tiers},
+                     {"oversubscription", hw.oversubscription}};
+  auto& list = out["rows"] = nlohmann::json::array();
+  for (const auto& row : rows) {
+    const auto& e = row.estimate;
+    list.push_back({{"bytes", row.bytes},
+                    {"count", row.count},
+                    {"time_us", e.time_us},
+                    {"algbw_gbps", e.algbw_gbps},
+                    {"busbw_gbps", e.busbw_gbps},
+                    {"algorithm", e.algorithm},
+                    {"protocol", e.protocol},
+                    {"latency_us", e.latency_us},
+                    {"bandwidth_us", e.bandwidth_us},
+                    {"channels", e.channels},
+                    {"bottleneck", e.bottleneck}});
+  }
+  out["avg_busbw_gbps"] = average_busbw(rows);
+  return out;
+}
+
+CollectiveCurve collective_curve_from_json(const JsonField& root, const std::string& source) {
+  CollectiveCurve collective;
+  collective.source = source;
+  collective.op = root.child("op").string();
+  collective.ranks = static_cast<int>(root.child("group").child("ranks").integer());
+  const JsonField rows = root.child("rows");
+  for (std::size_t i = 0; i < rows.array_size(); ++i) {
+    collective.bytes.push_back(rows.element(i).child("bytes").number());
+    collective.busbw_gbps.push_back(rows.element(i).child("busbw_gbps").number());
+  }
+  return collective;
+}
+
+}  // namespace gputwin
