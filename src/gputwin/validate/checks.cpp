@@ -52,7 +52,9 @@ bool contains(const std::vector<std::string>& words, std::string_view word) {
 struct GpuContext {
   const FleetNode& node;
   const GpuFacts& gpu;
-  [[nodiscard]] SourceLocation where() const { return {node.facts->source, gpu.line, 0}; }
+  [[nodiscard]] SourceLocation where() const {
+    return {gpu.source.empty() ? node.facts->source : gpu.source, gpu.line, 0};
+  }
 };
 
 void check_memory_errors(const GpuContext& at, Findings& out) {
@@ -112,6 +114,64 @@ void check_clocks_and_power(const GpuContext& at, Findings& out) {
   if (gpu.persistence_mode == false) out.add("persistence-mode-off", at.node.name, gpu.index, at.where(), {});
 }
 
+void check_xid(const GpuContext& at, Findings& out) {
+  const int xid = at.gpu.last_xid.value_or(0);
+  if (xid == 0) return;
+  const bool critical = contains(out.rule("xid-critical").word_parameters.at("xids"), std::to_string(xid));
+  out.add(critical ? "xid-critical" : "xid-reported", at.node.name, at.gpu.index, at.where(),
+          {{"xid", std::to_string(xid)}});
+}
+
+// The GPU's own limit when it reports one, else the data's.
+void check_temperature(const GpuContext& at, std::string_view sensor, const std::optional<double>& measured,
+                       const std::optional<double>& own_limit, std::string_view data_limit, Findings& out) {
+  if (!measured) return;
+  const CheckRule& rule = out.rule("temperature-above-limit");
+  const double limit = own_limit.value_or(rule.number_parameters.at(std::string(data_limit)));
+  if (*measured <= limit) return;
+  out.add(rule.id, at.node.name, at.gpu.index, at.where(),
+          {{"sensor", std::string(sensor)},
+           {"measured", fmt::format("{:g}", *measured)},
+           {"limit", fmt::format("{:g}", limit)},
+           {"limit_source", own_limit ? "reported by the GPU" : "the checks data's default"}});
+}
+
+void check_link_errors(const GpuContext& at, Findings& out) {
+  const CheckRule& replays = out.rule("pcie-replays");
+  const double max_replays = replays.number_parameters.at("max_replays");
+  if (at.gpu.pcie_replays && static_cast<double>(*at.gpu.pcie_replays) > max_replays)
+    out.add(replays.id, at.node.name, at.gpu.index, at.where(),
+            {{"replays", std::to_string(*at.gpu.pcie_replays)}, {"limit", fmt::format("{:g}", max_replays)}});
+  const NvlinkErrors& nvlink = at.gpu.nvlink_errors;
+  std::vector<std::string> errors;
+  for (const auto& [name, count] : {std::pair{"CRC flit", nvlink.crc_flit}, std::pair{"CRC data", nvlink.crc_data},
+                                    std::pair{"replay", nvlink.replay}, std::pair{"recovery", nvlink.recovery}})
+    if (count.value_or(0) > 0) errors.push_back(fmt::format("{} {}", *count, name));
+  if (!errors.empty())
+    out.add("nvlink-errors", at.node.name, at.gpu.index, at.where(), {{"errors", joined(errors, ", ")}});
+}
+
+void check_health_counters(const GpuContext& at, Findings& out) {
+  check_xid(at, out);
+  check_temperature(at, "GPU", at.gpu.temperature_celsius, at.gpu.max_operating_temperature_celsius,
+                    "gpu_limit_celsius", out);
+  check_temperature(at, "memory", at.gpu.memory_temperature_celsius,
+                    at.gpu.memory_max_operating_temperature_celsius, "memory_limit_celsius", out);
+  check_link_errors(at, out);
+}
+
+// Outputs of one node that report a fact differently (merge_node_facts kept one value and named both).
+void check_disagreements(const FleetNode& node, Findings& out) {
+  if (!node.facts) return;
+  for (const FactDisagreement& disagreement : node.facts->disagreements)
+    out.add("sources-disagree", node.name, disagreement.gpu, {node.facts->source, 0, 0},
+            {{"fact", disagreement.fact},
+             {"used", disagreement.used},
+             {"used_at", disagreement.used_at},
+             {"other", disagreement.other},
+             {"other_at", disagreement.other_at}});
+}
+
 double nearest_nominal(double gigabytes, const std::vector<double>& nominal) {
   double best = nominal.front();
   for (double each : nominal)
@@ -154,8 +214,10 @@ void check_gpus(const FleetNode& node, const CheckOptions& options, Findings& ou
     check_memory_errors(at, out);
     check_pcie(at, out);
     check_clocks_and_power(at, out);
+    check_health_counters(at, out);
     if (options.mig) check_mig(at, *options.mig, out);
   }
+  check_disagreements(node, out);
 }
 
 void check_diag(const FleetNode& node, const DcgmDiagReport& report, Findings& out) {

@@ -3,7 +3,8 @@
 //
 //   Result<Fleet> fleet = read_fleet("measured/");
 //   for (const FleetNode& node : fleet.value().nodes)     // sorted by name
-//     node.facts;        // the node's nvidia-smi facts (XML > CSV > capture > table), empty when none
+//     node.facts;        // one fact model from all its outputs (XML > CSV > capture > table > scrape; see
+//                        // merge_node_facts), empty when none describes a GPU
 //     node.nccl_runs;    // every nccl-tests log or -J JSON, in file-name order
 //
 // A file no reader understands is listed with kind `unknown` (the checks report it); a file a reader fails on
