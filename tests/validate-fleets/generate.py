@@ -8,6 +8,10 @@ with an 8-rank all_reduce_perf log. Values vary a little from node to node, as a
   clean/       6 healthy nodes: no finding at the default 10 % busbw margin, no outlier
   faulty/      8 nodes with planted faults, one kind per node (listed in FAULTS below)
   bad-input/   2 nodes, one with a value nvidia-smi never prints (an input error with file and line)
+  scraped/     2 nodes seen only through dcgm-exporter scrapes saved as .txt by `curl -v` (curl's trailing
+               "* Connection #0 ... left intact" kept): node01 healthy, node02 sick (XID 79, 12 DBE, a failed row
+               remapping, 97 C), which the checks must fail as they fail the same facts in nvidia-smi output
+  no-capture/  2 nodes: node01 healthy, node02 holding only an operator's note (nothing to validate)
 """
 import pathlib
 import shutil
@@ -203,6 +207,34 @@ DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-00000008-0000-4000-8000-000000000000",
 NOTES = "rack B07, cabled 2026-11-20; re-seated OSFP on port 3\n"
 
 
+def scrape(node, sick):
+    """A dcgm-exporter scrape of 8 H100 with its default counters (plus the ECC and XID ones it can enable)."""
+    values = {
+        "DCGM_FI_DEV_GPU_TEMP": ("gauge", "GPU temperature (in C).", lambda g: 97 if sick and g == 3 else 60 + g),
+        "DCGM_FI_DEV_MEMORY_TEMP": ("gauge", "Memory temperature (in C).", lambda g: 70),
+        "DCGM_FI_DEV_POWER_USAGE": ("gauge", "Power draw (in W).", lambda g: 650.5),
+        "DCGM_FI_DEV_XID_ERRORS": ("gauge", "Value of the last XID error encountered.",
+                                   lambda g: 79 if sick and g == 3 else 0),
+        "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL": ("counter", "Total number of double-bit volatile ECC errors.",
+                                          lambda g: 12 if sick and g == 3 else 0),
+        "DCGM_FI_DEV_ROW_REMAP_FAILURE": ("gauge", "Whether remapping of rows has failed",
+                                          lambda g: 1 if sick and g == 3 else 0),
+        "DCGM_FI_DEV_FB_FREE": ("gauge", "Framebuffer memory free (in MiB).", lambda g: 11000),
+        "DCGM_FI_DEV_FB_USED": ("gauge", "Framebuffer memory used (in MiB).", lambda g: 70000),
+        "DCGM_FI_DEV_FB_RESERVED": ("gauge", "Framebuffer memory reserved (in MiB).", lambda g: 559),
+    }
+    lines = ["*   Trying 127.0.0.1:9400...", "> GET /metrics HTTP/1.1", "< HTTP/1.1 200 OK", "<"]
+    for name, (kind, help_text, value) in values.items():
+        lines += [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"]
+        for g in range(8):
+            labels = (f'gpu="{g}",UUID="GPU-{node:0>8}-0000-4000-8000-{g:012x}",pci_bus_id="00000000:{0x18 + g * 0x10:02X}:00.0",'
+                      f'device="nvidia{g}",modelName="NVIDIA H100 80GB HBM3",Hostname="{node}",'
+                      f'DCGM_FI_DRIVER_VERSION="550.90.07"')
+            lines.append(f"{name}{{{labels}}} {value(g)}")
+    lines.append("* Connection #0 to host localhost left intact")
+    return "\n".join(lines) + "\n"
+
+
 def write_node(directory, node, node_index, predicted, spec):
     node_values, gpu_values, nccl, extra = spec
     path = directory / node
@@ -216,7 +248,7 @@ def write_node(directory, node, node_index, predicted, spec):
 
 def main():
     predicted = float((ROOT / "predicted-busbw.txt").read_text().split()[0])
-    for fleet in ("clean", "faulty", "bad-input"):
+    for fleet in ("clean", "faulty", "bad-input", "scraped", "no-capture"):
         shutil.rmtree(ROOT / fleet, ignore_errors=True)
     for i in range(1, 7):
         write_node(ROOT / "clean", f"node{i:02d}", i, predicted, ({}, {}, {}, {}))
@@ -224,6 +256,12 @@ def main():
         write_node(ROOT / "faulty", node, i, predicted, spec)
     write_node(ROOT / "bad-input", "node01", 1, predicted, ({}, {}, {}, {}))
     write_node(ROOT / "bad-input", "node02", 2, predicted, ({}, {4: {"draw": "lots"}}, {}, {}))
+    for node, sick in (("node01", False), ("node02", True)):
+        (ROOT / "scraped" / node).mkdir(parents=True)
+        (ROOT / "scraped" / node / "metrics.txt").write_text(scrape(node, sick))
+    write_node(ROOT / "no-capture", "node01", 1, predicted, ({}, {}, {}, {}))
+    (ROOT / "no-capture" / "node02").mkdir(parents=True)
+    (ROOT / "no-capture" / "node02" / "notes.txt").write_text(NOTES)
 
 
 if __name__ == "__main__":

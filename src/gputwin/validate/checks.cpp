@@ -298,6 +298,10 @@ void check_inputs(const FleetNode& node, Findings& out) {
     if (file.kind == FileKind::unknown && !file.unknown_reason.empty())
       out.add("input-not-understood", node.name, std::nullopt, {file.path, 0, 0},
               {{"reason", file.unknown_reason}});
+  if (!has_readable_capture(node)) {
+    out.add("node-without-capture", node.name, std::nullopt, {node.path.empty() ? node.name : node.path, 0, 0},
+            {{"files", node.files.size() == 1 ? "1 file" : fmt::format("{} files", node.files.size())}});
+  }
 }
 
 // One fleet-wide value (a driver version) per member (a node, or a GPU of one model): members holding

@@ -56,6 +56,7 @@ const std::vector<RuleShape>& rule_shapes() {
       {"nccl-busbw-not-compared", {"collective", "reason"}, {}},
       {"input-unreadable", {"error"}, {}},
       {"input-not-understood", {"reason"}, {}},
+      {"node-without-capture", {"files"}, {}},
   };
   return shapes;
 }

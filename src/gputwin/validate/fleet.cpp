@@ -192,6 +192,7 @@ std::vector<std::string> node_entries(const fs::path& directory) {
 
 struct NodeInput {
   std::string name;
+  std::string path;
   std::vector<std::string> paths;
 };
 
@@ -199,9 +200,9 @@ std::vector<NodeInput> node_inputs(const std::string& directory) {
   std::vector<NodeInput> inputs;
   for (const auto& entry : fs::directory_iterator(directory)) {
     if (entry.is_directory())
-      inputs.push_back({entry.path().filename().string(), node_entries(entry.path())});
+      inputs.push_back({entry.path().filename().string(), entry.path().string(), node_entries(entry.path())});
     else if (entry.is_regular_file())
-      inputs.push_back({entry.path().stem().string(), {entry.path().string()}});
+      inputs.push_back({entry.path().stem().string(), entry.path().string(), {entry.path().string()}});
   }
   std::sort(inputs.begin(), inputs.end(),
             [](const NodeInput& a, const NodeInput& b) { return a.name < b.name; });
@@ -214,8 +215,10 @@ std::vector<FleetNode> read_nodes(std::vector<NodeInput> inputs) {
   std::vector<FleetNode> nodes(inputs.size());
   std::atomic<std::size_t> next{0};
   const auto work = [&] {
-    for (std::size_t i = next++; i < inputs.size(); i = next++)
+    for (std::size_t i = next++; i < inputs.size(); i = next++) {
       nodes[i] = read_fleet_node(std::move(inputs[i].name), std::move(inputs[i].paths));
+      nodes[i].path = std::move(inputs[i].path);
+    }
   };
   const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1U, 8U);
   std::vector<std::jthread> pool;
@@ -285,13 +288,25 @@ FleetNode read_fleet_node(std::string name, std::vector<std::string> paths) {
 }
 
 Result<Fleet> read_fleet(const std::string& directory) {
+  const auto problem = [&](const std::string& message) -> Result<Fleet> {
+    return InputError{{directory, 0, 0}, "--measured", message};
+  };
   std::error_code error;
+  if (!fs::exists(directory, error)) return problem("does not exist");
   if (!fs::is_directory(directory, error))
-    return InputError{{directory, 0, 0}, "--measured", "not a directory of per-node outputs"};
+    return problem("is not a directory (expected a directory of per-node outputs)");
+  auto inputs = node_inputs(directory);
+  if (inputs.empty()) return problem("holds no node outputs: nothing to validate");
   Fleet fleet;
   fleet.directory = directory;
-  fleet.nodes = read_nodes(node_inputs(directory));
+  fleet.nodes = read_nodes(std::move(inputs));
   return fleet;
+}
+
+bool has_readable_capture(const FleetNode& node) {
+  return node.facts.has_value() || !node.nccl_runs.empty() || !node.diag_reports.empty() ||
+         std::any_of(node.metric_scrapes.begin(), node.metric_scrapes.end(),
+                     [](const MetricScrape& scrape) { return !scrape.samples.empty(); });
 }
 
 }  // namespace gputwin::validate

@@ -47,6 +47,7 @@ struct FleetFile {
 
 struct FleetNode {
   std::string name;
+  std::string path;  // the node's directory, or its one file directly in the measured directory
   std::vector<FleetFile> files;  // every entry of the node's directory, by path (a nested directory is unknown)
   std::optional<NodeFacts> facts;
   std::vector<NcclTestsRun> nccl_runs;
@@ -60,7 +61,11 @@ struct Fleet {
   std::vector<FleetNode> nodes;  // by name
 };
 
+// An error naming the directory when it does not exist, is no directory or holds no node: no data is never
+// a passing fleet.
 [[nodiscard]] Result<Fleet> read_fleet(const std::string& directory);
+// The node gave something to check: GPU facts, an nccl-tests run, a DCGM diag report or scraped samples.
+[[nodiscard]] bool has_readable_capture(const FleetNode& node);
 // One node from its files (exposed for tests).
 [[nodiscard]] FleetNode read_fleet_node(std::string name, std::vector<std::string> paths);
 
