@@ -44,10 +44,12 @@ double parse_margin(const std::string& text) {
   return value / 100.0;
 }
 
-// What the design adds to the checks: the busbw predictor, and the intended MIG layout on its GPU.
+// What the design adds to the checks: the busbw predictor, the intended MIG layout on its GPU, and the fleet
+// the design describes (nodes, GPU model, count and memory).
 struct DesignInputs {
   validate::BusbwPredictor predict_busbw;
   std::optional<validate::IntendedMig> mig;
+  validate::DesignedFleet fleet;
 };
 
 std::optional<DesignInputs> load_design(const ValidateOptions& options) {
@@ -57,11 +59,13 @@ std::optional<DesignInputs> load_design(const ValidateOptions& options) {
   if (!cluster) return std::nullopt;
   auto hardware = perf_hardware(*cluster, *catalog);
   auto model = load_collective_model(bundled_data_dir() + "/perf/nccl-cost-model.yaml");
-  if (!hardware.ok() || !model.ok()) {
-    std::cerr << hardware.error_text() << model.error_text();
+  const auto names = validate::load_gpu_product_names(bundled_data_dir() + "/validate/gpu-names.yaml");
+  if (!hardware.ok() || !model.ok() || !names.ok()) {
+    std::cerr << hardware.error_text() << model.error_text() << names.error_text();
     return std::nullopt;
   }
   DesignInputs design;
+  design.fleet = validate::designed_fleet(options.cluster, *cluster, *catalog, names.value());
   if (!options.mig_layout.empty()) {
     const std::string set_id = hardware.value().accelerator.mig_profile_set;
     const MigProfileSet* set = catalog->find<MigProfileSet>(set_id);
@@ -100,6 +104,7 @@ int run_validate(const ValidateOptions& options) {
       if (!design) return kInputError;
       check_options.predict_busbw = std::move(design->predict_busbw);
       check_options.mig = std::move(design->mig);
+      check_options.design = std::move(design->fleet);
     }
     const auto fleet = validate::read_fleet(options.measured);
     if (!fleet.ok()) {
@@ -129,7 +134,8 @@ void add_validate_options(CLI::App& validate, ValidateOptions& options) {
       "directory of per-node outputs: a subdirectory per node (or a file per node) holding "
       "nvidia-smi XML/CSV/table, nccl-tests logs or -J JSON, dcgmi diag -j JSON, /metrics scrapes");
   validate.add_option("--cluster", options.cluster,
-                      "cluster spec (YAML): busbw is compared with perf's prediction for this design");
+                      "cluster spec (YAML): the fleet is compared with this design (nodes, GPU model, count "
+                      "and memory) and busbw with perf's prediction for it");
   validate.add_flag("--json", options.json, "print JSON (schema gputwin.validate/1)");
   validate.add_option(
       "--fail-on", options.fail_on,

@@ -10,30 +10,12 @@
 #include <tuple>
 
 #include "gputwin/sim/mig.hpp"
+#include "gputwin/validate/finding_collector.hpp"
 
 namespace gputwin::validate {
 namespace {
 
-using Values = std::map<std::string, std::string>;
-
-// Collects findings: the rule's severity and message come from the data, the values from the check.
-class Findings {
- public:
-  explicit Findings(const ChecksData& checks) : checks_(checks) {}
-
-  void add(std::string_view rule_id, const std::string& node, std::optional<int> gpu, SourceLocation where,
-           const Values& values) {
-    const CheckRule& rule = checks_.rule(rule_id);
-    found_.push_back(
-        {rule.id, rule.severity, node, gpu, std::move(where), render_message(rule.message, values)});
-  }
-  [[nodiscard]] const CheckRule& rule(std::string_view id) const { return checks_.rule(id); }
-  std::vector<Finding> take() { return std::move(found_); }
-
- private:
-  const ChecksData& checks_;
-  std::vector<Finding> found_;
-};
+using Values = FindingValues;
 
 std::string count_text(const std::optional<std::int64_t>& count) {
   return count ? std::to_string(*count) : "n/a";
@@ -275,6 +257,8 @@ void check_nccl_busbw(const FleetNode& node, const NcclTestsRun& run, const Chec
   };
   if (!options.predict_busbw) return;  // no design: the report says so once, for all runs
   if (collective.empty()) return not_compared("neither the output nor the file name names the collective");
+  if (options.design && gpu_model_differs(node, *options.design))
+    return not_compared("the node's GPUs are not the designed model, see gpu-model-mismatch");
   const BusbwPrediction expected = options.predict_busbw(collective, rank_count(run), largest->bytes);
   if (!expected.busbw_gbps) return not_compared(expected.reason);
   const CheckRule& rule = out.rule("nccl-busbw-below-prediction");
@@ -395,6 +379,7 @@ std::vector<Finding> evaluate_checks(const Fleet& fleet, const ChecksData& check
     }
   }
   check_versions(fleet, out);
+  if (options.design) check_against_design(fleet, *options.design, out);
   std::vector<Finding> findings = out.take();
   std::stable_sort(findings.begin(), findings.end(), finding_order);
   return findings;

@@ -57,6 +57,14 @@ const std::vector<RuleShape>& rule_shapes() {
       {"input-unreadable", {"error"}, {}},
       {"input-not-understood", {"reason"}, {}},
       {"node-without-capture", {"files"}, {}},
+      {"gpu-model-mismatch", {"measured", "expected", "accelerator"}, {}},
+      {"gpu-count-mismatch", {"measured", "expected"}, {}},
+      {"gpu-memory-mismatch",
+       {"measured", "expected", "accelerator", "tolerance"},
+       {{"tolerance", ParameterKind::fraction}}},
+      {"nodes-missing", {"count", "designed", "names"}, {}},
+      {"nodes-not-in-design", {"designed", "first", "last"}, {}},
+      {"design-not-compared", {"what", "reason"}, {}},
   };
   return shapes;
 }
