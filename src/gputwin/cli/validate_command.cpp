@@ -182,9 +182,8 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ValidateOptions>();
   add_validate_options(*validate, *options);
   auto measured = std::make_shared<std::string>();
-  auto* inventory =
-      validate->add_subcommand("inventory",
-                               "per node: GPUs, model, driver and health (the rules of the checks' findings)");
+  auto* inventory = validate->add_subcommand(
+      "inventory", "per node: GPUs, model, driver and health (the rules of the checks' findings)");
   inventory
       ->add_option("--measured", *measured,
                    "directory of per-node captures (a subdirectory or file per node)")

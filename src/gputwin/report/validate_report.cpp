@@ -66,8 +66,8 @@ std::string inventory_text(const ValidateRun& run) {
   TextTable table({"node", "GPUs", "model", "driver", "files", "health"},
                   {Align::left, Align::right, Align::left, Align::left, Align::right, Align::left});
   for (const FleetNode& node : run.fleet->nodes)
-    table.add_row({node.name, std::to_string(gpu_count(node)), models_of(node),
-                   driver_of(node), std::to_string(node.files.size()), health_of(node, run.findings)});
+    table.add_row({node.name, std::to_string(gpu_count(node)), models_of(node), driver_of(node),
+                   std::to_string(node.files.size()), health_of(node, run.findings)});
   return "Inventory\n" + table.render();
 }
 

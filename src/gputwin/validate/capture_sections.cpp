@@ -59,7 +59,8 @@ std::vector<CaptureSection> split_capture_sections(std::string_view text) {
 
 namespace {
 
-const CaptureSection* find_section(const std::vector<CaptureSection>& sections, std::string_view title_start) {
+const CaptureSection* find_section(const std::vector<CaptureSection>& sections,
+                                   std::string_view title_start) {
   for (const CaptureSection& section : sections)
     if (section.title.starts_with(title_start)) return &section;
   return nullptr;
@@ -67,7 +68,8 @@ const CaptureSection* find_section(const std::vector<CaptureSection>& sections, 
 
 // One phase's --query-gpu CSV and default table, merged: the CSV has the most facts, the table adds what the
 // CSV cannot say (the CUDA version, the MIG instances).
-Result<NodeFacts> read_phase(const std::string& path, const CaptureSection& csv, const CaptureSection* table) {
+Result<NodeFacts> read_phase(const std::string& path, const CaptureSection& csv,
+                             const CaptureSection* table) {
   auto facts = NvidiaSmiQueryCsv::parse(csv.body, path, csv.first_line);
   if (!facts.ok() || table == nullptr) return facts;
   auto table_facts = NvidiaSmiTable::parse(table->body, path, table->first_line);

@@ -126,8 +126,9 @@ void check_link_errors(const GpuContext& at, Findings& out) {
             {{"replays", std::to_string(*at.gpu.pcie_replays)}, {"limit", fmt::format("{:g}", max_replays)}});
   const NvlinkErrors& nvlink = at.gpu.nvlink_errors;
   std::vector<std::string> errors;
-  for (const auto& [name, count] : {std::pair{"CRC flit", nvlink.crc_flit}, std::pair{"CRC data", nvlink.crc_data},
-                                    std::pair{"replay", nvlink.replay}, std::pair{"recovery", nvlink.recovery}})
+  for (const auto& [name, count] :
+       {std::pair{"CRC flit", nvlink.crc_flit}, std::pair{"CRC data", nvlink.crc_data},
+        std::pair{"replay", nvlink.replay}, std::pair{"recovery", nvlink.recovery}})
     if (count.value_or(0) > 0) errors.push_back(fmt::format("{} {}", *count, name));
   if (!errors.empty())
     out.add("nvlink-errors", at.node.name, at.gpu.index, at.where(), {{"errors", joined(errors, ", ")}});
@@ -283,7 +284,8 @@ void check_inputs(const FleetNode& node, Findings& out) {
       out.add("input-not-understood", node.name, std::nullopt, {file.path, 0, 0},
               {{"reason", file.unknown_reason}});
   if (!has_readable_capture(node)) {
-    out.add("node-without-capture", node.name, std::nullopt, {node.path.empty() ? node.name : node.path, 0, 0},
+    out.add("node-without-capture", node.name, std::nullopt,
+            {node.path.empty() ? node.name : node.path, 0, 0},
             {{"files", node.files.size() == 1 ? "1 file" : fmt::format("{} files", node.files.size())}});
   }
 }

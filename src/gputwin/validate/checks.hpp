@@ -50,9 +50,9 @@ struct IntendedMig {
 [[nodiscard]] IntendedMig intended_mig(const std::string& layout, const MigProfileSet& set);
 
 struct CheckOptions {
-  std::optional<double> busbw_margin;  // overrides the data's nccl-busbw-below-prediction margin
-  BusbwPredictor predict_busbw;        // empty: no design to compare with (busbw is then not judged)
-  std::optional<IntendedMig> mig;      // empty: MIG layout not checked
+  std::optional<double> busbw_margin;   // overrides the data's nccl-busbw-below-prediction margin
+  BusbwPredictor predict_busbw;         // empty: no design to compare with (busbw is then not judged)
+  std::optional<IntendedMig> mig;       // empty: MIG layout not checked
   std::optional<DesignedFleet> design;  // empty: the fleet is not compared with a design
 };
 

@@ -21,8 +21,8 @@ std::string edited_checks(const std::string& from, const std::string& to) {
   text.replace(at, from.size(), to);
   // One file per test: ctest runs the tests of this file in parallel processes.
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("gputwin-checks-test-" + std::string(test->name()) + ".yaml");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("gputwin-checks-test-" + std::string(test->name()) + ".yaml");
   std::ofstream(path) << text;
   return path.string();
 }

@@ -260,7 +260,8 @@ TEST(Checks, ANodeWithoutAReadableCaptureIsCritical) {
   EXPECT_EQ(findings[0].severity, Severity::critical);
   EXPECT_EQ(findings[0].node, "n2");
   EXPECT_EQ(findings[0].where.file, "measured/n2");
-  EXPECT_EQ(findings[0].message, "no readable capture among the node's 1 file: nothing of this node was validated");
+  EXPECT_EQ(findings[0].message,
+            "no readable capture among the node's 1 file: nothing of this node was validated");
 }
 
 TEST(Checks, MigLayoutOfTheRealA100CaptureAgainstIntendedLayouts) {

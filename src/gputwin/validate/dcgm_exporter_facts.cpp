@@ -22,9 +22,15 @@ std::int64_t count_of(double value) {
 // NVML's clock event reason bits (nvml.h, nvmlClocksEventReason*), named as nvidia-smi names them.
 std::vector<std::string> clock_event_reasons(double mask_value) {
   static const std::pair<std::uint64_t, const char*> kBits[] = {
-      {0x1, "gpu_idle"},           {0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},
-      {0x8, "hw_slowdown"},        {0x10, "sync_boost"},                 {0x20, "sw_thermal_slowdown"},
-      {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"},  {0x100, "display_clocks_setting"},
+      {0x1, "gpu_idle"},
+      {0x2, "applications_clocks_setting"},
+      {0x4, "sw_power_cap"},
+      {0x8, "hw_slowdown"},
+      {0x10, "sync_boost"},
+      {0x20, "sw_thermal_slowdown"},
+      {0x40, "hw_thermal_slowdown"},
+      {0x80, "hw_power_brake_slowdown"},
+      {0x100, "display_clocks_setting"},
   };
   const auto mask = static_cast<std::uint64_t>(std::llround(mask_value));
   std::vector<std::string> active;
@@ -84,7 +90,9 @@ const std::map<std::string_view, FieldSetter>& dcgm_fields() {
       {"DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
        [](GpuFacts& g, Framebuffer&, double v) { g.pcie_replays = count_of(v); }},
       {"DCGM_FI_DEV_PCIE_LINK_GEN",
-       [](GpuFacts& g, Framebuffer&, double v) { g.pcie.generation_current = static_cast<int>(count_of(v)); }},
+       [](GpuFacts& g, Framebuffer&, double v) {
+         g.pcie.generation_current = static_cast<int>(count_of(v));
+       }},
       {"DCGM_FI_DEV_PCIE_MAX_LINK_GEN",
        [](GpuFacts& g, Framebuffer&, double v) { g.pcie.generation_max = static_cast<int>(count_of(v)); }},
       {"DCGM_FI_DEV_PCIE_LINK_WIDTH",
@@ -103,7 +111,8 @@ const std::map<std::string_view, FieldSetter>& dcgm_fields() {
        [](GpuFacts& g, Framebuffer&, double v) { g.active_clock_event_reasons = clock_event_reasons(v); }},
       {"DCGM_FI_DEV_CLOCKS_EVENT_REASONS",
        [](GpuFacts& g, Framebuffer&, double v) { g.active_clock_event_reasons = clock_event_reasons(v); }},
-      {"DCGM_FI_DEV_PERSISTENCE_MODE", [](GpuFacts& g, Framebuffer&, double v) { g.persistence_mode = v > 0; }},
+      {"DCGM_FI_DEV_PERSISTENCE_MODE",
+       [](GpuFacts& g, Framebuffer&, double v) { g.persistence_mode = v > 0; }},
       {"DCGM_FI_DEV_MIG_MODE", [](GpuFacts& g, Framebuffer&, double v) { g.mig_enabled = v > 0; }},
       {"DCGM_FI_DEV_FB_TOTAL", [](GpuFacts&, Framebuffer& fb, double v) { fb.total = v; }},
       {"DCGM_FI_DEV_FB_FREE", [](GpuFacts&, Framebuffer& fb, double v) { fb.free = v; }},

@@ -55,8 +55,9 @@ void check_node_count(const Fleet& fleet, const DesignedFleet& design, Findings&
       measured.insert(*name);
       continue;
     }
-    out.add("nodes-not-in-design", node.name, std::nullopt, node_location(node),
-            {{"designed", designed}, {"first", design.node_names.front()}, {"last", design.node_names.back()}});
+    out.add(
+        "nodes-not-in-design", node.name, std::nullopt, node_location(node),
+        {{"designed", designed}, {"first", design.node_names.front()}, {"last", design.node_names.back()}});
   }
   std::vector<std::string> missing;
   for (const std::string& name : design.node_names)
@@ -71,7 +72,8 @@ std::string models_text(const std::vector<std::string>& models) {
   std::map<std::string, int> counts;
   for (const std::string& model : models) ++counts[model];
   std::string text;
-  for (const auto& [model, count] : counts) text += fmt::format("{}{} x {}", text.empty() ? "" : ", ", count, model);
+  for (const auto& [model, count] : counts)
+    text += fmt::format("{}{} x {}", text.empty() ? "" : ", ", count, model);
   return text;
 }
 
@@ -112,7 +114,8 @@ void check_gpu_memory(const FleetNode& node, const DesignedFleet& design, Findin
     if (!gpu.memory_total) continue;
     const double measured = in_gigabytes(*gpu.memory_total);
     if (std::abs(measured / expected - 1) <= tolerance) continue;
-    out.add(rule.id, node.name, gpu.index, {gpu.source.empty() ? node.facts->source : gpu.source, gpu.line, 0},
+    out.add(rule.id, node.name, gpu.index,
+            {gpu.source.empty() ? node.facts->source : gpu.source, gpu.line, 0},
             {{"measured", fmt::format("{:.1f}", measured)},
              {"expected", fmt::format("{:g}", expected)},
              {"accelerator", design.accelerator_name},
@@ -148,8 +151,8 @@ void check_against_design(const Fleet& fleet, const DesignedFleet& design, Findi
   if (design.reported_names.empty())
     out.add("design-not-compared", "-", std::nullopt, {design.spec, 0, 0},
             {{"what", "GPU models"},
-             {"reason", "data/validate/gpu-names.yaml lists no product name for the designed " +
-                            design.accelerator}});
+             {"reason",
+              "data/validate/gpu-names.yaml lists no product name for the designed " + design.accelerator}});
   for (const FleetNode& node : fleet.nodes) {
     check_gpu_model(node, design, out);
     check_gpu_count(node, design, out);

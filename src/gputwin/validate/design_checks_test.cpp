@@ -61,7 +61,8 @@ FleetNode t4_run_node(const std::string& name) {
 
 std::vector<std::string> described(const std::vector<Finding>& findings) {
   std::vector<std::string> lines;
-  for (const Finding& finding : findings) lines.push_back(finding.node + " " + finding.rule + ": " + finding.message);
+  for (const Finding& finding : findings)
+    lines.push_back(finding.node + " " + finding.rule + ": " + finding.message);
   return lines;
 }
 
@@ -75,39 +76,43 @@ std::vector<Finding> against(const std::vector<FleetNode>& nodes, const Designed
 }
 
 TEST(DesignChecks, AFleetAsDesignedHasNoFinding) {
-  EXPECT_TRUE(against({node_of("node01", "NVIDIA H100 80GB HBM3", 8), node_of("node02", "NVIDIA H100 80GB HBM3", 8)},
-                      h100_design(2))
-                  .empty());
+  EXPECT_TRUE(
+      against({node_of("node01", "NVIDIA H100 80GB HBM3", 8), node_of("node02", "NVIDIA H100 80GB HBM3", 8)},
+              h100_design(2))
+          .empty());
 }
 
 TEST(DesignChecks, AWrongGpuModelIsReportedAsThatNotAsABandwidthShortfall) {
-  const auto findings = against({node_of("node01", "NVIDIA H100 80GB HBM3", 8), t4_run_node("node02")},
-                                h100_design(2));
-  EXPECT_EQ(described(findings),
-            (std::vector<std::string>{
-                "node02 gpu-model-mismatch: 2 x Tesla T4 where the design has NVIDIA H100 80GB HBM3 (H100 SXM 80GB)",
-                "node02 nccl-busbw-not-compared: all_reduce: busbw not compared with the design (the node's GPUs "
-                "are not the designed model, see gpu-model-mismatch)",
-            }));
+  const auto findings =
+      against({node_of("node01", "NVIDIA H100 80GB HBM3", 8), t4_run_node("node02")}, h100_design(2));
+  EXPECT_EQ(
+      described(findings),
+      (std::vector<std::string>{
+          "node02 gpu-model-mismatch: 2 x Tesla T4 where the design has NVIDIA H100 80GB HBM3 (H100 SXM "
+          "80GB)",
+          "node02 nccl-busbw-not-compared: all_reduce: busbw not compared with the design (the node's GPUs "
+          "are not the designed model, see gpu-model-mismatch)",
+      }));
 }
 
 TEST(DesignChecks, GpuCountAndMemoryPerNode) {
-  const auto findings = against({node_of("node01", "NVIDIA H100 80GB HBM3", 4),
-                                 node_of("node02", "NVIDIA H100 80GB HBM3", 8, 40960)},
-                                h100_design(2));
-  EXPECT_EQ(described(findings),
-            (std::vector<std::string>{
-                "node01 gpu-count-mismatch: 4 GPUs where the design has 8 per node",
-                "node02 gpu-memory-mismatch: GPU memory 42.9 GB where the design's H100 SXM 80GB has 80 GB (more "
-                "than 10 % apart)",
-            }));
+  const auto findings = against(
+      {node_of("node01", "NVIDIA H100 80GB HBM3", 4), node_of("node02", "NVIDIA H100 80GB HBM3", 8, 40960)},
+      h100_design(2));
+  EXPECT_EQ(
+      described(findings),
+      (std::vector<std::string>{
+          "node01 gpu-count-mismatch: 4 GPUs where the design has 8 per node",
+          "node02 gpu-memory-mismatch: GPU memory 42.9 GB where the design's H100 SXM 80GB has 80 GB (more "
+          "than 10 % apart)",
+      }));
 }
 
 TEST(DesignChecks, MissingNodesAreNamedAndExtraNodesFlagged) {
-  const auto findings = against({node_of("node01", "NVIDIA H100 80GB HBM3", 8),
-                                 node_of("node-3", "NVIDIA H100 80GB HBM3", 8),
-                                 node_of("node09", "NVIDIA H100 80GB HBM3", 8)},
-                                h100_design(4));
+  const auto findings =
+      against({node_of("node01", "NVIDIA H100 80GB HBM3", 8), node_of("node-3", "NVIDIA H100 80GB HBM3", 8),
+               node_of("node09", "NVIDIA H100 80GB HBM3", 8)},
+              h100_design(4));
   EXPECT_EQ(described(findings),
             (std::vector<std::string>{
                 "- nodes-missing: 2 of the design's 4 nodes have no measured outputs: node-2, node-4",
@@ -127,7 +132,8 @@ TEST(DesignChecks, AnAcceleratorWithoutKnownNamesIsSaidNotGuessed) {
 }
 
 TEST(GpuProductNames, TheBundledDataNamesTheDesignedGpus) {
-  const auto names = load_gpu_product_names(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/gpu-names.yaml");
+  const auto names =
+      load_gpu_product_names(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/gpu-names.yaml");
   ASSERT_TRUE(names.ok()) << names.error_text();
   EXPECT_EQ(names.value().at("h100-sxm"), std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
   EXPECT_EQ(names.value().at("l4"), std::vector<std::string>{"NVIDIA L4"});

@@ -13,7 +13,8 @@ GpuProductNames read_names(const YamlDocument& document) {
   GpuProductNames names;
   for (const YamlField& item : root.child("accelerators").items()) {
     item.expect_keys({"id", "names", "source"});
-    if (item.child("source").text_or_list().empty()) item.child("source").fail("a name list needs its source");
+    if (item.child("source").text_or_list().empty())
+      item.child("source").fail("a name list needs its source");
     std::vector<std::string>& listed = names[item.child("id").text()];
     for (const YamlField& name : item.child("names").items()) listed.push_back(name.text());
     if (listed.empty()) item.child("names").fail("expected at least one product name");

@@ -94,10 +94,10 @@ TEST(DcgmExporterFacts, ASickScrapeFailsEveryCheckItCarries) {
 }
 
 TEST(DcgmExporterFacts, ReadsClockEventReasonsAndNvlinkErrors) {
-  const auto scrape = PrometheusText::parse("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS" + labels(0) + " 68\n" +
-                                                "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL" + labels(0) +
-                                                " 3\n",
-                                            "m.txt");
+  const auto scrape =
+      PrometheusText::parse("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS" + labels(0) + " 68\n" +
+                                "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL" + labels(0) + " 3\n",
+                            "m.txt");
   ASSERT_TRUE(scrape.ok()) << scrape.error_text();
   const GpuFacts gpu = facts_from_dcgm_scrape(scrape.value()).gpus.at(0);
   // 68 = 0x44: sw_power_cap (0x4) and hw_thermal_slowdown (0x40)
@@ -196,7 +196,8 @@ TEST(MergeNodeFacts, ADisagreementIsAFindingOfItsOwn) {
   ASSERT_EQ(findings.size(), 1U);
   EXPECT_EQ(findings[0].rule, "sources-disagree");
   EXPECT_EQ(findings[0].gpu, 0);
-  EXPECT_EQ(findings[0].message, "outputs disagree on MIG mode: no in n1/n.xml:10, yes in n1/m.prom:3; no is used");
+  EXPECT_EQ(findings[0].message,
+            "outputs disagree on MIG mode: no in n1/n.xml:10, yes in n1/m.prom:3; no is used");
 }
 
 const std::string kH100MigCapture =

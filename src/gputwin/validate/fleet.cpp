@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <thread>
 
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/capture_sections.hpp"
 #include "gputwin/validate/dcgm_diag.hpp"
 #include "gputwin/validate/dcgm_exporter_facts.hpp"
-#include "gputwin/validate/node_facts_merge.hpp"
-#include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/nccl_tests_json.hpp"
 #include "gputwin/validate/nccl_tests_text.hpp"
+#include "gputwin/validate/node_facts_merge.hpp"
 #include "gputwin/validate/nvidia_smi_query_csv.hpp"
 #include "gputwin/validate/nvidia_smi_table.hpp"
 #include "gputwin/validate/nvidia_smi_xml.hpp"
@@ -132,8 +132,9 @@ void keep_scrape(Result<MetricScrape> read, FleetNode& node, FactsCandidates& ca
 // Every output's facts, richest first (file names order ties), merged into the node's one fact model.
 std::optional<NodeFacts> merged_facts(FactsCandidates candidates) {
   if (candidates.empty()) return std::nullopt;
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const FactsCandidate& a, const FactsCandidate& b) { return a.preference < b.preference; });
+  std::stable_sort(
+      candidates.begin(), candidates.end(),
+      [](const FactsCandidate& a, const FactsCandidate& b) { return a.preference < b.preference; });
   std::vector<NodeFacts> sources;
   for (FactsCandidate& candidate : candidates) sources.push_back(std::move(candidate.facts));
   return merge_node_facts(std::move(sources));

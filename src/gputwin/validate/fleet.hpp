@@ -48,7 +48,8 @@ struct FleetFile {
 struct FleetNode {
   std::string name;
   std::string path;  // the node's directory, or its one file directly in the measured directory
-  std::vector<FleetFile> files;  // every entry of the node's directory, by path (a nested directory is unknown)
+  std::vector<FleetFile>
+      files;  // every entry of the node's directory, by path (a nested directory is unknown)
   std::optional<NodeFacts> facts;
   std::vector<NcclTestsRun> nccl_runs;
   std::vector<DcgmDiagReport> diag_reports;

@@ -44,7 +44,8 @@ TEST(Inventory, ReadsTheCaptureOfANodeDirectory) {
   GPUTWIN_REQUIRE_FIXTURE(folder);
   const auto inventory = take_inventory(folder, bundled());
   ASSERT_TRUE(inventory.ok()) << inventory.error_text();
-  ASSERT_EQ(inventory.value().fleet.nodes.size(), 1U);  // the nvidia_gpu_exporter directory is one node of 3 files
+  ASSERT_EQ(inventory.value().fleet.nodes.size(),
+            1U);  // the nvidia_gpu_exporter directory is one node of 3 files
   EXPECT_EQ(inventory.value().fleet.nodes[0].facts->driver_version, "590.48.01");
 }
 
@@ -52,8 +53,8 @@ TEST(Inventory, ReadsTheCaptureOfANodeDirectory) {
 // `validate` finds it.
 TEST(Inventory, ReadsFilesByContentNotByExtension) {
   const std::string log = fixture("nccl-tests/superbenchmark/nccl_allreduce.log");
-  const std::string scrape =
-      fixture("dcgm/k8s-ai-conformance/dcgm-exporter-metrics_T4_ericsson-ccd__accelerator_metrics.md_L14-35.txt");
+  const std::string scrape = fixture(
+      "dcgm/k8s-ai-conformance/dcgm-exporter-metrics_T4_ericsson-ccd__accelerator_metrics.md_L14-35.txt");
   GPUTWIN_REQUIRE_FIXTURE(log);
   const auto root = scratch_fleet("by-content");
   std::filesystem::create_directories(root / "node01");

@@ -26,8 +26,8 @@ NcclTestsRun run_of(const std::string& collective, double algbw, double busbw) {
 }
 
 TEST(RanksFromBandwidths, FollowsEachCollectivesBusbwFactor) {
-  EXPECT_EQ(rank_count(run_of("all_reduce", 247.94, 433.90)), 8);      // 2(n-1)/n = 1.75
-  EXPECT_EQ(rank_count(run_of("all_gather", 201.32, 188.73)), 16);     // (n-1)/n = 0.9375
+  EXPECT_EQ(rank_count(run_of("all_reduce", 247.94, 433.90)), 8);     // 2(n-1)/n = 1.75
+  EXPECT_EQ(rank_count(run_of("all_gather", 201.32, 188.73)), 16);    // (n-1)/n = 0.9375
   EXPECT_EQ(rank_count(run_of("reduce_scatter", 100.00, 75.00)), 4);  // (n-1)/n = 0.75
   EXPECT_EQ(rank_count(run_of("alltoall", 64.00, 56.00)), 8);
 }
@@ -52,8 +52,9 @@ TEST(RanksFromBandwidths, RankLinesWinOverTheRatio) {
 TEST(RanksFromBandwidths, ReadsTheRanksOfFixturesWithoutRankLines) {
   const std::string gather = fixture(
       "nccl-tests/cluster-toolkit/2x-A3Mega-H100-TCPXO_all_gather__gke-a3-megagpu_README.md_L113-148.txt");
-  const std::string reduce =
-      fixture("nccl-tests/awsome-distributed-training/p5-H100-EFA-awsbatch_all_reduce__aws-batch_README.md_L28-64.txt");
+  const std::string reduce = fixture(
+      "nccl-tests/awsome-distributed-training/"
+      "p5-H100-EFA-awsbatch_all_reduce__aws-batch_README.md_L28-64.txt");
   GPUTWIN_REQUIRE_FIXTURE(gather);
   const auto two_a3_mega = NcclTestsText::read_file(gather);
   ASSERT_TRUE(two_a3_mega.ok()) << two_a3_mega.error_text();

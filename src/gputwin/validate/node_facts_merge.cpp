@@ -77,7 +77,8 @@ std::vector<double> instance_gigabytes(const std::vector<MigDevice>& devices) {
 
 std::string instances_text(const std::vector<MigDevice>& devices) {
   std::string sizes;
-  for (double size : instance_gigabytes(devices)) sizes += fmt::format("{}{:g}", sizes.empty() ? "" : "+", size);
+  for (double size : instance_gigabytes(devices))
+    sizes += fmt::format("{}{:g}", sizes.empty() ? "" : "+", size);
   return fmt::format("{} instances ({} GB)", devices.size(), sizes);
 }
 
@@ -150,8 +151,8 @@ class GpuMerger {
     if (kept_.mig_devices.empty()) {
       kept_.mig_devices = other_.mig_devices;
     } else if (instance_gigabytes(kept_.mig_devices) != instance_gigabytes(other_.mig_devices)) {
-      disagree("MIG instances", instances_text(kept_.mig_devices), kept_at_, instances_text(other_.mig_devices),
-               other_at_);
+      disagree("MIG instances", instances_text(kept_.mig_devices), kept_at_,
+               instances_text(other_.mig_devices), other_at_);
     }
   }
 

@@ -1,6 +1,6 @@
 // One fact model per node from every output that describes it: nvidia-smi XML, --query-gpu CSV, the default
-// table, an nvidia_gpu_exporter capture's sections, a dcgm-exporter scrape. Checks then read the merged facts,
-// whatever file kind each fact came from.
+// table, an nvidia_gpu_exporter capture's sections, a dcgm-exporter scrape. Checks then read the merged
+// facts, whatever file kind each fact came from.
 //
 //   std::vector<NodeFacts> sources = {xml_facts, table_facts, scrape_facts};   // richest first
 //   NodeFacts node = merge_node_facts(std::move(sources));

@@ -20,7 +20,8 @@ bool is_name_char(char c) {
 
 std::string quoted_excerpt(std::string_view line) {
   constexpr std::size_t kLongestQuote = 80;
-  return line.size() <= kLongestQuote ? std::string(line) : std::string(line.substr(0, kLongestQuote)) + "...";
+  return line.size() <= kLongestQuote ? std::string(line)
+                                      : std::string(line.substr(0, kLongestQuote)) + "...";
 }
 
 // A cursor over one line; every failure names the line and what was expected at which column.
@@ -140,8 +141,8 @@ class ScrapeBuilder {
       position = end + 1;
     }
     for (const Unparsed& after : unparsed_)
-      scrape_.skipped.push_back({after.line, started_ ? "after the exposition ends (not a metric line)"
-                                                      : "not a metric line"});
+      scrape_.skipped.push_back(
+          {after.line, started_ ? "after the exposition ends (not a metric line)" : "not a metric line"});
     return std::move(scrape_);
   }
 

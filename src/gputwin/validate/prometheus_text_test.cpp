@@ -96,8 +96,8 @@ TEST(PrometheusText, SkipsCurlsTrailingConnectionLine) {
 }
 
 TEST(PrometheusText, TextBetweenMetricLinesIsAnErrorQuotingIt) {
-  const auto result = PrometheusText::parse(
-      "a 1\n* Connection #0 to host localhost left intact\nb 2\n", "m.txt");
+  const auto result =
+      PrometheusText::parse("a 1\n* Connection #0 to host localhost left intact\nb 2\n", "m.txt");
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.errors()[0].where.line, 2);
   EXPECT_NE(result.errors()[0].message.find("'* Connection #0 to host localhost left intact'"),
