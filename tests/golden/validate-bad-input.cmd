@@ -1,3 +1,3 @@
 # A capture with a value nvidia-smi never prints ("lots W"): a critical finding naming file, line and field.
 # exit: 1
-validate --cluster examples/dgx-h100-single-node.yaml --measured tests/validate-fleets/bad-input
+validate --cluster tests/validate-fleets/dgx-h100-2-nodes.yaml --measured tests/validate-fleets/bad-input

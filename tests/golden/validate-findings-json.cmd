@@ -1,3 +1,3 @@
 # The same faulty fleet as JSON (schema gputwin.validate/1).
 # exit: 1
-validate --cluster examples/dgx-h100-single-node.yaml --measured tests/validate-fleets/faulty --json
+validate --cluster tests/validate-fleets/dgx-h100-8-nodes.yaml --measured tests/validate-fleets/faulty --json

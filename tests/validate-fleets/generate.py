@@ -8,6 +8,13 @@ with an 8-rank all_reduce_perf log. Values vary a little from node to node, as a
   clean/       6 healthy nodes: no finding at the default 10 % busbw margin, no outlier
   faulty/      8 nodes with planted faults, one kind per node (listed in FAULTS below)
   bad-input/   2 nodes, one with a value nvidia-smi never prints (an input error with file and line)
+  scraped/     2 nodes seen only through dcgm-exporter scrapes saved as .txt by `curl -v` (curl's trailing
+               "* Connection #0 ... left intact" kept): node01 healthy, node02 sick (XID 79, 12 DBE, a failed row
+               remapping, 97 C), which the checks must fail as they fail the same facts in nvidia-smi output
+  no-capture/  2 nodes: node01 healthy, node02 holding only an operator's note (nothing to validate)
+  mixed/       against dgx-h100-6-nodes.yaml: node01 and node03 as designed, node02 with H200s, node04 with 4
+               GPUs, node05 with 40 GB GPUs under an H100 name, node06 absent, node07 not in the design, node08 a
+               T4 pair seen only through its nccl-tests log (far below an H100's busbw)
 """
 import pathlib
 import shutil
@@ -47,7 +54,7 @@ def gpu_xml(node_index, gpu, values):
     draw_text = values["draw"] if "draw" in values else f"{draw:.2f}"
     sm_clock = 1980 - (node_index + gpu) % 3 * 15
     return f"""\t<gpu id="00000000:{0x18 + gpu * 0x10:02X}:00.0">
-\t\t<product_name>NVIDIA H100 80GB HBM3</product_name>
+\t\t<product_name>{values.get('model', 'NVIDIA H100 80GB HBM3')}</product_name>
 \t\t<persistence_mode>{values['persistence']}</persistence_mode>
 \t\t<mig_mode>
 \t\t\t<current_mig>Disabled</current_mig>
@@ -72,7 +79,7 @@ def gpu_xml(node_index, gpu, values):
 \t\t<clocks_event_reasons>
 {reason_lines}\t\t</clocks_event_reasons>
 \t\t<fb_memory_usage>
-\t\t\t<total>81559 MiB</total>
+\t\t\t<total>{values.get('memory_mib', 81559)} MiB</total>
 \t\t\t<used>70312 MiB</used>
 \t\t</fb_memory_usage>
 \t\t<ecc_mode>
@@ -135,7 +142,8 @@ def gpu_xml(node_index, gpu, values):
 
 
 def node_xml(node, node_index, node_values, gpu_values):
-    gpus = "".join(gpu_xml(node_index, g, {**HEALTHY, **node_values, **gpu_values.get(g, {})}) for g in range(8))
+    gpus = "".join(gpu_xml(node_index, g, {**HEALTHY, **node_values, **gpu_values.get(g, {})})
+                   for g in range(node_values.get("gpus", 8)))
     values = {**HEALTHY, **node_values}
     return f"""<?xml version="1.0" ?>
 <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">
@@ -143,7 +151,7 @@ def node_xml(node, node_index, node_values, gpu_values):
 \t<timestamp>Mon Nov 23 10:00:00 2026</timestamp>
 \t<driver_version>{values['driver']}</driver_version>
 \t<cuda_version>{values['cuda']}</cuda_version>
-\t<attached_gpus>8</attached_gpus>
+\t<attached_gpus>{values.get('gpus', 8)}</attached_gpus>
 {gpus}</nvidia_smi_log>
 """
 
@@ -151,7 +159,8 @@ def node_xml(node, node_index, node_values, gpu_values):
 def nccl_log(node, node_index, predicted, nccl):
     lines = [f"# nThread 1 nGpus 8 minBytes 1048576 maxBytes 4294967296 step: 4(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
              "#", "# Using devices"]
-    lines += [f"#  Rank  {r} Group  0 Pid  4242 on     {node} device  {r} [0x{0x18 + r * 0x10:02x}] NVIDIA H100 80GB HBM3"
+    device = nccl.get("device", "NVIDIA H100 80GB HBM3")
+    lines += [f"#  Rank  {r} Group  0 Pid  4242 on     {node} device  {r} [0x{0x18 + r * 0x10:02x}] {device}"
               for r in range(8)]
     lines += ["#",
               "#                                                              out-of-place                       in-place          ",
@@ -176,6 +185,16 @@ def nccl_log(node, node_index, predicted, nccl):
     lines += [f"# Out of bounds values : {bounds}", f"# Avg bus bandwidth    : {total / rows:.4f} ", "#", ""]
     return "\n".join(lines)
 
+
+# Nodes of the mixed/ fleet (same shape as FAULTS).
+MIXED = {
+    "node01": ({}, {}, {}, {}),
+    "node02": ({"model": "NVIDIA H200", "memory_mib": 143771}, {}, {}, {}),
+    "node03": ({}, {}, {}, {}),
+    "node04": ({"gpus": 4}, {}, {}, {}),
+    "node05": ({"memory_mib": 40960}, {}, {}, {}),
+    "node07": ({}, {}, {}, {}),
+}
 
 DIAG_FAIL = """{
   "DCGM GPU Diagnostic" : {
@@ -203,6 +222,34 @@ DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-00000008-0000-4000-8000-000000000000",
 NOTES = "rack B07, cabled 2026-11-20; re-seated OSFP on port 3\n"
 
 
+def scrape(node, sick):
+    """A dcgm-exporter scrape of 8 H100 with its default counters (plus the ECC and XID ones it can enable)."""
+    values = {
+        "DCGM_FI_DEV_GPU_TEMP": ("gauge", "GPU temperature (in C).", lambda g: 97 if sick and g == 3 else 60 + g),
+        "DCGM_FI_DEV_MEMORY_TEMP": ("gauge", "Memory temperature (in C).", lambda g: 70),
+        "DCGM_FI_DEV_POWER_USAGE": ("gauge", "Power draw (in W).", lambda g: 650.5),
+        "DCGM_FI_DEV_XID_ERRORS": ("gauge", "Value of the last XID error encountered.",
+                                   lambda g: 79 if sick and g == 3 else 0),
+        "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL": ("counter", "Total number of double-bit volatile ECC errors.",
+                                          lambda g: 12 if sick and g == 3 else 0),
+        "DCGM_FI_DEV_ROW_REMAP_FAILURE": ("gauge", "Whether remapping of rows has failed",
+                                          lambda g: 1 if sick and g == 3 else 0),
+        "DCGM_FI_DEV_FB_FREE": ("gauge", "Framebuffer memory free (in MiB).", lambda g: 11000),
+        "DCGM_FI_DEV_FB_USED": ("gauge", "Framebuffer memory used (in MiB).", lambda g: 70000),
+        "DCGM_FI_DEV_FB_RESERVED": ("gauge", "Framebuffer memory reserved (in MiB).", lambda g: 559),
+    }
+    lines = ["*   Trying 127.0.0.1:9400...", "> GET /metrics HTTP/1.1", "< HTTP/1.1 200 OK", "<"]
+    for name, (kind, help_text, value) in values.items():
+        lines += [f"# HELP {name} {help_text}", f"# TYPE {name} {kind}"]
+        for g in range(8):
+            labels = (f'gpu="{g}",UUID="GPU-{node:0>8}-0000-4000-8000-{g:012x}",pci_bus_id="00000000:{0x18 + g * 0x10:02X}:00.0",'
+                      f'device="nvidia{g}",modelName="NVIDIA H100 80GB HBM3",Hostname="{node}",'
+                      f'DCGM_FI_DRIVER_VERSION="550.90.07"')
+            lines.append(f"{name}{{{labels}}} {value(g)}")
+    lines.append("* Connection #0 to host localhost left intact")
+    return "\n".join(lines) + "\n"
+
+
 def write_node(directory, node, node_index, predicted, spec):
     node_values, gpu_values, nccl, extra = spec
     path = directory / node
@@ -216,7 +263,7 @@ def write_node(directory, node, node_index, predicted, spec):
 
 def main():
     predicted = float((ROOT / "predicted-busbw.txt").read_text().split()[0])
-    for fleet in ("clean", "faulty", "bad-input"):
+    for fleet in ("clean", "faulty", "bad-input", "scraped", "no-capture", "mixed"):
         shutil.rmtree(ROOT / fleet, ignore_errors=True)
     for i in range(1, 7):
         write_node(ROOT / "clean", f"node{i:02d}", i, predicted, ({}, {}, {}, {}))
@@ -224,6 +271,17 @@ def main():
         write_node(ROOT / "faulty", node, i, predicted, spec)
     write_node(ROOT / "bad-input", "node01", 1, predicted, ({}, {}, {}, {}))
     write_node(ROOT / "bad-input", "node02", 2, predicted, ({}, {4: {"draw": "lots"}}, {}, {}))
+    for node, sick in (("node01", False), ("node02", True)):
+        (ROOT / "scraped" / node).mkdir(parents=True)
+        (ROOT / "scraped" / node / "metrics.txt").write_text(scrape(node, sick))
+    write_node(ROOT / "no-capture", "node01", 1, predicted, ({}, {}, {}, {}))
+    for i, (node, spec) in enumerate(sorted(MIXED.items()), start=1):
+        write_node(ROOT / "mixed", node, i, predicted, spec)
+    t4 = ROOT / "mixed" / "node08"
+    t4.mkdir(parents=True)
+    (t4 / "all_reduce_perf.log").write_text(nccl_log("node08", 8, predicted, {"busbw_scale": 0.025, "device": "Tesla T4"}))
+    (ROOT / "no-capture" / "node02").mkdir(parents=True)
+    (ROOT / "no-capture" / "node02" / "notes.txt").write_text(NOTES)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 // norms (outliers) and, with --cluster, the design's predicted busbw. `validate inventory` only lists nodes.
 #include <iostream>
 #include <memory>
-#include <set>
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
@@ -42,10 +41,12 @@ double parse_margin(const std::string& text) {
   return value / 100.0;
 }
 
-// What the design adds to the checks: the busbw predictor, and the intended MIG layout on its GPU.
+// What the design adds to the checks: the busbw predictor, the intended MIG layout on its GPU, and the fleet
+// the design describes (nodes, GPU model, count and memory).
 struct DesignInputs {
   validate::BusbwPredictor predict_busbw;
   std::optional<validate::IntendedMig> mig;
+  validate::DesignedFleet fleet;
 };
 
 std::optional<DesignInputs> load_design(const ValidateOptions& options) {
@@ -55,11 +56,13 @@ std::optional<DesignInputs> load_design(const ValidateOptions& options) {
   if (!cluster) return std::nullopt;
   auto hardware = perf_hardware(*cluster, *catalog);
   auto model = load_collective_model(bundled_data_dir() + "/perf/nccl-cost-model.yaml");
-  if (!hardware.ok() || !model.ok()) {
-    std::cerr << hardware.error_text() << model.error_text();
+  const auto names = validate::load_gpu_product_names(bundled_data_dir() + "/validate/gpu-names.yaml");
+  if (!hardware.ok() || !model.ok() || !names.ok()) {
+    std::cerr << hardware.error_text() << model.error_text() << names.error_text();
     return std::nullopt;
   }
   DesignInputs design;
+  design.fleet = validate::designed_fleet(options.cluster, *cluster, *catalog, names.value());
   if (!options.mig_layout.empty()) {
     const std::string set_id = hardware.value().accelerator.mig_profile_set;
     const MigProfileSet* set = catalog->find<MigProfileSet>(set_id);
@@ -98,6 +101,7 @@ int run_validate(const ValidateOptions& options) {
       if (!design) return kInputError;
       check_options.predict_busbw = std::move(design->predict_busbw);
       check_options.mig = std::move(design->mig);
+      check_options.design = std::move(design->fleet);
     }
     const auto fleet = validate::read_fleet(options.measured);
     if (!fleet.ok()) {
@@ -127,7 +131,8 @@ void add_validate_options(CLI::App& validate, ValidateOptions& options) {
       "directory of per-node outputs: a subdirectory per node (or a file per node) holding "
       "nvidia-smi XML/CSV/table, nccl-tests logs or -J JSON, dcgmi diag -j JSON, /metrics scrapes");
   validate.add_option("--cluster", options.cluster,
-                      "cluster spec (YAML): busbw is compared with perf's prediction for this design");
+                      "cluster spec (YAML): the fleet is compared with this design (nodes, GPU model, count "
+                      "and memory) and busbw with perf's prediction for it");
   validate.add_flag("--json", options.json, "print JSON (schema gputwin.validate/1)");
   validate.add_option(
       "--fail-on", options.fail_on,
@@ -143,46 +148,22 @@ void add_validate_options(CLI::App& validate, ValidateOptions& options) {
   add_catalog_options(validate, options.catalog);
 }
 
-using validate::GpuFacts;
-using validate::NodeInventory;
-
-std::string joined(const std::set<std::string>& words) {
-  std::string text;
-  for (const std::string& word : words) text += (text.empty() ? "" : ", ") + word;
-  return text.empty() ? "-" : text;
-}
-
-// "ok", or the notes of each GPU that has any: "GPU 0: persistence off; GPU 3: DBE 2".
-std::string node_health(const NodeInventory& node) {
-  if (node.facts.gpus.empty()) return node.errors.empty() ? "no GPUs reported" : "unreadable";
-  std::string health;
-  for (const GpuFacts& gpu : node.facts.gpus) {
-    const auto notes = validate::health_notes(gpu);
-    if (notes.empty()) continue;
-    std::string listed;
-    for (const std::string& note : notes) listed += (listed.empty() ? "" : ", ") + note;
-    health +=
-        (health.empty() ? "" : "; ") + ("GPU " + std::to_string(gpu.index.value_or(-1)) + ": " + listed);
+// `validate inventory`: the fleet read and judged as `validate` does, shown one line per node.
+int run_inventory(const std::string& measured) {
+  const auto checks = validate::load_checks_data(bundled_data_dir() + "/validate/checks.yaml");
+  if (!checks.ok()) {
+    std::cerr << checks.error_text();
+    return kInputError;
   }
-  return health.empty() ? "ok" : health;
-}
-
-void print_inventory(const validate::Inventory& inventory) {
-  std::size_t width = 4;
-  for (const NodeInventory& node : inventory.nodes) width = std::max(width, node.node.size());
-  const auto pad = [](const std::string& text, std::size_t size) {
-    return text + std::string(size > text.size() ? size - text.size() : 0, ' ');
-  };
-  std::cout << pad("node", width) << "  GPUs  " << pad("model", 26) << "  " << pad("driver", 11)
-            << "  health\n";
-  for (const NodeInventory& node : inventory.nodes) {
-    std::set<std::string> models;
-    for (const GpuFacts& gpu : node.facts.gpus) models.insert(gpu.model.empty() ? "?" : gpu.model);
-    const std::string gpus = std::to_string(node.facts.gpus.size());
-    std::cout << pad(node.node, width) << "  " << std::string(4 - std::min<std::size_t>(4, gpus.size()), ' ')
-              << gpus << "  " << pad(joined(models), 26) << "  "
-              << pad(node.facts.driver_version.value_or("-"), 11) << "  " << node_health(node) << "\n";
+  const auto inventory = validate::take_inventory(measured, checks.value());
+  if (!inventory.ok()) {
+    std::cerr << inventory.error_text();
+    return kInputError;
   }
+  std::cout << validate_inventory_text(inventory.value());
+  for (const validate::FleetNode& node : inventory.value().fleet.nodes)
+    for (const InputError& error : node.errors) std::cerr << error.to_string() << "\n";
+  return validate::inventory_has_input_errors(inventory.value()) ? kInputError : 0;
 }
 
 }  // namespace
@@ -198,25 +179,13 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ValidateOptions>();
   add_validate_options(*validate, *options);
   auto measured = std::make_shared<std::string>();
-  auto* inventory =
-      validate->add_subcommand("inventory", "per node: GPUs, model, driver and a health summary");
+  auto* inventory = validate->add_subcommand(
+      "inventory", "per node: GPUs, model, driver and health (the rules of the checks' findings)");
   inventory
       ->add_option("--measured", *measured,
                    "directory of per-node captures (a subdirectory or file per node)")
       ->required();
-  inventory->callback([measured, &exit_code] {
-    const auto read = validate::read_inventory(*measured);
-    if (!read.ok()) {
-      std::cerr << read.error_text();
-      exit_code = kInputError;
-      return;
-    }
-    print_inventory(read.value());
-    for (const NodeInventory& node : read.value().nodes) {
-      for (const InputError& error : node.errors) std::cerr << error.to_string() << "\n";
-      if (node.facts.gpus.empty() && !node.errors.empty()) exit_code = kInputError;
-    }
-  });
+  inventory->callback([measured, &exit_code] { exit_code = run_inventory(*measured); });
   validate->callback([inventory, options, &exit_code] {
     if (inventory->parsed()) return;
     exit_code = run_validate(*options);

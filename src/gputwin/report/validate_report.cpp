@@ -26,21 +26,11 @@ std::string gpu_text(const std::optional<int>& gpu) {
   return gpu ? fmt::format("GPU {}", *gpu) : "-";
 }
 
-// A node with no nvidia-smi output: its GPUs as its dcgm-exporter scrapes label them (gpu -> modelName).
-std::map<std::string, std::string> scraped_gpus(const FleetNode& node) {
-  std::map<std::string, std::string> gpus;
-  for (const auto& scrape : node.metric_scrapes)
-    for (const auto& sample : scrape.samples)
-      if (const auto gpu = sample.label("gpu")) gpus[*gpu] = sample.label("modelName").value_or("?");
-  return gpus;
-}
-
+// The node's GPU models ("NVIDIA H100 80GB HBM3"), from its one fact model (nvidia-smi outputs and scrapes).
 std::string models_of(const FleetNode& node) {
   std::set<std::string> models;
   if (node.facts)
     for (const auto& gpu : node.facts->gpus) models.insert(gpu.model.empty() ? "?" : gpu.model);
-  else
-    for (const auto& [gpu, model] : scraped_gpus(node)) models.insert(model);
   std::string text;
   for (const std::string& model : models) text += (text.empty() ? "" : ", ") + model;
   return text.empty() ? "-" : text;
@@ -65,15 +55,18 @@ std::string health_of(const FleetNode& node, const std::vector<Finding>& finding
 }
 
 int gpu_count(const FleetNode& node) {
-  return static_cast<int>(node.facts ? node.facts->gpus.size() : scraped_gpus(node).size());
+  return static_cast<int>(node.facts ? node.facts->gpus.size() : 0);
+}
+
+std::string driver_of(const FleetNode& node) {
+  return node.facts ? node.facts->driver_version.value_or("-") : "-";
 }
 
 std::string inventory_text(const ValidateRun& run) {
   TextTable table({"node", "GPUs", "model", "driver", "files", "health"},
                   {Align::left, Align::right, Align::left, Align::left, Align::right, Align::left});
   for (const FleetNode& node : run.fleet->nodes)
-    table.add_row({node.name, std::to_string(gpu_count(node)), models_of(node),
-                   node.facts ? node.facts->driver_version.value_or("-") : "-",
+    table.add_row({node.name, std::to_string(gpu_count(node)), models_of(node), driver_of(node),
                    std::to_string(node.files.size()), health_of(node, run.findings)});
   return "Inventory\n" + table.render();
 }
@@ -130,6 +123,19 @@ Totals totals_of(const validate::Fleet& fleet) {
 }
 
 }  // namespace
+
+std::string validate_inventory_text(const validate::Inventory& inventory) {
+  TextTable table({"node", "GPUs", "model", "driver", "health"},
+                  {Align::left, Align::right, Align::left, Align::left, Align::left});
+  for (const FleetNode& node : inventory.fleet.nodes) {
+    std::string health;
+    for (const std::string& part : validate::health_of_node(inventory, node.name))
+      health += (health.empty() ? "" : "; ") + part;
+    table.add_row({node.name, std::to_string(gpu_count(node)), models_of(node), driver_of(node),
+                   health.empty() ? "ok" : health});
+  }
+  return table.render("");
+}
 
 bool validate_failed(const ValidateRun& run) {
   for (const Finding& finding : run.findings)

@@ -1,9 +1,10 @@
 // Renders a `gputwin validate` run: the terminal report (inventory, findings by severity, outliers, summary)
-// and its JSON (schema gputwin.validate/1, docs/validate.md).
+// and its JSON (schema gputwin.validate/1, docs/validate.md); and the table of `gputwin validate inventory`.
 //
 //   ValidateRun run{&fleet, findings, outliers, "cluster.yaml", Severity::critical, 3.5};
 //   std::cout << validate_text(run);
 //   int status = validate_failed(run) ? 1 : 0;
+//   std::cout << validate_inventory_text(take_inventory("measured/", checks).value());
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 
 #include "gputwin/validate/checks.hpp"
 #include "gputwin/validate/fleet.hpp"
+#include "gputwin/validate/inventory.hpp"
 #include "gputwin/validate/outliers.hpp"
 
 namespace gputwin {
@@ -31,5 +33,7 @@ struct ValidateRun {
 [[nodiscard]] bool validate_failed(const ValidateRun& run);
 [[nodiscard]] std::string validate_text(const ValidateRun& run);
 [[nodiscard]] nlohmann::ordered_json validate_json(const ValidateRun& run);
+// One line per node: node, GPUs, model, driver, health ("ok", or per GPU the rules of its findings).
+[[nodiscard]] std::string validate_inventory_text(const validate::Inventory& inventory);
 
 }  // namespace gputwin

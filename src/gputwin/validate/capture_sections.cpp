@@ -1,6 +1,8 @@
 #include "gputwin/validate/capture_sections.hpp"
 
+#include "gputwin/validate/node_facts_merge.hpp"
 #include "gputwin/validate/nvidia_smi_query_csv.hpp"
+#include "gputwin/validate/nvidia_smi_table.hpp"
 #include "gputwin/validate/text_values.hpp"
 
 namespace gputwin::validate {
@@ -55,12 +57,36 @@ std::vector<CaptureSection> split_capture_sections(std::string_view text) {
   return sections;
 }
 
+namespace {
+
+const CaptureSection* find_section(const std::vector<CaptureSection>& sections,
+                                   std::string_view title_start) {
+  for (const CaptureSection& section : sections)
+    if (section.title.starts_with(title_start)) return &section;
+  return nullptr;
+}
+
+// One phase's --query-gpu CSV and default table, merged: the CSV has the most facts, the table adds what the
+// CSV cannot say (the CUDA version, the MIG instances).
+Result<NodeFacts> read_phase(const std::string& path, const CaptureSection& csv,
+                             const CaptureSection* table) {
+  auto facts = NvidiaSmiQueryCsv::parse(csv.body, path, csv.first_line);
+  if (!facts.ok() || table == nullptr) return facts;
+  auto table_facts = NvidiaSmiTable::parse(table->body, path, table->first_line);
+  if (!table_facts.ok()) return table_facts.errors();
+  std::vector<NodeFacts> sources;
+  sources.push_back(std::move(facts).value());
+  sources.push_back(std::move(table_facts).value());
+  return merge_node_facts(std::move(sources));
+}
+
+}  // namespace
+
 Result<NodeFacts> read_exporter_capture(const std::string& path, std::string_view text) {
   const auto sections = split_capture_sections(text);
-  for (const char* wanted : {"load :: query-gpu", "idle :: query-gpu"})
-    for (const CaptureSection& section : sections)
-      if (section.title.rfind(wanted, 0) == 0)
-        return NvidiaSmiQueryCsv::parse(section.body, path, section.first_line);
+  for (const std::string phase : {"load", "idle"})
+    if (const CaptureSection* csv = find_section(sections, phase + " :: query-gpu"))
+      return read_phase(path, *csv, find_section(sections, phase + " :: nvidia-smi (default table)"));
   return InputError{{path, 0, 0}, "", "an nvidia_gpu_exporter capture with no query-gpu section"};
 }
 

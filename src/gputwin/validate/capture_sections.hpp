@@ -26,7 +26,8 @@ struct CaptureSection {
 // Sections in file order; text before the first banner is not a section. `text` must outlive the result.
 [[nodiscard]] std::vector<CaptureSection> split_capture_sections(std::string_view text);
 
-// The node's facts from a capture: its loaded --query-gpu CSV (the most facts), else the idle one.
+// The node's facts from a capture: its loaded --query-gpu CSV (the most facts), else the idle one, merged
+// with the same phase's default table (merge_node_facts), which adds the CUDA version and the MIG instances.
 [[nodiscard]] Result<NodeFacts> read_exporter_capture(const std::string& path, std::string_view text);
 
 }  // namespace gputwin::validate

@@ -10,30 +10,12 @@
 #include <tuple>
 
 #include "gputwin/catalog/mig_rules.hpp"
+#include "gputwin/validate/finding_collector.hpp"
 
 namespace gputwin::validate {
 namespace {
 
-using Values = std::map<std::string, std::string>;
-
-// Collects findings: the rule's severity and message come from the data, the values from the check.
-class Findings {
- public:
-  explicit Findings(const ChecksData& checks) : checks_(checks) {}
-
-  void add(std::string_view rule_id, const std::string& node, std::optional<int> gpu, SourceLocation where,
-           const Values& values) {
-    const CheckRule& rule = checks_.rule(rule_id);
-    found_.push_back(
-        {rule.id, rule.severity, node, gpu, std::move(where), render_message(rule.message, values)});
-  }
-  [[nodiscard]] const CheckRule& rule(std::string_view id) const { return checks_.rule(id); }
-  std::vector<Finding> take() { return std::move(found_); }
-
- private:
-  const ChecksData& checks_;
-  std::vector<Finding> found_;
-};
+using Values = FindingValues;
 
 std::string count_text(const std::optional<std::int64_t>& count) {
   return count ? std::to_string(*count) : "n/a";
@@ -52,7 +34,9 @@ bool contains(const std::vector<std::string>& words, std::string_view word) {
 struct GpuContext {
   const FleetNode& node;
   const GpuFacts& gpu;
-  [[nodiscard]] SourceLocation where() const { return {node.facts->source, gpu.line, 0}; }
+  [[nodiscard]] SourceLocation where() const {
+    return {gpu.source.empty() ? node.facts->source : gpu.source, gpu.line, 0};
+  }
 };
 
 void check_memory_errors(const GpuContext& at, Findings& out) {
@@ -112,6 +96,65 @@ void check_clocks_and_power(const GpuContext& at, Findings& out) {
   if (gpu.persistence_mode == false) out.add("persistence-mode-off", at.node.name, gpu.index, at.where(), {});
 }
 
+void check_xid(const GpuContext& at, Findings& out) {
+  const int xid = at.gpu.last_xid.value_or(0);
+  if (xid == 0) return;
+  const bool critical = contains(out.rule("xid-critical").word_parameters.at("xids"), std::to_string(xid));
+  out.add(critical ? "xid-critical" : "xid-reported", at.node.name, at.gpu.index, at.where(),
+          {{"xid", std::to_string(xid)}});
+}
+
+// The GPU's own limit when it reports one, else the data's.
+void check_temperature(const GpuContext& at, std::string_view sensor, const std::optional<double>& measured,
+                       const std::optional<double>& own_limit, std::string_view data_limit, Findings& out) {
+  if (!measured) return;
+  const CheckRule& rule = out.rule("temperature-above-limit");
+  const double limit = own_limit.value_or(rule.number_parameters.at(std::string(data_limit)));
+  if (*measured <= limit) return;
+  out.add(rule.id, at.node.name, at.gpu.index, at.where(),
+          {{"sensor", std::string(sensor)},
+           {"measured", fmt::format("{:g}", *measured)},
+           {"limit", fmt::format("{:g}", limit)},
+           {"limit_source", own_limit ? "reported by the GPU" : "the checks data's default"}});
+}
+
+void check_link_errors(const GpuContext& at, Findings& out) {
+  const CheckRule& replays = out.rule("pcie-replays");
+  const double max_replays = replays.number_parameters.at("max_replays");
+  if (at.gpu.pcie_replays && static_cast<double>(*at.gpu.pcie_replays) > max_replays)
+    out.add(replays.id, at.node.name, at.gpu.index, at.where(),
+            {{"replays", std::to_string(*at.gpu.pcie_replays)}, {"limit", fmt::format("{:g}", max_replays)}});
+  const NvlinkErrors& nvlink = at.gpu.nvlink_errors;
+  std::vector<std::string> errors;
+  for (const auto& [name, count] :
+       {std::pair{"CRC flit", nvlink.crc_flit}, std::pair{"CRC data", nvlink.crc_data},
+        std::pair{"replay", nvlink.replay}, std::pair{"recovery", nvlink.recovery}})
+    if (count.value_or(0) > 0) errors.push_back(fmt::format("{} {}", *count, name));
+  if (!errors.empty())
+    out.add("nvlink-errors", at.node.name, at.gpu.index, at.where(), {{"errors", joined(errors, ", ")}});
+}
+
+void check_health_counters(const GpuContext& at, Findings& out) {
+  check_xid(at, out);
+  check_temperature(at, "GPU", at.gpu.temperature_celsius, at.gpu.max_operating_temperature_celsius,
+                    "gpu_limit_celsius", out);
+  check_temperature(at, "memory", at.gpu.memory_temperature_celsius,
+                    at.gpu.memory_max_operating_temperature_celsius, "memory_limit_celsius", out);
+  check_link_errors(at, out);
+}
+
+// Outputs of one node that report a fact differently (merge_node_facts kept one value and named both).
+void check_disagreements(const FleetNode& node, Findings& out) {
+  if (!node.facts) return;
+  for (const FactDisagreement& disagreement : node.facts->disagreements)
+    out.add("sources-disagree", node.name, disagreement.gpu, {node.facts->source, 0, 0},
+            {{"fact", disagreement.fact},
+             {"used", disagreement.used},
+             {"used_at", disagreement.used_at},
+             {"other", disagreement.other},
+             {"other_at", disagreement.other_at}});
+}
+
 double nearest_nominal(double gigabytes, const std::vector<double>& nominal) {
   double best = nominal.front();
   for (double each : nominal)
@@ -154,8 +197,10 @@ void check_gpus(const FleetNode& node, const CheckOptions& options, Findings& ou
     check_memory_errors(at, out);
     check_pcie(at, out);
     check_clocks_and_power(at, out);
+    check_health_counters(at, out);
     if (options.mig) check_mig(at, *options.mig, out);
   }
+  check_disagreements(node, out);
 }
 
 void check_diag(const FleetNode& node, const DcgmDiagReport& report, Findings& out) {
@@ -213,6 +258,8 @@ void check_nccl_busbw(const FleetNode& node, const NcclTestsRun& run, const Chec
   };
   if (!options.predict_busbw) return;  // no design: the report says so once, for all runs
   if (collective.empty()) return not_compared("neither the output nor the file name names the collective");
+  if (options.design && gpu_model_differs(node, *options.design))
+    return not_compared("the node's GPUs are not the designed model, see gpu-model-mismatch");
   const BusbwPrediction expected = options.predict_busbw(collective, rank_count(run), largest->bytes);
   if (!expected.busbw_gbps) return not_compared(expected.reason);
   const CheckRule& rule = out.rule("nccl-busbw-below-prediction");
@@ -236,6 +283,11 @@ void check_inputs(const FleetNode& node, Findings& out) {
     if (file.kind == FileKind::unknown && !file.unknown_reason.empty())
       out.add("input-not-understood", node.name, std::nullopt, {file.path, 0, 0},
               {{"reason", file.unknown_reason}});
+  if (!has_readable_capture(node)) {
+    out.add("node-without-capture", node.name, std::nullopt,
+            {node.path.empty() ? node.name : node.path, 0, 0},
+            {{"files", node.files.size() == 1 ? "1 file" : fmt::format("{} files", node.files.size())}});
+  }
 }
 
 // One fleet-wide value (a driver version) per member (a node, or a GPU of one model): members holding
@@ -329,6 +381,7 @@ std::vector<Finding> evaluate_checks(const Fleet& fleet, const ChecksData& check
     }
   }
   check_versions(fleet, out);
+  if (options.design) check_against_design(fleet, *options.design, out);
   std::vector<Finding> findings = out.take();
   std::stable_sort(findings.begin(), findings.end(), finding_order);
   return findings;

@@ -1,11 +1,13 @@
 // The checks of `gputwin validate` evaluated over a measured fleet: per GPU (ECC, retired pages, row
-// remapping, PCIe link, clock events, power limit, persistence, MIG layout), per node (DCGM diag results,
-// nccl-tests correctness and busbw against the design) and across the fleet (driver, CUDA and VBIOS
-// versions).
+// remapping, XID, temperature, PCIe and NVLink errors, PCIe link, clock events, power limit, persistence, MIG
+// layout), per node (DCGM diag results, nccl-tests correctness and busbw against the design, outputs that
+// disagree, nothing readable), across the fleet (driver, CUDA and VBIOS versions) and against the design
+// (node count, GPU model, count and memory per node).
 //
 //   Result<ChecksData> checks = load_checks_data(bundled_data_dir() + "/validate/checks.yaml");
 //   CheckOptions options;
 //   options.predict_busbw = design_busbw_predictor(hw, model);   // optional: compare busbw with the design
+//   options.design = designed_fleet(spec, cluster, catalog, names); // optional: compare the hardware
 //   std::vector<Finding> findings = evaluate_checks(fleet, checks.value(), options);
 //
 // Severities and messages come from the data; the code only decides whether each rule's condition holds and
@@ -20,6 +22,7 @@
 #include "gputwin/catalog/parts.hpp"
 #include "gputwin/core/error.hpp"
 #include "gputwin/validate/checks_data.hpp"
+#include "gputwin/validate/designed_fleet.hpp"
 #include "gputwin/validate/fleet.hpp"
 #include "gputwin/validate/nccl_busbw.hpp"
 
@@ -47,9 +50,10 @@ struct IntendedMig {
 [[nodiscard]] IntendedMig intended_mig(const std::string& layout, const MigProfileSet& set);
 
 struct CheckOptions {
-  std::optional<double> busbw_margin;  // overrides the data's nccl-busbw-below-prediction margin
-  BusbwPredictor predict_busbw;        // empty: no design to compare with (busbw is then not judged)
-  std::optional<IntendedMig> mig;      // empty: MIG layout not checked
+  std::optional<double> busbw_margin;   // overrides the data's nccl-busbw-below-prediction margin
+  BusbwPredictor predict_busbw;         // empty: no design to compare with (busbw is then not judged)
+  std::optional<IntendedMig> mig;       // empty: MIG layout not checked
+  std::optional<DesignedFleet> design;  // empty: the fleet is not compared with a design
 };
 
 [[nodiscard]] std::vector<Finding> evaluate_checks(const Fleet& fleet, const ChecksData& checks,

@@ -10,7 +10,7 @@
 namespace gputwin::validate {
 namespace {
 
-enum class ParameterKind { words, fraction };
+enum class ParameterKind { words, fraction, number };
 
 struct ParameterShape {
   std::string_view name;
@@ -37,6 +37,14 @@ const std::vector<RuleShape>& rule_shapes() {
       {"clocks-throttled", {"reasons"}, {{"reasons", ParameterKind::words}}},
       {"power-limit-below-default", {"limit", "default_limit"}, {}},
       {"persistence-mode-off", {}, {}},
+      {"xid-critical", {"xid"}, {{"xids", ParameterKind::words}}},
+      {"xid-reported", {"xid"}, {}},
+      {"temperature-above-limit",
+       {"sensor", "measured", "limit", "limit_source"},
+       {{"gpu_limit_celsius", ParameterKind::number}, {"memory_limit_celsius", ParameterKind::number}}},
+      {"pcie-replays", {"replays", "limit"}, {{"max_replays", ParameterKind::number}}},
+      {"nvlink-errors", {"errors"}, {}},
+      {"sources-disagree", {"fact", "used", "used_at", "other", "other_at"}, {}},
       {"version-mismatch", {"what", "measured", "expected", "majority", "total", "scope"}, {}},
       {"mig-layout-mismatch", {"measured", "expected"}, {}},
       {"dcgm-diag-fail", {"category", "test", "detail"}, {}},
@@ -48,6 +56,15 @@ const std::vector<RuleShape>& rule_shapes() {
       {"nccl-busbw-not-compared", {"collective", "reason"}, {}},
       {"input-unreadable", {"error"}, {}},
       {"input-not-understood", {"reason"}, {}},
+      {"node-without-capture", {"files"}, {}},
+      {"gpu-model-mismatch", {"measured", "expected", "accelerator"}, {}},
+      {"gpu-count-mismatch", {"measured", "expected"}, {}},
+      {"gpu-memory-mismatch",
+       {"measured", "expected", "accelerator", "tolerance"},
+       {{"tolerance", ParameterKind::fraction}}},
+      {"nodes-missing", {"count", "designed", "names"}, {}},
+      {"nodes-not-in-design", {"designed", "first", "last"}, {}},
+      {"design-not-compared", {"what", "reason"}, {}},
   };
   return shapes;
 }
@@ -111,12 +128,15 @@ void read_parameters(const YamlField& parameters, const RuleShape& shape, CheckR
     if (field.child("source").text().empty()) field.child("source").fail("a parameter needs its source");
     if (wanted->kind == ParameterKind::words)
       rule.word_parameters[name] = words_of(field.child("value"));
-    else
+    else if (wanted->kind == ParameterKind::fraction)
       rule.fraction_parameters[name] = fraction_of(field.child("value"));
+    else
+      rule.number_parameters[name] = field.child("value").positive_number();
   }
   for (const ParameterShape& each : shape.parameters)
     if (!rule.word_parameters.contains(std::string(each.name)) &&
-        !rule.fraction_parameters.contains(std::string(each.name)))
+        !rule.fraction_parameters.contains(std::string(each.name)) &&
+        !rule.number_parameters.contains(std::string(each.name)))
       parameters.fail("rule " + rule.id + " needs parameter '" + std::string(each.name) + "'");
 }
 

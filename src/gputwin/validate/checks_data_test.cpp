@@ -19,7 +19,10 @@ std::string edited_checks(const std::string& from, const std::string& to) {
   const auto at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   text.replace(at, from.size(), to);
-  const auto path = std::filesystem::temp_directory_path() / "gputwin-checks-test.yaml";
+  // One file per test: ctest runs the tests of this file in parallel processes.
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const auto path =
+      std::filesystem::temp_directory_path() / ("gputwin-checks-test-" + std::string(test->name()) + ".yaml");
   std::ofstream(path) << text;
   return path.string();
 }
@@ -44,7 +47,9 @@ TEST(ChecksData, BundledFileHasEveryRuleWithItsFigures) {
 TEST(ChecksData, UnknownRuleIdIsALocatedError) {
   const auto checks = load_checks_data(edited_checks("id: persistence-mode-off", "id: persistance-mode-off"));
   ASSERT_FALSE(checks.ok());
-  EXPECT_NE(checks.error_text().find("gputwin-checks-test.yaml:"), std::string::npos) << checks.error_text();
+  EXPECT_NE(checks.error_text().find("gputwin-checks-test-UnknownRuleIdIsALocatedError.yaml:"),
+            std::string::npos)
+      << checks.error_text();
   EXPECT_NE(checks.error_text().find("unknown rule id 'persistance-mode-off'"), std::string::npos);
 }
 

@@ -249,6 +249,21 @@ TEST(Checks, FilesNotUnderstoodAndUnreadableAreFindings) {
   EXPECT_EQ(findings[1].rule, "input-not-understood");
 }
 
+TEST(Checks, ANodeWithoutAReadableCaptureIsCritical) {
+  FleetNode empty;
+  empty.name = "n2";
+  empty.path = "measured/n2";
+  empty.files.push_back({"measured/n2/notes.txt", FileKind::unknown, "no marker of nvidia-smi"});
+  const auto findings = evaluate({healthy_node("n1"), empty});
+  ASSERT_EQ(findings.size(), 2U);
+  EXPECT_EQ(findings[0].rule, "node-without-capture");
+  EXPECT_EQ(findings[0].severity, Severity::critical);
+  EXPECT_EQ(findings[0].node, "n2");
+  EXPECT_EQ(findings[0].where.file, "measured/n2");
+  EXPECT_EQ(findings[0].message,
+            "no readable capture among the node's 1 file: nothing of this node was validated");
+}
+
 TEST(Checks, MigLayoutOfTheRealA100CaptureAgainstIntendedLayouts) {
   const std::string path = testing::fixture("nvidia-smi-xml/telegraf/a100-sxm4-v12.xml");
   GPUTWIN_REQUIRE_FIXTURE(path);

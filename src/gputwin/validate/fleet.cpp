@@ -6,11 +6,13 @@
 #include <filesystem>
 #include <thread>
 
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/capture_sections.hpp"
 #include "gputwin/validate/dcgm_diag.hpp"
-#include "gputwin/core/input_file.hpp"
+#include "gputwin/validate/dcgm_exporter_facts.hpp"
 #include "gputwin/validate/nccl_tests_json.hpp"
 #include "gputwin/validate/nccl_tests_text.hpp"
+#include "gputwin/validate/node_facts_merge.hpp"
 #include "gputwin/validate/nvidia_smi_query_csv.hpp"
 #include "gputwin/validate/nvidia_smi_table.hpp"
 #include "gputwin/validate/nvidia_smi_xml.hpp"
@@ -70,7 +72,8 @@ bool is_binary(std::string_view text) {
   return contains(text.substr(0, 4096), std::string_view("\0", 1));
 }
 
-// Which nvidia-smi output describes a node best: the XML has every fact, the table the fewest.
+// Which output describes a node best: the XML has every fact, the table the fewest nvidia-smi facts, a
+// dcgm-exporter scrape adds health counters (XID, NVLink) but no versions beyond the driver.
 int facts_preference(FileKind kind) {
   switch (kind) {
     case FileKind::nvidia_smi_xml:
@@ -81,8 +84,10 @@ int facts_preference(FileKind kind) {
       return 2;
     case FileKind::nvidia_smi_table:
       return 3;
-    default:
+    case FileKind::prometheus_text:
       return 4;
+    default:
+      return 5;
   }
 }
 
@@ -111,8 +116,31 @@ struct FactsCandidate {
   int preference = 0;
   NodeFacts facts;
 };
+using FactsCandidates = std::vector<FactsCandidate>;
 
-void read_file_into(FleetNode& node, FleetFile& file, std::optional<FactsCandidate>& best) {
+void keep_scrape(Result<MetricScrape> read, FleetNode& node, FactsCandidates& candidates) {
+  if (!read.ok()) {
+    node.errors.insert(node.errors.end(), read.errors().begin(), read.errors().end());
+    return;
+  }
+  NodeFacts facts = facts_from_dcgm_scrape(read.value());
+  if (!facts.gpus.empty())
+    candidates.push_back({facts_preference(FileKind::prometheus_text), std::move(facts)});
+  node.metric_scrapes.push_back(std::move(read).value());
+}
+
+// Every output's facts, richest first (file names order ties), merged into the node's one fact model.
+std::optional<NodeFacts> merged_facts(FactsCandidates candidates) {
+  if (candidates.empty()) return std::nullopt;
+  std::stable_sort(
+      candidates.begin(), candidates.end(),
+      [](const FactsCandidate& a, const FactsCandidate& b) { return a.preference < b.preference; });
+  std::vector<NodeFacts> sources;
+  for (FactsCandidate& candidate : candidates) sources.push_back(std::move(candidate.facts));
+  return merge_node_facts(std::move(sources));
+}
+
+void read_file_into(FleetNode& node, FleetFile& file, FactsCandidates& candidates) {
   std::error_code error;
   if (fs::is_directory(file.path, error)) {
     file.unknown_reason = "a directory: a node's files are read one level below the measured directory";
@@ -137,7 +165,7 @@ void read_file_into(FleetNode& node, FleetFile& file, std::optional<FactsCandida
       keep(DcgmDiag::parse(text, file.path), node.diag_reports, node.errors);
       return;
     case FileKind::prometheus_text:
-      keep(PrometheusText::parse(text, file.path), node.metric_scrapes, node.errors);
+      keep_scrape(PrometheusText::parse(text, file.path), node, candidates);
       return;
     case FileKind::unknown:
       file.unknown_reason = text.empty() ? "empty file"
@@ -153,8 +181,7 @@ void read_file_into(FleetNode& node, FleetFile& file, std::optional<FactsCandida
     node.errors.insert(node.errors.end(), facts.errors().begin(), facts.errors().end());
     return;
   }
-  const int preference = facts_preference(file.kind);
-  if (!best || preference < best->preference) best = FactsCandidate{preference, std::move(facts).value()};
+  candidates.push_back({facts_preference(file.kind), std::move(facts).value()});
 }
 
 // Everything under a node, so that a nested directory is reported rather than silently passed over.
@@ -166,6 +193,7 @@ std::vector<std::string> node_entries(const fs::path& directory) {
 
 struct NodeInput {
   std::string name;
+  std::string path;
   std::vector<std::string> paths;
 };
 
@@ -173,9 +201,9 @@ std::vector<NodeInput> node_inputs(const std::string& directory) {
   std::vector<NodeInput> inputs;
   for (const auto& entry : fs::directory_iterator(directory)) {
     if (entry.is_directory())
-      inputs.push_back({entry.path().filename().string(), node_entries(entry.path())});
+      inputs.push_back({entry.path().filename().string(), entry.path().string(), node_entries(entry.path())});
     else if (entry.is_regular_file())
-      inputs.push_back({entry.path().stem().string(), {entry.path().string()}});
+      inputs.push_back({entry.path().stem().string(), entry.path().string(), {entry.path().string()}});
   }
   std::sort(inputs.begin(), inputs.end(),
             [](const NodeInput& a, const NodeInput& b) { return a.name < b.name; });
@@ -188,8 +216,10 @@ std::vector<FleetNode> read_nodes(std::vector<NodeInput> inputs) {
   std::vector<FleetNode> nodes(inputs.size());
   std::atomic<std::size_t> next{0};
   const auto work = [&] {
-    for (std::size_t i = next++; i < inputs.size(); i = next++)
+    for (std::size_t i = next++; i < inputs.size(); i = next++) {
       nodes[i] = read_fleet_node(std::move(inputs[i].name), std::move(inputs[i].paths));
+      nodes[i].path = std::move(inputs[i].path);
+    }
   };
   const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1U, 8U);
   std::vector<std::jthread> pool;
@@ -249,23 +279,35 @@ FleetNode read_fleet_node(std::string name, std::vector<std::string> paths) {
   std::sort(paths.begin(), paths.end());
   FleetNode node;
   node.name = std::move(name);
-  std::optional<FactsCandidate> best;
+  FactsCandidates candidates;
   for (std::string& path : paths) {
     node.files.push_back({std::move(path), FileKind::unknown, ""});
-    read_file_into(node, node.files.back(), best);
+    read_file_into(node, node.files.back(), candidates);
   }
-  if (best) node.facts = std::move(best->facts);
+  node.facts = merged_facts(std::move(candidates));
   return node;
 }
 
 Result<Fleet> read_fleet(const std::string& directory) {
+  const auto problem = [&](const std::string& message) -> Result<Fleet> {
+    return InputError{{directory, 0, 0}, "--measured", message};
+  };
   std::error_code error;
+  if (!fs::exists(directory, error)) return problem("does not exist");
   if (!fs::is_directory(directory, error))
-    return InputError{{directory, 0, 0}, "--measured", "not a directory of per-node outputs"};
+    return problem("is not a directory (expected a directory of per-node outputs)");
+  auto inputs = node_inputs(directory);
+  if (inputs.empty()) return problem("holds no node outputs: nothing to validate");
   Fleet fleet;
   fleet.directory = directory;
-  fleet.nodes = read_nodes(node_inputs(directory));
+  fleet.nodes = read_nodes(std::move(inputs));
   return fleet;
+}
+
+bool has_readable_capture(const FleetNode& node) {
+  return node.facts.has_value() || !node.nccl_runs.empty() || !node.diag_reports.empty() ||
+         std::any_of(node.metric_scrapes.begin(), node.metric_scrapes.end(),
+                     [](const MetricScrape& scrape) { return !scrape.samples.empty(); });
 }
 
 }  // namespace gputwin::validate

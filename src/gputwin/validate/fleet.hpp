@@ -3,7 +3,8 @@
 //
 //   Result<Fleet> fleet = read_fleet("measured/");
 //   for (const FleetNode& node : fleet.value().nodes)     // sorted by name
-//     node.facts;        // the node's nvidia-smi facts (XML > CSV > capture > table), empty when none
+//     node.facts;        // one fact model from all its outputs (XML > CSV > capture > table > scrape; see
+//                        // merge_node_facts), empty when none describes a GPU
 //     node.nccl_runs;    // every nccl-tests log or -J JSON, in file-name order
 //
 // A file no reader understands is listed with kind `unknown` (the checks report it); a file a reader fails on
@@ -46,7 +47,9 @@ struct FleetFile {
 
 struct FleetNode {
   std::string name;
-  std::vector<FleetFile> files;  // every entry of the node's directory, by path (a nested directory is unknown)
+  std::string path;  // the node's directory, or its one file directly in the measured directory
+  std::vector<FleetFile>
+      files;  // every entry of the node's directory, by path (a nested directory is unknown)
   std::optional<NodeFacts> facts;
   std::vector<NcclTestsRun> nccl_runs;
   std::vector<DcgmDiagReport> diag_reports;
@@ -59,7 +62,11 @@ struct Fleet {
   std::vector<FleetNode> nodes;  // by name
 };
 
+// An error naming the directory when it does not exist, is no directory or holds no node: no data is never
+// a passing fleet.
 [[nodiscard]] Result<Fleet> read_fleet(const std::string& directory);
+// The node gave something to check: GPU facts, an nccl-tests run, a DCGM diag report or scraped samples.
+[[nodiscard]] bool has_readable_capture(const FleetNode& node);
 // One node from its files (exposed for tests).
 [[nodiscard]] FleetNode read_fleet_node(std::string name, std::vector<std::string> paths);
 

@@ -111,5 +111,25 @@ TEST(Fleet, NodesAreSortedAndANonDirectoryIsAnError) {
   EXPECT_FALSE(read_fleet((root / "missing").string()).ok());
 }
 
+TEST(Fleet, NoDataIsAnErrorNamingTheDirectory) {
+  const auto root = std::filesystem::temp_directory_path() / "gputwin-fleet-empty";
+  std::filesystem::remove_all(root);
+  const auto missing = read_fleet(root.string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error_text(), root.string() + ": --measured: does not exist\n");
+  std::filesystem::create_directories(root);
+  const auto empty = read_fleet(root.string());
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.errors()[0].where.file, root.string());
+  EXPECT_NE(empty.errors()[0].message.find("holds no node outputs"), std::string::npos);
+}
+
+TEST(Fleet, ANodeWithNothingReadableHasNoCapture) {
+  const auto directory = scratch_node("node03");
+  std::ofstream(directory / "notes.txt") << "rack B07\n";
+  EXPECT_FALSE(has_readable_capture(read_fleet_node("node03", {(directory / "notes.txt").string()})));
+  EXPECT_FALSE(has_readable_capture(read_fleet_node("node04", {})));
+}
+
 }  // namespace
 }  // namespace gputwin::validate

@@ -1,36 +1,34 @@
-// The inventory of a measured fleet: per node, the GPUs nvidia-smi reported and short health notes.
+// The inventory of a measured fleet (`gputwin validate inventory`): per node its GPUs, model and driver, and
+// its health as the checks judge it. The fleet is read exactly as `gputwin validate` reads it (read_fleet:
+// each file's kind found from its content, every output merged into one fact model), and health is the
+// findings of the same checks (evaluate_checks, without a design), so the two commands never disagree.
 //
-//   Result<Inventory> fleet = read_inventory("measured/");   // measured/<node>/... or measured/<node>.xml
-//   for (const NodeInventory& node : fleet.value().nodes) node.facts.gpus.size();
-//
-// A node is a subdirectory (its nvidia-smi output inside) or a file directly in the directory (named by its
-// stem). Per node the first readable of: `nvidia-smi -q -x` XML (*.xml), `--query-gpu` CSV (*.csv), an
-// nvidia_gpu_exporter capture or a default nvidia-smi table (*.txt). Files that fail to read are kept as
-// errors of their node, so one bad capture never hides the rest of the fleet.
+//   Result<Inventory> inventory = take_inventory("measured/", checks);
+//   for (const FleetNode& node : inventory.value().fleet.nodes)
+//     health_of_node(inventory.value(), node.name);   // {"GPU 3: ecc-uncorrectable", ...}; empty = healthy
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "gputwin/core/error.hpp"
-#include "gputwin/validate/measurements.hpp"
+#include "gputwin/validate/checks.hpp"
+#include "gputwin/validate/fleet.hpp"
 
 namespace gputwin::validate {
 
-struct NodeInventory {
-  std::string node;
-  NodeFacts facts;  // empty GPUs when no file could be read
-  InputErrors errors;
-};
-
 struct Inventory {
-  std::vector<NodeInventory> nodes;  // by node name
+  Fleet fleet;
+  std::vector<Finding> findings;  // the checks' findings, as evaluate_checks sorts them
 };
 
-[[nodiscard]] Result<Inventory> read_inventory(const std::string& directory);
+[[nodiscard]] Result<Inventory> take_inventory(const std::string& directory, const ChecksData& checks);
 
-// Facts worth a look, in words: "DBE 2", "row remap pending", "PCIe gen 1 of 4", "x8 of x16", "persistence
-// off", "throttled (sw_power_cap)". Empty when nothing stands out. (The severity rules are issue 5's checks.)
-[[nodiscard]] std::vector<std::string> health_notes(const GpuFacts& gpu);
+// The rules a node's findings of severity warning or above name, per GPU ("GPU 3: ecc-uncorrectable,
+// row-remap-failure") and for the node as a whole ("node: version-mismatch"); empty when none.
+[[nodiscard]] std::vector<std::string> health_of_node(const Inventory& inventory, const std::string& node);
+
+// A file of the fleet could not be read, or a node had nothing readable.
+[[nodiscard]] bool inventory_has_input_errors(const Inventory& inventory);
 
 }  // namespace gputwin::validate

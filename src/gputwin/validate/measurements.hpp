@@ -72,6 +72,14 @@ struct PowerReadings {
   std::optional<Power> max_limit;
 };
 
+// NVLink error counters, summed over the GPU's links (counts since the driver loaded).
+struct NvlinkErrors {
+  std::optional<std::int64_t> crc_flit;
+  std::optional<std::int64_t> crc_data;
+  std::optional<std::int64_t> replay;
+  std::optional<std::int64_t> recovery;
+};
+
 struct MigDevice {
   std::optional<int> index;
   std::optional<int> gpu_instance_id;
@@ -81,7 +89,10 @@ struct MigDevice {
 };
 
 struct GpuFacts {
-  int line = 0;  // where the GPU's record starts in NodeFacts::source; 0 when the format has no such line
+  // The file holding the GPU's record, when it differs from NodeFacts::source (a node's facts merged from
+  // several outputs); `line` is where the record starts in it, 0 when the format has no such line.
+  std::string source;
+  int line = 0;
   std::optional<int> index;
   std::string model;  // product name as reported ("NVIDIA H100 80GB HBM3"); empty when not reported
   std::optional<std::string> serial;
@@ -98,7 +109,14 @@ struct GpuFacts {
   Clocks max_clocks;
   PowerReadings power;
   std::optional<double> temperature_celsius;
+  std::optional<double> memory_temperature_celsius;  // HBM
+  // The limits the GPU reports for itself (nvidia-smi "GPU Max Operating Temp", "Memory Max Operating Temp").
+  std::optional<double> max_operating_temperature_celsius;
+  std::optional<double> memory_max_operating_temperature_celsius;
   std::optional<std::string> performance_state;  // "P0".."P12"
+  std::optional<int> last_xid;                   // the last XID error the driver logged; 0 = none
+  std::optional<std::int64_t> pcie_replays;      // PCIe replay (retry) counter
+  NvlinkErrors nvlink_errors;
   // Names of the active clock-event (throttle) reasons, such as "sw_power_cap", "hw_thermal_slowdown";
   // empty optional when the tool did not report them, empty vector when none is active.
   std::optional<std::vector<std::string>> active_clock_event_reasons;
@@ -109,14 +127,26 @@ struct GpuFacts {
   std::vector<MigDevice> mig_devices;
 };
 
-// What one capture of one node says: host-wide versions and the GPUs.
+// Two outputs of one node that report different values of the same fact (merge_node_facts): the value used
+// and where it was read, the other value and where. `gpu` is empty for a host-wide fact (driver version).
+struct FactDisagreement {
+  std::optional<int> gpu;
+  std::string fact;  // "MIG instances", "driver version", ...
+  std::string used;
+  std::string used_at;  // "node01/nvidia-smi.xml:12"
+  std::string other;
+  std::string other_at;
+};
+
+// What the outputs of one node say: host-wide versions and the GPUs.
 struct NodeFacts {
-  std::string source;  // the file (or file section) read
+  std::string source;  // the file (or file section) read; the preferred one when merged from several
   std::optional<std::string> hostname;
   std::optional<std::string> driver_version;
   std::optional<std::string> cuda_version;
   std::vector<GpuFacts> gpus;
   std::vector<SkippedLine> skipped;
+  std::vector<FactDisagreement> disagreements;
 };
 
 // One message size of an nccl-tests run, for the out-of-place or the in-place operation.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 
 namespace gputwin::validate {
@@ -39,8 +40,53 @@ std::optional<std::string> collective_of_run(const NcclTestsRun& run) {
   return std::nullopt;
 }
 
+namespace {
+
+// nccl-tests derives busbw from algbw by a factor of the rank count n (nccl-tests doc/PERFORMANCE.md):
+//   all_reduce                            busbw = algbw x 2(n-1)/n   ->  n = 2 / (2 - r)
+//   all_gather, reduce_scatter, alltoall  busbw = algbw x (n-1)/n    ->  n = 1 / (1 - r)
+//   broadcast, reduce, sendrecv           busbw = algbw              ->  n cannot be told
+// where r = busbw / algbw. Empty for a collective whose factor does not depend on n.
+std::optional<double> ranks_from_ratio(std::string_view collective, double ratio) {
+  if (collective == "all_reduce" && ratio < 2) return 2 / (2 - ratio);
+  if ((collective == "all_gather" || collective == "reduce_scatter" || collective == "alltoall") && ratio < 1)
+    return 1 / (1 - ratio);
+  return std::nullopt;
+}
+
+// The row whose algbw is largest: its printed figures carry the most significant digits.
+const CollectiveTiming* widest_timing(const NcclTestsRun& run) {
+  const CollectiveTiming* widest = nullptr;
+  for (const CollectiveRow& row : run.rows) {
+    const CollectiveTiming& timing = row.out_of_place;
+    if (!timing.algorithm_bandwidth || !timing.bus_bandwidth) continue;
+    if (widest == nullptr || *widest->algorithm_bandwidth < *timing.algorithm_bandwidth) widest = &timing;
+  }
+  return widest;
+}
+
+}  // namespace
+
+std::optional<int> ranks_from_bandwidths(const NcclTestsRun& run) {
+  const auto collective = collective_of_run(run);
+  const CollectiveTiming* timing = widest_timing(run);
+  if (!collective || timing == nullptr) return std::nullopt;
+  // nccl-tests prints GB/s with two decimals, so each figure is known to +-0.005: the rank count is taken
+  // only when every ratio within that rounding gives the same whole number.
+  constexpr double kPrintedHalfUnit = 0.005;
+  const double algbw = in_gigabytes_per_second(*timing->algorithm_bandwidth);
+  const double busbw = in_gigabytes_per_second(*timing->bus_bandwidth);
+  if (algbw <= kPrintedHalfUnit) return std::nullopt;
+  const auto low = ranks_from_ratio(*collective, (busbw - kPrintedHalfUnit) / (algbw + kPrintedHalfUnit));
+  const auto high = ranks_from_ratio(*collective, (busbw + kPrintedHalfUnit) / (algbw - kPrintedHalfUnit));
+  if (!low || !high || std::lround(*low) != std::lround(*high) || std::lround(*low) < 2) return std::nullopt;
+  return static_cast<int>(std::lround(*low));
+}
+
 int rank_count(const NcclTestsRun& run) {
-  return run.ranks.value_or(static_cast<int>(run.devices.size()));
+  if (run.ranks) return *run.ranks;
+  if (!run.devices.empty()) return static_cast<int>(run.devices.size());
+  return ranks_from_bandwidths(run).value_or(0);
 }
 
 std::string busbw_group_name(const NcclTestsRun& run, const LargestMessage& largest) {

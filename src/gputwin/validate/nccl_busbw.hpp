@@ -6,7 +6,7 @@
 //
 // The collective is the one the run names (its binary) or, failing that, its file name
 // ("nccl_allreduce.log"); the rank count is the number of "Rank N ... device" lines (-J JSON: devices x ngpus
-// x nthreads).
+// x nthreads), or, for output that lists no ranks, what busbw/algbw implies (ranks_from_bandwidths).
 #pragma once
 
 #include <cstdint>
@@ -30,8 +30,11 @@ struct LargestMessage {
 [[nodiscard]] std::optional<LargestMessage> largest_message(const NcclTestsRun& run);
 // "all_reduce", or empty when neither the output nor the file name says.
 [[nodiscard]] std::optional<std::string> collective_of_run(const NcclTestsRun& run);
-// Ranks of the run (0 when the output does not list its devices).
+// Ranks of the run: as the output gives them, else inferred from busbw/algbw (0 when neither says).
 [[nodiscard]] int rank_count(const NcclTestsRun& run);
+// The rank count that busbw/algbw implies for the run's collective (all_reduce, all_gather, reduce_scatter,
+// alltoall); empty when the collective's factor does not depend on it or the printed digits do not decide.
+[[nodiscard]] std::optional<int> ranks_from_bandwidths(const NcclTestsRun& run);
 // Runs comparable across nodes: "all_reduce 8 ranks 8589934592 B".
 [[nodiscard]] std::string busbw_group_name(const NcclTestsRun& run, const LargestMessage& largest);
 

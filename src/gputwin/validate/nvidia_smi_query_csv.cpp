@@ -126,6 +126,8 @@ const std::map<std::string, CellReader, std::less<>>& cell_readers() {
                              const FieldAt& a) { g.power.max_limit = power_value(t, a); }},
       {"temperature.gpu", [](NodeFacts&, GpuFacts& g, std::string_view t,
                              const FieldAt& a) { g.temperature_celsius = celsius_value(t, a); }},
+      {"temperature.memory", [](NodeFacts&, GpuFacts& g, std::string_view t,
+                                const FieldAt& a) { g.memory_temperature_celsius = celsius_value(t, a); }},
       {"pcie.link.gen.current", [](NodeFacts&, GpuFacts& g, std::string_view t,
                                    const FieldAt& a) { g.pcie.generation_current = small_integer(t, a); }},
       {"pcie.link.gen.max", [](NodeFacts&, GpuFacts& g, std::string_view t,

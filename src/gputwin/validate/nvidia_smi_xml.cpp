@@ -240,6 +240,10 @@ GpuFacts GpuElementReader::read(int ordinal) const {
                     value({"max_clocks/mem_clock"}, megahertz_value)};
   gpu.power = power();
   gpu.temperature_celsius = value({"temperature/gpu_temp"}, celsius_value);
+  gpu.memory_temperature_celsius = value({"temperature/memory_temp"}, celsius_value);
+  gpu.max_operating_temperature_celsius = value({"temperature/gpu_temp_max_gpu_threshold"}, celsius_value);
+  gpu.memory_max_operating_temperature_celsius =
+      value({"temperature/gpu_temp_max_mem_threshold"}, celsius_value);
   gpu.active_clock_event_reasons = active_clock_event_reasons();
   auto generation = [](std::string_view text, const FieldAt& at) {
     return small_integer(count_value(text, at), at);

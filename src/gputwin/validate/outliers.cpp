@@ -25,43 +25,31 @@ double median_of(std::vector<double>& values) {
 
 using Groups = std::map<std::string, std::vector<Sample>>;
 
-// A GPU metric from nvidia-smi, or, for a node with no nvidia-smi output, from its dcgm-exporter scrape.
+// A GPU metric of the node's fact model (nvidia-smi outputs and dcgm-exporter scrapes alike).
 struct GpuMetric {
   std::string name;
   std::string unit;
   std::function<std::optional<double>(const GpuFacts&)> from_facts;
-  std::string dcgm_field;
 };
 
 const std::vector<GpuMetric>& gpu_metrics() {
   static const std::vector<GpuMetric> metrics = {
-      {"sm_clock", "MHz", [](const GpuFacts& gpu) { return gpu.clocks.sm_mhz; }, "DCGM_FI_DEV_SM_CLOCK"},
+      {"sm_clock", "MHz", [](const GpuFacts& gpu) { return gpu.clocks.sm_mhz; }},
       {"power_draw", "W",
        [](const GpuFacts& gpu) -> std::optional<double> {
          if (!gpu.power.draw) return std::nullopt;
          return in_watts(*gpu.power.draw);
-       },
-       "DCGM_FI_DEV_POWER_USAGE"},
-      {"temperature", "C", [](const GpuFacts& gpu) { return gpu.temperature_celsius; },
-       "DCGM_FI_DEV_GPU_TEMP"},
+       }},
+      {"temperature", "C", [](const GpuFacts& gpu) { return gpu.temperature_celsius; }},
   };
   return metrics;
 }
 
 void add_gpu_samples(const FleetNode& node, const GpuMetric& metric, Groups& groups) {
-  if (node.facts) {
-    for (const GpuFacts& gpu : node.facts->gpus)
-      if (const auto value = metric.from_facts(gpu))
-        groups[gpu.model.empty() ? "unknown model" : gpu.model].push_back({node.name, gpu.index, *value});
-    return;
-  }
-  for (const MetricScrape& scrape : node.metric_scrapes)
-    for (const MetricSample& sample : scrape.samples) {
-      if (sample.name != metric.dcgm_field || !std::isfinite(sample.value)) continue;
-      std::optional<int> gpu;
-      if (const auto label = sample.label("gpu")) gpu = static_cast<int>(parse_integer(*label).value_or(-1));
-      groups[sample.label("modelName").value_or("unknown model")].push_back({node.name, gpu, sample.value});
-    }
+  if (!node.facts) return;
+  for (const GpuFacts& gpu : node.facts->gpus)
+    if (const auto value = metric.from_facts(gpu))
+      groups[gpu.model.empty() ? "unknown model" : gpu.model].push_back({node.name, gpu.index, *value});
 }
 
 void add_busbw_samples(const FleetNode& node, Groups& groups) {

@@ -1,7 +1,9 @@
 #include "gputwin/validate/prometheus_text.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "gputwin/core/input_file.hpp"
 #include "gputwin/validate/text_values.hpp"
@@ -16,14 +18,23 @@ bool is_name_char(char c) {
   return is_name_start(c) || (c >= '0' && c <= '9');
 }
 
+std::string quoted_excerpt(std::string_view line) {
+  constexpr std::size_t kLongestQuote = 80;
+  return line.size() <= kLongestQuote ? std::string(line)
+                                      : std::string(line.substr(0, kLongestQuote)) + "...";
+}
+
 // A cursor over one line; every failure names the line and what was expected at which column.
 class LineCursor {
  public:
   LineCursor(std::string_view line, const std::string& source, int number)
       : line_(line), source_(source), number_(number) {}
 
+  // The message quotes the line, so a reader sees which text was not a metric line.
   [[noreturn]] void fail(const std::string& message) const {
-    throw InputFailure(InputError{{source_, number_, static_cast<int>(position_) + 1}, "", message});
+    throw InputFailure(InputError{{source_, number_, static_cast<int>(position_) + 1},
+                                  "",
+                                  message + " in '" + quoted_excerpt(line_) + "'"});
   }
   [[nodiscard]] bool done() const { return position_ >= line_.size(); }
   [[nodiscard]] char peek() const { return done() ? '\0' : line_[position_]; }
@@ -129,6 +140,9 @@ class ScrapeBuilder {
       read_line(line, ++number);
       position = end + 1;
     }
+    for (const Unparsed& after : unparsed_)
+      scrape_.skipped.push_back(
+          {after.line, started_ ? "after the exposition ends (not a metric line)" : "not a metric line"});
     return std::move(scrape_);
   }
 
@@ -136,37 +150,62 @@ class ScrapeBuilder {
   void read_line(std::string_view line, int number) {
     const std::string_view content = trim(line);
     if (content.empty()) return;
-    if (content.front() == '#') return read_comment(content, number);
-    if (!started_) {
-      // Pasted scrapes often start with the command that fetched them.
+    const bool was_started = started_;
+    if (content.front() == '#') {
+      if (!read_comment(content, number)) return;  // a free comment is neither metric line nor junk
+    } else {
       try {
         scrape_.samples.push_back(sample_of(content, scrape_.source, number));
-        started_ = true;
       } catch (const InputFailure&) {
-        scrape_.skipped.push_back({number, "before the exposition starts (not a metric line)"});
+        if (looks_like_a_sample(content)) throw;
+        // Text around an exposition (the curl command above it, curl's "* Connection #0 ... left intact"
+        // below it) is skipped; the same text between two metric lines is an error, raised at the next one.
+        unparsed_.push_back({number, std::string(content)});
+        return;
       }
-      return;
     }
-    scrape_.samples.push_back(sample_of(content, scrape_.source, number));
+    if (!unparsed_.empty() && was_started) fail_on_unparsed();
+    for (const Unparsed& before : unparsed_)
+      scrape_.skipped.push_back({before.line, "before the exposition starts (not a metric line)"});
+    unparsed_.clear();
+    started_ = true;
   }
 
-  void read_comment(std::string_view comment, int number) {
+  // A metric name followed by labels or by a number: a sample that is malformed, not text around one.
+  static bool looks_like_a_sample(std::string_view content) {
+    std::size_t end = 0;
+    while (end < content.size() && is_name_char(content[end])) ++end;
+    if (end == 0 || !is_name_start(content[0])) return false;
+    if (end < content.size() && content[end] == '{') return true;
+    const std::size_t value = content.find_first_not_of(" \t", end);
+    if (value == end || value == std::string_view::npos) return false;
+    const std::string_view token = split_whitespace(content.substr(value)).front();
+    return std::isdigit(static_cast<unsigned char>(token.front())) != 0 || sample_value(token).has_value();
+  }
+
+  [[noreturn]] void fail_on_unparsed() const {
+    const Unparsed& first = unparsed_.front();
+    sample_of(first.text, scrape_.source, first.line);  // throws the located error naming the text
+    throw InputFailure(InputError{{scrape_.source, first.line, 0}, "", "not a metric line: " + first.text});
+  }
+
+  // False for a free comment (not # HELP or # TYPE).
+  bool read_comment(std::string_view comment, int number) {
     const auto words = split_whitespace(comment);
-    if (words.size() < 3 || words[0] != "#" || (words[1] != "HELP" && words[1] != "TYPE"))
-      return;  // free comment
+    if (words.size() < 3 || words[0] != "#" || (words[1] != "HELP" && words[1] != "TYPE")) return false;
     started_ = true;
     const std::string name(words[2]);
     const std::string_view rest =
         trim(comment.substr(static_cast<std::size_t>(words[2].data() - comment.data()) + words[2].size()));
     if (words[1] == "HELP") {
       scrape_.help.emplace_back(name, std::string(rest));
-      return;
+      return true;
     }
     static constexpr std::string_view kTypes[] = {"counter", "gauge", "histogram", "summary", "untyped"};
     for (std::string_view type : kTypes)
       if (rest == type) {
         scrape_.type.emplace_back(name, std::string(rest));
-        return;
+        return true;
       }
     throw InputFailure(InputError{{scrape_.source, number, 0},
                                   name,
@@ -174,9 +213,15 @@ class ScrapeBuilder {
                                       "' (expected counter, gauge, histogram, summary or untyped)"});
   }
 
+  struct Unparsed {
+    int line = 0;
+    std::string text;
+  };
+
   std::string_view text_;
   MetricScrape scrape_;
   bool started_ = false;
+  std::vector<Unparsed> unparsed_;  // lines since the last metric line that were no metric line
 };
 
 }  // namespace

@@ -5,8 +5,10 @@
 //   for (const MetricSample& sample : scrape.value().samples)
 //     if (sample.name == "DCGM_FI_DEV_GPU_TEMP") sample.label("gpu");   // "0"
 //
-// Lines before the exposition starts (a `curl ...` command pasted above it) are counted in `skipped`; once it
-// has started, a line that is not a valid comment or sample is an error naming the line.
+// Text around the exposition (a `curl ...` command pasted above it, curl's `* Connection #0 ... left intact`
+// below it) is counted in `skipped`. A line between two metric lines that is neither comment nor sample, and
+// anywhere a malformed sample (a metric name followed by labels or a number), is an error naming the line,
+// the column and quoting the text.
 #pragma once
 
 #include <string>

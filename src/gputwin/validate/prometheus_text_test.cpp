@@ -84,5 +84,33 @@ TEST(PrometheusText, RejectsAnUnknownMetricType) {
   EXPECT_EQ(result.errors()[0].field, "a");
 }
 
+TEST(PrometheusText, SkipsCurlsTrailingConnectionLine) {
+  const auto result = PrometheusText::parse(
+      "# TYPE DCGM_FI_DEV_GPU_TEMP gauge\nDCGM_FI_DEV_GPU_TEMP{gpu=\"0\"} 40\n"
+      "* Connection #0 to host localhost left intact\n",
+      "m.txt");
+  ASSERT_TRUE(result.ok()) << result.error_text();
+  EXPECT_EQ(result.value().samples.size(), 1U);
+  ASSERT_EQ(result.value().skipped.size(), 1U);
+  EXPECT_EQ(result.value().skipped[0].line, 3);
+}
+
+TEST(PrometheusText, TextBetweenMetricLinesIsAnErrorQuotingIt) {
+  const auto result =
+      PrometheusText::parse("a 1\n* Connection #0 to host localhost left intact\nb 2\n", "m.txt");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.errors()[0].where.line, 2);
+  EXPECT_NE(result.errors()[0].message.find("'* Connection #0 to host localhost left intact'"),
+            std::string::npos)
+      << result.error_text();
+}
+
+TEST(PrometheusText, AMalformedLastSampleIsStillAnError) {
+  const auto result = PrometheusText::parse("a 1\nDCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 16.3W\n", "m.txt");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.errors()[0].where.line, 2);
+  EXPECT_NE(result.errors()[0].message.find("16.3W"), std::string::npos) << result.error_text();
+}
+
 }  // namespace
 }  // namespace gputwin::validate

@@ -1,0 +1,143 @@
+// The measured fleet against the design (issue 13 item 3): GPU model, GPUs per node, GPU memory, node count.
+#include <gtest/gtest.h>
+
+#include "gputwin/validate/checks.hpp"
+#include "gputwin/validate/text_values.hpp"
+
+namespace gputwin::validate {
+namespace {
+
+const ChecksData& bundled() {
+  static const ChecksData checks =
+      load_checks_data(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/checks.yaml").value();
+  return checks;
+}
+
+DesignedFleet h100_design(int nodes) {
+  DesignedFleet design;
+  design.spec = "cluster.yaml";
+  for (int n = 1; n <= nodes; ++n) design.node_names.push_back("node-" + std::to_string(n));
+  design.gpus_per_node = 8;
+  design.accelerator = "h100-sxm";
+  design.accelerator_name = "H100 SXM 80GB";
+  design.gpu_memory = gigabytes(80);
+  design.reported_names = {"NVIDIA H100 80GB HBM3"};
+  return design;
+}
+
+FleetNode node_of(const std::string& name, const std::string& model, int gpus, double memory_mib = 81559) {
+  FleetNode node;
+  node.name = name;
+  NodeFacts facts;
+  facts.source = name + "/nvidia-smi.xml";
+  for (int i = 0; i < gpus; ++i) {
+    GpuFacts gpu;
+    gpu.index = i;
+    gpu.model = model;
+    gpu.memory_total = bytes(memory_mib * 1048576);
+    facts.gpus.push_back(gpu);
+  }
+  node.facts = facts;
+  return node;
+}
+
+// A T4 pair seen only through its nccl-tests run, far below what an H100 node would reach.
+FleetNode t4_run_node(const std::string& name) {
+  FleetNode node;
+  node.name = name;
+  NcclTestsRun run;
+  run.source = name + "/all_reduce_perf.log";
+  run.collective = "all_reduce";
+  run.devices = {"Tesla T4", "Tesla T4"};
+  CollectiveRow row;
+  row.line = 30;
+  row.size = bytes(134217728);
+  row.out_of_place.bus_bandwidth = gigabytes_per_second(5.73);
+  row.out_of_place.algorithm_bandwidth = gigabytes_per_second(5.73);
+  run.rows.push_back(row);
+  node.nccl_runs.push_back(run);
+  return node;
+}
+
+std::vector<std::string> described(const std::vector<Finding>& findings) {
+  std::vector<std::string> lines;
+  for (const Finding& finding : findings)
+    lines.push_back(finding.node + " " + finding.rule + ": " + finding.message);
+  return lines;
+}
+
+std::vector<Finding> against(const std::vector<FleetNode>& nodes, const DesignedFleet& design) {
+  Fleet fleet;
+  fleet.nodes = nodes;
+  CheckOptions options;
+  options.design = design;
+  options.predict_busbw = [](std::string_view, int, std::int64_t) { return BusbwPrediction{233.65, ""}; };
+  return evaluate_checks(fleet, bundled(), options);
+}
+
+TEST(DesignChecks, AFleetAsDesignedHasNoFinding) {
+  EXPECT_TRUE(
+      against({node_of("node01", "NVIDIA H100 80GB HBM3", 8), node_of("node02", "NVIDIA H100 80GB HBM3", 8)},
+              h100_design(2))
+          .empty());
+}
+
+TEST(DesignChecks, AWrongGpuModelIsReportedAsThatNotAsABandwidthShortfall) {
+  const auto findings =
+      against({node_of("node01", "NVIDIA H100 80GB HBM3", 8), t4_run_node("node02")}, h100_design(2));
+  EXPECT_EQ(
+      described(findings),
+      (std::vector<std::string>{
+          "node02 gpu-model-mismatch: 2 x Tesla T4 where the design has NVIDIA H100 80GB HBM3 (H100 SXM "
+          "80GB)",
+          "node02 nccl-busbw-not-compared: all_reduce: busbw not compared with the design (the node's GPUs "
+          "are not the designed model, see gpu-model-mismatch)",
+      }));
+}
+
+TEST(DesignChecks, GpuCountAndMemoryPerNode) {
+  const auto findings = against(
+      {node_of("node01", "NVIDIA H100 80GB HBM3", 4), node_of("node02", "NVIDIA H100 80GB HBM3", 8, 40960)},
+      h100_design(2));
+  EXPECT_EQ(
+      described(findings),
+      (std::vector<std::string>{
+          "node01 gpu-count-mismatch: 4 GPUs where the design has 8 per node",
+          "node02 gpu-memory-mismatch: GPU memory 42.9 GB where the design's H100 SXM 80GB has 80 GB (more "
+          "than 10 % apart)",
+      }));
+}
+
+TEST(DesignChecks, MissingNodesAreNamedAndExtraNodesFlagged) {
+  const auto findings =
+      against({node_of("node01", "NVIDIA H100 80GB HBM3", 8), node_of("node-3", "NVIDIA H100 80GB HBM3", 8),
+               node_of("node09", "NVIDIA H100 80GB HBM3", 8)},
+              h100_design(4));
+  EXPECT_EQ(described(findings),
+            (std::vector<std::string>{
+                "- nodes-missing: 2 of the design's 4 nodes have no measured outputs: node-2, node-4",
+                "node09 nodes-not-in-design: a measured node beyond the design's 4 nodes (node-1 to node-4)",
+            }));
+  EXPECT_EQ(findings[0].severity, Severity::critical);
+  EXPECT_EQ(findings[0].where.file, "cluster.yaml");
+}
+
+TEST(DesignChecks, AnAcceleratorWithoutKnownNamesIsSaidNotGuessed) {
+  DesignedFleet design = h100_design(1);
+  design.reported_names.clear();
+  const auto findings = against({t4_run_node("node01")}, design);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings.back().rule, "design-not-compared");
+  EXPECT_EQ(findings.back().severity, Severity::info);
+}
+
+TEST(GpuProductNames, TheBundledDataNamesTheDesignedGpus) {
+  const auto names =
+      load_gpu_product_names(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/gpu-names.yaml");
+  ASSERT_TRUE(names.ok()) << names.error_text();
+  EXPECT_EQ(names.value().at("h100-sxm"), std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
+  EXPECT_EQ(names.value().at("l4"), std::vector<std::string>{"NVIDIA L4"});
+}
+
+}  // namespace
+}  // namespace gputwin::validate

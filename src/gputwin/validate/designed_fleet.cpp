@@ -1,0 +1,49 @@
+#include "gputwin/validate/designed_fleet.hpp"
+
+#include "gputwin/core/yaml_input.hpp"
+
+namespace gputwin::validate {
+namespace {
+
+GpuProductNames read_names(const YamlDocument& document) {
+  const YamlField root = document.root();
+  root.expect_keys({"schema", "accelerators"});
+  if (root.child("schema").text() != "gputwin.gpu-names/1")
+    root.child("schema").fail("expected 'gputwin.gpu-names/1', got '" + root.child("schema").text() + "'");
+  GpuProductNames names;
+  for (const YamlField& item : root.child("accelerators").items()) {
+    item.expect_keys({"id", "names", "source"});
+    if (item.child("source").text_or_list().empty())
+      item.child("source").fail("a name list needs its source");
+    std::vector<std::string>& listed = names[item.child("id").text()];
+    for (const YamlField& name : item.child("names").items()) listed.push_back(name.text());
+    if (listed.empty()) item.child("names").fail("expected at least one product name");
+  }
+  return names;
+}
+
+}  // namespace
+
+Result<GpuProductNames> load_gpu_product_names(const std::string& path) {
+  return result_of<GpuProductNames>([&] { return read_names(YamlDocument::load(path)); });
+}
+
+DesignedFleet designed_fleet(const std::string& spec, const Cluster& cluster, const Catalog& catalog,
+                             const GpuProductNames& names) {
+  DesignedFleet design;
+  design.spec = spec;
+  for (const Device& device : cluster.devices)
+    if (device.kind == DeviceKind::node) design.node_names.push_back(device.name);
+  const System& system = catalog.get<System>(cluster.node_system);
+  design.gpus_per_node = system.accelerators;
+  design.accelerator = system.accelerator;
+  if (const Accelerator* accelerator = catalog.find<Accelerator>(system.accelerator)) {
+    design.accelerator_name = accelerator->info.name;
+    design.gpu_memory = accelerator->memory;
+  }
+  if (const auto known = names.find(system.accelerator); known != names.end())
+    design.reported_names = known->second;
+  return design;
+}
+
+}  // namespace gputwin::validate
