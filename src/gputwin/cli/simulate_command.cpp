@@ -7,10 +7,10 @@
 #include "gputwin/design/design.hpp"
 #include "gputwin/report/packing_report.hpp"
 #include "gputwin/report/replay_report.hpp"
-#include "gputwin/sim/cluster_pool.hpp"
 #include "gputwin/sim/mig.hpp"
 #include "gputwin/sim/packing.hpp"
 #include "gputwin/sim/replay.hpp"
+#include "gputwin/sim/simulated_cluster.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 #include "gputwin/trace/job_traces.hpp"
 #include "gputwin/trace/openb.hpp"
@@ -37,16 +37,10 @@ struct ReplayCommandOptions {
   std::string mig_layout;
 };
 
-// The MIG-mode part of the replay cluster: the profile set of its GPUs and, when pre-partitioned, the layout.
-struct MigSetup {
-  MigProfileSet set;
-  std::optional<MigLayout> layout;  // empty: slices are created on demand
-};
-
 // What the MIG options ask for: nothing (`setup` empty), a setup, or an error already printed (`ok` false).
 struct MigChoice {
   bool ok = true;
-  std::optional<MigSetup> setup;
+  std::optional<MigNodes> setup;
 };
 
 MigChoice mig_failure(const std::string& message) {
@@ -99,7 +93,7 @@ MigChoice resolve_mig(const ReplayCommandOptions& options) {
       known += (known.empty() ? "" : ", ") + each.info.id;
     return mig_failure("--mig-profile-set: unknown MIG profile set '" + id + "'; known: " + known);
   }
-  MigSetup setup{*set, std::nullopt};
+  MigNodes setup{options.mig_nodes, *set, std::nullopt};
   if (!options.mig_layout.empty()) {
     try {
       setup.layout = parse_mig_layout(options.mig_layout, setup.set);
@@ -110,7 +104,7 @@ MigChoice resolve_mig(const ReplayCommandOptions& options) {
   return {true, std::move(setup)};
 }
 
-std::vector<std::string> profile_names(const std::optional<MigSetup>& mig) {
+std::vector<std::string> profile_names(const std::optional<MigNodes>& mig) {
   std::vector<std::string> names;
   if (mig) {
     for (const auto& profile : mig->set.profiles) names.push_back(profile.name);
@@ -119,7 +113,7 @@ std::vector<std::string> profile_names(const std::optional<MigSetup>& mig) {
 }
 
 std::optional<LoadedTrace> load_jobs(const ReplayCommandOptions& options,
-                                     const std::optional<MigSetup>& mig) {
+                                     const std::optional<MigNodes>& mig) {
   auto trace = read_trace(options.jobs, options.format, profile_names(mig));
   if (!trace.ok()) {
     std::cerr << trace.error_text();
@@ -128,47 +122,24 @@ std::optional<LoadedTrace> load_jobs(const ReplayCommandOptions& options,
   return std::move(trace).value();
 }
 
-struct ReplayCluster {
-  GpuPool whole;               // nodes in whole-GPU mode
-  std::optional<MigPool> mig;  // GPUs of the MIG-mode nodes
-};
-
-// Splits the last --mig-nodes nodes off `whole_pool_of(nodes left in whole-GPU mode)` into a MIG pool.
-template <class WholePool>
-std::optional<ReplayCluster> split_mig_nodes(const ReplayCommandOptions& options, int nodes,
-                                             int gpus_per_node, const std::optional<MigSetup>& mig,
-                                             WholePool whole_pool_of) {
-  if (!mig) return ReplayCluster{whole_pool_of(0), std::nullopt};
-  if (options.mig_nodes > nodes) {
-    std::cerr << "simulate replay: --mig-nodes: " << options.mig_nodes
-              << " MIG-mode nodes, but the cluster has " << nodes << "\n";
+std::optional<SimulatedCluster> build_cluster(const ReplayCommandOptions& options, const LoadedTrace& jobs,
+                                              const std::optional<MigNodes>& mig) {
+  try {
+    if (!options.cluster_spec.empty()) {
+      const auto catalog = load_catalog(options.catalog);
+      if (!catalog) return std::nullopt;
+      const auto cluster = load_designed_cluster(options.cluster_spec, *catalog);
+      if (!cluster) return std::nullopt;
+      return simulated_cluster(*cluster, *catalog, mig);
+    }
+    if (options.nodes > 0) return uniform_simulated_cluster(options.nodes, options.gpus_per_node, mig);
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "simulate replay: --mig-nodes: " << error.what() << "\n";
     return std::nullopt;
   }
-  const int mig_gpus = options.mig_nodes * gpus_per_node;
-  MigPool mig_pool = mig->layout ? MigPool(mig->set, mig_gpus, *mig->layout) : MigPool(mig->set, mig_gpus);
-  return ReplayCluster{whole_pool_of(options.mig_nodes), std::move(mig_pool)};
-}
-
-std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, const LoadedTrace& jobs,
-                                           const std::optional<MigSetup>& mig) {
-  if (!options.cluster_spec.empty()) {
-    const auto catalog = load_catalog(options.catalog);
-    if (!catalog) return std::nullopt;
-    const auto cluster = load_designed_cluster(options.cluster_spec, *catalog);
-    if (!cluster) return std::nullopt;
-    const int per_node = catalog->get<System>(cluster->node_system).accelerators;
-    const int nodes = pool_from_cluster(*cluster, per_node).node_count();
-    return split_mig_nodes(options, nodes, per_node, mig,
-                           [&](int mig_nodes) { return pool_from_cluster(*cluster, per_node, mig_nodes); });
-  }
-  if (options.nodes > 0) {
-    return split_mig_nodes(options, options.nodes, options.gpus_per_node, mig, [&](int mig_nodes) {
-      return GpuPool::uniform(options.nodes - mig_nodes, options.gpus_per_node);
-    });
-  }
   if (jobs.swf_max_procs > 0) {
-    return ReplayCluster{GpuPool::uniform(jobs.swf_max_procs, 1),
-                         std::nullopt};  // one processor per SWF node
+    return SimulatedCluster{GpuPool::uniform(jobs.swf_max_procs, 1),
+                            std::nullopt};  // one processor per SWF node
   }
   std::cerr << "simulate replay: give the cluster with --cluster SPEC or --nodes N [--gpus-per-node G]\n";
   return std::nullopt;

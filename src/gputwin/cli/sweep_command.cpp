@@ -19,7 +19,7 @@
 #include "gputwin/export/export_files.hpp"
 #include "gputwin/export/slurm_array.hpp"
 #include "gputwin/report/sweep_report.hpp"
-#include "gputwin/sim/cluster_pool.hpp"
+#include "gputwin/sim/simulated_cluster.hpp"
 #include "gputwin/sim/sweep.hpp"
 #include "gputwin/trace/trace_file.hpp"
 
@@ -56,7 +56,7 @@ std::optional<GpuPool> design_pool(const SweepDesign& design, const CatalogOptio
   if (!catalog) return std::nullopt;
   const auto cluster = load_designed_cluster(design.spec_path, *catalog);
   if (!cluster) return std::nullopt;
-  return pool_from_cluster(*cluster, catalog->get<System>(cluster->node_system).accelerators);
+  return simulated_cluster(*cluster, *catalog).whole;
 }
 
 std::optional<PreparedSweep> prepare(const SweepOptions& options, int only_design = -1) {

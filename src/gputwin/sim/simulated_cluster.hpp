@@ -1,0 +1,42 @@
+// The cluster a replay runs on, assembled in one place from a designed cluster (or from a plain node count):
+// the whole-GPU nodes as a GpuPool and, when some nodes run in MIG mode, their GPUs as a MigPool. `simulate
+// replay` and `sweep` both build their clusters here, so failures and power caps have one place to attach.
+//
+//   SimulatedCluster cluster = simulated_cluster(designed, catalog, MigNodes{4, set, layout});
+//   replay(jobs, std::move(cluster.whole), std::move(cluster.mig), policy, options);
+//   SimulatedCluster plain = uniform_simulated_cluster(/*nodes=*/16, /*gpus_per_node=*/8);
+#pragma once
+
+#include <optional>
+
+#include "gputwin/catalog/catalog.hpp"
+#include "gputwin/catalog/mig_rules.hpp"
+#include "gputwin/design/cluster.hpp"
+#include "gputwin/sim/gpu_pool.hpp"
+#include "gputwin/sim/mig_pool.hpp"
+
+namespace gputwin {
+
+// The last `count` nodes run in MIG mode, their GPUs split by `set`'s rules.
+struct MigNodes {
+  int count = 0;
+  MigProfileSet set;
+  std::optional<MigLayout> layout;  // empty: instances are created on demand
+};
+
+struct SimulatedCluster {
+  GpuPool whole;               // nodes in whole-GPU mode
+  std::optional<MigPool> mig;  // GPUs of the MIG-mode nodes
+};
+
+// GPUs per node of a designed cluster (its node system's accelerators).
+[[nodiscard]] int gpus_per_node(const Cluster& cluster, const Catalog& catalog);
+
+// One pool node per server, grouped by the compute-fabric switch that joins them (sim/cluster_pool.hpp).
+// Throws std::invalid_argument when `mig` asks for more MIG-mode nodes than the cluster has.
+[[nodiscard]] SimulatedCluster simulated_cluster(const Cluster& cluster, const Catalog& catalog,
+                                                 const std::optional<MigNodes>& mig = std::nullopt);
+[[nodiscard]] SimulatedCluster uniform_simulated_cluster(int nodes, int gpus_per_node,
+                                                         const std::optional<MigNodes>& mig = std::nullopt);
+
+}  // namespace gputwin
