@@ -10,12 +10,6 @@
 namespace gputwin::validate {
 namespace {
 
-const ChecksData& bundled() {
-  static const ChecksData checks =
-      load_checks_data(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/checks.yaml").value();
-  return checks;
-}
-
 GpuFacts healthy_gpu(int index) {
   GpuFacts gpu;
   gpu.index = index;
@@ -49,7 +43,7 @@ FleetNode healthy_node(const std::string& name, int gpus = 2) {
 std::vector<Finding> evaluate(const std::vector<FleetNode>& nodes, const CheckOptions& options = {}) {
   Fleet fleet;
   fleet.nodes = nodes;
-  return evaluate_checks(fleet, bundled(), options);
+  return evaluate_checks(fleet, testing::bundled_checks(), options);
 }
 
 std::vector<std::string> rules_of(const std::vector<Finding>& findings) {

@@ -3,15 +3,10 @@
 
 #include "gputwin/validate/checks.hpp"
 #include "gputwin/validate/text_values.hpp"
+#include "gputwin/validate/validate_test_support.hpp"
 
 namespace gputwin::validate {
 namespace {
-
-const ChecksData& bundled() {
-  static const ChecksData checks =
-      load_checks_data(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/checks.yaml").value();
-  return checks;
-}
 
 DesignedFleet h100_design(int nodes) {
   DesignedFleet design;
@@ -72,7 +67,7 @@ std::vector<Finding> against(const std::vector<FleetNode>& nodes, const Designed
   CheckOptions options;
   options.design = design;
   options.predict_busbw = [](std::string_view, int, std::int64_t) { return BusbwPrediction{233.65, ""}; };
-  return evaluate_checks(fleet, bundled(), options);
+  return evaluate_checks(fleet, testing::bundled_checks(), options);
 }
 
 TEST(DesignChecks, AFleetAsDesignedHasNoFinding) {

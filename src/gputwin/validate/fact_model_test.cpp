@@ -20,12 +20,6 @@ namespace {
 
 using testing::fixture;
 
-const ChecksData& bundled() {
-  static const ChecksData checks =
-      load_checks_data(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/checks.yaml").value();
-  return checks;
-}
-
 std::string labels(int gpu) {
   return "{gpu=\"" + std::to_string(gpu) +
          "\",UUID=\"GPU-5\",pci_bus_id=\"00000000:18:00.0\",modelName=\"NVIDIA H100 80GB HBM3\","
@@ -80,7 +74,7 @@ TEST(DcgmExporterFacts, ASickScrapeFailsEveryCheckItCarries) {
   ASSERT_TRUE(node.facts.has_value());
   Fleet fleet;
   fleet.nodes = {node};
-  const auto findings = evaluate_checks(fleet, bundled(), {});
+  const auto findings = evaluate_checks(fleet, testing::bundled_checks(), {});
   EXPECT_TRUE(has_rule(findings, "xid-critical"));
   EXPECT_TRUE(has_rule(findings, "ecc-uncorrectable"));
   EXPECT_TRUE(has_rule(findings, "row-remap-failure"));
@@ -192,7 +186,7 @@ TEST(MergeNodeFacts, ADisagreementIsAFindingOfItsOwn) {
   node.facts = merge_node_facts({node_of("n1/n.xml", xml), node_of("n1/m.prom", scrape)});
   Fleet fleet;
   fleet.nodes = {node};
-  const auto findings = evaluate_checks(fleet, bundled(), {});
+  const auto findings = evaluate_checks(fleet, testing::bundled_checks(), {});
   ASSERT_EQ(findings.size(), 1U);
   EXPECT_EQ(findings[0].rule, "sources-disagree");
   EXPECT_EQ(findings[0].gpu, 0);
@@ -224,10 +218,10 @@ TEST(ExporterCapture, ItsMigLayoutMatchesTheLayoutItShows) {
   CheckOptions options;
   const MigProfileSet& h100 = catalog.value().get<MigProfileSet>("h100-80gb");
   options.mig = intended_mig("3g.40gb+2g.20gb+1g.10gb+1g.10gb", h100);
-  for (const Finding& finding : evaluate_checks(fleet, bundled(), options))
+  for (const Finding& finding : evaluate_checks(fleet, testing::bundled_checks(), options))
     EXPECT_NE(finding.rule, "mig-layout-mismatch") << finding.message;
   options.mig = intended_mig("1g.10gb+1g.10gb", h100);
-  EXPECT_TRUE(has_rule(evaluate_checks(fleet, bundled(), options), "mig-layout-mismatch"));
+  EXPECT_TRUE(has_rule(evaluate_checks(fleet, testing::bundled_checks(), options), "mig-layout-mismatch"));
 }
 
 }  // namespace

@@ -12,12 +12,6 @@ namespace {
 
 using testing::fixture;
 
-const ChecksData& bundled() {
-  static const ChecksData checks =
-      load_checks_data(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/checks.yaml").value();
-  return checks;
-}
-
 // Four DGX A100, the machines the superbenchmark logs were measured on.
 BusbwPredictor dgx_a100_design() {
   const auto catalog = Catalog::load({std::string(GPUTWIN_SOURCE_DIR) + "/data/catalog"});
@@ -51,7 +45,7 @@ TEST(FixtureFleet, RealCapturesAgainstADgxA100Design) {
   GPUTWIN_REQUIRE_FIXTURE(fixture("nvidia-smi-xml/telegraf/a10g.xml"));
   CheckOptions options;
   options.predict_busbw = dgx_a100_design();
-  const auto findings = evaluate_checks(real_fleet(), bundled(), options);
+  const auto findings = evaluate_checks(real_fleet(), testing::bundled_checks(), options);
   // The DGX A100 runs land within 10 % of the model (all_reduce 1.9 %, alltoall 6.5 % below); the T4 pair
   // is no DGX A100 and falls far short of one; the A10G sits in an x8 slot with persistence off;
   // dcgm-exporter's counters CSV is no output of any tool.
@@ -67,7 +61,7 @@ TEST(FixtureFleet, RealCapturesAgainstADgxA100Design) {
       }));
   options.busbw_margin = 0.05;
   int superbench = 0;
-  for (const Finding& finding : evaluate_checks(real_fleet(), bundled(), options))
+  for (const Finding& finding : evaluate_checks(real_fleet(), testing::bundled_checks(), options))
     superbench += finding.node == "superbench" ? 1 : 0;
   EXPECT_EQ(superbench, 1);  // alltoall, 6.5 % below
 }

@@ -13,12 +13,6 @@ namespace {
 
 using testing::fixture;
 
-const ChecksData& bundled() {
-  static const ChecksData checks =
-      load_checks_data(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/checks.yaml").value();
-  return checks;
-}
-
 std::filesystem::path scratch_fleet(const std::string& name) {
   const auto root = std::filesystem::temp_directory_path() / ("gputwin-inventory-" + name);
   std::filesystem::remove_all(root);
@@ -29,7 +23,7 @@ std::filesystem::path scratch_fleet(const std::string& name) {
 TEST(Inventory, ReadsOneNodePerFileOfADirectory) {
   const std::string folder = fixture("nvidia-smi-xml/telegraf");
   GPUTWIN_REQUIRE_FIXTURE(folder);
-  const auto inventory = take_inventory(folder, bundled());
+  const auto inventory = take_inventory(folder, testing::bundled_checks());
   ASSERT_TRUE(inventory.ok()) << inventory.error_text();
   ASSERT_EQ(inventory.value().fleet.nodes.size(), 10U);
   // Sorted by node name: 3090-v13, a100-sxm4-v12, a10g, dual_a5000-v13, ...
@@ -42,7 +36,7 @@ TEST(Inventory, ReadsOneNodePerFileOfADirectory) {
 TEST(Inventory, ReadsTheCaptureOfANodeDirectory) {
   const std::string folder = fixture("nvidia-smi-captures");
   GPUTWIN_REQUIRE_FIXTURE(folder);
-  const auto inventory = take_inventory(folder, bundled());
+  const auto inventory = take_inventory(folder, testing::bundled_checks());
   ASSERT_TRUE(inventory.ok()) << inventory.error_text();
   ASSERT_EQ(inventory.value().fleet.nodes.size(),
             1U);  // the nvidia_gpu_exporter directory is one node of 3 files
@@ -60,7 +54,7 @@ TEST(Inventory, ReadsFilesByContentNotByExtension) {
   std::filesystem::create_directories(root / "node01");
   std::ofstream(root / "node01" / "nccl.txt") << read_input_file(log);
   std::ofstream(root / "node01" / "metrics.txt") << read_input_file(scrape);
-  const auto inventory = take_inventory(root.string(), bundled());
+  const auto inventory = take_inventory(root.string(), testing::bundled_checks());
   ASSERT_TRUE(inventory.ok()) << inventory.error_text();
   const FleetNode& node = inventory.value().fleet.nodes.at(0);
   EXPECT_TRUE(node.errors.empty()) << node.errors[0].to_string();
@@ -79,7 +73,7 @@ TEST(Inventory, HealthFollowsTheChecksRules) {
          "0, Tesla T4, 00000000:37:00.0, P8, 1, 3, Active\n";
   std::ofstream(root / "sick.csv") << "index, name, persistence_mode, ecc.errors.uncorrected.volatile.total\n"
                                       "0, Tesla T4, Enabled, 0\n1, Tesla T4, Disabled, 2\n";
-  const auto inventory = take_inventory(root.string(), bundled());
+  const auto inventory = take_inventory(root.string(), testing::bundled_checks());
   ASSERT_TRUE(inventory.ok()) << inventory.error_text();
   EXPECT_TRUE(health_of_node(inventory.value(), "idle").empty());
   EXPECT_EQ(health_of_node(inventory.value(), "sick"),
@@ -87,7 +81,7 @@ TEST(Inventory, HealthFollowsTheChecksRules) {
 }
 
 TEST(Inventory, AMissingDirectoryDoesNotExist) {
-  const auto inventory = take_inventory("/nonexistent/measured", bundled());
+  const auto inventory = take_inventory("/nonexistent/measured", testing::bundled_checks());
   ASSERT_FALSE(inventory.ok());
   EXPECT_EQ(inventory.errors()[0].field, "--measured");
   EXPECT_EQ(inventory.errors()[0].message, "does not exist");
