@@ -226,7 +226,7 @@ int run_replay(const ReplayCommandOptions& options) {
   ReplayResult result =
       replay(jobs->jobs, std::move(cluster->whole), std::move(cluster->mig), *policy, replay_options);
   for (const auto& [reason, count] : jobs->skipped)
-    result.rejected["skipped by the reader: " + reason] += count;
+    result.rejected[std::string(kSkippedByReader) + reason] += count;
   if (nothing_can_run(result, options.jobs)) return kInputError;
   if (!options.csv.empty()) {
     std::ofstream csv(options.csv);

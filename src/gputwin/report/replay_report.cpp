@@ -36,13 +36,28 @@ Json groups_json(const std::vector<GroupMetrics>& groups) {
 
 std::string hours(double seconds) { return format_number(seconds / 3600.0, 2) + " h"; }
 
-constexpr std::string_view kReaderSkipped = "skipped by the reader: ";
-
 // Jobs the cluster can never run (too large, a MIG profile it lacks), not those the trace reader left out.
 int never_run(const ReplayResult& result) {
   int count = 0;
-  for (const auto& [reason, jobs] : result.rejected) count += reason.rfind(kReaderSkipped, 0) == 0 ? 0 : jobs;
+  for (const auto& [reason, jobs] : result.rejected) count += reason.rfind(kSkippedByReader, 0) == 0 ? 0 : jobs;
   return count;
+}
+
+// "; 2 can never run on this cluster (2 larger than the whole cluster); 3 left out by the reader (...)".
+std::string never_run_text(const ReplayResult& result) {
+  std::string never;
+  std::string skipped;
+  for (const auto& [reason, count] : result.rejected) {
+    if (reason.rfind(kSkippedByReader, 0) == 0) {
+      skipped += fmt::format("{}{} {}", skipped.empty() ? "" : ", ", count, reason.substr(kSkippedByReader.size()));
+    } else {
+      never += fmt::format("{}{} {}", never.empty() ? "" : ", ", count, reason);
+    }
+  }
+  std::string text;
+  if (!never.empty()) text += fmt::format("; {} can never run on this cluster ({})", never_run(result), never);
+  if (!skipped.empty()) text += "; left out by the trace reader: " + skipped;
+  return text;
 }
 
 Json optional_share(const std::optional<double>& share) { return share ? Json(rounded(*share, 5)) : Json(); }
@@ -75,16 +90,18 @@ std::string utilisation_text(const ReplayResult& result) {
   return text;
 }
 
+std::string jobs_count(int count) { return std::to_string(count) + (count == 1 ? " job" : " jobs"); }
+
 // Which expected run times the policy planned with, when it plans with any (EASY).
 std::string run_time_estimate_text(const ReplayResult& result) {
   if (!result.policy_plans_with_run_times) return "";
   const RunTimeEstimate& estimate = result.run_time_estimate;
-  std::string text = fmt::format("  {} plans with expected run times: {} jobs by their requested time, ",
-                                 result.policy, result.jobs_with_requested_time);
+  std::string text = fmt::format("  {} plans with expected run times: {} by the requested time, ", result.policy,
+                                 jobs_count(result.jobs_with_requested_time));
   if (estimate.factor == 1.0) {
-    return text + fmt::format("{} by their true run time ({})\n", result.jobs_estimated, estimate.source);
+    return text + fmt::format("{} by the true run time ({})\n", jobs_count(result.jobs_estimated), estimate.source);
   }
-  return text + fmt::format("{} without one at {} x their run time ({})\n", result.jobs_estimated,
+  return text + fmt::format("{} without one at {} x the run time ({})\n", jobs_count(result.jobs_estimated),
                             format_number(estimate.factor, 3), estimate.source);
 }
 
@@ -174,10 +191,7 @@ Json replay_json(const ReplayResult& result) {
 std::string replay_text(const ReplayResult& result, const std::string& trace_name) {
   std::string text = fmt::format("Replay of {} under {}\n", trace_name, result.policy);
   text += fmt::format("  {} jobs replayed, {} completed", result.jobs, result.completed);
-  const int never = never_run(result);
-  if (never > 0) text += fmt::format("; {} can never run on this cluster", never);
-  for (const auto& [reason, count] : result.rejected) text += fmt::format("; {} not replayed ({})", count, reason);
-  text += "\n";
+  text += never_run_text(result) + "\n";
   text += utilisation_text(result);
   if (result.mig) text += mig_text(*result.mig);
   text += run_time_estimate_text(result);

@@ -26,7 +26,7 @@ std::string detect_format(const std::string& path) {
 Result<LoadedTrace> with_jobs(const std::string& path, LoadedTrace trace) {
   if (!trace.jobs.empty()) return trace;
   if (trace.skipped.empty()) {
-    return InputError{{path, 0, 0}, "", "no jobs: the " + trace.format + " trace has no job records (only a header?)"};
+    return InputError{{path, 0, 0}, "", "no jobs to replay: the file holds no job records (read as " + trace.format + ")"};
   }
   std::string reasons;
   int total = 0;
