@@ -216,9 +216,10 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   sweep->add_option("file", o->file, "sweep file (YAML)")->check(CLI::ExistingFile);
   sweep->add_option("--threads", o->threads, "local threads (default: all hardware threads)")
       ->check(CLI::PositiveNumber);
-  auto* sweep_json_flag =
-      sweep->add_flag("--json", o->json, "print JSON (schema gputwin.sweep/1, exact figures) instead of the table");
-  sweep->add_flag("--csv", o->csv, "print CSV (figures rounded for reading) instead of the table")->excludes(sweep_json_flag);
+  auto* sweep_json_flag = sweep->add_flag(
+      "--json", o->json, "print JSON (schema gputwin.sweep/1, exact figures) instead of the table");
+  sweep->add_flag("--csv", o->csv, "print CSV (figures rounded for reading) instead of the table")
+      ->excludes(sweep_json_flag);
   sweep->add_option("--out", o->out, "write the table to this file instead of standard output");
   sweep->add_flag("--slurm", o->slurm, "run as a Slurm job array (sbatch) instead of local threads");
   sweep->add_option("--dir", o->dir, "with --slurm: directory for the script, task results and logs");
@@ -248,9 +249,10 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   auto* merge = sweep->add_subcommand("merge", "gather the task results of a --slurm sweep into one table");
   merge->add_option("dir", o->dir, "the --dir of the sweep")->required()->check(CLI::ExistingDirectory);
   merge->add_flag("--allow-partial", o->allow_partial, "merge even when some tasks left no result");
-  auto* merge_json_flag =
-      merge->add_flag("--json", o->json, "print JSON (schema gputwin.sweep/1, exact figures) instead of the table");
-  merge->add_flag("--csv", o->csv, "print CSV (figures rounded for reading) instead of the table")->excludes(merge_json_flag);
+  auto* merge_json_flag = merge->add_flag(
+      "--json", o->json, "print JSON (schema gputwin.sweep/1, exact figures) instead of the table");
+  merge->add_flag("--csv", o->csv, "print CSV (figures rounded for reading) instead of the table")
+      ->excludes(merge_json_flag);
   merge->add_option("--out", o->out, "write the table to this file instead of standard output");
   merge->callback([o, &exit_code] { exit_code = run_merge(*o); });
 }

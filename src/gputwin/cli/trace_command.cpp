@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -55,6 +56,8 @@ void add_import_command(CLI::App& trace, int& exit_code) {
 
 // Jobs beyond this would not fit in memory as a trace; the user caps them with --jobs.
 constexpr double kMostGeneratedJobs = 20'000'000;
+// A duration factor beyond 2 (or below 1/2) changes the shape's run times more than sampling noise does.
+constexpr double kFarFromTheShape = 2.0;
 
 int run_generate(const SyntheticOptions& synthetic, const std::string& path) {
   const auto shape = load_synthetic_shape(bundled_data_dir() + "/reference/synthetic-jobs.yaml");
@@ -85,11 +88,21 @@ int run_generate(const SyntheticOptions& synthetic, const std::string& path) {
   if (synthetic.jobs > 0) {
     std::cerr << fmt::format(" (--jobs fixes the arrival rate; the load alone needs {:.0f} jobs)", needed);
   }
+  std::cerr << fmt::format("; {}% of the asked GPU-seconds fall after day {} even with no queueing",
+                           format_number(100 * trace.work_after_horizon_share, 1), synthetic.days);
   if (trace.left_out_share > 0) {
     std::cerr << fmt::format("; sizes above {} GPUs ({}% of the shape's jobs) left out",
                              synthetic.cluster_gpus, format_number(100 * trace.left_out_share, 3));
   }
   std::cerr << "\n";
+  // A factor far from 1 means the durations are no longer the shape's: say so rather than let it pass.
+  if (trace.duration_scale > kFarFromTheShape || trace.duration_scale < 1 / kFarFromTheShape) {
+    std::cerr << fmt::format(
+        "trace generate: warning: durations x{} are not the shape's (its median run time becomes {} h); "
+        "to keep them, omit --jobs and let the arrival rate reach the load\n",
+        format_number(trace.duration_scale, 3),
+        format_number(std::exp(shape.value().duration_log_mean) * trace.duration_scale / 3600, 2));
+  }
   return 0;
 }
 

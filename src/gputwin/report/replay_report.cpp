@@ -39,7 +39,8 @@ std::string hours(double seconds) { return format_number(seconds / 3600.0, 2) + 
 // Jobs the cluster can never run (too large, a MIG profile it lacks), not those the trace reader left out.
 int never_run(const ReplayResult& result) {
   int count = 0;
-  for (const auto& [reason, jobs] : result.rejected) count += reason.rfind(kSkippedByReader, 0) == 0 ? 0 : jobs;
+  for (const auto& [reason, jobs] : result.rejected)
+    count += reason.rfind(kSkippedByReader, 0) == 0 ? 0 : jobs;
   return count;
 }
 
@@ -49,20 +50,26 @@ std::string never_run_text(const ReplayResult& result) {
   std::string skipped;
   for (const auto& [reason, count] : result.rejected) {
     if (reason.rfind(kSkippedByReader, 0) == 0) {
-      skipped += fmt::format("{}{} {}", skipped.empty() ? "" : ", ", count, reason.substr(kSkippedByReader.size()));
+      skipped +=
+          fmt::format("{}{} {}", skipped.empty() ? "" : ", ", count, reason.substr(kSkippedByReader.size()));
     } else {
       never += fmt::format("{}{} {}", never.empty() ? "" : ", ", count, reason);
     }
   }
   std::string text;
-  if (!never.empty()) text += fmt::format("; {} can never run on this cluster ({})", never_run(result), never);
+  if (!never.empty())
+    text += fmt::format("; {} can never run on this cluster ({})", never_run(result), never);
   if (!skipped.empty()) text += "; left out by the trace reader: " + skipped;
   return text;
 }
 
-Json optional_share(const std::optional<double>& share) { return share ? Json(rounded(*share, 5)) : Json(); }
+Json optional_share(const std::optional<double>& share) {
+  return share ? Json(rounded(*share, 5)) : Json();
+}
 
-std::string percent(double share) { return format_number(100 * share, 2) + "%"; }
+std::string percent(double share) {
+  return format_number(100 * share, 2) + "%";
+}
 
 // Utilisation while jobs arrive, then the drain tail, then the whole run; a window of no length has no
 // utilisation and says so.
@@ -90,16 +97,19 @@ std::string utilisation_text(const ReplayResult& result) {
   return text;
 }
 
-std::string jobs_count(int count) { return std::to_string(count) + (count == 1 ? " job" : " jobs"); }
+std::string jobs_count(int count) {
+  return std::to_string(count) + (count == 1 ? " job" : " jobs");
+}
 
 // Which expected run times the policy planned with, when it plans with any (EASY).
 std::string run_time_estimate_text(const ReplayResult& result) {
   if (!result.policy_plans_with_run_times) return "";
   const RunTimeEstimate& estimate = result.run_time_estimate;
-  std::string text = fmt::format("  {} plans with expected run times: {} by the requested time, ", result.policy,
-                                 jobs_count(result.jobs_with_requested_time));
+  std::string text = fmt::format("  {} plans with expected run times: {} by the requested time, ",
+                                 result.policy, jobs_count(result.jobs_with_requested_time));
   if (estimate.factor == 1.0) {
-    return text + fmt::format("{} by the true run time ({})\n", jobs_count(result.jobs_estimated), estimate.source);
+    return text +
+           fmt::format("{} by the true run time ({})\n", jobs_count(result.jobs_estimated), estimate.source);
   }
   return text + fmt::format("{} without one at {} x the run time ({})\n", jobs_count(result.jobs_estimated),
                             format_number(estimate.factor, 3), estimate.source);
@@ -129,11 +139,11 @@ Json mig_json(const MigReplayMetrics& mig) {
 std::string mig_text(const MigReplayMetrics& mig) {
   const std::string layout = mig.layout.empty() ? "slices made on demand" : "each split as " + mig.layout;
   return fmt::format(
-      "  MIG: {} GPUs ({}, {}): {} jobs on slices, {} completed; compute-slice utilisation {} over the arrival "
-      "window, {} to the makespan; {} slices stranded on average; mean queueing delay {}\n",
+      "  MIG: {} GPUs ({}, {}): {} jobs on slices, {} completed; compute-slice utilisation {} over the "
+      "arrival window, {} to the makespan; {} slices stranded on average; mean queueing delay {}\n",
       mig.gpus, mig.profile_set, layout, mig.jobs, mig.completed,
-      mig.window_utilisation ? percent(*mig.window_utilisation) : std::string("none"), percent(mig.utilisation),
-      format_number(mig.mean_stranded_slices, 1), hours(mig.wait.mean));
+      mig.window_utilisation ? percent(*mig.window_utilisation) : std::string("none"),
+      percent(mig.utilisation), format_number(mig.mean_stranded_slices, 1), hours(mig.wait.mean));
 }
 
 }  // namespace

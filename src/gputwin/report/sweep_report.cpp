@@ -18,9 +18,15 @@ std::string csv_cell(const std::string& text) {
 }
 
 // Seconds to the tenth, shares to 0.01 %: the CSV's figures, readable and still exact enough to compare.
-std::string seconds(double value) { return format_number(value, 1); }
-std::string share(double value) { return format_number(value, 4); }
-std::string percent(double value) { return format_number(100 * value, 1) + "%"; }
+std::string seconds(double value) {
+  return format_number(value, 1);
+}
+std::string share(double value) {
+  return format_number(value, 4);
+}
+std::string percent(double value) {
+  return format_number(100 * value, 1) + "%";
+}
 
 // A duration in the unit that reads best: seconds, minutes, hours or days.
 std::string readable_duration(double seconds) {
@@ -34,24 +40,26 @@ std::string readable_duration(double seconds) {
 
 std::string sweep_csv(const std::vector<SweepRow>& rows) {
   std::string text =
-      "task,design,policy,variant,seed,jobs,completed,mean_wait_s,p95_wait_s,mean_jct_s,mean_bounded_slowdown,"
+      "task,design,policy,variant,seed,jobs,completed,mean_wait_s,p95_wait_s,mean_jct_s,mean_bounded_"
+      "slowdown,"
       "window_utilisation,drain_s,utilisation,makespan_s\n";
   for (const SweepRow& r : rows) {
     text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.task, csv_cell(r.design),
-                        csv_cell(r.policy), csv_cell(r.variant), r.seed, r.jobs, r.completed, seconds(r.mean_wait_s),
-                        seconds(r.p95_wait_s), seconds(r.mean_jct_s), format_number(r.mean_bounded_slowdown, 3),
-                        r.window_utilisation ? share(*r.window_utilisation) : std::string(), seconds(r.drain_s),
-                        share(r.utilisation), seconds(r.makespan_s));
+                        csv_cell(r.policy), csv_cell(r.variant), r.seed, r.jobs, r.completed,
+                        seconds(r.mean_wait_s), seconds(r.p95_wait_s), seconds(r.mean_jct_s),
+                        format_number(r.mean_bounded_slowdown, 3),
+                        r.window_utilisation ? share(*r.window_utilisation) : std::string(),
+                        seconds(r.drain_s), share(r.utilisation), seconds(r.makespan_s));
   }
   return text;
 }
 
 std::string sweep_text(const std::string& sweep_name, const std::vector<SweepRow>& rows) {
-  TextTable table({"task", "design", "policy", "variant", "seed", "jobs", "done", "mean wait", "p95 wait",
-                   "mean JCT", "slowdown", "util window", "drain", "util to end"},
-                  {Align::right, Align::left, Align::left, Align::left, Align::right, Align::right, Align::right,
-                   Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
-                   Align::right});
+  TextTable table(
+      {"task", "design", "policy", "variant", "seed", "jobs", "done", "mean wait", "p95 wait", "mean JCT",
+       "slowdown", "util window", "drain", "util to end"},
+      {Align::right, Align::left, Align::left, Align::left, Align::right, Align::right, Align::right,
+       Align::right, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right});
   for (const SweepRow& r : rows) {
     table.add_row({std::to_string(r.task), r.design, r.policy, r.variant, std::to_string(r.seed),
                    std::to_string(r.jobs), std::to_string(r.completed), readable_duration(r.mean_wait_s),
@@ -77,8 +85,8 @@ nlohmann::ordered_json sweep_row_json(const SweepRow& r) {
           {"p95_wait_s", r.p95_wait_s},
           {"mean_jct_s", r.mean_jct_s},
           {"mean_bounded_slowdown", r.mean_bounded_slowdown},
-          {"window_utilisation", r.window_utilisation ? nlohmann::ordered_json(*r.window_utilisation)
-                                                      : nlohmann::ordered_json()},
+          {"window_utilisation",
+           r.window_utilisation ? nlohmann::ordered_json(*r.window_utilisation) : nlohmann::ordered_json()},
           {"drain_s", r.drain_s},
           {"utilisation", r.utilisation},
           {"makespan_s", r.makespan_s}};

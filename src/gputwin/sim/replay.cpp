@@ -432,8 +432,8 @@ class ReplayEngine final : public SchedulerView {
   ReplayResult result_;
   std::optional<MigPartition> mig_;  // the MIG-mode GPUs and their queue, when the cluster has some
   double now_ = 0;
-  double busy_gpu_seconds_ = 0;    // busy GPUs integrated over time so far
-  double busy_slice_seconds_ = 0;  // busy MIG compute slices, the same
+  double busy_gpu_seconds_ = 0;                           // busy GPUs integrated over time so far
+  double busy_slice_seconds_ = 0;                         // busy MIG compute slices, the same
   std::pair<double, double> busy_at_last_arrival_{0, 0};  // both integrals at the last arrival so far
   std::vector<int> waiting_;
   std::vector<int> arrival_rank_;  // job -> its place in arrival order

@@ -166,8 +166,8 @@ ReplayResult run_with(const std::vector<JobSpec>& jobs, const std::string& polic
 
 TEST(ReplayUtilisation, WindowIsFirstToLastArrivalAndTheDrainTailIsApart) {
   // 2 GPUs. a: 1 GPU from 0 to 100. b arrives at 100 (the last arrival) and holds both GPUs until 400.
-  // Window [0, 100]: 100 busy GPU-s of 200 = 0.5. Drain [100, 400]: 600 of 600 = 1. First arrival to makespan:
-  // 700 of 800 = 0.875: the old single figure, which mixes both.
+  // Window [0, 100]: 100 busy GPU-s of 200 = 0.5. Drain [100, 400]: 600 of 600 = 1. First arrival to
+  // makespan: 700 of 800 = 0.875: the old single figure, which mixes both.
   const auto result = run_with({job("a", 0, 1, 100), job("b", 100, 2, 300)}, "fifo", GpuPool::uniform(1, 2));
   EXPECT_DOUBLE_EQ(result.first_arrival, 0);
   EXPECT_DOUBLE_EQ(result.last_arrival, 100);
@@ -192,7 +192,8 @@ TEST(ReplayUtilisation, PoliciesDifferInTheWindowOfALoadedTrace) {
   // FIFO lets them wait behind b; EASY backfills them on the 2 idle GPUs. Over the window the difference is
   // plain; over first arrival to makespan both runs end up doing the same work.
   std::vector<JobSpec> jobs{job("a", 0, 2, 100), job("b", 1, 4, 100)};
-  for (int i = 0; i < 10; ++i) jobs.push_back(job("s" + std::to_string(i), 2 + 10 * i - (i == 9 ? 2 : 0), 1, 40));
+  for (int i = 0; i < 10; ++i)
+    jobs.push_back(job("s" + std::to_string(i), 2 + 10 * i - (i == 9 ? 2 : 0), 1, 40));
   const auto fifo = run_with(jobs, "fifo", GpuPool::uniform(1, 4));
   const auto easy = run_with(jobs, "easy", GpuPool::uniform(1, 4));
   ASSERT_TRUE(fifo.window_utilisation && easy.window_utilisation);
@@ -204,8 +205,8 @@ TEST(ReplayUtilisation, PoliciesDifferInTheWindowOfALoadedTrace) {
 // EASY's expected run times without a requested time (issue 13, item 11).
 
 TEST(ReplayRunTimeEstimate, EasyPlansWithTheEstimateNotTheTrueDuration) {
-  // 4 GPUs. a (2 GPUs, 100 s) runs; b (4 GPUs) waits, reserved for when a ends; c (2 GPUs, 60 s) arrives at 50.
-  // Perfect foresight: c would end at 110, after a's true end at 100: not backfilled, b starts at 100.
+  // 4 GPUs. a (2 GPUs, 100 s) runs; b (4 GPUs) waits, reserved for when a ends; c (2 GPUs, 60 s) arrives
+  // at 50. Perfect foresight: c would end at 110, after a's true end at 100: not backfilled, b starts at 100.
   // Estimates at 2 x: a is expected to end at 200 and c at 170, so c is backfilled at 50, and b, the head,
   // actually starts at 110 - the cost of planning with what a scheduler really knows.
   const std::vector<JobSpec> jobs{job("a", 0, 2, 100), job("b", 1, 4, 100), job("c", 50, 2, 60)};

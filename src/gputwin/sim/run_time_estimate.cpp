@@ -19,8 +19,8 @@ Result<RunTimeEstimate> load_run_time_estimate(const std::string& path) {
     const YamlField factor = root.child("default_factor");
     RunTimeEstimate estimate;
     estimate.factor = factor.positive_number();
-    estimate.source = "median requested/actual time on the " + root.child("source").child("name").text() + "; " +
-                      root.child("confidence").text() + ", data/reference/" +
+    estimate.source = "median requested/actual time on the " + root.child("source").child("name").text() +
+                      "; " + root.child("confidence").text() + ", data/reference/" +
                       std::filesystem::path(path).filename().string();
     return estimate;
   } catch (const InputFailure& failure) {

@@ -3,9 +3,10 @@
 // plans its reservations and backfills with it; the true duration is never used unless the factor is 1 and
 // says so.
 //
-//   Result<RunTimeEstimate> estimate = load_run_time_estimate(data_dir + "/reference/runtime-estimates.yaml");
-//   ReplayOptions options;  options.run_time_estimate = estimate.value();     // 2.42 x run time, with source
-//   options.run_time_estimate = RunTimeEstimate::factor_given(3.0);             // --runtime-estimate-factor 3
+//   auto estimate = load_run_time_estimate(data_dir + "/reference/runtime-estimates.yaml");
+//   ReplayOptions options;
+//   options.run_time_estimate = estimate.value();                    // 2.42 x run time, with its source
+//   options.run_time_estimate = RunTimeEstimate::factor_given(3.0);  // --runtime-estimate-factor 3
 //   double planned = expected_run_time(job, options.run_time_estimate);
 #pragma once
 

@@ -135,12 +135,12 @@ int column_of(const std::vector<std::string>& header, std::string_view name) {
 // sacct's default output: a header of space-padded column names and a line of dashes, values cut to the
 // column width (job ids, TRES lists), so it cannot be read back faithfully.
 [[noreturn]] void refuse_sacct_table(const std::string& name, int line_number) {
-  throw InputFailure(InputError{
-      {name, line_number, 0},
-      "",
-      "this is sacct's table output (space-padded columns that cut long values); gputwin reads "
-      "`sacct --parsable2` or `sacct --json` output: run sacct again with --parsable2 or --json "
-      "(docs/sacct-import.md)"});
+  throw InputFailure(
+      InputError{{name, line_number, 0},
+                 "",
+                 "this is sacct's table output (space-padded columns that cut long values); gputwin reads "
+                 "`sacct --parsable2` or `sacct --json` output: run sacct again with --parsable2 or --json "
+                 "(docs/sacct-import.md)"});
 }
 
 TraceRows<JobSpec> parsable_jobs(std::string_view text, const std::string& name) {

@@ -88,9 +88,11 @@ SyntheticTrace generate_trace(const SyntheticShape& shape, const SyntheticOption
   if (shares.empty() || options.days <= 0) return trace;
   const double total = share_total(shape);
   double fitting = 0;
-  for (const auto& [gpus, share] : shape.gpu_count_shares) fitting += gpus <= options.cluster_gpus ? share : 0.0;
+  for (const auto& [gpus, share] : shape.gpu_count_shares)
+    fitting += gpus <= options.cluster_gpus ? share : 0.0;
   trace.left_out_share = total > 0 ? 1.0 - fitting / total : 0.0;
-  const double count = options.jobs > 0 ? options.jobs : std::max(1.0, std::round(jobs_for_load(shape, options)));
+  const double count =
+      options.jobs > 0 ? options.jobs : std::max(1.0, std::round(jobs_for_load(shape, options)));
   Random random(options.seed);
   const double horizon = options.days * kSecondsPerDay;
   trace.jobs.resize(static_cast<std::size_t>(count));
@@ -109,11 +111,14 @@ SyntheticTrace generate_trace(const SyntheticShape& shape, const SyntheticOption
   const double capacity = horizon * options.cluster_gpus;
   trace.duration_scale = work > 0 ? options.load * capacity / work : 1.0;
   double asked = 0;
+  double after_horizon = 0;
   for (auto& job : trace.jobs) {
     job.duration = std::max(1.0, std::round(job.duration * trace.duration_scale));
     asked += job.duration * job.gpus;
+    after_horizon += std::max(0.0, job.submit_time + job.duration - horizon) * job.gpus;
   }
   trace.offered_load = asked / capacity;
+  trace.work_after_horizon_share = asked > 0 ? after_horizon / asked : 0.0;
   trace.arrivals_per_hour = count / (horizon / 3600.0);
   std::stable_sort(trace.jobs.begin(), trace.jobs.end(),
                    [](const JobSpec& a, const JobSpec& b) { return a.submit_time < b.submit_time; });

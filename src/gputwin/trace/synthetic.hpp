@@ -1,7 +1,7 @@
 // Synthetic job traces shaped like a real one, for what-if runs and the simulator's speed benchmark.
 //
 //   SyntheticShape shape = load_synthetic_shape(bundled_data_dir() + "/reference/synthetic-jobs.yaml");
-//   SyntheticTrace trace = generate_trace(shape, {.cluster_gpus = 2048, .days = 30, .load = 0.85, .seed = 1});
+//   SyntheticTrace trace = generate_trace(shape, {.cluster_gpus = 2048, .days = 30, .load = 0.85});
 //   trace.jobs, trace.offered_load (0.85), trace.duration_scale (near 1: arrivals reached the load)
 //   std::vector<JobSpec> jobs = generate_jobs(shape, {.cluster_gpus = 100000, .jobs = 1000000, .days = 365});
 //
@@ -11,8 +11,8 @@
 // offered load (GPU-seconds asked / GPU-seconds the cluster has over the horizon) is reached by the arrival
 // rate: N = load x GPUs x horizon / (the shape's expected GPU-seconds per job). A final common factor on the
 // durations removes the sampling noise so the load is met exactly; it stays near 1. When the caller fixes the
-// job count (`jobs` > 0), the arrival rate is fixed too and that factor is what reaches the load: durations are
-// stretched or shrunk, never job sizes. `duration_scale` says by how much.
+// job count (`jobs` > 0), the arrival rate is fixed too and that factor is what reaches the load: durations
+// are stretched or shrunk, never job sizes. `duration_scale` says by how much.
 #pragma once
 
 #include <cstdint>
@@ -46,12 +46,16 @@ struct SyntheticTrace {
   double duration_scale = 1;  // the common factor applied to the shape's durations to reach the load
   double left_out_share = 0;  // share of the shape's jobs larger than the cluster, left out of the draw
   double arrivals_per_hour = 0;
+  // Share of the asked GPU-seconds that falls after the horizon even if every job started on arrival: the
+  // heavy tail of durations runs into the drain tail (large when durations were stretched).
+  double work_after_horizon_share = 0;
 };
 
 [[nodiscard]] Result<SyntheticShape> load_synthetic_shape(const std::string& path);
 // Jobs the load needs at the shape's durations on this cluster (what `jobs` = 0 generates).
 [[nodiscard]] double jobs_for_load(const SyntheticShape& shape, const SyntheticOptions& options);
 [[nodiscard]] SyntheticTrace generate_trace(const SyntheticShape& shape, const SyntheticOptions& options);
-[[nodiscard]] std::vector<JobSpec> generate_jobs(const SyntheticShape& shape, const SyntheticOptions& options);
+[[nodiscard]] std::vector<JobSpec> generate_jobs(const SyntheticShape& shape,
+                                                 const SyntheticOptions& options);
 
 }  // namespace gputwin

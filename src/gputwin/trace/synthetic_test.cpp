@@ -1,9 +1,11 @@
-// The synthetic job generator keeps the shape's job sizes on every cluster and reaches the offered load by the
-// arrival rate (or, with a fixed job count, by the durations), never by multiplying job sizes (issue 13, item 9).
+// The synthetic job generator keeps the shape's job sizes on every cluster and reaches the offered load by
+// the arrival rate (or, with a fixed job count, by the durations), never by multiplying job sizes (issue 13,
+// item 9).
 #include "gputwin/trace/synthetic.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -14,7 +16,8 @@ namespace {
 
 const SyntheticShape& philly_shape() {
   static const SyntheticShape shape = [] {
-    const auto loaded = load_synthetic_shape(std::string(GPUTWIN_SOURCE_DIR) + "/data/reference/synthetic-jobs.yaml");
+    const auto loaded =
+        load_synthetic_shape(std::string(GPUTWIN_SOURCE_DIR) + "/data/reference/synthetic-jobs.yaml");
     if (!loaded.ok()) throw std::runtime_error("synthetic-jobs.yaml: " + loaded.error_text());
     return loaded.value();
   }();
@@ -24,7 +27,8 @@ const SyntheticShape& philly_shape() {
 // The shape's share of `gpus`-GPU jobs among the sizes that fit `cluster_gpus`.
 double expected_share(int gpus, int cluster_gpus) {
   double fitting = 0;
-  for (const auto& [size, share] : philly_shape().gpu_count_shares) fitting += size <= cluster_gpus ? share : 0.0;
+  for (const auto& [size, share] : philly_shape().gpu_count_shares)
+    fitting += size <= cluster_gpus ? share : 0.0;
   return philly_shape().gpu_count_shares.at(gpus) / fitting;
 }
 
@@ -59,6 +63,13 @@ TEST(SyntheticJobs, SizesFollowTheShapeAndArrivalsReachTheLoadOnEveryClusterSize
     EXPECT_NEAR(trace.offered_load, offered_load(trace.jobs, options), 1e-12);
     // The arrival rate reached the load; durations only lose the sampling noise of a heavy-tailed lognormal.
     EXPECT_NEAR(trace.duration_scale, 1.0, 0.35);
+    double asked = 0;
+    double after = 0;
+    for (const auto& job : trace.jobs) {
+      asked += job.duration * job.gpus;
+      after += std::max(0.0, job.submit_time + job.duration - options.days * 86400.0) * job.gpus;
+    }
+    EXPECT_NEAR(trace.work_after_horizon_share, after / asked, 1e-9);
   }
 }
 
@@ -68,7 +79,9 @@ TEST(SyntheticJobs, AFixedJobCountReachesTheLoadByDurationsNotSizes) {
   ASSERT_EQ(trace.jobs.size(), 20000u);
   EXPECT_NEAR(share_of(trace.jobs, 1), expected_share(1, options.cluster_gpus), 0.01);
   EXPECT_NEAR(offered_load(trace.jobs, options), 0.8, 0.002);
-  EXPECT_GT(trace.duration_scale, 100);  // 20,000 jobs a month cannot load 100,000 GPUs at the shape's durations
+  EXPECT_GT(trace.duration_scale,
+            100);  // 20,000 jobs a month cannot load 100,000 GPUs at the shape's durations
+  EXPECT_GT(trace.work_after_horizon_share, 0.3);  // and the stretched tail runs far past the month
   EXPECT_DOUBLE_EQ(trace.left_out_share, 0);
 }
 

@@ -22,11 +22,13 @@ std::string detect_format(const std::string& path) {
   return "";
 }
 
-// A trace with no job to replay is an error, not an empty result: say whether it had none or all were left out.
+// A trace with no job to replay is an error, not an empty result: say whether it had none or all were left
+// out.
 Result<LoadedTrace> with_jobs(const std::string& path, LoadedTrace trace) {
   if (!trace.jobs.empty()) return trace;
   if (trace.skipped.empty()) {
-    return InputError{{path, 0, 0}, "", "no jobs to replay: the file holds no job records (read as " + trace.format + ")"};
+    return InputError{
+        {path, 0, 0}, "", "no jobs to replay: the file holds no job records (read as " + trace.format + ")"};
   }
   std::string reasons;
   int total = 0;
@@ -34,8 +36,10 @@ Result<LoadedTrace> with_jobs(const std::string& path, LoadedTrace trace) {
     reasons += (reasons.empty() ? "" : ", ") + std::to_string(count) + " " + reason;
     total += count;
   }
-  return InputError{{path, 0, 0}, "",
-                    "no jobs to replay: all " + std::to_string(total) + " records were left out (" + reasons + ")"};
+  return InputError{
+      {path, 0, 0},
+      "",
+      "no jobs to replay: all " + std::to_string(total) + " records were left out (" + reasons + ")"};
 }
 
 }  // namespace
@@ -58,8 +62,8 @@ Result<LoadedTrace> read_trace(const std::string& path, const std::string& forma
     auto swf = read_swf(path);
     if (!swf.ok()) return swf.errors();
     SwfTrace value = std::move(swf).value();
-    return with_jobs(path,
-                     LoadedTrace{chosen, std::move(value.jobs.rows), std::move(value.jobs.skipped), value.max_procs});
+    return with_jobs(path, LoadedTrace{chosen, std::move(value.jobs.rows), std::move(value.jobs.skipped),
+                                       value.max_procs});
   }
   return InputError{{path, 0, 0}, "", "cannot tell the trace format; give it: philly, swf, helios, jobs or sacct"};
 }
