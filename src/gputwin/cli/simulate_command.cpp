@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -35,6 +37,7 @@ struct ReplayCommandOptions {
   int mig_nodes = 0;
   std::string mig_profile_set;
   std::string mig_layout;
+  double runtime_estimate_factor = 0;  // 0 = the data default (data/reference/runtime-estimates.yaml)
 };
 
 // What the MIG options ask for: nothing (`setup` empty), a setup, or an error already printed (`ok` false).
@@ -145,6 +148,31 @@ std::optional<SimulatedCluster> build_cluster(const ReplayCommandOptions& option
   return std::nullopt;
 }
 
+// The estimate EASY plans with for jobs without a requested time: the user's factor, or the data default.
+std::optional<RunTimeEstimate> run_time_estimate(double factor) {
+  if (factor > 0) return RunTimeEstimate::factor_given(factor);
+  auto estimate = load_run_time_estimate(bundled_data_dir() + "/reference/runtime-estimates.yaml");
+  if (!estimate.ok()) {
+    std::cerr << estimate.error_text();
+    return std::nullopt;
+  }
+  return std::move(estimate).value();
+}
+
+// Jobs that can never run are counted in the output; when no job can run there is nothing to report.
+bool nothing_can_run(const ReplayResult& result, const std::string& trace) {
+  if (result.jobs > 0) return false;
+  int never = 0;
+  std::string reasons;
+  for (const auto& [reason, count] : result.rejected) {
+    never += count;
+    reasons += fmt::format("; {} {}", count, reason);
+  }
+  std::cerr << "simulate replay: " << trace << ": no job can run on this cluster (" << never
+            << " in the trace" << reasons << ")\n";
+  return true;
+}
+
 int run_replay(const ReplayCommandOptions& options) {
   const MigChoice mig = resolve_mig(options);
   if (!mig.ok) return kUsageError;
@@ -163,10 +191,14 @@ int run_replay(const ReplayCommandOptions& options) {
   replay_options.interval = options.interval;
   replay_options.scan_depth = options.scan_depth;
   replay_options.fair_share_by_user = options.fair_share_by == "user";
+  const auto estimate = run_time_estimate(options.runtime_estimate_factor);
+  if (!estimate) return kInputError;
+  replay_options.run_time_estimate = *estimate;
   ReplayResult result =
       replay(jobs->jobs, std::move(cluster->whole), std::move(cluster->mig), *policy, replay_options);
   for (const auto& [reason, count] : jobs->skipped)
-    result.rejected["skipped by the reader: " + reason] += count;
+    result.rejected[std::string(kSkippedByReader) + reason] += count;
+  if (nothing_can_run(result, options.jobs)) return kInputError;
   if (!options.csv.empty()) {
     std::ofstream csv(options.csv);
     csv << replay_intervals_csv(result);
@@ -200,6 +232,11 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
       ->check(CLI::NonNegativeNumber);
   command->add_option("--fair-share-by", options->fair_share_by, "group | user (default group)")
       ->check(CLI::IsMember({"group", "user"}));
+  command
+      ->add_option("--runtime-estimate-factor", options->runtime_estimate_factor,
+                   "EASY: jobs without a requested time are expected to run this x their run time (default: "
+                   "data/reference/runtime-estimates.yaml; 1 = perfect foresight)")
+      ->check(CLI::PositiveNumber);
   command->add_flag("--json", options->json, std::string("print JSON (schema ") + kReplaySchema + ")");
   command->add_option("--csv", options->csv, "write the metrics over time as CSV to this file");
   command

@@ -1,10 +1,10 @@
 // `gputwin sweep`: a grid of replays on local threads, or as a Slurm job array whose task results
 // `gputwin sweep merge` gathers into the same table.
 //
-//   gputwin sweep SWEEP.yaml [--threads N] [--json] [--out FILE]
+//   gputwin sweep SWEEP.yaml [--threads N] [--json | --csv] [--out FILE]
 //   gputwin sweep SWEEP.yaml --slurm --dir DIR [--sbatch-option=--partition=gpu ...] [--wait] [--no-submit]
 //   gputwin sweep task SWEEP.yaml --task I --out FILE      (what each array task runs)
-//   gputwin sweep merge DIR [--allow-partial] [--json] [--out FILE]
+//   gputwin sweep merge DIR [--allow-partial] [--json | --csv] [--out FILE]
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -33,6 +33,7 @@ struct SweepOptions {
   std::string file;
   int threads = 0;  // 0 = the machine's hardware threads
   bool json = false;
+  bool csv = false;
   std::string out;
   bool slurm = false;
   std::string dir;
@@ -95,8 +96,10 @@ bool write_text(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-std::string table(const std::string& name, const std::vector<SweepRow>& rows, bool json) {
-  return json ? sweep_json(name, rows).dump(2) + "\n" : sweep_csv(rows);
+// The table as asked: JSON (exact), CSV (rounded for reading) or, by default, a text table.
+std::string table(const std::string& name, const std::vector<SweepRow>& rows, const SweepOptions& options) {
+  if (options.json) return sweep_json(name, rows).dump(2) + "\n";
+  return options.csv ? sweep_csv(rows) : sweep_text(name, rows);
 }
 
 int run_local(const SweepOptions& options) {
@@ -105,7 +108,7 @@ int run_local(const SweepOptions& options) {
   const int threads =
       options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   const auto rows = run_sweep(prepared->spec, prepared->jobs, prepared->pools, threads);
-  return write_text(options.out, table(prepared->spec.name, rows, options.json)) ? 0 : kInputError;
+  return write_text(options.out, table(prepared->spec.name, rows, options)) ? 0 : kInputError;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -199,7 +202,7 @@ int run_merge(const SweepOptions& options) {
   if (!sweep.missing.empty()) {
     std::cerr << "sweep merge: merged " << sweep.rows.size() << " of " << sweep.tasks << " tasks\n";
   }
-  return write_text(options.out, table(sweep.name, sweep.rows, options.json)) ? 0 : kInputError;
+  return write_text(options.out, table(sweep.name, sweep.rows, options)) ? 0 : kInputError;
 }
 
 }  // namespace
@@ -213,7 +216,10 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   sweep->add_option("file", o->file, "sweep file (YAML)")->check(CLI::ExistingFile);
   sweep->add_option("--threads", o->threads, "local threads (default: all hardware threads)")
       ->check(CLI::PositiveNumber);
-  sweep->add_flag("--json", o->json, "print JSON (schema gputwin.sweep/1) instead of CSV");
+  auto* sweep_json_flag = sweep->add_flag(
+      "--json", o->json, "print JSON (schema gputwin.sweep/1, exact figures) instead of the table");
+  sweep->add_flag("--csv", o->csv, "print CSV (figures rounded for reading) instead of the table")
+      ->excludes(sweep_json_flag);
   sweep->add_option("--out", o->out, "write the table to this file instead of standard output");
   sweep->add_flag("--slurm", o->slurm, "run as a Slurm job array (sbatch) instead of local threads");
   sweep->add_option("--dir", o->dir, "with --slurm: directory for the script, task results and logs");
@@ -243,7 +249,10 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   auto* merge = sweep->add_subcommand("merge", "gather the task results of a --slurm sweep into one table");
   merge->add_option("dir", o->dir, "the --dir of the sweep")->required()->check(CLI::ExistingDirectory);
   merge->add_flag("--allow-partial", o->allow_partial, "merge even when some tasks left no result");
-  merge->add_flag("--json", o->json, "print JSON (schema gputwin.sweep/1) instead of CSV");
+  auto* merge_json_flag = merge->add_flag(
+      "--json", o->json, "print JSON (schema gputwin.sweep/1, exact figures) instead of the table");
+  merge->add_flag("--csv", o->csv, "print CSV (figures rounded for reading) instead of the table")
+      ->excludes(merge_json_flag);
   merge->add_option("--out", o->out, "write the table to this file instead of standard output");
   merge->callback([o, &exit_code] { exit_code = run_merge(*o); });
 }

@@ -40,6 +40,93 @@ std::string hours(double seconds) {
   return format_number(seconds / 3600.0, 2) + " h";
 }
 
+// Jobs the cluster can never run (too large, a MIG profile it lacks), not those the trace reader left out.
+int never_run(const ReplayResult& result) {
+  int count = 0;
+  for (const auto& [reason, jobs] : result.rejected)
+    count += reason.rfind(kSkippedByReader, 0) == 0 ? 0 : jobs;
+  return count;
+}
+
+// "; 2 can never run on this cluster (2 larger than the whole cluster); 3 left out by the reader (...)".
+std::string never_run_text(const ReplayResult& result) {
+  std::string never;
+  std::string skipped;
+  for (const auto& [reason, count] : result.rejected) {
+    if (reason.rfind(kSkippedByReader, 0) == 0) {
+      skipped +=
+          fmt::format("{}{} {}", skipped.empty() ? "" : ", ", count, reason.substr(kSkippedByReader.size()));
+    } else {
+      never += fmt::format("{}{} {}", never.empty() ? "" : ", ", count, reason);
+    }
+  }
+  std::string text;
+  if (!never.empty())
+    text += fmt::format("; {} can never run on this cluster ({})", never_run(result), never);
+  if (!skipped.empty()) text += "; left out by the trace reader: " + skipped;
+  return text;
+}
+
+Json optional_share(const std::optional<double>& share) {
+  return share ? Json(rounded(*share, 5)) : Json();
+}
+
+std::string percent(double share) {
+  return format_number(100 * share, 2) + "%";
+}
+
+// Utilisation while jobs arrive, then the drain tail, then the whole run; a window of no length has no
+// utilisation and says so.
+std::string utilisation_text(const ReplayResult& result) {
+  std::string text;
+  if (result.window_utilisation) {
+    text += fmt::format("  GPU utilisation {} over the arrival window (first to last arrival, {} to {})\n",
+                        percent(*result.window_utilisation), hours(result.first_arrival),
+                        hours(result.last_arrival));
+  } else {
+    text += fmt::format(
+        "  GPU utilisation over the arrival window: none (every job arrives at {}, so there is no window)\n",
+        hours(result.first_arrival));
+  }
+  const double drain = result.makespan - result.last_arrival;
+  text += fmt::format("  drain tail after the last arrival: {}", hours(drain));
+  if (result.drain_utilisation) {
+    text += fmt::format(" at {} ({} GPU-hours)", percent(*result.drain_utilisation),
+                        format_number(result.drain_gpu_hours, 1));
+  }
+  text += fmt::format("; {} from first arrival to the makespan ({})\n", percent(result.utilisation),
+                      hours(result.makespan));
+  text += fmt::format("  {} GPUs stranded on partly used nodes on average\n",
+                      format_number(result.mean_stranded_gpus, 1));
+  return text;
+}
+
+std::string jobs_count(int count) {
+  return std::to_string(count) + (count == 1 ? " job" : " jobs");
+}
+
+// Which expected run times the policy planned with, when it plans with any (EASY).
+std::string run_time_estimate_text(const ReplayResult& result) {
+  if (!result.policy_plans_with_run_times) return "";
+  const RunTimeEstimate& estimate = result.run_time_estimate;
+  std::string text = fmt::format("  {} plans with expected run times: {} by the requested time, ",
+                                 result.policy, jobs_count(result.jobs_with_requested_time));
+  if (estimate.factor == 1.0) {
+    return text +
+           fmt::format("{} by the true run time ({})\n", jobs_count(result.jobs_estimated), estimate.source);
+  }
+  return text + fmt::format("{} without one at {} x the run time ({})\n", jobs_count(result.jobs_estimated),
+                            format_number(estimate.factor, 3), estimate.source);
+}
+
+Json run_time_estimate_json(const ReplayResult& result) {
+  return {{"used_by_policy", result.policy_plans_with_run_times},
+          {"factor", result.run_time_estimate.factor},
+          {"source", result.run_time_estimate.source},
+          {"jobs_with_requested_time", result.jobs_with_requested_time},
+          {"jobs_estimated", result.jobs_estimated}};
+}
+
 Json mig_json(const MigReplayMetrics& mig) {
   return {{"profile_set", mig.profile_set},
           {"layout", mig.layout.empty() ? Json("dynamic") : Json(mig.layout)},
@@ -49,16 +136,18 @@ Json mig_json(const MigReplayMetrics& mig) {
           {"completed", mig.completed},
           {"wait_s", summary_json(mig.wait)},
           {"slice_utilisation", rounded(mig.utilisation, 5)},
+          {"slice_window_utilisation", optional_share(mig.window_utilisation)},
           {"mean_stranded_slices", rounded(mig.mean_stranded_slices)}};
 }
 
 std::string mig_text(const MigReplayMetrics& mig) {
   const std::string layout = mig.layout.empty() ? "slices made on demand" : "each split as " + mig.layout;
   return fmt::format(
-      "  MIG: {} GPUs ({}, {}): {} jobs on slices, {} completed; compute-slice utilisation {}%; {} slices "
-      "stranded on average; mean queueing delay {}\n",
-      mig.gpus, mig.profile_set, layout, mig.jobs, mig.completed, format_number(100 * mig.utilisation, 2),
-      format_number(mig.mean_stranded_slices, 1), hours(mig.wait.mean));
+      "  MIG: {} GPUs ({}, {}): {} jobs on slices, {} completed; compute-slice utilisation {} over the "
+      "arrival window, {} to the makespan; {} slices stranded on average; mean queueing delay {}\n",
+      mig.gpus, mig.profile_set, layout, mig.jobs, mig.completed,
+      mig.window_utilisation ? percent(*mig.window_utilisation) : std::string("none"),
+      percent(mig.utilisation), format_number(mig.mean_stranded_slices, 1), hours(mig.wait.mean));
 }
 
 }  // namespace
@@ -70,6 +159,7 @@ Json replay_json(const ReplayResult& result) {
   json["jobs"] = result.jobs;
   json["completed"] = result.completed;
   json["rejected"] = result.rejected;
+  json["never_run"] = never_run(result);
   json["wait_s"] = summary_json(result.wait);
   json["jct_s"] = summary_json(result.jct);
   json["bounded_slowdown"] = summary_json(result.bounded_slowdown);
@@ -78,8 +168,15 @@ Json replay_json(const ReplayResult& result) {
                         {"wait_s", summary_json(result.recorded_wait)},
                         {"bounded_slowdown", summary_json(result.recorded_bounded_slowdown)}};
   }
-  json["utilisation"] = rounded(result.utilisation, 5);
+  json["arrival_window"] = {{"first_arrival_s", rounded(result.first_arrival)},
+                            {"last_arrival_s", rounded(result.last_arrival)},
+                            {"utilisation", optional_share(result.window_utilisation)}};
+  json["drain_tail"] = {{"seconds", rounded(result.makespan - result.last_arrival)},
+                        {"utilisation", optional_share(result.drain_utilisation)},
+                        {"gpu_hours", rounded(result.drain_gpu_hours)}};
+  json["utilisation"] = rounded(result.utilisation, 5);  // first arrival to makespan: window and drain tail
   json["makespan_s"] = rounded(result.makespan);
+  json["run_time_estimate"] = run_time_estimate_json(result);
   json["mean_stranded_gpus"] = rounded(result.mean_stranded_gpus);
   if (result.mig) json["mig"] = mig_json(*result.mig);
   json["jain_fairness_by_group"] = rounded(result.jain_fairness, 5);
@@ -108,14 +205,10 @@ Json replay_json(const ReplayResult& result) {
 std::string replay_text(const ReplayResult& result, const std::string& trace_name) {
   std::string text = fmt::format("Replay of {} under {}\n", trace_name, result.policy);
   text += fmt::format("  {} jobs replayed, {} completed", result.jobs, result.completed);
-  for (const auto& [reason, count] : result.rejected)
-    text += fmt::format("; {} not replayed ({})", count, reason);
-  text += "\n";
-  text += fmt::format(
-      "  GPU utilisation {}% over a makespan of {}; {} GPUs stranded on partly used nodes on average\n",
-      format_number(100 * result.utilisation, 2), hours(result.makespan),
-      format_number(result.mean_stranded_gpus, 1));
+  text += never_run_text(result) + "\n";
+  text += utilisation_text(result);
   if (result.mig) text += mig_text(*result.mig);
+  text += run_time_estimate_text(result);
   TextTable table({"metric", "mean", "median", "p95", "max"},
                   {Align::left, Align::right, Align::right, Align::right, Align::right});
   auto add = [&](const std::string& name, const Summary& s, bool in_hours) {

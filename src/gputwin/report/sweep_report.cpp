@@ -4,6 +4,8 @@
 
 #include "gputwin/core/input_file.hpp"
 #include "gputwin/core/json_input.hpp"
+#include "gputwin/core/units.hpp"
+#include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
 namespace {
@@ -15,19 +17,60 @@ std::string csv_cell(const std::string& text) {
   return quoted + "\"";
 }
 
+// Seconds to the tenth, shares to 0.01 %: the CSV's figures, readable and still exact enough to compare.
+std::string seconds(double value) {
+  return format_number(value, 1);
+}
+std::string share(double value) {
+  return format_number(value, 4);
+}
+std::string percent(double value) {
+  return format_number(100 * value, 1) + "%";
+}
+
+// A duration in the unit that reads best: seconds, minutes, hours or days.
+std::string readable_duration(double seconds) {
+  if (seconds < 120) return format_number(seconds, 1) + " s";
+  if (seconds < 7200) return format_number(seconds / 60, 1) + " min";
+  if (seconds < 172800) return format_number(seconds / 3600, 1) + " h";
+  return format_number(seconds / 86400, 1) + " d";
+}
+
 }  // namespace
 
 std::string sweep_csv(const std::vector<SweepRow>& rows) {
   std::string text =
       "task,design,policy,variant,seed,jobs,completed,mean_wait_s,p95_wait_s,mean_jct_s,mean_bounded_"
       "slowdown,"
-      "utilisation,makespan_s\n";
+      "window_utilisation,drain_s,utilisation,makespan_s\n";
   for (const SweepRow& r : rows) {
-    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.task, csv_cell(r.design),
-                        csv_cell(r.policy), csv_cell(r.variant), r.seed, r.jobs, r.completed, r.mean_wait_s,
-                        r.p95_wait_s, r.mean_jct_s, r.mean_bounded_slowdown, r.utilisation, r.makespan_s);
+    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.task, csv_cell(r.design),
+                        csv_cell(r.policy), csv_cell(r.variant), r.seed, r.jobs, r.completed,
+                        seconds(r.mean_wait_s), seconds(r.p95_wait_s), seconds(r.mean_jct_s),
+                        format_number(r.mean_bounded_slowdown, 3),
+                        r.window_utilisation ? share(*r.window_utilisation) : std::string(),
+                        seconds(r.drain_s), share(r.utilisation), seconds(r.makespan_s));
   }
   return text;
+}
+
+std::string sweep_text(const std::string& sweep_name, const std::vector<SweepRow>& rows) {
+  TextTable table(
+      {"task", "design", "policy", "variant", "seed", "jobs", "done", "mean wait", "p95 wait", "mean JCT",
+       "slowdown", "util window", "drain", "util to end"},
+      {Align::right, Align::left, Align::left, Align::left, Align::right, Align::right, Align::right,
+       Align::right, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right});
+  for (const SweepRow& r : rows) {
+    table.add_row({std::to_string(r.task), r.design, r.policy, r.variant, std::to_string(r.seed),
+                   std::to_string(r.jobs), std::to_string(r.completed), readable_duration(r.mean_wait_s),
+                   readable_duration(r.p95_wait_s), readable_duration(r.mean_jct_s),
+                   format_number(r.mean_bounded_slowdown, 2),
+                   r.window_utilisation ? percent(*r.window_utilisation) : std::string("none"),
+                   readable_duration(r.drain_s), percent(r.utilisation)});
+  }
+  return fmt::format("Sweep {}: {} tasks\n", sweep_name, rows.size()) + table.render() +
+         "  util window: GPU utilisation from the first to the last arrival (none: all jobs arrive at once); "
+         "drain: last arrival to the last job's end; util to end: first arrival to the last job's end\n";
 }
 
 nlohmann::ordered_json sweep_row_json(const SweepRow& r) {
@@ -42,6 +85,9 @@ nlohmann::ordered_json sweep_row_json(const SweepRow& r) {
           {"p95_wait_s", r.p95_wait_s},
           {"mean_jct_s", r.mean_jct_s},
           {"mean_bounded_slowdown", r.mean_bounded_slowdown},
+          {"window_utilisation",
+           r.window_utilisation ? nlohmann::ordered_json(*r.window_utilisation) : nlohmann::ordered_json()},
+          {"drain_s", r.drain_s},
           {"utilisation", r.utilisation},
           {"makespan_s", r.makespan_s}};
 }
@@ -72,6 +118,9 @@ Result<SweepRow> sweep_row_from_json(const std::string& text, const std::string&
     r.p95_wait_s = row.child("p95_wait_s").number();
     r.mean_jct_s = row.child("mean_jct_s").number();
     r.mean_bounded_slowdown = row.child("mean_bounded_slowdown").number();
+    const JsonField window = row.child("window_utilisation");
+    if (!window.json().is_null()) r.window_utilisation = window.number();
+    r.drain_s = row.child("drain_s").number();
     r.utilisation = row.child("utilisation").number();
     r.makespan_s = row.child("makespan_s").number();
     return r;

@@ -1,6 +1,8 @@
-// A sweep's table, as CSV or JSON, and one task's row as the JSON a Slurm array task writes and `sweep merge`
-// reads back. Numbers are written in their shortest round-trip form, so a row read back prints identically.
+// A sweep's table, as text (the default), CSV or JSON, and one task's row as the JSON a Slurm array task
+// writes and `sweep merge` reads back. JSON numbers are written in their shortest round-trip form, so a row
+// read back prints identically; text and CSV round for reading (CSV: seconds to 0.1 s, shares to 0.0001).
 //
+//   std::cout << sweep_text("policy study", rows);
 //   std::cout << sweep_csv(rows);
 //   nlohmann::json doc = sweep_json(sweep, rows);                  // schema gputwin.sweep/1
 //   Result<SweepRow> row = sweep_row_from_json(text, "task-3.json");
@@ -18,6 +20,7 @@ namespace gputwin {
 inline constexpr const char* kSweepSchema = "gputwin.sweep/1";
 inline constexpr const char* kSweepTaskSchema = "gputwin.sweep-task/1";
 
+[[nodiscard]] std::string sweep_text(const std::string& sweep_name, const std::vector<SweepRow>& rows);
 [[nodiscard]] std::string sweep_csv(const std::vector<SweepRow>& rows);
 [[nodiscard]] nlohmann::ordered_json sweep_json(const std::string& sweep_name,
                                                 const std::vector<SweepRow>& rows);

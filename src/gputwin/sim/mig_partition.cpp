@@ -49,7 +49,7 @@ bool MigPartition::try_start(int index) {
   const auto slice = pool_.allocate(*profile);
   if (!slice) return false;
   const JobSpec& job = as_slices_.at(index);
-  running_[index] = Running{*slice, now_ + expected_run_time(job)};
+  running_[index] = Running{*slice, now_ + expected_run_time(index)};
   usage_[share_key(job)] += job.gpus;
   started_now_.push_back(index);
   return true;

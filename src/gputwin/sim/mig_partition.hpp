@@ -24,6 +24,7 @@
 
 #include "gputwin/sim/mig_pool.hpp"
 #include "gputwin/sim/queue_policy.hpp"
+#include "gputwin/sim/run_time_estimate.hpp"
 #include "gputwin/trace/records.hpp"
 
 namespace gputwin {
@@ -32,6 +33,7 @@ struct MigQueueOptions {
   int scan_depth = 500;
   bool fair_share_by_user = false;
   std::map<std::string, double> shares;  // fair-share weights by group or user; missing = 1
+  RunTimeEstimate run_time_estimate;     // for jobs without a requested time
 };
 
 class MigPartition final : public SchedulerView {
@@ -57,6 +59,9 @@ class MigPartition final : public SchedulerView {
   [[nodiscard]] const std::vector<int>& waiting() const override { return waiting_; }
   [[nodiscard]] const JobSpec& job(int index) const override { return as_slices_.at(index); }
   [[nodiscard]] int free_gpus() const override { return pool_.usable_compute_slices(); }
+  [[nodiscard]] double expected_run_time(int index) const override {
+    return gputwin::expected_run_time(jobs_[index], options_.run_time_estimate);
+  }
   [[nodiscard]] std::vector<std::pair<double, int>> expected_releases() const override;
   [[nodiscard]] double usage_per_share(const JobSpec& job) const override;
   [[nodiscard]] int scan_depth() const override { return options_.scan_depth; }

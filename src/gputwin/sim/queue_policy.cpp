@@ -5,8 +5,6 @@
 
 namespace gputwin {
 
-double expected_run_time(const JobSpec& job) { return job.requested_time > 0 ? job.requested_time : job.duration; }
-
 void SchedulerView::visit_releases_in_order(const std::function<bool(double time, int gpus)>& visit) const {
   auto releases = expected_releases();
   std::sort(releases.begin(), releases.end());
@@ -51,6 +49,7 @@ class ShortestJobFirstPolicy final : public QueuePolicy {
 class EasyBackfillPolicy final : public QueuePolicy {
  public:
   std::string_view name() const override { return "easy"; }
+  bool plans_with_run_times() const override { return true; }
   void schedule(SchedulerView& view) const override {
     const std::vector<int>& waiting = view.waiting();  // stable during a pass: started jobs leave it after
     std::size_t head = 0;
@@ -63,7 +62,7 @@ class EasyBackfillPolicy final : public QueuePolicy {
       if (view.free_gpus() == 0) return;
       const JobSpec& candidate = view.job(waiting[next]);
       if (candidate.gpus > view.free_gpus()) continue;
-      const bool ends_in_time = view.now() + expected_run_time(candidate) <= shadow_time;
+      const bool ends_in_time = view.now() + view.expected_run_time(waiting[next]) <= shadow_time;
       if (!ends_in_time && candidate.gpus > extra) continue;
       if (view.try_start(waiting[next]) && !ends_in_time) extra -= candidate.gpus;
     }

@@ -9,9 +9,9 @@
 // that
 //   fits starts, so large jobs can wait long.
 // - easy: EASY backfill (Lifka 1995): arrival order; when the head job does not fit it gets a reservation at
-// the
-//   earliest time enough GPUs free up (from running jobs' requested times, or durations when unknown); later
-//   jobs start now if they fit and end before that time, or use only GPUs the head job will not need.
+//   the earliest time enough GPUs free up, by the running jobs' expected run times; later jobs start now if
+//   they are expected to end before that time, or use only GPUs the head job will not need. Expected run
+//   times are what a scheduler knows: the requested time, or a stated estimate (run_time_estimate.hpp).
 // - fair: fair share across groups (virtual clusters) or users: jobs of the group with the least GPUs in use
 // per
 //   share go first; any job that fits starts.
@@ -36,6 +36,8 @@ class SchedulerView {
   [[nodiscard]] virtual const std::vector<int>& waiting() const = 0;
   [[nodiscard]] virtual const JobSpec& job(int index) const = 0;
   [[nodiscard]] virtual int free_gpus() const = 0;
+  // What the scheduler expects job `index` to run: its requested time, or the replay's stated estimate.
+  [[nodiscard]] virtual double expected_run_time(int index) const = 0;
   // Running jobs as (expected end time, GPUs), for reservations.
   [[nodiscard]] virtual std::vector<std::pair<double, int>> expected_releases() const = 0;
   // GPUs in use by the jobs of a fair-share key (group or user), and that key's share.
@@ -56,14 +58,12 @@ class QueuePolicy {
   virtual ~QueuePolicy() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
   virtual void schedule(SchedulerView& view) const = 0;
+  // True when the policy plans with expected run times (requested times or estimates), so reports say which.
+  [[nodiscard]] virtual bool plans_with_run_times() const { return false; }
 };
 
 // Throws std::invalid_argument naming the known policies when `name` is not one of them.
 [[nodiscard]] std::unique_ptr<QueuePolicy> make_queue_policy(std::string_view name);
 [[nodiscard]] std::vector<std::string> queue_policy_names();
-
-// The time a job is expected to run, as a scheduler knows it: the user's request when given, else the
-// duration.
-[[nodiscard]] double expected_run_time(const JobSpec& job);
 
 }  // namespace gputwin

@@ -28,9 +28,12 @@ class ReplayEngine final : public SchedulerView {
       : jobs_(jobs), pool_(std::move(pool)), policy_(policy), options_(options) {
     if (mig) {
       mig_.emplace(jobs, std::move(*mig),
-                   MigQueueOptions{options.scan_depth, options.fair_share_by_user, options.shares});
+                   MigQueueOptions{options.scan_depth, options.fair_share_by_user, options.shares,
+                                   options.run_time_estimate});
     }
     result_.policy = std::string(policy.name());
+    result_.run_time_estimate = options.run_time_estimate;
+    result_.policy_plans_with_run_times = policy.plans_with_run_times();
     result_.outcomes.resize(jobs.size());
     allocations_.resize(jobs.size());
     started_.assign(jobs.size(), 0);
@@ -65,6 +68,9 @@ class ReplayEngine final : public SchedulerView {
   double now() const override { return now_; }
   const std::vector<int>& waiting() const override { return waiting_; }
   const JobSpec& job(int index) const override { return jobs_[index]; }
+  double expected_run_time(int index) const override {
+    return gputwin::expected_run_time(jobs_[index], options_.run_time_estimate);
+  }
   int free_gpus() const override { return pool_.free_gpus(); }
   int scan_depth() const override { return options_.scan_depth; }
   std::vector<std::pair<double, int>> expected_releases() const override {
@@ -98,7 +104,7 @@ class ReplayEngine final : public SchedulerView {
     outcome.end = now_ + job.duration;
     outcome.leaves = pool_.leaves_used(*allocation);
     allocations_[index] = std::move(*allocation);
-    release_of_[index] = releases_.emplace(now_ + expected_run_time(job), job.gpus);
+    release_of_[index] = releases_.emplace(now_ + expected_run_time(index), job.gpus);
     usage_by_key_[key_of_job_[index]] += job.gpus;
     completions_.push({outcome.end, index});
     interval_at(now_).started += 1;
@@ -138,6 +144,8 @@ class ReplayEngine final : public SchedulerView {
     if (time <= now_) return;
     const double busy = pool_.total_gpus() - pool_.free_gpus();
     const double stranded = pool_.stranded_gpus();
+    busy_gpu_seconds_ += busy * (time - now_);
+    if (mig_) busy_slice_seconds_ += mig_->pool().busy_compute_slices() * (time - now_);
     double t = now_;
     while (t < time) {
       IntervalMetrics& row = interval_at(t);
@@ -168,9 +176,18 @@ class ReplayEngine final : public SchedulerView {
       ++result_.rejected["larger than the whole cluster"];
       return;
     }
+    accept(index);
+    waiting_.push_back(index);
+  }
+
+  // A job enters the replay: counted, its estimate noted, and the arrival window stretched to now.
+  void accept(int index) {
+    if (result_.jobs == 0) result_.first_arrival = now_;
     ++result_.jobs;
     interval_at(now_).submitted += 1;
-    waiting_.push_back(index);
+    ++(jobs_[index].requested_time > 0 ? result_.jobs_with_requested_time : result_.jobs_estimated);
+    result_.last_arrival = now_;
+    busy_at_last_arrival_ = {busy_gpu_seconds_, busy_slice_seconds_};
   }
 
   // ---- Jobs on MIG slices: queued, placed and released by the MIG partition; the engine keeps the clock.
@@ -183,8 +200,7 @@ class ReplayEngine final : public SchedulerView {
       ++result_.rejected[*rejection];
       return;
     }
-    ++result_.jobs;
-    interval_at(now_).submitted += 1;
+    accept(index);
     mig_->submit(index);
   }
 
@@ -240,6 +256,8 @@ class ReplayEngine final : public SchedulerView {
     const double span = result_.makespan - first_submit;
     const double slices = std::max(1, metrics.compute_slices);
     if (!waits.empty() && span > 0) metrics.utilisation = busy_slice_seconds / (span * slices);
+    const double window = result_.last_arrival - result_.first_arrival;
+    if (window > 0) metrics.window_utilisation = busy_at_last_arrival_.second / (window * slices);
     double stranded_integral = 0;
     for (auto& row : result_.intervals) {
       stranded_integral += row.mig_stranded_slices;
@@ -346,6 +364,7 @@ class ReplayEngine final : public SchedulerView {
       const bool any_gpus = pool_.total_gpus() > 0;  // all nodes may be in MIG mode
       result_.utilisation = span > 0 && any_gpus ? busy_gpu_seconds / (span * pool_.total_gpus()) : 0.0;
     }
+    summarize_window();
     // Events exactly at the makespan open an empty last row; fold its counts into the row before.
     if (result_.intervals.size() > 1 && result_.intervals.back().start >= result_.makespan) {
       const IntervalMetrics last = result_.intervals.back();
@@ -368,6 +387,19 @@ class ReplayEngine final : public SchedulerView {
     result_.by_user = finish_groups(users);
     result_.jain_fairness = jain_index(result_.by_group);
     if (mig_) summarize_mig();
+  }
+
+  // Utilisation over the arrival window and over the drain tail, from the busy GPU-seconds integrated up to
+  // the last arrival and after it (nothing runs before the first arrival).
+  void summarize_window() {
+    const double gpus = pool_.total_gpus();
+    if (result_.jobs == 0 || gpus <= 0) return;
+    const double window = result_.last_arrival - result_.first_arrival;
+    if (window > 0) result_.window_utilisation = busy_at_last_arrival_.first / (window * gpus);
+    const double drain = result_.makespan - result_.last_arrival;
+    const double drained = busy_gpu_seconds_ - busy_at_last_arrival_.first;
+    result_.drain_gpu_hours = drained / 3600.0;
+    if (drain > 0) result_.drain_utilisation = drained / (drain * gpus);
   }
 
   static std::vector<GroupMetrics> finish_groups(std::map<std::string, GroupMetrics>& table) {
@@ -400,6 +432,9 @@ class ReplayEngine final : public SchedulerView {
   ReplayResult result_;
   std::optional<MigPartition> mig_;  // the MIG-mode GPUs and their queue, when the cluster has some
   double now_ = 0;
+  double busy_gpu_seconds_ = 0;                           // busy GPUs integrated over time so far
+  double busy_slice_seconds_ = 0;                         // busy MIG compute slices, the same
+  std::pair<double, double> busy_at_last_arrival_{0, 0};  // both integrals at the last arrival so far
   std::vector<int> waiting_;
   std::vector<int> arrival_rank_;  // job -> its place in arrival order
   std::vector<char> started_;

@@ -22,6 +22,7 @@
 #include "gputwin/sim/gpu_pool.hpp"
 #include "gputwin/sim/mig_pool.hpp"
 #include "gputwin/sim/queue_policy.hpp"
+#include "gputwin/sim/run_time_estimate.hpp"
 #include "gputwin/trace/records.hpp"
 
 namespace gputwin {
@@ -32,6 +33,10 @@ struct ReplayOptions {
   double slowdown_bound = 10;  // seconds: bounded slowdown = max(1, (wait + run) / max(run, bound))
   bool fair_share_by_user = false;       // fair share over users instead of groups (virtual clusters)
   std::map<std::string, double> shares;  // fair-share weights by group or user; missing = 1
+  // What EASY plans with for jobs without a requested time. The default here is perfect foresight, stated as
+  // such in the result; the CLI passes the data default (data/reference/runtime-estimates.yaml) or the
+  // user's factor.
+  RunTimeEstimate run_time_estimate;
 };
 
 struct JobOutcome {
@@ -79,6 +84,7 @@ struct MigReplayMetrics {
   int completed = 0;
   Summary wait;
   double utilisation = 0;           // busy slice-seconds / (compute slices x (makespan - first arrival))
+  std::optional<double> window_utilisation;  // the same over the arrival window (ReplayResult)
   double mean_stranded_slices = 0;  // time-averaged over the makespan
 };
 
@@ -95,8 +101,21 @@ struct ReplayResult {
   int recorded_jobs = 0;
   Summary recorded_wait;
   Summary recorded_bounded_slowdown;
-  double utilisation = 0;  // over the makespan
-  double makespan = 0;
+  // Utilisation is measured over the arrival window, from the first to the last arrival of a replayed job:
+  // while jobs arrive, the cluster sees the trace's offered load and policies differ. After the last arrival
+  // the queue drains (the drain tail, last arrival to makespan), where utilisation falls whatever the policy.
+  double first_arrival = 0;                  // s
+  double last_arrival = 0;                   // s
+  std::optional<double> window_utilisation;  // busy GPU-s in the window / (GPUs x window); empty: no window
+  std::optional<double> drain_utilisation;   // the same over the drain tail; empty: no tail
+  double drain_gpu_hours = 0;                // GPU-hours run after the last arrival
+  double utilisation = 0;  // over first arrival to makespan: the window and the drain tail together
+  double makespan = 0;     // s, when the last job ended
+  // Expected run times (EASY's reservations): jobs with a requested time, jobs planned with the estimate.
+  RunTimeEstimate run_time_estimate;
+  bool policy_plans_with_run_times = false;
+  int jobs_with_requested_time = 0;
+  int jobs_estimated = 0;
   double mean_stranded_gpus = 0;
   double jain_fairness = 1;  // Jain's index of per-group mean bounded slowdown (1 = equal)
   std::vector<IntervalMetrics> intervals;

@@ -149,3 +149,98 @@ TEST(Replay, UnknownPolicyNamesTheKnownOnes) {
 
 }  // namespace
 }  // namespace gputwin
+
+namespace gputwin {
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Utilisation over the arrival window and the drain tail (issue 13, item 10).
+
+ReplayResult run_with(const std::vector<JobSpec>& jobs, const std::string& policy, GpuPool pool,
+                      const RunTimeEstimate& estimate = {}) {
+  ReplayOptions options;
+  options.interval = 10;
+  options.run_time_estimate = estimate;
+  return replay(jobs, std::move(pool), *make_queue_policy(policy), options);
+}
+
+TEST(ReplayUtilisation, WindowIsFirstToLastArrivalAndTheDrainTailIsApart) {
+  // 2 GPUs. a: 1 GPU from 0 to 100. b arrives at 100 (the last arrival) and holds both GPUs until 400.
+  // Window [0, 100]: 100 busy GPU-s of 200 = 0.5. Drain [100, 400]: 600 of 600 = 1. First arrival to
+  // makespan: 700 of 800 = 0.875: the old single figure, which mixes both.
+  const auto result = run_with({job("a", 0, 1, 100), job("b", 100, 2, 300)}, "fifo", GpuPool::uniform(1, 2));
+  EXPECT_DOUBLE_EQ(result.first_arrival, 0);
+  EXPECT_DOUBLE_EQ(result.last_arrival, 100);
+  ASSERT_TRUE(result.window_utilisation);
+  EXPECT_DOUBLE_EQ(*result.window_utilisation, 0.5);
+  ASSERT_TRUE(result.drain_utilisation);
+  EXPECT_DOUBLE_EQ(*result.drain_utilisation, 1.0);
+  EXPECT_DOUBLE_EQ(result.drain_gpu_hours, 600 / 3600.0);
+  EXPECT_DOUBLE_EQ(result.utilisation, 0.875);
+  EXPECT_DOUBLE_EQ(result.makespan, 400);
+}
+
+TEST(ReplayUtilisation, NoWindowWhenEveryJobArrivesAtOnce) {
+  const auto result = run_with({job("a", 5, 1, 10), job("b", 5, 1, 20)}, "fifo", GpuPool::uniform(1, 2));
+  EXPECT_FALSE(result.window_utilisation);  // no span to divide by: no figure, not 0 or 100 %
+  ASSERT_TRUE(result.drain_utilisation);
+  EXPECT_DOUBLE_EQ(*result.drain_utilisation, 30.0 / (20 * 2));
+}
+
+TEST(ReplayUtilisation, PoliciesDifferInTheWindowOfALoadedTrace) {
+  // 4 GPUs. a holds 2 until 100; b (4 GPUs) waits for it; 1-GPU jobs of 40 s keep arriving until t = 90.
+  // FIFO lets them wait behind b; EASY backfills them on the 2 idle GPUs. Over the window the difference is
+  // plain; over first arrival to makespan both runs end up doing the same work.
+  std::vector<JobSpec> jobs{job("a", 0, 2, 100), job("b", 1, 4, 100)};
+  for (int i = 0; i < 10; ++i)
+    jobs.push_back(job("s" + std::to_string(i), 2 + 10 * i - (i == 9 ? 2 : 0), 1, 40));
+  const auto fifo = run_with(jobs, "fifo", GpuPool::uniform(1, 4));
+  const auto easy = run_with(jobs, "easy", GpuPool::uniform(1, 4));
+  ASSERT_TRUE(fifo.window_utilisation && easy.window_utilisation);
+  EXPECT_NEAR(*fifo.window_utilisation, 0.5, 1e-9);  // only a runs while jobs arrive
+  EXPECT_GT(*easy.window_utilisation, *fifo.window_utilisation + 0.2);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// EASY's expected run times without a requested time (issue 13, item 11).
+
+TEST(ReplayRunTimeEstimate, EasyPlansWithTheEstimateNotTheTrueDuration) {
+  // 4 GPUs. a (2 GPUs, 100 s) runs; b (4 GPUs) waits, reserved for when a ends; c (2 GPUs, 60 s) arrives
+  // at 50. Perfect foresight: c would end at 110, after a's true end at 100: not backfilled, b starts at 100.
+  // Estimates at 2 x: a is expected to end at 200 and c at 170, so c is backfilled at 50, and b, the head,
+  // actually starts at 110 - the cost of planning with what a scheduler really knows.
+  const std::vector<JobSpec> jobs{job("a", 0, 2, 100), job("b", 1, 4, 100), job("c", 50, 2, 60)};
+  const auto foresight = run_with(jobs, "easy", GpuPool::uniform(1, 4));
+  const auto estimated = run_with(jobs, "easy", GpuPool::uniform(1, 4), RunTimeEstimate::factor_given(2.0));
+  EXPECT_EQ(foresight.outcomes[2].start, 200);
+  EXPECT_EQ(foresight.outcomes[1].start, 100);
+  EXPECT_EQ(estimated.outcomes[2].start, 50);
+  EXPECT_EQ(estimated.outcomes[1].start, 110);
+  EXPECT_EQ(estimated.jobs_estimated, 3);
+  EXPECT_EQ(estimated.jobs_with_requested_time, 0);
+  EXPECT_TRUE(estimated.policy_plans_with_run_times);
+  EXPECT_DOUBLE_EQ(estimated.run_time_estimate.factor, 2.0);
+  EXPECT_EQ(estimated.run_time_estimate.source, "set by the user");
+  EXPECT_NE(foresight.run_time_estimate.source.find("perfect foresight"), std::string::npos);
+}
+
+TEST(ReplayRunTimeEstimate, RequestedTimesAreUsedAsGivenAndCounted) {
+  std::vector<JobSpec> jobs{job("a", 0, 2, 100), job("b", 1, 4, 100), job("c", 50, 2, 60)};
+  jobs[0].requested_time = 100;  // a exact: its reservation stays at 100
+  const auto result = run_with(jobs, "easy", GpuPool::uniform(1, 4), RunTimeEstimate::factor_given(2.0));
+  EXPECT_EQ(result.outcomes[2].start, 200);  // c (estimated 120 s) would end at 170 > 100
+  EXPECT_EQ(result.jobs_with_requested_time, 1);
+  EXPECT_EQ(result.jobs_estimated, 2);
+}
+
+TEST(ReplayRunTimeEstimate, DefaultFactorAndItsSourceComeFromData) {
+  const auto estimate =
+      load_run_time_estimate(std::string(GPUTWIN_SOURCE_DIR) + "/data/reference/runtime-estimates.yaml");
+  ASSERT_TRUE(estimate.ok()) << estimate.error_text();
+  EXPECT_GT(estimate.value().factor, 1.0);
+  EXPECT_NE(estimate.value().source.find("KTH"), std::string::npos);
+  EXPECT_NE(estimate.value().source.find("runtime-estimates.yaml"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gputwin

@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/core/random.hpp"
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/sim/queue_policy.hpp"
@@ -55,8 +56,19 @@ TraceVariant read_variant(const YamlField& f, std::set<std::string>& names) {
   return variant;
 }
 
+// The sweep's own factor, or the data default: a sweep never plans with true durations unless told to (1).
+RunTimeEstimate read_run_time_estimate(const YamlField& root) {
+  if (auto factor = root.optional_child("runtime_estimate_factor")) {
+    return RunTimeEstimate::factor_given(factor->positive_number());
+  }
+  auto estimate = load_run_time_estimate(bundled_data_dir() + "/reference/runtime-estimates.yaml");
+  if (!estimate.ok()) throw InputFailure(estimate.errors().front());
+  return std::move(estimate).value();
+}
+
 SweepSpec read_sweep(const YamlField& root, const std::string& file) {
-  root.expect_keys({"name", "trace", "designs", "policies", "seeds", "variants", "interval", "scan_depth"});
+  root.expect_keys({"name", "trace", "designs", "policies", "seeds", "variants", "interval", "scan_depth",
+                    "runtime_estimate_factor"});
   SweepSpec sweep;
   sweep.file = file;
   sweep.name = root.child("name").text();
@@ -92,6 +104,7 @@ SweepSpec read_sweep(const YamlField& root, const std::string& file) {
   }
   if (auto interval = root.optional_child("interval")) sweep.replay.interval = interval->positive_number();
   if (auto depth = root.optional_child("scan_depth")) sweep.replay.scan_depth = static_cast<int>(depth->positive_integer());
+  sweep.replay.run_time_estimate = read_run_time_estimate(root);
   return sweep;
 }
 
@@ -155,6 +168,8 @@ SweepRow run_sweep_task(const SweepSpec& sweep, const SweepTask& task, const std
   row.p95_wait_s = result.wait.p95;
   row.mean_jct_s = result.jct.mean;
   row.mean_bounded_slowdown = result.bounded_slowdown.mean;
+  row.window_utilisation = result.window_utilisation;
+  row.drain_s = result.makespan - result.last_arrival;
   row.utilisation = result.utilisation;
   row.makespan_s = result.makespan;
   return row;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,9 @@ struct SweepRow {
   double p95_wait_s = 0;
   double mean_jct_s = 0;
   double mean_bounded_slowdown = 0;
-  double utilisation = 0;
+  std::optional<double> window_utilisation;  // over first to last arrival; empty when all arrive at once
+  double drain_s = 0;                        // the drain tail: last arrival to makespan
+  double utilisation = 0;                    // over first arrival to makespan
   double makespan_s = 0;
 };
 

@@ -102,5 +102,19 @@ TEST(Sweep, RowsDoNotDependOnTheNumberOfThreads) {
   EXPECT_LT(one[4].mean_wait_s, one[0].mean_wait_s);
 }
 
+// A sweep's EASY never plans with true durations unless told to: the data default, or the file's factor.
+TEST(Sweep, RunTimeEstimateIsTheDataDefaultOrTheFilesFactor) {
+  const auto by_default = parse_sweep(kSweep, "/tmp/sweep.yaml");
+  ASSERT_TRUE(by_default.ok()) << by_default.error_text();
+  EXPECT_GT(by_default.value().replay.run_time_estimate.factor, 1.0);
+  EXPECT_NE(by_default.value().replay.run_time_estimate.source.find("runtime-estimates.yaml"),
+            std::string::npos);
+  const auto given = parse_sweep(kSweep + "runtime_estimate_factor: 1\n", "/tmp/sweep.yaml");
+  ASSERT_TRUE(given.ok()) << given.error_text();
+  EXPECT_DOUBLE_EQ(given.value().replay.run_time_estimate.factor, 1.0);
+  EXPECT_NE(given.value().replay.run_time_estimate.source.find("perfect foresight"), std::string::npos);
+  EXPECT_FALSE(parse_sweep(kSweep + "runtime_estimate_factor: 0\n", "/tmp/sweep.yaml").ok());
+}
+
 }  // namespace
 }  // namespace gputwin

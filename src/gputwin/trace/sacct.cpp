@@ -132,6 +132,17 @@ int column_of(const std::vector<std::string>& header, std::string_view name) {
   return found == header.end() ? -1 : static_cast<int>(found - header.begin());
 }
 
+// sacct's default output: a header of space-padded column names and a line of dashes, values cut to the
+// column width (job ids, TRES lists), so it cannot be read back faithfully.
+[[noreturn]] void refuse_sacct_table(const std::string& name, int line_number) {
+  throw InputFailure(
+      InputError{{name, line_number, 0},
+                 "",
+                 "this is sacct's table output (space-padded columns that cut long values); gputwin reads "
+                 "`sacct --parsable2` or `sacct --json` output: run sacct again with --parsable2 or --json "
+                 "(docs/sacct-import.md)"});
+}
+
 TraceRows<JobSpec> parsable_jobs(std::string_view text, const std::string& name) {
   std::vector<std::string> header;
   std::vector<AccountedJob> accounted;
@@ -147,6 +158,7 @@ TraceRows<JobSpec> parsable_jobs(std::string_view text, const std::string& name)
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty()) continue;
+    if (header.empty() && is_sacct_table_header(line)) refuse_sacct_table(name, line_number);
     const auto cells = split_cells(line);
     if (header.empty()) {
       header.assign(cells.begin(), cells.end());
@@ -354,6 +366,12 @@ std::optional<double> parse_slurm_duration(std::string_view text) {
     minutes = parts[0];
   }
   return static_cast<double>(((days * 24 + hours) * 60 + minutes) * 60 + seconds);
+}
+
+bool is_sacct_table_header(std::string_view line) {
+  const auto first = line.find_first_not_of(" \t");
+  return first != std::string_view::npos && line.substr(first).rfind("JobID", 0) == 0 &&
+         line.find('|') == std::string_view::npos;
 }
 
 Result<TraceRows<JobSpec>> parse_sacct_parsable(const std::string& text, const std::string& name) {

@@ -9,7 +9,8 @@
 // number}). A job's GPUs are the count of `gres/gpu=N` in its allocated TRES (requested when it never ran),
 // never adding the typed `gres/gpu:<type>=N` entries that repeat it. Step rows ("12.batch", "12.0") are
 // skipped and counted; so are jobs that never started or have not ended. A line or field that cannot be read
-// is an error naming the file, line and column.
+// is an error naming the file, line and column. sacct's plain table output (space-padded, values cut to the
+// column width) is recognised and refused with a hint to run sacct with --parsable2 or --json.
 #pragma once
 
 #include <optional>
@@ -25,6 +26,8 @@ namespace gputwin {
 [[nodiscard]] Result<TraceRows<JobSpec>> parse_sacct_parsable(const std::string& text,
                                                               const std::string& name);
 [[nodiscard]] Result<TraceRows<JobSpec>> parse_sacct_json(const std::string& text, const std::string& name);
+// True for the header line of sacct's plain table output ("JobID    JobName  ...", no '|').
+[[nodiscard]] bool is_sacct_table_header(std::string_view line);
 
 // GPUs in a TRES list such as "cpu=2,gres/gpu:h100=2,gres/gpu=2,node=1": the `gres/gpu=` count, 0 when the
 // list has none; empty when the list is malformed.

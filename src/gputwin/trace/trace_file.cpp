@@ -18,7 +18,28 @@ std::string detect_format(const std::string& path) {
   if (header.find("jobname") != std::string::npos || header.find("gpu_num") != std::string::npos) return "helios";
   if (header.rfind("id,submit_time", 0) == 0) return "jobs";
   if (header.rfind("JobID|", 0) == 0 || header.find_first_of('{') != std::string::npos) return "sacct";
+  if (is_sacct_table_header(header)) return "sacct";  // refused by the reader with a hint
   return "";
+}
+
+// A trace with no job to replay is an error, not an empty result: say whether it had none or all were left
+// out.
+Result<LoadedTrace> with_jobs(const std::string& path, LoadedTrace trace) {
+  if (!trace.jobs.empty()) return trace;
+  if (trace.skipped.empty()) {
+    return InputError{
+        {path, 0, 0}, "", "no jobs to replay: the file holds no job records (read as " + trace.format + ")"};
+  }
+  std::string reasons;
+  int total = 0;
+  for (const auto& [reason, count] : trace.skipped) {
+    reasons += (reasons.empty() ? "" : ", ") + std::to_string(count) + " " + reason;
+    total += count;
+  }
+  return InputError{
+      {path, 0, 0},
+      "",
+      "no jobs to replay: all " + std::to_string(total) + " records were left out (" + reasons + ")"};
 }
 
 }  // namespace
@@ -31,7 +52,7 @@ Result<LoadedTrace> read_trace(const std::string& path, const std::string& forma
   const auto with_skipped = [&](Result<TraceRows<JobSpec>> rows) -> Result<LoadedTrace> {
     if (!rows.ok()) return rows.errors();
     TraceRows<JobSpec> value = std::move(rows).value();
-    return LoadedTrace{chosen, std::move(value.rows), std::move(value.skipped), 0};
+    return with_jobs(path, LoadedTrace{chosen, std::move(value.rows), std::move(value.skipped), 0});
   };
   if (chosen == "philly") return with_skipped(read_philly_jobs(path));
   if (chosen == "helios") return with_skipped(read_helios_jobs(path));
@@ -41,7 +62,8 @@ Result<LoadedTrace> read_trace(const std::string& path, const std::string& forma
     auto swf = read_swf(path);
     if (!swf.ok()) return swf.errors();
     SwfTrace value = std::move(swf).value();
-    return LoadedTrace{chosen, std::move(value.jobs.rows), std::move(value.jobs.skipped), value.max_procs};
+    return with_jobs(path, LoadedTrace{chosen, std::move(value.jobs.rows), std::move(value.jobs.skipped),
+                                       value.max_procs});
   }
   return InputError{{path, 0, 0}, "", "cannot tell the trace format; give it: philly, swf, helios, jobs or sacct"};
 }
