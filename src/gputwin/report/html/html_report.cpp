@@ -280,8 +280,8 @@ std::string cables_section(const Json& plan) {
 std::string bom_section(const Json& plan) {
   std::string html =
       "<section id=\"bom\"><h2>Bill of materials</h2><table><thead><tr><th>category</th><th>part</th>"
-      "<th>description</th><th class=\"num\">count</th><th class=\"num\">unit USD</th>"
-      "<th class=\"num\">extended USD</th></tr></thead><tbody>";
+      "<th>description</th><th class=\"num\">count</th><th class=\"num\">unit price</th>"
+      "<th class=\"num\">extended</th></tr></thead><tbody>";
   for (const auto& line : plan["bom"]) {
     const bool priced = line.contains("unit_price_usd");
     html += fmt::format(
@@ -290,8 +290,8 @@ std::string bom_section(const Json& plan) {
         "<td class=\"num\">{4}</td><td class=\"num\">{5}</td></tr>",
         html_escape(line["part"].get<std::string>()), json_text(line["count"]),
         html_escape(line["category"].get<std::string>()), html_escape(line["description"].get<std::string>()),
-        priced ? format_number(line["unit_price_usd"].get<double>(), 2) : "-",
-        priced ? format_number(line["extended_usd"].get<double>(), 2) : "-");
+        priced ? format_money_exact(usd(line["unit_price_usd"].get<double>())) : "-",
+        priced ? format_money_exact(usd(line["extended_usd"].get<double>())) : "-");
   }
   return html + "</tbody></table></section>";
 }
