@@ -1,5 +1,6 @@
 // `gputwin perf size`: per accelerator, how many GPUs and which split train a model on T tokens within D
-// days, whether it fits, the expected MFU and, with a GPU-hour price list, the cost.
+// days, whether it fits, the expected MFU and the cost: at a GPU-hour price list (--prices), or at a designed
+// cluster's own TCO per GPU-hour (--cluster SPEC, refused when the cluster is not completely priced).
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/training_sizing.hpp"
+#include "gputwin/plan/cluster_price.hpp"
 #include "gputwin/report/training_report.hpp"
 
 namespace gputwin::cli {
@@ -16,14 +18,17 @@ struct SizeOptions {
   std::string model;
   std::string tokens;
   double days = 0;
-  std::string accelerators = "h100-sxm,h200-sxm,b200,mi300x";
+  std::string accelerators;  // empty: the cluster's accelerator with --cluster, else kDefaultAccelerators
   int sequence = 8192;
   int global_batch = 0;  // 0: default_global_batch(sequence)
   std::string precision = "bf16";
   std::string prices;
+  std::string cluster;  // a cluster spec whose TCO per GPU-hour prices its accelerator
   bool json = false;
   CatalogOptions catalog;
 };
+
+constexpr const char* kDefaultAccelerators = "h100-sxm,h200-sxm,b200,mi300x";
 
 double parse_tokens(const std::string& text) {
   const double tokens = parse_parameter_count(text);
@@ -62,7 +67,6 @@ int run_size(const SizeOptions& o) {
   try {
     const double tokens = parse_tokens(o.tokens);
     if (!(o.days > 0)) throw UsageFailure{"--days: must be greater than zero"};
-    const auto accelerators = split_list(o.accelerators);
     const auto inputs = load_training_inputs();
     if (!inputs) return kInputError;
     const TransformerModel* model = preset_or_complain(*inputs, o.model, "perf size");
@@ -76,7 +80,6 @@ int run_size(const SizeOptions& o) {
     request.base.sequence = o.sequence;
     request.base.global_batch = o.global_batch > 0 ? o.global_batch : default_global_batch(o.sequence);
     request.base.precision = o.precision;
-    request.accelerators = accelerators;
     if (!o.prices.empty()) {
       auto prices = result_of<std::map<std::string, Money>>([&] { return read_prices(o.prices, *catalog); });
       if (!prices.ok()) {
@@ -85,11 +88,29 @@ int run_size(const SizeOptions& o) {
       }
       request.gpu_hour_prices = std::move(prices).value();
     }
+    std::string cost_basis = o.prices.empty() ? "" : "GPU-hour prices of " + o.prices;
+    std::string accelerators = o.accelerators.empty() ? kDefaultAccelerators : o.accelerators;
+    if (!o.cluster.empty()) {
+      const auto design = designed_spec(o.cluster, *catalog);
+      if (!design) return kInputError;
+      const auto price = gpu_hour_price_of(design->cluster, *catalog, o.cluster);
+      if (!price.ok()) {
+        std::cerr << "perf size: --cluster: " << price.error_text();
+        return kInputError;
+      }
+      const GpuHourPrice& own = price.value();
+      request.gpu_hour_prices[own.accelerator] = own.price;
+      if (o.accelerators.empty()) accelerators = own.accelerator;
+      cost_basis = own.accelerator + " at " + format_money(own.price) + " per GPU-hour, the TCO of " +
+                   o.cluster + " (a cluster of " + std::to_string(design->cluster.gpus) + " GPUs)" +
+                   (o.prices.empty() ? "" : "; others at " + o.prices);
+    }
+    request.accelerators = split_list(accelerators);
     const auto rows = size_training(*catalog, inputs->collectives, inputs->calibration, request);
     if (o.json) {
-      std::cout << sizing_json(*model, tokens, o.days, rows).dump(2) << "\n";
+      std::cout << sizing_json(*model, tokens, o.days, rows, cost_basis).dump(2) << "\n";
     } else {
-      std::cout << sizing_text(*model, tokens, o.days, rows);
+      std::cout << sizing_text(*model, tokens, o.days, rows, cost_basis);
     }
     return 0;
   } catch (const UsageFailure& failure) {
@@ -116,6 +137,12 @@ void add_perf_size_command(CLI::App& perf, int& exit_code) {
       ->check(CLI::PositiveNumber);
   command->add_option("--precision", o->precision, "bf16 (default) | fp8");
   command->add_option("--prices", o->prices, "YAML price list: gpu_hour: {ACCELERATOR: 2.50 USD, ...}");
+  command
+      ->add_option(
+          "--cluster", o->cluster,
+          "cluster spec: cost at its TCO per GPU-hour (needs every part priced); sizes its accelerator "
+          "unless --accelerators is given")
+      ->check(CLI::ExistingFile);
   command->add_flag("--json", o->json, "print JSON (schema gputwin.perf-size/1)");
   add_catalog_options(*command, o->catalog);
   command->callback([o, &exit_code] { exit_code = run_size(*o); });

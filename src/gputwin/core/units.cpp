@@ -1,10 +1,12 @@
 #include "gputwin/core/units.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace gputwin {
 namespace {
@@ -66,6 +68,58 @@ std::string format_number(double value, int decimals) {
     if (text.back() == '.') text.pop_back();
   }
   if (text == "-0") text = "0";
+  return text;
+}
+
+std::string format_money(Money money) {
+  const double amount = in_usd(money);
+  const std::string sign = amount < 0 ? "-" : "";
+  const double size = std::abs(amount);
+  if (size < 1.0) {
+    // Three significant figures: a price per GPU-hour reads "$0.383".
+    if (size == 0.0) return "$0";
+    const int decimals = std::max(2, 2 - static_cast<int>(std::floor(std::log10(size))));
+    char digits[32];
+    std::snprintf(digits, sizeof digits, "%.*f", decimals, size);
+    std::string text = digits;
+    while (text.size() > 4 && text.back() == '0') text.pop_back();  // keep the cents: "0.50"
+    return sign + "$" + text;
+  }
+  if (size < 1000.0) {
+    char cents[32];
+    std::snprintf(cents, sizeof cents, "%.2f", size);
+    if (std::string(cents) != "1000.00") return sign + "$" + cents;
+  }
+  // Three significant figures of a scaled amount; a rounding that reaches 1000 moves to the next suffix.
+  constexpr std::array<std::pair<double, std::string_view>, 4> kScales{
+      {{1e3, "k"}, {1e6, "M"}, {1e9, "B"}, {1e12, "T"}}};
+  for (std::size_t s = 0; s < kScales.size(); ++s) {
+    const double scaled = size / kScales[s].first;
+    const int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(std::max(scaled, 1.0)))));
+    const double rounded = round_decimals(scaled, decimals);
+    if (rounded < 1000.0 || s + 1 == kScales.size()) {
+      return sign + "$" + format_number(rounded, decimals) + std::string(kScales[s].second);
+    }
+  }
+  return sign + "$" + format_number(size, 0);
+}
+
+std::string format_money_change(Money change) {
+  const std::string text = format_money(change);
+  return in_usd(change) > 0 && text != "$0" ? "+" + text : text;
+}
+
+std::string format_money_exact(Money money) {
+  const double amount = in_usd(money);
+  const long long cents = std::llround(std::abs(amount) * 100.0);
+  std::string whole = std::to_string(cents / 100);
+  for (int at = static_cast<int>(whole.size()) - 3; at > 0; at -= 3) whole.insert(at, ",");
+  std::string text = (amount < 0 && cents != 0 ? "-$" : "$") + whole;
+  if (cents % 100 != 0) {
+    char fraction[8];
+    std::snprintf(fraction, sizeof fraction, ".%02lld", cents % 100);
+    text += fraction;
+  }
   return text;
 }
 

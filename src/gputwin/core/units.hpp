@@ -140,6 +140,13 @@ constexpr double in_rack_units(RackSpace space) {
 [[nodiscard]] std::string format_rack_units(RackSpace space);
 [[nodiscard]] std::string format_length(Length length);
 [[nodiscard]] std::string format_data_rate(DataRate rate);
+// Money as people read it, the one formatter every report uses: three significant figures with a k, M or B
+// suffix ("$10.7M", "$355k"), cents below $1,000 ("$2.50") and three significant figures below $1 ("$0.383").
+[[nodiscard]] std::string format_money(Money money);
+// A difference of money with its sign: "+$9.3M", "-$250k", "$0".
+[[nodiscard]] std::string format_money_change(Money change);
+// Exact to the cent, with thousands separators, for bills of materials: "$250,000", "$2,499.99".
+[[nodiscard]] std::string format_money_exact(Money money);
 // Shortest decimal text for a value (no trailing zeros), rounded to `decimals`.
 [[nodiscard]] std::string format_number(double value, int decimals = 2);
 

@@ -53,6 +53,24 @@ TEST(Units, FormatsForReports) {
   EXPECT_EQ(format_number(2.50, 2), "2.5");
 }
 
+TEST(Units, FormatsMoneyAsMoney) {
+  EXPECT_EQ(format_money(usd(1.07e7)), "$10.7M");
+  EXPECT_EQ(format_money(usd(12'345'678)), "$12.3M");
+  EXPECT_EQ(format_money(usd(355121)), "$355k");
+  EXPECT_EQ(format_money(usd(999'600)), "$1M");  // rounds up into the next suffix, not "$1000k"
+  EXPECT_EQ(format_money(usd(2.5e9)), "$2.5B");
+  EXPECT_EQ(format_money(usd(2.5)), "$2.50");
+  EXPECT_EQ(format_money(usd(0.3831)), "$0.383");
+  EXPECT_EQ(format_money(usd(0.5)), "$0.50");
+  EXPECT_EQ(format_money(usd(0)), "$0");
+  EXPECT_EQ(format_money(usd(-250'000)), "-$250k");
+  EXPECT_EQ(format_money_change(usd(9.3e6)), "+$9.3M");
+  EXPECT_EQ(format_money_change(usd(-1500)), "-$1.5k");
+  EXPECT_EQ(format_money_exact(usd(250'000)), "$250,000");
+  EXPECT_EQ(format_money_exact(usd(2499.99)), "$2,499.99");
+  EXPECT_EQ(format_money_exact(usd(999)), "$999");
+}
+
 TEST(Units, ArithmeticKeepsTheUnit) {
   const Power rack = kilowatts(10.2) * 4;
   EXPECT_DOUBLE_EQ(in_kilowatts(rack), 40.8);

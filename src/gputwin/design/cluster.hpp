@@ -88,6 +88,15 @@ struct Fabric {
   std::vector<LinkBundle> bundles;
   int ports_total = 0;
   int ports_used = 0;
+  // Where the fabric's last step begins, in endpoint slots: node slots of scalable units on rail-optimized
+  // fabrics (a node takes 1), switch ports on leaf-spine ones (a node takes its ports). The endpoints past
+  // `boundary_slots` bought the last scalable unit (rail-optimized) or the last tier (leaf-spine); 0 when
+  // there is no smaller design of this shape. design/boundary_step.hpp prices that step.
+  int slots_used = 0;
+  int boundary_slots = 0;
+  int unit_slots = 0;       // slots of one unit: a scalable unit's node slots, or one leaf's downlinks
+  int node_slots = 1;       // slots one node takes
+  int appliance_slots = 0;  // slots taken by appliance ports (they come after the nodes)
 
   // Transceivers by where they sit, then by part.
   std::map<std::string, std::map<std::string, int>>
@@ -118,8 +127,12 @@ struct Costs {
   Money support_per_year;
   double lifetime_years = 0;
   Money total;
-  double cost_per_gpu_hour = 0;  // USD
+  std::optional<Money> cost_per_gpu_hour;  // empty unless complete(): a partial TCO has no per-hour price
   std::vector<std::string> unpriced_parts;
+
+  // Every part of the BOM has a price, so capex, TCO and the cost per GPU-hour are whole totals. Without a
+  // price list, or with parts left unpriced, they leave those parts out and are reported as incomplete.
+  [[nodiscard]] bool complete() const { return priced && unpriced_parts.empty(); }
 };
 
 struct PowerSummary {
@@ -141,6 +154,7 @@ struct PowerSummary {
 struct Warning {
   std::string code;  // stable identifier, e.g. "rack-over-limit"
   std::string message;
+  bool prominent = false;  // changes what the design costs or holds: reports show it first, not in a list
 };
 
 struct Cluster {

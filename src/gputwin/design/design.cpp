@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "gputwin/design/boundary_step.hpp"
 #include "gputwin/design/cabling.hpp"
 #include "gputwin/design/fabric_builder.hpp"
 #include "gputwin/design/power_and_cost.hpp"
@@ -163,7 +164,15 @@ Result<Cluster> design_cluster(const ClusterSpec& spec, const Catalog& catalog) 
                       "the node count is not sized for the workload yet (fit_workload does that)"};
   }
   try {
-    return Designer(spec, catalog).design();
+    Cluster cluster = Designer(spec, catalog).design();
+    warn_about_boundary_steps(spec, cluster, [&](const ClusterSpec& variant) -> std::optional<Cluster> {
+      try {
+        return Designer(variant, catalog).design();
+      } catch (const InputFailure&) {
+        return std::nullopt;  // a variant that cannot be built is no alternative
+      }
+    });
+    return cluster;
   } catch (const InputFailure& failure) {
     return failure.error();
   }

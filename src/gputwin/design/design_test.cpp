@@ -272,8 +272,40 @@ TEST(Costs, TcoIsCapexPlusEnergyAndSupportOverTheLifetime) {
   EXPECT_NEAR(in_usd(costs.energy_per_year), energy, 1.0);
   EXPECT_NEAR(in_usd(costs.support_per_year), 0.08 * capex, 1.0);
   EXPECT_NEAR(in_usd(costs.total), capex + 5 * (energy + 0.08 * capex), 10.0);
-  EXPECT_NEAR(costs.cost_per_gpu_hour, in_usd(costs.total) / (cluster.gpus * 5 * 365.25 * 24), 1e-6);
   EXPECT_FALSE(costs.unpriced_parts.empty());  // optics and cables have no price in the example
+  EXPECT_FALSE(costs.complete());
+  EXPECT_FALSE(costs.cost_per_gpu_hour) << "a TCO that leaves out unpriced parts gives no price per GPU-hour";
+}
+
+// A price list for every part of `cluster`'s BOM but `left_out`.
+std::string prices_for(const Cluster& cluster, const std::string& left_out) {
+  std::string yaml = "costs:\n  support_rate_per_year: 0.05\n  prices:\n";
+  std::set<std::string> parts;
+  for (const auto& line : cluster.bom) {
+    if (line.part != left_out && parts.insert(line.part).second) yaml += "    " + line.part + ": 1000 USD\n";
+  }
+  return yaml;
+}
+
+TEST(Costs, OnlyACompleteTotalGivesACostPerGpuHour) {
+  testing::RailSpec rail;
+  rail.nodes = 31;
+  const std::string spec = testing::rail_spec(rail);
+  const Cluster unpriced = plan_text(spec);
+  EXPECT_FALSE(unpriced.costs.complete());
+  EXPECT_FALSE(unpriced.costs.cost_per_gpu_hour);
+
+  const Cluster priced = plan_text(spec + prices_for(unpriced, ""));
+  ASSERT_TRUE(priced.costs.complete());
+  ASSERT_TRUE(priced.costs.cost_per_gpu_hour);
+  EXPECT_NEAR(in_usd(*priced.costs.cost_per_gpu_hour),
+              in_usd(priced.costs.total) / (priced.gpus * priced.costs.lifetime_years * kHoursPerYear), 1e-9);
+
+  const Cluster partial = plan_text(spec + prices_for(unpriced, "dgx-h100"));
+  EXPECT_FALSE(partial.costs.complete());
+  EXPECT_EQ(partial.costs.unpriced_parts, std::vector<std::string>{"dgx-h100"});
+  EXPECT_FALSE(partial.costs.cost_per_gpu_hour);
+  EXPECT_LT(partial.costs.capex, priced.costs.capex);
 }
 
 // What binds a rack: the spec's limit, or the cooling's when it is lower (and known). The model carries it,

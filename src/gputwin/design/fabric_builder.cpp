@@ -65,6 +65,11 @@ class FabricAssembler {
     fabric_.scalable_units = units;
     fabric_.leaf_downlinks = su_nodes;
     fabric_.leaf_uplinks = uplinks;
+    fabric_.slots_used = node_count + reserved_slots;
+    fabric_.unit_slots = su_nodes;
+    fabric_.boundary_slots = (units - 1) * su_nodes;
+    fabric_.node_slots = 1;
+    fabric_.appliance_slots = reserved_slots;
 
     std::vector<int> leaves;
     for (int unit = 0; unit < units; ++unit) {
@@ -113,6 +118,12 @@ class FabricAssembler {
     const int uplinks = single_switch ? 0 : uplinks_for(used_downlinks, spec_.oversubscription);
     fabric_.leaf_downlinks = used_downlinks;
     fabric_.leaf_uplinks = uplinks;
+    fabric_.slots_used = total_ports;
+    fabric_.unit_slots = used_downlinks;
+    fabric_.node_slots = node_ports;
+    for (const auto& endpoint : appliances) {
+      if (devices_[endpoint.device].kind == DeviceKind::appliance) fabric_.appliance_slots += endpoint.ports;
+    }
 
     std::vector<int> leaves;
     int free_on_leaf = 0;
@@ -135,6 +146,9 @@ class FabricAssembler {
       return std::move(fabric_);
     }
     build_upper_tiers(leaves, uplinks, 1);
+    // Leaf-spine leaves are bought one at a time; the steps are the tiers: what one switch holds, then
+    // what a two-tier fabric's radix leaves hold.
+    fabric_.boundary_slots = fabric_.tiers == 2 ? radix : radix * used_downlinks;
     return std::move(fabric_);
   }
 

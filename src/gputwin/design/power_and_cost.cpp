@@ -162,11 +162,13 @@ class BomBuilder {
     costs.support_per_year = costs.capex * spec_.cost.support_rate_per_year;
     costs.total = costs.capex + (costs.energy_per_year + costs.support_per_year) * costs.lifetime_years;
     const double gpu_hours = static_cast<double>(cluster_.gpus) * costs.lifetime_years * kHoursPerYear;
-    costs.cost_per_gpu_hour = gpu_hours > 0 ? in_usd(costs.total) / gpu_hours : 0.0;
+    if (costs.complete() && gpu_hours > 0) costs.cost_per_gpu_hour = costs.total / gpu_hours;
     if (costs.priced && !costs.unpriced_parts.empty()) {
       std::string list;
       for (const auto& part : costs.unpriced_parts) list += (list.empty() ? "" : ", ") + part;
-      cluster_.warnings.push_back({"unpriced-parts", "no price for " + list + "; capex leaves them out"});
+      cluster_.warnings.push_back(
+          {"unpriced-parts",
+           "no price for " + list + "; capex and TCO leave them out and no cost per GPU-hour is given"});
     }
   }
 

@@ -12,7 +12,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-double rounded(double value, int decimals = 3) { return round_decimals(value, decimals); }
+double rounded(double value, int decimals = 3) {
+  return round_decimals(value, decimals);
+}
 
 double kw(Power power) {
   return rounded(in_kilowatts(power));
@@ -116,17 +118,36 @@ Json costs_json(const Cluster& cluster) {
   const Costs& costs = cluster.costs;
   Json json;
   json["priced"] = costs.priced;
+  json["complete"] = costs.complete();
   json["lifetime_years"] = costs.lifetime_years;
   json["capex_usd"] = rounded(in_usd(costs.capex), 2);
   json["energy_per_year_usd"] = rounded(in_usd(costs.energy_per_year), 2);
   json["support_per_year_usd"] = rounded(in_usd(costs.support_per_year), 2);
   json["tco_usd"] = rounded(in_usd(costs.total), 2);
-  json["cost_per_gpu_hour_usd"] = rounded(costs.cost_per_gpu_hour, 4);
+  json["cost_per_gpu_hour_usd"] =
+      costs.cost_per_gpu_hour ? Json(rounded(in_usd(*costs.cost_per_gpu_hour), 4)) : Json(nullptr);
   json["unpriced_parts"] = costs.unpriced_parts;
   return json;
 }
 
 }  // namespace
+
+std::string missing_prices(const Costs& costs) {
+  std::string list;
+  for (const auto& part : costs.unpriced_parts) list += (list.empty() ? "" : ", ") + part;
+  return list;
+}
+
+std::string cost_summary(const Costs& costs) {
+  if (!costs.priced) return "not priced (no costs.prices)";
+  if (!costs.complete() || !costs.cost_per_gpu_hour) {
+    return fmt::format("capex {} INCOMPLETE: no price for {}; no cost per GPU-hour from a partial total",
+                       format_money(costs.capex), missing_prices(costs));
+  }
+  return fmt::format("capex {}; TCO over {} years {}; {} per GPU-hour", format_money(costs.capex),
+                     format_number(costs.lifetime_years, 1), format_money(costs.total),
+                     format_money(*costs.cost_per_gpu_hour));
+}
 
 Json plan_json(const Cluster& cluster) {
   Json json;
@@ -170,7 +191,8 @@ Json plan_json(const Cluster& cluster) {
   json["costs"] = costs_json(cluster);
   Json warnings = Json::array();
   for (const auto& warning : cluster.warnings)
-    warnings.push_back({{"code", warning.code}, {"message", warning.message}});
+    warnings.push_back(
+        {{"code", warning.code}, {"message", warning.message}, {"prominent", warning.prominent}});
   json["warnings"] = warnings;
   json["racks"] = racks_json(cluster);
   return json;
@@ -188,6 +210,11 @@ std::string plan_text(const Cluster& cluster) {
                       power.typical_from_max ? " (node typical unknown: max used)" : "",
                       format_power(power.facility_max), format_number(power.pue, 2), power.circuits,
                       format_power(power.circuit_capacity));
+  if (cluster.costs.priced) text += "  " + cost_summary(cluster.costs) + "\n";
+  // What changes the cost or the shape of the design is read first, not found at the end of a list.
+  for (const auto& warning : cluster.warnings) {
+    if (warning.prominent) text += fmt::format("\n  !! [{}] {}\n", warning.code, warning.message);
+  }
 
   text += "\nFabrics\n";
   TextTable fabrics(
@@ -229,28 +256,27 @@ std::string plan_text(const Cluster& cluster) {
   text += cables.render();
 
   text += "\nBill of materials\n";
-  TextTable bom({"category", "part", "description", "count", "unit USD", "extended USD"},
+  TextTable bom({"category", "part", "description", "count", "unit price", "extended"},
                 {Align::left, Align::left, Align::left, Align::right, Align::right, Align::right});
   for (const auto& line : cluster.bom) {
     bom.add_row({line.category, line.part, line.description, std::to_string(line.count),
-                 line.unit_price ? format_number(in_usd(*line.unit_price), 2) : "-",
-                 line.unit_price ? format_number(in_usd(*line.unit_price) * line.count, 0) : "-"});
+                 line.unit_price ? format_money_exact(*line.unit_price) : "-",
+                 line.unit_price ? format_money_exact(*line.unit_price * line.count) : "-"});
   }
   text += bom.render();
 
   const Costs& costs = cluster.costs;
   text += "\nCost of ownership\n";
   if (costs.priced) {
-    text += fmt::format(
-        "  capex {} USD; energy {} USD/year; support {} USD/year; TCO over {} years {} USD; {} USD per "
-        "GPU-hour\n",
-        format_number(in_usd(costs.capex), 0), format_number(in_usd(costs.energy_per_year), 0),
-        format_number(in_usd(costs.support_per_year), 0), format_number(costs.lifetime_years, 1),
-        format_number(in_usd(costs.total), 0), format_number(costs.cost_per_gpu_hour, 3));
+    text += "  " + cost_summary(costs) + "\n";
+    text += fmt::format("  energy {}/year; support {}/year; TCO over {} years {}{}\n",
+                        format_money(costs.energy_per_year), format_money(costs.support_per_year),
+                        format_number(costs.lifetime_years, 1), format_money(costs.total),
+                        costs.complete() ? "" : " (incomplete)");
   } else {
-    text += fmt::format(
-        "  no price list: energy {} USD/year at typical load; add costs.prices for capex and TCO\n",
-        format_number(in_usd(costs.energy_per_year), 0));
+    text +=
+        fmt::format("  no price list: energy {}/year at typical load; add costs.prices for capex and TCO\n",
+                    format_money(costs.energy_per_year));
   }
 
   text += "\nWarnings\n";

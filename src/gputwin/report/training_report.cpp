@@ -151,7 +151,7 @@ nlohmann::json training_json(const TrainingRunInfo& run, const TrainingEstimate&
 }
 
 std::string sizing_text(const TransformerModel& model, double tokens, double days,
-                        const std::vector<SizingRow>& rows) {
+                        const std::vector<SizingRow>& rows, const std::string& cost_basis) {
   std::string text = fmt::format("{} ({:.1f}B parameters) on {:.4g} tokens within {:g} days\n", model.name,
                                  model.parameters() / 1e9, tokens, days);
   TextTable table({"accelerator", "system", "GPUs", "split", "days", "MFU", "memory/GPU", "cost"},
@@ -171,15 +171,16 @@ std::string sizing_text(const TransformerModel& model, double tokens, double day
                      recompute_name(c.recompute)),
          fmt::format("{:.1f}", row.days), fmt::format("{:.1f} %", 100 * e.mfu),
          fmt::format("{:.0f}/{:.0f} GB", in_gigabytes(e.memory.total()), in_gigabytes(e.memory.capacity)),
-         row.cost_usd ? fmt::format("{:.3g} USD", *row.cost_usd) : "no price"});
+         row.cost_usd ? format_money(usd(*row.cost_usd)) : "no price"});
   }
   text += table.render();
+  if (!cost_basis.empty()) text += "Cost: GPU-hours x " + cost_basis + "\n";
   text += fmt::format("MFU convention: {}\n", flop_convention());
   return text;
 }
 
 nlohmann::json sizing_json(const TransformerModel& model, double tokens, double days,
-                           const std::vector<SizingRow>& rows) {
+                           const std::vector<SizingRow>& rows, const std::string& cost_basis) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& row : rows) {
     nlohmann::json item{{"accelerator", row.accelerator}, {"system", row.system}};
@@ -201,6 +202,7 @@ nlohmann::json sizing_json(const TransformerModel& model, double tokens, double 
           {"tokens", tokens},
           {"days", days},
           {"flop_convention", flop_convention()},
+          {"cost_basis", cost_basis.empty() ? nlohmann::json(nullptr) : nlohmann::json(cost_basis)},
           {"accelerators", list}};
 }
 

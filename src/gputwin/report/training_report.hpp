@@ -35,10 +35,13 @@ struct TrainingRunInfo {
 // The FLOP convention every MFU is stated with.
 [[nodiscard]] std::string_view flop_convention();
 
+// `cost_basis` says where the GPU-hour prices came from ("GPU-hour prices of prices.yaml", a cluster's TCO);
+// empty when there were none.
 [[nodiscard]] std::string sizing_text(const TransformerModel& model, double tokens, double days,
-                                      const std::vector<SizingRow>& rows);
+                                      const std::vector<SizingRow>& rows, const std::string& cost_basis = {});
 [[nodiscard]] nlohmann::json sizing_json(const TransformerModel& model, double tokens, double days,
-                                         const std::vector<SizingRow>& rows);
+                                         const std::vector<SizingRow>& rows,
+                                         const std::string& cost_basis = {});
 
 // How a spec's node count was sized for its workload: the answer, its split and every count tried.
 [[nodiscard]] std::string workload_fit_text(const WorkloadFit& fit);

@@ -179,7 +179,11 @@ ReportChart tco_chart(const Cluster& cluster) {
          {"capex", fmt::format("energy over {} years", years), fmt::format("support over {} years", years)}},
         {"datasets", {{{"label", "USD"}, {"data", data}}}}}},
       {"options", {{"animation", false}, {"responsive", true}, {"maintainAspectRatio", false}}}};
-  return {"chart-tco", "design", "Total cost of ownership", "costs of plan --json, USD", config};
+  // A capex that leaves out unpriced parts is not a total: the chart says so in its title.
+  const std::string title = costs.complete() || !costs.priced
+                                ? "Total cost of ownership"
+                                : "Total cost of ownership (incomplete: parts without a price)";
+  return {"chart-tco", "design", title, "costs of plan --json, USD", config};
 }
 
 ReportChart power_chart(const Cluster& cluster) {

@@ -36,6 +36,8 @@ h2 { font-size: 18px; border-bottom: 2px solid var(--line); padding-bottom: 4px;
 .metric .value { font-size: 20px; font-weight: 600; }
 .metric .label { color: var(--muted); font-size: 12px; }
 ul.warnings li { color: var(--bad); }
+p.prominent { border-left: 4px solid var(--bad); background: #fbeeec; padding: 8px 12px; margin: 8px 0; }
+p.incomplete { color: var(--bad); }
 table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
 th, td { border-bottom: 1px solid var(--line); padding: 3px 10px; text-align: left; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -90,17 +92,30 @@ std::string json_text(const Json& value) {
   return value.dump();
 }
 
-std::string summary_section(const Json& plan) {
+// Warnings that change what the design costs or holds, shown above the summary cards.
+std::string prominent_warnings(const Cluster& cluster) {
+  std::string html;
+  for (const auto& warning : cluster.warnings) {
+    if (!warning.prominent) continue;
+    html += fmt::format("<p class=\"prominent\" data-code=\"{}\"><b>{}</b>: {}</p>",
+                        html_escape(warning.code), html_escape(warning.code), html_escape(warning.message));
+  }
+  return html;
+}
+
+std::string summary_section(const Cluster& cluster, const Json& plan) {
   const Json& totals = plan["totals"];
   const Json& costs = plan["costs"];
   const bool priced = costs["priced"].get<bool>();
+  const bool complete = costs["complete"].get<bool>();
   std::string html = fmt::format(
-      "<section id=\"summary\"><h2>Summary</h2><div class=\"summary\" data-gpus=\"{}\" data-nodes=\"{}\" "
+      "<section id=\"summary\"><h2>Summary</h2>{}<div class=\"summary\" data-gpus=\"{}\" data-nodes=\"{}\" "
       "data-racks=\"{}\" data-it-kw=\"{}\" data-facility-kw=\"{}\" data-capex-usd=\"{}\" "
-      "data-tco-per-gpu-hour-usd=\"{}\">",
-      json_text(totals["gpus"]), json_text(totals["nodes"]), json_text(totals["racks"]),
-      json_text(totals["it_power_kw_max"]), json_text(totals["facility_power_kw"]),
-      json_text(costs["capex_usd"]), json_text(costs["cost_per_gpu_hour_usd"]));
+      "data-costs-complete=\"{}\" data-tco-per-gpu-hour-usd=\"{}\">",
+      prominent_warnings(cluster), json_text(totals["gpus"]), json_text(totals["nodes"]),
+      json_text(totals["racks"]), json_text(totals["it_power_kw_max"]),
+      json_text(totals["facility_power_kw"]), json_text(costs["capex_usd"]), json_text(costs["complete"]),
+      json_text(costs["cost_per_gpu_hour_usd"]));
   html += metric(json_text(totals["gpus"]), "GPUs");
   html += metric(json_text(totals["nodes"]), "nodes");
   html +=
@@ -110,15 +125,22 @@ std::string summary_section(const Json& plan) {
   html += metric(format_number(totals["it_power_kw_max"].get<double>(), 1) + " kW", "IT power, maximum");
   html += metric(format_number(totals["facility_power_kw"].get<double>(), 1) + " kW",
                  "facility power at PUE " + format_number(plan["power"]["pue"].get<double>(), 2));
-  html += metric(priced ? format_number(costs["capex_usd"].get<double>() / 1e6, 2) + " M USD" : "not priced",
-                 "capex");
+  const std::string capex = format_money(usd(costs["capex_usd"].get<double>()));
+  html += metric(!priced    ? "not priced"
+                 : complete ? capex
+                            : capex + " (incomplete)",
+                 complete ? "capex" : "capex, leaving out the parts without a price");
   html += metric(
-      priced ? format_number(costs["cost_per_gpu_hour_usd"].get<double>(), 4) + " USD" : "not priced",
+      costs["cost_per_gpu_hour_usd"].is_number()
+          ? format_money(usd(costs["cost_per_gpu_hour_usd"].get<double>()))
+          : (priced ? "prices incomplete" : "not priced"),
       fmt::format("TCO per GPU-hour over {} years", svg_number(costs["lifetime_years"].get<double>())));
   html += "</div>";
-  if (!priced && !costs["unpriced_parts"].empty()) {
-    html +=
-        "<p class=\"note\">Parts without a price: " + html_escape(costs["unpriced_parts"].dump()) + "</p>";
+  if (!complete && !cluster.costs.unpriced_parts.empty()) {
+    html += "<p class=\"note incomplete\">" +
+            html_escape((priced ? "Incomplete prices: no price for " : "Parts without a price: ") +
+                        missing_prices(cluster.costs)) +
+            "</p>";
   }
   return html + "</section>";
 }
@@ -258,8 +280,8 @@ std::string cables_section(const Json& plan) {
 std::string bom_section(const Json& plan) {
   std::string html =
       "<section id=\"bom\"><h2>Bill of materials</h2><table><thead><tr><th>category</th><th>part</th>"
-      "<th>description</th><th class=\"num\">count</th><th class=\"num\">unit USD</th>"
-      "<th class=\"num\">extended USD</th></tr></thead><tbody>";
+      "<th>description</th><th class=\"num\">count</th><th class=\"num\">unit price</th>"
+      "<th class=\"num\">extended</th></tr></thead><tbody>";
   for (const auto& line : plan["bom"]) {
     const bool priced = line.contains("unit_price_usd");
     html += fmt::format(
@@ -268,8 +290,8 @@ std::string bom_section(const Json& plan) {
         "<td class=\"num\">{4}</td><td class=\"num\">{5}</td></tr>",
         html_escape(line["part"].get<std::string>()), json_text(line["count"]),
         html_escape(line["category"].get<std::string>()), html_escape(line["description"].get<std::string>()),
-        priced ? format_number(line["unit_price_usd"].get<double>(), 2) : "-",
-        priced ? format_number(line["extended_usd"].get<double>(), 2) : "-");
+        priced ? format_money_exact(usd(line["unit_price_usd"].get<double>())) : "-",
+        priced ? format_money_exact(usd(line["extended_usd"].get<double>())) : "-");
   }
   return html + "</tbody></table></section>";
 }
@@ -317,7 +339,7 @@ std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std:
       "{0}</title><style>{1}</style></head>"
       "<body><header><h1>{0}</h1><p>{2} GPUs in {3} x {4}; report by gputwin</p></header><main>",
       html_escape(cluster.name), kStyle, cluster.gpus, cluster.nodes, html_escape(cluster.node_system));
-  html += summary_section(plan) + warnings_section(cluster) + racks_section(cluster) +
+  html += summary_section(cluster, plan) + warnings_section(cluster) + racks_section(cluster) +
           fabrics_section(cluster, plan);
   html += charts_section(charts, "design", "power-cost", "Power, cost and cabling");
   html += cables_section(plan) + bom_section(plan);

@@ -1,0 +1,29 @@
+#include "gputwin/plan/cluster_price.hpp"
+
+namespace gputwin {
+
+Result<GpuHourPrice> gpu_hour_price_of(const Cluster& cluster, const Catalog& catalog,
+                                       const std::string& spec_path) {
+  const Costs& costs = cluster.costs;
+  const SourceLocation where{spec_path, 0, 0};
+  if (!costs.priced) {
+    return InputError{
+        where, "costs.prices",
+        "the cluster has no price list, so it has no TCO per GPU-hour; add costs.prices (or give "
+        "--prices)"};
+  }
+  if (!costs.complete() || !costs.cost_per_gpu_hour) {
+    std::string missing;
+    for (const auto& part : costs.unpriced_parts) missing += (missing.empty() ? "" : ", ") + part;
+    return InputError{where, "costs.prices",
+                      "the cluster's prices are incomplete (no price for " + missing +
+                          "), so its TCO per GPU-hour would leave them out; price every part"};
+  }
+  const System* system = catalog.find<System>(cluster.node_system);
+  if (system == nullptr || system->accelerator.empty()) {
+    return InputError{where, "nodes.system", "'" + cluster.node_system + "' carries no accelerator"};
+  }
+  return GpuHourPrice{system->accelerator, *costs.cost_per_gpu_hour};
+}
+
+}  // namespace gputwin
