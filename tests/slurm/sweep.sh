@@ -29,9 +29,9 @@ bash "$repo/scripts/slurm-local.sh" start "$work/export" "$state"
 eval "$(bash "$repo/scripts/slurm-local.sh" env "$state")"
 
 cd "$repo"
-"$gputwin" sweep tests/sweeps/small.yaml --threads 2 >"$work/local.csv"
+"$gputwin" sweep tests/sweeps/small.yaml --threads 2 --csv >"$work/local.csv"
 "$gputwin" sweep tests/sweeps/small.yaml --slurm --dir "$work/sweep" --wait
-"$gputwin" sweep merge "$work/sweep" >"$work/merged.csv"
+"$gputwin" sweep merge "$work/sweep" --csv >"$work/merged.csv"
 tasks=$(($(wc -l <"$work/local.csv") - 1))
 if ! cmp -s "$work/local.csv" "$work/merged.csv"; then
   echo "FAIL: the Slurm job array's merged table differs from the local run:" >&2
