@@ -51,60 +51,36 @@ MigChoice mig_failure(const std::string& message) {
   return {false, std::nullopt};
 }
 
-// The --mig-profile-set id, or when absent the one of the cluster spec's GPU; empty after printing an error.
-std::string mig_set_id(const ReplayCommandOptions& options, const Catalog& catalog) {
-  if (!options.mig_profile_set.empty()) return options.mig_profile_set;
-  if (options.cluster_spec.empty()) {
-    std::cerr << "simulate replay: --mig-nodes: give the GPUs' MIG profiles with --mig-profile-set (one of "
-                 "data/catalog/mig.yaml's sets, e.g. a100-80gb)\n";
-    return "";
-  }
+// The designed cluster's GPU, whose MIG profiles are the default; nullptr for a node count (or after an
+// error, printed, with `ok` false).
+const Accelerator* cluster_gpu(const ReplayCommandOptions& options, const Catalog& catalog, bool& ok) {
+  if (options.cluster_spec.empty()) return nullptr;
   const auto spec = load_cluster_spec(options.cluster_spec, catalog);
   if (!spec.ok()) {
     std::cerr << spec.error_text();
-    return "";
+    ok = false;
+    return nullptr;
   }
-  const System& system = catalog.get<System>(spec.value().node_system);
-  const Accelerator* gpu = catalog.find<Accelerator>(system.accelerator);
-  if (gpu == nullptr || gpu->mig_profile_set.empty()) {
-    std::cerr << "simulate replay: --mig-nodes: the cluster's GPU (" << system.accelerator
-              << ") has no MIG profiles in the catalog; give --mig-profile-set\n";
-    return "";
-  }
-  return gpu->mig_profile_set;
+  return catalog.find<Accelerator>(catalog.get<System>(spec.value().node_system).accelerator);
 }
 
 MigChoice resolve_mig(const ReplayCommandOptions& options) {
-  if (options.mig_nodes == 0) {
-    if (!options.mig_profile_set.empty() || !options.mig_layout.empty()) {
-      return mig_failure(
-          "--mig-profile-set and --mig-layout need --mig-nodes N (how many nodes run in MIG mode)");
-    }
-    return {};
-  }
-  if (options.cluster_spec.empty() && options.nodes == 0) {
+  const MigRequest request{options.mig_nodes, options.mig_profile_set, options.mig_layout};
+  if (request.nodes == 0 && request.profile_set.empty() && request.layout.empty()) return {};
+  if (request.nodes > 0 && options.cluster_spec.empty() && options.nodes == 0) {
     return mig_failure("--mig-nodes needs the cluster as --cluster SPEC or --nodes N");
   }
   const auto catalog = load_catalog(options.catalog);
   if (!catalog) return {false, std::nullopt};
-  const std::string id = mig_set_id(options, *catalog);
-  if (id.empty()) return {false, std::nullopt};
-  const MigProfileSet* set = catalog->find<MigProfileSet>(id);
-  if (set == nullptr) {
-    std::string known;
-    for (const auto& each : catalog->all<MigProfileSet>())
-      known += (known.empty() ? "" : ", ") + each.info.id;
-    return mig_failure("--mig-profile-set: unknown MIG profile set '" + id + "'; known: " + known);
+  bool ok = true;
+  const Accelerator* gpu =
+      request.nodes > 0 && request.profile_set.empty() ? cluster_gpu(options, *catalog, ok) : nullptr;
+  if (!ok) return {false, std::nullopt};
+  try {
+    return {true, mig_nodes_of(request, *catalog, gpu)};
+  } catch (const std::invalid_argument& error) {
+    return mig_failure(error.what());
   }
-  MigNodes setup{options.mig_nodes, *set, std::nullopt};
-  if (!options.mig_layout.empty()) {
-    try {
-      setup.layout = parse_mig_layout(options.mig_layout, setup.set);
-    } catch (const std::invalid_argument& error) {
-      return mig_failure(std::string("--mig-layout: ") + error.what());
-    }
-  }
-  return {true, std::move(setup)};
 }
 
 std::vector<std::string> profile_names(const std::optional<MigNodes>& mig) {
@@ -150,27 +126,12 @@ std::optional<SimulatedCluster> build_cluster(const ReplayCommandOptions& option
 
 // The estimate EASY plans with for jobs without a requested time: the user's factor, or the data default.
 std::optional<RunTimeEstimate> run_time_estimate(double factor) {
-  if (factor > 0) return RunTimeEstimate::factor_given(factor);
-  auto estimate = load_run_time_estimate(bundled_data_dir() + "/reference/runtime-estimates.yaml");
+  auto estimate = run_time_estimate_or_default(factor > 0 ? std::optional<double>(factor) : std::nullopt);
   if (!estimate.ok()) {
     std::cerr << estimate.error_text();
     return std::nullopt;
   }
   return std::move(estimate).value();
-}
-
-// Jobs that can never run are counted in the output; when no job can run there is nothing to report.
-bool nothing_can_run(const ReplayResult& result, const std::string& trace) {
-  if (result.jobs > 0) return false;
-  int never = 0;
-  std::string reasons;
-  for (const auto& [reason, count] : result.rejected) {
-    never += count;
-    reasons += fmt::format("; {} {}", count, reason);
-  }
-  std::cerr << "simulate replay: " << trace << ": no job can run on this cluster (" << never
-            << " in the trace" << reasons << ")\n";
-  return true;
 }
 
 int run_replay(const ReplayCommandOptions& options) {
@@ -196,9 +157,11 @@ int run_replay(const ReplayCommandOptions& options) {
   replay_options.run_time_estimate = *estimate;
   ReplayResult result =
       replay(jobs->jobs, std::move(cluster->whole), std::move(cluster->mig), *policy, replay_options);
-  for (const auto& [reason, count] : jobs->skipped)
-    result.rejected[std::string(kSkippedByReader) + reason] += count;
-  if (nothing_can_run(result, options.jobs)) return kInputError;
+  add_reader_skips(result, jobs->skipped);
+  if (const auto refusal = no_job_can_run(result)) {
+    std::cerr << "simulate replay: " << options.jobs << ": " << *refusal << "\n";
+    return kInputError;
+  }
   if (!options.csv.empty()) {
     std::ofstream csv(options.csv);
     csv << replay_intervals_csv(result);

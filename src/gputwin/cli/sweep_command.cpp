@@ -48,11 +48,12 @@ struct SweepOptions {
 struct PreparedSweep {
   SweepSpec spec;
   std::vector<JobSpec> jobs;
+  int reader_skipped = 0;      // trace rows the reader left out
   std::vector<GpuPool> pools;  // by design; only `only_design`'s is built when one is asked for
 };
 
 std::optional<GpuPool> design_pool(const SweepDesign& design, const CatalogOptions& catalog_options) {
-  if (design.spec_path.empty()) return GpuPool::uniform(design.nodes, design.gpus_per_node);
+  if (design.spec_path.empty()) return uniform_simulated_cluster(design.nodes, design.gpus_per_node).whole;
   const auto catalog = load_catalog(catalog_options);
   if (!catalog) return std::nullopt;
   const auto cluster = load_designed_cluster(design.spec_path, *catalog);
@@ -66,12 +67,13 @@ std::optional<PreparedSweep> prepare(const SweepOptions& options, int only_desig
     std::cerr << spec.error_text();
     return std::nullopt;
   }
-  PreparedSweep prepared{std::move(spec).value(), {}, {}};
+  PreparedSweep prepared{std::move(spec).value(), {}, 0, {}};
   auto trace = read_trace(prepared.spec.trace_path, prepared.spec.trace_format);
   if (!trace.ok()) {
     std::cerr << trace.error_text();
     return std::nullopt;
   }
+  for (const auto& [reason, rows] : trace.value().skipped) prepared.reader_skipped += rows;
   prepared.jobs = std::move(trace).value().jobs;
   for (int d = 0; d < static_cast<int>(prepared.spec.designs.size()); ++d) {
     if (only_design >= 0 && d != only_design) {
@@ -102,13 +104,22 @@ std::string table(const std::string& name, const std::vector<SweepRow>& rows, co
   return options.csv ? sweep_csv(rows) : sweep_text(name, rows);
 }
 
+// A design on which not one job can run measured nothing: said on stderr, and the sweep exits 1.
+bool refused(const std::vector<SweepRow>& rows) {
+  const auto refusals = sweep_refusals(rows);
+  for (const std::string& refusal : refusals) std::cerr << "sweep: " << refusal << "\n";
+  return !refusals.empty();
+}
+
 int run_local(const SweepOptions& options) {
   const auto prepared = prepare(options);
   if (!prepared) return kInputError;
   const int threads =
       options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  const auto rows = run_sweep(prepared->spec, prepared->jobs, prepared->pools, threads);
-  return write_text(options.out, table(prepared->spec.name, rows, options)) ? 0 : kInputError;
+  const auto rows =
+      run_sweep(prepared->spec, prepared->jobs, prepared->pools, threads, prepared->reader_skipped);
+  if (!write_text(options.out, table(prepared->spec.name, rows, options))) return kInputError;
+  return refused(rows) ? kInputError : 0;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -171,7 +182,8 @@ int run_task(const SweepOptions& options) {
   const SweepTask& task = tasks[options.task];
   const auto prepared = prepare(options, task.design);
   if (!prepared) return kInputError;
-  const SweepRow row = run_sweep_task(prepared->spec, task, prepared->jobs, prepared->pools[task.design]);
+  const SweepRow row = run_sweep_task(prepared->spec, task, prepared->jobs, prepared->pools[task.design],
+                                      prepared->reader_skipped);
   // Written whole, then renamed: a task killed mid-write leaves no result that merge could take for complete.
   const std::string partial = options.out + ".partial";
   if (!write_text(partial, sweep_task_json(fs::absolute(options.file).string(), row).dump(2) + "\n"))
@@ -202,7 +214,8 @@ int run_merge(const SweepOptions& options) {
   if (!sweep.missing.empty()) {
     std::cerr << "sweep merge: merged " << sweep.rows.size() << " of " << sweep.tasks << " tasks\n";
   }
-  return write_text(options.out, table(sweep.name, sweep.rows, options)) ? 0 : kInputError;
+  if (!write_text(options.out, table(sweep.name, sweep.rows, options))) return kInputError;
+  return refused(sweep.rows) ? kInputError : 0;
 }
 
 }  // namespace

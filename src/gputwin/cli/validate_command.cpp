@@ -5,9 +5,9 @@
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
-#include "gputwin/perf/collectives.hpp"
 #include "gputwin/report/validate_report.hpp"
 #include "gputwin/validate/checks.hpp"
+#include "gputwin/validate/design_inputs.hpp"
 #include "gputwin/validate/inventory.hpp"
 
 namespace gputwin::cli {
@@ -41,43 +41,26 @@ double parse_margin(const std::string& text) {
   return value / 100.0;
 }
 
-// What the design adds to the checks: the busbw predictor, the intended MIG layout on its GPU, and the fleet
-// the design describes (nodes, GPU model, count and memory).
-struct DesignInputs {
-  validate::BusbwPredictor predict_busbw;
-  std::optional<validate::IntendedMig> mig;
-  validate::DesignedFleet fleet;
-};
-
-std::optional<DesignInputs> load_design(const ValidateOptions& options) {
+// The design's fleet, busbw prediction and intended MIG layout; false after printing an error.
+bool add_design(const ValidateOptions& options, validate::CheckOptions& check_options) {
   const auto catalog = load_catalog(options.catalog);
-  if (!catalog) return std::nullopt;
+  if (!catalog) return false;
   const auto cluster = load_designed_cluster(options.cluster, *catalog);
-  if (!cluster) return std::nullopt;
-  auto hardware = perf_hardware(*cluster, *catalog);
-  auto model = load_collective_model(bundled_data_dir() + "/perf/nccl-cost-model.yaml");
-  const auto names = validate::load_gpu_product_names(bundled_data_dir() + "/validate/gpu-names.yaml");
-  if (!hardware.ok() || !model.ok() || !names.ok()) {
-    std::cerr << hardware.error_text() << model.error_text() << names.error_text();
-    return std::nullopt;
+  if (!cluster) return false;
+  std::optional<Result<validate::CheckOptions>> design;
+  try {
+    design = validate::design_check_options(options.cluster, *cluster, *catalog, options.mig_layout);
+  } catch (const std::invalid_argument& error) {
+    throw UsageFailure{error.what()};
   }
-  DesignInputs design;
-  design.fleet = validate::designed_fleet(options.cluster, *cluster, *catalog, names.value());
-  if (!options.mig_layout.empty()) {
-    const std::string set_id = hardware.value().accelerator.mig_profile_set;
-    const MigProfileSet* set = catalog->find<MigProfileSet>(set_id);
-    if (set == nullptr)
-      throw UsageFailure{"--mig-layout: the cluster's GPU (" + hardware.value().accelerator.info.id +
-                         ") has no MIG profiles in the catalog"};
-    try {
-      design.mig = validate::intended_mig(options.mig_layout, *set);
-    } catch (const std::invalid_argument& error) {
-      throw UsageFailure{std::string("--mig-layout: ") + error.what()};
-    }
+  if (!design->ok()) {
+    std::cerr << design->error_text();
+    return false;
   }
-  design.predict_busbw =
-      validate::design_busbw_predictor(std::move(hardware).value(), std::move(model).value());
-  return design;
+  const std::optional<double> margin = check_options.busbw_margin;
+  check_options = std::move(*design).value();
+  check_options.busbw_margin = margin;
+  return true;
 }
 
 int run_validate(const ValidateOptions& options) {
@@ -96,13 +79,7 @@ int run_validate(const ValidateOptions& options) {
       std::cerr << checks.error_text();
       return kInputError;
     }
-    if (!options.cluster.empty()) {
-      auto design = load_design(options);
-      if (!design) return kInputError;
-      check_options.predict_busbw = std::move(design->predict_busbw);
-      check_options.mig = std::move(design->mig);
-      check_options.design = std::move(design->fleet);
-    }
+    if (!options.cluster.empty() && !add_design(options, check_options)) return kInputError;
     const auto fleet = validate::read_fleet(options.measured);
     if (!fleet.ok()) {
       std::cerr << fleet.error_text();
@@ -133,7 +110,7 @@ void add_validate_options(CLI::App& validate, ValidateOptions& options) {
   validate.add_option("--cluster", options.cluster,
                       "cluster spec (YAML): the fleet is compared with this design (nodes, GPU model, count "
                       "and memory) and busbw with perf's prediction for it");
-  validate.add_flag("--json", options.json, "print JSON (schema gputwin.validate/1)");
+  validate.add_flag("--json", options.json, std::string("print JSON (schema ") + kValidateSchema + ")");
   validate.add_option(
       "--fail-on", options.fail_on,
       "exit 1 when a finding of this severity or above exists: critical (default), warning, info");

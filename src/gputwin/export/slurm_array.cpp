@@ -74,6 +74,8 @@ Result<MergedSweep> merge_slurm_array(const std::string& dir) {
     const std::string text = read_input_file(manifest_path);
     const nlohmann::json document = parse_json(text, manifest_path);
     const JsonField root = JsonField::root(document, manifest_path, text);
+    if (root.child("schema").string() != kSweepManifestSchema)
+      root.child("schema").fail(std::string("expected ") + kSweepManifestSchema);
     merged.tasks = static_cast<std::size_t>(root.child("tasks").integer());
     merged.name = root.child("name").string();
   } catch (const InputFailure& failure) {

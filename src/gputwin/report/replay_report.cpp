@@ -40,14 +40,6 @@ std::string hours(double seconds) {
   return format_number(seconds / 3600.0, 2) + " h";
 }
 
-// Jobs the cluster can never run (too large, a MIG profile it lacks), not those the trace reader left out.
-int never_run(const ReplayResult& result) {
-  int count = 0;
-  for (const auto& [reason, jobs] : result.rejected)
-    count += reason.rfind(kSkippedByReader, 0) == 0 ? 0 : jobs;
-  return count;
-}
-
 // "; 2 can never run on this cluster (2 larger than the whole cluster); 3 left out by the reader (...)".
 std::string never_run_text(const ReplayResult& result) {
   std::string never;
@@ -62,7 +54,7 @@ std::string never_run_text(const ReplayResult& result) {
   }
   std::string text;
   if (!never.empty())
-    text += fmt::format("; {} can never run on this cluster ({})", never_run(result), never);
+    text += fmt::format("; {} can never run on this cluster ({})", jobs_never_run(result), never);
   if (!skipped.empty()) text += "; left out by the trace reader: " + skipped;
   return text;
 }
@@ -159,7 +151,7 @@ Json replay_json(const ReplayResult& result) {
   json["jobs"] = result.jobs;
   json["completed"] = result.completed;
   json["rejected"] = result.rejected;
-  json["never_run"] = never_run(result);
+  json["never_run"] = jobs_never_run(result);
   json["wait_s"] = summary_json(result.wait);
   json["jct_s"] = summary_json(result.jct);
   json["bounded_slowdown"] = summary_json(result.bounded_slowdown);

@@ -20,7 +20,6 @@ namespace gputwin {
 
 inline constexpr const char* kReplaySchema = "gputwin.replay/1";
 // The prefix of ReplayResult::rejected reasons that the trace reader, not the cluster, left out.
-inline constexpr std::string_view kSkippedByReader = "skipped by the reader: ";
 
 [[nodiscard]] std::string replay_text(const ReplayResult& result, const std::string& trace_name);
 [[nodiscard]] nlohmann::ordered_json replay_json(const ReplayResult& result);

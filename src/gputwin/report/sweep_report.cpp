@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "gputwin/core/input_file.hpp"
 #include "gputwin/core/json_input.hpp"
 #include "gputwin/core/units.hpp"
@@ -36,16 +39,33 @@ std::string readable_duration(double seconds) {
   return format_number(seconds / 86400, 1) + " d";
 }
 
+// What the table's job counts leave out: trace rows the reader skipped, and per design the jobs it can never
+// run.
+std::string jobs_left_out_text(const std::vector<SweepRow>& rows) {
+  std::string text;
+  if (!rows.empty() && rows.front().reader_skipped > 0)
+    text += fmt::format("  {} trace rows left out by the reader (see simulate replay for the reasons)\n",
+                        rows.front().reader_skipped);
+  std::map<std::string, int> never_by_design;
+  for (const SweepRow& r : rows) never_by_design[r.design] = std::max(never_by_design[r.design], r.never_run);
+  for (const auto& [design, never] : never_by_design) {
+    if (never > 0)
+      text += fmt::format("  design {}: up to {} jobs can never run on it (not replayed)\n", design, never);
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string sweep_csv(const std::vector<SweepRow>& rows) {
   std::string text =
-      "task,design,policy,variant,seed,jobs,completed,mean_wait_s,p95_wait_s,mean_jct_s,mean_bounded_"
+      "task,design,policy,variant,seed,jobs,completed,never_run,mean_wait_s,p95_wait_s,mean_jct_s,mean_"
+      "bounded_"
       "slowdown,"
       "window_utilisation,drain_s,utilisation,makespan_s\n";
   for (const SweepRow& r : rows) {
-    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.task, csv_cell(r.design),
-                        csv_cell(r.policy), csv_cell(r.variant), r.seed, r.jobs, r.completed,
+    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.task, csv_cell(r.design),
+                        csv_cell(r.policy), csv_cell(r.variant), r.seed, r.jobs, r.completed, r.never_run,
                         seconds(r.mean_wait_s), seconds(r.p95_wait_s), seconds(r.mean_jct_s),
                         format_number(r.mean_bounded_slowdown, 3),
                         r.window_utilisation ? share(*r.window_utilisation) : std::string(),
@@ -70,7 +90,8 @@ std::string sweep_text(const std::string& sweep_name, const std::vector<SweepRow
   }
   return fmt::format("Sweep {}: {} tasks\n", sweep_name, rows.size()) + table.render() +
          "  util window: GPU utilisation from the first to the last arrival (none: all jobs arrive at once); "
-         "drain: last arrival to the last job's end; util to end: first arrival to the last job's end\n";
+         "drain: last arrival to the last job's end; util to end: first arrival to the last job's end\n" +
+         jobs_left_out_text(rows);
 }
 
 nlohmann::ordered_json sweep_row_json(const SweepRow& r) {
@@ -81,6 +102,8 @@ nlohmann::ordered_json sweep_row_json(const SweepRow& r) {
           {"seed", r.seed},
           {"jobs", r.jobs},
           {"completed", r.completed},
+          {"never_run", r.never_run},
+          {"reader_skipped", r.reader_skipped},
           {"mean_wait_s", r.mean_wait_s},
           {"p95_wait_s", r.p95_wait_s},
           {"mean_jct_s", r.mean_jct_s},
@@ -105,7 +128,10 @@ nlohmann::ordered_json sweep_task_json(const std::string& sweep_file, const Swee
 Result<SweepRow> sweep_row_from_json(const std::string& text, const std::string& source) {
   return guarded_parse<SweepRow>(source, [&] {
     const nlohmann::json document = parse_json(text, source);
-    const JsonField row = JsonField::root(document, source, text).child("row");
+    const JsonField root = JsonField::root(document, source, text);
+    if (root.child("schema").string() != kSweepTaskSchema)
+      root.child("schema").fail(std::string("expected ") + kSweepTaskSchema);
+    const JsonField row = root.child("row");
     SweepRow r;
     r.task = static_cast<int>(row.child("task").integer());
     r.design = row.child("design").string();
@@ -114,6 +140,8 @@ Result<SweepRow> sweep_row_from_json(const std::string& text, const std::string&
     r.seed = static_cast<std::uint64_t>(row.child("seed").integer());
     r.jobs = static_cast<int>(row.child("jobs").integer());
     r.completed = static_cast<int>(row.child("completed").integer());
+    r.never_run = static_cast<int>(row.child("never_run").integer());
+    r.reader_skipped = static_cast<int>(row.child("reader_skipped").integer());
     r.mean_wait_s = row.child("mean_wait_s").number();
     r.p95_wait_s = row.child("p95_wait_s").number();
     r.mean_jct_s = row.child("mean_jct_s").number();

@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gputwin/sim/gpu_pool.hpp"
@@ -83,9 +84,9 @@ struct MigReplayMetrics {
   int jobs = 0;  // replayed jobs on slices
   int completed = 0;
   Summary wait;
-  double utilisation = 0;           // busy slice-seconds / (compute slices x (makespan - first arrival))
+  double utilisation = 0;  // busy slice-seconds / (compute slices x (makespan - first arrival))
   std::optional<double> window_utilisation;  // the same over the arrival window (ReplayResult)
-  double mean_stranded_slices = 0;  // time-averaged over the makespan
+  double mean_stranded_slices = 0;           // time-averaged over the makespan
 };
 
 struct ReplayResult {
@@ -127,6 +128,18 @@ struct ReplayResult {
 
 [[nodiscard]] ReplayResult replay(const std::vector<JobSpec>& jobs, GpuPool pool, const QueuePolicy& policy,
                                   const ReplayOptions& options);
+
+// Reasons in `rejected` that start with this are trace rows the reader left out (add_reader_skips), not jobs
+// the cluster can never run.
+inline constexpr std::string_view kSkippedByReader = "skipped by the reader: ";
+// Counts the reader's skipped rows (reason -> rows) into `rejected` under kSkippedByReader reasons.
+void add_reader_skips(ReplayResult& result, const std::map<std::string, int>& skipped);
+// Jobs the cluster can never run (larger than the cluster, a MIG profile it lacks), reader skips left out.
+[[nodiscard]] int jobs_never_run(const ReplayResult& result);
+// When not one job could be replayed: what to tell the user ("no job can run on this cluster (2 in the
+// trace; 2 larger than the whole cluster)"); empty when some job ran. A replay of nothing is an error, never
+// a table of zeros.
+[[nodiscard]] std::optional<std::string> no_job_can_run(const ReplayResult& result);
 // The same with MIG-mode GPUs; `mig` empty is the call above. Jobs with a mig_profile and no MIG-mode GPUs,
 // or a profile those GPUs cannot host, are counted in `rejected`.
 [[nodiscard]] ReplayResult replay(const std::vector<JobSpec>& jobs, GpuPool pool, std::optional<MigPool> mig,

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/core/yaml_input.hpp"
 
 namespace gputwin {
@@ -26,6 +27,11 @@ Result<RunTimeEstimate> load_run_time_estimate(const std::string& path) {
   } catch (const InputFailure& failure) {
     return failure.error();
   }
+}
+
+Result<RunTimeEstimate> run_time_estimate_or_default(std::optional<double> factor) {
+  if (factor && *factor > 0) return RunTimeEstimate::factor_given(*factor);
+  return load_run_time_estimate(bundled_data_dir() + "/reference/runtime-estimates.yaml");
 }
 
 double expected_run_time(const JobSpec& job, const RunTimeEstimate& estimate) {

@@ -7,9 +7,11 @@
 //   ReplayOptions options;
 //   options.run_time_estimate = estimate.value();                    // 2.42 x run time, with its source
 //   options.run_time_estimate = RunTimeEstimate::factor_given(3.0);  // --runtime-estimate-factor 3
+//   auto either = run_time_estimate_or_default(std::nullopt);        // the data default
 //   double planned = expected_run_time(job, options.run_time_estimate);
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "gputwin/core/error.hpp"
@@ -26,6 +28,9 @@ struct RunTimeEstimate {
 
 // The default factor and its source from a data file (data/reference/runtime-estimates.yaml).
 [[nodiscard]] Result<RunTimeEstimate> load_run_time_estimate(const std::string& path);
+// The user's factor when one is given (> 0), else the bundled data default: what `simulate replay` and
+// `sweep` both plan EASY with.
+[[nodiscard]] Result<RunTimeEstimate> run_time_estimate_or_default(std::optional<double> factor);
 
 // The requested time when the trace gives one (> 0), else estimate.factor x the duration.
 [[nodiscard]] double expected_run_time(const JobSpec& job, const RunTimeEstimate& estimate);

@@ -22,7 +22,49 @@ SimulatedCluster split_mig_nodes(int nodes, int gpus_per_node, const std::option
   return SimulatedCluster{whole_pool_of(mig->count), std::move(mig_pool)};
 }
 
+std::string profile_set_id(const MigRequest& request, const Accelerator* cluster_gpu) {
+  if (!request.profile_set.empty()) return request.profile_set;
+  if (cluster_gpu == nullptr) {
+    throw std::invalid_argument(
+        "--mig-nodes: give the GPUs' MIG profiles with --mig-profile-set (one of data/catalog/mig.yaml's "
+        "sets, "
+        "e.g. a100-80gb)");
+  }
+  if (cluster_gpu->mig_profile_set.empty()) {
+    throw std::invalid_argument("--mig-nodes: the cluster's GPU (" + cluster_gpu->info.id +
+                                ") has no MIG profiles in the catalog; give --mig-profile-set");
+  }
+  return cluster_gpu->mig_profile_set;
+}
+
 }  // namespace
+
+std::optional<MigNodes> mig_nodes_of(const MigRequest& request, const Catalog& catalog,
+                                     const Accelerator* cluster_gpu) {
+  if (request.nodes == 0) {
+    if (!request.profile_set.empty() || !request.layout.empty()) {
+      throw std::invalid_argument(
+          "--mig-profile-set and --mig-layout need --mig-nodes N (how many nodes run in MIG mode)");
+    }
+    return std::nullopt;
+  }
+  const std::string id = profile_set_id(request, cluster_gpu);
+  const MigProfileSet* set = catalog.find<MigProfileSet>(id);
+  if (set == nullptr) {
+    std::string known;
+    for (const auto& each : catalog.all<MigProfileSet>()) known += (known.empty() ? "" : ", ") + each.info.id;
+    throw std::invalid_argument("--mig-profile-set: unknown MIG profile set '" + id + "'; known: " + known);
+  }
+  MigNodes setup{request.nodes, *set, std::nullopt};
+  if (!request.layout.empty()) {
+    try {
+      setup.layout = parse_mig_layout(request.layout, setup.set);
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument(std::string("--mig-layout: ") + error.what());
+    }
+  }
+  return setup;
+}
 
 int gpus_per_node(const Cluster& cluster, const Catalog& catalog) {
   return catalog.get<System>(cluster.node_system).accelerators;

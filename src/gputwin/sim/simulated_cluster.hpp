@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/catalog/mig_rules.hpp"
@@ -23,6 +24,20 @@ struct MigNodes {
   MigProfileSet set;
   std::optional<MigLayout> layout;  // empty: instances are created on demand
 };
+
+// What the MIG options ask for: `nodes` MIG-mode nodes, their GPUs' profile set (empty: the cluster GPU's)
+// and a fixed layout (empty: instances created on demand).
+struct MigRequest {
+  int nodes = 0;
+  std::string profile_set;
+  std::string layout;
+};
+
+// The MIG-mode nodes a request describes; empty when it asks for none. `cluster_gpu` is the designed
+// cluster's accelerator (its profile set is the default), nullptr for a plain node count. Throws
+// std::invalid_argument naming the option that is wrong (--mig-profile-set, --mig-layout, ...).
+[[nodiscard]] std::optional<MigNodes> mig_nodes_of(const MigRequest& request, const Catalog& catalog,
+                                                   const Accelerator* cluster_gpu);
 
 struct SimulatedCluster {
   GpuPool whole;               // nodes in whole-GPU mode

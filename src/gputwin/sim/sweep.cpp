@@ -5,7 +5,6 @@
 #include <set>
 #include <thread>
 
-#include "gputwin/core/data_dir.hpp"
 #include "gputwin/core/random.hpp"
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/sim/queue_policy.hpp"
@@ -50,7 +49,8 @@ TraceVariant read_variant(const YamlField& f, std::set<std::string>& names) {
   variant.name = unique_name(f.child("name"), names);
   if (auto sample = f.optional_child("sample")) {
     variant.sample = sample->positive_number();
-    if (variant.sample > 1) sample->fail("a sample is a fraction of the jobs, at most 1, got '" + sample->text() + "'");
+    if (variant.sample > 1)
+      sample->fail("a sample is a fraction of the jobs, at most 1, got '" + sample->text() + "'");
   }
   if (auto scale = f.optional_child("time_scale")) variant.time_scale = scale->positive_number();
   return variant;
@@ -58,10 +58,9 @@ TraceVariant read_variant(const YamlField& f, std::set<std::string>& names) {
 
 // The sweep's own factor, or the data default: a sweep never plans with true durations unless told to (1).
 RunTimeEstimate read_run_time_estimate(const YamlField& root) {
-  if (auto factor = root.optional_child("runtime_estimate_factor")) {
-    return RunTimeEstimate::factor_given(factor->positive_number());
-  }
-  auto estimate = load_run_time_estimate(bundled_data_dir() + "/reference/runtime-estimates.yaml");
+  std::optional<double> factor;
+  if (auto field = root.optional_child("runtime_estimate_factor")) factor = field->positive_number();
+  auto estimate = run_time_estimate_or_default(factor);
   if (!estimate.ok()) throw InputFailure(estimate.errors().front());
   return std::move(estimate).value();
 }
@@ -79,7 +78,8 @@ SweepSpec read_sweep(const YamlField& root, const std::string& file) {
     sweep.trace_format = format->one_of({"auto", "philly", "swf", "helios", "jobs", "sacct"});
   }
   std::set<std::string> design_names;
-  for (const auto& item : root.child("designs").items()) sweep.designs.push_back(read_design(item, file, design_names));
+  for (const auto& item : root.child("designs").items())
+    sweep.designs.push_back(read_design(item, file, design_names));
   if (sweep.designs.empty()) root.child("designs").fail("list at least one design");
   for (const auto& item : root.child("policies").items()) {
     const std::string policy = item.text();
@@ -93,7 +93,8 @@ SweepSpec read_sweep(const YamlField& root, const std::string& file) {
   if (sweep.policies.empty()) root.child("policies").fail("list at least one policy");
   if (auto seeds = root.optional_child("seeds")) {
     sweep.seeds.clear();
-    for (const auto& item : seeds->items()) sweep.seeds.push_back(static_cast<std::uint64_t>(item.non_negative_integer()));
+    for (const auto& item : seeds->items())
+      sweep.seeds.push_back(static_cast<std::uint64_t>(item.non_negative_integer()));
     if (sweep.seeds.empty()) seeds->fail("list at least one seed");
   }
   if (auto variants = root.optional_child("variants")) {
@@ -103,7 +104,8 @@ SweepSpec read_sweep(const YamlField& root, const std::string& file) {
     if (sweep.variants.empty()) variants->fail("list at least one variant");
   }
   if (auto interval = root.optional_child("interval")) sweep.replay.interval = interval->positive_number();
-  if (auto depth = root.optional_child("scan_depth")) sweep.replay.scan_depth = static_cast<int>(depth->positive_integer());
+  if (auto depth = root.optional_child("scan_depth"))
+    sweep.replay.scan_depth = static_cast<int>(depth->positive_integer());
   sweep.replay.run_time_estimate = read_run_time_estimate(root);
   return sweep;
 }
@@ -113,7 +115,8 @@ SweepSpec read_sweep(const YamlField& root, const std::string& file) {
 Result<SweepSpec> parse_sweep(const std::string& text, const std::string& name) {
   return result_of<SweepSpec>([&] {
     const YamlDocument document = YamlDocument::parse(text, name);
-    if (!document.root().is_map()) document.root().fail("a sweep is a mapping with 'name', 'trace', 'designs' and 'policies'");
+    if (!document.root().is_map())
+      document.root().fail("a sweep is a mapping with 'name', 'trace', 'designs' and 'policies'");
     return read_sweep(document.root(), name);
   });
 }
@@ -121,7 +124,8 @@ Result<SweepSpec> parse_sweep(const std::string& text, const std::string& name) 
 Result<SweepSpec> load_sweep(const std::string& path) {
   return result_of<SweepSpec>([&] {
     const YamlDocument document = YamlDocument::load(path);
-    if (!document.root().is_map()) document.root().fail("a sweep is a mapping with 'name', 'trace', 'designs' and 'policies'");
+    if (!document.root().is_map())
+      document.root().fail("a sweep is a mapping with 'name', 'trace', 'designs' and 'policies'");
     return read_sweep(document.root(), path);
   });
 }
@@ -136,7 +140,8 @@ std::vector<SweepTask> sweep_tasks(const SweepSpec& sweep) {
   return tasks;
 }
 
-std::vector<JobSpec> apply_variant(const std::vector<JobSpec>& jobs, const TraceVariant& variant, std::uint64_t seed) {
+std::vector<JobSpec> apply_variant(const std::vector<JobSpec>& jobs, const TraceVariant& variant,
+                                   std::uint64_t seed) {
   Random random(seed);
   std::vector<JobSpec> kept;
   kept.reserve(jobs.size());
@@ -151,7 +156,7 @@ std::vector<JobSpec> apply_variant(const std::vector<JobSpec>& jobs, const Trace
 }
 
 SweepRow run_sweep_task(const SweepSpec& sweep, const SweepTask& task, const std::vector<JobSpec>& jobs,
-                        const GpuPool& pool) {
+                        const GpuPool& pool, int reader_skipped) {
   const std::uint64_t seed = sweep.seeds[task.seed];
   const auto policy = make_queue_policy(sweep.policies[task.policy]);
   const ReplayResult result =
@@ -164,6 +169,8 @@ SweepRow run_sweep_task(const SweepSpec& sweep, const SweepTask& task, const std
   row.seed = seed;
   row.jobs = result.jobs;
   row.completed = result.completed;
+  row.never_run = jobs_never_run(result);
+  row.reader_skipped = reader_skipped;
   row.mean_wait_s = result.wait.mean;
   row.p95_wait_s = result.wait.p95;
   row.mean_jct_s = result.jct.mean;
@@ -176,13 +183,13 @@ SweepRow run_sweep_task(const SweepSpec& sweep, const SweepTask& task, const std
 }
 
 std::vector<SweepRow> run_sweep(const SweepSpec& sweep, const std::vector<JobSpec>& jobs,
-                                const std::vector<GpuPool>& pools, int threads) {
+                                const std::vector<GpuPool>& pools, int threads, int reader_skipped) {
   const auto tasks = sweep_tasks(sweep);
   std::vector<SweepRow> rows(tasks.size());
   std::atomic<std::size_t> next{0};
   const auto work = [&] {
     for (std::size_t i = next++; i < tasks.size(); i = next++) {
-      rows[i] = run_sweep_task(sweep, tasks[i], jobs, pools[tasks[i].design]);
+      rows[i] = run_sweep_task(sweep, tasks[i], jobs, pools[tasks[i].design], reader_skipped);
     }
   };
   std::vector<std::thread> workers;
@@ -191,6 +198,17 @@ std::vector<SweepRow> run_sweep(const SweepSpec& sweep, const std::vector<JobSpe
   work();
   for (auto& worker : workers) worker.join();
   return rows;
+}
+
+std::vector<std::string> sweep_refusals(const std::vector<SweepRow>& rows) {
+  std::vector<std::string> refusals;
+  std::set<std::string> designs;
+  for (const SweepRow& row : rows) {
+    if (row.jobs > 0 || !designs.insert(row.design).second) continue;
+    refusals.push_back("design '" + row.design + "': no job can run on this cluster (" +
+                       std::to_string(row.never_run) + " in the trace can never run on it)");
+  }
+  return refusals;
 }
 
 }  // namespace gputwin

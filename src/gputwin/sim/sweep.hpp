@@ -62,8 +62,10 @@ struct SweepRow {
   std::string policy;
   std::string variant;
   std::uint64_t seed = 0;
-  int jobs = 0;
+  int jobs = 0;  // replayed
   int completed = 0;
+  int never_run = 0;       // jobs of the trace this design can never run (larger than it, ...)
+  int reader_skipped = 0;  // trace rows the reader left out (the same for every row of a sweep)
   double mean_wait_s = 0;
   double p95_wait_s = 0;
   double mean_jct_s = 0;
@@ -82,11 +84,17 @@ struct SweepRow {
 [[nodiscard]] std::vector<SweepTask> sweep_tasks(const SweepSpec& sweep);
 [[nodiscard]] std::vector<JobSpec> apply_variant(const std::vector<JobSpec>& jobs,
                                                  const TraceVariant& variant, std::uint64_t seed);
+// `reader_skipped`: the trace rows its reader left out, carried into every row so no table hides them.
 [[nodiscard]] SweepRow run_sweep_task(const SweepSpec& sweep, const SweepTask& task,
-                                      const std::vector<JobSpec>& jobs, const GpuPool& pool);
+                                      const std::vector<JobSpec>& jobs, const GpuPool& pool,
+                                      int reader_skipped = 0);
 // Every task, on up to `threads` threads; `pools[d]` is design d's cluster. Rows in task order, whatever the
 // threads' timing.
 [[nodiscard]] std::vector<SweepRow> run_sweep(const SweepSpec& sweep, const std::vector<JobSpec>& jobs,
-                                              const std::vector<GpuPool>& pools, int threads);
+                                              const std::vector<GpuPool>& pools, int threads,
+                                              int reader_skipped = 0);
+// The rows on which not one job could run, as errors to report ("design 'tiny': no job can run on this
+// cluster (...)"): a sweep of such a design measures nothing.
+[[nodiscard]] std::vector<std::string> sweep_refusals(const std::vector<SweepRow>& rows);
 
 }  // namespace gputwin

@@ -55,7 +55,8 @@ TEST(Sweep, GridOrderDesignsThenPoliciesVariantsSeeds) {
 TEST(Sweep, BadFilesNameTheLineAndField) {
   const std::pair<std::string, std::string> cases[] = {
       {replaced("[fifo, easy]", "[fifo, lifo]"), "sweep.yaml:6:18: policies[1]: unknown queue policy 'lifo'"},
-      {replaced("{name: a, nodes: 2}", "{name: a, nodes: 2, spec: x.yaml}"), "designs[0]: give exactly one of"},
+      {replaced("{name: a, nodes: 2}", "{name: a, nodes: 2, spec: x.yaml}"),
+       "designs[0]: give exactly one of"},
       {replaced("{name: b,", "{name: a,"), "designs[1].name: the name 'a' is used twice"},
       {replaced("sample: 0.5", "sample: 1.5"), "variants[1].sample: a sample is a fraction"},
       {replaced("trace: {path: jobs.csv}\n", ""), "trace: missing required field"},
@@ -114,6 +115,32 @@ TEST(Sweep, RunTimeEstimateIsTheDataDefaultOrTheFilesFactor) {
   EXPECT_DOUBLE_EQ(given.value().replay.run_time_estimate.factor, 1.0);
   EXPECT_NE(given.value().replay.run_time_estimate.source.find("perfect foresight"), std::string::npos);
   EXPECT_FALSE(parse_sweep(kSweep + "runtime_estimate_factor: 0\n", "/tmp/sweep.yaml").ok());
+}
+
+TEST(Sweep, JobsADesignCanNeverRunAreCountedAndADesignThatRunsNothingIsRefused) {
+  auto sweep = parse_sweep(kSweep, "/tmp/sweep.yaml");
+  ASSERT_TRUE(sweep.ok()) << sweep.error_text();
+  std::vector<JobSpec> jobs = synthetic_jobs(20);  // 1, 2, 4 or 8 GPUs
+  const std::vector<GpuPool> pools = {GpuPool::uniform(1, 2), GpuPool::uniform(4, 4)};
+  const auto rows = run_sweep(sweep.value(), jobs, pools, 2, /*reader_skipped=*/3);
+  for (const SweepRow& row : rows) {
+    EXPECT_EQ(row.reader_skipped, 3);
+    // Design a has 2 GPUs: the 4- and 8-GPU jobs can never run there; design b has 16.
+    if (row.design == "a" && row.variant == "recorded") {
+      EXPECT_EQ(row.never_run, 10);
+    }
+    if (row.design == "b") {
+      EXPECT_EQ(row.never_run, 0);
+    }
+  }
+  EXPECT_TRUE(sweep_refusals(rows).empty());
+
+  std::vector<JobSpec> large = jobs;
+  for (JobSpec& job : large) job.gpus = 8;
+  const std::vector<GpuPool> small = {GpuPool::uniform(1, 2), GpuPool::uniform(4, 4)};
+  const auto refused = sweep_refusals(run_sweep(sweep.value(), large, small, 2));
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0], "design 'a': no job can run on this cluster (20 in the trace can never run on it)");
 }
 
 }  // namespace

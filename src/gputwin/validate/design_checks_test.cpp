@@ -1,7 +1,9 @@
 // The measured fleet against the design (issue 13 item 3): GPU model, GPUs per node, GPU memory, node count.
 #include <gtest/gtest.h>
 
+#include "gputwin/design/design_test_support.hpp"
 #include "gputwin/validate/checks.hpp"
+#include "gputwin/validate/design_inputs.hpp"
 #include "gputwin/validate/text_values.hpp"
 #include "gputwin/validate/validate_test_support.hpp"
 
@@ -132,6 +134,35 @@ TEST(GpuProductNames, TheBundledDataNamesTheDesignedGpus) {
   ASSERT_TRUE(names.ok()) << names.error_text();
   EXPECT_EQ(names.value().at("h100-sxm"), std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
   EXPECT_EQ(names.value().at("l4"), std::vector<std::string>{"NVIDIA L4"});
+}
+
+}  // namespace
+}  // namespace gputwin::validate
+
+namespace gputwin::validate {
+namespace {
+
+TEST(DesignCheckOptions, TheDesignGivesTheFleetTheBusbwPredictionAndTheIntendedMig) {
+  const Cluster cluster = gputwin::testing::plan_file("examples/dgx-h100-superpod-1su.yaml");
+  const auto options = design_check_options("pod.yaml", cluster, gputwin::testing::bundled_catalog(), "");
+  ASSERT_TRUE(options.ok()) << options.error_text();
+  ASSERT_TRUE(options.value().design.has_value());
+  EXPECT_EQ(options.value().design->gpus_per_node, 8);
+  EXPECT_EQ(options.value().design->accelerator, "h100-sxm");
+  EXPECT_EQ(static_cast<int>(options.value().design->node_names.size()), cluster.nodes);
+  EXPECT_TRUE(static_cast<bool>(options.value().predict_busbw));
+  EXPECT_FALSE(options.value().mig.has_value());
+
+  const auto with_mig = design_check_options("pod.yaml", cluster, gputwin::testing::bundled_catalog(),
+                                             "3g.40gb+2g.20gb+1g.10gb+1g.10gb");
+  ASSERT_TRUE(with_mig.ok()) << with_mig.error_text();
+  EXPECT_TRUE(with_mig.value().mig.has_value());
+  try {
+    (void)design_check_options("pod.yaml", cluster, gputwin::testing::bundled_catalog(), "7g.80gb+7g.80gb");
+    FAIL() << "a layout of two full GPUs was accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_EQ(std::string(error.what()).rfind("--mig-layout: ", 0), 0u) << error.what();
+  }
 }
 
 }  // namespace
