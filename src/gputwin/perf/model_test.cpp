@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -216,6 +217,43 @@ TEST(ModelPresets, LatentAttentionCountsCompressedProjectionsAndCachesTheLatent)
   const double expert = 3.0 * 7168 * 2048, dense = 3.0 * 7168 * 18432;
   EXPECT_EQ(m.forward_matrix_flops_per_token(),
             2 * (61 * attention + 3 * dense + 58 * (8 * expert + expert + 256.0 * 7168)));
+}
+
+// Megatron-Bridge publishes tokens/s and model TFLOP/s per GPU for each run; their ratio is the framework's
+// own FLOPs per token. From the shapes: 3 x (forward matrices + output layer) + 3 x the causal half of the
+// attention scores. Fit-set rows only. Left out: gpt-oss (Megatron-Bridge's figure matches ours without
+// attention scores at 8K and is 13 % below it at 4K: its formula was not read) and DeepSeek-V3 rows not
+// labelled "w/o MTP" (the MTP layer, 3.7 % more FLOPs, is not part of the preset).
+TEST(ModelPresets, FlopsPerTokenFromShapesMatchMegatronBridgeOnFitRows) {
+  const YAML::Node runs = YAML::LoadFile(testing::source_path("data/reference/training-runs.yaml"));
+  std::set<std::string> fit_sources;
+  for (const auto& source : runs["sources"]) {
+    const auto id = source["id"].as<std::string>();
+    if (source["set"] && source["set"].as<std::string>() == "fit" && id.rfind("mbridge-", 0) == 0) {
+      fit_sources.insert(id);
+    }
+  }
+  std::set<std::string> models_checked;
+  for (const auto& run : runs["runs"]) {
+    if (fit_sources.count(run["source"].as<std::string>()) == 0) continue;
+    if (run["tokens_per_s_per_gpu"].IsNull() || run["model_tflops_per_gpu"].IsNull()) continue;
+    const auto name = run["model"].as<std::string>();
+    const TransformerModel* model = find_model(model_presets(), name);
+    if (model == nullptr || name.rfind("gpt-oss", 0) == 0) continue;
+    const std::string notes = run["notes"] ? run["notes"].as<std::string>() : "";
+    if (name == "deepseek-v3" && notes.find("w/o MTP") == std::string::npos) continue;
+    const double published =
+        run["model_tflops_per_gpu"].as<double>() * 1e12 / run["tokens_per_s_per_gpu"].as<double>();
+    const double sequence = run["seq"].as<double>();
+    const double counted =
+        3 * (model->forward_matrix_flops_per_token() + model->output_layer_flops_per_token()) +
+        3 * model->attention_score_flops_per_token(sequence) / 2;
+    EXPECT_NEAR(counted / published, 1.0, 0.01) << run["id"].as<std::string>();
+    models_checked.insert(name);
+  }
+  for (const char* name : {"deepseek-v3", "kimi-k2", "qwen3-30b-a3b", "qwen3-235b-a22b", "llama3.1-405b"}) {
+    EXPECT_EQ(models_checked.count(name), 1U) << name;
+  }
 }
 
 // Qwen3 gives head_dim 128 with 32 heads on a 2048-wide model: queries are 4096 wide, not 2048.
