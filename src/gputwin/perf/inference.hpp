@@ -3,7 +3,7 @@
 // TPOT and output tokens per second, at a given number of concurrent sequences or at the most that fit (max
 // load).
 //
-//   InferenceSetup setup{model, /*tp=*/2, "fp8", /*kv_bytes=*/1, /*input=*/128, /*output=*/128};
+//   InferenceSetup setup{model, /*tp=*/2, "fp8", /*kv_bytes=*/1, /*input=*/128, /*output=*/128, /*ep=*/1};
 //   InferenceEstimate e = estimate_inference(hw, collectives, constants, setup, /*sequences=*/0);  // max
 //   load e.sequences, e.decode.seconds, e.tpot_s, e.ttft_s, e.output_tokens_per_s
 //
@@ -54,11 +54,11 @@ struct InferenceConstants {
 struct InferenceSetup {
   TransformerModel model;
   int tp = 1;                       // tensor-parallel GPUs of one attention group
-  int ep = 1;                       // attention groups per replica; experts split over ep x tp GPUs when > 1
   std::string precision = "fp8";    // weights and GEMMs: fp8 | bf16 | fp16
   double kv_bytes_per_element = 1;  // KV cache element size (1 for an FP8 cache)
   int input_tokens = 128;
   int output_tokens = 128;
+  int ep = 1;  // MoE: attention groups of tp GPUs per replica; experts split over ep x tp GPUs when > 1
 };
 
 struct StepTime {

@@ -43,12 +43,11 @@ std::string moe_and_mla_notes(const InferenceReport& report) {
   if (model.is_moe()) {
     const auto& rows = report.by_sequences;
     out << "  MoE: " << model.moe.experts << " experts, top " << model.moe.experts_per_token << ", on "
-        << model.moe_layer_count()
-        << " layers; a decode step reads the experts its tokens hit (uniform routing):";
-    for (const auto& row : rows) {
+        << model.moe_layer_count() << " layers; weights a decode step reads per GPU (the experts its tokens\n"
+        << "  hit, uniform routing):";
+    for (const auto& row : rows)
       out << " " << gb_text(row.decode_weight_bytes_read_per_gpu) << " GB at " << row.sequences << ",";
-    }
-    out << " of " << gb_text(report.max_load.weight_bytes_per_gpu) << " GB resident per GPU\n";
+    out << " of " << gb_text(report.max_load.weight_bytes_per_gpu) << " GB resident\n";
   }
   if (model.is_latent_attention()) {
     out << "  MLA: the KV cache is the compressed latent (" << model.mla.kv_lora_rank << " + "
@@ -69,9 +68,10 @@ std::string inference_refusal_text(const InferenceReport& report) {
       << gb_text(e.weight_bytes_per_gpu) << " GB of " << setup.precision
       << " weights per GPU, with the runtime's reserve and one sequence's KV cache, need "
       << gb_text(e.missing_bytes_per_gpu) << " GB more per GPU than its "
-      << gb_text(report.hardware.accelerator.memory.base()) << " GB; no latencies are given. Raise --tp"
-      << (setup.model.is_moe() ? " or --ep" : "")
-      << ", use smaller weights (--precision) or a larger accelerator\n";
+      << gb_text(report.hardware.accelerator.memory.base())
+      << " GB; no latencies are given. Give the replica more GPUs ("
+      << (setup.model.is_moe() ? "--tp, --ep" : "--tp")
+      << "), smaller weights (--precision) or a larger accelerator\n";
   return out.str();
 }
 
