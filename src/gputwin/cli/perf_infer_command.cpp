@@ -1,5 +1,6 @@
 // `gputwin perf infer`: LLM serving on a designed cluster (or a catalog system): KV-cache capacity, TTFT,
-// TPOT and output tokens per second by number of concurrent sequences, up to max load.
+// TPOT and output tokens per second by number of concurrent sequences, up to max load; refused (exit 1) when
+// the weights leave no room for one sequence.
 #include <iostream>
 #include <memory>
 
@@ -18,6 +19,7 @@ struct InferOptions {
   std::string system;
   std::string model;
   int tp = 1;
+  int ep = 1;
   std::string precision = "fp8";
   std::string kv_precision;  // default: as the weights
   int input_tokens = 128;
@@ -68,6 +70,7 @@ std::optional<Inputs> load_inputs(const InferOptions& options) {
   InferenceSetup setup;
   setup.model = *model;
   setup.tp = options.tp;
+  setup.ep = options.ep;
   setup.precision = options.precision;
   const std::string kv = options.kv_precision.empty() ? options.precision : options.kv_precision;
   setup.kv_bytes_per_element = bytes_per_element(kv);
@@ -79,19 +82,21 @@ std::optional<Inputs> load_inputs(const InferOptions& options) {
 int run_infer(const InferOptions& options) {
   const auto inputs = load_inputs(options);
   if (!inputs) return kInputError;
-  std::vector<InferenceEstimate> rows;
-  for (const int sequences : options.sequences) {
-    auto estimate = estimate_inference(inputs->hardware, inputs->collectives, inputs->constants,
-                                       inputs->setup, sequences);
-    if (!estimate.ok()) {
-      std::cerr << estimate.error_text();
-      return kInputError;
-    }
-    rows.push_back(std::move(estimate).value());
+  const auto estimate = [&](int sequences) {
+    return estimate_inference(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup,
+                              sequences);
+  };
+  auto max_load = estimate(0);
+  if (!max_load.ok()) {
+    std::cerr << max_load.error_text();
+    return kInputError;
   }
-  InferenceReport report{
-      inputs->hardware, inputs->setup, std::move(rows),
-      estimate_inference(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup, 0).value()};
+  InferenceReport report{inputs->hardware, inputs->setup, {}, std::move(max_load).value()};
+  if (!report.max_load.weights_fit) {
+    std::cerr << inference_refusal_text(report);
+    return kInputError;
+  }
+  for (const int sequences : options.sequences) report.by_sequences.push_back(estimate(sequences).value());
   std::cout << (options.json ? inference_json(report).dump(2) + "\n" : inference_text(report));
   return 0;
 }
@@ -108,6 +113,11 @@ void add_perf_infer_command(CLI::App& perf, int& exit_code) {
   cluster->excludes(system);
   command->add_option("--model", options->model, "model preset, e.g. llama3.1-70b")->required();
   command->add_option("--tp", options->tp, "tensor-parallel GPUs per replica (default 1)")
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--ep", options->ep,
+                   "MoE only: attention groups of --tp GPUs per replica, experts split over all EP x TP "
+                   "GPUs (vLLM --data-parallel-size with --enable-expert-parallel; default 1)")
       ->check(CLI::PositiveNumber);
   command->add_option("--precision", options->precision, "weights and GEMMs: fp8 (default), bf16, fp16");
   command->add_option("--kv-precision", options->kv_precision,

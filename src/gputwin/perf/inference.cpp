@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gputwin/core/yaml_input.hpp"
+#include "gputwin/perf/memory.hpp"
 #include "gputwin/perf/roofline.hpp"
 
 namespace gputwin {
@@ -26,86 +27,171 @@ Result<InferenceConstants> load_inference_constants(const std::string& path) {
     constants.gemm_half_saturation_tokens = value("gemm_half_saturation_tokens").number();
     constants.memory_efficiency = value("memory_efficiency").positive_number();
     constants.runtime_reserved_bytes = value("runtime_reserved_memory").quantity<ByteSize>().base();
-    constants.host_seconds_per_sequence_step = value("host_overhead_per_sequence_step_us").number() * 1e-6;  // given in us
+    constants.host_seconds_per_sequence_step =
+        value("host_overhead_per_sequence_step_us").number() * 1e-6;  // given in us
     return constants;
   });
 }
 
-namespace {
-
-constexpr double kActivationBytes = 2;  // activations exchanged between TP ranks stay 16-bit, even with FP8 GEMMs
-
-// Parameters that take part in a matrix multiply per token: all but the input embedding lookup (which, with tied
-// embeddings, is the output layer's matrix and so is counted once, as a matmul).
-double matmul_parameters(const TransformerModel& model) {
-  const double embedding = static_cast<double>(model.vocab) * model.hidden;
-  return model.tied_embeddings ? model.parameters() : model.parameters() - embedding;
+double expected_experts_hit(int experts, int top_k, double tokens) {
+  if (experts <= 0 || tokens <= 0) return 0;
+  const double miss_one = 1.0 - static_cast<double>(top_k) / experts;  // a token leaves a given expert alone
+  return experts * (1.0 - std::pow(miss_one, tokens));
 }
 
-// The per-token FLOPs of attention over `context` earlier tokens: Q K^T and scores x V, 2 FLOPs per multiply-add.
-double attention_flops_per_token(const TransformerModel& model, double context) {
-  return 4.0 * model.layers * context * model.hidden;
+namespace {
+
+constexpr double kActivationBytes =
+    2;  // activations exchanged between ranks stay 16-bit, even with FP8 GEMMs
+
+// The weights of one routed expert as model.cpp counts them (matrices and any biases): parameters() less
+// active_parameters() is (experts - top_k) of them on every MoE layer.
+double routed_expert_parameters(const TransformerModel& model) {
+  if (!model.is_moe()) return 0;
+  const int idle = model.moe.experts - model.moe.experts_per_token;
+  if (idle <= 0 || model.moe_layer_count() == 0) return model.expert_matrix_parameters();
+  return (model.parameters() - model.active_parameters()) /
+         (static_cast<double>(idle) * model.moe_layer_count());
+}
+
+// The matrix FLOPs per token of the routed experts a token goes through (top_k on every MoE layer).
+double routed_expert_flops_per_token(const TransformerModel& model) {
+  return 2.0 * model.moe.experts_per_token * model.expert_matrix_parameters() * model.moe_layer_count();
+}
+
+// Everything else per token: attention and dense or shared MLP matrices, the router, the output layer and the
+// attention scores over `context` earlier tokens (the caller halves it for causal prefill).
+double other_flops_per_token(const TransformerModel& model, double context) {
+  return model.forward_matrix_flops_per_token() - routed_expert_flops_per_token(model) +
+         model.output_layer_flops_per_token() + model.attention_score_flops_per_token(context);
 }
 
 class ServingModel {
  public:
-  ServingModel(const PerfHardware& hardware, const CollectiveModel& collectives, const InferenceConstants& constants,
-               const InferenceSetup& setup, const Roofline& roofline)
-      : hardware_(hardware), collectives_(collectives), constants_(constants), setup_(setup), roofline_(roofline) {}
+  ServingModel(const PerfHardware& hardware, const CollectiveModel& collectives,
+               const InferenceConstants& constants, const InferenceSetup& setup, const Roofline& roofline)
+      : hardware_(hardware),
+        collectives_(collectives),
+        constants_(constants),
+        setup_(setup),
+        roofline_(roofline) {}
 
-  [[nodiscard]] double weight_bytes_per_gpu() const {
-    return setup_.model.parameters() * bytes_per_element(setup_.precision) / setup_.tp;
+  // Every expert is resident: the non-expert weights split over TP (each attention group keeps a copy), the
+  // routed experts over all ep x tp GPUs.
+  [[nodiscard]] double weight_bytes_per_gpu() const { return weight_bytes_with_experts(model().moe.experts); }
+  // The weights a step with `tokens` tokens in the replica reads: the experts they are expected to hit.
+  [[nodiscard]] double weight_bytes_read_per_gpu(double tokens) const {
+    if (!model().is_moe()) return weight_bytes_per_gpu();
+    return weight_bytes_with_experts(
+        expected_experts_hit(model().moe.experts, model().moe.experts_per_token, tokens));
   }
-  // KV heads are split over the TP ranks; with more ranks than KV heads each rank keeps a copy of one head.
   [[nodiscard]] double kv_bytes_per_token_per_gpu() const {
-    const int split = std::min(setup_.tp, std::max(1, setup_.model.kv_heads));
-    return setup_.model.kv_cache_bytes_per_token(setup_.kv_bytes_per_element) / split;
+    return kv_cache_per_gpu(model(), 1, 1, setup_.kv_bytes_per_element, setup_.tp).base();
   }
-  [[nodiscard]] double kv_capacity_tokens() const {
-    const double free =
-        hardware_.accelerator.memory.base() - weight_bytes_per_gpu() - constants_.runtime_reserved_bytes;
-    return std::max(0.0, constants_.kv_cache_free_memory_fraction * free / kv_bytes_per_token_per_gpu());
+  // Tokens the KV cache of one attention group holds.
+  [[nodiscard]] double kv_capacity_tokens_per_group() const {
+    return std::max(
+        0.0, constants_.kv_cache_free_memory_fraction * free_bytes_per_gpu() / kv_bytes_per_token_per_gpu());
+  }
+  // Memory short per GPU for the weights, the runtime's reserve and one sequence's KV cache (0 when it fits).
+  [[nodiscard]] double missing_bytes_per_gpu() const {
+    const double one_sequence = (setup_.input_tokens + setup_.output_tokens) * kv_bytes_per_token_per_gpu() /
+                                constants_.kv_cache_free_memory_fraction;
+    return std::max(0.0, one_sequence - free_bytes_per_gpu());
   }
 
-  // Prefill of `prompts` prompts, in engine iterations of at most prefill_chunk_tokens tokens.
+  // Prefill of `prompts` prompts, in engine iterations of at most prefill_chunk_tokens tokens per attention
+  // group; the groups share the prompts and run their iterations in step (the all-to-alls join them).
   [[nodiscard]] StepTime prefill(int prompts) const {
-    const double tokens = static_cast<double>(prompts) * setup_.input_tokens;
-    const double chunks = std::max(1.0, std::ceil(tokens / constants_.prefill_chunk_tokens));
-    const double chunk_tokens = tokens / chunks;
-    const double causal_context = setup_.input_tokens / 2.0;  // each token attends to half the prompt on average
+    const int groups = std::min(setup_.ep, prompts);
+    const double group_tokens = std::ceil(static_cast<double>(prompts) / groups) * setup_.input_tokens;
+    const double chunks = std::max(1.0, std::ceil(group_tokens / constants_.prefill_chunk_tokens));
+    const double chunk_tokens = group_tokens / chunks;
+    const double causal_context =
+        setup_.input_tokens / 2.0;  // each token attends to half the prompt on average
+    const StepTime one = step(chunk_tokens, groups * chunk_tokens, causal_context);
     StepTime time;
-    const double flops =
-        tokens * (2 * matmul_parameters(setup_.model) + attention_flops_per_token(setup_.model, causal_context));
-    time.compute_s = flops / setup_.tp / (roofline_.peak_flops * constants_.gemm_efficiency(chunk_tokens));
-    time.memory_s = chunks * weight_bytes_per_gpu() / memory_bandwidth();
-    time.communication_s = chunks * layer_all_reduces(chunk_tokens);
+    time.compute_s = chunks * one.compute_s;
+    time.memory_s = chunks * one.memory_s;
+    time.communication_s = chunks * one.communication_s;
     return time;
   }
 
   // One decode iteration of `sequences` sequences whose caches hold `context` tokens each.
   [[nodiscard]] StepTime decode(int sequences, double context) const {
-    const auto count = static_cast<double>(sequences);
-    StepTime time;
-    const double flops =
-        count * (2 * matmul_parameters(setup_.model) + attention_flops_per_token(setup_.model, context));
-    time.compute_s = flops / setup_.tp / (roofline_.peak_flops * constants_.gemm_efficiency(count));
-    time.memory_s = (weight_bytes_per_gpu() + count * context * kv_bytes_per_token_per_gpu()) / memory_bandwidth();
-    time.communication_s = layer_all_reduces(count);
-    time.host_s = count * constants_.host_seconds_per_sequence_step;
+    const double group_sequences =
+        std::ceil(static_cast<double>(sequences) / setup_.ep);  // the busiest group
+    StepTime time = step(group_sequences, sequences, context);
+    time.memory_s += group_sequences * context * kv_bytes_per_token_per_gpu() / memory_bandwidth();
+    time.host_s = group_sequences * constants_.host_seconds_per_sequence_step;
     return time;
   }
 
  private:
-  [[nodiscard]] double memory_bandwidth() const { return roofline_.memory_bytes_per_s * constants_.memory_efficiency; }
+  [[nodiscard]] const TransformerModel& model() const { return setup_.model; }
+  [[nodiscard]] int replica_gpus() const { return setup_.tp * setup_.ep; }
+  [[nodiscard]] double memory_bandwidth() const {
+    return roofline_.memory_bytes_per_s * constants_.memory_efficiency;
+  }
+  [[nodiscard]] double free_bytes_per_gpu() const {
+    return hardware_.accelerator.memory.base() - weight_bytes_per_gpu() - constants_.runtime_reserved_bytes;
+  }
 
-  // Megatron-style TP: two all-reduces of the activations per layer (after attention and after the MLP).
-  [[nodiscard]] double layer_all_reduces(double tokens) const {
+  [[nodiscard]] double weight_bytes_with_experts(double experts_per_layer) const {
+    const TransformerModel& m = model();
+    const double expert = routed_expert_parameters(m);
+    const double non_expert =
+        m.parameters() - static_cast<double>(m.moe.experts) * m.moe_layer_count() * expert;
+    const double experts = experts_per_layer * m.moe_layer_count() * expert;
+    return (non_expert / setup_.tp + experts / replica_gpus()) * bytes_per_element(setup_.precision);
+  }
+
+  // Weights, matrix FLOPs and communication of one engine iteration: `group_tokens` tokens in the busiest
+  // attention group, `replica_tokens` in the replica (they meet at the experts), attention over `context`
+  // tokens.
+  [[nodiscard]] StepTime step(double group_tokens, double replica_tokens, double context) const {
+    const double peak = roofline_.peak_flops;
+    StepTime time;
+    time.compute_s = group_tokens * other_flops_per_token(model(), context) / setup_.tp /
+                     (peak * constants_.gemm_efficiency(group_tokens));
+    if (model().is_moe()) {
+      const double hit =
+          expected_experts_hit(model().moe.experts, model().moe.experts_per_token, replica_tokens);
+      const double rows_per_expert = replica_tokens * model().moe.experts_per_token / hit;
+      time.compute_s += replica_tokens * routed_expert_flops_per_token(model()) / replica_gpus() /
+                        (peak * constants_.gemm_efficiency(rows_per_expert));
+    }
+    time.memory_s = weight_bytes_read_per_gpu(replica_tokens) / memory_bandwidth();
+    time.communication_s = layer_communication(group_tokens);
+    return time;
+  }
+
+  // Megatron-style TP: an all-reduce of the activations after attention and one after the MLP of each layer.
+  // With expert parallelism the MoE layers' MLP all-reduce becomes an all-to-all dispatch of each token to
+  // its top_k experts and the combine back, over the replica's ep x tp GPUs.
+  [[nodiscard]] double layer_communication(double group_tokens) const {
+    const double all_reduce = tp_all_reduce_s(group_tokens);
+    if (setup_.ep <= 1) return 2.0 * model().layers * all_reduce;
+    const double moe_layers = model().moe_layer_count();
+    return (model().layers + (model().layers - moe_layers)) * all_reduce +
+           2.0 * moe_layers * all_to_all_s(group_tokens);
+  }
+
+  [[nodiscard]] double tp_all_reduce_s(double tokens) const {
     if (setup_.tp <= 1) return 0;
     const CollectiveGroup group{setup_.tp, std::min(setup_.tp, hardware_.gpus_per_node)};
-    const ByteSize bytes = ByteSize::from_base(tokens * setup_.model.hidden * kActivationBytes);
-    const CollectiveEstimate all_reduce =
-        estimate_collective(hardware_, collectives_, CollectiveOp::all_reduce, bytes, group);
-    return 2.0 * setup_.model.layers * all_reduce.time_us * 1e-6;
+    const ByteSize bytes = ByteSize::from_base(tokens * model().hidden * kActivationBytes);
+    return estimate_collective(hardware_, collectives_, CollectiveOp::all_reduce, bytes, group).time_us *
+           1e-6;
+  }
+
+  // Each rank sends its share of the group's tokens (1/tp of them), top_k copies each; nccl-tests' alltoall
+  // size is what one rank sends in all.
+  [[nodiscard]] double all_to_all_s(double group_tokens) const {
+    const CollectiveGroup group{replica_gpus(), std::min(replica_gpus(), hardware_.gpus_per_node)};
+    const ByteSize bytes = ByteSize::from_base(group_tokens / setup_.tp * model().moe.experts_per_token *
+                                               model().hidden * kActivationBytes);
+    return estimate_collective(hardware_, collectives_, CollectiveOp::alltoall, bytes, group).time_us * 1e-6;
   }
 
   const PerfHardware& hardware_;
@@ -130,11 +216,22 @@ Result<InferenceEstimate> estimate_inference(const PerfHardware& hardware, const
   if (setup.tp < 1) return setup_error("the tensor-parallel size must be at least 1");
   if (setup.model.heads % setup.tp != 0) {
     return setup_error("TP " + std::to_string(setup.tp) + " does not divide the model's " +
-                                 std::to_string(setup.model.heads) + " attention heads");
+                       std::to_string(setup.model.heads) + " attention heads");
   }
-  if (setup.tp > hardware.gpus()) {
-    return setup_error("TP " + std::to_string(setup.tp) + " is more than the cluster's " +
-                                 std::to_string(hardware.gpus()) + " GPUs");
+  if (setup.ep < 1) return setup_error("the expert-parallel size must be at least 1");
+  if (setup.ep > 1 && !setup.model.is_moe()) {
+    return setup_error("EP " + std::to_string(setup.ep) + " needs a mixture-of-experts model; " +
+                       setup.model.name + " is dense");
+  }
+  if (setup.ep > 1 && setup.model.moe.experts % (setup.tp * setup.ep) != 0) {
+    return setup_error("EP " + std::to_string(setup.ep) + " x TP " + std::to_string(setup.tp) +
+                       " GPUs do not divide the model's " + std::to_string(setup.model.moe.experts) +
+                       " experts");
+  }
+  if (setup.tp * setup.ep > hardware.gpus()) {
+    return setup_error((setup.ep > 1 ? "EP " + std::to_string(setup.ep) + " x " : std::string()) + "TP " +
+                       std::to_string(setup.tp) + " is more than the cluster's " +
+                       std::to_string(hardware.gpus()) + " GPUs");
   }
   if (setup.input_tokens < 1 || setup.output_tokens < 1) {
     return setup_error("input and output lengths must be at least 1 token");
@@ -146,21 +243,27 @@ Result<InferenceEstimate> estimate_inference(const PerfHardware& hardware, const
   InferenceEstimate estimate;
   estimate.weight_bytes_per_gpu = serving.weight_bytes_per_gpu();
   estimate.kv_bytes_per_token_per_gpu = serving.kv_bytes_per_token_per_gpu();
-  estimate.kv_capacity_tokens = serving.kv_capacity_tokens();
+  const double group_capacity = serving.kv_capacity_tokens_per_group();
+  estimate.kv_capacity_tokens = setup.ep * group_capacity;
   estimate.max_sequences =
-      static_cast<int>(estimate.kv_capacity_tokens / (setup.input_tokens + setup.output_tokens));
+      setup.ep * static_cast<int>(group_capacity / (setup.input_tokens + setup.output_tokens));
+  estimate.weights_fit = estimate.max_sequences >= 1;
+  if (!estimate.weights_fit) {  // no times for a replica that cannot hold its weights and one sequence
+    estimate.missing_bytes_per_gpu = serving.missing_bytes_per_gpu();
+    return estimate;
+  }
   estimate.sequences = sequences > 0 ? sequences : estimate.max_sequences;
-  estimate.fits = estimate.max_sequences >= 1 && estimate.sequences <= estimate.max_sequences;
-  if (estimate.sequences < 1) return estimate;  // the weights alone do not leave room for one sequence
+  estimate.fits = estimate.sequences <= estimate.max_sequences;
 
   const double mean_context = setup.input_tokens + setup.output_tokens / 2.0;
   estimate.prefill = serving.prefill(estimate.sequences);
   estimate.decode = serving.decode(estimate.sequences, mean_context);
+  estimate.decode_weight_bytes_read_per_gpu = serving.weight_bytes_read_per_gpu(estimate.sequences);
   estimate.tpot_s = estimate.decode.seconds();
   estimate.ttft_s = serving.prefill(1).seconds() + estimate.tpot_s;
   const double cycle = estimate.prefill.seconds() + setup.output_tokens * estimate.decode.seconds();
   estimate.output_tokens_per_s = estimate.sequences * static_cast<double>(setup.output_tokens) / cycle;
-  estimate.output_tokens_per_s_per_gpu = estimate.output_tokens_per_s / setup.tp;
+  estimate.output_tokens_per_s_per_gpu = estimate.output_tokens_per_s / (setup.tp * setup.ep);
   return estimate;
 }
 

@@ -3,15 +3,21 @@
 // TPOT and output tokens per second, at a given number of concurrent sequences or at the most that fit (max
 // load).
 //
-//   InferenceSetup setup{model, /*tp=*/2, "fp8", /*kv_bytes=*/1, /*input=*/128, /*output=*/128};
+//   InferenceSetup setup{model, /*tp=*/2, "fp8", /*kv_bytes=*/1, /*input=*/128, /*output=*/128, /*ep=*/1};
 //   InferenceEstimate e = estimate_inference(hw, collectives, constants, setup, /*sequences=*/0);  // max
 //   load e.sequences, e.decode.seconds, e.tpot_s, e.ttft_s, e.output_tokens_per_s
 //
-// The model (docs/perf-inference.md): weights and the KV cache of every running sequence stream from HBM
-// once per decode step; a step also does 2 x (matmul parameters) FLOPs per sequence plus attention; GEMM
-// efficiency grows with the tokens in a GEMM; prompts are prefilled in chunks; throughput at a steady state
-// of S sequences = S x output tokens / (prefill of S prompts + output tokens x decode step at the mean
-// context).
+// The model (docs/perf-inference.md): the weights a step touches and the KV cache of every running sequence
+// stream from HBM once per decode step; a step also does the model's active matrix FLOPs per token plus
+// attention scores; GEMM efficiency grows with the tokens in a GEMM; prompts are prefilled in chunks;
+// throughput at a steady state of S sequences = S x output tokens / (prefill of S prompts + output tokens x
+// decode step at the mean context).
+// Mixture of experts: all experts are resident, but a step reads only the experts its tokens hit, E (1 - (1 -
+// k/E)^B) per MoE layer for B tokens under uniform routing (expected_experts_hit). With --ep N the replica is
+// N attention groups of TP GPUs (data-parallel attention, each group its own sequences and KV cache) and the
+// routed experts are split over all N x TP GPUs, as vLLM's --data-parallel-size N --tensor-parallel-size TP
+// --enable-expert-parallel; tokens reach their experts by an all-to-all dispatch and combine per MoE layer.
+// Latent attention (MLA): the cache holds the compressed latent, replicated on every TP rank.
 #pragma once
 
 #include <string>
@@ -41,19 +47,24 @@ struct InferenceConstants {
 
 [[nodiscard]] Result<InferenceConstants> load_inference_constants(const std::string& path);
 
+// Expected distinct experts that `tokens` tokens hit when each picks `top_k` of `experts` uniformly at
+// random: experts x (1 - (1 - top_k / experts)^tokens). 1 token: top_k; many: all of them.
+[[nodiscard]] double expected_experts_hit(int experts, int top_k, double tokens);
+
 struct InferenceSetup {
   TransformerModel model;
-  int tp = 1;                       // tensor-parallel GPUs serving one model replica
+  int tp = 1;                       // tensor-parallel GPUs of one attention group
   std::string precision = "fp8";    // weights and GEMMs: fp8 | bf16 | fp16
   double kv_bytes_per_element = 1;  // KV cache element size (1 for an FP8 cache)
   int input_tokens = 128;
   int output_tokens = 128;
+  int ep = 1;  // MoE: attention groups of tp GPUs per replica; experts split over ep x tp GPUs when > 1
 };
 
 struct StepTime {
   double compute_s = 0;
   double memory_s = 0;
-  double communication_s = 0;  // tensor-parallel all-reduces, not overlapped
+  double communication_s = 0;  // tensor-parallel all-reduces and expert all-to-alls, not overlapped
   double host_s = 0;
   [[nodiscard]] double seconds() const {
     return (compute_s > memory_s ? compute_s : memory_s) + communication_s + host_s;
@@ -62,21 +73,26 @@ struct StepTime {
 };
 
 struct InferenceEstimate {
-  double weight_bytes_per_gpu = 0;
+  double weight_bytes_per_gpu = 0;  // resident: every expert, split over the replica's GPUs
   double kv_bytes_per_token_per_gpu = 0;
-  double kv_capacity_tokens = 0;   // per replica, after weights and the runtime's reserve
-  int max_sequences = 0;           // concurrent sequences of input + output tokens that fit
-  bool fits = false;               // the weights fit with room for at least one sequence
-  int sequences = 0;               // concurrent sequences this estimate is for
-  StepTime prefill;                // all `sequences` prompts
-  StepTime decode;                 // one step of all sequences at the mean context
+  double kv_capacity_tokens = 0;  // per replica, after weights and the runtime's reserve
+  int max_sequences = 0;          // concurrent sequences of input + output tokens that fit
+  bool fits = false;              // the weights fit and the KV cache holds `sequences`
+  bool weights_fit = false;       // the weights fit with room for at least one sequence
+  double missing_bytes_per_gpu =
+      0;              // when they do not: memory short per GPU for weights, reserve, 1 sequence
+  int sequences = 0;  // concurrent sequences this estimate is for
+  StepTime prefill;   // all `sequences` prompts
+  StepTime decode;    // one step of all sequences at the mean context
+  double decode_weight_bytes_read_per_gpu = 0;  // weights one decode step streams (hit experts only)
   double ttft_s = 0;               // one prompt's prefill plus one decode step of the running batch
   double tpot_s = 0;               // decode step time
-  double output_tokens_per_s = 0;  // per replica (the tp GPUs)
+  double output_tokens_per_s = 0;  // per replica (the ep x tp GPUs)
   double output_tokens_per_s_per_gpu = 0;
 };
 
-// `sequences` = 0 means max load: as many as the KV cache holds.
+// `sequences` = 0 means max load: as many as the KV cache holds. When the weights leave no room for one
+// sequence the estimate has weights_fit false, sequences 0, missing_bytes_per_gpu set and no times.
 [[nodiscard]] Result<InferenceEstimate> estimate_inference(const PerfHardware& hardware,
                                                            const CollectiveModel& collectives,
                                                            const InferenceConstants& constants,

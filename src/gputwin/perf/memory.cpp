@@ -92,7 +92,9 @@ MemoryFootprint training_memory(const TransformerModel& model, const TrainingCon
 
 ByteSize kv_cache_per_gpu(const TransformerModel& model, double tokens, int sequences,
                           double bytes_per_element, int tp) {
-  const double kv_split = std::min(tp, model.kv_heads);
+  // Latent attention caches one latent per token that every head's up-projection reads: each TP rank keeps
+  // all of it (vLLM and SGLang replicate the MLA cache across TP ranks), so TP does not divide it.
+  const double kv_split = model.is_latent_attention() ? 1.0 : std::min(tp, std::max(1, model.kv_heads));
   return ByteSize::from_base(model.kv_cache_bytes_per_token(bytes_per_element) * tokens * sequences /
                              kv_split);
 }

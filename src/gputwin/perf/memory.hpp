@@ -60,7 +60,7 @@ struct ModelStateBytes {
                                               ByteSize capacity);
 
 // KV cache of `sequences` sequences of `tokens` each on one GPU of a tensor-parallel group of `tp` (the kv
-// heads split over t; replicated when t exceeds them).
+// heads split over t; replicated when t exceeds them; a latent-attention (MLA) cache is whole on every rank).
 [[nodiscard]] ByteSize kv_cache_per_gpu(const TransformerModel& model, double tokens, int sequences,
                                         double bytes_per_element, int tp);
 

@@ -26,12 +26,54 @@ nlohmann::json estimate_json(const InferenceEstimate& e) {
           {"decode_memory_ms", round_decimals(e.decode.memory_s * 1e3, 3)},
           {"decode_communication_ms", round_decimals(e.decode.communication_s * 1e3, 3)},
           {"decode_host_ms", round_decimals(e.decode.host_s * 1e3, 3)},
+          {"decode_weight_gb_read_per_gpu", round_decimals(e.decode_weight_bytes_read_per_gpu / 1e9, 3)},
           {"prefill_ms", round_decimals(e.prefill.seconds() * 1e3, 3)},
           {"output_tokens_per_s", round_decimals(e.output_tokens_per_s, 1)},
           {"output_tokens_per_s_per_gpu", round_decimals(e.output_tokens_per_s_per_gpu, 1)}};
 }
 
+std::string gb_text(double bytes) {
+  return format_number(bytes / 1e9, 1);
+}
+
+// What the MoE and latent-attention rules did to this run, for models that have them.
+std::string moe_and_mla_notes(const InferenceReport& report) {
+  const TransformerModel& model = report.setup.model;
+  std::ostringstream out;
+  if (model.is_moe()) {
+    const auto& rows = report.by_sequences;
+    out << "  MoE: " << model.moe.experts << " experts, top " << model.moe.experts_per_token << ", on "
+        << model.moe_layer_count() << " layers; weights a decode step reads per GPU (the experts its tokens\n"
+        << "  hit, uniform routing):";
+    for (const auto& row : rows)
+      out << " " << gb_text(row.decode_weight_bytes_read_per_gpu) << " GB at " << row.sequences << ",";
+    out << " of " << gb_text(report.max_load.weight_bytes_per_gpu) << " GB resident\n";
+  }
+  if (model.is_latent_attention()) {
+    out << "  MLA: the KV cache is the compressed latent (" << model.mla.kv_lora_rank << " + "
+        << model.mla.qk_rope_head_dim << " rope per layer), whole on every TP rank\n";
+  }
+  return out.str();
+}
+
 }  // namespace
+
+std::string inference_refusal_text(const InferenceReport& report) {
+  const InferenceSetup& setup = report.setup;
+  const InferenceEstimate& e = report.max_load;
+  std::ostringstream out;
+  out << "perf infer: " << setup.model.name << " does not fit on " << report.hardware.system_id << " ("
+      << report.hardware.accelerator.info.id << ") at TP " << setup.tp
+      << (setup.ep > 1 ? " x EP " + std::to_string(setup.ep) : std::string()) << ": "
+      << gb_text(e.weight_bytes_per_gpu) << " GB of " << setup.precision
+      << " weights per GPU, with the runtime's reserve and one sequence's KV cache, need "
+      << gb_text(e.missing_bytes_per_gpu) << " GB more per GPU than its "
+      << gb_text(report.hardware.accelerator.memory.base())
+      << " GB; no latencies are given. Give the replica more GPUs ("
+      << (setup.model.is_moe() ? "--tp, --ep" : "--tp")
+      << "), smaller weights (--precision) or a larger accelerator\n";
+  return out.str();
+}
 
 nlohmann::json inference_json(const InferenceReport& report) {
   const InferenceSetup& setup = report.setup;
@@ -41,6 +83,8 @@ nlohmann::json inference_json(const InferenceReport& report) {
                         {"system", report.hardware.system_id},
                         {"accelerator", report.hardware.accelerator.info.id},
                         {"tp", setup.tp},
+                        {"ep", setup.ep},
+                        {"gpus_per_replica", setup.tp * setup.ep},
                         {"precision", setup.precision},
                         {"kv_bytes_per_element", setup.kv_bytes_per_element},
                         {"input_tokens", setup.input_tokens},
@@ -60,7 +104,8 @@ std::string inference_text(const InferenceReport& report) {
   const InferenceEstimate& max_load = report.max_load;
   std::ostringstream out;
   out << "Inference of " << setup.model.name << " on " << report.hardware.system_id << " ("
-      << report.hardware.accelerator.info.id << "), TP " << setup.tp << ", " << setup.precision
+      << report.hardware.accelerator.info.id << "), TP " << setup.tp
+      << (setup.ep > 1 ? " x EP " + std::to_string(setup.ep) : std::string()) << ", " << setup.precision
       << " weights, " << format_number(setup.kv_bytes_per_element, 0) << "-byte KV cache, "
       << setup.input_tokens << " input / " << setup.output_tokens << " output tokens\n"
       << "  weights " << format_number(max_load.weight_bytes_per_gpu / 1e9, 1) << " GB per GPU; KV cache "
@@ -80,7 +125,7 @@ std::string inference_text(const InferenceReport& report) {
   for (const auto& row : report.by_sequences) add(row, std::to_string(row.sequences));
   if (max_load.sequences > 0) add(max_load, std::to_string(max_load.sequences) + " (max load)");
   out << table.render("  ");
-  if (max_load.sequences == 0) out << "  the weights leave no room for one sequence: raise --tp\n";
+  out << moe_and_mla_notes(report);
   out << "  TTFT = one prompt's prefill + one decode step; TPOT = decode step at the mean context;\n"
       << "  model and constants: docs/perf-inference.md, data/perf/inference.yaml\n";
   return out.str();
