@@ -1,8 +1,12 @@
 #include "gputwin/perf/training.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <limits>
 
 #include "gputwin/core/yaml_input.hpp"
+#include "gputwin/perf/pipeline_schedule.hpp"
 
 namespace gputwin {
 namespace {
@@ -48,6 +52,21 @@ Groups groups_of(const PerfHardware& hw, const TrainingConfig& c) {
   return g;
 }
 
+// One weight GEMM of a layer as one GPU runs it: C[tokens x n] = A[tokens x k] B[k x n].
+struct LayerGemm {
+  double k = 0, n = 0;
+};
+
+// Query/key/value projection, attention output projection, MLP up (gate and up fused when gated) and down,
+// each split over the tensor-parallel group as Megatron splits them (column-parallel n, row-parallel k).
+std::vector<LayerGemm> layer_gemms(const TransformerModel& m, int tp) {
+  const double h = m.hidden, t = tp;
+  const double q_width = static_cast<double>(m.heads) * m.head_dim();
+  const double kv_width = static_cast<double>(m.kv_heads) * m.head_dim();
+  const double up = (m.gated_mlp ? 2.0 : 1.0) * m.ffn_hidden;
+  return {{h, (q_width + 2 * kv_width) / t}, {q_width / t, h}, {h, up / t}, {m.ffn_hidden / t, h}};
+}
+
 struct Context {
   const PerfHardware& hw;
   const CollectiveModel& collectives;
@@ -55,41 +74,59 @@ struct Context {
   const TransformerModel& model;
   const TrainingConfig& config;
   Groups groups;
-  double peak = 0;              // FLOP/s
+  GemmDevice device;
   double memory_bandwidth = 0;  // B/s
 
   [[nodiscard]] double collective_s(CollectiveOp op, double bytes, CollectiveGroup group) const {
     if (group.ranks <= 1 || bytes <= 0) return 0;
     return estimate_collective(hw, collectives, op, ByteSize::from_base(bytes), group).time_us * 1e-6;
   }
-  [[nodiscard]] double matrix_s(double flops) const {
-    const double width = static_cast<double>(model.hidden);
-    return flops / (peak * calibration.gemm_efficiency(width));
-  }
   [[nodiscard]] double elementwise_s(double activation_bytes) const {
     return calibration.elementwise_traffic * activation_bytes / memory_bandwidth;
   }
 };
 
-// Per layer and micro-batch on one GPU: the pieces a forward pass costs, so recomputation can repeat some.
+// Per layer and micro-batch on one GPU: the pieces a forward and a backward pass cost, so recomputation can
+// repeat some.
 struct LayerPass {
-  double matrices = 0;           // s
-  double attention = 0;          // s, scores and values
-  double elementwise = 0;        // s, all stored activations written / read once
-  double score_elementwise = 0;  // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
-  double tensor_comm = 0;        // s, two all-reduces (or all-gather + reduce-scatter pairs)
-  double context_comm = 0;       // s, key and value all-gather over the context-parallel group
+  double matrices = 0;            // s, forward weight GEMMs
+  double matrices_backward = 0;   // s, dgrad + wgrad
+  double casts = 0;               // s, quantising the GEMM operands (FP8 recipes), forward and backward
+  double attention = 0;           // s, scores and values, forward
+  double attention_backward = 0;  // s
+  double elementwise = 0;         // s, all stored activations written / read once
+  double score_elementwise = 0;   // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
+  double tensor_comm = 0;         // s, two all-reduces (or all-gather + reduce-scatter pairs), one pass
+  double context_comm = 0;        // s, key and value all-gather over the context-parallel group
+
+  [[nodiscard]] double forward() const { return matrices + attention + elementwise; }
 };
 
 LayerPass forward_pass(const Context& x) {
   const TrainingConfig& c = x.config;
   const TransformerModel& m = x.model;
+  const GemmDevice& d = x.device;
   const double tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
   LayerPass pass;
-  pass.matrices = x.matrix_s(tokens * layer_matrix_flops_per_token(m) / c.tp);
-  // Flash attention skips the causal mask's upper half; unfused kernels compute the whole square.
-  const double causal_share = c.attention == Attention::flash ? 0.5 : 1.0;
-  pass.attention = x.matrix_s(causal_share * tokens * attention_flops_per_token(m, c.sequence) / c.tp);
+  for (const LayerGemm& g : layer_gemms(m, c.tp)) {
+    pass.matrices += d.gemm_s(tokens, g.n, g.k);
+    pass.matrices_backward += d.gemm_s(tokens, g.k, g.n) + d.gemm_s(g.k, g.n, tokens);
+    if (d.quantised) {
+      // Activations and output gradients are cast every micro-batch; the weight once per step (Transformer
+      // Engine keeps the cast weight for the step's later micro-batches: is_first_microbatch).
+      const double weights_per_micro_batch = g.k * g.n / std::max(1, c.micro_batches());
+      const double elements = tokens * g.k + weights_per_micro_batch + tokens * g.n;
+      pass.casts += x.calibration.gemm.cast_bytes_per_element() * elements / x.memory_bandwidth;
+    }
+  }
+  const double attention_flops = tokens * attention_flops_per_token(m, c.sequence) / c.tp;
+  if (c.attention == Attention::flash) {
+    pass.attention = d.attention_forward_s(0.5 * attention_flops, c.sequence);
+    pass.attention_backward = d.attention_backward_s(0.5 * attention_flops, c.sequence);
+  } else {  // unfused kernels: the whole square, as two batched bf16 GEMMs, backward twice the forward
+    pass.attention = attention_flops / (d.bf16_peak_flops * d.peak_fraction);
+    pass.attention_backward = 2 * pass.attention;
+  }
   TrainingConfig stored = c;
   stored.recompute = Recompute::none;
   const double activations = activation_bytes_per_layer(m, stored);
@@ -122,40 +159,56 @@ struct StageTimes {
   }
 };
 
+// Tensor-parallel collectives of one pass, exposed: all of them, or with overlap what the GEMMs they feed do
+// not hide.
+double exposed_tensor_comm(const TrainingConfig& c, double comm, double gemms) {
+  return c.tp_comm_overlap ? std::max(0.0, comm - gemms) : comm;
+}
+
 // One micro-batch through the most loaded stage (the last: its layers and the output layer), forward and
-// backward (twice the forward work), with the recomputation the config asks for.
+// backward, with the recomputation the config asks for.
 StageTimes stage_times(const Context& x) {
   const TrainingConfig& c = x.config;
   const LayerPass f = forward_pass(x);
   const double layers = c.layers_per_stage(x.model);
   StageTimes t;
-  const double forward_compute = f.matrices + f.attention + f.elementwise;
-  t.compute = layers * 3 * forward_compute;
-  t.tensor_comm =
-      layers * 2 * f.tensor_comm;  // the backward pass runs the forward's collectives on gradients
-  t.context_comm = layers * 2 * std::max(0.0, f.context_comm - f.attention);  // overlapped with attention
+  const double backward_compute = f.matrices_backward + f.attention_backward + 2 * f.elementwise;
+  t.compute = layers * (f.forward() + backward_compute + f.casts);
+  const double forward_tensor = exposed_tensor_comm(c, f.tensor_comm, f.matrices);
+  const double backward_tensor = exposed_tensor_comm(c, f.tensor_comm, f.matrices_backward);
+  t.tensor_comm = layers * (forward_tensor + backward_tensor);
+  t.context_comm = layers * (std::max(0.0, f.context_comm - f.attention) +
+                             std::max(0.0, f.context_comm - f.attention_backward));  // ring attention
   if (c.recompute == Recompute::full) {
-    t.recompute = layers * forward_compute;
-    t.tensor_comm += layers * f.tensor_comm;
+    t.recompute = layers * f.forward();
+    t.tensor_comm += layers * forward_tensor;
   } else if (c.recompute == Recompute::selective) {
     t.recompute = layers * (f.attention + f.score_elementwise);
   }
   const double tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
-  t.compute += x.matrix_s(3 * tokens * 2.0 * x.model.hidden * x.model.vocab / c.tp);  // output layer
+  const double h = x.model.hidden, vocab = static_cast<double>(x.model.vocab) / c.tp;
+  const GemmDevice& d = x.device;  // the output layer stays bf16 in the FP8 recipes (see perf-training.md)
+  const double output_forward = d.bf16_gemm_s(tokens, vocab, h);
+  t.compute += output_forward + d.bf16_gemm_s(tokens, h, vocab) + d.bf16_gemm_s(h, vocab, tokens);
   if (c.pp > 1) {
     const double boundary_bytes = tokens * x.model.hidden * kActivationBytes / c.tp;  // scatter-gather over t
     const double one_way = x.collective_s(CollectiveOp::sendrecv, boundary_bytes, x.groups.pipeline);
-    t.pipeline_comm = 2 * c.virtual_stages * one_way;
+    t.pipeline_comm = pipeline_schedule_of(c)->transfers_per_micro_batch(c.virtual_stages) * one_way;
   }
-  t.backward = t.total() - layers * (forward_compute + f.tensor_comm);
+  t.backward = t.total() - layers * (f.forward() + forward_tensor) - output_forward;
   return t;
 }
 
 // Gradient reduction and, with a sharded optimizer, the weight all-gather, once per step.
-double data_parallel_s(const Context& x, double parameters) {
+struct DataParallelTimes {
+  double per_step = 0;         // s, gradient reduction and weight all-gather once per step
+  double per_micro_batch = 0;  // s, ZeRO-3 / FSDP weight re-gathers of one micro-batch (forward + backward)
+};
+
+DataParallelTimes data_parallel_s(const Context& x, double parameters) {
   const TrainingConfig& c = x.config;
   const CollectiveGroup group = x.groups.data;
-  if (group.ranks <= 1) return 0;
+  if (group.ranks <= 1) return {};
   const double gradient_bytes = parameters * c.gradient_bytes;
   const double weight_bytes = parameters * kWeightBytes;
   double seconds = 0;
@@ -165,12 +218,13 @@ double data_parallel_s(const Context& x, double parameters) {
     seconds = x.collective_s(CollectiveOp::reduce_scatter, gradient_bytes, group) +
               x.collective_s(CollectiveOp::all_gather, weight_bytes, group);
   }
+  DataParallelTimes t{seconds, 0};
   if (c.zero == 3) {
     // Weights gathered again for the forward and the backward pass of every micro-batch (ZeRO-3: 1.5x traffic
     // per pass, here per micro-batch as FSDP does without caching).
-    seconds += 2.0 * c.micro_batches() * x.collective_s(CollectiveOp::all_gather, weight_bytes, group);
+    t.per_micro_batch = 2.0 * x.collective_s(CollectiveOp::all_gather, weight_bytes, group);
   }
-  return seconds;
+  return t;
 }
 
 // Adam reads and writes the fp32 state (12 bytes each way), reads the gradient and writes the bf16 weights.
@@ -187,16 +241,16 @@ TimeTerm term(std::string name, double seconds, std::string rule) {
 
 TrainingCalibration read_calibration(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys(
-      {"gemm_efficiency_max", "gemm_half_width", "elementwise_traffic", "source", "fit", "notes"});
+  root.expect_keys({"elementwise_traffic", "gemm_model", "source", "notes"});
   TrainingCalibration calibration;
-  calibration.gemm_efficiency_max = root.child("gemm_efficiency_max").positive_number();
-  if (calibration.gemm_efficiency_max > 1)
-    root.child("gemm_efficiency_max").fail("must be a fraction of peak (0..1]");
-  calibration.gemm_half_width = root.child("gemm_half_width").number();
-  if (calibration.gemm_half_width < 0) root.child("gemm_half_width").fail("must not be negative");
   calibration.elementwise_traffic = root.child("elementwise_traffic").number();
+  if (calibration.elementwise_traffic < 0) root.child("elementwise_traffic").fail("must not be negative");
   calibration.source = root.child("source").text_or_list();
+  const YamlField gemm_file = root.child("gemm_model");
+  const std::string folder = path.find('/') == std::string::npos ? "" : path.substr(0, path.rfind('/') + 1);
+  auto gemm = load_gemm_model(folder + gemm_file.text());
+  if (!gemm.ok()) throw InputFailure(gemm.errors().front());
+  calibration.gemm = std::move(gemm).value();
   return calibration;
 }
 
@@ -222,31 +276,45 @@ double training_flops_per_step(const TransformerModel& model, const TrainingConf
 TrainingEstimate estimate_training(const PerfHardware& hardware, const CollectiveModel& collectives,
                                    const TrainingCalibration& calibration, const TransformerModel& model,
                                    const TrainingConfig& config) {
-  Context x{hardware, collectives, calibration, model, config, groups_of(hardware, config)};
-  const auto peak = hardware.accelerator.dense_compute.at(config.precision);
-  x.peak = peak ? peak->base() : 0;
-  x.memory_bandwidth = in_gigabytes_per_second(hardware.accelerator.memory_bandwidth) * 1e9;  // bytes/s
-
+  auto device = calibration.gemm.device(hardware.accelerator, config.precision);
   TrainingEstimate e;
   e.config = config;
-  e.peak_flops_per_gpu = x.peak;
   e.memory = training_memory(model, config, hardware.accelerator.memory);
+  if (!device.ok()) {  // an architecture with no known GEMM fraction, or a precision it lacks: no estimate
+    e.efficiency_rule = device.error_text();
+    e.step_time_s = std::numeric_limits<double>::infinity();
+    return e;
+  }
+  Context x{hardware, collectives, calibration, model, config, groups_of(hardware, config), device.value()};
+  x.memory_bandwidth = x.device.memory_bytes_per_s;
+  e.peak_flops_per_gpu = x.device.peak_flops;
+  e.efficiency_rule = fmt::format(
+      "{} ({}): GEMMs at {:.3f} of the {} peak plus operand traffic at memory bandwidth",
+      x.device.architecture, hardware.accelerator.info.id, x.device.peak_fraction, x.device.precision);
   const StageTimes stage = stage_times(x);
   const double m = config.micro_batches();
-  const double bubble_stages = static_cast<double>(config.pp - 1) / config.virtual_stages;
+  const double bubble_stages = pipeline_schedule_of(config)->bubble_stage_times(
+      config.pp, config.virtual_stages, config.micro_batches());
   const double steady = m / (m + bubble_stages);  // share of the pipeline time that is not bubble
   const double pipeline_s = (m + bubble_stages) * stage.total();
-  const double dp_total = data_parallel_s(x, e.memory.parameters_per_gpu);
-  const double dp_exposed =
-      config.overlap_data_parallel ? std::max(0.0, dp_total - stage.backward) : dp_total;
+  const DataParallelTimes dp = data_parallel_s(x, e.memory.parameters_per_gpu);
+  // With overlap, the step's reduction hides behind the last backward pass and FSDP's per-layer gathers are
+  // prefetched behind the micro-batch's own compute (what is left of them is exposed).
+  const double dp_exposed = config.overlap_data_parallel
+                                ? std::max(0.0, dp.per_step - stage.backward) +
+                                      m * std::max(0.0, dp.per_micro_batch - stage.total())
+                                : dp.per_step + m * dp.per_micro_batch;
 
   e.terms = {
-      term("compute", m * stage.compute,
-           "stage FLOPs / (peak x efficiency(h)) + elementwise traffic / memory bandwidth"),
+      term(
+          "compute", m * stage.compute,
+          "every GEMM by shape (gemm_model), flash attention, casts, elementwise traffic / memory bandwidth"),
       term("recompute", m * stage.recompute,
            std::string("recompute = ") + std::string(recompute_name(config.recompute))),
       term("tensor-parallel communication", m * stage.tensor_comm,
-           "NCCL collectives on the tensor-parallel group"),
+           config.tp_comm_overlap
+               ? "NCCL collectives on the tensor-parallel group not hidden by the GEMMs they feed"
+               : "NCCL collectives on the tensor-parallel group"),
       term("context-parallel communication", m * stage.context_comm,
            "key/value all-gather not hidden by attention"),
       term("pipeline communication", m * stage.pipeline_comm,
@@ -262,8 +330,8 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
   e.tokens_per_second = static_cast<double>(config.global_batch) * config.sequence / e.step_time_s;
   e.model_flops_per_step = training_flops_per_step(model, config, false);
   e.hardware_flops_per_step = training_flops_per_step(model, config, true);
-  e.mfu = e.model_flops_per_step / (e.step_time_s * gpus * x.peak);
-  e.hfu = e.hardware_flops_per_step / (e.step_time_s * gpus * x.peak);
+  e.mfu = e.model_flops_per_step / (e.step_time_s * gpus * e.peak_flops_per_gpu);
+  e.hfu = e.hardware_flops_per_step / (e.step_time_s * gpus * e.peak_flops_per_gpu);
   return e;
 }
 
