@@ -17,24 +17,14 @@ constexpr double kActivationBytes = 2;
 constexpr double kWeightBytes = 2;
 constexpr double kOptimizerStateBytes = 12;
 
-// Multiply-adds of one layer's weight matrices per token (their parameter count, norms and biases aside).
-double layer_matrix_parameters(const TransformerModel& m) {
-  const double h = m.hidden;
-  const double kv_width = static_cast<double>(m.kv_heads) * m.head_dim();
-  return 2 * h * h + 2 * h * kv_width + (m.gated_mlp ? 3.0 : 2.0) * h * m.ffn_hidden;
-}
-
-// Forward FLOPs per token of one layer: matrices (2 per multiply-add) and, separately, attention scores and
-// values over the s x s square (2 s h each).
-double layer_matrix_flops_per_token(const TransformerModel& m) {
-  return 2 * layer_matrix_parameters(m);
-}
+// Forward attention scores and values of one layer per token over the full s x s square (model.hpp: all
+// layers, sliding windows capped), averaged over the layers.
 double attention_flops_per_token(const TransformerModel& m, double sequence) {
-  return 4 * sequence * m.hidden;
+  return m.attention_score_flops_per_token(sequence) / std::max(1, m.layers);
 }
 
 struct Groups {
-  CollectiveGroup tensor, context, data, pipeline;
+  CollectiveGroup tensor, context, data, pipeline, expert;
 };
 
 // Megatron's rank order fills a node with tensor-parallel ranks first, then context, then data parallel; the
@@ -47,6 +37,9 @@ Groups groups_of(const PerfHardware& hw, const TrainingConfig& c) {
   g.context = {c.cp, context_per_node};
   const int data_per_node = std::clamp(node / (c.tp * c.cp), 1, std::max(1, c.dp));
   g.data = {c.dp * c.cp, std::min(c.dp * c.cp, data_per_node * context_per_node)};
+  // Expert parallelism is folded into data parallelism (Megatron): the EP ranks follow the tensor-parallel
+  // ones.
+  g.expert = {c.ep, std::clamp(node / c.tp, 1, std::max(1, c.ep))};
   const bool stage_pairs_share_node = c.tp * c.cp * c.dp * 2 <= node;
   g.pipeline = {2, stage_pairs_share_node ? 2 : 1};
   return g;
@@ -57,14 +50,20 @@ struct LayerGemm {
   double k = 0, n = 0;
 };
 
-// Query/key/value projection, attention output projection, MLP up (gate and up fused when gated) and down,
-// each split over the tensor-parallel group as Megatron splits them (column-parallel n, row-parallel k).
-std::vector<LayerGemm> layer_gemms(const TransformerModel& m, int tp) {
+// The attention projections (query/key/value, or MLA's down and up projections, as one GEMM) and the output
+// projection, split over the tensor-parallel group as Megatron splits them (column-parallel n, row-parallel
+// k).
+std::vector<LayerGemm> attention_gemms(const TransformerModel& m, int tp) {
   const double h = m.hidden, t = tp;
-  const double q_width = static_cast<double>(m.heads) * m.head_dim();
-  const double kv_width = static_cast<double>(m.kv_heads) * m.head_dim();
-  const double up = (m.gated_mlp ? 2.0 : 1.0) * m.ffn_hidden;
-  return {{h, (q_width + 2 * kv_width) / t}, {q_width / t, h}, {h, up / t}, {m.ffn_hidden / t, h}};
+  const double out_width = static_cast<double>(m.heads) * m.v_head_dim();
+  const double in_width = m.attention_matrix_parameters() / h - out_width;
+  return {{h, in_width / t}, {out_width / t, h}};
+}
+
+// An MLP of inner size f split over t: up (gate and up fused when gated) and down.
+std::vector<LayerGemm> mlp_gemms(const TransformerModel& m, double f, int tp) {
+  const double h = m.hidden, t = tp;
+  return {{h, (m.gated_mlp ? 2.0 : 1.0) * f / t}, {f / t, h}};
 }
 
 struct Context {
@@ -98,6 +97,7 @@ struct LayerPass {
   double score_elementwise = 0;   // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
   double tensor_comm = 0;         // s, two all-reduces (or all-gather + reduce-scatter pairs), one pass
   double context_comm = 0;        // s, key and value all-gather over the context-parallel group
+  double expert_comm = 0;  // s, MoE dispatch + combine all-to-all over the expert-parallel group, one pass
 
   [[nodiscard]] double forward() const { return matrices + attention + elementwise; }
 };
@@ -108,16 +108,39 @@ LayerPass forward_pass(const Context& x) {
   const GemmDevice& d = x.device;
   const double tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
   LayerPass pass;
-  for (const LayerGemm& g : layer_gemms(m, c.tp)) {
-    pass.matrices += d.gemm_s(tokens, g.n, g.k);
-    pass.matrices_backward += d.gemm_s(tokens, g.k, g.n) + d.gemm_s(g.k, g.n, tokens);
-    if (d.quantised) {
-      // Activations and output gradients are cast every micro-batch; the weight once per step (Transformer
-      // Engine keeps the cast weight for the step's later micro-batches: is_first_microbatch).
-      const double weights_per_micro_batch = g.k * g.n / std::max(1, c.micro_batches());
-      const double elements = tokens * g.k + weights_per_micro_batch + tokens * g.n;
-      pass.casts += x.calibration.gemm.cast_bytes_per_element() * elements / x.memory_bandwidth;
+  // `count` GEMMs of `rows` rows each per gemm in `gemms`, weighted by the share of layers that have them.
+  auto add = [&](const std::vector<LayerGemm>& gemms, double rows, double count, double share) {
+    if (share <= 0 || rows <= 0) return;
+    for (const LayerGemm& g : gemms) {
+      pass.matrices += share * count * d.gemm_s(rows, g.n, g.k);
+      pass.matrices_backward += share * count * (d.gemm_s(rows, g.k, g.n) + d.gemm_s(g.k, g.n, rows));
+      if (d.quantised) {
+        // Activations and output gradients are cast every micro-batch; the weight once per step (Transformer
+        // Engine keeps the cast weight for the step's later micro-batches: is_first_microbatch).
+        const double weights_per_micro_batch = g.k * g.n / std::max(1, c.micro_batches());
+        const double elements = rows * g.k + weights_per_micro_batch + rows * g.n;
+        pass.casts +=
+            share * count * x.calibration.gemm.cast_bytes_per_element() * elements / x.memory_bandwidth;
+      }
     }
+  };
+  add(attention_gemms(m, c.tp), tokens, 1, 1);
+  const double moe_share = m.is_moe() ? static_cast<double>(m.moe_layer_count()) / m.layers : 0;
+  add(mlp_gemms(m, m.ffn_hidden, c.tp), tokens, 1, 1 - moe_share);
+  if (m.is_moe()) {
+    // Grouped GEMMs: the GPU's experts/ep experts share the tokens x top-k routed rows of its EP group's
+    // tokens (balanced: tokens x top-k per GPU), the busiest GPU expert_load_imbalance times that.
+    const double local_experts = std::max(1.0, static_cast<double>(m.moe.experts) / c.ep);
+    const double routed_rows = tokens * m.moe.experts_per_token * c.expert_load_imbalance;
+    add(mlp_gemms(m, m.moe.expert_ffn_hidden, c.tp), routed_rows / local_experts, local_experts, moe_share);
+    if (m.moe.shared_experts > 0)
+      add(mlp_gemms(m, static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden, c.tp),
+          tokens, 1, moe_share);
+    add({{static_cast<double>(m.hidden), static_cast<double>(m.moe.experts)}}, tokens, 1,
+        moe_share);  // router
+    // Dispatch and combine: each routed token's hidden vector (bf16) to its expert's GPU and back.
+    const double routed_bytes = routed_rows * m.hidden * kActivationBytes / c.tp;
+    pass.expert_comm = moe_share * 2 * x.collective_s(CollectiveOp::alltoall, routed_bytes, x.groups.expert);
   }
   const double attention_flops = tokens * attention_flops_per_token(m, c.sequence) / c.tp;
   if (c.attention == Attention::flash) {
@@ -152,10 +175,10 @@ LayerPass forward_pass(const Context& x) {
 }
 
 struct StageTimes {
-  double compute = 0, recompute = 0, tensor_comm = 0, context_comm = 0, pipeline_comm = 0;
+  double compute = 0, recompute = 0, tensor_comm = 0, context_comm = 0, pipeline_comm = 0, expert_comm = 0;
   double backward = 0;  // the backward share of compute + recompute + communication (for DP overlap)
   [[nodiscard]] double total() const {
-    return compute + recompute + tensor_comm + context_comm + pipeline_comm;
+    return compute + recompute + tensor_comm + context_comm + pipeline_comm + expert_comm;
   }
 };
 
@@ -177,11 +200,13 @@ StageTimes stage_times(const Context& x) {
   const double forward_tensor = exposed_tensor_comm(c, f.tensor_comm, f.matrices);
   const double backward_tensor = exposed_tensor_comm(c, f.tensor_comm, f.matrices_backward);
   t.tensor_comm = layers * (forward_tensor + backward_tensor);
+  t.expert_comm = layers * 2 * f.expert_comm;  // the backward pass sends the gradients the same way
   t.context_comm = layers * (std::max(0.0, f.context_comm - f.attention) +
                              std::max(0.0, f.context_comm - f.attention_backward));  // ring attention
   if (c.recompute == Recompute::full) {
     t.recompute = layers * f.forward();
     t.tensor_comm += layers * forward_tensor;
+    t.expert_comm += layers * f.expert_comm;
   } else if (c.recompute == Recompute::selective) {
     t.recompute = layers * (f.attention + f.score_elementwise);
   }
@@ -195,7 +220,7 @@ StageTimes stage_times(const Context& x) {
     const double one_way = x.collective_s(CollectiveOp::sendrecv, boundary_bytes, x.groups.pipeline);
     t.pipeline_comm = pipeline_schedule_of(c)->transfers_per_micro_batch(c.virtual_stages) * one_way;
   }
-  t.backward = t.total() - layers * (f.forward() + forward_tensor) - output_forward;
+  t.backward = t.total() - layers * (f.forward() + forward_tensor + f.expert_comm) - output_forward;
   return t;
 }
 
@@ -263,13 +288,12 @@ Result<TrainingCalibration> load_training_calibration(const std::string& path) {
 double training_flops_per_step(const TransformerModel& model, const TrainingConfig& config,
                                bool with_recompute) {
   const double tokens = static_cast<double>(config.global_batch) * config.sequence;
-  const double matrices = layer_matrix_flops_per_token(model);
-  const double attention = attention_flops_per_token(model, config.sequence);
-  const double forward_layers = tokens * model.layers * (matrices + attention);
-  const double output_layer = tokens * 2.0 * model.hidden * model.vocab;
+  const double attention = model.attention_score_flops_per_token(config.sequence);
+  const double forward_layers = tokens * (model.forward_matrix_flops_per_token() + attention);
+  const double output_layer = tokens * model.output_layer_flops_per_token();
   double flops = 3 * (forward_layers + output_layer);
   if (with_recompute && config.recompute == Recompute::full) flops += forward_layers;
-  if (with_recompute && config.recompute == Recompute::selective) flops += tokens * model.layers * attention;
+  if (with_recompute && config.recompute == Recompute::selective) flops += tokens * attention;
   return flops;
 }
 
@@ -317,6 +341,8 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
                : "NCCL collectives on the tensor-parallel group"),
       term("context-parallel communication", m * stage.context_comm,
            "key/value all-gather not hidden by attention"),
+      term("expert-parallel all-to-all", m * stage.expert_comm,
+           "MoE dispatch + combine over the expert-parallel group (collective model)"),
       term("pipeline communication", m * stage.pipeline_comm,
            "send + receive per micro-batch and model chunk"),
       term("pipeline bubble", pipeline_s * (1 - steady), "(p - 1) / (v m) of the pipeline time"),

@@ -47,6 +47,10 @@ struct TrainingConfig {
                               // gradients (the ZeRO paper's accounting)
 
   // Step-time model choices (perf/training.cpp; branch step-model).
+  int ep = 1;  // expert-parallel size (MoE), folded inside data parallelism as Megatron does; the same field
+               // as branch memory-search adds: keep one when merging
+  double expert_load_imbalance = 1.0;  // tokens on the busiest GPU's experts / the balanced share (1 = force-
+                                       // balanced, as NVIDIA's MoE tables footnote)
   bool tp_comm_overlap = false;  // tensor-parallel collectives overlapped with the GEMMs they feed (Megatron
                                  // --tp-comm-overlap with userbuffers, torchtitan async TP)
 
