@@ -182,7 +182,7 @@ class CatalogBuilder {
     part.form_factor = f.child("form_factor").one_of({"sxm", "pcie", "oam", "superchip"});
     if (auto architecture = f.optional_child("architecture")) part.architecture = architecture->text();
     const auto compute = f.child("dense_compute");
-    compute.expect_keys({"fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"});
+    compute.expect_keys({"fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4", "int8"});
     for (const auto& [precision, rate] : compute.entries()) {
       part.dense_compute[precision] =
           rate.is_null() ? std::nullopt : std::optional<ComputeRate>(rate.positive_quantity<ComputeRate>());

@@ -1,8 +1,12 @@
 #include "gputwin/perf/training.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <limits>
 
 #include "gputwin/core/yaml_input.hpp"
+#include "gputwin/perf/pipeline_schedule.hpp"
 
 namespace gputwin {
 namespace {
@@ -13,24 +17,14 @@ constexpr double kActivationBytes = 2;
 constexpr double kWeightBytes = 2;
 constexpr double kOptimizerStateBytes = 12;
 
-// Multiply-adds of one layer's weight matrices per token (their parameter count, norms and biases aside).
-double layer_matrix_parameters(const TransformerModel& m) {
-  const double h = m.hidden;
-  const double kv_width = static_cast<double>(m.kv_heads) * m.head_dim();
-  return 2 * h * h + 2 * h * kv_width + (m.gated_mlp ? 3.0 : 2.0) * h * m.ffn_hidden;
-}
-
-// Forward FLOPs per token of one layer: matrices (2 per multiply-add) and, separately, attention scores and
-// values over the s x s square (2 s h each).
-double layer_matrix_flops_per_token(const TransformerModel& m) {
-  return 2 * layer_matrix_parameters(m);
-}
+// Forward attention scores and values of one layer per token over the full s x s square (model.hpp: all
+// layers, sliding windows capped), averaged over the layers.
 double attention_flops_per_token(const TransformerModel& m, double sequence) {
-  return 4 * sequence * m.hidden;
+  return m.attention_score_flops_per_token(sequence) / std::max(1, m.layers);
 }
 
 struct Groups {
-  CollectiveGroup tensor, context, data, pipeline;
+  CollectiveGroup tensor, context, data, pipeline, expert;
 };
 
 // Megatron's rank order fills a node with tensor-parallel ranks first, then context, then data parallel; the
@@ -43,9 +37,33 @@ Groups groups_of(const PerfHardware& hw, const TrainingConfig& c) {
   g.context = {c.cp, context_per_node};
   const int data_per_node = std::clamp(node / (c.tp * c.cp), 1, std::max(1, c.dp));
   g.data = {c.dp * c.cp, std::min(c.dp * c.cp, data_per_node * context_per_node)};
+  // Expert parallelism is folded into data parallelism (Megatron): the EP ranks follow the tensor-parallel
+  // ones.
+  g.expert = {c.ep, std::clamp(node / c.tp, 1, std::max(1, c.ep))};
   const bool stage_pairs_share_node = c.tp * c.cp * c.dp * 2 <= node;
   g.pipeline = {2, stage_pairs_share_node ? 2 : 1};
   return g;
+}
+
+// One weight GEMM of a layer as one GPU runs it: C[tokens x n] = A[tokens x k] B[k x n].
+struct LayerGemm {
+  double k = 0, n = 0;
+};
+
+// The attention projections (query/key/value, or MLA's down and up projections, as one GEMM) and the output
+// projection, split over the tensor-parallel group as Megatron splits them (column-parallel n, row-parallel
+// k).
+std::vector<LayerGemm> attention_gemms(const TransformerModel& m, int tp) {
+  const double h = m.hidden, t = tp;
+  const double out_width = static_cast<double>(m.heads) * m.v_head_dim();
+  const double in_width = m.attention_matrix_parameters() / h - out_width;
+  return {{h, in_width / t}, {out_width / t, h}};
+}
+
+// An MLP of inner size f split over t: up (gate and up fused when gated) and down.
+std::vector<LayerGemm> mlp_gemms(const TransformerModel& m, double f, int tp) {
+  const double h = m.hidden, t = tp;
+  return {{h, (m.gated_mlp ? 2.0 : 1.0) * f / t}, {f / t, h}};
 }
 
 struct Context {
@@ -55,41 +73,83 @@ struct Context {
   const TransformerModel& model;
   const TrainingConfig& config;
   Groups groups;
-  double peak = 0;              // FLOP/s
+  GemmDevice device;
   double memory_bandwidth = 0;  // B/s
 
   [[nodiscard]] double collective_s(CollectiveOp op, double bytes, CollectiveGroup group) const {
     if (group.ranks <= 1 || bytes <= 0) return 0;
     return estimate_collective(hw, collectives, op, ByteSize::from_base(bytes), group).time_us * 1e-6;
   }
-  [[nodiscard]] double matrix_s(double flops) const {
-    const double width = static_cast<double>(model.hidden);
-    return flops / (peak * calibration.gemm_efficiency(width));
-  }
   [[nodiscard]] double elementwise_s(double activation_bytes) const {
     return calibration.elementwise_traffic * activation_bytes / memory_bandwidth;
   }
 };
 
-// Per layer and micro-batch on one GPU: the pieces a forward pass costs, so recomputation can repeat some.
+// Per layer and micro-batch on one GPU: the pieces a forward and a backward pass cost, so recomputation can
+// repeat some.
 struct LayerPass {
-  double matrices = 0;           // s
-  double attention = 0;          // s, scores and values
-  double elementwise = 0;        // s, all stored activations written / read once
-  double score_elementwise = 0;  // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
-  double tensor_comm = 0;        // s, two all-reduces (or all-gather + reduce-scatter pairs)
-  double context_comm = 0;       // s, key and value all-gather over the context-parallel group
+  double matrices = 0;            // s, forward weight GEMMs
+  double matrices_backward = 0;   // s, dgrad + wgrad
+  double casts = 0;               // s, quantising the GEMM operands (FP8 recipes), forward and backward
+  double attention = 0;           // s, scores and values, forward
+  double attention_backward = 0;  // s
+  double elementwise = 0;         // s, all stored activations written / read once
+  double score_elementwise = 0;   // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
+  double tensor_comm = 0;         // s, two all-reduces (or all-gather + reduce-scatter pairs), one pass
+  double context_comm = 0;        // s, key and value all-gather over the context-parallel group
+  double expert_comm = 0;  // s, MoE dispatch + combine all-to-all over the expert-parallel group, one pass
+
+  [[nodiscard]] double forward() const { return matrices + attention + elementwise; }
 };
 
 LayerPass forward_pass(const Context& x) {
   const TrainingConfig& c = x.config;
   const TransformerModel& m = x.model;
+  const GemmDevice& d = x.device;
   const double tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
   LayerPass pass;
-  pass.matrices = x.matrix_s(tokens * layer_matrix_flops_per_token(m) / c.tp);
-  // Flash attention skips the causal mask's upper half; unfused kernels compute the whole square.
-  const double causal_share = c.attention == Attention::flash ? 0.5 : 1.0;
-  pass.attention = x.matrix_s(causal_share * tokens * attention_flops_per_token(m, c.sequence) / c.tp);
+  // `count` GEMMs of `rows` rows each per gemm in `gemms`, weighted by the share of layers that have them.
+  auto add = [&](const std::vector<LayerGemm>& gemms, double rows, double count, double share) {
+    if (share <= 0 || rows <= 0) return;
+    for (const LayerGemm& g : gemms) {
+      pass.matrices += share * count * d.gemm_s(rows, g.n, g.k);
+      pass.matrices_backward += share * count * (d.gemm_s(rows, g.k, g.n) + d.gemm_s(g.k, g.n, rows));
+      if (d.quantised) {
+        // Activations and output gradients are cast every micro-batch; the weight once per step (Transformer
+        // Engine keeps the cast weight for the step's later micro-batches: is_first_microbatch).
+        const double weights_per_micro_batch = g.k * g.n / std::max(1, c.micro_batches());
+        const double elements = rows * g.k + weights_per_micro_batch + rows * g.n;
+        pass.casts +=
+            share * count * x.calibration.gemm.cast_bytes_per_element() * elements / x.memory_bandwidth;
+      }
+    }
+  };
+  add(attention_gemms(m, c.tp), tokens, 1, 1);
+  const double moe_share = m.is_moe() ? static_cast<double>(m.moe_layer_count()) / m.layers : 0;
+  add(mlp_gemms(m, m.ffn_hidden, c.tp), tokens, 1, 1 - moe_share);
+  if (m.is_moe()) {
+    // Grouped GEMMs: the GPU's experts/ep experts share the tokens x top-k routed rows of its EP group's
+    // tokens (balanced: tokens x top-k per GPU), the busiest GPU expert_load_imbalance times that.
+    const double local_experts = std::max(1.0, static_cast<double>(m.moe.experts) / c.ep);
+    const double routed_rows = tokens * m.moe.experts_per_token * c.expert_load_imbalance;
+    add(mlp_gemms(m, m.moe.expert_ffn_hidden, c.tp), routed_rows / local_experts, local_experts, moe_share);
+    if (m.moe.shared_experts > 0)
+      add(mlp_gemms(m, static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden, c.tp),
+          tokens, 1, moe_share);
+    add({{static_cast<double>(m.hidden), static_cast<double>(m.moe.experts)}}, tokens, 1,
+        moe_share);  // router
+    // Dispatch and combine: each routed token's hidden vector (bf16) to its expert's GPU and back.
+    const double routed_bytes = routed_rows * m.hidden * kActivationBytes / c.tp;
+    pass.expert_comm = moe_share * 2 * x.collective_s(CollectiveOp::alltoall, routed_bytes, x.groups.expert);
+  }
+  const double attention_flops = tokens * attention_flops_per_token(m, c.sequence) / c.tp;
+  if (c.attention == Attention::flash) {
+    pass.attention = d.attention_forward_s(0.5 * attention_flops, c.sequence);
+    pass.attention_backward = d.attention_backward_s(0.5 * attention_flops, c.sequence);
+  } else {  // unfused kernels: the whole square, as two batched bf16 GEMMs, backward twice the forward
+    pass.attention = attention_flops / (d.bf16_peak_flops * d.peak_fraction);
+    pass.attention_backward = 2 * pass.attention;
+  }
   TrainingConfig stored = c;
   stored.recompute = Recompute::none;
   const double activations = activation_bytes_per_layer(m, stored);
@@ -115,47 +175,65 @@ LayerPass forward_pass(const Context& x) {
 }
 
 struct StageTimes {
-  double compute = 0, recompute = 0, tensor_comm = 0, context_comm = 0, pipeline_comm = 0;
+  double compute = 0, recompute = 0, tensor_comm = 0, context_comm = 0, pipeline_comm = 0, expert_comm = 0;
   double backward = 0;  // the backward share of compute + recompute + communication (for DP overlap)
   [[nodiscard]] double total() const {
-    return compute + recompute + tensor_comm + context_comm + pipeline_comm;
+    return compute + recompute + tensor_comm + context_comm + pipeline_comm + expert_comm;
   }
 };
 
+// Tensor-parallel collectives of one pass, exposed: all of them, or with overlap what the GEMMs they feed do
+// not hide.
+double exposed_tensor_comm(const TrainingConfig& c, double comm, double gemms) {
+  return c.tp_comm_overlap ? std::max(0.0, comm - gemms) : comm;
+}
+
 // One micro-batch through the most loaded stage (the last: its layers and the output layer), forward and
-// backward (twice the forward work), with the recomputation the config asks for.
+// backward, with the recomputation the config asks for.
 StageTimes stage_times(const Context& x) {
   const TrainingConfig& c = x.config;
   const LayerPass f = forward_pass(x);
   const double layers = c.layers_per_stage(x.model);
   StageTimes t;
-  const double forward_compute = f.matrices + f.attention + f.elementwise;
-  t.compute = layers * 3 * forward_compute;
-  t.tensor_comm =
-      layers * 2 * f.tensor_comm;  // the backward pass runs the forward's collectives on gradients
-  t.context_comm = layers * 2 * std::max(0.0, f.context_comm - f.attention);  // overlapped with attention
+  const double backward_compute = f.matrices_backward + f.attention_backward + 2 * f.elementwise;
+  t.compute = layers * (f.forward() + backward_compute + f.casts);
+  const double forward_tensor = exposed_tensor_comm(c, f.tensor_comm, f.matrices);
+  const double backward_tensor = exposed_tensor_comm(c, f.tensor_comm, f.matrices_backward);
+  t.tensor_comm = layers * (forward_tensor + backward_tensor);
+  t.expert_comm = layers * 2 * f.expert_comm;  // the backward pass sends the gradients the same way
+  t.context_comm = layers * (std::max(0.0, f.context_comm - f.attention) +
+                             std::max(0.0, f.context_comm - f.attention_backward));  // ring attention
   if (c.recompute == Recompute::full) {
-    t.recompute = layers * forward_compute;
-    t.tensor_comm += layers * f.tensor_comm;
+    t.recompute = layers * f.forward();
+    t.tensor_comm += layers * forward_tensor;
+    t.expert_comm += layers * f.expert_comm;
   } else if (c.recompute == Recompute::selective) {
     t.recompute = layers * (f.attention + f.score_elementwise);
   }
   const double tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
-  t.compute += x.matrix_s(3 * tokens * 2.0 * x.model.hidden * x.model.vocab / c.tp);  // output layer
+  const double h = x.model.hidden, vocab = static_cast<double>(x.model.vocab) / c.tp;
+  const GemmDevice& d = x.device;  // the output layer stays bf16 in the FP8 recipes (see perf-training.md)
+  const double output_forward = d.bf16_gemm_s(tokens, vocab, h);
+  t.compute += output_forward + d.bf16_gemm_s(tokens, h, vocab) + d.bf16_gemm_s(h, vocab, tokens);
   if (c.pp > 1) {
     const double boundary_bytes = tokens * x.model.hidden * kActivationBytes / c.tp;  // scatter-gather over t
     const double one_way = x.collective_s(CollectiveOp::sendrecv, boundary_bytes, x.groups.pipeline);
-    t.pipeline_comm = 2 * c.virtual_stages * one_way;
+    t.pipeline_comm = pipeline_schedule_of(c)->transfers_per_micro_batch(c.virtual_stages) * one_way;
   }
-  t.backward = t.total() - layers * (forward_compute + f.tensor_comm);
+  t.backward = t.total() - layers * (f.forward() + forward_tensor + f.expert_comm) - output_forward;
   return t;
 }
 
 // Gradient reduction and, with a sharded optimizer, the weight all-gather, once per step.
-double data_parallel_s(const Context& x, double parameters) {
+struct DataParallelTimes {
+  double per_step = 0;         // s, gradient reduction and weight all-gather once per step
+  double per_micro_batch = 0;  // s, ZeRO-3 / FSDP weight re-gathers of one micro-batch (forward + backward)
+};
+
+DataParallelTimes data_parallel_s(const Context& x, double parameters) {
   const TrainingConfig& c = x.config;
   const CollectiveGroup group = x.groups.data;
-  if (group.ranks <= 1) return 0;
+  if (group.ranks <= 1) return {};
   const double gradient_bytes = parameters * c.gradient_bytes;
   const double weight_bytes = parameters * kWeightBytes;
   double seconds = 0;
@@ -165,12 +243,13 @@ double data_parallel_s(const Context& x, double parameters) {
     seconds = x.collective_s(CollectiveOp::reduce_scatter, gradient_bytes, group) +
               x.collective_s(CollectiveOp::all_gather, weight_bytes, group);
   }
+  DataParallelTimes t{seconds, 0};
   if (c.zero == 3) {
     // Weights gathered again for the forward and the backward pass of every micro-batch (ZeRO-3: 1.5x traffic
     // per pass, here per micro-batch as FSDP does without caching).
-    seconds += 2.0 * c.micro_batches() * x.collective_s(CollectiveOp::all_gather, weight_bytes, group);
+    t.per_micro_batch = 2.0 * x.collective_s(CollectiveOp::all_gather, weight_bytes, group);
   }
-  return seconds;
+  return t;
 }
 
 // Adam reads and writes the fp32 state (12 bytes each way), reads the gradient and writes the bf16 weights.
@@ -187,16 +266,16 @@ TimeTerm term(std::string name, double seconds, std::string rule) {
 
 TrainingCalibration read_calibration(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys(
-      {"gemm_efficiency_max", "gemm_half_width", "elementwise_traffic", "source", "fit", "notes"});
+  root.expect_keys({"elementwise_traffic", "gemm_model", "source", "notes"});
   TrainingCalibration calibration;
-  calibration.gemm_efficiency_max = root.child("gemm_efficiency_max").positive_number();
-  if (calibration.gemm_efficiency_max > 1)
-    root.child("gemm_efficiency_max").fail("must be a fraction of peak (0..1]");
-  calibration.gemm_half_width = root.child("gemm_half_width").number();
-  if (calibration.gemm_half_width < 0) root.child("gemm_half_width").fail("must not be negative");
   calibration.elementwise_traffic = root.child("elementwise_traffic").number();
+  if (calibration.elementwise_traffic < 0) root.child("elementwise_traffic").fail("must not be negative");
   calibration.source = root.child("source").text_or_list();
+  const YamlField gemm_file = root.child("gemm_model");
+  const std::string folder = path.find('/') == std::string::npos ? "" : path.substr(0, path.rfind('/') + 1);
+  auto gemm = load_gemm_model(folder + gemm_file.text());
+  if (!gemm.ok()) throw InputFailure(gemm.errors().front());
+  calibration.gemm = std::move(gemm).value();
   return calibration;
 }
 
@@ -209,46 +288,61 @@ Result<TrainingCalibration> load_training_calibration(const std::string& path) {
 double training_flops_per_step(const TransformerModel& model, const TrainingConfig& config,
                                bool with_recompute) {
   const double tokens = static_cast<double>(config.global_batch) * config.sequence;
-  const double matrices = layer_matrix_flops_per_token(model);
-  const double attention = attention_flops_per_token(model, config.sequence);
-  const double forward_layers = tokens * model.layers * (matrices + attention);
-  const double output_layer = tokens * 2.0 * model.hidden * model.vocab;
+  const double attention = model.attention_score_flops_per_token(config.sequence);
+  const double forward_layers = tokens * (model.forward_matrix_flops_per_token() + attention);
+  const double output_layer = tokens * model.output_layer_flops_per_token();
   double flops = 3 * (forward_layers + output_layer);
   if (with_recompute && config.recompute == Recompute::full) flops += forward_layers;
-  if (with_recompute && config.recompute == Recompute::selective) flops += tokens * model.layers * attention;
+  if (with_recompute && config.recompute == Recompute::selective) flops += tokens * attention;
   return flops;
 }
 
 TrainingEstimate estimate_training(const PerfHardware& hardware, const CollectiveModel& collectives,
                                    const TrainingCalibration& calibration, const TransformerModel& model,
                                    const TrainingConfig& config) {
-  Context x{hardware, collectives, calibration, model, config, groups_of(hardware, config)};
-  const auto peak = hardware.accelerator.dense_compute.at(config.precision);
-  x.peak = peak ? peak->base() : 0;
-  x.memory_bandwidth = in_gigabytes_per_second(hardware.accelerator.memory_bandwidth) * 1e9;  // bytes/s
-
+  auto device = calibration.gemm.device(hardware.accelerator, config.precision);
   TrainingEstimate e;
   e.config = config;
-  e.peak_flops_per_gpu = x.peak;
   e.memory = training_memory(model, config, hardware.accelerator.memory);
+  if (!device.ok()) {  // an architecture with no known GEMM fraction, or a precision it lacks: no estimate
+    e.efficiency_rule = device.error_text();
+    e.step_time_s = std::numeric_limits<double>::infinity();
+    return e;
+  }
+  Context x{hardware, collectives, calibration, model, config, groups_of(hardware, config), device.value()};
+  x.memory_bandwidth = x.device.memory_bytes_per_s;
+  e.peak_flops_per_gpu = x.device.peak_flops;
+  e.efficiency_rule = fmt::format(
+      "{} ({}): GEMMs at {:.3f} of the {} peak plus operand traffic at memory bandwidth",
+      x.device.architecture, hardware.accelerator.info.id, x.device.peak_fraction, x.device.precision);
   const StageTimes stage = stage_times(x);
   const double m = config.micro_batches();
-  const double bubble_stages = static_cast<double>(config.pp - 1) / config.virtual_stages;
+  const double bubble_stages = pipeline_schedule_of(config)->bubble_stage_times(
+      config.pp, config.virtual_stages, config.micro_batches());
   const double steady = m / (m + bubble_stages);  // share of the pipeline time that is not bubble
   const double pipeline_s = (m + bubble_stages) * stage.total();
-  const double dp_total = data_parallel_s(x, e.memory.parameters_per_gpu);
-  const double dp_exposed =
-      config.overlap_data_parallel ? std::max(0.0, dp_total - stage.backward) : dp_total;
+  const DataParallelTimes dp = data_parallel_s(x, e.memory.parameters_per_gpu);
+  // With overlap, the step's reduction hides behind the last backward pass and FSDP's per-layer gathers are
+  // prefetched behind the micro-batch's own compute (what is left of them is exposed).
+  const double dp_exposed = config.overlap_data_parallel
+                                ? std::max(0.0, dp.per_step - stage.backward) +
+                                      m * std::max(0.0, dp.per_micro_batch - stage.total())
+                                : dp.per_step + m * dp.per_micro_batch;
 
   e.terms = {
-      term("compute", m * stage.compute,
-           "stage FLOPs / (peak x efficiency(h)) + elementwise traffic / memory bandwidth"),
+      term(
+          "compute", m * stage.compute,
+          "every GEMM by shape (gemm_model), flash attention, casts, elementwise traffic / memory bandwidth"),
       term("recompute", m * stage.recompute,
            std::string("recompute = ") + std::string(recompute_name(config.recompute))),
       term("tensor-parallel communication", m * stage.tensor_comm,
-           "NCCL collectives on the tensor-parallel group"),
+           config.tp_comm_overlap
+               ? "NCCL collectives on the tensor-parallel group not hidden by the GEMMs they feed"
+               : "NCCL collectives on the tensor-parallel group"),
       term("context-parallel communication", m * stage.context_comm,
            "key/value all-gather not hidden by attention"),
+      term("expert-parallel all-to-all", m * stage.expert_comm,
+           "MoE dispatch + combine over the expert-parallel group (collective model)"),
       term("pipeline communication", m * stage.pipeline_comm,
            "send + receive per micro-batch and model chunk"),
       term("pipeline bubble", pipeline_s * (1 - steady), "(p - 1) / (v m) of the pipeline time"),
@@ -262,8 +356,8 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
   e.tokens_per_second = static_cast<double>(config.global_batch) * config.sequence / e.step_time_s;
   e.model_flops_per_step = training_flops_per_step(model, config, false);
   e.hardware_flops_per_step = training_flops_per_step(model, config, true);
-  e.mfu = e.model_flops_per_step / (e.step_time_s * gpus * x.peak);
-  e.hfu = e.hardware_flops_per_step / (e.step_time_s * gpus * x.peak);
+  e.mfu = e.model_flops_per_step / (e.step_time_s * gpus * e.peak_flops_per_gpu);
+  e.hfu = e.hardware_flops_per_step / (e.step_time_s * gpus * e.peak_flops_per_gpu);
   return e;
 }
 

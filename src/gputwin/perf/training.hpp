@@ -2,23 +2,31 @@
 // memory per GPU.
 //
 //   Result<TrainingCalibration> calibration = load_training_calibration(bundled_data_dir() +
-//   "/perf/training-model.yaml"); TrainingEstimate e = estimate_training(hw, collectives,
-//   calibration.value(), model, config); e.step_time_s, e.tokens_per_second, e.mfu, e.hfu, e.memory.fits(),
-//   e.terms (for --explain)
+//   "/perf/training-model.yaml");   // also reads gemm-efficiency.yaml next to it
+//   TrainingEstimate e = estimate_training(hw, collectives, calibration.value(), model, config);
+//   e.step_time_s, e.tokens_per_second, e.mfu, e.hfu, e.memory.fits(), e.terms (for --explain)
 //
 // The model, per pipeline stage and micro-batch, on the most loaded GPU (the last stage: its layers plus the
 // output layer):
-//   compute     = GEMM and attention FLOPs / (peak of the precision x gemm_efficiency(h))
-//               + elementwise traffic / memory bandwidth, the traffic being elementwise_traffic x the layer's
-//                 stored-activation bytes (Korthikanti Table 2, as memory.hpp computes them) per pass;
-//   tensor / context parallel communication: NCCL collectives (collectives.hpp) on the group's GPUs, exposed;
+//   compute     = every weight GEMM of every layer with its real per-GPU shape (tokens x (q+2kv)/t x h, ...),
+//                 forward, dgrad and wgrad, timed by the GEMM model (gemm_model.hpp: datasheet peak and
+//                 bandwidth, one fitted fraction per architecture); flash attention by sequence length
+//                 (causal half + diagonal tiles, backward 2.5x forward, bf16); the output layer in bf16; for
+//                 FP8 / MXFP8 / NVFP4 the casts of every quantised operand at memory bandwidth; elementwise
+//                 traffic (elementwise_traffic x the layer's stored-activation bytes, Korthikanti Table 2) at
+//                 memory bandwidth;
+//   tensor / context parallel communication: NCCL collectives (collectives.hpp) on the group's GPUs; tensor
+//                 parallel hidden behind the GEMMs they feed when tp_comm_overlap (Megatron
+//                 --tp-comm-overlap, torchtitan async TP), context parallel (ring attention) behind the
+//                 attention kernels;
 //   pipeline: (m + (p - 1)/v) stage times (bubble (p - 1)/(v m)), plus one send and one receive per
 //   micro-batch and model chunk;
 //   data parallel: gradient reduce-scatter (or all-reduce) and weight all-gather after the last backward
-//   pass, exposed (overlap_data_parallel hides it behind the last micro-batch's backward pass); optimizer:
-//   the Adam update reads and writes the sharded fp32 state once, at memory bandwidth.
-// The efficiency curve's two constants are the only fitted numbers; data/perf/training-model.yaml holds them
-// with the points they were fitted on, and fit_training_calibration recomputes them.
+//   pass, exposed (overlap_data_parallel hides it behind the last micro-batch's backward pass; FSDP / ZeRO-3
+//   re-gathers per micro-batch are prefetched behind that micro-batch's compute); optimizer: the Adam update
+//   reads and writes the sharded fp32 state once, at memory bandwidth.
+// The GEMM model's per-architecture fractions are the only fitted numbers (data/perf/gemm-efficiency.yaml,
+// fitted on the fit set by fit_gemm_calibration in training_runs.hpp).
 //
 // FLOP convention (stated with every MFU): model FLOPs = 3 x forward FLOPs of every GEMM (2 per multiply-add)
 // plus the attention scores and values over the whole s x s square (4 s h per token and layer) plus the
@@ -32,6 +40,7 @@
 
 #include "gputwin/core/error.hpp"
 #include "gputwin/perf/collectives.hpp"
+#include "gputwin/perf/gemm_model.hpp"
 #include "gputwin/perf/hardware.hpp"
 #include "gputwin/perf/memory.hpp"
 #include "gputwin/perf/model.hpp"
@@ -39,22 +48,17 @@
 
 namespace gputwin {
 
-// Achieved fraction of the dense peak on a layer's matrix work, as a function of the model width h (the
-// reduction dimension of the layer's GEMMs): efficiency(h) = gemm_efficiency_max h / (h + gemm_half_width)
-// (narrow models spend more of each layer in small kernels, launches and GEMM tails). Fitted; see
-// data/perf/training-model.yaml.
+// What the step-time model reads besides the hardware: the GEMM model (its per-architecture fractions are the
+// fitted numbers) and the elementwise-traffic rule. See data/perf/training-model.yaml and
+// gemm-efficiency.yaml.
 struct TrainingCalibration {
-  double gemm_efficiency_max = 0;  // the curve's ceiling, a fraction of peak
-  double gemm_half_width = 0;      // the width h at which half the ceiling is reached
+  GemmModel gemm;
   double elementwise_traffic =
       0;               // bytes moved per stored-activation byte in one forward pass (a rule, not fitted)
   std::string source;  // how the values were obtained
-
-  [[nodiscard]] double gemm_efficiency(double width) const {
-    return gemm_efficiency_max * width / (width + gemm_half_width);
-  }
 };
 
+// Reads `path` (training-model.yaml) and gemm-efficiency.yaml in the same folder.
 [[nodiscard]] Result<TrainingCalibration> load_training_calibration(const std::string& path);
 
 struct TimeTerm {
@@ -73,6 +77,7 @@ struct TrainingEstimate {
   double mfu = 0;                      // model FLOPs / (step time x GPUs x dense peak of config.precision)
   double hfu = 0;
   double peak_flops_per_gpu = 0;
+  std::string efficiency_rule;  // the GEMM model row used ("hopper: 0.600 of peak ..."), for --explain
   MemoryFootprint memory;
 };
 
@@ -81,6 +86,8 @@ struct TrainingEstimate {
                                              bool with_recompute);
 
 // The config must have passed check_training_config (dp filled in) and name a precision the accelerator has.
+// An accelerator whose architecture has no GEMM fraction (gemm-efficiency.yaml: unknown) gets an infinite
+// step time and efficiency_rule saying why.
 [[nodiscard]] TrainingEstimate estimate_training(const PerfHardware& hardware,
                                                  const CollectiveModel& collectives,
                                                  const TrainingCalibration& calibration,

@@ -40,11 +40,19 @@ struct TrainingConfig {
   Recompute recompute = Recompute::selective;
   bool sequence_parallel = true;  // with t > 1, norms and dropout split over the tensor-parallel group
   Attention attention = Attention::flash;
-  std::string precision = "bf16";  // the accelerator's dense_compute key used for the GEMMs ("bf16", "fp8")
+  std::string precision = "bf16";     // the GEMM precision (gemm-efficiency.yaml: bf16, fp8, mxfp8, nvfp4)
   bool overlap_data_parallel = true;  // gradient reduction overlaps the backward pass (Megatron
                                       // --overlap-grad-reduce); off in the 2021-2022 papers' runs
   double gradient_bytes = 4;  // bytes per gradient element: 4 = fp32 main gradients (Megatron), 2 = fp16
                               // gradients (the ZeRO paper's accounting)
+
+  // Step-time model choices (perf/training.cpp; branch step-model).
+  int ep = 1;  // expert-parallel size (MoE), folded inside data parallelism as Megatron does; the same field
+               // as branch memory-search adds: keep one when merging
+  double expert_load_imbalance = 1.0;  // tokens on the busiest GPU's experts / the balanced share (1 = force-
+                                       // balanced, as NVIDIA's MoE tables footnote)
+  bool tp_comm_overlap = false;  // tensor-parallel collectives overlapped with the GEMMs they feed (Megatron
+                                 // --tp-comm-overlap with userbuffers, torchtitan async TP)
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   [[nodiscard]] int gpus() const { return model_parallel() * dp; }

@@ -38,8 +38,8 @@ void read_table_1(const YamlField& table, std::vector<PublishedRun>& runs) {
     run.config.recompute = recompute.value_or(Recompute::full);
     run.config.sequence_parallel = table.child("sequence_parallel").boolean();
     run.config.micro_batch = static_cast<int>(table.child("micro_batch").positive_integer());
-    run.model =
-        megatron_gpt_shape(run.label, integer(row, 3), integer(row, 2), integer(row, 1), vocab, run.config.sequence);
+    run.model = megatron_gpt_shape(run.label, integer(row, 3), integer(row, 2), integer(row, 1), vocab,
+                                   run.config.sequence);
     run.config.tp = integer(row, 4);
     run.config.pp = integer(row, 5);
     run.gpus = integer(row, 6);
@@ -72,8 +72,8 @@ void read_table_5(const YamlField& table, std::vector<PublishedRun>& runs) {
       run.config.recompute =
           recompute_from_name(settings.child("recompute").text()).value_or(Recompute::full);
       run.config.sequence_parallel = settings.child("sequence_parallel").boolean();
-      run.model = megatron_gpt_shape(row.at(0).text(), integer(row, 3), integer(row, 2), integer(row, 1), vocab,
-                            run.config.sequence);
+      run.model = megatron_gpt_shape(row.at(0).text(), integer(row, 3), integer(row, 2), integer(row, 1),
+                                     vocab, run.config.sequence);
       run.config.tp = integer(row, 4);
       run.config.pp = integer(row, 5);
       run.config.virtual_stages = integer(row, 6);
@@ -94,15 +94,6 @@ std::vector<PublishedRun> read_runs(const std::string& path) {
   read_table_5(root.child("korthikanti_table_5"), runs);
   return runs;
 }
-
-// Step time = A (1 + half_width / h) / efficiency_max + C holds exactly for these runs (h fixed per run,
-// no context parallelism, no overlapped data-parallel reduction), so two evaluations per run give the grid.
-struct LinearStepTime {
-  double matrix = 0, width = 0, rest = 0, published = 0;
-  [[nodiscard]] double at(double efficiency_max, double half_width) const {
-    return matrix * (1 + half_width / width) / efficiency_max + rest;
-  }
-};
 
 }  // namespace
 
@@ -138,41 +129,28 @@ ValidationSummary summarize(const std::vector<RunPrediction>& rows, const std::s
 
 Result<TrainingCalibration> fit_training_calibration(const Catalog& catalog,
                                                      const CollectiveModel& collectives,
-                                                     const TrainingCalibration& calibration_rule,
+                                                     const TrainingCalibration& calibration,
                                                      const std::vector<PublishedRun>& runs,
                                                      const std::string& table) {
   std::vector<PublishedRun> points;
   for (const auto& run : runs) {
     if (table == "all" || run.table == table) points.push_back(run);
   }
-  const double traffic = calibration_rule.elementwise_traffic;
-  auto at = [&](double efficiency_max) {
-    return predict_runs(catalog, collectives, TrainingCalibration{efficiency_max, 0, traffic, ""}, points);
-  };
-  const auto full = at(1), half = at(0.5);
-  if (!full.ok()) return full.errors();
-  std::vector<LinearStepTime> lines;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const double t_full = full.value()[i].estimate.step_time_s;
-    const double matrix = half.value()[i].estimate.step_time_s - t_full;  // 2A - A
-    const double width = static_cast<double>(points[i].model.hidden);
-    lines.push_back({matrix, width, t_full - matrix, points[i].published_step_s});
-  }
-  TrainingCalibration best{0, 0, traffic, "fit_training_calibration on " + table};
+  TrainingCalibration best = calibration;
   double best_error = std::numeric_limits<double>::infinity();
-  for (int e = 100; e <= 200; ++e) {   // gemm_efficiency_max 0.500 .. 1.000, step 0.005
-    for (int w = 0; w <= 1000; ++w) {  // gemm_half_width 0 .. 20000, step 20
-      const double efficiency_max = e * 0.005, half_width = w * 20.0;
-      double error = 0;
-      for (const auto& line : lines)
-        error += std::abs(line.at(efficiency_max, half_width) / line.published - 1);
-      if (error < best_error - 1e-12) {
-        best_error = error;
-        best.gemm_efficiency_max = efficiency_max;
-        best.gemm_half_width = half_width;
-      }
+  for (int i = 60; i <= 200; ++i) {  // ampere peak_fraction 0.300 .. 1.000, step 0.005
+    TrainingCalibration trial = calibration;
+    trial.gemm.set_peak_fraction("ampere", i * 0.005);
+    const auto rows = predict_runs(catalog, collectives, trial, points);
+    if (!rows.ok()) return rows.errors();
+    double error = 0;
+    for (const auto& row : rows.value()) error += std::abs(row.error);
+    if (error < best_error - 1e-12) {
+      best_error = error;
+      best = trial;
     }
   }
+  best.source = "fit_training_calibration (ampere peak_fraction) on " + table;
   return best;
 }
 

@@ -1,6 +1,6 @@
-// The published training runs gputwin's step-time model is checked against (Megatron-LM Table 1, Korthikanti
-// et al. Table 5, from data/reference/training.yaml), the predictions for them, and the fit of the model's
-// two constants on the calibration rows.
+// The published A100 training runs gputwin's step-time model is checked against (Megatron-LM Table 1,
+// Korthikanti et al. Table 5, from data/reference/training.yaml), the predictions for them, and the fit of
+// the GEMM model's ampere fraction on them. Newer GPUs: training_runs.hpp.
 //
 //   Result<std::vector<PublishedRun>> runs = load_published_runs(bundled_data_dir() +
 //   "/reference/training.yaml"); std::vector<RunPrediction> rows = predict_runs(catalog, collectives,
@@ -50,8 +50,8 @@ struct ValidationSummary {
 
 [[nodiscard]] ValidationSummary summarize(const std::vector<RunPrediction>& rows, const std::string& table);
 
-// The grid search documented in data/perf/training-model.yaml, over the runs of `table`; the elementwise
-// traffic rule is taken from `calibration_rule`, the efficiency curve is fitted.
+// The ampere row of the GEMM model fitted on the runs of `table` ("all" for both): grid 0.300..1.000 step
+// 0.005, smallest mean |error| of iteration time; every other value is taken from `calibration_rule`.
 [[nodiscard]] Result<TrainingCalibration> fit_training_calibration(
     const Catalog& catalog, const CollectiveModel& collectives, const TrainingCalibration& calibration_rule,
     const std::vector<PublishedRun>& runs, const std::string& table);

@@ -63,13 +63,11 @@ std::string terms_text(const TrainingEstimate& e, bool explain) {
 }
 
 std::string explain_text(const TrainingRunInfo& run, const TrainingEstimate& e) {
-  const double h = run.model->hidden;
   return fmt::format(
-      "How: peak {:.0f} TFLOP/s ({}) per GPU; matrix efficiency {:.3f} of peak at h = {} ({} h / (h + {}), "
-      "fitted on 18 published A100 runs: data/perf/training-model.yaml); memory bandwidth {:.2f} TB/s; "
-      "model FLOPs per step {:.4g}, with recomputation {:.4g}\n",
-      e.peak_flops_per_gpu / 1e12, e.config.precision, run.calibration->gemm_efficiency(h), run.model->hidden,
-      run.calibration->gemm_efficiency_max, run.calibration->gemm_half_width,
+      "How: peak {:.0f} TFLOP/s ({}) per GPU; {} (data/perf/gemm-efficiency.yaml, fitted per architecture on "
+      "published runs); memory bandwidth {:.2f} TB/s; model FLOPs per step {:.4g}, with recomputation "
+      "{:.4g}\n",
+      e.peak_flops_per_gpu / 1e12, e.config.precision, e.efficiency_rule,
       in_gigabytes_per_second(run.hardware->accelerator.memory_bandwidth) / 1e3, e.model_flops_per_step,
       e.hardware_flops_per_step);
 }

@@ -1,0 +1,386 @@
+#include "gputwin/perf/training_runs.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "gputwin/core/yaml_input.hpp"
+
+namespace gputwin {
+namespace {
+
+struct GpuSetup {
+  std::string accelerator;
+  int gpus_per_node = 8;
+  int nics_per_node = 8;
+  DataRate nic_speed;
+};
+
+struct SystemSetup {
+  std::optional<ByteSize> memory;
+  std::optional<DataRate> memory_bandwidth;
+};
+
+struct SourceSetup {
+  std::string set;
+  std::string fsdp = "megatron-group";
+  bool tp_comm_overlap = false;
+  std::string recompute_when_null = "none";
+  int sequence_when_null = 0;
+  int pipeline_micro_batch = 0;
+  bool micro_batches_are_stages = false;  // a pipeline splits the local batch into p v micro-batches
+  int virtual_stages_when_null = 0;
+  std::string flop_convention;
+};
+
+struct Setup {
+  std::map<std::string, GpuSetup> gpus;
+  std::map<std::string, SystemSetup> systems;
+  std::map<std::string, std::optional<TransformerModel>> models;  // empty optional: preset missing
+  std::map<std::string, SourceSetup> sources;
+};
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+TransformerModel shape_of(const std::string& id, const YamlField& f) {
+  TransformerModel m;
+  m.name = id;
+  m.source = f.child("source").text();
+  m.layers = static_cast<int>(f.child("layers").positive_integer());
+  m.hidden = static_cast<int>(f.child("hidden").positive_integer());
+  m.heads = static_cast<int>(f.child("heads").positive_integer());
+  m.kv_heads = m.heads;
+  m.ffn_hidden = static_cast<int>(f.child("ffn_hidden").positive_integer());
+  m.vocab = static_cast<int>(f.child("vocab").positive_integer());
+  m.tied_embeddings = true;
+  m.gated_mlp = false;
+  m.biases = false;
+  m.position_embeddings = f.child("learned_positions").boolean() ? 1 : 0;  // set to the sequence per run
+  return m;
+}
+
+Setup read_setup(const std::string& path, const std::vector<TransformerModel>& presets,
+                 const std::map<std::string, std::string>& sets) {
+  const YamlField root = YamlDocument::load(path).root();
+  root.expect_keys({"hardware", "systems", "models", "sources"});
+  Setup setup;
+  for (const YamlField& row : root.child("hardware").items()) {
+    row.expect_keys({"gpu", "accelerator", "gpus_per_node", "nics_per_node", "nic_speed", "source"});
+    setup.gpus[row.child("gpu").text()] = GpuSetup{
+        row.child("accelerator").text(), static_cast<int>(row.child("gpus_per_node").positive_integer()),
+        static_cast<int>(row.child("nics_per_node").positive_integer()),
+        row.child("nic_speed").positive_quantity<DataRate>()};
+  }
+  for (const YamlField& row : root.child("systems").items()) {
+    row.expect_keys({"system", "memory", "memory_bandwidth", "source"});
+    SystemSetup s;
+    if (const auto m = row.optional_child("memory")) s.memory = m->positive_quantity<ByteSize>();
+    if (const auto b = row.optional_child("memory_bandwidth"))
+      s.memory_bandwidth = b->positive_quantity<DataRate>();
+    setup.systems[row.child("system").text()] = s;
+  }
+  for (const auto& [id, field] : root.child("models").entries()) {
+    if (const auto preset = field.optional_child("preset")) {
+      field.expect_keys({"preset"});
+      const TransformerModel* found = find_model(presets, preset->text());
+      if (found == nullptr) preset->fail("no preset '" + preset->text() + "' in models.yaml");
+      setup.models[id] = *found;
+    } else {
+      field.expect_keys({"layers", "hidden", "heads", "ffn_hidden", "vocab", "learned_positions", "source"});
+      setup.models[id] = shape_of(id, field);
+    }
+  }
+  for (const YamlField& row : root.child("sources").items()) {
+    row.expect_keys({"source", "fsdp", "tp_comm_overlap", "recompute_when_null", "sequence_when_null",
+                     "pipeline_micro_batch", "pipeline_micro_batches", "virtual_stages_when_null",
+                     "flop_convention"});
+    const std::string id = row.child("source").text();
+    const auto set = sets.find(id);
+    if (set == sets.end()) row.child("source").fail("no source '" + id + "' in training-runs.yaml");
+    SourceSetup s;
+    s.set = set->second;
+    s.fsdp =
+        row.child("fsdp").one_of({"megatron-flag", "megatron-group", "degree", "full-shard", "no-reshard"});
+    s.tp_comm_overlap = row.child("tp_comm_overlap").boolean();
+    if (const auto r = row.optional_child("recompute_when_null")) s.recompute_when_null = r->text();
+    if (const auto q = row.optional_child("sequence_when_null"))
+      s.sequence_when_null = static_cast<int>(q->positive_integer());
+    if (const auto b = row.optional_child("pipeline_micro_batch"))
+      s.pipeline_micro_batch = static_cast<int>(b->positive_integer());
+    if (const auto m = row.optional_child("pipeline_micro_batches"))
+      s.micro_batches_are_stages = m->one_of({"stages"}) == "stages";
+    if (const auto v = row.optional_child("virtual_stages_when_null"))
+      s.virtual_stages_when_null = static_cast<int>(v->positive_integer());
+    if (const auto c = row.optional_child("flop_convention")) s.flop_convention = c->one_of({"palm"});
+    setup.sources[id] = s;
+  }
+  return setup;
+}
+
+std::optional<int> integer_field(const YamlField& row, const char* key) {
+  const auto f = row.optional_child(key);
+  if (!f || !f->is_scalar()) return std::nullopt;
+  return static_cast<int>(f->positive_integer());
+}
+
+std::optional<double> number_field(const YamlField& row, const char* key) {
+  const auto f = row.optional_child(key);
+  if (!f) return std::nullopt;
+  return f->positive_number();
+}
+
+std::string text_field(const YamlField& row, const char* key) {
+  const auto f = row.optional_child(key);
+  return f && f->is_scalar() ? f->text() : std::string();
+}
+
+int zero_stage(const SourceSetup& s, const YamlField& row) {
+  const std::string fsdp = text_field(row, "fsdp");
+  if (s.fsdp == "full-shard" || s.fsdp == "degree") return 3;
+  if (s.fsdp == "no-reshard") return 1;  // parameters gathered once per step: the traffic of ZeRO-1
+  return fsdp.empty() || fsdp == "0" ? 1 : 3;
+}
+
+std::optional<Recompute> recompute_of(const std::string& text, const SourceSetup& s) {
+  const std::string r = lower(text.empty() ? s.recompute_when_null : text);
+  if (r == "on" || r.rfind("full", 0) == 0) return Recompute::full;  // llm-foundry "True": full checkpointing
+  if (r.rfind("selective", 0) == 0) return Recompute::selective;
+  if (r == "none") return Recompute::none;
+  return std::nullopt;
+}
+
+// PaLM's model FLOPs per token (Chowdhery et al., Appendix B): 6 N + 12 l h s.
+double palm_flops_per_token(const TransformerModel& m, int sequence) {
+  return 6 * m.parameters() + 12.0 * m.layers * m.hidden * sequence;
+}
+
+PerfHardware hardware_of(const Catalog& catalog, const GpuSetup& g, const std::optional<SystemSetup>& system,
+                         int gpus) {
+  auto base = perf_hardware_of_accelerator(catalog, g.accelerator, g.gpus_per_node);
+  if (!base.ok()) throw InputFailure(base.errors().front());
+  PerfHardware hw = base.value();
+  hw.nodes = std::max(1, (gpus + g.gpus_per_node - 1) / g.gpus_per_node);
+  hw.nics_per_node = g.nics_per_node;
+  hw.nic_speed = g.nic_speed;
+  hw.fabric_tiers = hw.nodes > 1 ? 2 : 0;  // a non-blocking two-tier fat tree (assumed, as perf size does)
+  hw.oversubscription = 1;
+  if (system && system->memory) hw.accelerator.memory = *system->memory;
+  if (system && system->memory_bandwidth) hw.accelerator.memory_bandwidth = *system->memory_bandwidth;
+  return hw;
+}
+
+ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& catalog) {
+  ReferenceRun run;
+  run.id = row.child("id").text();
+  run.source = row.child("source").text();
+  const auto source = setup.sources.find(run.source);
+  if (source == setup.sources.end())
+    row.child("source").fail("source '" + run.source + "' has no setup entry");
+  const SourceSetup& s = source->second;
+  run.set = s.set;
+  run.gpu = row.child("gpu").text();
+  run.model_id = row.child("model").text();
+  run.gpus = static_cast<int>(row.child("gpus").positive_integer());
+  run.precision = lower(row.child("precision").text());
+  auto fail = [&](std::string why) {
+    run.why_not = std::move(why);
+    return run;
+  };
+  if (const auto t = number_field(row, "tokens_per_s_per_gpu")) {
+    run.published_tokens_per_s_per_gpu = *t;
+    run.compared_on = "tokens/s/GPU";
+  }
+  const auto model = setup.models.find(run.model_id);
+  if (model == setup.models.end()) return fail("no shape for '" + run.model_id + "' (no preset)");
+  run.model = *model->second;
+  const auto gpu = setup.gpus.find(run.gpu);
+  if (gpu == setup.gpus.end()) return fail("no hardware setup for " + run.gpu);
+  const auto system = setup.systems.find(text_field(row, "system"));
+  run.hardware =
+      hardware_of(catalog, gpu->second,
+                  system == setup.systems.end() ? std::nullopt : std::optional(system->second), run.gpus);
+  TrainingConfig& c = run.config;
+  const auto tp = integer_field(row, "tp"), pp = integer_field(row, "pp");
+  if (!tp || !pp) return fail("parallel split not published");
+  c.tp = *tp;
+  c.pp = *pp;
+  c.cp = integer_field(row, "cp").value_or(1);
+  c.ep = integer_field(row, "ep").value_or(1);
+  const int sequence = integer_field(row, "seq").value_or(s.sequence_when_null);
+  if (sequence <= 0) return fail("sequence length not published");
+  c.sequence = sequence;
+  if (run.model.position_embeddings > 0) run.model.position_embeddings = sequence;
+  c.dp = run.gpus / (c.tp * c.pp * c.cp);
+  const auto mbs = integer_field(row, "mbs");
+  const auto gbs = integer_field(row, "gbs");
+  const auto per_dp = integer_field(row, "batch_per_dp");
+  const int local_batch = mbs.value_or(per_dp.value_or(0));
+  if (gbs) {
+    c.global_batch = *gbs;
+  } else if (per_dp) {
+    c.global_batch = *per_dp * c.dp;
+  } else if (mbs) {
+    c.global_batch = *mbs * c.dp;
+  } else {
+    return fail("batch not published");
+  }
+  c.micro_batch =
+      s.pipeline_micro_batch > 0 && (c.pp > 1 || !mbs) ? s.pipeline_micro_batch : std::max(1, local_batch);
+  c.virtual_stages =
+      integer_field(row, "vp").value_or(c.pp > 1 ? std::max(1, s.virtual_stages_when_null) : 1);
+  if (c.pp == 1) c.virtual_stages = 1;
+  if (s.micro_batches_are_stages && c.pp > 1 && local_batch > 0)
+    c.micro_batch = std::max(1, local_batch / (c.pp * c.virtual_stages));
+  c.zero = zero_stage(s, row);
+  if (c.zero == 3 && (c.pp > 1)) c.zero = 1;  // FSDP with pipelines keeps parameters gathered (torchtitan)
+  const auto recompute = recompute_of(text_field(row, "recompute"), s);
+  if (!recompute) return fail("recomputation '" + text_field(row, "recompute") + "' not understood");
+  c.recompute = *recompute;
+  c.sequence_parallel = c.tp > 1;
+  c.attention = Attention::flash;
+  c.precision = run.precision;
+  const std::string techniques = lower(text_field(row, "techniques"));
+  c.tp_comm_overlap = c.tp > 1 && (s.tp_comm_overlap || (techniques.find("async") != std::string::npos));
+  c.overlap_data_parallel = true;
+  if (c.ep > 1 && (!run.model.is_moe() || run.model.moe.experts % c.ep != 0))
+    return fail("expert parallelism " + std::to_string(c.ep) + " does not divide the experts");
+  const std::vector<std::string> problems = check_training_config(run.model, c, run.gpus);
+  if (!problems.empty()) return fail("split not valid: " + problems.front());
+  if (run.published_tokens_per_s_per_gpu <= 0) {
+    const auto tflops = number_field(row, "model_tflops_per_gpu");
+    if (!tflops || s.flop_convention != "palm")
+      return fail("no tokens/s and no convertible TFLOP/s (e.g. whole-run GPU-hours only)");
+    run.published_tokens_per_s_per_gpu = *tflops * 1e12 / palm_flops_per_token(run.model, c.sequence);
+    run.compared_on = "TFLOP/s/GPU (PaLM convention)";
+  }
+  run.predictable = true;
+  return run;
+}
+
+std::vector<ReferenceRun> read_runs(const Catalog& catalog, const std::vector<TransformerModel>& presets,
+                                    const std::string& runs_path, const std::string& setup_path) {
+  const YamlField root = YamlDocument::load(runs_path).root();
+  std::map<std::string, std::string> sets;
+  for (const YamlField& source : root.child("sources").items())
+    sets[source.child("id").text()] = source.child("set").one_of({"fit", "evaluation"});
+  const Setup setup = read_setup(setup_path, presets, sets);
+  std::vector<ReferenceRun> runs;
+  for (const YamlField& row : root.child("runs").items()) runs.push_back(read_run(row, setup, catalog));
+  return runs;
+}
+
+double mean_abs_error(const std::vector<ReferencePrediction>& rows) {
+  double sum = 0;
+  for (const auto& r : rows) sum += std::abs(r.error);
+  return rows.empty() ? 0 : sum / rows.size();
+}
+
+// The grid the stored fractions come from: 0.300 .. 1.000, step 0.005.
+template <class Error>
+double best_fraction(Error error_at) {
+  double best = 0, best_error = std::numeric_limits<double>::infinity();
+  for (int i = 60; i <= 200; ++i) {
+    const double fraction = i * 0.005;
+    const double e = error_at(fraction);
+    if (e < best_error - 1e-12) {
+      best_error = e;
+      best = fraction;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+Result<std::vector<ReferenceRun>> load_reference_runs(const Catalog& catalog,
+                                                      const std::vector<TransformerModel>& presets,
+                                                      const std::string& runs_path,
+                                                      const std::string& setup_path) {
+  return result_of<std::vector<ReferenceRun>>(
+      [&] { return read_runs(catalog, presets, runs_path, setup_path); });
+}
+
+std::vector<ReferencePrediction> predict_reference_runs(const CollectiveModel& collectives,
+                                                        const TrainingCalibration& calibration,
+                                                        const std::vector<ReferenceRun>& runs) {
+  std::vector<ReferencePrediction> rows;
+  for (const ReferenceRun& run : runs) {
+    ReferencePrediction row{run, {}, 0, 0};
+    if (run.predictable) {
+      row.estimate = estimate_training(run.hardware, collectives, calibration, run.model, run.config);
+      row.predicted_tokens_per_s_per_gpu = row.estimate.tokens_per_second / run.gpus;
+      row.error = row.predicted_tokens_per_s_per_gpu / run.published_tokens_per_s_per_gpu - 1;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string gemm_architecture_of(const TrainingCalibration& calibration, const ReferenceRun& run) {
+  const GemmArchitecture* a = calibration.gemm.architecture_of(run.hardware.accelerator);
+  return a == nullptr ? std::string() : a->name;
+}
+
+ValidationSummary summarize_set(const std::vector<ReferencePrediction>& rows, const std::string& set,
+                                const std::string& architecture) {
+  ValidationSummary summary;
+  for (const auto& row : rows) {
+    if (!row.run.predictable || row.run.set != set) continue;
+    if (!architecture.empty() && row.estimate.efficiency_rule.rfind(architecture + " (", 0) != 0) continue;
+    ++summary.rows;
+    summary.mean_abs_error += std::abs(row.error);
+    summary.max_abs_error = std::max(summary.max_abs_error, std::abs(row.error));
+  }
+  if (summary.rows > 0) summary.mean_abs_error /= summary.rows;
+  return summary;
+}
+
+Result<TrainingCalibration> fit_gemm_calibration(const Catalog& catalog, const CollectiveModel& collectives,
+                                                 const TrainingCalibration& calibration,
+                                                 const std::vector<ReferenceRun>& runs,
+                                                 const std::vector<PublishedRun>& a100) {
+  TrainingCalibration fitted = calibration;
+  std::string failure;
+  const double ampere = best_fraction([&](double fraction) {
+    TrainingCalibration trial = calibration;
+    trial.gemm.set_peak_fraction("ampere", fraction);
+    const auto rows = predict_runs(catalog, collectives, trial, a100);
+    if (!rows.ok()) {
+      failure = rows.error_text();
+      return std::numeric_limits<double>::infinity();
+    }
+    double sum = 0;
+    for (const auto& r : rows.value()) sum += std::abs(r.error);
+    return sum / static_cast<double>(rows.value().size());
+  });
+  if (!failure.empty()) return InputErrors{InputError{{}, "a100", failure}};
+  if (!a100.empty()) fitted.gemm.set_peak_fraction("ampere", ampere);
+  for (const GemmArchitecture& a : calibration.gemm.architectures()) {
+    if (a.name == "ampere") continue;
+    std::vector<ReferenceRun> points;
+    for (const ReferenceRun& run : runs) {
+      // Dense rows only: the MoE rows are predicted and reported, not fitted on (their grouped GEMMs of small
+      // experts are slower than the GEMM model says; one fraction cannot serve both).
+      if (run.predictable && run.set == "fit" && !run.model.is_moe() &&
+          gemm_architecture_of(calibration, run) == a.name)
+        points.push_back(run);
+    }
+    if (points.empty()) continue;
+    const double best = best_fraction([&](double fraction) {
+      TrainingCalibration trial = calibration;
+      trial.gemm.set_peak_fraction(a.name, fraction);
+      return mean_abs_error(predict_reference_runs(collectives, trial, points));
+    });
+    fitted.gemm.set_peak_fraction(a.name, best);
+  }
+  fitted.source = "fit_gemm_calibration on the fit set (training-runs.yaml set: fit) and the A100 tables";
+  return fitted;
+}
+
+}  // namespace gputwin

@@ -1,0 +1,68 @@
+// The published training runs of data/reference/training-runs.yaml (fit and evaluation sets, split by source)
+// turned into model inputs, predicted, compared on tokens/s per GPU, and the per-architecture GEMM fraction
+// fitted on the fit set only.
+//
+//   Result<std::vector<ReferenceRun>> runs = load_reference_runs(catalog, presets,
+//       source + "/data/reference/training-runs.yaml", source + "/data/reference/training-runs-setup.yaml");
+//   std::vector<ReferencePrediction> rows = predict_reference_runs(collectives, calibration, runs.value());
+//   ValidationSummary evaluation = summarize_set(rows, "evaluation");   // predicted rows only
+//   Result<TrainingCalibration> fit = fit_gemm_calibration(collectives, calibration, runs.value(), a100);
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gputwin/catalog/catalog.hpp"
+#include "gputwin/perf/training.hpp"
+#include "gputwin/perf/training_validation.hpp"
+
+namespace gputwin {
+
+struct ReferenceRun {
+  std::string id, source, set;  // set: "fit" | "evaluation"
+  std::string gpu, model_id, precision;
+  int gpus = 0;
+  bool predictable = false;
+  std::string why_not;  // when not predictable: the reason, printed in the table
+  PerfHardware hardware;
+  TransformerModel model;
+  TrainingConfig config;
+  double published_tokens_per_s_per_gpu = 0;  // printed, or converted from TFLOP/s by the source's convention
+  std::string compared_on;                    // "tokens/s/GPU" or "TFLOP/s/GPU (palm convention)"
+};
+
+struct ReferencePrediction {
+  ReferenceRun run;
+  TrainingEstimate estimate;
+  double predicted_tokens_per_s_per_gpu = 0;
+  double error = 0;  // predicted / published - 1 on tokens/s per GPU (0 when not predicted)
+};
+
+[[nodiscard]] Result<std::vector<ReferenceRun>> load_reference_runs(
+    const Catalog& catalog, const std::vector<TransformerModel>& presets, const std::string& runs_path,
+    const std::string& setup_path);
+
+[[nodiscard]] std::vector<ReferencePrediction> predict_reference_runs(const CollectiveModel& collectives,
+                                                                      const TrainingCalibration& calibration,
+                                                                      const std::vector<ReferenceRun>& runs);
+
+// Mean and max |error| over the predicted rows of a set ("fit" | "evaluation"), optionally of one GEMM
+// architecture ("" = all).
+[[nodiscard]] ValidationSummary summarize_set(const std::vector<ReferencePrediction>& rows,
+                                              const std::string& set, const std::string& architecture = "");
+
+// The GEMM architecture row a run's accelerator uses (hopper, blackwell, blackwell-ultra, ...).
+[[nodiscard]] std::string gemm_architecture_of(const TrainingCalibration& calibration,
+                                               const ReferenceRun& run);
+
+// Fits each architecture's peak_fraction (grid 0.300..1.000, step 0.005, smallest mean |error|): ampere on
+// the A100 tables (`a100`, error on iteration time), every other architecture on its predictable FIT-set rows
+// of `runs` (error on tokens/s per GPU). Evaluation rows are never read. Architectures without fit rows keep
+// the value they have.
+[[nodiscard]] Result<TrainingCalibration> fit_gemm_calibration(const Catalog& catalog,
+                                                               const CollectiveModel& collectives,
+                                                               const TrainingCalibration& calibration,
+                                                               const std::vector<ReferenceRun>& runs,
+                                                               const std::vector<PublishedRun>& a100);
+
+}  // namespace gputwin
