@@ -30,6 +30,8 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
     return row;
   }
   row.system = system->info.id;
+  TrainingConfig base = request.base;
+  base.memory_reserve = request.reserve_override.value_or(request.memory_reserve.per_gpu(gpu->memory));
   std::string hardware_error;
   const auto trial = [&](int nodes) {
     SizingTrial tried;
@@ -41,7 +43,7 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
       return tried;
     }
     tried.estimate =
-        search_training(hw.value(), collectives, calibration, *request.model, request.base, tried.gpus).best;
+        search_training(hw.value(), collectives, calibration, *request.model, base, tried.gpus).best;
     if (tried.estimate) tried.days = training_days(request.tokens, *tried.estimate);
     return tried;
   };

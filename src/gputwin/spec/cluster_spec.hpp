@@ -50,6 +50,7 @@ struct WorkloadTarget {
   int sequence = 8192;
   int global_batch = 0;  // sequences per step; 0 = the sizing default
   std::string precision = "bf16";
+  std::optional<ByteSize> memory_reserve;  // per GPU; empty = data/perf/memory.yaml's default
 };
 
 struct ServerRequest {
