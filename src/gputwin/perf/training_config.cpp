@@ -48,7 +48,12 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
   require(config.tp <= model.kv_heads || config.tp % model.kv_heads == 0,
           "tensor-parallel size " + text(config.tp) + " neither divides nor is a multiple of the " +
               text(model.kv_heads) + " kv heads");
-  require(config.pp * config.virtual_stages <= model.layers,
+  // With lighter ends the embedding and the loss each take a layer's place (a chunk may hold only them).
+  const LayerSplit split = layer_split(model, config.pp, config.virtual_stages);
+  const int places = model.layers + (split == LayerSplit::ends_lighter   ? 2
+                                     : split == LayerSplit::last_lighter ? 1
+                                                                         : 0);
+  require(config.pp * config.virtual_stages <= places,
           "pipeline stages x virtual stages (" + text(config.pp) + " x " + text(config.virtual_stages) +
               ") exceed the " + text(model.layers) + " layers");
   require(config.sequence % config.cp == 0, "context-parallel size " + text(config.cp) +
