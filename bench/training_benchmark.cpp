@@ -1,6 +1,6 @@
-// Benchmarks the training models. Targets (issue 14, item 8): `perf train --search` over every named axis (TP, PP,
-// VP, CP, EP, ZeRO, micro-batch, recomputation, DP with idle remainders) for 16,384 GPUs in under 1 s; `perf size`
-// over six platforms in under 2 s.
+// Benchmarks the training models. Targets (issue 14, item 8): `perf train --search` over every named axis
+// (TP, PP, VP, CP, EP, ZeRO, micro-batch, recomputation, DP with idle remainders) for 16,384 GPUs in under 1
+// s; `perf size` over six platforms in under 2 s.
 #include <benchmark/benchmark.h>
 
 #include "gputwin/catalog/catalog.hpp"
@@ -46,7 +46,8 @@ void search(benchmark::State& state, const std::string& model_name, int gpus) {
   state.counters["splits"] = candidates;
 }
 
-// `perf size --model llama3-70b --tokens 15T --days 30` over six accelerators (five carried by a catalog system).
+// `perf size --model llama3-70b --tokens 15T --days 30` over six accelerators (five carried by a catalog
+// system).
 void size(benchmark::State& state) {
   const auto& in = inputs();
   gputwin::SizingRequest request;

@@ -24,7 +24,7 @@ struct SizeOptions {
   int global_batch = 0;  // 0: default_global_batch(sequence)
   std::string precision = "bf16";
   std::string prices;
-  std::string cluster;  // a cluster spec whose TCO per GPU-hour prices its accelerator
+  std::string cluster;         // a cluster spec whose TCO per GPU-hour prices its accelerator
   std::string memory_reserve;  // empty: data/perf/memory.yaml's default per accelerator
   bool json = false;
   CatalogOptions catalog;
@@ -154,8 +154,9 @@ void add_perf_size_command(CLI::App& perf, int& exit_code) {
           "cluster spec: cost at its TCO per GPU-hour (needs every part priced); sizes its accelerator "
           "unless --accelerators is given")
       ->check(CLI::ExistingFile);
-  command->add_option("--memory-reserve", o->memory_reserve,
-                      "per-GPU memory not available to the model, e.g. 4GiB (default: data/perf/memory.yaml)");
+  command->add_option(
+      "--memory-reserve", o->memory_reserve,
+      "per-GPU memory not available to the model, e.g. 4GiB (default: data/perf/memory.yaml)");
   command->add_flag("--json", o->json, "print JSON (schema gputwin.perf-size/1)");
   add_catalog_options(*command, o->catalog);
   command->callback([o, &exit_code] { exit_code = run_size(*o); });

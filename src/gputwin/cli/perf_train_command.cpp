@@ -64,7 +64,8 @@ TransformerModel custom_model(const TrainOptions& o) {
 ByteSize memory_reserve_of(const std::string& text, const MemoryReserve& data, const PerfHardware& hw) {
   if (text.empty()) return data.per_gpu(hw.accelerator.memory);
   const auto parsed = parse_quantity<ByteSize>(text);
-  if (const auto* error = std::get_if<std::string>(&parsed)) throw UsageFailure{"--memory-reserve: " + *error};
+  if (const auto* error = std::get_if<std::string>(&parsed))
+    throw UsageFailure{"--memory-reserve: " + *error};
   const ByteSize reserve = std::get<ByteSize>(parsed);
   if (reserve.base() < 0 || reserve.base() >= hw.accelerator.memory.base()) {
     throw UsageFailure{"--memory-reserve: '" + text + "' must be at least 0 and less than the GPU's memory"};
@@ -113,7 +114,8 @@ PerfHardware job_hardware(PerfHardware hw, int gpus) {
 }
 
 std::optional<PerfHardware> hardware_of(const TrainOptions& o) {
-  if (o.cluster.empty() == o.system.empty()) throw UsageFailure{"give --cluster SPEC or --system ID (not both)"};
+  if (o.cluster.empty() == o.system.empty())
+    throw UsageFailure{"give --cluster SPEC or --system ID (not both)"};
   if (!o.cluster.empty()) return load_perf_hardware(o.cluster, o.catalog);
   const auto catalog = load_catalog(o.catalog);
   if (!catalog) return std::nullopt;

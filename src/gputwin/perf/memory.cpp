@@ -25,7 +25,9 @@ double embedding_parameters(const TransformerModel& m) {
 // entropy computes the softmax in (Megatron Core's vocab_parallel_cross_entropy upcasts to fp32).
 constexpr double kLogitBytes = 2 + 4;
 
-bool trains_with_dropout(const TransformerModel& m) { return !m.gated_mlp; }
+bool trains_with_dropout(const TransformerModel& m) {
+  return !m.gated_mlp;
+}
 
 MemoryReserve read_reserve(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
@@ -36,11 +38,10 @@ MemoryReserve read_reserve(const std::string& path) {
   reserve.cuda_context = context.child("size").quantity<ByteSize>();
   const YamlField nccl = root.child("nccl_buffers");
   nccl.expect_keys({"buffer_size", "channels", "peers", "communicators", "source"});
-  reserve.nccl_buffers =
-      ByteSize::from_base(nccl.child("buffer_size").positive_quantity<ByteSize>().base() *
-                          static_cast<double>(nccl.child("channels").positive_integer() *
-                                              nccl.child("peers").positive_integer() *
-                                              nccl.child("communicators").positive_integer()));
+  reserve.nccl_buffers = ByteSize::from_base(
+      nccl.child("buffer_size").positive_quantity<ByteSize>().base() *
+      static_cast<double>(nccl.child("channels").positive_integer() * nccl.child("peers").positive_integer() *
+                          nccl.child("communicators").positive_integer()));
   const YamlField fragmentation = root.child("fragmentation");
   fragmentation.expect_keys({"share_of_memory", "source"});
   reserve.fragmentation_share = fragmentation.child("share_of_memory").number();
@@ -107,7 +108,7 @@ double activation_bytes_per_layer(const TransformerModel& model, const TrainingC
   const double sbh = s * b * h;
   const bool sp = config.sequence_parallel && config.tp > 1;
   if (config.recompute == Recompute::full) return 2 * sbh / (sp ? t : 1);  // each layer's input only
-  const double unsplit = trains_with_dropout(model) ? 10 : 8;  // two sbh dropout masks of 1 byte
+  const double unsplit = trains_with_dropout(model) ? 10 : 8;              // two sbh dropout masks of 1 byte
   const double kv_share = static_cast<double>(model.kv_heads) / model.heads;
   const double mlp = (model.gated_mlp ? 6.0 : 4.0) * model.ffn_hidden / h;
   const double split = 4 + 4 * kv_share + mlp;

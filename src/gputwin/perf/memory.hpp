@@ -51,8 +51,10 @@ struct MemoryFootprint {
 // Parameters held by the most loaded GPU: its pipeline stage's layers split over t, plus the embedding or
 // output layer of a first or last stage.
 [[nodiscard]] double parameters_per_gpu(const TransformerModel& model, const TrainingConfig& config);
-// Parameters on pipeline rank `rank` (its layers, the embedding on rank 0, the output layer on the last), over t.
-[[nodiscard]] double parameters_on_rank(const TransformerModel& model, const TrainingConfig& config, int rank);
+// Parameters on pipeline rank `rank` (its layers, the embedding on rank 0, the output layer on the last),
+// over t.
+[[nodiscard]] double parameters_on_rank(const TransformerModel& model, const TrainingConfig& config,
+                                        int rank);
 
 // Micro-batch activations (in layers' worth of one micro-batch) that pipeline rank `rank` holds at its peak.
 [[nodiscard]] double activation_layers_in_flight(const TransformerModel& model, const TrainingConfig& config,
@@ -63,7 +65,7 @@ struct MemoryFootprint {
 // share of the GPU's memory.
 struct MemoryReserve {
   ByteSize cuda_context;
-  ByteSize nccl_buffers;         // NCCL_BUFFSIZE x channels x peers x communicators (the file's factors)
+  ByteSize nccl_buffers;           // NCCL_BUFFSIZE x channels x peers x communicators (the file's factors)
   double fragmentation_share = 0;  // of the accelerator's memory
   std::string source;
 

@@ -25,7 +25,8 @@ const YAML::Node& runs() {
 
 std::map<std::string, std::string> source_sets() {
   std::map<std::string, std::string> sets;
-  for (const auto& source : runs()["sources"]) sets[source["id"].as<std::string>()] = source["set"].as<std::string>();
+  for (const auto& source : runs()["sources"])
+    sets[source["id"].as<std::string>()] = source["set"].as<std::string>();
   return sets;
 }
 
@@ -93,7 +94,8 @@ TEST(MemoryOfPublishedRuns, EveryFitSetDenseRunFits) {
     std::printf("%-44s %8.1f %8.1f  %s\n", id.c_str(), in_gigabytes(m.total()), in_gigabytes(capacity),
                 m.fits() ? ("fits with recompute " + std::string(recompute_name(c.recompute))).c_str()
                          : "OUT OF MEMORY");
-    EXPECT_TRUE(m.fits()) << id << ": " << in_gigabytes(m.total()) << " of " << in_gigabytes(capacity) << " GB";
+    EXPECT_TRUE(m.fits()) << id << ": " << in_gigabytes(m.total()) << " of " << in_gigabytes(capacity)
+                          << " GB";
     ++checked;
   }
   EXPECT_GE(checked, 20);
@@ -106,7 +108,8 @@ TEST(MemoryOfPublishedRuns, EveryFitSetDenseRunFits) {
 // seq_len; stated, not read in the row).
 TEST(MemoryOfPublishedRuns, PublishedPerGpuMemoryWithErrors) {
   int within = 0, explained_otherwise = 0;
-  std::printf("%-44s %9s %9s %7s  %s\n", "published run", "GiB pub", "GiB model", "error", "why not explained");
+  std::printf("%-44s %9s %9s %7s  %s\n", "published run", "GiB pub", "GiB model", "error",
+              "why not explained");
   for (const auto& row : runs()["runs"]) {
     if (!row["memory_gib_per_gpu"]) continue;
     const std::string id = row["id"].as<std::string>();
@@ -135,7 +138,8 @@ TEST(MemoryOfPublishedRuns, PublishedPerGpuMemoryWithErrors) {
     if (row["tp"].IsNull()) {
       reason = "split not published (train config file not read)";
     } else if (recompute == "selective") {
-      reason = "torchtitan's op-level selective AC keeps a subset of matmul outputs; not Korthikanti's selective";
+      reason =
+          "torchtitan's op-level selective AC keeps a subset of matmul outputs; not Korthikanti's selective";
     } else if (c.pp > 1) {
       reason = "pipeline micro-batch size and schedule memory not published";
     } else if (published > 0.85 * 89.4) {

@@ -155,14 +155,16 @@ namespace {
 using testing::model_presets;
 using testing::source_path;
 
-MemoryReserve data_reserve() { return load_memory_reserve(source_path("data/perf/memory.yaml")).value(); }
+MemoryReserve data_reserve() {
+  return load_memory_reserve(source_path("data/perf/memory.yaml")).value();
+}
 
 // The reserve is part of the verdict: a split whose model memory alone fills the GPU does not fit.
 TEST(MemoryReserve, AFullGpuNoLongerFits) {
   const MemoryReserve reserve = data_reserve();
   // 0.5 GiB context + 4 MiB x 32 channels x 2 peers x 4 communicators + 3 % of 80 GB.
-  EXPECT_DOUBLE_EQ(reserve.per_gpu(gigabytes(80)).base(), 0.5 * 1073741824.0 + 4.0 * 1048576 * 32 * 2 * 4 +
-                                                                0.03 * 80e9);
+  EXPECT_DOUBLE_EQ(reserve.per_gpu(gigabytes(80)).base(),
+                   0.5 * 1073741824.0 + 4.0 * 1048576 * 32 * 2 * 4 + 0.03 * 80e9);
   const TransformerModel& llama = *find_model(model_presets(), "llama3-8b");
   TrainingConfig c;
   c.sequence = 8192;
@@ -185,10 +187,10 @@ TEST(MemoryReserve, BadFileIsLocated) {
   EXPECT_NE(missing.error_text().find("models.yaml"), std::string::npos);
 }
 
-// Llama 3.1 405B as Meta trained it (Dubey et al. 2024, 3.3.2 and Table 4): 16,384 H100 80GB, TP 8, PP 16, CP 1,
-// DP 128, 8K sequences, 16M tokens (2048 sequences, 16 per DP group), no activation checkpointing, FSDP that
-// shards optimizer states and gradients but keeps the stage's weights (ZeRO-2), one layer fewer on the first
-// and the last stage, micro-batches of one sequence.
+// Llama 3.1 405B as Meta trained it (Dubey et al. 2024, 3.3.2 and Table 4): 16,384 H100 80GB, TP 8, PP 16, CP
+// 1, DP 128, 8K sequences, 16M tokens (2048 sequences, 16 per DP group), no activation checkpointing, FSDP
+// that shards optimizer states and gradients but keeps the stage's weights (ZeRO-2), one layer fewer on the
+// first and the last stage, micro-batches of one sequence.
 TrainingConfig meta_405b() {
   TrainingConfig c;
   c.sequence = 8192;
@@ -224,9 +226,9 @@ TEST(MemoryOfPublishedRuns, Llama3405BFitsAsMetaRanIt) {
 }
 
 // A config that really cannot fit is still refused: the same run on half the pipeline stages (16 layers per
-// stage), at ZeRO-2 and at ZeRO-1. Megatron's interleaved schedule with v = 2 fits: with m = p = 16 every chunk
-// of every micro-batch is in flight either way (2 x 16 chunks of 4 layers on rank 1, 128 layer-micro-batches
-// against 1F1B's 120).
+// stage), at ZeRO-2 and at ZeRO-1. Megatron's interleaved schedule with v = 2 fits: with m = p = 16 every
+// chunk of every micro-batch is in flight either way (2 x 16 chunks of 4 layers on rank 1, 128
+// layer-micro-batches against 1F1B's 120).
 TEST(MemoryOfPublishedRuns, ConfigsThatCannotFitAreRefused) {
   const TransformerModel& llama = *find_model(model_presets(), "llama3.1-405b");
   TrainingConfig half = meta_405b();

@@ -60,8 +60,8 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
                                                 " does not divide the sequence length " +
                                                 text(config.sequence));
   if (gpus > 0 && config.model_parallel() > gpus) {
-    problems.push_back("tp x pp x cp = " + text(config.model_parallel()) + " exceeds the job's " + text(gpus) +
-                       " GPUs");
+    problems.push_back("tp x pp x cp = " + text(config.model_parallel()) + " exceeds the job's " +
+                       text(gpus) + " GPUs");
     return problems;
   }
   if (config.dp == 0) config.dp = std::max(1, gpus / config.model_parallel());
@@ -70,9 +70,9 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
             "tp x pp x cp x dp = " + text(config.gpus()) + " but the job has " + text(gpus) + " GPUs");
     config.idle_gpus = std::max(0, gpus - config.gpus());
   }
-  require((config.dp * config.cp) % config.ep == 0, "expert-parallel size " + text(config.ep) +
-                                                        " does not divide dp x cp = " +
-                                                        text(config.dp * config.cp));
+  require((config.dp * config.cp) % config.ep == 0,
+          "expert-parallel size " + text(config.ep) +
+              " does not divide dp x cp = " + text(config.dp * config.cp));
   require(config.global_batch % (config.micro_batch * config.dp) == 0,
           "global batch " + text(config.global_batch) +
               " is not divisible by micro-batch x dp = " + text(config.micro_batch * config.dp));

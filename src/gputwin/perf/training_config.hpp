@@ -54,7 +54,7 @@ struct TrainingConfig {
                               // fragmentation (data/perf/memory.yaml gives the default; 0 = none)
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
-  [[nodiscard]] int gpus() const { return model_parallel() * dp; }  // GPUs that work (idle ones aside)
+  [[nodiscard]] int gpus() const { return model_parallel() * dp; }   // GPUs that work (idle ones aside)
   [[nodiscard]] int job_gpus() const { return gpus() + idle_gpus; }  // GPUs bought for the job
   [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * dp); }  // m per pipeline
   // Layers on the most loaded pipeline rank: ceil(l / (p v)) per model chunk, v chunks (uneven splits put the
@@ -69,20 +69,20 @@ struct TrainingConfig {
 // How the l layers sit on the p x v model chunks. `even`: l / (p v) each. `ends_lighter`: Llama 3's split
 // (Dubey et al. 2024, 3.3.2; Megatron's --account-for-embedding-in-pipeline-split and
 // --account-for-loss-in-pipeline-split): the embedding and the output layer each count as one layer, so the
-// first and the last chunk carry one transformer layer fewer, (l + 2) / (p v) on every other chunk (126 layers
-// on 16 stages: 7, 8 x 14, 7). `last_lighter`: only the loss counts, (l + 1) / (p v), the last chunk one
-// fewer. `uneven`: none of these divides; ceil(l / (p v)) on the most loaded chunk, the remainder spread as
-// Megatron's uneven first/last-stage options allow; a search skips it (pp 23 for 126 layers).
+// first and the last chunk carry one transformer layer fewer, (l + 2) / (p v) on every other chunk (126
+// layers on 16 stages: 7, 8 x 14, 7). `last_lighter`: only the loss counts, (l + 1) / (p v), the last chunk
+// one fewer. `uneven`: none of these divides; ceil(l / (p v)) on the most loaded chunk, the remainder spread
+// as Megatron's uneven first/last-stage options allow; a search skips it (pp 23 for 126 layers).
 enum class LayerSplit { even, ends_lighter, last_lighter, uneven };
 [[nodiscard]] LayerSplit layer_split(const TransformerModel& model, int pp, int virtual_stages);
 [[nodiscard]] std::string_view layer_split_name(LayerSplit split);
 // Transformer layers on pipeline rank `rank` (0 = first), over its v chunks, under layer_split.
 [[nodiscard]] int layers_on_rank(const TransformerModel& model, const TrainingConfig& config, int rank);
 
-// Fills dp from the GPU count when it is 0 (the largest d with t p c d <= gpus) and idle_gpus (gpus - t p c d).
-// Returns what is wrong (empty when the split is possible): tensor parallelism must divide the heads (and kv
-// heads), pipeline stages x virtual stages must not exceed the layers, t p c d must not exceed the GPUs, the
-// expert-parallel size must divide d c, the global batch must be divisible by b d.
+// Fills dp from the GPU count when it is 0 (the largest d with t p c d <= gpus) and idle_gpus (gpus - t p c
+// d). Returns what is wrong (empty when the split is possible): tensor parallelism must divide the heads (and
+// kv heads), pipeline stages x virtual stages must not exceed the layers, t p c d must not exceed the GPUs,
+// the expert-parallel size must divide d c, the global batch must be divisible by b d.
 [[nodiscard]] std::vector<std::string> check_training_config(const TransformerModel& model,
                                                              TrainingConfig& config, int gpus);
 

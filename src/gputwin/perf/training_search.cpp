@@ -29,7 +29,9 @@ bool balanced_pipeline(const TransformerModel& model, int pp, int max_virtual_st
   return false;
 }
 
-std::string named(const char* name, int value) { return std::string(name) + " " + std::to_string(value); }
+std::string named(const char* name, int value) {
+  return std::string(name) + " " + std::to_string(value);
+}
 
 std::string format_number(const char* format, double value) {
   char text[64];
@@ -45,7 +47,9 @@ struct Record {
   bool fits = false;
 };
 
-int recompute_rank(Recompute r) { return static_cast<int>(r); }
+int recompute_rank(Recompute r) {
+  return static_cast<int>(r);
+}
 
 // The key of the practitioner's order (smaller is preferred).
 auto preference_key(const TrainingConfig& c) {
@@ -70,7 +74,9 @@ std::string largest_growth(const TrainingEstimate& other, const TrainingEstimate
 
 }  // namespace
 
-bool simpler_split(const TrainingConfig& a, const TrainingConfig& b) { return preference_key(a) < preference_key(b); }
+bool simpler_split(const TrainingConfig& a, const TrainingConfig& b) {
+  return preference_key(a) < preference_key(b);
+}
 
 std::vector<SearchAxis> search_axes(const PerfHardware& hardware, const TransformerModel& model,
                                     const TrainingConfig& base, int gpus, const SearchSpace& space) {
@@ -102,11 +108,13 @@ std::vector<SearchAxis> search_axes(const PerfHardware& hardware, const Transfor
                       if (layer_split(model, c.pp, v) != LayerSplit::uneven) values.push_back(v);
                     return values;
                   },
-                  [](TrainingConfig& c, int v) { c.virtual_stages = v; }, [](int v) { return named("vp", v); }});
+                  [](TrainingConfig& c, int v) { c.virtual_stages = v; },
+                  [](int v) { return named("vp", v); }});
   axes.push_back({"cp",
                   [=](const TrainingConfig& c) {
                     std::vector<int> values;
-                    for (int cp : powers_of_two_up_to(std::min(space.max_context_parallel, gpus / (c.tp * c.pp))))
+                    for (int cp :
+                         powers_of_two_up_to(std::min(space.max_context_parallel, gpus / (c.tp * c.pp))))
                       if (base.sequence % cp == 0) values.push_back(cp);
                     return values;
                   },
@@ -123,9 +131,13 @@ std::vector<SearchAxis> search_axes(const PerfHardware& hardware, const Transfor
   axes.push_back({"micro-batch", [=](const TrainingConfig&) { return space.micro_batches; },
                   [](TrainingConfig& c, int v) { c.micro_batch = v; },
                   [](int v) { return named("micro-batch", v); }});
-  axes.push_back({"recompute", [](const TrainingConfig&) { return std::vector<int>{0, 1, 2}; },
-                  [](TrainingConfig& c, int v) { c.recompute = static_cast<Recompute>(v); },
-                  [](int v) { return "recompute " + std::string(recompute_name(static_cast<Recompute>(v))); }});
+  axes.push_back(
+      {"recompute",
+       [](const TrainingConfig&) {
+         return std::vector<int>{0, 1, 2};
+       },
+       [](TrainingConfig& c, int v) { c.recompute = static_cast<Recompute>(v); },
+       [](int v) { return "recompute " + std::string(recompute_name(static_cast<Recompute>(v))); }});
   // The largest data-parallel size the GPUs hold whose micro-batches divide the global batch.
   axes.push_back({"dp",
                   [=](const TrainingConfig& c) {
@@ -162,8 +174,8 @@ TrainingSearch search_training(const PerfHardware& hardware, const CollectiveMod
   const std::vector<SearchAxis> axes = search_axes(hardware, model, base, gpus, space);
   // Axis values read back from a config, in the order of `axes`.
   const auto value_of = [](const TrainingConfig& c, std::size_t axis) {
-    const int values[] = {c.tp, c.pp, c.virtual_stages, c.cp, c.ep, c.zero, c.micro_batch,
-                          recompute_rank(c.recompute), c.dp};
+    const int values[] = {
+        c.tp, c.pp, c.virtual_stages, c.cp, c.ep, c.zero, c.micro_batch, recompute_rank(c.recompute), c.dp};
     return values[axis];
   };
   std::vector<Record> fitting;
@@ -210,9 +222,8 @@ TrainingSearch search_training(const PerfHardware& hardware, const CollectiveMod
     if (a.step_time_s != b.step_time_s) return a.step_time_s < b.step_time_s;
     return simpler_split(a.config, b.config);
   });
-  search.ties = static_cast<int>(std::count_if(fitting.begin(), fitting.end(), [&](const Record& r) {
-    return r.step_time_s <= tie_limit;
-  }));
+  search.ties = static_cast<int>(std::count_if(fitting.begin(), fitting.end(),
+                                               [&](const Record& r) { return r.step_time_s <= tie_limit; }));
   const auto estimate = [&](const TrainingConfig& c) {
     return estimate_training(hardware, collectives, calibration, model, c);
   };
@@ -241,17 +252,16 @@ TrainingSearch search_training(const PerfHardware& hardware, const CollectiveMod
       if (fit != fastest.end()) {
         alternative.best = estimate(fit->second.config);
         const double slower = alternative.best->step_time_s / winner.step_time_s - 1;
-        alternative.reason =
-            slower <= space.tie_tolerance
-                ? "ties within " + format_number("%.0f", 100 * space.tie_tolerance) +
-                      " % (" + format_number("%+.1f", 100 * slower) + " %); the simpler split wins"
-                : format_number("%+.1f", 100 * slower) + " % step time" +
-                      largest_growth(*alternative.best, winner);
+        alternative.reason = slower <= space.tie_tolerance
+                                 ? "ties within " + format_number("%.0f", 100 * space.tie_tolerance) +
+                                       " % (" + format_number("%+.1f", 100 * slower) +
+                                       " %); the simpler split wins"
+                                 : format_number("%+.1f", 100 * slower) + " % step time" +
+                                       largest_growth(*alternative.best, winner);
       } else {
         const Record& over = least_over.at({axis, value});
         alternative.reason = "does not fit: " + format_number("%.1f", over.memory_bytes / 1e9) + " of " +
-                             format_number("%.1f", in_gigabytes(hardware.accelerator.memory)) +
-                             " GB at best";
+                             format_number("%.1f", in_gigabytes(hardware.accelerator.memory)) + " GB at best";
       }
       search.alternatives.push_back(std::move(alternative));
     }

@@ -11,8 +11,8 @@
 // on the axes before it: tp (powers of two within the scale-up domain), pp (stages that keep the layers
 // balanced, see LayerSplit), vp (interleaving), cp (powers of two), ep (1 for dense models), ZeRO stage,
 // micro-batch, recomputation, and last dp: the largest data-parallel size the GPUs hold that divides the
-// global batch (B divisible by b d); GPUs left over are idle (TrainingConfig::idle_gpus). Precision, sequence,
-// global batch and attention kernel come from `base`.
+// global batch (B divisible by b d); GPUs left over are idle (TrainingConfig::idle_gpus). Precision,
+// sequence, global batch and attention kernel come from `base`.
 //
 // Tie-break: every fitting split within `tie_tolerance` (1 %) of the fastest step time ties; among them the
 // search takes, in order, less tp, less pp, less cp, less recomputation, a bigger micro-batch, fewer virtual
@@ -32,9 +32,10 @@ namespace gputwin {
 struct SearchSpace {
   std::vector<int> micro_batches{1, 2, 4, 8};
   int max_virtual_stages = 4;
-  int max_context_parallel = 16;  // beyond, the key/value exchange outgrows attention at the sequences sized here
-  double tie_tolerance = 0.01;    // step times within 1 % of the fastest tie
-  int top = 5;                    // choices kept for the explanation
+  int max_context_parallel =
+      16;  // beyond, the key/value exchange outgrows attention at the sequences sized here
+  double tie_tolerance = 0.01;  // step times within 1 % of the fastest tie
+  int top = 5;                  // choices kept for the explanation
 };
 
 // One named axis of the generator: its values given the axes already chosen, and how a value sets the config.
@@ -47,7 +48,8 @@ struct SearchAxis {
 
 // The axes in the order they are expanded (tp, pp, vp, cp, ep, zero, micro-batch, recompute, dp).
 [[nodiscard]] std::vector<SearchAxis> search_axes(const PerfHardware& hardware, const TransformerModel& model,
-                                                  const TrainingConfig& base, int gpus, const SearchSpace& space);
+                                                  const TrainingConfig& base, int gpus,
+                                                  const SearchSpace& space);
 
 // Calls `visit` with every combination of the axes' values (dp filled, idle GPUs not yet); none when an axis
 // has no value.
@@ -56,10 +58,11 @@ void for_each_split(const std::vector<SearchAxis>& axes, const TrainingConfig& b
 
 // The best split that has one axis at a value other than the chosen one, and why it lost.
 struct AxisAlternative {
-  std::string axis;   // "tp"
-  std::string value;  // "tp 4"
+  std::string axis;                      // "tp"
+  std::string value;                     // "tp 4"
   std::optional<TrainingEstimate> best;  // its fastest fitting split; empty when none fits
-  std::string reason;  // "+3.1 % step time (pipeline bubble +0.42 s)", "does not fit: 93.1 of 80.0 GB at best"
+  std::string
+      reason;  // "+3.1 % step time (pipeline bubble +0.42 s)", "does not fit: 93.1 of 80.0 GB at best"
 };
 
 struct TrainingSearch {

@@ -12,7 +12,9 @@ namespace {
 using testing::model_presets;
 using testing::source_path;
 
-const testing::PerfSetup& setup() { return testing::perf_setup(); }
+const testing::PerfSetup& setup() {
+  return testing::perf_setup();
+}
 
 TrainingConfig base(int global_batch) {
   TrainingConfig c;
@@ -55,7 +57,8 @@ TEST(TrainingSearch, RemainderGpusIdleAndPipelinesBalanced) {
   for (int nodes : {23, 79, 127}) {
     const auto hw = perf_hardware_of_system(setup().catalog, "dgx-h100", nodes).value();
     const int gpus = nodes * 8;
-    const auto search = search_training(hw, setup().collectives, setup().calibration, llama, base(1024), gpus);
+    const auto search =
+        search_training(hw, setup().collectives, setup().calibration, llama, base(1024), gpus);
     ASSERT_TRUE(search.best.has_value()) << nodes;
     const TrainingConfig& c = search.best->config;
     EXPECT_NE(layer_split(llama, c.pp, c.virtual_stages), LayerSplit::uneven) << "pp " << c.pp;
@@ -86,9 +89,10 @@ TEST(TrainingSearch, TieBreakAndReasons) {
   const auto search = search_training(hw, setup().collectives, setup().calibration, llama, base(64), 64);
   ASSERT_TRUE(search.best.has_value());
   ASSERT_GE(search.top.size(), 2u);
-  const double fastest = std::min_element(search.top.begin(), search.top.end(), [](const auto& a, const auto& b) {
-                           return a.step_time_s < b.step_time_s;
-                         })->step_time_s;
+  const double fastest =
+      std::min_element(search.top.begin(), search.top.end(), [](const auto& a, const auto& b) {
+        return a.step_time_s < b.step_time_s;
+      })->step_time_s;
   EXPECT_LE(search.best->step_time_s, fastest * (1 + search.tie_tolerance));
   EXPECT_GE(search.ties, 1);
   for (std::size_t i = 1; i < search.top.size(); ++i) {

@@ -57,7 +57,8 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
     row.gpus = search.answer->gpus;
     row.days = search.answer->days;
     const auto price = request.gpu_hour_prices.find(accelerator);
-    if (price != request.gpu_hour_prices.end()) row.cost_usd = in_usd(price->second) * row.gpus * row.days * 24;
+    if (price != request.gpu_hour_prices.end())
+      row.cost_usd = in_usd(price->second) * row.gpus * row.days * 24;
     return row;
   }
   const SizingTrial* largest_fitting = nullptr;

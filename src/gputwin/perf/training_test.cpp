@@ -10,7 +10,9 @@ namespace {
 using testing::megatron_gpt;
 using testing::source_path;
 
-const testing::PerfSetup& setup() { return testing::perf_setup(); }
+const testing::PerfSetup& setup() {
+  return testing::perf_setup();
+}
 
 TrainingConfig gpt_config() {
   TrainingConfig c;

@@ -16,8 +16,8 @@ std::string split_text(const TrainingConfig& c) {
 }
 
 std::string short_split(const TrainingConfig& c) {
-  return fmt::format("tp {} pp {} vp {} cp {} dp {} mb {} {} ZeRO {}", c.tp, c.pp, c.virtual_stages, c.cp, c.dp,
-                     c.micro_batch, recompute_name(c.recompute), c.zero);
+  return fmt::format("tp {} pp {} vp {} cp {} dp {} mb {} {} ZeRO {}", c.tp, c.pp, c.virtual_stages, c.cp,
+                     c.dp, c.micro_batch, recompute_name(c.recompute), c.zero);
 }
 
 nlohmann::json split_json(const TrainingConfig& c) {
@@ -62,10 +62,9 @@ std::string gb(ByteSize size) {
 }
 
 std::string memory_text(const MemoryFootprint& m) {
-  std::string text =
-      fmt::format("Memory per GPU (most loaded pipeline stage: rank {})\n", m.pipeline_rank);
-  TextTable table({"weights", "gradients", "optimizer", "activations", "logits", "reserve", "total", "capacity",
-                   "verdict"},
+  std::string text = fmt::format("Memory per GPU (most loaded pipeline stage: rank {})\n", m.pipeline_rank);
+  TextTable table({"weights", "gradients", "optimizer", "activations", "logits", "reserve", "total",
+                   "capacity", "verdict"},
                   {Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
                    Align::right, Align::right, Align::left});
   const double margin = in_gigabytes(m.margin());
@@ -213,7 +212,8 @@ std::string sizing_text(const TransformerModel& model, double tokens, double day
     table.add_row(
         {row.accelerator, row.system, std::to_string(row.gpus),
          fmt::format("tp {} pp {} cp {} dp {} mb {} {}{}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
-                     recompute_name(c.recompute), c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : ""),
+                     recompute_name(c.recompute),
+                     c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : ""),
          fmt::format("{:.1f}", row.days), fmt::format("{:.1f} %", 100 * e.mfu),
          fmt::format("{:.0f}/{:.0f} GB", in_gigabytes(e.memory.total()), in_gigabytes(e.memory.capacity)),
          row.cost_usd ? format_money(usd(*row.cost_usd)) : "no price"});
@@ -225,8 +225,9 @@ std::string sizing_text(const TransformerModel& model, double tokens, double day
     return row.estimate && row.estimate->config.idle_gpus > 0;
   });
   if (any_idle) {
-    text += "Idle GPUs: the global batch does not split over all of them (a flat region: more GPUs, same "
-            "days); MFU is over the GPUs that work\n";
+    text +=
+        "Idle GPUs: the global batch does not split over all of them (a flat region: more GPUs, same "
+        "days); MFU is over the GPUs that work\n";
   }
   return text;
 }

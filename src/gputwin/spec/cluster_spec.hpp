@@ -96,7 +96,7 @@ struct ClusterSpec {
   std::string file;
   std::string node_system;
   int node_count = 0;
-  std::optional<int> target_gpus;  // when the spec asks for GPUs, node_count is derived from it
+  std::optional<int> target_gpus;          // when the spec asks for GPUs, node_count is derived from it
   std::optional<WorkloadTarget> workload;  // when the spec asks for a workload, node_count is sized for it
   FabricSpec compute;
   FabricSpec storage;
