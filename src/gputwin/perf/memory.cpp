@@ -58,8 +58,11 @@ Result<MemoryReserve> load_memory_reserve(const std::string& path) {
   return result_of<MemoryReserve>([&] { return read_reserve(path); });
 }
 
-double parameters_on_rank(const TransformerModel& model, const TrainingConfig& config, int rank) {
-  const double stage_layers = layers_on_rank(model, config, rank) * layer_parameters(model);
+namespace {
+
+double rank_parameters(const TransformerModel& model, const TrainingConfig& config, int rank,
+                       double parameters_per_layer) {
+  const double stage_layers = layers_on_rank(model, config, rank) * parameters_per_layer;
   const double input_embedding = embedding_parameters(model);
   const double output_layer = static_cast<double>(model.vocab) * model.hidden;
   double ends = 0;
@@ -73,9 +76,18 @@ double parameters_on_rank(const TransformerModel& model, const TrainingConfig& c
   return (stage_layers + ends) / config.tp;
 }
 
+}  // namespace
+
+double parameters_on_rank(const TransformerModel& model, const TrainingConfig& config, int rank) {
+  return rank_parameters(model, config, rank, layer_parameters(model));
+}
+
 double parameters_per_gpu(const TransformerModel& model, const TrainingConfig& config) {
+  const double parameters_per_layer = layer_parameters(model);
   double most = 0;
-  for (int rank = 0; rank < config.pp; ++rank) most = std::max(most, parameters_on_rank(model, config, rank));
+  for (int rank = 0; rank < config.pp; ++rank) {
+    most = std::max(most, rank_parameters(model, config, rank, parameters_per_layer));
+  }
   return most;
 }
 
@@ -130,21 +142,36 @@ MemoryFootprint training_memory(const TransformerModel& model, const TrainingCon
   }
   const double logits = static_cast<double>(config.sequence) / config.cp * config.micro_batch * model.vocab /
                         config.tp * kLogitBytes;
-  MemoryFootprint worst;
+  // The ranks' totals first (cheap: the search asks for thousands of splits), the footprint of the worst.
+  const double parameters_per_layer = layer_parameters(model);
+  const auto parameters_on = [&](int rank) {
+    return rank_parameters(model, config, rank, parameters_per_layer);
+  };
+  const auto state_bytes_on = [&](int rank) { return bytes.total() * parameters_on(rank); };
+  const auto activation_bytes_on = [&](int rank) {
+    return per_layer * activation_layers_in_flight(model, config, rank) + recompute_peak +
+           (rank == config.pp - 1 ? logits : 0);
+  };
+  int worst_rank = 0;
+  double worst_total = -1;
   for (int rank = 0; rank < config.pp; ++rank) {
-    MemoryFootprint m;
-    m.capacity = capacity;
-    m.reserve = config.memory_reserve;
-    m.pipeline_rank = rank;
-    m.parameters_per_gpu = parameters_on_rank(model, config, rank);
-    m.weights = ByteSize::from_base(bytes.weights * m.parameters_per_gpu);
-    m.gradients = ByteSize::from_base(bytes.gradients * m.parameters_per_gpu);
-    m.optimizer_states = ByteSize::from_base(bytes.optimizer * m.parameters_per_gpu);
-    m.output_logits = ByteSize::from_base(rank == config.pp - 1 ? logits : 0);
-    m.activations =
-        ByteSize::from_base(per_layer * activation_layers_in_flight(model, config, rank) + recompute_peak);
-    if (rank == 0 || m.total() > worst.total()) worst = m;
+    const double total = state_bytes_on(rank) + activation_bytes_on(rank);
+    if (total > worst_total) {
+      worst_total = total;
+      worst_rank = rank;
+    }
   }
+  MemoryFootprint worst;
+  worst.capacity = capacity;
+  worst.reserve = config.memory_reserve;
+  worst.pipeline_rank = worst_rank;
+  worst.parameters_per_gpu = parameters_on(worst_rank);
+  worst.weights = ByteSize::from_base(bytes.weights * worst.parameters_per_gpu);
+  worst.gradients = ByteSize::from_base(bytes.gradients * worst.parameters_per_gpu);
+  worst.optimizer_states = ByteSize::from_base(bytes.optimizer * worst.parameters_per_gpu);
+  worst.output_logits = ByteSize::from_base(worst_rank == config.pp - 1 ? logits : 0);
+  worst.activations = ByteSize::from_base(per_layer * activation_layers_in_flight(model, config, worst_rank) +
+                                          recompute_peak);
   return worst;
 }
 

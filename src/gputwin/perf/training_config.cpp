@@ -26,8 +26,9 @@ std::optional<Recompute> recompute_from_name(std::string_view name) {
 std::vector<std::string> check_training_config(const TransformerModel& model, TrainingConfig& config,
                                                int gpus) {
   std::vector<std::string> problems;
-  auto require = [&](bool holds, const std::string& problem) {
-    if (!holds) problems.push_back(problem);
+  // The message is built only when the requirement fails (the search checks thousands of splits).
+  auto require = [&](bool holds, auto&& problem) {
+    if (!holds) problems.push_back(problem());
   };
   const auto text = [](int value) { return std::to_string(value); };
   for (auto [value, name] : {std::pair{config.tp, "tensor-parallel size"},
@@ -37,28 +38,34 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
                              {config.micro_batch, "micro-batch"},
                              {config.global_batch, "global batch"},
                              {config.sequence, "sequence length"}}) {
-    require(value >= 1, std::string(name) + " must be at least 1, got " + text(value));
+    require(value >= 1, [&] { return std::string(name) + " must be at least 1, got " + text(value); });
   }
-  require(config.dp >= 0, "data-parallel size must be at least 1, got " + text(config.dp));
-  require(config.ep >= 1, "expert-parallel size must be at least 1, got " + text(config.ep));
-  require(config.zero >= 0 && config.zero <= 3, "ZeRO stage must be 0, 1, 2 or 3, got " + text(config.zero));
+  require(config.dp >= 0, [&] { return "data-parallel size must be at least 1, got " + text(config.dp); });
+  require(config.ep >= 1, [&] { return "expert-parallel size must be at least 1, got " + text(config.ep); });
+  require(config.zero >= 0 && config.zero <= 3,
+          [&] { return "ZeRO stage must be 0, 1, 2 or 3, got " + text(config.zero); });
   if (!problems.empty()) return problems;
-  require(model.heads % config.tp == 0, "tensor-parallel size " + text(config.tp) + " does not divide the " +
-                                            text(model.heads) + " attention heads");
-  require(config.tp <= model.kv_heads || config.tp % model.kv_heads == 0,
-          "tensor-parallel size " + text(config.tp) + " neither divides nor is a multiple of the " +
-              text(model.kv_heads) + " kv heads");
+  require(model.heads % config.tp == 0, [&] {
+    return "tensor-parallel size " + text(config.tp) + " does not divide the " + text(model.heads) +
+           " attention heads";
+  });
+  require(config.tp <= model.kv_heads || config.tp % model.kv_heads == 0, [&] {
+    return "tensor-parallel size " + text(config.tp) + " neither divides nor is a multiple of the " +
+           text(model.kv_heads) + " kv heads";
+  });
   // With lighter ends the embedding and the loss each take a layer's place (a chunk may hold only them).
   const LayerSplit split = layer_split(model, config.pp, config.virtual_stages);
   const int places = model.layers + (split == LayerSplit::ends_lighter   ? 2
                                      : split == LayerSplit::last_lighter ? 1
                                                                          : 0);
-  require(config.pp * config.virtual_stages <= places,
-          "pipeline stages x virtual stages (" + text(config.pp) + " x " + text(config.virtual_stages) +
-              ") exceed the " + text(model.layers) + " layers");
-  require(config.sequence % config.cp == 0, "context-parallel size " + text(config.cp) +
-                                                " does not divide the sequence length " +
-                                                text(config.sequence));
+  require(config.pp * config.virtual_stages <= places, [&] {
+    return "pipeline stages x virtual stages (" + text(config.pp) + " x " + text(config.virtual_stages) +
+           ") exceed the " + text(model.layers) + " layers";
+  });
+  require(config.sequence % config.cp == 0, [&] {
+    return "context-parallel size " + text(config.cp) + " does not divide the sequence length " +
+           text(config.sequence);
+  });
   if (gpus > 0 && config.model_parallel() > gpus) {
     problems.push_back("tp x pp x cp = " + text(config.model_parallel()) + " exceeds the job's " +
                        text(gpus) + " GPUs");
@@ -66,19 +73,23 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
   }
   if (config.dp == 0) config.dp = std::max(1, gpus / config.model_parallel());
   if (gpus > 0) {
-    require(config.gpus() <= gpus,
-            "tp x pp x cp x dp = " + text(config.gpus()) + " but the job has " + text(gpus) + " GPUs");
+    require(config.gpus() <= gpus, [&] {
+      return "tp x pp x cp x dp = " + text(config.gpus()) + " but the job has " + text(gpus) + " GPUs";
+    });
     config.idle_gpus = std::max(0, gpus - config.gpus());
   }
-  require((config.dp * config.cp) % config.ep == 0,
-          "expert-parallel size " + text(config.ep) +
-              " does not divide dp x cp = " + text(config.dp * config.cp));
-  require(config.global_batch % (config.micro_batch * config.dp) == 0,
-          "global batch " + text(config.global_batch) +
-              " is not divisible by micro-batch x dp = " + text(config.micro_batch * config.dp));
-  require(config.virtual_stages == 1 || config.micro_batches() % config.pp == 0,
-          "the interleaved schedule needs micro-batches per pipeline (" + text(config.micro_batches()) +
-              ") to be a multiple of pp (" + text(config.pp) + ")");
+  require((config.dp * config.cp) % config.ep == 0, [&] {
+    return "expert-parallel size " + text(config.ep) +
+           " does not divide dp x cp = " + text(config.dp * config.cp);
+  });
+  require(config.global_batch % (config.micro_batch * config.dp) == 0, [&] {
+    return "global batch " + text(config.global_batch) +
+           " is not divisible by micro-batch x dp = " + text(config.micro_batch * config.dp);
+  });
+  require(config.virtual_stages == 1 || config.micro_batches() % config.pp == 0, [&] {
+    return "the interleaved schedule needs micro-batches per pipeline (" + text(config.micro_batches()) +
+           ") to be a multiple of pp (" + text(config.pp) + ")";
+  });
   return problems;
 }
 

@@ -195,7 +195,7 @@ TrainingSearch search_training(const PerfHardware& hardware, const CollectiveMod
       record.step_time_s = estimate_training(hardware, collectives, calibration, model, c).step_time_s;
       fitting.push_back(record);
     }
-    for (std::size_t axis = 0; axis + 1 < axes.size(); ++axis) {
+    for (std::size_t axis = 0; space.explain && axis + 1 < axes.size(); ++axis) {
       const auto key = std::make_pair(axis, value_of(c, axis));
       if (record.fits) {
         auto [it, inserted] = fastest.try_emplace(key, record);
@@ -227,13 +227,14 @@ TrainingSearch search_training(const PerfHardware& hardware, const CollectiveMod
   const auto estimate = [&](const TrainingConfig& c) {
     return estimate_training(hardware, collectives, calibration, model, c);
   };
-  for (std::size_t i = 0; i < fitting.size() && static_cast<int>(i) < space.top; ++i) {
+  const int keep = space.explain ? std::max(1, space.top) : 1;
+  for (std::size_t i = 0; i < fitting.size() && static_cast<int>(i) < keep; ++i) {
     search.top.push_back(estimate(fitting[i].config));
   }
   search.best = search.top.front();
   const TrainingEstimate& winner = *search.best;
   const TrainingConfig& chosen = winner.config;
-  for (std::size_t axis = 0; axis + 1 < axes.size(); ++axis) {
+  for (std::size_t axis = 0; space.explain && axis + 1 < axes.size(); ++axis) {
     std::vector<int> seen;
     for (const auto& [key, record] : fastest) {
       if (key.first == axis) seen.push_back(key.second);

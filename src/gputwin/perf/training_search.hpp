@@ -36,7 +36,15 @@ struct SearchSpace {
       16;  // beyond, the key/value exchange outgrows attention at the sequences sized here
   double tie_tolerance = 0.01;  // step times within 1 % of the fastest tie
   int top = 5;                  // choices kept for the explanation
+  bool explain = true;          // keep the top choices and the per-axis alternatives (sizing does not)
 };
+
+// The default space without the explanation (sizing asks for the best split only).
+[[nodiscard]] inline SearchSpace fastest_only() {
+  SearchSpace space;
+  space.explain = false;
+  return space;
+}
 
 // One named axis of the generator: its values given the axes already chosen, and how a value sets the config.
 struct SearchAxis {

@@ -42,8 +42,9 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
       hardware_error = hw.error_text();
       return tried;
     }
-    tried.estimate =
-        search_training(hw.value(), collectives, calibration, *request.model, base, tried.gpus).best;
+    tried.estimate = search_training(hw.value(), collectives, calibration, *request.model, base, tried.gpus,
+                                     fastest_only())
+                         .best;
     if (tried.estimate) tried.days = training_days(request.tokens, *tried.estimate);
     return tried;
   };

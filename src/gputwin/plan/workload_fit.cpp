@@ -50,8 +50,9 @@ SizingTrial try_nodes(const ClusterSpec& spec, const Catalog& catalog, const Wor
   trial.nodes = nodes;
   trial.gpus = gpus;
   trial.unit_nodes = unit_nodes(cluster.value(), catalog);
-  trial.estimate =
-      search_training(hardware.value(), *inputs.collectives, *inputs.calibration, model, base, gpus).best;
+  trial.estimate = search_training(hardware.value(), *inputs.collectives, *inputs.calibration, model, base,
+                                   gpus, fastest_only())
+                       .best;
   if (trial.estimate) trial.days = training_days(spec.workload->tokens, *trial.estimate);
   return trial;
 }
