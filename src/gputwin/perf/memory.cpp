@@ -7,14 +7,25 @@
 namespace gputwin {
 namespace {
 
-// One layer's weights as model.cpp counts them (all taken as split over t: the norms and the few biases that
-// Megatron replicates are under 0.1 % of a layer).
-double layer_parameters(const TransformerModel& m) {
-  TransformerModel one_layer = m;
-  one_layer.layers = 1;
-  one_layer.vocab = 0;
-  one_layer.position_embeddings = 0;
-  return one_layer.parameters() - (m.biases ? 2.0 : 1.0) * m.hidden;  // minus the final norm
+// One transformer layer's parameters, on average over the layers: the part tensor parallelism splits and
+// the routed experts (expert parallelism splits those; zero for a dense model). For a dense model this is
+// model.cpp's count of one layer; for MoE models the dense layers and the shared experts are averaged in. All
+// of it is taken as split over t (the norms and the few biases Megatron replicates are under 0.1 %).
+struct LayerParameters {
+  double dense = 0;
+  double experts = 0;
+};
+
+double embedding_parameters(const TransformerModel& m);
+
+LayerParameters layer_parameters(const TransformerModel& m) {
+  const double output_layer = m.tied_embeddings ? 0.0 : static_cast<double>(m.vocab) * m.hidden;
+  const double final_norm = (m.norm_bias() ? 2.0 : 1.0) * m.hidden;
+  const double all_layers = m.parameters() - embedding_parameters(m) - output_layer - final_norm;
+  const double experts =
+      m.is_moe() ? static_cast<double>(m.moe_layer_count()) * m.moe.experts * m.expert_matrix_parameters()
+                 : 0;
+  return {(all_layers - experts) / m.layers, experts / m.layers};
 }
 
 double embedding_parameters(const TransformerModel& m) {
@@ -60,9 +71,12 @@ Result<MemoryReserve> load_memory_reserve(const std::string& path) {
 
 namespace {
 
-double rank_parameters(const TransformerModel& model, const TrainingConfig& config, int rank,
-                       double parameters_per_layer) {
-  const double stage_layers = layers_on_rank(model, config, rank) * parameters_per_layer;
+// A rank's parameters per GPU: the dense part over t; the routed experts over ep x t (Megatron's expert
+// tensor parallel size defaults to t).
+LayerParameters rank_parameters(const TransformerModel& model, const TrainingConfig& config, int rank,
+                                const LayerParameters& per_layer) {
+  const double layers = layers_on_rank(model, config, rank);
+  const double stage_layers = layers * per_layer.dense;
   const double input_embedding = embedding_parameters(model);
   const double output_layer = static_cast<double>(model.vocab) * model.hidden;
   double ends = 0;
@@ -73,20 +87,24 @@ double rank_parameters(const TransformerModel& model, const TrainingConfig& conf
   } else if (rank == config.pp - 1) {
     ends = output_layer;  // tied embeddings are still held (and synchronised) by both end stages
   }
-  return (stage_layers + ends) / config.tp;
+  return {(stage_layers + ends) / config.tp, layers * per_layer.experts / (config.ep * config.expert_tp())};
+}
+
+double total(const LayerParameters& p) {
+  return p.dense + p.experts;
 }
 
 }  // namespace
 
 double parameters_on_rank(const TransformerModel& model, const TrainingConfig& config, int rank) {
-  return rank_parameters(model, config, rank, layer_parameters(model));
+  return total(rank_parameters(model, config, rank, layer_parameters(model)));
 }
 
 double parameters_per_gpu(const TransformerModel& model, const TrainingConfig& config) {
-  const double parameters_per_layer = layer_parameters(model);
+  const LayerParameters per_layer = layer_parameters(model);
   double most = 0;
   for (int rank = 0; rank < config.pp; ++rank) {
-    most = std::max(most, rank_parameters(model, config, rank, parameters_per_layer));
+    most = std::max(most, total(rank_parameters(model, config, rank, per_layer)));
   }
   return most;
 }
@@ -122,7 +140,16 @@ double activation_bytes_per_layer(const TransformerModel& model, const TrainingC
   if (config.recompute == Recompute::full) return 2 * sbh / (sp ? t : 1);  // each layer's input only
   const double unsplit = trains_with_dropout(model) ? 10 : 8;              // two sbh dropout masks of 1 byte
   const double kv_share = static_cast<double>(model.kv_heads) / model.heads;
-  const double mlp = (model.gated_mlp ? 6.0 : 4.0) * model.ffn_hidden / h;
+  // The MLP width a token passes through, averaged over the layers: dense layers ffn; MoE layers top-k routed
+  // experts and the shared experts (each GPU stores its own tokens' share after dispatch, balanced routing).
+  const double moe_width =
+      model.is_moe() ? static_cast<double>(model.moe.experts_per_token) * model.moe.expert_ffn_hidden +
+                           static_cast<double>(model.moe.shared_experts) * model.moe.shared_expert_ffn_hidden
+                     : 0.0;
+  const double ffn = (static_cast<double>(model.dense_layer_count()) * model.ffn_hidden +
+                      model.moe_layer_count() * moe_width) /
+                     model.layers;
+  const double mlp = (model.gated_mlp ? 6.0 : 4.0) * ffn / h;
   const double split = 4 + 4 * kv_share + mlp;
   const bool scores_stored = config.attention == Attention::unfused && config.recompute == Recompute::none;
   const double scores = scores_stored ? 5 * a * s / h : 0;
@@ -131,7 +158,11 @@ double activation_bytes_per_layer(const TransformerModel& model, const TrainingC
 
 MemoryFootprint training_memory(const TransformerModel& model, const TrainingConfig& config,
                                 ByteSize capacity) {
+  // Routed experts' states shard over the expert data-parallel group, t c d / (ep etp) (d c / ep by default).
   const auto bytes = model_state_bytes(config.zero, config.gradient_bytes, config.dp * config.cp);
+  const auto expert_bytes =
+      model_state_bytes(config.zero, config.gradient_bytes,
+                        std::max(1, config.tp * config.dp * config.cp / (config.ep * config.expert_tp())));
   const double per_layer = activation_bytes_per_layer(model, config);
   double recompute_peak = 0;
   if (config.recompute == Recompute::full) {
@@ -143,11 +174,14 @@ MemoryFootprint training_memory(const TransformerModel& model, const TrainingCon
   const double logits = static_cast<double>(config.sequence) / config.cp * config.micro_batch * model.vocab /
                         config.tp * kLogitBytes;
   // The ranks' totals first (cheap: the search asks for thousands of splits), the footprint of the worst.
-  const double parameters_per_layer = layer_parameters(model);
+  const LayerParameters parameters_per_layer = layer_parameters(model);
   const auto parameters_on = [&](int rank) {
     return rank_parameters(model, config, rank, parameters_per_layer);
   };
-  const auto state_bytes_on = [&](int rank) { return bytes.total() * parameters_on(rank); };
+  const auto state_bytes_on = [&](int rank) {
+    const LayerParameters p = parameters_on(rank);
+    return bytes.total() * p.dense + expert_bytes.total() * p.experts;
+  };
   const auto activation_bytes_on = [&](int rank) {
     return per_layer * activation_layers_in_flight(model, config, rank) + recompute_peak +
            (rank == config.pp - 1 ? logits : 0);
@@ -165,10 +199,12 @@ MemoryFootprint training_memory(const TransformerModel& model, const TrainingCon
   worst.capacity = capacity;
   worst.reserve = config.memory_reserve;
   worst.pipeline_rank = worst_rank;
-  worst.parameters_per_gpu = parameters_on(worst_rank);
-  worst.weights = ByteSize::from_base(bytes.weights * worst.parameters_per_gpu);
-  worst.gradients = ByteSize::from_base(bytes.gradients * worst.parameters_per_gpu);
-  worst.optimizer_states = ByteSize::from_base(bytes.optimizer * worst.parameters_per_gpu);
+  const LayerParameters held = parameters_on(worst_rank);
+  worst.parameters_per_gpu = total(held);
+  worst.weights = ByteSize::from_base(bytes.weights * held.dense + expert_bytes.weights * held.experts);
+  worst.gradients = ByteSize::from_base(bytes.gradients * held.dense + expert_bytes.gradients * held.experts);
+  worst.optimizer_states =
+      ByteSize::from_base(bytes.optimizer * held.dense + expert_bytes.optimizer * held.experts);
   worst.output_logits = ByteSize::from_base(worst_rank == config.pp - 1 ? logits : 0);
   worst.activations = ByteSize::from_base(per_layer * activation_layers_in_flight(model, config, worst_rank) +
                                           recompute_peak);

@@ -66,21 +66,21 @@ TEST(MemoryOfPublishedRuns, EveryFitSetDenseRunFits) {
   const auto sets = source_sets();
   const MemoryReserve reserve = load_memory_reserve(source_path("data/perf/memory.yaml")).value();
   const Catalog& catalog = testing::perf_setup().catalog;
-  int checked = 0;
+  int checked = 0, moe_rows = 0, moe_fitting = 0;
   std::printf("%-44s %8s %8s  %s\n", "fit-set run", "GB", "of GB", "verdict");
   for (const auto& row : runs()["runs"]) {
     if (sets.at(row["source"].as<std::string>()) != "fit") continue;
     const std::string id = row["id"].as<std::string>();
     const TransformerModel* model = find_model(model_presets(), row["model"].as<std::string>());
     const std::string gpu = accelerator_of(row["gpu"].as<std::string>());
-    if (model == nullptr || gpu.empty() || field(row, "ep", 1) > 1) {
+    if (model == nullptr || gpu.empty()) {
       std::printf("%-44s %8s %8s  skipped: %s\n", id.c_str(), "-", "-",
-                  model == nullptr ? "no preset shape (MoE or unlisted model)"
-                                   : (gpu.empty() ? "GPU not in the catalog" : "expert parallel"));
+                  model == nullptr ? "no preset shape" : "GPU not in the catalog");
       continue;
     }
     const ByteSize capacity = catalog.get<Accelerator>(gpu).memory;
     TrainingConfig c = megatron_config(row, reserve.per_gpu(capacity));
+    c.ep = field(row, "ep", 1);
     const auto problems = check_training_config(*model, c, field(row, "gpus", 0));
     ASSERT_TRUE(problems.empty()) << id << ": " << problems.front();
     std::vector<Recompute> choices{Recompute::none, Recompute::selective, Recompute::full};
@@ -94,10 +94,19 @@ TEST(MemoryOfPublishedRuns, EveryFitSetDenseRunFits) {
     std::printf("%-44s %8.1f %8.1f  %s\n", id.c_str(), in_gigabytes(m.total()), in_gigabytes(capacity),
                 m.fits() ? ("fits with recompute " + std::string(recompute_name(c.recompute))).c_str()
                          : "OUT OF MEMORY");
+    if (model->is_moe()) {
+      // MoE rows are printed, not asserted: latent attention's activations, expert load imbalance and the
+      // dispatch buffers are not in the activation count yet.
+      ++moe_rows;
+      moe_fitting += m.fits() ? 1 : 0;
+      continue;
+    }
     EXPECT_TRUE(m.fits()) << id << ": " << in_gigabytes(m.total()) << " of " << in_gigabytes(capacity)
                           << " GB";
     ++checked;
   }
+  std::printf("dense rows asserted: %d; MoE rows printed: %d, of which judged to fit: %d\n", checked,
+              moe_rows, moe_fitting);
   EXPECT_GE(checked, 20);
 }
 

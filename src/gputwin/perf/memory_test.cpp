@@ -248,3 +248,39 @@ TEST(MemoryOfPublishedRuns, ConfigsThatCannotFitAreRefused) {
 
 }  // namespace
 }  // namespace gputwin
+
+namespace gputwin {
+namespace {
+
+// Mixture of experts: the routed experts' weights, gradients and optimizer states split over the expert-
+// parallel group (and their optimizer shards over d c / ep); the rest of the model does not.
+TEST(MemoryOfExperts, ExpertStatesSplitOverExpertParallelism) {
+  const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
+  ASSERT_NE(qwen, nullptr);
+  ASSERT_TRUE(qwen->is_moe());
+  TrainingConfig c;
+  c.sequence = 4096;
+  c.global_batch = 64;
+  c.dp = 8;
+  c.zero = 1;
+  const double experts = static_cast<double>(qwen->moe_layer_count()) * qwen->moe.experts *
+                         qwen->expert_matrix_parameters();
+  const double all = parameters_per_gpu(*qwen, c);
+  c.ep = 8;
+  const double split = parameters_per_gpu(*qwen, c);
+  EXPECT_NEAR(all - split, experts * 7 / 8, 1e-6 * experts);
+  const MemoryFootprint ep1 = [&] {
+    TrainingConfig one = c;
+    one.ep = 1;
+    return training_memory(*qwen, one, gigabytes(80));
+  }();
+  const MemoryFootprint ep8 = training_memory(*qwen, c, gigabytes(80));
+  EXPECT_NEAR((ep1.weights - ep8.weights).base(), 2 * experts * 7 / 8, 1e-6 * experts);
+  // Optimizer: dense part over d c = 8; experts over d c / ep = 1 (each expert on one GPU of the group).
+  EXPECT_NEAR(ep8.optimizer_states.base(), 12.0 / 8 * (split - experts / 8) + 12.0 * experts / 8,
+              1e-6 * experts);
+  EXPECT_EQ(ep8.activations.base(), ep1.activations.base());  // balanced routing: the same tokens per GPU
+}
+
+}  // namespace
+}  // namespace gputwin

@@ -78,10 +78,14 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
     });
     config.idle_gpus = std::max(0, gpus - config.gpus());
   }
-  require((config.dp * config.cp) % config.ep == 0, [&] {
-    return "expert-parallel size " + text(config.ep) +
-           " does not divide dp x cp = " + text(config.dp * config.cp);
-  });
+  // Megatron carves ep out of d x c; with MoE parallel folding (Megatron Core 0.10+, expert tensor-parallel
+  // size 1) out of t x c x d, as Megatron-Bridge's Qwen3-235B H100 run does (ep 32 on t 2, d c 16).
+  require((config.dp * config.cp) % config.ep == 0 || (config.tp * config.dp * config.cp) % config.ep == 0,
+          [&] {
+            return "expert-parallel size " + text(config.ep) +
+                   " divides neither dp x cp = " + text(config.dp * config.cp) +
+                   " nor tp x dp x cp = " + text(config.tp * config.dp * config.cp);
+          });
   require(config.global_batch % (config.micro_batch * config.dp) == 0, [&] {
     return "global batch " + text(config.global_batch) +
            " is not divisible by micro-batch x dp = " + text(config.micro_batch * config.dp);

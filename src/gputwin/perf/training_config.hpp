@@ -29,14 +29,17 @@ enum class Attention {
 [[nodiscard]] std::optional<Recompute> recompute_from_name(std::string_view name);
 
 struct TrainingConfig {
-  int sequence = 2048;     // s, tokens per sequence
-  int global_batch = 1;    // B, sequences per step
-  int micro_batch = 1;     // b, sequences per micro-batch
-  int tp = 1;              // tensor-parallel size t
-  int pp = 1;              // pipeline-parallel size p
-  int dp = 0;              // data-parallel size d actually used; 0 = floor(gpus / (t p c))
-  int cp = 1;              // context-parallel size c (the sequence split over c GPUs)
-  int ep = 1;              // expert-parallel size; Megatron carves it out of d x c, so it must divide d c
+  int sequence = 2048;   // s, tokens per sequence
+  int global_batch = 1;  // B, sequences per step
+  int micro_batch = 1;   // b, sequences per micro-batch
+  int tp = 1;            // tensor-parallel size t
+  int pp = 1;            // pipeline-parallel size p
+  int dp = 0;            // data-parallel size d actually used; 0 = floor(gpus / (t p c))
+  int cp = 1;            // context-parallel size c (the sequence split over c GPUs)
+  int ep = 1;            // expert-parallel size; Megatron carves it out of d x c, so it must divide d c
+                         // (or, with MoE parallel folding and expert tensor parallelism 1, t c d)
+  // Expert tensor-parallel size: t when ep divides d c (Megatron's default), else 1 (parallel folding).
+  [[nodiscard]] int expert_tp() const { return (dp * cp) % ep == 0 ? tp : 1; }
   int idle_gpus = 0;       // GPUs of the job left idle by the remainder gpus - t p c d (filled by
                            // check_training_config and the search; they are bought but do no work)
   int virtual_stages = 1;  // v, model chunks per pipeline rank (interleaved 1F1B)

@@ -119,8 +119,16 @@ std::vector<SearchAxis> search_axes(const PerfHardware& hardware, const Transfor
                     return values;
                   },
                   [](TrainingConfig& c, int v) { c.cp = v; }, [](int v) { return named("cp", v); }});
-  // Expert parallelism: dense models have no experts to place (1 only).
-  axes.push_back({"ep", [](const TrainingConfig&) { return std::vector<int>{1}; },
+  // Expert parallelism: powers of two that divide the routed experts (1 only for a dense model); the dp
+  // axis then keeps d c divisible by it (Megatron carves ep out of d x c).
+  axes.push_back({"ep",
+                  [=](const TrainingConfig& c) {
+                    std::vector<int> values{1};
+                    if (!model.is_moe()) return values;
+                    for (int ep = 2; ep <= std::min(model.moe.experts, gpus / c.model_parallel()); ep *= 2)
+                      if (model.moe.experts % ep == 0) values.push_back(ep);
+                    return values;
+                  },
                   [](TrainingConfig& c, int v) { c.ep = v; }, [](int v) { return named("ep", v); }});
   // FSDP (ZeRO-3) only without tensor or pipeline parallelism, where frameworks offer it.
   axes.push_back({"zero",
@@ -138,11 +146,13 @@ std::vector<SearchAxis> search_axes(const PerfHardware& hardware, const Transfor
        },
        [](TrainingConfig& c, int v) { c.recompute = static_cast<Recompute>(v); },
        [](int v) { return "recompute " + std::string(recompute_name(static_cast<Recompute>(v))); }});
-  // The largest data-parallel size the GPUs hold whose micro-batches divide the global batch.
+  // The largest data-parallel size the GPUs hold whose micro-batches divide the global batch (and whose d c
+  // the expert-parallel size divides).
   axes.push_back({"dp",
                   [=](const TrainingConfig& c) {
                     for (int d = gpus / c.model_parallel(); d >= 1; --d) {
-                      if (base.global_batch % (c.micro_batch * d) == 0) return std::vector<int>{d};
+                      if (base.global_batch % (c.micro_batch * d) == 0 && (d * c.cp) % c.ep == 0)
+                        return std::vector<int>{d};
                     }
                     return std::vector<int>{};
                   },

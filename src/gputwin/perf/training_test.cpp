@@ -117,10 +117,15 @@ TEST(TrainingConfigCheck, ImpossibleSplitsAreNamed) {
   EXPECT_NE(problems.front().find("tp x pp x cp = 64 exceeds the job's 40 GPUs"), std::string::npos);
   c = gpt_config();
   c.dp = 2;
-  c.ep = 4;
+  c.ep = 32;
   problems = check_training_config(m, c, 128);
   ASSERT_FALSE(problems.empty());
-  EXPECT_NE(problems.front().find("expert-parallel size 4 does not divide dp x cp = 2"), std::string::npos);
+  EXPECT_NE(problems.front().find("expert-parallel size 32 divides neither dp x cp = 2"), std::string::npos);
+  c = gpt_config();
+  c.dp = 2;
+  c.ep = 16;  // folded over t d c = 16
+  EXPECT_TRUE(check_training_config(m, c, 128).empty());
+  EXPECT_EQ(c.expert_tp(), 1);
   c = gpt_config();
   c.dp = 0;
   c.global_batch = 63;
