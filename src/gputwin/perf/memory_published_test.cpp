@@ -95,19 +95,17 @@ TEST(MemoryOfPublishedRuns, EveryFitSetDenseRunFits) {
                 m.fits() ? ("fits with recompute " + std::string(recompute_name(c.recompute))).c_str()
                          : "OUT OF MEMORY");
     if (model->is_moe()) {
-      // MoE rows are printed, not asserted: latent attention's activations, expert load imbalance and the
-      // dispatch buffers are not in the activation count yet.
+      // MoE rows: latent attention's own activation count, expert load imbalance and the dispatch buffers
+      // are not modelled; the rows fit nonetheless and are held to it.
       ++moe_rows;
       moe_fitting += m.fits() ? 1 : 0;
-      continue;
     }
     EXPECT_TRUE(m.fits()) << id << ": " << in_gigabytes(m.total()) << " of " << in_gigabytes(capacity)
                           << " GB";
     ++checked;
   }
-  std::printf("dense rows asserted: %d; MoE rows printed: %d, of which judged to fit: %d\n", checked,
-              moe_rows, moe_fitting);
-  EXPECT_GE(checked, 20);
+  std::printf("rows asserted: %d, of which MoE: %d (judged to fit: %d)\n", checked, moe_rows, moe_fitting);
+  EXPECT_GE(checked, 60);
 }
 
 // torchtitan's published peak memory per GPU (GiB, the caching allocator's peak reserved memory: no CUDA
