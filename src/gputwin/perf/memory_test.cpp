@@ -263,8 +263,8 @@ TEST(MemoryOfExperts, ExpertStatesSplitOverExpertParallelism) {
   c.global_batch = 64;
   c.dp = 8;
   c.zero = 1;
-  const double experts = static_cast<double>(qwen->moe_layer_count()) * qwen->moe.experts *
-                         qwen->expert_matrix_parameters();
+  const double experts =
+      static_cast<double>(qwen->moe_layer_count()) * qwen->moe.experts * qwen->expert_matrix_parameters();
   const double all = parameters_per_gpu(*qwen, c);
   c.ep = 8;
   const double split = parameters_per_gpu(*qwen, c);

@@ -116,7 +116,8 @@ std::string training_text(const TrainingRunInfo& run, const TrainingEstimate& e,
   const auto& c = e.config;
   std::string text = fmt::format(
       "{} on {} x {} ({} nodes of {})\n", run.model->name, c.job_gpus(), run.hardware->accelerator.info.id,
-      (c.job_gpus() + run.hardware->gpus_per_node - 1) / run.hardware->gpus_per_node, run.hardware->system_id);
+      (c.job_gpus() + run.hardware->gpus_per_node - 1) / run.hardware->gpus_per_node,
+      run.hardware->system_id);
   text += fmt::format("  {}; global batch {} x {} tokens, {}\n", split_text(c), c.global_batch, c.sequence,
                       c.precision);
   if (c.idle_gpus > 0) {
