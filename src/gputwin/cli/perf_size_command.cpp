@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <variant>
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/yaml_input.hpp"
@@ -23,7 +24,8 @@ struct SizeOptions {
   int global_batch = 0;  // 0: default_global_batch(sequence)
   std::string precision = "bf16";
   std::string prices;
-  std::string cluster;  // a cluster spec whose TCO per GPU-hour prices its accelerator
+  std::string cluster;         // a cluster spec whose TCO per GPU-hour prices its accelerator
+  std::string memory_reserve;  // empty: data/perf/memory.yaml's default per accelerator
   bool json = false;
   CatalogOptions catalog;
 };
@@ -80,6 +82,15 @@ int run_size(const SizeOptions& o) {
     request.base.sequence = o.sequence;
     request.base.global_batch = o.global_batch > 0 ? o.global_batch : default_global_batch(o.sequence);
     request.base.precision = o.precision;
+    request.memory_reserve = inputs->memory_reserve;
+    if (!o.memory_reserve.empty()) {
+      const auto parsed = parse_quantity<ByteSize>(o.memory_reserve);
+      if (const auto* error = std::get_if<std::string>(&parsed)) {
+        throw UsageFailure{"--memory-reserve: " + *error};
+      }
+      if (std::get<ByteSize>(parsed).base() < 0) throw UsageFailure{"--memory-reserve: must not be negative"};
+      request.reserve_override = std::get<ByteSize>(parsed);
+    }
     if (!o.prices.empty()) {
       auto prices = result_of<std::map<std::string, Money>>([&] { return read_prices(o.prices, *catalog); });
       if (!prices.ok()) {
@@ -143,6 +154,9 @@ void add_perf_size_command(CLI::App& perf, int& exit_code) {
           "cluster spec: cost at its TCO per GPU-hour (needs every part priced); sizes its accelerator "
           "unless --accelerators is given")
       ->check(CLI::ExistingFile);
+  command->add_option(
+      "--memory-reserve", o->memory_reserve,
+      "per-GPU memory not available to the model, e.g. 4GiB (default: data/perf/memory.yaml)");
   command->add_flag("--json", o->json, "print JSON (schema gputwin.perf-size/1)");
   add_catalog_options(*command, o->catalog);
   command->callback([o, &exit_code] { exit_code = run_size(*o); });

@@ -1,7 +1,10 @@
 // `gputwin perf train`: step time, its breakdown, tokens/s, MFU/HFU and memory per GPU of one training
-// configuration on a designed cluster, or (--search) the fastest configuration that fits.
+// configuration on a designed cluster (--cluster SPEC) or on N nodes of a catalog system (--system ID --nodes
+// N, a non-blocking fabric assumed), or (--search) the fastest configuration that fits.
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <variant>
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
@@ -13,6 +16,9 @@ namespace {
 
 struct TrainOptions {
   std::string cluster;
+  std::string system;
+  int nodes = 1;
+  std::string memory_reserve;  // empty: data/perf/memory.yaml's default
   std::string model;
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
   bool gated_mlp = false;
@@ -52,6 +58,19 @@ TransformerModel custom_model(const TrainOptions& o) {
   m.biases = !o.gated_mlp;
   m.position_embeddings = o.gated_mlp ? 0 : o.sequence;
   return m;
+}
+
+// The per-GPU reserve: --memory-reserve as given, else memory.yaml's parts for this GPU's memory.
+ByteSize memory_reserve_of(const std::string& text, const MemoryReserve& data, const PerfHardware& hw) {
+  if (text.empty()) return data.per_gpu(hw.accelerator.memory);
+  const auto parsed = parse_quantity<ByteSize>(text);
+  if (const auto* error = std::get_if<std::string>(&parsed))
+    throw UsageFailure{"--memory-reserve: " + *error};
+  const ByteSize reserve = std::get<ByteSize>(parsed);
+  if (reserve.base() < 0 || reserve.base() >= hw.accelerator.memory.base()) {
+    throw UsageFailure{"--memory-reserve: '" + text + "' must be at least 0 and less than the GPU's memory"};
+  }
+  return reserve;
 }
 
 TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw) {
@@ -94,6 +113,20 @@ PerfHardware job_hardware(PerfHardware hw, int gpus) {
   return hw;
 }
 
+std::optional<PerfHardware> hardware_of(const TrainOptions& o) {
+  if (o.cluster.empty() == o.system.empty())
+    throw UsageFailure{"give --cluster SPEC or --system ID (not both)"};
+  if (!o.cluster.empty()) return load_perf_hardware(o.cluster, o.catalog);
+  const auto catalog = load_catalog(o.catalog);
+  if (!catalog) return std::nullopt;
+  auto hardware = perf_hardware_of_system(*catalog, o.system, o.nodes);
+  if (!hardware.ok()) {
+    std::cerr << hardware.error_text();
+    return std::nullopt;
+  }
+  return std::move(hardware).value();
+}
+
 void print(const TrainOptions& o, const TrainingRunInfo& run, const TrainingEstimate& estimate) {
   if (o.json) {
     std::cout << training_json(run, estimate).dump(2) << "\n";
@@ -117,11 +150,12 @@ int run_train(const TrainOptions& o) {
       custom = custom_model(o);
     }
     const TransformerModel& model = preset != nullptr ? *preset : custom;
-    const auto cluster = load_perf_hardware(o.cluster, o.catalog);
+    const auto cluster = hardware_of(o);
     if (!cluster) return kInputError;
     const int gpus = gpus_of(o, *cluster);
     const PerfHardware hw = job_hardware(*cluster, gpus);
     TrainingConfig config = config_of(o, hw);
+    config.memory_reserve = memory_reserve_of(o.memory_reserve, inputs->memory_reserve, hw);
     TrainingRunInfo run{&model, &hw, &inputs->calibration, std::nullopt};
     if (o.search) {
       const auto search = search_training(hw, inputs->collectives, inputs->calibration, model, config, gpus);
@@ -153,7 +187,16 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   auto o = std::make_shared<TrainOptions>();
   auto* command = perf.add_subcommand(
       "train", "training step time, MFU/HFU and memory per GPU; --search for the fastest split");
-  command->add_option("--cluster", o->cluster, "cluster spec (YAML)")->required();
+  auto* cluster = command->add_option("--cluster", o->cluster, "cluster spec (YAML)");
+  auto* system =
+      command->add_option("--system", o->system, "a catalog system instead, e.g. dgx-h100 (with --nodes)");
+  cluster->excludes(system);
+  command->add_option("--nodes", o->nodes, "nodes of --system (default 1; a non-blocking fabric is assumed)")
+      ->check(CLI::PositiveNumber)
+      ->needs(system);
+  command->add_option("--memory-reserve", o->memory_reserve,
+                      "per-GPU memory not available to the model, e.g. 4GiB (default: data/perf/memory.yaml: "
+                      "CUDA context + NCCL buffers + 3 % fragmentation)");
   command->add_option("--model", o->model, "model preset (data/perf/models.yaml), e.g. llama3-70b");
   command->add_option("--layers", o->layers, "custom model: layers");
   command->add_option("--hidden", o->hidden, "custom model: hidden size h");

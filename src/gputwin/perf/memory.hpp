@@ -4,16 +4,25 @@
 //   MemoryFootprint m = training_memory(model, config, hw.accelerator.memory);
 //   if (!m.fits()) std::cout << "OOM by " << in_gigabytes(m.total() - m.capacity) << " GB\n";
 //   double per_layer = activation_bytes_per_layer(model, config);  // bytes, one micro-batch, one GPU
+//   Result<MemoryReserve> reserve = load_memory_reserve(bundled_data_dir() + "/perf/memory.yaml");
+//   config.memory_reserve = reserve.value().per_gpu(hw.accelerator.memory);  // what training_memory adds
 //
 // Conventions (each a published rule):
 //   model states per parameter: 2 bytes of bf16 weights + gradient_bytes + 12 bytes of fp32 Adam state
 //   (master copy, momentum, variance): 18 with fp32 main gradients (Megatron), 16 with fp16 gradients (ZeRO).
 //   ZeRO-1 (Megatron's distributed optimizer) shards the 12 over d x c; ZeRO-2 also the gradients; ZeRO-3 /
 //   FSDP also the weights. Activations: Korthikanti Table 2 generalised to grouped-query attention and gated
-//   MLPs (see activation_bytes_per_layer); the first pipeline stage holds min(p, m) micro-batches (1F1B) with
-//   the interleaving penalty 1 + (p - 1) / (p v) of Megatron's estimator.
+//   MLPs (see activation_bytes_per_layer). Every pipeline rank r is counted and the most loaded one reported:
+//   its own layers (layers_on_rank: Llama 3's lighter first and last stages), the micro-batches it holds in
+//   flight (1F1B: min(p - r, m); Megatron's interleaved schedule: min(m v, 2 (p - r - 1) + (v - 1) p + 1)
+//   model chunks of l_r / v layers, which for rank 0 is Megatron's penalty 1 + (p - 1) / (p v)), the
+//   embedding on the first rank, the output layer and one micro-batch of logits on the last. Plus the
+//   per-GPU reserve (CUDA context, NCCL buffers, fragmentation) the config carries.
 #pragma once
 
+#include <string>
+
+#include "gputwin/core/error.hpp"
 #include "gputwin/core/units.hpp"
 #include "gputwin/perf/model.hpp"
 #include "gputwin/perf/training_config.hpp"
@@ -25,12 +34,15 @@ struct MemoryFootprint {
   ByteSize gradients;
   ByteSize optimizer_states;
   ByteSize activations;
+  ByteSize output_logits;  // last pipeline stage: one micro-batch of logits (bf16 + fp32 for the loss)
   ByteSize kv_cache;
+  ByteSize reserve;   // CUDA context, communication buffers, allocator fragmentation (not the model's)
   ByteSize capacity;  // the accelerator's memory
   double parameters_per_gpu = 0;
+  int pipeline_rank = 0;  // the most loaded pipeline rank, whose figures these are
 
   [[nodiscard]] ByteSize total() const {
-    return weights + gradients + optimizer_states + activations + kv_cache;
+    return weights + gradients + optimizer_states + activations + output_logits + kv_cache + reserve;
   }
   [[nodiscard]] bool fits() const { return total() <= capacity; }
   [[nodiscard]] ByteSize margin() const { return capacity - total(); }  // negative when it does not fit
@@ -39,6 +51,29 @@ struct MemoryFootprint {
 // Parameters held by the most loaded GPU: its pipeline stage's layers split over t, plus the embedding or
 // output layer of a first or last stage.
 [[nodiscard]] double parameters_per_gpu(const TransformerModel& model, const TrainingConfig& config);
+// Parameters on pipeline rank `rank` (its layers, the embedding on rank 0, the output layer on the last),
+// over t.
+[[nodiscard]] double parameters_on_rank(const TransformerModel& model, const TrainingConfig& config,
+                                        int rank);
+
+// Micro-batch activations (in layers' worth of one micro-batch) that pipeline rank `rank` holds at its peak.
+[[nodiscard]] double activation_layers_in_flight(const TransformerModel& model, const TrainingConfig& config,
+                                                 int rank);
+
+// The per-GPU memory a training process cannot give the model (data/perf/memory.yaml, each part with its
+// source): the CUDA context, NCCL's communication buffers, and the caching allocator's fragmentation as a
+// share of the GPU's memory.
+struct MemoryReserve {
+  ByteSize cuda_context;
+  ByteSize nccl_buffers;           // NCCL_BUFFSIZE x channels x peers x communicators (the file's factors)
+  double fragmentation_share = 0;  // of the accelerator's memory
+  std::string source;
+
+  [[nodiscard]] ByteSize per_gpu(ByteSize capacity) const {
+    return cuda_context + nccl_buffers + ByteSize::from_base(fragmentation_share * capacity.base());
+  }
+};
+[[nodiscard]] Result<MemoryReserve> load_memory_reserve(const std::string& path);
 
 // Model-state bytes per parameter for a ZeRO stage, `shards` = GPUs sharing the optimizer (d x c).
 struct ModelStateBytes {
@@ -51,9 +86,12 @@ struct ModelStateBytes {
 // Korthikanti Table 2 for a GPT layer: s b h (34 + 5 a s / h) without parallelism, whose 34 splits into 10
 // bytes per s b h that tensor parallelism does not split (layer and MLP inputs, dropout masks, norm inputs)
 // and 24 that it does (Q, K, V, attention output, 2 x 4h MLP tensors). Generalised: the K and V part scales
-// with kv_heads / heads and the MLP part with ffn / h, doubled for a gated MLP (gate, up, activation,
-// product); flash attention never stores the 5 a s / h scores; sequence parallelism splits the 10 too;
-// context parallelism divides s.
+// with kv_heads / heads and the MLP part with ffn / h; a gated MLP stores 3 ffn-wide tensors (the fused
+// SwiGLU's input, gate and up together, and its output, the down projection's input: Megatron Core's
+// fused_bias_swiglu saves its input for the backward pass) instead of 2; flash attention never stores the
+// 5 a s / h scores; sequence parallelism splits the 10 too; context parallelism divides s. Models that train
+// without dropout (gated-MLP, Llama-style shapes: their config.json sets no dropout) store no dropout masks:
+// 8 unsplit instead of 10.
 [[nodiscard]] double activation_bytes_per_layer(const TransformerModel& model, const TrainingConfig& config);
 
 [[nodiscard]] MemoryFootprint training_memory(const TransformerModel& model, const TrainingConfig& config,

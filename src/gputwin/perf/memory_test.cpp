@@ -67,7 +67,9 @@ TEST(Memory, FlashAttentionDropsTheScoresAndGatedMlpGrowsTheMlpPart) {
   const double sbh = 2048.0 * 1 * 4096;
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(gpt, c), 34 * sbh);
   gpt.gated_mlp = true;
-  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(gpt, c), (34 + 16) * sbh);
+  // Gated: the fused SwiGLU's input (2 ffn) and output (1 ffn) at 2 bytes: 24 instead of 16 for ffn = 4h; a
+  // Llama-style model trains without dropout: no 2 x 1-byte masks.
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(gpt, c), (34 - 16 + 24 - 2) * sbh);
 }
 
 // Calculon's targets for the 22B model of Korthikanti Table 5 (t = 8, b = 4, one pipeline stage).
@@ -142,6 +144,142 @@ TEST(Memory, KvCacheSplitsOverTensorParallelUpToTheKvHeads) {
   EXPECT_DOUBLE_EQ(one, 320.0 * 1024 * 4096);
   EXPECT_DOUBLE_EQ(kv_cache_per_gpu(llama, 4096, 1, 2, 8).base(), one / 8);
   EXPECT_DOUBLE_EQ(kv_cache_per_gpu(llama, 4096, 1, 2, 16).base(), one / 8);  // 8 kv heads: replicated beyond
+}
+
+}  // namespace
+}  // namespace gputwin
+
+namespace gputwin {
+namespace {
+
+using testing::model_presets;
+using testing::source_path;
+
+MemoryReserve data_reserve() {
+  return load_memory_reserve(source_path("data/perf/memory.yaml")).value();
+}
+
+// The reserve is part of the verdict: a split whose model memory alone fills the GPU does not fit.
+TEST(MemoryReserve, AFullGpuNoLongerFits) {
+  const MemoryReserve reserve = data_reserve();
+  // 0.5 GiB context + 4 MiB x 32 channels x 2 peers x 4 communicators + 3 % of 80 GB.
+  EXPECT_DOUBLE_EQ(reserve.per_gpu(gigabytes(80)).base(),
+                   0.5 * 1073741824.0 + 4.0 * 1048576 * 32 * 2 * 4 + 0.03 * 80e9);
+  const TransformerModel& llama = *find_model(model_presets(), "llama3-8b");
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 8;
+  c.dp = 8;
+  c.recompute = Recompute::none;
+  const MemoryFootprint bare = training_memory(llama, c, gigabytes(80));
+  // A GPU exactly as large as the model's memory: fits with no reserve, not with the data's.
+  const ByteSize exact = bare.total();
+  EXPECT_TRUE(training_memory(llama, c, exact).fits());
+  c.memory_reserve = reserve.per_gpu(exact);
+  const MemoryFootprint reserved = training_memory(llama, c, exact);
+  EXPECT_FALSE(reserved.fits());
+  EXPECT_DOUBLE_EQ(reserved.total().base(), exact.base() + c.memory_reserve.base());
+}
+
+TEST(MemoryReserve, BadFileIsLocated) {
+  const auto missing = load_memory_reserve(source_path("data/perf/models.yaml"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error_text().find("models.yaml"), std::string::npos);
+}
+
+// Llama 3.1 405B as Meta trained it (Dubey et al. 2024, 3.3.2 and Table 4): 16,384 H100 80GB, TP 8, PP 16, CP
+// 1, DP 128, 8K sequences, 16M tokens (2048 sequences, 16 per DP group), no activation checkpointing, FSDP
+// that shards optimizer states and gradients but keeps the stage's weights (ZeRO-2), one layer fewer on the
+// first and the last stage, micro-batches of one sequence.
+TrainingConfig meta_405b() {
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 2048;
+  c.micro_batch = 1;
+  c.tp = 8;
+  c.pp = 16;
+  c.cp = 1;
+  c.dp = 128;
+  c.zero = 2;
+  c.recompute = Recompute::none;
+  c.memory_reserve = data_reserve().per_gpu(gigabytes(80));
+  return c;
+}
+
+TEST(MemoryOfPublishedRuns, Llama3405BFitsAsMetaRanIt) {
+  const TransformerModel& llama = *find_model(model_presets(), "llama3.1-405b");
+  TrainingConfig c = meta_405b();
+  ASSERT_TRUE(check_training_config(llama, c, 16384).empty());
+  ASSERT_EQ(c.micro_batches(), 16);
+  ASSERT_EQ(layer_split(llama, 16, 1), LayerSplit::ends_lighter);
+  const MemoryFootprint m = training_memory(llama, c, gigabytes(80));
+  EXPECT_TRUE(m.fits()) << in_gigabytes(m.total()) << " GB";
+  // The most loaded rank is the second: 8 layers and 15 micro-batches in flight (the first holds 16 of 7).
+  EXPECT_EQ(m.pipeline_rank, 1);
+  EXPECT_DOUBLE_EQ(activation_layers_in_flight(llama, c, 0), 16 * 7);
+  EXPECT_DOUBLE_EQ(activation_layers_in_flight(llama, c, 1), 15 * 8);
+  // What makes it fit: with every stage at 8 layers and fp32 gradients unsharded (Megatron's distributed
+  // optimizer, ZeRO-1) it does not.
+  TrainingConfig zero1 = c;
+  zero1.zero = 1;
+  EXPECT_FALSE(training_memory(llama, zero1, gigabytes(80)).fits());
+}
+
+// A config that really cannot fit is still refused: the same run on half the pipeline stages (16 layers per
+// stage), at ZeRO-2 and at ZeRO-1. Megatron's interleaved schedule with v = 2 fits: with m = p = 16 every
+// chunk of every micro-batch is in flight either way (2 x 16 chunks of 4 layers on rank 1, 128
+// layer-micro-batches against 1F1B's 120).
+TEST(MemoryOfPublishedRuns, ConfigsThatCannotFitAreRefused) {
+  const TransformerModel& llama = *find_model(model_presets(), "llama3.1-405b");
+  TrainingConfig half = meta_405b();
+  half.pp = 8;
+  half.dp = 256;
+  half.global_batch = 2048;
+  ASSERT_TRUE(check_training_config(llama, half, 16384).empty());
+  EXPECT_FALSE(training_memory(llama, half, gigabytes(80)).fits());
+  half.zero = 1;
+  EXPECT_FALSE(training_memory(llama, half, gigabytes(80)).fits());
+  TrainingConfig interleaved = meta_405b();
+  interleaved.virtual_stages = 2;
+  ASSERT_TRUE(check_training_config(llama, interleaved, 16384).empty());
+  EXPECT_TRUE(training_memory(llama, interleaved, gigabytes(80)).fits());
+  EXPECT_DOUBLE_EQ(activation_layers_in_flight(llama, interleaved, 1), 2 * 16 * 4);
+}
+
+}  // namespace
+}  // namespace gputwin
+
+namespace gputwin {
+namespace {
+
+// Mixture of experts: the routed experts' weights, gradients and optimizer states split over the expert-
+// parallel group (and their optimizer shards over d c / ep); the rest of the model does not.
+TEST(MemoryOfExperts, ExpertStatesSplitOverExpertParallelism) {
+  const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
+  ASSERT_NE(qwen, nullptr);
+  ASSERT_TRUE(qwen->is_moe());
+  TrainingConfig c;
+  c.sequence = 4096;
+  c.global_batch = 64;
+  c.dp = 8;
+  c.zero = 1;
+  const double experts =
+      static_cast<double>(qwen->moe_layer_count()) * qwen->moe.experts * qwen->expert_matrix_parameters();
+  const double all = parameters_per_gpu(*qwen, c);
+  c.ep = 8;
+  const double split = parameters_per_gpu(*qwen, c);
+  EXPECT_NEAR(all - split, experts * 7 / 8, 1e-6 * experts);
+  const MemoryFootprint ep1 = [&] {
+    TrainingConfig one = c;
+    one.ep = 1;
+    return training_memory(*qwen, one, gigabytes(80));
+  }();
+  const MemoryFootprint ep8 = training_memory(*qwen, c, gigabytes(80));
+  EXPECT_NEAR((ep1.weights - ep8.weights).base(), 2 * experts * 7 / 8, 1e-6 * experts);
+  // Optimizer: dense part over d c = 8; experts over d c / ep = 1 (each expert on one GPU of the group).
+  EXPECT_NEAR(ep8.optimizer_states.base(), 12.0 / 8 * (split - experts / 8) + 12.0 * experts / 8,
+              1e-6 * experts);
+  EXPECT_EQ(ep8.activations.base(), ep1.activations.base());  // balanced routing: the same tokens per GPU
 }
 
 }  // namespace

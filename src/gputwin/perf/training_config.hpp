@@ -3,9 +3,10 @@
 //
 //   TrainingConfig config;
 //   config.sequence = 8192; config.global_batch = 1024; config.micro_batch = 1;
-//   config.tp = 8; config.pp = 8; config.dp = 0;   // 0: the GPUs left over (gpus / (tp pp cp))
+//   config.tp = 8; config.pp = 8; config.dp = 0;   // 0: as many as fit (floor(gpus / (tp pp cp)))
 //   config.recompute = Recompute::selective;
-//   std::vector<std::string> problems = check_training_config(model, config, 4096);  // empty when valid
+//   std::vector<std::string> problems = check_training_config(model, config, 4100);  // empty when valid
+//   config.idle_gpus;   // 4 of the 4100 GPUs left idle: dp x tp x pp x cp = 4096 are used
 #pragma once
 
 #include <optional>
@@ -13,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gputwin/core/units.hpp"
 #include "gputwin/perf/model.hpp"
 
 namespace gputwin {
@@ -27,13 +29,19 @@ enum class Attention {
 [[nodiscard]] std::optional<Recompute> recompute_from_name(std::string_view name);
 
 struct TrainingConfig {
-  int sequence = 2048;     // s, tokens per sequence
-  int global_batch = 1;    // B, sequences per step
-  int micro_batch = 1;     // b, sequences per micro-batch
-  int tp = 1;              // tensor-parallel size t
-  int pp = 1;              // pipeline-parallel size p
-  int dp = 0;              // data-parallel size d; 0 = gpus / (t p c)
-  int cp = 1;              // context-parallel size c (the sequence split over c GPUs)
+  int sequence = 2048;   // s, tokens per sequence
+  int global_batch = 1;  // B, sequences per step
+  int micro_batch = 1;   // b, sequences per micro-batch
+  int tp = 1;            // tensor-parallel size t
+  int pp = 1;            // pipeline-parallel size p
+  int dp = 0;            // data-parallel size d actually used; 0 = floor(gpus / (t p c))
+  int cp = 1;            // context-parallel size c (the sequence split over c GPUs)
+  int ep = 1;            // expert-parallel size; Megatron carves it out of d x c, so it must divide d c
+                         // (or, with MoE parallel folding and expert tensor parallelism 1, t c d)
+  // Expert tensor-parallel size: t when ep divides d c (Megatron's default), else 1 (parallel folding).
+  [[nodiscard]] int expert_tp() const { return (dp * cp) % ep == 0 ? tp : 1; }
+  int idle_gpus = 0;       // GPUs of the job left idle by the remainder gpus - t p c d (filled by
+                           // check_training_config and the search; they are bought but do no work)
   int virtual_stages = 1;  // v, model chunks per pipeline rank (interleaved 1F1B)
   int zero = 1;  // 0 = replicated optimizer; 1 = sharded optimizer (Megatron's distributed optimizer);
                  // 2 = + sharded gradients; 3 = + sharded weights (FSDP full shard)
@@ -45,17 +53,18 @@ struct TrainingConfig {
                                       // --overlap-grad-reduce); off in the 2021-2022 papers' runs
   double gradient_bytes = 4;  // bytes per gradient element: 4 = fp32 main gradients (Megatron), 2 = fp16
                               // gradients (the ZeRO paper's accounting)
+  ByteSize memory_reserve;    // per GPU, not available to the model: CUDA context, NCCL buffers, allocator
+                              // fragmentation (data/perf/memory.yaml gives the default; 0 = none)
 
   // Step-time model choices (perf/training.cpp; branch step-model).
-  int ep = 1;  // expert-parallel size (MoE), folded inside data parallelism as Megatron does; the same field
-               // as branch memory-search adds: keep one when merging
   double expert_load_imbalance = 1.0;  // tokens on the busiest GPU's experts / the balanced share (1 = force-
                                        // balanced, as NVIDIA's MoE tables footnote)
   bool tp_comm_overlap = false;  // tensor-parallel collectives overlapped with the GEMMs they feed (Megatron
                                  // --tp-comm-overlap with userbuffers, torchtitan async TP)
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
-  [[nodiscard]] int gpus() const { return model_parallel() * dp; }
+  [[nodiscard]] int gpus() const { return model_parallel() * dp; }   // GPUs that work (idle ones aside)
+  [[nodiscard]] int job_gpus() const { return gpus() + idle_gpus; }  // GPUs bought for the job
   [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * dp); }  // m per pipeline
   // Layers on the most loaded pipeline rank: ceil(l / (p v)) per model chunk, v chunks (uneven splits put the
   // remainder on fewer ranks, as Megatron's uneven pipeline options and Llama 3's 126 layers on 16 stages
@@ -66,9 +75,23 @@ struct TrainingConfig {
   }
 };
 
-// Fills dp from the GPU count when it is 0. Returns what is wrong (empty when the split is possible): tensor
-// parallelism must divide the heads (and kv heads), pipeline stages x virtual stages must not exceed the
-// layers, GPUs must be the product t p c d, the global batch divisible by b d.
+// How the l layers sit on the p x v model chunks. `even`: l / (p v) each. `ends_lighter`: Llama 3's split
+// (Dubey et al. 2024, 3.3.2; Megatron's --account-for-embedding-in-pipeline-split and
+// --account-for-loss-in-pipeline-split): the embedding and the output layer each count as one layer, so the
+// first and the last chunk carry one transformer layer fewer, (l + 2) / (p v) on every other chunk (126
+// layers on 16 stages: 7, 8 x 14, 7). `last_lighter`: only the loss counts, (l + 1) / (p v), the last chunk
+// one fewer. `uneven`: none of these divides; ceil(l / (p v)) on the most loaded chunk, the remainder spread
+// as Megatron's uneven first/last-stage options allow; a search skips it (pp 23 for 126 layers).
+enum class LayerSplit { even, ends_lighter, last_lighter, uneven };
+[[nodiscard]] LayerSplit layer_split(const TransformerModel& model, int pp, int virtual_stages);
+[[nodiscard]] std::string_view layer_split_name(LayerSplit split);
+// Transformer layers on pipeline rank `rank` (0 = first), over its v chunks, under layer_split.
+[[nodiscard]] int layers_on_rank(const TransformerModel& model, const TrainingConfig& config, int rank);
+
+// Fills dp from the GPU count when it is 0 (the largest d with t p c d <= gpus) and idle_gpus (gpus - t p c
+// d). Returns what is wrong (empty when the split is possible): tensor parallelism must divide the heads (and
+// kv heads), pipeline stages x virtual stages must not exceed the layers, t p c d must not exceed the GPUs,
+// the expert-parallel size must divide d c, the global batch must be divisible by b d.
 [[nodiscard]] std::vector<std::string> check_training_config(const TransformerModel& model,
                                                              TrainingConfig& config, int gpus);
 

@@ -11,17 +11,18 @@ Result<TrainingInputs> load_training_inputs(const std::string& perf_data_dir) {
   auto presets = load_model_presets(data + "models.yaml");
   auto collectives = load_collective_model(data + "nccl-cost-model.yaml");
   auto calibration = load_training_calibration(data + "training-model.yaml");
-  if (!presets.ok() || !collectives.ok() || !calibration.ok()) {
+  auto reserve = load_memory_reserve(data + "memory.yaml");
+  if (!presets.ok() || !collectives.ok() || !calibration.ok() || !reserve.ok()) {
     InputErrors errors;
     for (const InputErrors* each :
          {presets.ok() ? nullptr : &presets.errors(), collectives.ok() ? nullptr : &collectives.errors(),
-          calibration.ok() ? nullptr : &calibration.errors()}) {
+          calibration.ok() ? nullptr : &calibration.errors(), reserve.ok() ? nullptr : &reserve.errors()}) {
       if (each != nullptr) errors.insert(errors.end(), each->begin(), each->end());
     }
     return errors;
   }
   return TrainingInputs{std::move(presets).value(), std::move(collectives).value(),
-                        std::move(calibration).value()};
+                        std::move(calibration).value(), std::move(reserve).value()};
 }
 
 }  // namespace gputwin

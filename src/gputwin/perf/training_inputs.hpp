@@ -10,6 +10,7 @@
 
 #include "gputwin/core/error.hpp"
 #include "gputwin/perf/collectives.hpp"
+#include "gputwin/perf/memory.hpp"
 #include "gputwin/perf/model.hpp"
 #include "gputwin/perf/training.hpp"
 
@@ -19,10 +20,12 @@ struct TrainingInputs {
   std::vector<TransformerModel> presets;
   CollectiveModel collectives;
   TrainingCalibration calibration;
+  MemoryReserve
+      memory_reserve;  // memory.yaml: the per-GPU reserve (CUDA context, NCCL buffers, fragmentation)
 };
 
-// Reads models.yaml, nccl-cost-model.yaml and training-model.yaml from `perf_data_dir` (the bundled
-// data/perf/ when empty); the errors of every file that does not load, in that order.
+// Reads models.yaml, nccl-cost-model.yaml, training-model.yaml and memory.yaml from `perf_data_dir` (the
+// bundled data/perf/ when empty); the errors of every file that does not load, in that order.
 [[nodiscard]] Result<TrainingInputs> load_training_inputs(const std::string& perf_data_dir = "");
 
 }  // namespace gputwin

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "gputwin/perf/perf_test_support.hpp"
 
 namespace gputwin {
@@ -10,7 +12,9 @@ namespace {
 using testing::model_presets;
 using testing::source_path;
 
-const testing::PerfSetup& setup() { return testing::perf_setup(); }
+const testing::PerfSetup& setup() {
+  return testing::perf_setup();
+}
 
 TrainingConfig base(int global_batch) {
   TrainingConfig c;
@@ -25,7 +29,7 @@ TEST(TrainingSearch, BestFitsAndNoOtherFittingSplitIsFaster) {
   const auto search = search_training(hw, setup().collectives, setup().calibration, llama, base(64), 64);
   ASSERT_TRUE(search.best.has_value());
   EXPECT_TRUE(search.best->memory.fits());
-  EXPECT_EQ(search.best->config.gpus(), 64);
+  EXPECT_EQ(search.best->config.job_gpus(), 64);
   EXPECT_GT(search.candidates, search.fitting);  // some splits do not fit 70B in 80 GB
   // Spot-check against a hand-picked split that fits: the search must not be slower.
   TrainingConfig manual = base(64);
@@ -44,6 +48,105 @@ TEST(TrainingSearch, NothingFitsWhenTheModelCannotFit) {
   const auto search = search_training(hw, setup().collectives, setup().calibration, llama, base(8), 8);
   EXPECT_FALSE(search.best.has_value());  // 405B x 2 bytes of weights alone exceed 8 x 80 GB
   EXPECT_EQ(search.fitting, 0);
+}
+
+// Odd GPU counts: data parallelism leaves a remainder idle instead of forcing absurd pipeline splits, and the
+// pipeline stays layer-balanced (126 layers: never pp 23 or 79).
+TEST(TrainingSearch, RemainderGpusIdleAndPipelinesBalanced) {
+  const TransformerModel& llama = *find_model(model_presets(), "llama3.1-405b");
+  for (int nodes : {23, 79, 127}) {
+    const auto hw = perf_hardware_of_system(setup().catalog, "dgx-h100", nodes).value();
+    const int gpus = nodes * 8;
+    const auto search =
+        search_training(hw, setup().collectives, setup().calibration, llama, base(1024), gpus);
+    ASSERT_TRUE(search.best.has_value()) << nodes;
+    const TrainingConfig& c = search.best->config;
+    EXPECT_NE(layer_split(llama, c.pp, c.virtual_stages), LayerSplit::uneven) << "pp " << c.pp;
+    EXPECT_EQ(c.gpus() + c.idle_gpus, gpus);
+    EXPECT_LE(c.tp, hw.scale_up_domain);
+    EXPECT_GT(search.unbalanced, 0);
+    for (const TrainingEstimate& e : search.top) {
+      EXPECT_NE(layer_split(llama, e.config.pp, e.config.virtual_stages), LayerSplit::uneven);
+    }
+  }
+}
+
+// Tensor parallelism never leaves the scale-up domain (8 GPUs of a DGX H100).
+TEST(TrainingSearch, TensorParallelStaysInTheScaleUpDomain) {
+  auto hw = perf_hardware_of_system(setup().catalog, "dgx-h100", 4).value();
+  const TransformerModel& llama = *find_model(model_presets(), "llama3-70b");
+  hw.scale_up_domain = 4;
+  const auto search = search_training(hw, setup().collectives, setup().calibration, llama, base(64), 32);
+  ASSERT_TRUE(search.best.has_value());
+  for (const TrainingEstimate& e : search.top) EXPECT_LE(e.config.tp, 4);
+  for (const AxisAlternative& a : search.alternatives) EXPECT_NE(a.value, "tp 8");
+}
+
+// Ties (within 1 %) go to the simpler split; the top list is ordered; every other axis value gets a reason.
+TEST(TrainingSearch, TieBreakAndReasons) {
+  const auto hw = perf_hardware_of_system(setup().catalog, "dgx-h100", 8).value();
+  const TransformerModel& llama = *find_model(model_presets(), "llama3-70b");
+  const auto search = search_training(hw, setup().collectives, setup().calibration, llama, base(64), 64);
+  ASSERT_TRUE(search.best.has_value());
+  ASSERT_GE(search.top.size(), 2u);
+  const double fastest =
+      std::min_element(search.top.begin(), search.top.end(), [](const auto& a, const auto& b) {
+        return a.step_time_s < b.step_time_s;
+      })->step_time_s;
+  EXPECT_LE(search.best->step_time_s, fastest * (1 + search.tie_tolerance));
+  EXPECT_GE(search.ties, 1);
+  for (std::size_t i = 1; i < search.top.size(); ++i) {
+    const bool both_tie = search.top[i].step_time_s <= fastest * (1 + search.tie_tolerance) &&
+                          search.top[i - 1].step_time_s <= fastest * (1 + search.tie_tolerance);
+    if (both_tie) {
+      EXPECT_TRUE(simpler_split(search.top[i - 1].config, search.top[i].config));
+    } else {
+      EXPECT_LE(search.top[i - 1].step_time_s, search.top[i].step_time_s * (1 + search.tie_tolerance));
+    }
+  }
+  ASSERT_FALSE(search.alternatives.empty());
+  bool some_slower = false;
+  for (const AxisAlternative& a : search.alternatives) {
+    EXPECT_FALSE(a.reason.empty()) << a.value;
+    if (a.best) {
+      EXPECT_GE(a.best->step_time_s, search.best->step_time_s * (1 - search.tie_tolerance)) << a.value;
+      some_slower = some_slower || a.reason.find("% step time") != std::string::npos;
+    } else {
+      EXPECT_NE(a.reason.find("does not fit"), std::string::npos) << a.value;
+    }
+  }
+  EXPECT_TRUE(some_slower);
+  // The order itself: less tp first, then pp, cp, recomputation, a bigger micro-batch.
+  TrainingConfig a = base(64), b = base(64);
+  a.tp = 2;
+  b.tp = 4;
+  EXPECT_TRUE(simpler_split(a, b));
+  b.tp = 2;
+  b.micro_batch = 2;
+  EXPECT_TRUE(simpler_split(b, a));
+  a.recompute = Recompute::none;
+  b.recompute = Recompute::full;
+  EXPECT_TRUE(simpler_split(a, b));
+}
+
+// The generator expands every named axis: the splits it yields are exactly the product of the axes' values.
+TEST(TrainingSearch, GeneratorExpandsNamedAxes) {
+  const auto hw = perf_hardware_of_system(setup().catalog, "dgx-h100", 2).value();
+  const TransformerModel& llama = *find_model(model_presets(), "llama3-8b");
+  SearchSpace space;
+  space.micro_batches = {1, 2};
+  const auto axes = search_axes(hw, llama, base(64), 16, space);
+  std::vector<std::string> names;
+  for (const SearchAxis& axis : axes) names.push_back(axis.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"tp", "pp", "vp", "cp", "ep", "zero", "micro-batch", "recompute",
+                                             "dp"}));
+  int splits = 0;
+  for_each_split(axes, base(64), [&](const TrainingConfig& c) {
+    ++splits;
+    EXPECT_LE(c.model_parallel() * c.dp, 16);
+    EXPECT_EQ(64 % (c.micro_batch * c.dp), 0);
+  });
+  EXPECT_GT(splits, 100);
 }
 
 }  // namespace

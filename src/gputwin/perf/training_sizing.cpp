@@ -30,6 +30,8 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
     return row;
   }
   row.system = system->info.id;
+  TrainingConfig base = request.base;
+  base.memory_reserve = request.reserve_override.value_or(request.memory_reserve.per_gpu(gpu->memory));
   std::string hardware_error;
   const auto trial = [&](int nodes) {
     SizingTrial tried;
@@ -40,8 +42,9 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
       hardware_error = hw.error_text();
       return tried;
     }
-    tried.estimate =
-        search_training(hw.value(), collectives, calibration, *request.model, request.base, tried.gpus).best;
+    tried.estimate = search_training(hw.value(), collectives, calibration, *request.model, base, tried.gpus,
+                                     fastest_only())
+                         .best;
     if (tried.estimate) tried.days = training_days(request.tokens, *tried.estimate);
     return tried;
   };
@@ -55,7 +58,8 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
     row.gpus = search.answer->gpus;
     row.days = search.answer->days;
     const auto price = request.gpu_hour_prices.find(accelerator);
-    if (price != request.gpu_hour_prices.end()) row.cost_usd = in_usd(price->second) * row.gpus * row.days * 24;
+    if (price != request.gpu_hour_prices.end())
+      row.cost_usd = in_usd(price->second) * row.gpus * row.days * 24;
     return row;
   }
   const SizingTrial* largest_fitting = nullptr;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
+#include "gputwin/perf/memory.hpp"
 #include "gputwin/perf/training.hpp"
 
 namespace gputwin {
@@ -60,6 +61,8 @@ struct SizingRequest {
   std::vector<std::string> accelerators;
   std::map<std::string, Money> gpu_hour_prices;  // accelerator id -> price of one GPU-hour
   int max_gpus = 131072;
+  MemoryReserve memory_reserve;              // the data's per-GPU reserve (memory.yaml), per accelerator
+  std::optional<ByteSize> reserve_override;  // --memory-reserve: the same reserve on every accelerator
 };
 
 struct SizingRow {

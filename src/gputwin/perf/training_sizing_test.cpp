@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gputwin/perf/perf_test_support.hpp"
+#include "gputwin/perf/training_search.hpp"
 
 namespace gputwin {
 namespace {
@@ -10,7 +11,9 @@ namespace {
 using testing::model_presets;
 using testing::source_path;
 
-const testing::PerfSetup& setup() { return testing::perf_setup(); }
+const testing::PerfSetup& setup() {
+  return testing::perf_setup();
+}
 
 SizingRequest request(double days) {
   SizingRequest r;
@@ -51,6 +54,32 @@ TEST(TrainingSizing, MoreDaysNeverNeedMoreGpus) {
   const auto loose = size_training(setup().catalog, setup().collectives, setup().calibration, request(40));
   ASSERT_TRUE(tight[0].estimate && loose[0].estimate);
   EXPECT_LE(loose[0].gpus, tight[0].gpus);
+}
+
+// More GPUs never take longer: the fastest split on n nodes is available on more (the extra GPUs idle). The
+// issue's case: llama3-70b, 15T tokens, Llama 3's 16M-token batch, 600..800 DGX H100 nodes (640 nodes
+// took 32.2 days and 736 nodes 36.6 days before).
+TEST(TrainingSizing, DaysNeverGrowWithNodes) {
+  const TransformerModel& llama = *find_model(model_presets(), "llama3-70b");
+  TrainingConfig base;
+  base.sequence = 8192;
+  base.global_batch = default_global_batch(8192);
+  base.memory_reserve =
+      load_memory_reserve(source_path("data/perf/memory.yaml")).value().per_gpu(gigabytes(80));
+  double previous_days = 1e300;
+  int flat = 0;
+  for (int nodes = 600; nodes <= 800; nodes += 8) {
+    const auto hw = perf_hardware_of_system(setup().catalog, "dgx-h100", nodes).value();
+    const auto best =
+        search_training(hw, setup().collectives, setup().calibration, llama, base, nodes * 8).best;
+    ASSERT_TRUE(best.has_value()) << nodes;
+    const double days = training_days(15e12, *best);
+    // The tie-break may trade up to its tolerance (1 %) of step time for a simpler split, never more.
+    EXPECT_LE(days, previous_days * (1 + SearchSpace{}.tie_tolerance)) << nodes << " nodes";
+    if (best->config.idle_gpus > 0) ++flat;
+    previous_days = days;
+  }
+  EXPECT_GT(flat, 0);  // the 2048-sequence batch does not split over every count: idle GPUs, flat days
 }
 
 }  // namespace

@@ -10,7 +10,9 @@ namespace {
 using testing::megatron_gpt;
 using testing::source_path;
 
-const testing::PerfSetup& setup() { return testing::perf_setup(); }
+const testing::PerfSetup& setup() {
+  return testing::perf_setup();
+}
 
 TrainingConfig gpt_config() {
   TrainingConfig c;
@@ -110,9 +112,20 @@ TEST(TrainingConfigCheck, ImpossibleSplitsAreNamed) {
   EXPECT_NE(problems.front().find("does not divide the 96 attention heads"), std::string::npos);
   c = gpt_config();
   c.dp = 0;
-  problems = check_training_config(m, c, 100);
+  problems = check_training_config(m, c, 40);
   ASSERT_FALSE(problems.empty());
-  EXPECT_NE(problems.front().find("not divisible by tp x pp x cp"), std::string::npos);
+  EXPECT_NE(problems.front().find("tp x pp x cp = 64 exceeds the job's 40 GPUs"), std::string::npos);
+  c = gpt_config();
+  c.dp = 2;
+  c.ep = 32;
+  problems = check_training_config(m, c, 128);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems.front().find("expert-parallel size 32 divides neither dp x cp = 2"), std::string::npos);
+  c = gpt_config();
+  c.dp = 2;
+  c.ep = 16;  // folded over t d c = 16
+  EXPECT_TRUE(check_training_config(m, c, 128).empty());
+  EXPECT_EQ(c.expert_tp(), 1);
   c = gpt_config();
   c.dp = 0;
   c.global_batch = 63;
@@ -124,6 +137,47 @@ TEST(TrainingConfigCheck, ImpossibleSplitsAreNamed) {
   c.dp = 0;
   EXPECT_TRUE(check_training_config(m, c, 64).empty());
   EXPECT_EQ(c.dp, 1);
+  EXPECT_EQ(c.idle_gpus, 0);
+}
+
+// GPUs that tp x pp x cp does not divide are left idle rather than refused: 100 GPUs hold one 64-GPU
+// model replica; 36 idle; they count in the job's GPUs, not in the ones that work.
+TEST(TrainingConfigCheck, RemainderGpusAreIdle) {
+  const TransformerModel m = megatron_gpt(96, 12288, 96, 51200, 2048);
+  TrainingConfig c = gpt_config();
+  c.dp = 0;
+  EXPECT_TRUE(check_training_config(m, c, 100).empty());
+  EXPECT_EQ(c.dp, 1);
+  EXPECT_EQ(c.idle_gpus, 36);
+  EXPECT_EQ(c.gpus(), 64);
+  EXPECT_EQ(c.job_gpus(), 100);
+  c.dp = 2;  // asking for more than the job has is still an error
+  EXPECT_FALSE(check_training_config(m, c, 100).empty());
+}
+
+// Megatron's layer splits: even, Llama 3's lighter first and last stages (126 layers on 16 stages: 7, 8 x 14,
+// 7), and uneven splits that a search skips.
+TEST(TrainingConfigCheck, LayerSplitsOfLlama3) {
+  TransformerModel m;
+  m.layers = 126;
+  TrainingConfig c;
+  c.pp = 16;
+  EXPECT_EQ(layer_split(m, 16, 1), LayerSplit::ends_lighter);
+  EXPECT_EQ(layers_on_rank(m, c, 0), 7);
+  EXPECT_EQ(layers_on_rank(m, c, 1), 8);
+  EXPECT_EQ(layers_on_rank(m, c, 15), 7);
+  int total = 0;
+  for (int rank = 0; rank < 16; ++rank) total += layers_on_rank(m, c, rank);
+  EXPECT_EQ(total, 126);
+  EXPECT_EQ(layer_split(m, 14, 1), LayerSplit::even);
+  EXPECT_EQ(layer_split(m, 127, 1), LayerSplit::last_lighter);
+  EXPECT_EQ(layer_split(m, 23, 1), LayerSplit::uneven);
+  EXPECT_EQ(layer_split(m, 79, 1), LayerSplit::uneven);
+  c.pp = 23;
+  total = 0;
+  for (int rank = 0; rank < 23; ++rank) total += layers_on_rank(m, c, rank);
+  EXPECT_EQ(total, 126);
+  EXPECT_EQ(c.layers_per_stage(m), 6);
 }
 
 }  // namespace

@@ -25,7 +25,8 @@ Result<DesignedSpec> load_design(const std::string& spec_path, const Catalog& ca
     const auto inputs = load_training_inputs();
     if (!inputs.ok()) return inputs.errors();
     const TrainingInputs& data = inputs.value();
-    auto fit = fit_workload(sized, catalog, {&data.presets, &data.collectives, &data.calibration});
+    auto fit = fit_workload(
+        sized, catalog, {&data.presets, &data.collectives, &data.calibration, 131072, data.memory_reserve});
     if (!fit.ok()) return fit.errors();
     workload_fit = std::move(fit).value();
   }

@@ -50,8 +50,9 @@ SizingTrial try_nodes(const ClusterSpec& spec, const Catalog& catalog, const Wor
   trial.nodes = nodes;
   trial.gpus = gpus;
   trial.unit_nodes = unit_nodes(cluster.value(), catalog);
-  trial.estimate =
-      search_training(hardware.value(), *inputs.collectives, *inputs.calibration, model, base, gpus).best;
+  trial.estimate = search_training(hardware.value(), *inputs.collectives, *inputs.calibration, model, base,
+                                   gpus, fastest_only())
+                       .best;
   if (trial.estimate) trial.days = training_days(spec.workload->tokens, *trial.estimate);
   return trial;
 }
@@ -73,7 +74,12 @@ WorkloadFit fit(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInpu
             "'" + system.accelerator + "' has no dense " + fit.target.precision + " rate in the catalog");
   }
   if (fit.target.global_batch == 0) fit.target.global_batch = default_global_batch(fit.target.sequence);
-  const TrainingConfig base = base_config(fit.target);
+  TrainingConfig base = base_config(fit.target);
+  const ByteSize gpu_memory = catalog.get<Accelerator>(system.accelerator).memory;
+  base.memory_reserve = fit.target.memory_reserve.value_or(inputs.memory_reserve.per_gpu(gpu_memory));
+  if (base.memory_reserve.base() >= gpu_memory.base()) {
+    fail_at(spec, "nodes.workload.memory_reserve", "the reserve leaves nothing of the GPU's memory");
+  }
   const auto search = smallest_node_count(
       inputs.max_gpus / system.accelerators, fit.target.days,
       [&](int nodes) { return try_nodes(spec, catalog, inputs, fit.model, base, nodes); });

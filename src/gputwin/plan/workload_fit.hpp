@@ -16,6 +16,7 @@
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/core/error.hpp"
 #include "gputwin/perf/collectives.hpp"
+#include "gputwin/perf/memory.hpp"
 #include "gputwin/perf/model.hpp"
 #include "gputwin/perf/training.hpp"
 #include "gputwin/perf/training_sizing.hpp"
@@ -45,6 +46,7 @@ struct WorkloadFitInputs {
   const CollectiveModel* collectives = nullptr;
   const TrainingCalibration* calibration = nullptr;
   int max_gpus = 131072;
+  MemoryReserve memory_reserve;  // memory.yaml's per-GPU reserve, on the spec's accelerator
 };
 
 // Sizes `spec` (which must ask for a workload) and sets its node count.

@@ -40,8 +40,10 @@ ClusterSpec parsed(const std::string& text) {
 }
 
 Result<WorkloadFit> fitted(ClusterSpec& spec, int max_gpus = 131072) {
-  return fit_workload(spec, setup().catalog,
-                      {&model_presets(), &setup().collectives, &setup().calibration, max_gpus});
+  return fit_workload(
+      spec, setup().catalog,
+      {&model_presets(), &setup().collectives, &setup().calibration, max_gpus,
+       load_memory_reserve(std::string(GPUTWIN_SOURCE_DIR) + "/data/perf/memory.yaml").value()});
 }
 
 const std::string kLlama8b = "{model: llama3-8b, tokens: 2T, days: 10, sequence: 8192, global_batch: 512}";
@@ -56,7 +58,7 @@ TEST(WorkloadFit, SmallestNodeCountInTimeOneFewerIsNot) {
   ASSERT_TRUE(f.answer.estimate.has_value());
   EXPECT_LE(f.answer.days, 10);
   EXPECT_TRUE(f.answer.estimate->memory.fits());
-  EXPECT_EQ(f.answer.estimate->config.gpus(), f.answer.gpus);
+  EXPECT_EQ(f.answer.estimate->config.job_gpus(), f.answer.gpus);
   // The days follow from the throughput: tokens / (tokens per second) in days.
   EXPECT_NEAR(f.answer.days, 2e12 / f.answer.estimate->tokens_per_second / 86400, 1e-9);
   // Bisected in whole leaves (4 DGX H100 of 8 ports on a 64-port leaf at 1:1): the next count tried below
@@ -67,6 +69,27 @@ TEST(WorkloadFit, SmallestNodeCountInTimeOneFewerIsNot) {
   EXPECT_FALSE(below->in_time(10)) << below->days;
   EXPECT_TRUE(below->nodes == f.answer.nodes - 4 || 2 * below->nodes == f.answer.nodes) << below->nodes;
   EXPECT_EQ(f.target.global_batch, 512);
+}
+
+// The spec's memory_reserve replaces the data's per-GPU reserve; one that leaves too little memory is refused
+// at the days field (nothing fits) and one as large as the GPU at its own field.
+TEST(WorkloadFit, MemoryReserveFromTheSpec) {
+  ClusterSpec spec =
+      parsed(spec_text("{model: llama3-8b, tokens: 2T, days: 10, sequence: 8192, global_batch: 512, "
+                       "memory_reserve: 20GB}"));
+  ASSERT_TRUE(spec.workload->memory_reserve.has_value());
+  const auto fit = fitted(spec);
+  ASSERT_TRUE(fit.ok()) << fit.error_text();
+  EXPECT_DOUBLE_EQ(fit.value().answer.estimate->memory.reserve.base(), 20e9);
+  ClusterSpec full = parsed(spec_text("{model: llama3-8b, tokens: 2T, days: 10, memory_reserve: 79GB}"));
+  const auto none = fitted(full, 64);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error_text().find("fits in memory on no design"), std::string::npos) << none.error_text();
+  ClusterSpec whole = parsed(spec_text("{model: llama3-8b, tokens: 2T, days: 10, memory_reserve: 80GB}"));
+  const auto refused = fitted(whole, 64);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error_text().find("nodes.workload.memory_reserve"), std::string::npos)
+      << refused.error_text();
 }
 
 TEST(WorkloadFit, FewerDaysNeverNeedFewerNodes) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
@@ -13,6 +15,11 @@ std::string split_text(const TrainingConfig& c) {
                      c.sequence_parallel && c.tp > 1 ? ", sequence parallel" : "");
 }
 
+std::string short_split(const TrainingConfig& c) {
+  return fmt::format("tp {} pp {} vp {} cp {} dp {} mb {} {} ZeRO {}", c.tp, c.pp, c.virtual_stages, c.cp,
+                     c.dp, c.micro_batch, recompute_name(c.recompute), c.zero);
+}
+
 nlohmann::json split_json(const TrainingConfig& c) {
   return {{"tp", c.tp},
           {"pp", c.pp},
@@ -21,7 +28,29 @@ nlohmann::json split_json(const TrainingConfig& c) {
           {"dp", c.dp},
           {"micro_batch", c.micro_batch},
           {"recompute", recompute_name(c.recompute)},
-          {"zero", c.zero}};
+          {"zero", c.zero},
+          {"idle_gpus", c.idle_gpus}};
+}
+
+// The search's top choices and, per axis, why the best split with another value lost.
+std::string search_text(const TrainingSearch& search) {
+  std::string text = "Top choices (ties broken: less tp, pp, cp, recompute; bigger micro-batch; fewer vp)\n";
+  TextTable top({"#", "split", "step s", "vs best", "memory/GPU"},
+                {Align::right, Align::left, Align::right, Align::right, Align::right});
+  for (std::size_t i = 0; i < search.top.size(); ++i) {
+    const TrainingEstimate& e = search.top[i];
+    top.add_row({std::to_string(i + 1), short_split(e.config), fmt::format("{:.3f}", e.step_time_s),
+                 fmt::format("{:+.1f} %", 100 * (e.step_time_s / search.top.front().step_time_s - 1)),
+                 fmt::format("{:.1f} GB", in_gigabytes(e.memory.total()))});
+  }
+  text += top.render();
+  text += "Why the others lost (the best split with each other axis value)\n";
+  TextTable lost({"axis", "value", "best split with it", "reason"},
+                 {Align::left, Align::left, Align::left, Align::left});
+  for (const AxisAlternative& a : search.alternatives) {
+    lost.add_row({a.axis, a.value, a.best ? short_split(a.best->config) : "-", a.reason});
+  }
+  return text + lost.render();
 }
 
 nlohmann::json memory_gb_json(const MemoryFootprint& m) {
@@ -33,13 +62,14 @@ std::string gb(ByteSize size) {
 }
 
 std::string memory_text(const MemoryFootprint& m) {
-  std::string text = "Memory per GPU (most loaded pipeline stage)\n";
-  TextTable table(
-      {"weights", "gradients", "optimizer", "activations", "total", "capacity", "verdict"},
-      {Align::right, Align::right, Align::right, Align::right, Align::right, Align::right, Align::left});
+  std::string text = fmt::format("Memory per GPU (most loaded pipeline stage: rank {})\n", m.pipeline_rank);
+  TextTable table({"weights", "gradients", "optimizer", "activations", "logits", "reserve", "total",
+                   "capacity", "verdict"},
+                  {Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
+                   Align::right, Align::right, Align::left});
   const double margin = in_gigabytes(m.margin());
-  table.add_row({gb(m.weights), gb(m.gradients), gb(m.optimizer_states), gb(m.activations), gb(m.total()),
-                 gb(m.capacity),
+  table.add_row({gb(m.weights), gb(m.gradients), gb(m.optimizer_states), gb(m.activations),
+                 gb(m.output_logits), gb(m.reserve), gb(m.total()), gb(m.capacity),
                  m.fits() ? fmt::format("fits, {:.1f} GB free", margin)
                           : fmt::format("OUT OF MEMORY by {:.1f} GB", -margin)});
   return text + table.render();
@@ -83,13 +113,23 @@ std::string_view flop_convention() {
 std::string training_text(const TrainingRunInfo& run, const TrainingEstimate& e, bool explain) {
   const auto& c = e.config;
   std::string text = fmt::format(
-      "{} on {} x {} ({} nodes of {})\n", run.model->name, c.gpus(), run.hardware->accelerator.info.id,
-      (c.gpus() + run.hardware->gpus_per_node - 1) / run.hardware->gpus_per_node, run.hardware->system_id);
+      "{} on {} x {} ({} nodes of {})\n", run.model->name, c.job_gpus(), run.hardware->accelerator.info.id,
+      (c.job_gpus() + run.hardware->gpus_per_node - 1) / run.hardware->gpus_per_node,
+      run.hardware->system_id);
   text += fmt::format("  {}; global batch {} x {} tokens, {}\n", split_text(c), c.global_batch, c.sequence,
                       c.precision);
+  if (c.idle_gpus > 0) {
+    text += fmt::format(
+        "  {} of the job's {} GPUs idle (the global batch does not split over more data-parallel groups); "
+        "MFU per GPU bought {:.1f} %\n",
+        c.idle_gpus, c.job_gpus(), 100 * e.mfu * c.gpus() / c.job_gpus());
+  }
   if (run.search) {
-    text += fmt::format("  found by --search: fastest of {} fitting splits ({} valid)\n", run.search->fitting,
-                        run.search->candidates);
+    text += fmt::format(
+        "  found by --search: fastest of {} fitting splits ({} valid; {} tp x pp pairs skipped as "
+        "layer-unbalanced), simplest of {} within {:.0f} % of it\n",
+        run.search->fitting, run.search->candidates, run.search->unbalanced, run.search->ties,
+        100 * run.search->tie_tolerance);
   }
   text +=
       fmt::format("\nStep time {:.3f} s ({} micro-batches per pipeline)\n", e.step_time_s, c.micro_batches());
@@ -100,6 +140,7 @@ std::string training_text(const TrainingRunInfo& run, const TrainingEstimate& e,
                       e.peak_flops_per_gpu / 1e12, c.precision);
   text += fmt::format("  convention: {}\n\n", flop_convention());
   text += memory_text(e.memory);
+  if (run.search) text += "\n" + search_text(*run.search);
   if (explain) text += "\n" + explain_text(run, e);
   return text;
 }
@@ -116,6 +157,7 @@ nlohmann::json training_json(const TrainingRunInfo& run, const TrainingEstimate&
       {"accelerator", run.hardware->accelerator.info.id},
       {"config",
        {{"gpus", c.gpus()},
+        {"idle_gpus", c.idle_gpus},
         {"tp", c.tp},
         {"pp", c.pp},
         {"vp", c.virtual_stages},
@@ -141,6 +183,9 @@ nlohmann::json training_json(const TrainingRunInfo& run, const TrainingEstimate&
         {"gradients", in_gigabytes(m.gradients)},
         {"optimizer", in_gigabytes(m.optimizer_states)},
         {"activations", in_gigabytes(m.activations)},
+        {"logits", in_gigabytes(m.output_logits)},
+        {"reserve", in_gigabytes(m.reserve)},
+        {"pipeline_rank", m.pipeline_rank},
         {"total", in_gigabytes(m.total())},
         {"capacity", in_gigabytes(m.capacity)},
         {"margin", in_gigabytes(m.margin())},
@@ -165,8 +210,9 @@ std::string sizing_text(const TransformerModel& model, double tokens, double day
     const auto& c = e.config;
     table.add_row(
         {row.accelerator, row.system, std::to_string(row.gpus),
-         fmt::format("tp {} pp {} cp {} dp {} mb {} {}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
-                     recompute_name(c.recompute)),
+         fmt::format("tp {} pp {} cp {} dp {} mb {} {}{}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
+                     recompute_name(c.recompute),
+                     c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : ""),
          fmt::format("{:.1f}", row.days), fmt::format("{:.1f} %", 100 * e.mfu),
          fmt::format("{:.0f}/{:.0f} GB", in_gigabytes(e.memory.total()), in_gigabytes(e.memory.capacity)),
          row.cost_usd ? format_money(usd(*row.cost_usd)) : "no price"});
@@ -174,6 +220,14 @@ std::string sizing_text(const TransformerModel& model, double tokens, double day
   text += table.render();
   if (!cost_basis.empty()) text += "Cost: GPU-hours x " + cost_basis + "\n";
   text += fmt::format("MFU convention: {}\n", flop_convention());
+  const bool any_idle = std::any_of(rows.begin(), rows.end(), [](const SizingRow& row) {
+    return row.estimate && row.estimate->config.idle_gpus > 0;
+  });
+  if (any_idle) {
+    text +=
+        "Idle GPUs: the global batch does not split over all of them (a flat region: more GPUs, same "
+        "days); MFU is over the GPUs that work\n";
+  }
   return text;
 }
 
@@ -233,7 +287,8 @@ std::string workload_fit_text(const WorkloadFit& fit) {
     const auto& c = trial.estimate->config;
     table.add_row({std::to_string(trial.nodes), std::to_string(trial.gpus), fmt::format("{:.1f}", trial.days),
                    fmt::format("{:.1f} %", 100 * trial.estimate->mfu),
-                   fmt::format("tp {} pp {} cp {} dp {} mb {}", c.tp, c.pp, c.cp, c.dp, c.micro_batch)});
+                   fmt::format("tp {} pp {} cp {} dp {} mb {}{}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
+                               c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : "")});
   }
   text += table.render();
   text += fmt::format("MFU convention: {}\n", flop_convention());

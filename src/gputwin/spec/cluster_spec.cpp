@@ -67,7 +67,7 @@ class SpecReader {
   }
 
   WorkloadTarget read_workload(const YamlField& f) {
-    f.expect_keys({"model", "tokens", "days", "sequence", "global_batch", "precision"});
+    f.expect_keys({"model", "tokens", "days", "sequence", "global_batch", "precision", "memory_reserve"});
     remember(f);
     WorkloadTarget workload;
     const auto model = f.child("model");
@@ -91,6 +91,11 @@ class SpecReader {
     if (auto precision = f.optional_child("precision")) {
       workload.precision = precision->one_of({"bf16", "fp8"});
       remember(*precision);
+    }
+    if (auto reserve = f.optional_child("memory_reserve")) {
+      workload.memory_reserve = reserve->quantity<ByteSize>();
+      if (workload.memory_reserve->base() < 0) reserve->fail("must not be negative");
+      remember(*reserve);
     }
     return workload;
   }

@@ -50,6 +50,7 @@ struct WorkloadTarget {
   int sequence = 8192;
   int global_batch = 0;  // sequences per step; 0 = the sizing default
   std::string precision = "bf16";
+  std::optional<ByteSize> memory_reserve;  // per GPU; empty = data/perf/memory.yaml's default
 };
 
 struct ServerRequest {
@@ -95,7 +96,7 @@ struct ClusterSpec {
   std::string file;
   std::string node_system;
   int node_count = 0;
-  std::optional<int> target_gpus;  // when the spec asks for GPUs, node_count is derived from it
+  std::optional<int> target_gpus;          // when the spec asks for GPUs, node_count is derived from it
   std::optional<WorkloadTarget> workload;  // when the spec asks for a workload, node_count is sized for it
   FabricSpec compute;
   FabricSpec storage;
