@@ -1,6 +1,7 @@
 #include "gputwin/perf/gemm_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "gputwin/core/yaml_input.hpp"
@@ -13,7 +14,7 @@ constexpr double kOutputBytes = 2;
 
 GemmModel read_gemm_model(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"precisions", "architectures", "attention", "quantisation", "notes"});
+  root.expect_keys({"precisions", "architectures", "attention", "quantisation", "grouped_gemm", "notes"});
   std::map<std::string, GemmPrecision> precisions;
   for (const auto& [name, field] : root.child("precisions").entries()) {
     field.expect_keys({"peak", "element_bytes", "quantised", "source"});
@@ -40,10 +41,28 @@ GemmModel read_gemm_model(const std::string& path) {
   attention.expect_keys({"tile_tokens", "backward_to_forward_flops", "source"});
   const YamlField quantisation = root.child("quantisation");
   quantisation.expect_keys({"cast_bytes_per_element", "source"});
-  return GemmModel(std::move(precisions), std::move(architectures),
-                   attention.child("tile_tokens").positive_number(),
-                   attention.child("backward_to_forward_flops").positive_number(),
-                   quantisation.child("cast_bytes_per_element").number());
+  GemmModel model(std::move(precisions), std::move(architectures),
+                  attention.child("tile_tokens").positive_number(),
+                  attention.child("backward_to_forward_flops").positive_number(),
+                  quantisation.child("cast_bytes_per_element").number());
+  GroupedGemmTiling tiling;
+  if (const auto grouped = root.optional_child("grouped_gemm")) {
+    grouped->expect_keys({"tile_m", "tile_n", "source", "sm_counts"});
+    tiling.tile_m = grouped->child("tile_m").positive_number();
+    tiling.tile_n = grouped->child("tile_n").positive_number();
+    (void)grouped->child("source").text_or_list();  // required, documentation only
+    for (const YamlField& row : grouped->child("sm_counts").items()) {
+      row.expect_keys({"accelerators", "sms", "source"});
+      const double sms = row.child("sms").positive_number();
+      if (sms != static_cast<double>(static_cast<int>(sms))) row.child("sms").fail("must be a whole number");
+      (void)row.child("source").text_or_list();  // required, documentation only
+      for (const YamlField& id : row.child("accelerators").items()) {
+        if (!tiling.sms.emplace(id.text(), static_cast<int>(sms)).second) id.fail("listed twice");
+      }
+    }
+  }
+  model.set_grouped_tiling(std::move(tiling));
+  return model;
 }
 
 }  // namespace
@@ -51,6 +70,20 @@ GemmModel read_gemm_model(const std::string& path) {
 double GemmDevice::gemm_s(double m, double n, double k) const {
   const double bytes = (m * k + k * n) * element_bytes + m * n * kOutputBytes;
   return 2 * m * n * k / (peak_flops * peak_fraction) + bytes / memory_bytes_per_s;
+}
+
+double GemmDevice::grouped_gemm_s(double groups, double m, double n, double k) const {
+  if (groups <= 0 || m <= 0) return 0;
+  const double bytes = groups * ((m * k + k * n) * element_bytes + m * n * kOutputBytes);
+  const double rate = peak_flops * peak_fraction;
+  if (sms <= 0) return groups * 2 * m * n * k / rate + bytes / memory_bytes_per_s;
+  // A partly filled expert: the average group holds m rows, but the rows are whole tokens; tiles of a group
+  // are ceil(m / tile_m) x ceil(n / tile_n).
+  const double tiles = groups * std::ceil(m / tile_m) * std::ceil(n / tile_n);
+  const double waves = std::ceil(tiles / sms);
+  // Each wave: every SM computes one tile_m x tile_n x k tile at 1/sms of the achieved rate.
+  const double compute = waves * sms * 2 * tile_m * tile_n * k / rate;
+  return compute + bytes / memory_bytes_per_s;
 }
 
 double GemmDevice::bf16_gemm_s(double m, double n, double k) const {
@@ -134,6 +167,9 @@ Result<GemmDevice> GemmModel::device(const Accelerator& accelerator,
   d.quantised = p->quantised;
   d.attention_tile = attention_tile_;
   d.attention_backward_ratio = attention_backward_ratio_;
+  d.tile_m = tiling_.tile_m;
+  d.tile_n = tiling_.tile_n;
+  if (const auto sms = tiling_.sms.find(id); sms != tiling_.sms.end()) d.sms = sms->second;
   return d;
 }
 

@@ -31,6 +31,12 @@ struct GemmPrecision {
   bool quantised = false;    // inputs are cast from bf16 before the GEMM (with scales)
 };
 
+// Grouped-GEMM tiling (data/perf/gemm-efficiency.yaml `grouped_gemm`).
+struct GroupedGemmTiling {
+  double tile_m = 128, tile_n = 128;
+  std::map<std::string, int> sms;  // by catalog accelerator id
+};
+
 struct GemmArchitecture {
   std::string name;                       // ampere, hopper, blackwell, blackwell-ultra, cdna3, ...
   std::vector<std::string> accelerators;  // catalog ids that use this row regardless of their `architecture`
@@ -50,11 +56,16 @@ struct GemmDevice {
   bool quantised = false;
   double attention_tile = 128;            // tokens per flash-attention tile (causal diagonal waste)
   double attention_backward_ratio = 2.5;  // backward / forward matrix FLOPs inside flash attention
+  int sms = 0;                            // streaming multiprocessors; 0: unknown, no wave quantisation
+  double tile_m = 128, tile_n = 128;      // output tile of the grouped GEMM kernels
 
   // C[m x n] = A[m x k] B[k x n] at the device's precision.
   [[nodiscard]] double gemm_s(double m, double n, double k) const;
   // The same GEMM kept in bf16 (output layer, in the recipes checked).
   [[nodiscard]] double bf16_gemm_s(double m, double n, double k) const;
+  // `groups` GEMMs C[m x n] = A[m x k] B[k x n] run as one grouped kernel (MoE experts): every group's output
+  // padded to whole tiles, all tiles scheduled in waves over the SMs (a partial last wave costs a whole one).
+  [[nodiscard]] double grouped_gemm_s(double groups, double m, double n, double k) const;
   // Achieved fraction of the precision's peak for that shape (for `perf roofline --gemm`).
   [[nodiscard]] double gemm_efficiency(double m, double n, double k) const;
   // Causal flash attention, forward and backward, of `model_flops` forward FLOPs (the causal half of the
@@ -76,6 +87,8 @@ class GemmModel {
   [[nodiscard]] const std::vector<GemmArchitecture>& architectures() const { return architectures_; }
   // For the calibration: replace one architecture's fitted fraction.
   void set_peak_fraction(const std::string& architecture, double fraction);
+  void set_grouped_tiling(GroupedGemmTiling tiling) { tiling_ = std::move(tiling); }
+  [[nodiscard]] const GroupedGemmTiling& grouped_tiling() const { return tiling_; }
 
  private:
   std::map<std::string, GemmPrecision> precisions_;
@@ -83,6 +96,7 @@ class GemmModel {
   double attention_tile_ = 128;
   double attention_backward_ratio_ = 2.5;
   double cast_bytes_per_element_ = 6;
+  GroupedGemmTiling tiling_;
 };
 
 [[nodiscard]] Result<GemmModel> load_gemm_model(const std::string& path);

@@ -68,6 +68,42 @@ TEST(GemmModel, CausalAttentionWastesTheDiagonalTiles) {
   EXPECT_DOUBLE_EQ(h100.attention_backward_s(flops, 8192), 2.5 * h100.attention_forward_s(flops, 8192));
 }
 
+TEST(GemmModel, GroupedGemmsPayForPartialTilesAndWaves) {
+  const GemmDevice h100 = device("h100-sxm", "bf16");
+  ASSERT_EQ(h100.sms, 132);        // the whitepaper's figure, read from the data file
+  GemmDevice compute_only = h100;  // operand traffic made free, to see the tiles alone
+  compute_only.memory_bytes_per_s = 1e30;
+  const double k = 8192;
+  // 12 x 11 tiles of 128 x 128 fill the 132 SMs once; one more row adds a row of tiles and a second wave.
+  const double one_wave = compute_only.grouped_gemm_s(1, 12 * 128, 11 * 128, k);
+  EXPECT_NEAR(compute_only.grouped_gemm_s(1, 12 * 128 + 1, 11 * 128, k), 2 * one_wave, 1e-12);
+  // A 10-row expert costs its whole 128-row tile.
+  EXPECT_NEAR(compute_only.grouped_gemm_s(132, 10, 128, k), compute_only.grouped_gemm_s(132, 128, 128, k),
+              1e-15);
+  // Large experts approach the ungrouped GEMM time (quantisation losses a few per cent).
+  const double grouped = h100.grouped_gemm_s(8, 8192, 4096, k);
+  EXPECT_NEAR(grouped / (8 * h100.gemm_s(8192, 4096, k)), 1.0, 0.05);
+  EXPECT_GT(grouped, 8 * h100.gemm_s(8192, 4096, k) * (1 - 1e-12));
+  // No SM count known: no quantisation, the ungrouped sum.
+  GemmDevice unknown = h100;
+  unknown.sms = 0;
+  EXPECT_NEAR(unknown.grouped_gemm_s(132, 10, 128, k), 132 * h100.gemm_s(10, 128, k), 1e-12);
+}
+
+TEST(GemmModel, DuplicateSmCountIsALocatedError) {
+  const std::string path = ::testing::TempDir() + "/gemm-sms.yaml";
+  std::ofstream(path) << "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
+                         "architectures:\n  - {architecture: hopper, peak_fraction: 0.5, source: x}\n"
+                         "attention: {tile_tokens: 128, backward_to_forward_flops: 2.5, source: x}\n"
+                         "quantisation: {cast_bytes_per_element: 6, source: x}\n"
+                         "grouped_gemm:\n  tile_m: 128\n  tile_n: 128\n  source: x\n  sm_counts:\n"
+                         "    - {accelerators: [h100-sxm], sms: 132, source: x}\n"
+                         "    - {accelerators: [h100-sxm], sms: 114, source: x}\n";
+  const auto model = load_gemm_model(path);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error_text().find("gemm-sms.yaml:12"), std::string::npos) << model.error_text();
+}
+
 TEST(GemmModel, BadFractionIsALocatedError) {
   const std::string path = ::testing::TempDir() + "/gemm-bad.yaml";
   std::ofstream(path) << "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "gputwin/core/yaml_input.hpp"
@@ -16,6 +17,8 @@ constexpr double kActivationBytes = 2;
 // bf16 weights, as memory.hpp counts them; fp32 Adam state (master weights, momentum, variance).
 constexpr double kWeightBytes = 2;
 constexpr double kOptimizerStateBytes = 12;
+// Router logits and probabilities counted in fp32 (4 bytes): an upper bound, the router is a small term.
+constexpr double kRouterBytes = 4;
 
 // Forward attention scores and values of one layer per token over the full s x s square (model.hpp: all
 // layers, sliding windows capped), averaged over the layers.
@@ -98,8 +101,9 @@ struct LayerPass {
   double tensor_comm = 0;         // s, two all-reduces (or all-gather + reduce-scatter pairs), one pass
   double context_comm = 0;        // s, key and value all-gather over the context-parallel group
   double expert_comm = 0;  // s, MoE dispatch + combine all-to-all over the expert-parallel group, one pass
+  double permute = 0;      // s, MoE token permute / unpermute and router traffic, one pass
 
-  [[nodiscard]] double forward() const { return matrices + attention + elementwise; }
+  [[nodiscard]] double forward() const { return matrices + attention + elementwise + permute; }
 };
 
 LayerPass forward_pass(const Context& x) {
@@ -132,7 +136,24 @@ LayerPass forward_pass(const Context& x) {
     // tokens (balanced: tokens x top-k per GPU), the busiest GPU expert_load_imbalance times that.
     const double local_experts = std::max(1.0, static_cast<double>(m.moe.experts) / c.ep);
     const double routed_rows = tokens * m.moe.experts_per_token * c.expert_load_imbalance;
-    add(mlp_gemms(m, m.moe.expert_ffn_hidden, c.tp), routed_rows / local_experts, local_experts, moe_share);
+    const double expert_rows = routed_rows / local_experts;
+    for (const LayerGemm& g : mlp_gemms(m, m.moe.expert_ffn_hidden, c.tp)) {
+      // One grouped kernel per GEMM and pass over the local experts (tile and wave quantisation).
+      pass.matrices += moe_share * d.grouped_gemm_s(local_experts, expert_rows, g.n, g.k);
+      pass.matrices_backward += moe_share * (d.grouped_gemm_s(local_experts, expert_rows, g.k, g.n) +
+                                             d.grouped_gemm_s(local_experts, g.k, g.n, expert_rows));
+      if (d.quantised) {
+        const double weights_per_micro_batch = local_experts * g.k * g.n / std::max(1, c.micro_batches());
+        const double elements = routed_rows * (g.k + g.n) + weights_per_micro_batch;
+        pass.casts += moe_share * x.calibration.gemm.cast_bytes_per_element() * elements / x.memory_bandwidth;
+      }
+    }
+    // Token permutation (Megatron moe_permute / moe_unpermute): the GPU's tokens' hidden vectors read and
+    // their top-k routed copies written in expert order, and back (read the copies, write the weighted sum);
+    // the router's fp32 logits and probabilities written and read once.
+    const double permute_bytes = 2 * (tokens + routed_rows) * m.hidden * kActivationBytes +
+                                 2 * tokens * static_cast<double>(m.moe.experts) * kRouterBytes;
+    pass.permute = moe_share * permute_bytes / x.memory_bandwidth;
     if (m.moe.shared_experts > 0)
       add(mlp_gemms(m, static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden, c.tp),
           tokens, 1, moe_share);
@@ -152,7 +173,18 @@ LayerPass forward_pass(const Context& x) {
   }
   TrainingConfig stored = c;
   stored.recompute = Recompute::none;
-  const double activations = activation_bytes_per_layer(m, stored);
+  double activations = activation_bytes_per_layer(m, stored);
+  if (m.is_moe()) {
+    // Korthikanti's MLP activations (8 f / h per token when gated) on a MoE layer are those of the routed
+    // rows: top-k experts of expert_ffn_hidden each (x the load imbalance on the busiest GPU) plus the shared
+    // experts, not the dense ffn_hidden.
+    TransformerModel routed = m;
+    routed.ffn_hidden = static_cast<int>(
+        std::lround(m.moe.experts_per_token * c.expert_load_imbalance * m.moe.expert_ffn_hidden +
+                    static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden));
+    const double moe_share = static_cast<double>(m.moe_layer_count()) / m.layers;
+    activations = (1 - moe_share) * activations + moe_share * activation_bytes_per_layer(routed, stored);
+  }
   pass.elementwise = x.elementwise_s(activations);
   if (c.attention == Attention::unfused) {
     const double s = static_cast<double>(c.sequence) / c.cp;
@@ -195,7 +227,7 @@ StageTimes stage_times(const Context& x) {
   const LayerPass f = forward_pass(x);
   const double layers = c.layers_per_stage(x.model);
   StageTimes t;
-  const double backward_compute = f.matrices_backward + f.attention_backward + 2 * f.elementwise;
+  const double backward_compute = f.matrices_backward + f.attention_backward + 2 * f.elementwise + f.permute;
   t.compute = layers * (f.forward() + backward_compute + f.casts);
   const double forward_tensor = exposed_tensor_comm(c, f.tensor_comm, f.matrices);
   const double backward_tensor = exposed_tensor_comm(c, f.tensor_comm, f.matrices_backward);

@@ -118,11 +118,11 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   EXPECT_GE(dense, 45);
   EXPECT_GE(moe, 50);
   // Goal (issue 14): mean <= 5 %. Reached on the 50 dense rows: 7.2 % (H100 4.5 %); the NVFP4 rows are 14-35
-  // % optimistic (recipe pieces kept in BF16 are not modelled). The 55 MoE rows: 44 % mean, not fitted on
+  // % optimistic (recipe pieces kept in BF16 are not modelled). The 55 MoE rows: 40.0 % mean, not fitted on
   // (small grouped expert GEMMs run slower than the GEMM model says). What is reached is held here.
   EXPECT_LE(dense_sum / dense, 0.075);
   EXPECT_LE(hopper_sum / hopper, 0.05);
-  EXPECT_LE(moe_sum / moe, 0.45);
+  EXPECT_LE(moe_sum / moe, 0.41);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
