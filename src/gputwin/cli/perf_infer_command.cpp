@@ -129,7 +129,7 @@ void add_perf_infer_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--sequences", options->sequences, "concurrent sequences to show (default 1 8 32 128 512)")
       ->check(CLI::PositiveNumber);
-  command->add_flag("--json", options->json, "print JSON (schema gputwin.infer/1)");
+  command->add_flag("--json", options->json, std::string("print JSON (schema ") + kInferenceSchema + ")");
   add_catalog_options(*command, options->catalog);
   command->callback([options, &exit_code] {
     if (options->cluster.empty() && options->system.empty()) {

@@ -157,7 +157,7 @@ void add_perf_size_command(CLI::App& perf, int& exit_code) {
   command->add_option(
       "--memory-reserve", o->memory_reserve,
       "per-GPU memory not available to the model, e.g. 4GiB (default: data/perf/memory.yaml)");
-  command->add_flag("--json", o->json, "print JSON (schema gputwin.perf-size/1)");
+  command->add_flag("--json", o->json, std::string("print JSON (schema ") + kSizingSchema + ")");
   add_catalog_options(*command, o->catalog);
   command->callback([o, &exit_code] { exit_code = run_size(*o); });
 }

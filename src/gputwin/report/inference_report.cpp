@@ -56,15 +56,21 @@ std::string moe_and_mla_notes(const InferenceReport& report) {
   return out.str();
 }
 
+// "llama3.1-70b on dgx-h100 (h100-sxm)<between>TP 2" (" x EP 4" with expert parallelism).
+std::string replica_text(const InferenceReport& report, const char* on, const char* between) {
+  const InferenceSetup& setup = report.setup;
+  return setup.model.name + on + report.hardware.system_id + " (" + report.hardware.accelerator.info.id +
+         ")" + between + "TP " + std::to_string(setup.tp) +
+         (setup.ep > 1 ? " x EP " + std::to_string(setup.ep) : std::string());
+}
+
 }  // namespace
 
 std::string inference_refusal_text(const InferenceReport& report) {
   const InferenceSetup& setup = report.setup;
   const InferenceEstimate& e = report.max_load;
   std::ostringstream out;
-  out << "perf infer: " << setup.model.name << " does not fit on " << report.hardware.system_id << " ("
-      << report.hardware.accelerator.info.id << ") at TP " << setup.tp
-      << (setup.ep > 1 ? " x EP " + std::to_string(setup.ep) : std::string()) << ": "
+  out << "perf infer: " << replica_text(report, " does not fit on ", " at ") << ": "
       << gb_text(e.weight_bytes_per_gpu) << " GB of " << setup.precision
       << " weights per GPU, with the runtime's reserve and one sequence's KV cache, need "
       << gb_text(e.missing_bytes_per_gpu) << " GB more per GPU than its "
@@ -78,7 +84,7 @@ std::string inference_refusal_text(const InferenceReport& report) {
 nlohmann::json inference_json(const InferenceReport& report) {
   const InferenceSetup& setup = report.setup;
   const InferenceEstimate& max_load = report.max_load;
-  nlohmann::json out = {{"schema", "gputwin.infer/1"},
+  nlohmann::json out = {{"schema", kInferenceSchema},
                         {"model", setup.model.name},
                         {"system", report.hardware.system_id},
                         {"accelerator", report.hardware.accelerator.info.id},
@@ -103,11 +109,9 @@ std::string inference_text(const InferenceReport& report) {
   const InferenceSetup& setup = report.setup;
   const InferenceEstimate& max_load = report.max_load;
   std::ostringstream out;
-  out << "Inference of " << setup.model.name << " on " << report.hardware.system_id << " ("
-      << report.hardware.accelerator.info.id << "), TP " << setup.tp
-      << (setup.ep > 1 ? " x EP " + std::to_string(setup.ep) : std::string()) << ", " << setup.precision
-      << " weights, " << format_number(setup.kv_bytes_per_element, 0) << "-byte KV cache, "
-      << setup.input_tokens << " input / " << setup.output_tokens << " output tokens\n"
+  out << "Inference of " << replica_text(report, " on ", ", ") << ", " << setup.precision << " weights, "
+      << format_number(setup.kv_bytes_per_element, 0) << "-byte KV cache, " << setup.input_tokens
+      << " input / " << setup.output_tokens << " output tokens\n"
       << "  weights " << format_number(max_load.weight_bytes_per_gpu / 1e9, 1) << " GB per GPU; KV cache "
       << format_number(max_load.kv_bytes_per_token_per_gpu / 1024, 1) << " KiB per token per GPU; room for "
       << format_number(std::floor(max_load.kv_capacity_tokens), 0) << " tokens = " << max_load.max_sequences

@@ -13,6 +13,8 @@
 
 namespace gputwin {
 
+inline constexpr const char* kInferenceSchema = "gputwin.infer/1";
+
 struct InferenceReport {
   PerfHardware hardware;
   InferenceSetup setup;

@@ -248,7 +248,7 @@ nlohmann::json sizing_json(const TransformerModel& model, double tokens, double 
     }
     list.push_back(item);
   }
-  return {{"schema", "gputwin.perf-size/1"},
+  return {{"schema", kSizingSchema},
           {"model", model.name},
           {"parameters", model.parameters()},
           {"tokens", tokens},

@@ -19,6 +19,7 @@
 namespace gputwin {
 
 inline constexpr const char* kTrainingSchema = "gputwin.perf-train/1";
+inline constexpr const char* kSizingSchema = "gputwin.perf-size/1";
 
 // What the run is, for the report's heading.
 struct TrainingRunInfo {
