@@ -7,7 +7,6 @@
 #include <variant>
 
 #include "gputwin/cli/commands.hpp"
-#include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/plan/cluster_price.hpp"
 #include "gputwin/report/training_report.hpp"
@@ -53,18 +52,6 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
-// A price list: `gpu_hour: {h100-sxm: 2.50 USD, ...}` (the price of one GPU-hour per catalog accelerator id).
-std::map<std::string, Money> read_prices(const std::string& path, const Catalog& catalog) {
-  std::map<std::string, Money> prices;
-  const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"gpu_hour", "source", "notes"});
-  for (const auto& [id, price] : root.child("gpu_hour").entries()) {
-    if (catalog.find<Accelerator>(id) == nullptr) price.fail("no accelerator '" + id + "' in the catalog");
-    prices[id] = price.quantity<Money>();
-  }
-  return prices;
-}
-
 int run_size(const SizeOptions& o) {
   try {
     const double tokens = parse_tokens(o.tokens);
@@ -92,7 +79,7 @@ int run_size(const SizeOptions& o) {
       request.reserve_override = std::get<ByteSize>(parsed);
     }
     if (!o.prices.empty()) {
-      auto prices = result_of<std::map<std::string, Money>>([&] { return read_prices(o.prices, *catalog); });
+      auto prices = load_gpu_hour_prices(o.prices, *catalog);
       if (!prices.ok()) {
         std::cerr << prices.error_text();
         return kInputError;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/training_search.hpp"
 
 namespace gputwin {
@@ -140,6 +141,19 @@ std::vector<SizingRow> size_training(const Catalog& catalog, const CollectiveMod
     rows.push_back(size_one(catalog, collectives, calibration, request, accelerator));
   }
   return rows;
+}
+
+Result<std::map<std::string, Money>> load_gpu_hour_prices(const std::string& path, const Catalog& catalog) {
+  return result_of<std::map<std::string, Money>>([&] {
+    std::map<std::string, Money> prices;
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys({"gpu_hour", "source", "notes"});
+    for (const auto& [id, price] : root.child("gpu_hour").entries()) {
+      if (catalog.find<Accelerator>(id) == nullptr) price.fail("no accelerator '" + id + "' in the catalog");
+      prices[id] = price.quantity<Money>();
+    }
+    return prices;
+  });
 }
 
 }  // namespace gputwin

@@ -79,6 +79,11 @@ struct SizingRow {
                                                    const TrainingCalibration& calibration,
                                                    const SizingRequest& request);
 
+// A GPU-hour price list, `gpu_hour: {h100-sxm: 2.50 USD, ...}` (one GPU-hour per catalog accelerator id); an
+// id the catalog lacks or a price without a currency is an error naming the file, line and field.
+[[nodiscard]] Result<std::map<std::string, Money>> load_gpu_hour_prices(const std::string& path,
+                                                                        const Catalog& catalog);
+
 // The catalog system sizing uses for an accelerator: a "dgx-" system when one carries it, else the first.
 [[nodiscard]] const System* system_for_accelerator(const Catalog& catalog, const std::string& accelerator_id);
 

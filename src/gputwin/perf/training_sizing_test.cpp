@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "gputwin/perf/perf_test_support.hpp"
 #include "gputwin/perf/training_search.hpp"
 
@@ -80,6 +82,31 @@ TEST(TrainingSizing, DaysNeverGrowWithNodes) {
     previous_days = days;
   }
   EXPECT_GT(flat, 0);  // the 2048-sequence batch does not split over every count: idle GPUs, flat days
+}
+
+}  // namespace
+}  // namespace gputwin
+
+namespace gputwin {
+namespace {
+
+std::string written_prices(const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/gputwin-prices.yaml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(GpuHourPrices, ReadByIdAndABadEntryIsLocated) {
+  const Catalog& catalog = gputwin::testing::perf_setup().catalog;
+  const auto prices =
+      load_gpu_hour_prices(written_prices("gpu_hour: {h100-sxm: 2.50 USD, b200: 4 USD}\n"), catalog);
+  ASSERT_TRUE(prices.ok()) << prices.error_text();
+  EXPECT_DOUBLE_EQ(prices.value().at("h100-sxm").base(), 2.5);
+  EXPECT_EQ(prices.value().size(), 2u);
+  const auto unknown = load_gpu_hour_prices(written_prices("gpu_hour:\n  h900: 2 USD\n"), catalog);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error_text().find("gputwin-prices.yaml:2:"), std::string::npos) << unknown.error_text();
+  EXPECT_NE(unknown.error_text().find("no accelerator 'h900' in the catalog"), std::string::npos);
 }
 
 }  // namespace
