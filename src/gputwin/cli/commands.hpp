@@ -9,6 +9,7 @@
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/design/cluster.hpp"
 #include "gputwin/perf/hardware.hpp"
+#include "gputwin/perf/inference.hpp"
 #include "gputwin/perf/training_inputs.hpp"
 #include "gputwin/plan/load_design.hpp"
 
@@ -46,6 +47,31 @@ void add_perf_infer_command(CLI::App& perf, int& exit_code);
 void add_perf_collective_command(CLI::App& perf, int& exit_code);
 void add_perf_train_command(CLI::App& perf, int& exit_code);
 void add_perf_size_command(CLI::App& perf, int& exit_code);
+void add_perf_serve_command(CLI::App& perf, int& exit_code);
+
+// What `perf infer` and `perf serve` deploy: a model on TP (x EP) GPUs of a cluster or catalog system.
+struct InferenceModelOptions {
+  CatalogOptions catalog;
+  std::string cluster;
+  std::string system;
+  std::string model;
+  int tp = 1;
+  int ep = 1;
+  std::string precision = "fp8";
+  std::string kv_precision;  // default: as the weights
+  int input_tokens = 128;
+  int output_tokens = 128;
+};
+struct InferenceInputs {
+  PerfHardware hardware;
+  CollectiveModel collectives;
+  InferenceConstants constants;
+  InferenceSetup setup;
+};
+void add_inference_model_options(CLI::App& command, InferenceModelOptions& options);
+// Prints the errors (prefixed with `command`) and returns empty when an input does not load.
+std::optional<InferenceInputs> load_inference_inputs(const InferenceModelOptions& options,
+                                                     const std::string& command);
 void add_validate_command(CLI::App& app, int& exit_code);
 void add_export_command(CLI::App& app, int& exit_code);
 void add_sweep_command(CLI::App& app, int& exit_code);

@@ -20,7 +20,7 @@ std::optional<PerfHardware> load_perf_hardware(const std::string& spec_path, con
 }
 
 void add_perf_command(CLI::App& app, int& exit_code) {
-  auto* perf = app.add_subcommand("perf", "performance models: collectives, training, sizing, inference");
+  auto* perf = app.add_subcommand("perf", "performance models: collectives, training, sizing, inference, serving");
   perf->require_subcommand(1);
   // Subcommands register here, one line each:
   add_perf_roofline_command(*perf, exit_code);
@@ -28,6 +28,7 @@ void add_perf_command(CLI::App& app, int& exit_code) {
   add_perf_collective_command(*perf, exit_code);
   add_perf_train_command(*perf, exit_code);
   add_perf_size_command(*perf, exit_code);
+  add_perf_serve_command(*perf, exit_code);
 }
 
 }  // namespace gputwin::cli

@@ -14,21 +14,12 @@ namespace gputwin::cli {
 namespace {
 
 struct InferOptions {
-  CatalogOptions catalog;
-  std::string cluster;
-  std::string system;
-  std::string model;
-  int tp = 1;
-  int ep = 1;
-  std::string precision = "fp8";
-  std::string kv_precision;  // default: as the weights
-  int input_tokens = 128;
-  int output_tokens = 128;
+  InferenceModelOptions deployment;
   std::vector<int> sequences{1, 8, 32, 128, 512};
   bool json = false;
 };
 
-std::optional<PerfHardware> hardware_for(const InferOptions& options) {
+std::optional<PerfHardware> hardware_for(const InferenceModelOptions& options) {
   if (!options.cluster.empty()) return load_perf_hardware(options.cluster, options.catalog);
   const auto catalog = load_catalog(options.catalog);
   if (!catalog) return std::nullopt;
@@ -40,14 +31,10 @@ std::optional<PerfHardware> hardware_for(const InferOptions& options) {
   return std::move(hardware).value();
 }
 
-struct Inputs {
-  PerfHardware hardware;
-  CollectiveModel collectives;
-  InferenceConstants constants;
-  InferenceSetup setup;
-};
+}  // namespace
 
-std::optional<Inputs> load_inputs(const InferOptions& options) {
+std::optional<InferenceInputs> load_inference_inputs(const InferenceModelOptions& options,
+                                                     const std::string& command) {
   const auto hardware = hardware_for(options);
   if (!hardware) return std::nullopt;
   const std::string data = bundled_data_dir() + "/perf/";
@@ -62,7 +49,7 @@ std::optional<Inputs> load_inputs(const InferOptions& options) {
   }
   const TransformerModel* model = find_model(presets.value(), options.model);
   if (model == nullptr) {
-    std::cerr << "perf infer: unknown model '" << options.model << "'; known:";
+    std::cerr << command << ": unknown model '" << options.model << "'; known:";
     for (const auto& preset : presets.value()) std::cerr << " " << preset.name;
     std::cerr << "\n";
     return std::nullopt;
@@ -76,11 +63,36 @@ std::optional<Inputs> load_inputs(const InferOptions& options) {
   setup.kv_bytes_per_element = bytes_per_element(kv);
   setup.input_tokens = options.input_tokens;
   setup.output_tokens = options.output_tokens;
-  return Inputs{*hardware, std::move(collectives).value(), std::move(constants).value(), setup};
+  return InferenceInputs{*hardware, std::move(collectives).value(), std::move(constants).value(), setup};
 }
 
+void add_inference_model_options(CLI::App& command, InferenceModelOptions& options) {
+  auto* cluster =
+      command.add_option("--cluster", options.cluster, "cluster spec (YAML)")->check(CLI::ExistingFile);
+  auto* system = command.add_option("--system", options.system, "a catalog system instead, e.g. dgx-h100");
+  cluster->excludes(system);
+  command.add_option("--model", options.model, "model preset, e.g. llama3.1-70b")->required();
+  command.add_option("--tp", options.tp, "tensor-parallel GPUs per replica (default 1)")
+      ->check(CLI::PositiveNumber);
+  command
+      .add_option("--ep", options.ep,
+                  "MoE only: attention groups of --tp GPUs per replica, experts split over all EP x TP "
+                  "GPUs (vLLM --data-parallel-size with --enable-expert-parallel; default 1)")
+      ->check(CLI::PositiveNumber);
+  command.add_option("--precision", options.precision, "weights and GEMMs: fp8 (default), bf16, fp16");
+  command.add_option("--kv-precision", options.kv_precision,
+                     "KV cache: fp8 or bf16 (default: as --precision)");
+  command.add_option("--input-tokens", options.input_tokens, "prompt length (default 128)")
+      ->check(CLI::PositiveNumber);
+  command.add_option("--output-tokens", options.output_tokens, "generated tokens (default 128)")
+      ->check(CLI::PositiveNumber);
+  add_catalog_options(command, options.catalog);
+}
+
+namespace {
+
 int run_infer(const InferOptions& options) {
-  const auto inputs = load_inputs(options);
+  const auto inputs = load_inference_inputs(options.deployment, "perf infer");
   if (!inputs) return kInputError;
   const auto estimate = [&](int sequences) {
     return estimate_inference(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup,
@@ -107,32 +119,13 @@ void add_perf_infer_command(CLI::App& perf, int& exit_code) {
   auto options = std::make_shared<InferOptions>();
   auto* command =
       perf.add_subcommand("infer", "LLM serving: KV-cache capacity, TTFT, TPOT, tokens/s by batch");
-  auto* cluster =
-      command->add_option("--cluster", options->cluster, "cluster spec (YAML)")->check(CLI::ExistingFile);
-  auto* system = command->add_option("--system", options->system, "a catalog system instead, e.g. dgx-h100");
-  cluster->excludes(system);
-  command->add_option("--model", options->model, "model preset, e.g. llama3.1-70b")->required();
-  command->add_option("--tp", options->tp, "tensor-parallel GPUs per replica (default 1)")
-      ->check(CLI::PositiveNumber);
-  command
-      ->add_option("--ep", options->ep,
-                   "MoE only: attention groups of --tp GPUs per replica, experts split over all EP x TP "
-                   "GPUs (vLLM --data-parallel-size with --enable-expert-parallel; default 1)")
-      ->check(CLI::PositiveNumber);
-  command->add_option("--precision", options->precision, "weights and GEMMs: fp8 (default), bf16, fp16");
-  command->add_option("--kv-precision", options->kv_precision,
-                      "KV cache: fp8 or bf16 (default: as --precision)");
-  command->add_option("--input-tokens", options->input_tokens, "prompt length (default 128)")
-      ->check(CLI::PositiveNumber);
-  command->add_option("--output-tokens", options->output_tokens, "generated tokens (default 128)")
-      ->check(CLI::PositiveNumber);
+  add_inference_model_options(*command, options->deployment);
   command
       ->add_option("--sequences", options->sequences, "concurrent sequences to show (default 1 8 32 128 512)")
       ->check(CLI::PositiveNumber);
   command->add_flag("--json", options->json, std::string("print JSON (schema ") + kInferenceSchema + ")");
-  add_catalog_options(*command, options->catalog);
   command->callback([options, &exit_code] {
-    if (options->cluster.empty() && options->system.empty()) {
+    if (options->deployment.cluster.empty() && options->deployment.system.empty()) {
       std::cerr << "perf infer: give --cluster SPEC or --system ID\n";
       exit_code = kUsageError;
       return;

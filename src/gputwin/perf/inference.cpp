@@ -1,9 +1,9 @@
 #include "gputwin/perf/inference.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/memory.hpp"
@@ -129,8 +129,8 @@ class ServingModel {
     return time;
   }
 
-  // A mixed iteration: `tokens` tokens of the replica at `mean_context`, of which `decode_sequences` decode and
-  // read `decode_context` cached tokens in all; the attention groups share the work evenly.
+  // A mixed iteration: `tokens` tokens of the replica at `mean_context`, of which `decode_sequences` decode
+  // and read `decode_context` cached tokens in all; the attention groups share the work evenly.
   [[nodiscard]] StepTime mixed(double tokens, double mean_context, int decode_sequences,
                                double decode_context) const {
     const double groups = setup_.ep;
@@ -281,7 +281,8 @@ Result<InferenceEstimate> estimate_inference(const PerfHardware& hardware, const
 }
 
 Result<IterationModel> IterationModel::make(const PerfHardware& hardware, const CollectiveModel& collectives,
-                                            const InferenceConstants& constants, const InferenceSetup& setup) {
+                                            const InferenceConstants& constants,
+                                            const InferenceSetup& setup) {
   auto estimate = estimate_inference(hardware, collectives, constants, setup, 1);
   if (!estimate.ok()) return estimate.errors();
   if (!estimate.value().weights_fit) {

@@ -1,0 +1,252 @@
+// `gputwin perf serve`: a serving deployment simulated request by request (serve/): requests arrive (Poisson,
+// bursty, a recorded trace, or closed-loop clients), replicas batch them as vLLM's scheduler does, and the
+// latency percentiles, throughput and goodput against targets come out as text, JSON or a CSV over time.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "gputwin/cli/commands.hpp"
+#include "gputwin/core/data_dir.hpp"
+#include "gputwin/report/serve_report.hpp"
+#include "gputwin/serve/requests.hpp"
+#include "gputwin/serve/serving.hpp"
+
+namespace gputwin::cli {
+namespace {
+
+struct ServeOptions {
+  InferenceModelOptions deployment;
+  int replicas = 1;
+  double rate = 0;
+  double duration_s = 60;
+  double gap_cv = 1;
+  std::string trace;
+  int concurrency = 0;
+  int requests = 0;
+  std::string slo;
+  int max_batched_tokens = 0;
+  int max_sequences = 0;
+  int block_tokens = 0;
+  std::uint64_t seed = 1;
+  double sample_every_s = 1;
+  std::string timeline_csv;
+  bool json = false;
+};
+
+double number_in(const std::string& item, const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || value < 0)
+    throw UsageFailure{"--slo: '" + item + "' does not hold a number where one belongs"};
+  return value;
+}
+
+// "ttft-p90=500ms,tpot-p90=50ms": one percentile for every target (the share of requests that must meet all).
+LatencyTargets parse_slo(const std::string& text) {
+  LatencyTargets targets;
+  std::optional<int> percentile;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    start = end + 1;
+    const auto dash = item.find("-p");
+    const auto equals = item.find('=');
+    if (dash == std::string::npos || equals == std::string::npos || equals < dash)
+      throw UsageFailure{"--slo: '" + item + "' is not METRIC-pNN=VALUE (e.g. ttft-p90=500ms)"};
+    const std::string metric = item.substr(0, dash);
+    const int p = static_cast<int>(number_in(item, item.substr(dash + 2, equals - dash - 2)));
+    if (percentile && *percentile != p)
+      throw UsageFailure{
+          "--slo: every target must use the same percentile (the share of requests meeting all)"};
+    percentile = p;
+    std::string value = item.substr(equals + 1);
+    double scale = 1;
+    if (value.ends_with("ms")) {
+      scale = 1e-3;
+      value.resize(value.size() - 2);
+    } else if (value.ends_with("s")) {
+      value.pop_back();
+    } else {
+      throw UsageFailure{"--slo: '" + item + "' needs a unit (ms or s)"};
+    }
+    const double seconds = number_in(item, value) * scale;
+    if (metric == "ttft")
+      targets.ttft_s = seconds;
+    else if (metric == "tpot")
+      targets.tpot_s = seconds;
+    else if (metric == "e2e")
+      targets.e2e_s = seconds;
+    else
+      throw UsageFailure{"--slo: unknown metric '" + metric + "' (ttft, tpot, e2e)"};
+  }
+  if (percentile) {
+    if (*percentile <= 0 || *percentile > 100) throw UsageFailure{"--slo: the percentile must be 1..100"};
+    targets.percentile = *percentile / 100.0;
+  }
+  return targets;
+}
+
+struct Traffic {
+  std::vector<ServeRequest> requests;
+  std::string description;
+};
+
+std::optional<Traffic> traffic_of(const ServeOptions& options) {
+  const auto& d = options.deployment;
+  if (!options.trace.empty()) {
+    auto trace = read_request_trace(options.trace);
+    if (!trace.ok()) {
+      std::cerr << trace.error_text();
+      return std::nullopt;
+    }
+    Traffic traffic{std::move(trace).value(), ""};
+    if (options.requests > 0 && static_cast<int>(traffic.requests.size()) > options.requests)
+      traffic.requests.resize(static_cast<std::size_t>(options.requests));
+    traffic.description =
+        fmt::format("trace {} ({} requests over {:.0f} s, lengths from the trace)", options.trace,
+                    traffic.requests.size(), traffic.requests.back().arrival_s);
+    return traffic;
+  }
+  if (options.concurrency > 0) {
+    const int count = options.requests > 0 ? options.requests : 10 * options.concurrency;
+    return Traffic{
+        std::vector<ServeRequest>(static_cast<std::size_t>(count), {0.0, d.input_tokens, d.output_tokens}),
+        fmt::format("closed loop: {} clients, {} requests of {} in / {} out tokens", options.concurrency,
+                    count, d.input_tokens, d.output_tokens)};
+  }
+  ArrivalProcess process{options.rate, options.duration_s, options.gap_cv, d.input_tokens, d.output_tokens};
+  return Traffic{generate_arrivals(process, options.seed),
+                 fmt::format("{} at {:g} req/s for {:g} s (gap CV {:g}, seed {}), {} in / {} out tokens",
+                             options.gap_cv == 1 ? "Poisson" : "bursty", options.rate, options.duration_s,
+                             options.gap_cv, options.seed, d.input_tokens, d.output_tokens)};
+}
+
+int run_serve(const ServeOptions& options) {
+  const auto inputs = load_inference_inputs(options.deployment, "perf serve");
+  if (!inputs) return kInputError;
+  const auto defaults = load_serving_engine_defaults(bundled_data_dir() + "/perf/serving-engine.yaml");
+  if (!defaults.ok()) {
+    std::cerr << defaults.error_text();
+    return kInputError;
+  }
+  auto model = IterationModel::make(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup);
+  if (!model.ok()) {
+    std::cerr << model.error_text();
+    return kInputError;
+  }
+  const auto traffic = traffic_of(options);
+  if (!traffic) return kInputError;
+  if (traffic->requests.empty()) {
+    std::cerr << "perf serve: no request arrives (rate x duration is below one request)\n";
+    return kUsageError;
+  }
+  ServingSetup setup;
+  setup.replicas = options.replicas;
+  setup.gpus_per_replica = inputs->setup.tp * inputs->setup.ep;
+  setup.limits =
+      engine_limits_for(defaults.value(), inputs->hardware.accelerator, model.value().kv_capacity_tokens());
+  if (options.max_batched_tokens > 0) setup.limits.max_batched_tokens = options.max_batched_tokens;
+  if (options.max_sequences > 0) setup.limits.max_sequences = options.max_sequences;
+  if (options.block_tokens > 0) setup.limits.block_tokens = options.block_tokens;
+  setup.options.concurrency = options.concurrency;
+  setup.options.sample_every_s = options.sample_every_s;
+  setup.targets = parse_slo(options.slo);
+  const ServeReport report{inputs->hardware,
+                           inputs->setup,
+                           traffic->description,
+                           setup,
+                           simulate_serving(model.value(), traffic->requests, setup),
+                           defaults.value().engine + " defaults (" + defaults.value().source + ")"};
+  if (!options.timeline_csv.empty()) {
+    std::ofstream out(options.timeline_csv);
+    out << serve_timeline_csv(report);
+    if (!out) {
+      std::cerr << "perf serve: cannot write " << options.timeline_csv << "\n";
+      return kInputError;
+    }
+  }
+  std::cout << (options.json ? serve_json(report).dump(2) + "\n" : serve_text(report));
+  return 0;
+}
+
+}  // namespace
+
+void add_perf_serve_command(CLI::App& perf, int& exit_code) {
+  auto options = std::make_shared<ServeOptions>();
+  auto* command = perf.add_subcommand(
+      "serve", "simulate a serving deployment under traffic: latency percentiles, throughput, goodput");
+  add_inference_model_options(*command, options->deployment);
+  command
+      ->add_option("--replicas", options->replicas,
+                   "engine replicas behind a round-robin balancer (default 1)")
+      ->check(CLI::PositiveNumber);
+  auto* rate = command->add_option("--rate", options->rate, "open loop: mean arrivals per second")
+                   ->check(CLI::PositiveNumber);
+  command->add_option("--duration", options->duration_s, "open loop: seconds of arrivals (default 60)")
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--cv", options->gap_cv, "open loop: coefficient of variation of the gaps (1 = Poisson)")
+      ->check(CLI::PositiveNumber);
+  auto* trace = command
+                    ->add_option("--trace", options->trace,
+                                 "a request trace (Azure LLM inference CSV: TIMESTAMP,ContextTokens,"
+                                 "GeneratedTokens)")
+                    ->check(CLI::ExistingFile);
+  auto* concurrency = command
+                          ->add_option("--concurrency", options->concurrency,
+                                       "closed loop: clients that each send the next request when "
+                                       "the last is answered")
+                          ->check(CLI::PositiveNumber);
+  rate->excludes(trace)->excludes(concurrency);
+  trace->excludes(concurrency);
+  command
+      ->add_option("--requests", options->requests,
+                   "closed loop: requests in all (default 10 per client); trace: the first N")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--slo", options->slo, "targets, e.g. ttft-p90=500ms,tpot-p90=50ms (one percentile)");
+  command
+      ->add_option("--max-batched-tokens", options->max_batched_tokens,
+                   "tokens per engine iteration (default: the engine's, data/perf/serving-engine.yaml)")
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--max-sequences", options->max_sequences,
+                   "running requests per replica (default: the engine's)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--block-tokens", options->block_tokens, "KV-cache block size (default: the engine's)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--seed", options->seed, "seed of the generated arrivals (default 1)");
+  command
+      ->add_option("--sample-every", options->sample_every_s, "seconds between timeline samples (default 1)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--timeline-csv", options->timeline_csv, "write running, queue and KV use over time");
+  command->add_flag("--json", options->json, std::string("print JSON (schema ") + kServeSchema + ")");
+  command->callback([options, &exit_code] {
+    const auto& d = options->deployment;
+    if (d.cluster.empty() && d.system.empty()) {
+      std::cerr << "perf serve: give --cluster SPEC or --system ID\n";
+      exit_code = kUsageError;
+      return;
+    }
+    if (options->rate <= 0 && options->trace.empty() && options->concurrency <= 0) {
+      std::cerr << "perf serve: give the traffic: --rate R/s, --trace FILE or --concurrency C\n";
+      exit_code = kUsageError;
+      return;
+    }
+    try {
+      exit_code = run_serve(*options);
+    } catch (const UsageFailure& failure) {
+      std::cerr << "perf serve: " << failure.message << "\n";
+      exit_code = kUsageError;
+    }
+  });
+}
+
+}  // namespace gputwin::cli

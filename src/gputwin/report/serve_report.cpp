@@ -1,0 +1,148 @@
+#include "gputwin/report/serve_report.hpp"
+
+#include <fmt/format.h>
+
+namespace gputwin {
+namespace {
+
+nlohmann::json stats_ms(const LatencyStats& s) {
+  return {{"mean", s.mean * 1e3}, {"p50", s.p50 * 1e3}, {"p90", s.p90 * 1e3}, {"p99", s.p99 * 1e3}};
+}
+
+std::string stats_row(std::string_view name, const LatencyStats& s) {
+  return fmt::format("  {:<6} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}\n", name, s.mean * 1e3, s.p50 * 1e3,
+                     s.p90 * 1e3, s.p99 * 1e3);
+}
+
+std::string targets_text(const LatencyTargets& t) {
+  std::string text;
+  const auto add = [&](std::string_view name, const std::optional<double>& v) {
+    if (v) text += fmt::format("{}{} <= {:.0f} ms", text.empty() ? "" : ", ", name, *v * 1e3);
+  };
+  add("TTFT", t.ttft_s);
+  add("TPOT", t.tpot_s);
+  add("E2E", t.e2e_s);
+  return text;
+}
+
+InputError document_error(const std::string& name, const std::string& field, const std::string& message) {
+  return InputError{{name, 0, 0}, field, message};
+}
+
+}  // namespace
+
+std::string serve_text(const ServeReport& report) {
+  const ServeSummary& s = report.result.summary;
+  const ServingSetup& setup = report.serving;
+  std::string text = fmt::format(
+      "Serving {} ({}) on {}: {} replica(s) of TP {}{} = {} GPUs\n", report.setup.model.name,
+      report.setup.precision, report.hardware.system_id, setup.replicas, report.setup.tp,
+      report.setup.ep > 1 ? fmt::format(" x EP {}", report.setup.ep) : std::string(), report.result.gpus);
+  text += fmt::format("Traffic: {}\n", report.traffic);
+  text += fmt::format(
+      "Engine: {}; per replica {} batched tokens, {} sequences, KV cache {:.0f} tokens in blocks of {}\n",
+      report.engine, setup.limits.max_batched_tokens, setup.limits.max_sequences,
+      setup.limits.kv_capacity_tokens, setup.limits.block_tokens);
+  text += fmt::format("\nRequests: {} finished of {}", s.finished, s.requests);
+  if (s.unservable > 0)
+    text += fmt::format(", {} longer than a replica's whole KV cache (never run)", s.unservable);
+  text += fmt::format("; {} preemptions\n", s.preemptions);
+  text += fmt::format("Throughput: {:.2f} req/s, {:.0f} output tokens/s ({:.0f} per GPU) over {:.1f} s\n",
+                      s.requests_per_s, s.output_tokens_per_s, s.output_tokens_per_s_per_gpu, s.span_s);
+  text += fmt::format("\n  {:<6} {:>10} {:>10} {:>10} {:>10}   (ms)\n", "", "mean", "p50", "p90", "p99");
+  text += stats_row("TTFT", s.ttft_s) + stats_row("TPOT", s.tpot_s) + stats_row("ITL", s.itl_s) +
+          stats_row("E2E", s.e2e_s);
+  text += fmt::format("\nPeak KV-cache use {:.0f} %, peak queue {} requests\n", s.peak_kv_used_fraction * 100,
+                      s.peak_waiting);
+  const std::string targets = targets_text(setup.targets);
+  if (!targets.empty()) {
+    text +=
+        fmt::format("Targets {} for {:.0f} % of requests: {:.1f} % meet them, goodput {:.2f} req/s -> {}\n",
+                    targets, setup.targets.percentile * 100, s.share_meeting_targets * 100,
+                    s.goodput_requests_per_s, s.meets_targets ? "MET" : "NOT MET");
+  }
+  return text;
+}
+
+nlohmann::json serve_json(const ServeReport& report) {
+  const ServeSummary& s = report.result.summary;
+  const ServingSetup& setup = report.serving;
+  nlohmann::json targets = nlohmann::json::object();
+  if (setup.targets.ttft_s) targets["ttft_ms"] = *setup.targets.ttft_s * 1e3;
+  if (setup.targets.tpot_s) targets["tpot_ms"] = *setup.targets.tpot_s * 1e3;
+  if (setup.targets.e2e_s) targets["e2e_ms"] = *setup.targets.e2e_s * 1e3;
+  targets["percentile"] = setup.targets.percentile;
+  return {{"schema", kServeSchema},
+          {"model", report.setup.model.name},
+          {"system", report.hardware.system_id},
+          {"precision", report.setup.precision},
+          {"tp", report.setup.tp},
+          {"ep", report.setup.ep},
+          {"replicas", setup.replicas},
+          {"gpus", report.result.gpus},
+          {"traffic", report.traffic},
+          {"engine",
+           {{"name", report.engine},
+            {"max_batched_tokens", setup.limits.max_batched_tokens},
+            {"max_sequences", setup.limits.max_sequences},
+            {"block_tokens", setup.limits.block_tokens},
+            {"kv_capacity_tokens", setup.limits.kv_capacity_tokens}}},
+          {"requests", s.requests},
+          {"finished", s.finished},
+          {"unservable", s.unservable},
+          {"preemptions", s.preemptions},
+          {"iterations", report.result.iterations},
+          {"span_s", s.span_s},
+          {"requests_per_s", s.requests_per_s},
+          {"output_tokens_per_s", s.output_tokens_per_s},
+          {"output_tokens_per_s_per_gpu", s.output_tokens_per_s_per_gpu},
+          {"ttft_ms", stats_ms(s.ttft_s)},
+          {"tpot_ms", stats_ms(s.tpot_s)},
+          {"itl_ms", stats_ms(s.itl_s)},
+          {"e2e_ms", stats_ms(s.e2e_s)},
+          {"targets", targets},
+          {"share_meeting_targets", s.share_meeting_targets},
+          {"goodput_requests_per_s", s.goodput_requests_per_s},
+          {"meets_targets", s.meets_targets},
+          {"peak_kv_used_fraction", s.peak_kv_used_fraction},
+          {"peak_waiting", s.peak_waiting}};
+}
+
+std::string serve_timeline_csv(const ServeReport& report) {
+  std::string text = "time_s,running,waiting,kv_used_fraction,batch_tokens\n";
+  for (const EngineSample& sample : report.result.timeline) {
+    text += fmt::format("{:.3f},{},{},{:.4f},{}\n", sample.time_s, sample.running, sample.waiting,
+                        sample.kv_used_fraction, sample.batch_tokens);
+  }
+  return text;
+}
+
+Result<ServeDocument> read_serve_json(const nlohmann::json& document, const std::string& name) {
+  if (!document.is_object() || document.value("schema", "") != kServeSchema) {
+    return document_error(name, "schema", std::string("not a ") + kServeSchema + " document");
+  }
+  ServeDocument out;
+  try {
+    out.model = document.at("model").get<std::string>();
+    out.system = document.at("system").get<std::string>();
+    out.gpus = document.at("gpus").get<int>();
+    out.requests_per_s = document.at("requests_per_s").get<double>();
+    out.output_tokens_per_s = document.at("output_tokens_per_s").get<double>();
+    out.output_tokens_per_s_per_gpu = document.at("output_tokens_per_s_per_gpu").get<double>();
+    out.meets_targets = document.at("meets_targets").get<bool>();
+    const auto stats = [&](const char* key, LatencyStats& into) {
+      const auto& s = document.at(key);
+      into = {s.at("mean").get<double>(), s.at("p50").get<double>(), s.at("p90").get<double>(),
+              s.at("p99").get<double>()};
+    };
+    stats("ttft_ms", out.ttft_ms);
+    stats("tpot_ms", out.tpot_ms);
+    stats("itl_ms", out.itl_ms);
+    stats("e2e_ms", out.e2e_ms);
+  } catch (const nlohmann::json::exception& e) {
+    return document_error(name, "", std::string("malformed ") + kServeSchema + " document: " + e.what());
+  }
+  return out;
+}
+
+}  // namespace gputwin

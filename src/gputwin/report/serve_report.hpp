@@ -1,0 +1,45 @@
+// The `perf serve` report: a simulated serving deployment's latency percentiles, throughput and goodput, as
+// text, JSON (schema gputwin.serve/1, read back by read_serve_json) and a CSV of the engine state over time.
+//
+//   ServeReport report{hardware, setup, "poisson 10/s for 600 s", serving_setup, result, limits_source};
+//   std::cout << serve_text(report);   // serve_json(report).dump(2), serve_timeline_csv(report)
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gputwin/core/error.hpp"
+#include "gputwin/perf/inference.hpp"
+#include "gputwin/serve/serving.hpp"
+
+namespace gputwin {
+
+inline constexpr const char* kServeSchema = "gputwin.serve/1";
+
+struct ServeReport {
+  PerfHardware hardware;
+  InferenceSetup setup;
+  std::string traffic;  // how the requests arrive, in words
+  ServingSetup serving;
+  ServingResult result;
+  std::string engine;  // whose scheduler the limits follow, with the source
+};
+
+[[nodiscard]] std::string serve_text(const ServeReport& report);
+[[nodiscard]] nlohmann::json serve_json(const ServeReport& report);
+[[nodiscard]] std::string serve_timeline_csv(const ServeReport& report);
+
+// What a gputwin.serve/1 document says, as the report page needs it.
+struct ServeDocument {
+  std::string model;
+  std::string system;
+  int gpus = 0;
+  double requests_per_s = 0;
+  double output_tokens_per_s = 0;
+  double output_tokens_per_s_per_gpu = 0;
+  LatencyStats ttft_ms, tpot_ms, itl_ms, e2e_ms;
+  bool meets_targets = false;
+};
+[[nodiscard]] Result<ServeDocument> read_serve_json(const nlohmann::json& document, const std::string& name);
+
+}  // namespace gputwin

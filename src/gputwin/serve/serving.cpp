@@ -1,0 +1,116 @@
+#include "gputwin/serve/serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "gputwin/core/yaml_input.hpp"
+
+namespace gputwin {
+namespace {
+
+// Requests k, k + R, k + 2R, ... go to replica k (round-robin).
+std::vector<std::vector<std::size_t>> round_robin(std::size_t requests, int replicas) {
+  std::vector<std::vector<std::size_t>> shares(static_cast<std::size_t>(replicas));
+  for (std::size_t k = 0; k < requests; ++k) shares[k % shares.size()].push_back(k);
+  return shares;
+}
+
+void add_samples(std::map<long long, EngineSample>& buckets, std::map<long long, int>& samples,
+                 const std::vector<EngineSample>& timeline, double every) {
+  for (const EngineSample& sample : timeline) {
+    const auto bucket = static_cast<long long>(std::floor(sample.time_s / every));
+    EngineSample& sum = buckets[bucket];
+    sum.time_s = static_cast<double>(bucket) * every;
+    sum.running += sample.running;
+    sum.waiting += sample.waiting;
+    sum.kv_used_fraction += sample.kv_used_fraction;
+    sum.batch_tokens += sample.batch_tokens;
+    ++samples[bucket];
+  }
+}
+
+}  // namespace
+
+Result<ServingEngineDefaults> load_serving_engine_defaults(const std::string& path) {
+  return result_of<ServingEngineDefaults>([&] {
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys(
+        {"engine", "source", "block_tokens", "large_memory_gib", "large_memory_excludes", "large", "small"});
+    ServingEngineDefaults defaults;
+    defaults.engine = root.child("engine").text();
+    defaults.source = root.child("source").text();
+    defaults.block_tokens = static_cast<int>(root.child("block_tokens").positive_integer());
+    defaults.large_memory_gib = root.child("large_memory_gib").positive_number();
+    for (const YamlField& item : root.child("large_memory_excludes").items())
+      defaults.large_memory_excludes.push_back(item.text());
+    const auto limits = [&](std::string_view key, int& tokens, int& sequences) {
+      const YamlField field = root.child(key);
+      field.expect_keys({"max_batched_tokens", "max_sequences"});
+      tokens = static_cast<int>(field.child("max_batched_tokens").positive_integer());
+      sequences = static_cast<int>(field.child("max_sequences").positive_integer());
+    };
+    limits("large", defaults.large_max_batched_tokens, defaults.large_max_sequences);
+    limits("small", defaults.small_max_batched_tokens, defaults.small_max_sequences);
+    return defaults;
+  });
+}
+
+EngineLimits engine_limits_for(const ServingEngineDefaults& defaults, const Accelerator& gpu,
+                               double kv_capacity_tokens) {
+  bool large = gpu.memory.base() >= defaults.large_memory_gib * 1024.0 * 1024.0 * 1024.0;
+  for (const std::string& excluded : defaults.large_memory_excludes)
+    large = large && gpu.info.id.find(excluded) == std::string::npos;
+  EngineLimits limits;
+  limits.block_tokens = defaults.block_tokens;
+  limits.max_batched_tokens = large ? defaults.large_max_batched_tokens : defaults.small_max_batched_tokens;
+  limits.max_sequences = large ? defaults.large_max_sequences : defaults.small_max_sequences;
+  limits.kv_capacity_tokens = kv_capacity_tokens;
+  return limits;
+}
+
+ServingResult simulate_serving(const IterationModel& model, const std::vector<ServeRequest>& requests,
+                               const ServingSetup& setup) {
+  const int replicas = std::max(1, setup.replicas);
+  const IterationCost cost = [&](const IterationBatch& batch) {
+    return model
+        .iteration(batch.prefill_tokens, batch.prefill_context_tokens, batch.decode_sequences,
+                   batch.decode_context_tokens)
+        .seconds();
+  };
+  ServeRun merged;
+  merged.requests.resize(requests.size());
+  std::map<long long, EngineSample> buckets;
+  std::map<long long, int> samples;
+  const auto shares = round_robin(requests.size(), replicas);
+  for (int r = 0; r < replicas; ++r) {
+    std::vector<ServeRequest> share;
+    for (const std::size_t k : shares[static_cast<std::size_t>(r)]) share.push_back(requests[k]);
+    EngineOptions options = setup.options;
+    if (options.concurrency > 0)
+      options.concurrency = options.concurrency / replicas + (r < options.concurrency % replicas ? 1 : 0);
+    if (setup.options.concurrency > 0 && options.concurrency == 0) continue;  // more replicas than clients
+    const ServeRun run = simulate_engine(share, setup.limits, cost, options);
+    for (std::size_t i = 0; i < share.size(); ++i) merged.requests[shares[r][i]] = run.requests[i];
+    for (std::size_t bin = 0; bin < run.token_gaps.counts.size(); ++bin)
+      merged.token_gaps.counts[bin] += run.token_gaps.counts[bin];
+    merged.token_gaps.total += run.token_gaps.total;
+    merged.iterations += run.iterations;
+    merged.preemptions += run.preemptions;
+    merged.unservable += run.unservable;
+    merged.end_s = std::max(merged.end_s, run.end_s);
+    add_samples(buckets, samples, run.timeline, std::max(1e-9, setup.options.sample_every_s));
+  }
+  for (auto& [bucket, sample] : buckets) {
+    sample.kv_used_fraction /= samples[bucket];
+    merged.timeline.push_back(sample);
+  }
+  ServingResult result;
+  result.gpus = replicas * setup.gpus_per_replica;
+  result.iterations = merged.iterations;
+  result.summary = summarize(merged, setup.targets, result.gpus);
+  result.timeline = std::move(merged.timeline);
+  return result;
+}
+
+}  // namespace gputwin

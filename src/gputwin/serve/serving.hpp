@@ -1,0 +1,59 @@
+// A serving deployment simulated on the perf model: replicas of an engine, each fed its share of the requests
+// (round-robin, as a load balancer does), each iteration timed by perf/inference's IterationModel.
+//
+//   auto defaults = load_serving_engine_defaults(data_dir + "/perf/serving-engine.yaml");
+//   EngineLimits limits = engine_limits_for(defaults.value(), hardware.accelerator,
+//   model.kv_capacity_tokens()); ServingResult result = simulate_serving(model, requests, {.replicas = 4,
+//   .limits = limits}); result.summary.ttft_s.p90, result.summary.output_tokens_per_s_per_gpu
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gputwin/catalog/parts.hpp"
+#include "gputwin/core/error.hpp"
+#include "gputwin/perf/inference.hpp"
+#include "gputwin/serve/engine.hpp"
+#include "gputwin/serve/serve_summary.hpp"
+
+namespace gputwin {
+
+// The scheduler limits an engine picks by itself (data/perf/serving-engine.yaml, with its source).
+struct ServingEngineDefaults {
+  std::string engine;
+  std::string source;
+  int block_tokens = 16;
+  double large_memory_gib = 70;
+  std::vector<std::string> large_memory_excludes;  // accelerator ids containing these get the small limits
+  int large_max_batched_tokens = 8192;
+  int large_max_sequences = 1024;
+  int small_max_batched_tokens = 2048;
+  int small_max_sequences = 256;
+};
+
+[[nodiscard]] Result<ServingEngineDefaults> load_serving_engine_defaults(const std::string& path);
+
+// The engine's defaults for this GPU, with the replica's KV-cache capacity.
+[[nodiscard]] EngineLimits engine_limits_for(const ServingEngineDefaults& defaults, const Accelerator& gpu,
+                                             double kv_capacity_tokens);
+
+struct ServingSetup {
+  int replicas = 1;
+  int gpus_per_replica = 1;
+  EngineLimits limits;
+  EngineOptions options;  // concurrency is for the whole deployment; it is shared out over the replicas
+  LatencyTargets targets;
+};
+
+struct ServingResult {
+  ServeSummary summary;
+  std::vector<EngineSample> timeline;  // the replicas summed per sampling interval (KV use: their mean)
+  long long iterations = 0;
+  int gpus = 0;
+};
+
+[[nodiscard]] ServingResult simulate_serving(const IterationModel& model,
+                                             const std::vector<ServeRequest>& requests,
+                                             const ServingSetup& setup);
+
+}  // namespace gputwin
