@@ -121,9 +121,12 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // % optimistic (recipe pieces kept in BF16 are not modelled). The 55 MoE rows: 49.0 % mean, not fitted on
   // (small grouped expert GEMMs run slower than the GEMM model says; 40 % before the per-rank activation
   // accounting of the memory model also fed the elementwise term). What is reached is held here.
-  EXPECT_LE(dense_sum / dense, 0.075);
-  EXPECT_LE(hopper_sum / hopper, 0.05);
-  EXPECT_LE(moe_sum / moe, 0.50);
+  // Since the slowest-stage pipeline timing and Megatron-Bridge's FP8-CS recipe (first and last layer in
+  // BF16) and the refit (hopper 0.565, blackwell 0.495, blackwell-ultra 0.605): dense 7.1 % (H100 5.4 %; 7.4
+  // % and 4.6 % before), MoE 51.7 % (49.0 % before: faster pipelines make the optimistic MoE rows more so).
+  EXPECT_LE(dense_sum / dense, 0.072);
+  EXPECT_LE(hopper_sum / hopper, 0.054);
+  EXPECT_LE(moe_sum / moe, 0.52);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
@@ -147,6 +150,46 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
       EXPECT_LE(std::abs(row.error), 0.13) << row.run.id;
     }
   }
+}
+
+// The GB200 Llama 3.1 405B runs split 126 layers over 16 x 8 one-layer chunks (the embedding and the loss
+// take the first and the last chunk, Megatron's account_for_embedding/loss_in_pipeline_split): predicted, the
+// MXFP8 rows within 1 %, the NVFP4 rows optimistic (the recipe's pieces kept in BF16 are not published).
+TEST(TrainingRuns, Gb200405bRowsOnSixteenByEightChunksArePredicted) {
+  int rows = 0;
+  for (const auto& row : predictions()) {
+    if (row.run.gpu != "GB200" || row.run.model_id != "llama3.1-405b" || row.run.config.virtual_stages != 8)
+      continue;
+    ++rows;
+    ASSERT_TRUE(row.run.predictable) << row.run.id << ": " << row.run.why_not;
+    EXPECT_EQ(layer_split(row.run.model, row.run.config), LayerSplit::ends_lighter) << row.run.id;
+    EXPECT_EQ(layers_on_rank(row.run.model, row.run.config, 0), 7) << row.run.id;
+    EXPECT_LE(std::abs(row.error), row.run.precision == "nvfp4" ? 0.14 : 0.02) << row.run.id;
+  }
+  EXPECT_EQ(rows, 4);
+}
+
+// The harness takes each row's recipe: Megatron-Bridge 25.11's FP8-CS rows keep the first and the last layer
+// in BF16; MXFP8 and NVFP4 rows run at their own precision.
+TEST(TrainingRuns, RowsRunTheirPrecisionRecipe) {
+  int cs = 0, mx = 0, fp4 = 0;
+  for (const auto& run : runs()) {
+    if (!run.predictable) continue;
+    if (run.source == "mbridge-25.11" && run.precision == "fp8") {
+      ++cs;
+      EXPECT_EQ(run.config.bf16_layers_at_start, 1) << run.id;
+      EXPECT_EQ(run.config.bf16_layers_at_end, 1) << run.id;
+    }
+    if (run.precision == "mxfp8") ++mx;
+    if (run.precision == "nvfp4") ++fp4;
+    if (run.precision == "mxfp8" || run.precision == "nvfp4") {
+      EXPECT_EQ(run.config.precision, run.precision) << run.id;
+      EXPECT_EQ(run.config.bf16_layers_at_start + run.config.bf16_layers_at_end, 0) << run.id;
+    }
+  }
+  EXPECT_GE(cs, 10);
+  EXPECT_GE(mx, 20);
+  EXPECT_GE(fp4, 8);
 }
 
 TEST(TrainingCalibration, RecomputesTheStoredFit) {
@@ -184,7 +227,9 @@ TEST(TrainingRuns, FitNeverReadsEvaluationRows) {
 TEST(TrainingRuns, UnknownSourceInTheSetupIsALocatedError) {
   const std::string path = ::testing::TempDir() + "/setup-bad.yaml";
   std::ofstream(path) << "hardware: []\nsystems: []\nmodels: {}\nsources:\n"
-                         "  - {source: no-such-source, fsdp: degree, tp_comm_overlap: false}\n";
+                         "  - {source: no-such-source, fsdp: degree, tp_comm_overlap: false}\n"
+                         "precision_recipes: {file: " +
+                             source_path("data/perf/precision-recipes.yaml") + ", labels: []}\n";
   const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(),
                                           source_path("data/reference/training-runs.yaml"), path);
   ASSERT_FALSE(loaded.ok());
