@@ -143,8 +143,10 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // optimistic, from torchtitan (power-capped HBM2e H100, eager/compiled PyTorch, ring attention at 32K-262K)
   // and MosaicML's 2023 FSDP runs; the Llama 3 paper's 8K rows are within 13 %. These assertions hold what is
   // reached so that a change is seen; see docs/accuracy.md.
-  EXPECT_LE(evaluation.mean_abs_error, 0.52);
-  EXPECT_LE(evaluation.max_abs_error, 2.0);
+  // Since: slowest-stage pipelines and the refit 49.3 % (worst 190 %); the torchtitan Grand Teton rows on their
+  // published 96 GB HBM2e at 2.4 TB/s (the setup's system id now matches them) 45.0 % (worst 187 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.455);
+  EXPECT_LE(evaluation.max_abs_error, 1.9);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
       EXPECT_LE(std::abs(row.error), 0.13) << row.run.id;
