@@ -145,8 +145,10 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // reached so that a change is seen; see docs/accuracy.md.
   // Since: slowest-stage pipelines and the refit 49.3 % (worst 190 %); the torchtitan Grand Teton rows on their
   // published 96 GB HBM2e at 2.4 TB/s (the setup's system id now matches them) 45.0 % (worst 187 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.455);
-  EXPECT_LE(evaluation.max_abs_error, 1.9);
+  // With the 500 W bound of those rows' peak (torchtitan: between H100 NVL and SXM; the middle as a stated
+  // default) 40.3 % (worst 165 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.405);
+  EXPECT_LE(evaluation.max_abs_error, 1.66);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
       EXPECT_LE(std::abs(row.error), 0.13) << row.run.id;
