@@ -147,7 +147,8 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // published 96 GB HBM2e at 2.4 TB/s (the setup's system id now matches them) 45.0 % (worst 187 %).
   // With the 500 W bound of those rows' peak (torchtitan: between H100 NVL and SXM; the middle as a stated
   // default) 40.3 % (worst 165 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.405);
+  // torchtitan's "selective" as its per-op SAC (every second matmul recomputed) 39.2 %.
+  EXPECT_LE(evaluation.mean_abs_error, 0.395);
   EXPECT_LE(evaluation.max_abs_error, 1.66);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
