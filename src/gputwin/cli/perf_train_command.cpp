@@ -24,6 +24,8 @@ struct TrainOptions {
   bool gated_mlp = false;
   int sequence = 0, global_batch = 0, micro_batch = 1;
   int tp = 1, pp = 1, vp = 1, dp = 0, cp = 1, zero = 1;
+  int first_stage_layers = 0, last_stage_layers = 0;
+  int bf16_layers_start = -1, bf16_layers_end = -1;  // -1: the precision recipe's
   std::string recompute = "selective";
   std::string precision = "bf16";
   std::string attention = "flash";
@@ -73,7 +75,7 @@ ByteSize memory_reserve_of(const std::string& text, const MemoryReserve& data, c
   return reserve;
 }
 
-TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw) {
+TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw, const TrainingInputs& inputs) {
   TrainingConfig c;
   c.sequence = o.sequence;
   c.global_batch = o.global_batch;
@@ -85,16 +87,28 @@ TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw) {
   c.cp = o.cp;
   c.zero = o.zero;
   const auto recompute = recompute_from_name(o.recompute);
-  if (!recompute) throw UsageFailure{"--recompute: '" + o.recompute + "'; known: none, selective, full"};
+  if (!recompute)
+    throw UsageFailure{"--recompute: '" + o.recompute + "'; known: none, selective, full, op-sac"};
   c.recompute = *recompute;
   c.sequence_parallel = !o.no_sequence_parallel;
   c.overlap_data_parallel = !o.no_overlap;
   c.attention = o.attention == "unfused" ? Attention::unfused : Attention::flash;
-  const auto peak = hw.accelerator.dense_compute.find(o.precision);
-  if (peak == hw.accelerator.dense_compute.end() || !peak->second) {
-    throw UsageFailure{"--precision: " + hw.accelerator.info.id + " has no dense " + o.precision + " rate"};
+  c.first_stage_layers = o.first_stage_layers;
+  c.last_stage_layers = o.last_stage_layers;
+  const PrecisionRecipe* recipe = find_recipe(inputs.recipes, o.precision);
+  if (recipe == nullptr) {
+    throw UsageFailure{"--precision: '" + o.precision + "'; known: " + recipe_names(inputs.recipes) +
+                       " (data/perf/precision-recipes.yaml)"};
   }
-  c.precision = o.precision;
+  apply_recipe(*recipe, c);
+  if (o.bf16_layers_start >= 0) c.bf16_layers_at_start = o.bf16_layers_start;
+  if (o.bf16_layers_end >= 0) c.bf16_layers_at_end = o.bf16_layers_end;
+  const GemmPrecision* gemm = inputs.calibration.gemm.precision(c.precision);
+  const auto peak = hw.accelerator.dense_compute.find(gemm != nullptr ? gemm->peak_key : c.precision);
+  if (peak == hw.accelerator.dense_compute.end() || !peak->second) {
+    throw UsageFailure{"--precision: " + hw.accelerator.info.id + " has no dense " +
+                       (gemm != nullptr ? gemm->peak_key : c.precision) + " rate for " + o.precision};
+  }
   return c;
 }
 
@@ -154,7 +168,7 @@ int run_train(const TrainOptions& o) {
     if (!cluster) return kInputError;
     const int gpus = gpus_of(o, *cluster);
     const PerfHardware hw = job_hardware(*cluster, gpus);
-    TrainingConfig config = config_of(o, hw);
+    TrainingConfig config = config_of(o, hw, *inputs);
     config.memory_reserve = memory_reserve_of(o.memory_reserve, inputs->memory_reserve, hw);
     TrainingRunInfo run{&model, &hw, &inputs->calibration, std::nullopt};
     if (o.search) {
@@ -216,8 +230,29 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command->add_option("--cp", o->cp, "context-parallel size (default 1)");
   command->add_option("--zero", o->zero,
                       "0 replicated optimizer, 1 sharded (distributed optimizer, default), 2, 3 (FSDP)");
-  command->add_option("--recompute", o->recompute, "none | selective (default) | full");
-  command->add_option("--precision", o->precision, "bf16 (default) | fp8: the dense rate the GEMMs run at");
+  command->add_option(
+      "--recompute", o->recompute,
+      "none | selective (default) | full | op-sac (torchtitan's per-op selective checkpointing)");
+  command
+      ->add_option("--first-stage-layers", o->first_stage_layers,
+                   "layers on the first pipeline stage (Megatron --decoder-first-pipeline-num-layers)")
+      ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--last-stage-layers", o->last_stage_layers,
+                   "layers on the last pipeline stage (Megatron --decoder-last-pipeline-num-layers)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option(
+      "--precision", o->precision,
+      "bf16 (default) | fp8 | fp8-cs | mxfp8 | nvfp4: a recipe of data/perf/precision-recipes.yaml "
+      "(GEMM precision and the layers kept in bf16)");
+  command
+      ->add_option("--bf16-layers-start", o->bf16_layers_start,
+                   "first transformer layers kept in bf16 (default: the recipe's)")
+      ->check(CLI::NonNegativeNumber);
+  command
+      ->add_option("--bf16-layers-end", o->bf16_layers_end,
+                   "last transformer layers kept in bf16 (default: the recipe's)")
+      ->check(CLI::NonNegativeNumber);
   command
       ->add_option("--attention", o->attention, "flash (default) | unfused (scores stored, as before 2022)")
       ->check(CLI::IsMember({"flash", "unfused"}));

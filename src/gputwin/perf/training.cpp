@@ -10,6 +10,19 @@
 #include "gputwin/perf/pipeline_schedule.hpp"
 
 namespace gputwin {
+
+// Grouped-query attention: kv_heads x (d_qk + d_v), the kv heads split over t (replicated when t
+// exceeds them). Multi-head latent attention: the keys and values are up-projected per head BEFORE the core
+// attention, whose context-parallel exchange then carries heads x ((nope + rope) + v_head) per token, not the
+// kv_lora latent (Megatron Core MultiLatentAttention builds core_attention with k_channels = qk_head_dim +
+// qk_pos_emb_head_dim and v_channels = v_head_dim, NVIDIA/Megatron-LM
+// megatron/core/transformer/multi_latent_attention.py).
+double context_parallel_kv_elements_per_token(const TransformerModel& m, int tp) {
+  const double heads = m.is_latent_attention() ? static_cast<double>(m.heads) / tp
+                                               : std::max(1.0, static_cast<double>(m.kv_heads) / tp);
+  return heads * (m.qk_head_dim() + m.v_head_dim());
+}
+
 namespace {
 
 // Bytes of one 16-bit activation or activation gradient element.
@@ -77,6 +90,7 @@ struct Context {
   const TrainingConfig& config;
   Groups groups;
   GemmDevice device;
+  GemmDevice bf16_device;       // the same GPU at bf16 (layers a low-precision recipe keeps in bf16)
   double memory_bandwidth = 0;  // B/s
 
   [[nodiscard]] double collective_s(CollectiveOp op, double bytes, CollectiveGroup group) const {
@@ -102,14 +116,16 @@ struct LayerPass {
   double context_comm = 0;        // s, key and value all-gather over the context-parallel group
   double expert_comm = 0;  // s, MoE dispatch + combine all-to-all over the expert-parallel group, one pass
   double permute = 0;      // s, MoE token permute / unpermute and router traffic, one pass
+  double every_second_matrix = 0;  // s, forward GEMMs torchtitan's per-op SAC recomputes (Recompute::op_sac)
 
   [[nodiscard]] double forward() const { return matrices + attention + elementwise + permute; }
 };
 
-LayerPass forward_pass(const Context& x) {
+// One layer's pass with its GEMMs on `d` (the config's precision, or bf16 for the layers a recipe keeps in
+// bf16).
+LayerPass forward_pass(const Context& x, const GemmDevice& d) {
   const TrainingConfig& c = x.config;
   const TransformerModel& m = x.model;
-  const GemmDevice& d = x.device;
   const double tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
   LayerPass pass;
   // `count` GEMMs of `rows` rows each per gemm in `gemms`, weighted by the share of layers that have them.
@@ -129,6 +145,18 @@ LayerPass forward_pass(const Context& x) {
     }
   };
   add(attention_gemms(m, c.tp), tokens, 1, 1);
+  {
+    // torchtitan's per-op SAC recomputes every second aten.mm of a block: of wq, wk, wv, wo, w1, w3, w2
+    // (Llama, gated) wk, wo and w3; of wq, wk, wv, wo, w1, w2 wk, wo and w2. Dense MLPs only (grouped expert
+    // GEMMs are not aten.mm).
+    const double t = c.tp, h = m.hidden, f = m.ffn_hidden;
+    const double k_width = std::max(1.0, static_cast<double>(m.kv_heads) / t) * m.qk_head_dim();
+    const double o_width = static_cast<double>(m.heads) * m.v_head_dim() / t;
+    const double dense_share = m.is_moe() ? static_cast<double>(m.dense_layer_count()) / m.layers : 1.0;
+    pass.every_second_matrix =
+        d.gemm_s(tokens, k_width, h) + d.gemm_s(tokens, h, o_width) +
+        dense_share * (m.gated_mlp ? d.gemm_s(tokens, f / t, h) : d.gemm_s(tokens, h, f / t));
+  }
   const double moe_share = m.is_moe() ? static_cast<double>(m.moe_layer_count()) / m.layers : 0;
   add(mlp_gemms(m, m.ffn_hidden, c.tp), tokens, 1, 1 - moe_share);
   if (m.is_moe()) {
@@ -200,7 +228,8 @@ LayerPass forward_pass(const Context& x) {
     pass.tensor_comm = 2 * x.collective_s(CollectiveOp::all_reduce, layer_output_bytes, x.groups.tensor);
   }
   if (c.cp > 1) {
-    const double kv_bytes = 2.0 * tokens * c.cp * m.kv_heads * m.head_dim() * kActivationBytes / c.tp;
+    const double kv_bytes =
+        tokens * c.cp * context_parallel_kv_elements_per_token(m, c.tp) * kActivationBytes;
     pass.context_comm = x.collective_s(CollectiveOp::all_gather, kv_bytes, x.groups.context);
   }
   return pass;
@@ -220,40 +249,86 @@ double exposed_tensor_comm(const TrainingConfig& c, double comm, double gemms) {
   return c.tp_comm_overlap ? std::max(0.0, comm - gemms) : comm;
 }
 
-// One micro-batch through the most loaded stage (the last: its layers and the output layer), forward and
-// backward, with the recomputation the config asks for.
-StageTimes stage_times(const Context& x) {
+// What pipeline rank `rank` runs per micro-batch: its transformer layers (of them, how many a low-precision
+// recipe keeps in bf16) and, on the last rank, the output layer and the loss.
+struct RankLoad {
+  double layers = 0, bf16_layers = 0;
+  bool output_layer = false;
+};
+
+RankLoad rank_load(const TransformerModel& m, const TrainingConfig& c, int rank) {
+  RankLoad load;
+  load.layers = layers_on_rank(m, c, rank);
+  load.output_layer = rank == c.pp - 1;
+  // The first layers sit on rank 0 (its first chunk), the last ones on the last rank (its last chunk).
+  double bf16 = 0;
+  if (rank == 0) bf16 += std::min<double>(c.bf16_layers_at_start, load.layers);
+  if (rank == c.pp - 1) bf16 += std::min<double>(c.bf16_layers_at_end, load.layers);
+  load.bf16_layers = std::min(bf16, load.layers);
+  return load;
+}
+
+// One micro-batch through pipeline rank `load`, forward and backward, with the recomputation the config asks
+// for.
+StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_bf16, const RankLoad& load) {
   const TrainingConfig& c = x.config;
-  const LayerPass f = forward_pass(x);
-  const double layers = c.layers_per_stage(x.model);
   StageTimes t;
-  const double backward_compute = f.matrices_backward + f.attention_backward + 2 * f.elementwise + f.permute;
-  t.compute = layers * (f.forward() + backward_compute + f.casts);
-  const double forward_tensor = exposed_tensor_comm(c, f.tensor_comm, f.matrices);
-  const double backward_tensor = exposed_tensor_comm(c, f.tensor_comm, f.matrices_backward);
-  t.tensor_comm = layers * (forward_tensor + backward_tensor);
-  t.expert_comm = layers * 2 * f.expert_comm;  // the backward pass sends the gradients the same way
-  t.context_comm = layers * (std::max(0.0, f.context_comm - f.attention) +
-                             std::max(0.0, f.context_comm - f.attention_backward));  // ring attention
+  // Per-layer terms of a pass, the low-precision layers and the bf16 ones weighted by their counts.
+  const double quantised = load.layers - load.bf16_layers, bf16 = load.bf16_layers;
+  auto sum = [&](auto term) { return quantised * term(f) + bf16 * term(f_bf16); };
+  t.compute = sum([](const LayerPass& p) {
+    const double backward = p.matrices_backward + p.attention_backward + 2 * p.elementwise + p.permute;
+    return p.forward() + backward + p.casts;
+  });
+  const auto forward_tensor = [&](const LayerPass& p) {
+    return exposed_tensor_comm(c, p.tensor_comm, p.matrices);
+  };
+  t.tensor_comm = sum([&](const LayerPass& p) {
+    return forward_tensor(p) + exposed_tensor_comm(c, p.tensor_comm, p.matrices_backward);
+  });
+  t.expert_comm =
+      sum([](const LayerPass& p) { return 2 * p.expert_comm; });  // gradients go back the same way
+  t.context_comm = sum([](const LayerPass& p) {                   // ring attention
+    return std::max(0.0, p.context_comm - p.attention) + std::max(0.0, p.context_comm - p.attention_backward);
+  });
   if (c.recompute == Recompute::full) {
-    t.recompute = layers * f.forward();
-    t.tensor_comm += layers * forward_tensor;
-    t.expert_comm += layers * f.expert_comm;
+    t.recompute = sum([](const LayerPass& p) { return p.forward(); });
+    t.tensor_comm += sum(forward_tensor);
+    t.expert_comm += sum([](const LayerPass& p) { return p.expert_comm; });
   } else if (c.recompute == Recompute::selective) {
-    t.recompute = layers * (f.attention + f.score_elementwise);
+    t.recompute = sum([](const LayerPass& p) { return p.attention + p.score_elementwise; });
+  } else if (c.recompute == Recompute::op_sac) {
+    t.recompute = sum([](const LayerPass& p) { return p.every_second_matrix; });
   }
   const double tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
   const double h = x.model.hidden, vocab = static_cast<double>(x.model.vocab) / c.tp;
   const GemmDevice& d = x.device;  // the output layer stays bf16 in the FP8 recipes (see perf-training.md)
-  const double output_forward = d.bf16_gemm_s(tokens, vocab, h);
-  t.compute += output_forward + d.bf16_gemm_s(tokens, h, vocab) + d.bf16_gemm_s(h, vocab, tokens);
+  const double output_forward = load.output_layer ? d.bf16_gemm_s(tokens, vocab, h) : 0;
+  if (load.output_layer)
+    t.compute += output_forward + d.bf16_gemm_s(tokens, h, vocab) + d.bf16_gemm_s(h, vocab, tokens);
   if (c.pp > 1) {
     const double boundary_bytes = tokens * x.model.hidden * kActivationBytes / c.tp;  // scatter-gather over t
     const double one_way = x.collective_s(CollectiveOp::sendrecv, boundary_bytes, x.groups.pipeline);
     t.pipeline_comm = pipeline_schedule_of(c)->transfers_per_micro_batch(c.virtual_stages) * one_way;
   }
-  t.backward = t.total() - layers * (f.forward() + forward_tensor + f.expert_comm) - output_forward;
+  const double forward =
+      sum([&](const LayerPass& p) { return p.forward() + forward_tensor(p) + p.expert_comm; });
+  t.backward = t.total() - forward - output_forward;
   return t;
+}
+
+// The pipeline runs at the pace of its slowest rank (the bubble and the steady phase both count in its stage
+// times): every rank is timed with its own layers, the last with the output layer, and the slowest taken.
+StageTimes slowest_stage(const Context& x) {
+  const LayerPass f = forward_pass(x, x.device);
+  const bool bf16_layers = x.config.bf16_layers_at_start > 0 || x.config.bf16_layers_at_end > 0;
+  const LayerPass f_bf16 = bf16_layers && x.device.quantised ? forward_pass(x, x.bf16_device) : f;
+  StageTimes slowest;
+  for (int rank = 0; rank < x.config.pp; ++rank) {
+    const StageTimes t = stage_times(x, f, f_bf16, rank_load(x.model, x.config, rank));
+    if (rank == 0 || t.total() > slowest.total()) slowest = t;
+  }
+  return slowest;
 }
 
 // Gradient reduction and, with a sharded optimizer, the weight all-gather, once per step.
@@ -341,13 +416,18 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
     e.step_time_s = std::numeric_limits<double>::infinity();
     return e;
   }
-  Context x{hardware, collectives, calibration, model, config, groups_of(hardware, config), device.value()};
+  Context x{hardware,       collectives,   calibration, model, config, groups_of(hardware, config),
+            device.value(), device.value()};
+  if (x.device.quantised) {
+    auto bf16 = calibration.gemm.device(hardware.accelerator, "bf16");
+    if (bf16.ok()) x.bf16_device = std::move(bf16).value();
+  }
   x.memory_bandwidth = x.device.memory_bytes_per_s;
   e.peak_flops_per_gpu = x.device.peak_flops;
   e.efficiency_rule = fmt::format(
       "{} ({}): GEMMs at {:.3f} of the {} peak plus operand traffic at memory bandwidth",
       x.device.architecture, hardware.accelerator.info.id, x.device.peak_fraction, x.device.precision);
-  const StageTimes stage = stage_times(x);
+  const StageTimes stage = slowest_stage(x);
   const double m = config.micro_batches();
   const double bubble_stages = pipeline_schedule_of(config)->bubble_stage_times(
       config.pp, config.virtual_stages, config.micro_batches());

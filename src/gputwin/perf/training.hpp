@@ -82,6 +82,10 @@ struct TrainingEstimate {
 };
 
 // FLOPs of one training step by the convention above (recompute counted when `with_recompute`).
+// Key and value elements per token and layer one GPU holds for its heads: what context parallelism
+// exchanges (MLA: the up-projected per-head keys and values, not the latent; see training.cpp).
+[[nodiscard]] double context_parallel_kv_elements_per_token(const TransformerModel& model, int tp);
+
 [[nodiscard]] double training_flops_per_step(const TransformerModel& model, const TrainingConfig& config,
                                              bool with_recompute);
 

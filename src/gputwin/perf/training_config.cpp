@@ -12,16 +12,54 @@ std::string_view recompute_name(Recompute recompute) {
       return "selective";
     case Recompute::full:
       return "full";
+    case Recompute::op_sac:
+      return "op-sac";
   }
   return "none";
 }
 
 std::optional<Recompute> recompute_from_name(std::string_view name) {
-  for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full}) {
+  for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full, Recompute::op_sac}) {
     if (recompute_name(r) == name) return r;
   }
   return std::nullopt;
 }
+
+namespace {
+
+// Megatron's rules for num_layers_in_first/last_pipeline_stage (megatron/training/arguments.py and
+// get_transformer_layer_offset): at least two pipeline ranks; the given ranks' layers leave the middle ranks
+// a whole number each; with v > 1 every rank's layers split evenly over its v model chunks.
+void check_given_split(const TransformerModel& model, const TrainingConfig& c,
+                       std::vector<std::string>& problems) {
+  const auto text = [](int value) { return std::to_string(value); };
+  if (c.pp < 2) {
+    problems.push_back("first / last pipeline stage layers need at least 2 pipeline stages, got pp " +
+                       text(c.pp));
+    return;
+  }
+  const int given = (c.first_stage_layers > 0 ? 1 : 0) + (c.last_stage_layers > 0 ? 1 : 0);
+  const int middle_ranks = c.pp - given;
+  const int middle_layers = model.layers - c.first_stage_layers - c.last_stage_layers;
+  if (middle_layers < 0 || (middle_ranks == 0 && middle_layers != 0) ||
+      (middle_ranks > 0 && (middle_layers <= 0 || middle_layers % middle_ranks != 0))) {
+    problems.push_back("first / last pipeline stage layers " + text(c.first_stage_layers) + " / " +
+                       text(c.last_stage_layers) + " leave " + text(middle_layers) + " of the " +
+                       text(model.layers) + " layers, not a whole number for each of the " +
+                       text(middle_ranks) + " middle stages");
+    return;
+  }
+  const int per_middle = middle_ranks > 0 ? middle_layers / middle_ranks : 0;
+  for (const int layers : {c.first_stage_layers, c.last_stage_layers, per_middle}) {
+    if (layers > 0 && layers % c.virtual_stages != 0) {
+      problems.push_back("a pipeline stage of " + text(layers) + " layers does not split over " +
+                         text(c.virtual_stages) + " virtual stages");
+      return;
+    }
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> check_training_config(const TransformerModel& model, TrainingConfig& config,
                                                int gpus) {
@@ -53,8 +91,15 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
     return "tensor-parallel size " + text(config.tp) + " neither divides nor is a multiple of the " +
            text(model.kv_heads) + " kv heads";
   });
+  require(config.first_stage_layers >= 0 && config.last_stage_layers >= 0, [&] {
+    return "first / last pipeline stage layers must not be negative, got " + text(config.first_stage_layers) +
+           " / " + text(config.last_stage_layers);
+  });
+  if (!problems.empty()) return problems;
+  if (config.first_stage_layers > 0 || config.last_stage_layers > 0)
+    check_given_split(model, config, problems);
   // With lighter ends the embedding and the loss each take a layer's place (a chunk may hold only them).
-  const LayerSplit split = layer_split(model, config.pp, config.virtual_stages);
+  const LayerSplit split = layer_split(model, config);
   const int places = model.layers + (split == LayerSplit::ends_lighter   ? 2
                                      : split == LayerSplit::last_lighter ? 1
                                                                          : 0);
@@ -105,6 +150,11 @@ LayerSplit layer_split(const TransformerModel& model, int pp, int virtual_stages
   return LayerSplit::uneven;
 }
 
+LayerSplit layer_split(const TransformerModel& model, const TrainingConfig& config) {
+  if (config.first_stage_layers > 0 || config.last_stage_layers > 0) return LayerSplit::given;
+  return layer_split(model, config.pp, config.virtual_stages);
+}
+
 std::string_view layer_split_name(LayerSplit split) {
   switch (split) {
     case LayerSplit::even:
@@ -113,6 +163,8 @@ std::string_view layer_split_name(LayerSplit split) {
       return "first and last stage one layer fewer (embedding and loss counted as layers)";
     case LayerSplit::last_lighter:
       return "last stage one layer fewer (loss counted as a layer)";
+    case LayerSplit::given:
+      return "first / last stage layers given (Megatron num_layers_in_first/last_pipeline_stage)";
     case LayerSplit::uneven:
       return "uneven";
   }
@@ -122,7 +174,13 @@ std::string_view layer_split_name(LayerSplit split) {
 int layers_on_rank(const TransformerModel& model, const TrainingConfig& config, int rank) {
   const int p = config.pp, v = config.virtual_stages;
   const bool first = rank == 0, last = rank == p - 1;
-  switch (layer_split(model, p, v)) {
+  switch (layer_split(model, config)) {
+    case LayerSplit::given: {
+      if (first && config.first_stage_layers > 0) return config.first_stage_layers;
+      if (last && config.last_stage_layers > 0) return config.last_stage_layers;
+      const int given = (config.first_stage_layers > 0 ? 1 : 0) + (config.last_stage_layers > 0 ? 1 : 0);
+      return (model.layers - config.first_stage_layers - config.last_stage_layers) / (p - given);
+    }
     case LayerSplit::even:
       return model.layers / p;
     case LayerSplit::ends_lighter:

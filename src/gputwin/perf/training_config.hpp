@@ -19,7 +19,10 @@
 
 namespace gputwin {
 
-enum class Recompute { none, selective, full };
+// selective: Megatron's (the attention core, Korthikanti et al. 2022); op_sac: torchtitan's per-op selective
+// activation checkpointing (every op's output saved except every second matrix multiplication's, which the
+// backward pass recomputes); full: every layer's forward again.
+enum class Recompute { none, selective, full, op_sac };
 enum class Attention {
   flash,
   unfused
@@ -46,6 +49,15 @@ struct TrainingConfig {
   int zero = 1;  // 0 = replicated optimizer; 1 = sharded optimizer (Megatron's distributed optimizer);
                  // 2 = + sharded gradients; 3 = + sharded weights (FSDP full shard)
   Recompute recompute = Recompute::selective;
+  // Megatron's uneven pipeline (--decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers,
+  // num_layers_in_first/last_pipeline_stage): transformer layers on the first / last pipeline rank, the
+  // middle ranks sharing the rest evenly; 0 = not given (layer_split decides).
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+  // Low-precision recipes that keep the first / last transformer layers' GEMMs in BF16 (Megatron Core
+  // first_last_layers_bf16 with num_layers_at_start_in_bf16 / num_layers_at_end_in_bf16); 0 = none.
+  int bf16_layers_at_start = 0;
+  int bf16_layers_at_end = 0;
   bool sequence_parallel = true;  // with t > 1, norms and dropout split over the tensor-parallel group
   Attention attention = Attention::flash;
   std::string precision = "bf16";     // the GEMM precision (gemm-efficiency.yaml: bf16, fp8, mxfp8, nvfp4)
@@ -80,9 +92,13 @@ struct TrainingConfig {
 // --account-for-loss-in-pipeline-split): the embedding and the output layer each count as one layer, so the
 // first and the last chunk carry one transformer layer fewer, (l + 2) / (p v) on every other chunk (126
 // layers on 16 stages: 7, 8 x 14, 7). `last_lighter`: only the loss counts, (l + 1) / (p v), the last chunk
-// one fewer. `uneven`: none of these divides; ceil(l / (p v)) on the most loaded chunk, the remainder spread
-// as Megatron's uneven first/last-stage options allow; a search skips it (pp 23 for 126 layers).
-enum class LayerSplit { even, ends_lighter, last_lighter, uneven };
+// one fewer. `given`: the first and/or last rank's layers are set (first_stage_layers, last_stage_layers),
+// the middle ranks share the rest evenly, every rank's layers split evenly over its v chunks (Megatron's
+// rules for num_layers_in_first/last_pipeline_stage). `uneven`: none of these divides; ceil(l / (p v)) on the
+// most loaded chunk, the remainder spread as Megatron's uneven first/last-stage options allow; a search skips
+// it (pp 23 for 126 layers).
+enum class LayerSplit { even, ends_lighter, last_lighter, given, uneven };
+[[nodiscard]] LayerSplit layer_split(const TransformerModel& model, const TrainingConfig& config);
 [[nodiscard]] LayerSplit layer_split(const TransformerModel& model, int pp, int virtual_stages);
 [[nodiscard]] std::string_view layer_split_name(LayerSplit split);
 // Transformer layers on pipeline rank `rank` (0 = first), over its v chunks, under layer_split.

@@ -12,6 +12,7 @@
 #include "gputwin/perf/collectives.hpp"
 #include "gputwin/perf/memory.hpp"
 #include "gputwin/perf/model.hpp"
+#include "gputwin/perf/precision_recipe.hpp"
 #include "gputwin/perf/training.hpp"
 
 namespace gputwin {
@@ -22,10 +23,12 @@ struct TrainingInputs {
   TrainingCalibration calibration;
   MemoryReserve
       memory_reserve;  // memory.yaml: the per-GPU reserve (CUDA context, NCCL buffers, fragmentation)
+  std::vector<PrecisionRecipe> recipes;  // precision-recipes.yaml: low-precision recipes by name
 };
 
-// Reads models.yaml, nccl-cost-model.yaml, training-model.yaml and memory.yaml from `perf_data_dir` (the
-// bundled data/perf/ when empty); the errors of every file that does not load, in that order.
+// Reads models.yaml, nccl-cost-model.yaml, training-model.yaml, memory.yaml and precision-recipes.yaml from
+// `perf_data_dir` (the bundled data/perf/ when empty); the errors of every file that does not load, in that
+// order.
 [[nodiscard]] Result<TrainingInputs> load_training_inputs(const std::string& perf_data_dir = "");
 
 }  // namespace gputwin

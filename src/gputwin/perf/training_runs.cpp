@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "gputwin/core/yaml_input.hpp"
+#include "gputwin/perf/precision_recipe.hpp"
 
 namespace gputwin {
 namespace {
@@ -22,10 +23,14 @@ struct GpuSetup {
 struct SystemSetup {
   std::optional<ByteSize> memory;
   std::optional<DataRate> memory_bandwidth;
+  // A power limit's clock bound: the peak lies between the bf16 peaks of two catalog accelerators (lower,
+  // upper); `peak_position` in [0, 1] says where (a stated default, not a measurement). Empty: the catalog's.
+  std::optional<double> peak_scale;
 };
 
 struct SourceSetup {
   std::string set;
+  bool selective_is_per_op = false;  // torchtitan: "selective" = per-op SAC (Recompute::op_sac)
   std::string fsdp = "megatron-group";
   bool tp_comm_overlap = false;
   std::string recompute_when_null = "none";
@@ -41,6 +46,8 @@ struct Setup {
   std::map<std::string, SystemSetup> systems;
   std::map<std::string, std::optional<TransformerModel>> models;  // empty optional: preset missing
   std::map<std::string, SourceSetup> sources;
+  std::vector<PrecisionRecipe> recipes;
+  std::map<std::string, std::string> recipe_of_label;  // a row's precision_label -> recipe name
 };
 
 std::string lower(std::string text) {
@@ -65,11 +72,33 @@ TransformerModel shape_of(const std::string& id, const YamlField& f) {
   return m;
 }
 
+double bf16_peak_of(const Catalog& catalog, const YamlField& id) {
+  const auto* a = catalog.find<Accelerator>(id.text());
+  if (a == nullptr) id.fail("no accelerator '" + id.text() + "' in the catalog");
+  const auto peak = a->dense_compute.find("bf16");
+  if (peak == a->dense_compute.end() || !peak->second) id.fail("'" + id.text() + "' has no dense bf16 rate");
+  return peak->second->base();
+}
+
 Setup read_setup(const std::string& path, const std::vector<TransformerModel>& presets,
-                 const std::map<std::string, std::string>& sets) {
+                 const std::map<std::string, std::string>& sets, const Catalog& catalog) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"hardware", "systems", "models", "sources"});
+  root.expect_keys({"hardware", "systems", "models", "sources", "precision_recipes"});
   Setup setup;
+  const YamlField recipes = root.child("precision_recipes");
+  recipes.expect_keys({"file", "labels"});
+  const std::string folder = path.find('/') == std::string::npos ? "" : path.substr(0, path.rfind('/') + 1);
+  const std::string file = recipes.child("file").text();
+  auto loaded = load_precision_recipes(file.rfind('/', 0) == 0 ? file : folder + file);
+  if (!loaded.ok()) throw InputFailure(loaded.errors().front());
+  setup.recipes = std::move(loaded).value();
+  for (const YamlField& row : recipes.child("labels").items()) {
+    row.expect_keys({"label", "recipe", "source"});
+    const std::string recipe = row.child("recipe").text();
+    if (find_recipe(setup.recipes, recipe) == nullptr)
+      row.child("recipe").fail("no recipe '" + recipe + "'; known: " + recipe_names(setup.recipes));
+    setup.recipe_of_label[row.child("label").text()] = recipe;
+  }
   for (const YamlField& row : root.child("hardware").items()) {
     row.expect_keys({"gpu", "accelerator", "gpus_per_node", "nics_per_node", "nic_speed", "source"});
     setup.gpus[row.child("gpu").text()] = GpuSetup{
@@ -78,11 +107,21 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
         row.child("nic_speed").positive_quantity<DataRate>()};
   }
   for (const YamlField& row : root.child("systems").items()) {
-    row.expect_keys({"system", "memory", "memory_bandwidth", "source"});
+    row.expect_keys({"system", "memory", "memory_bandwidth", "peak_between", "peak_position", "source"});
     SystemSetup s;
     if (const auto m = row.optional_child("memory")) s.memory = m->positive_quantity<ByteSize>();
     if (const auto b = row.optional_child("memory_bandwidth"))
       s.memory_bandwidth = b->positive_quantity<DataRate>();
+    if (const auto between = row.optional_child("peak_between")) {
+      const std::vector<YamlField> ends = between->items();
+      if (ends.size() != 2) between->fail("give two catalog accelerators: [lower, upper]");
+      const double lower = bf16_peak_of(catalog, ends[0]), upper = bf16_peak_of(catalog, ends[1]);
+      if (lower > upper) between->fail("the lower accelerator's bf16 peak exceeds the upper one's");
+      const YamlField position = row.child("peak_position");
+      const double p = position.number();
+      if (p < 0 || p > 1) position.fail("must be in [0, 1] (0 = the lower peak, 1 = the upper)");
+      s.peak_scale = (lower + p * (upper - lower)) / upper;
+    }
     setup.systems[row.child("system").text()] = s;
   }
   for (const auto& [id, field] : root.child("models").entries()) {
@@ -99,7 +138,7 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
   for (const YamlField& row : root.child("sources").items()) {
     row.expect_keys({"source", "fsdp", "tp_comm_overlap", "recompute_when_null", "sequence_when_null",
                      "pipeline_micro_batch", "pipeline_micro_batches", "virtual_stages_when_null",
-                     "flop_convention"});
+                     "flop_convention", "selective_means"});
     const std::string id = row.child("source").text();
     const auto set = sets.find(id);
     if (set == sets.end()) row.child("source").fail("no source '" + id + "' in training-runs.yaml");
@@ -118,6 +157,8 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
     if (const auto v = row.optional_child("virtual_stages_when_null"))
       s.virtual_stages_when_null = static_cast<int>(v->positive_integer());
     if (const auto c = row.optional_child("flop_convention")) s.flop_convention = c->one_of({"palm"});
+    if (const auto sel = row.optional_child("selective_means"))
+      s.selective_is_per_op = sel->one_of({"megatron", "op-sac"}) == "op-sac";
     setup.sources[id] = s;
   }
   return setup;
@@ -150,7 +191,7 @@ int zero_stage(const SourceSetup& s, const YamlField& row) {
 std::optional<Recompute> recompute_of(const std::string& text, const SourceSetup& s) {
   const std::string r = lower(text.empty() ? s.recompute_when_null : text);
   if (r == "on" || r.rfind("full", 0) == 0) return Recompute::full;  // llm-foundry "True": full checkpointing
-  if (r.rfind("selective", 0) == 0) return Recompute::selective;
+  if (r.rfind("selective", 0) == 0) return s.selective_is_per_op ? Recompute::op_sac : Recompute::selective;
   if (r == "none") return Recompute::none;
   return std::nullopt;
 }
@@ -172,6 +213,11 @@ PerfHardware hardware_of(const Catalog& catalog, const GpuSetup& g, const std::o
   hw.oversubscription = 1;
   if (system && system->memory) hw.accelerator.memory = *system->memory;
   if (system && system->memory_bandwidth) hw.accelerator.memory_bandwidth = *system->memory_bandwidth;
+  if (system && system->peak_scale) {
+    for (auto& [precision, rate] : hw.accelerator.dense_compute) {
+      if (rate) rate = ComputeRate::from_base(rate->base() * *system->peak_scale);
+    }
+  }
   return hw;
 }
 
@@ -244,7 +290,11 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   c.recompute = *recompute;
   c.sequence_parallel = c.tp > 1;
   c.attention = Attention::flash;
-  c.precision = run.precision;
+  const auto label = setup.recipe_of_label.find(text_field(row, "precision_label"));
+  const std::string recipe_name = label != setup.recipe_of_label.end() ? label->second : run.precision;
+  const PrecisionRecipe* recipe = find_recipe(setup.recipes, recipe_name);
+  if (recipe == nullptr) return fail("no precision recipe '" + recipe_name + "'");
+  apply_recipe(*recipe, c);
   const std::string techniques = lower(text_field(row, "techniques"));
   c.tp_comm_overlap = c.tp > 1 && (s.tp_comm_overlap || (techniques.find("async") != std::string::npos));
   c.overlap_data_parallel = true;
@@ -269,7 +319,7 @@ std::vector<ReferenceRun> read_runs(const Catalog& catalog, const std::vector<Tr
   std::map<std::string, std::string> sets;
   for (const YamlField& source : root.child("sources").items())
     sets[source.child("id").text()] = source.child("set").one_of({"fit", "evaluation"});
-  const Setup setup = read_setup(setup_path, presets, sets);
+  const Setup setup = read_setup(setup_path, presets, sets, catalog);
   std::vector<ReferenceRun> runs;
   for (const YamlField& row : root.child("runs").items()) runs.push_back(read_run(row, setup, catalog));
   return runs;

@@ -121,9 +121,12 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // % optimistic (recipe pieces kept in BF16 are not modelled). The 55 MoE rows: 49.0 % mean, not fitted on
   // (small grouped expert GEMMs run slower than the GEMM model says; 40 % before the per-rank activation
   // accounting of the memory model also fed the elementwise term). What is reached is held here.
-  EXPECT_LE(dense_sum / dense, 0.075);
-  EXPECT_LE(hopper_sum / hopper, 0.05);
-  EXPECT_LE(moe_sum / moe, 0.50);
+  // Since the slowest-stage pipeline timing and Megatron-Bridge's FP8-CS recipe (first and last layer in
+  // BF16) and the refit (hopper 0.565, blackwell 0.495, blackwell-ultra 0.605): dense 7.1 % (H100 5.4 %; 7.4
+  // % and 4.6 % before), MoE 51.7 % (49.0 % before: faster pipelines make the optimistic MoE rows more so).
+  EXPECT_LE(dense_sum / dense, 0.072);
+  EXPECT_LE(hopper_sum / hopper, 0.054);
+  EXPECT_LE(moe_sum / moe, 0.52);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
@@ -136,17 +139,60 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   std::cout << "evaluation set: " << evaluation.rows << " rows, mean |error| "
             << 100 * evaluation.mean_abs_error << " %, worst " << 100 * evaluation.max_abs_error << " %\n";
   EXPECT_GE(evaluation.rows, 50);
-  // Goals (issue 14): mean <= 10 %, no row worse than 20 %. NOT reached: 51.3 % mean, worst 198 %, nearly all
-  // optimistic, from torchtitan (power-capped HBM2e H100, eager/compiled PyTorch, ring attention at 32K-262K)
-  // and MosaicML's 2023 FSDP runs; the Llama 3 paper's 8K rows are within 13 %. These assertions hold what is
-  // reached so that a change is seen; see docs/accuracy.md.
-  EXPECT_LE(evaluation.mean_abs_error, 0.52);
-  EXPECT_LE(evaluation.max_abs_error, 2.0);
+  // Goals (issue 14): mean <= 10 %, no row worse than 20 %. NOT reached: 51.3 % mean, worst 198 % at the
+  // start of this pass, nearly all optimistic, from torchtitan (eager/compiled PyTorch, ring attention at
+  // 32K-262K) and MosaicML's 2023 FSDP runs. These assertions hold what is reached so that a change is seen;
+  // see docs/accuracy.md. Since: slowest-stage pipelines and the refit 49.3 % (worst 190 %); the torchtitan
+  // Grand Teton rows on their published 96 GB HBM2e at 2.4 TB/s (the setup's system id now matches them) 45.0
+  // % (worst 187 %); the 500 W bound of those rows' peak (torchtitan: between H100 NVL and SXM; the middle as
+  // a stated default) 40.3 % (worst 165 %); torchtitan's "selective" as its per-op SAC 39.2 %.
+  EXPECT_LE(evaluation.mean_abs_error, 0.395);
+  EXPECT_LE(evaluation.max_abs_error, 1.66);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
-      EXPECT_LE(std::abs(row.error), 0.13) << row.run.id;
+      EXPECT_LE(std::abs(row.error), 0.10) << row.run.id;  // -5.6 % and -9.1 % (were -9.4 % and -12.7 %)
     }
   }
+}
+
+// The GB200 Llama 3.1 405B runs split 126 layers over 16 x 8 one-layer chunks (the embedding and the loss
+// take the first and the last chunk, Megatron's account_for_embedding/loss_in_pipeline_split): predicted, the
+// MXFP8 rows within 1 %, the NVFP4 rows optimistic (the recipe's pieces kept in BF16 are not published).
+TEST(TrainingRuns, Gb200405bRowsOnSixteenByEightChunksArePredicted) {
+  int rows = 0;
+  for (const auto& row : predictions()) {
+    if (row.run.gpu != "GB200" || row.run.model_id != "llama3.1-405b" || row.run.config.virtual_stages != 8)
+      continue;
+    ++rows;
+    ASSERT_TRUE(row.run.predictable) << row.run.id << ": " << row.run.why_not;
+    EXPECT_EQ(layer_split(row.run.model, row.run.config), LayerSplit::ends_lighter) << row.run.id;
+    EXPECT_EQ(layers_on_rank(row.run.model, row.run.config, 0), 7) << row.run.id;
+    EXPECT_LE(std::abs(row.error), row.run.precision == "nvfp4" ? 0.14 : 0.02) << row.run.id;
+  }
+  EXPECT_EQ(rows, 4);
+}
+
+// The harness takes each row's recipe: Megatron-Bridge 25.11's FP8-CS rows keep the first and the last layer
+// in BF16; MXFP8 and NVFP4 rows run at their own precision.
+TEST(TrainingRuns, RowsRunTheirPrecisionRecipe) {
+  int cs = 0, mx = 0, fp4 = 0;
+  for (const auto& run : runs()) {
+    if (!run.predictable) continue;
+    if (run.source == "mbridge-25.11" && run.precision == "fp8") {
+      ++cs;
+      EXPECT_EQ(run.config.bf16_layers_at_start, 1) << run.id;
+      EXPECT_EQ(run.config.bf16_layers_at_end, 1) << run.id;
+    }
+    if (run.precision == "mxfp8") ++mx;
+    if (run.precision == "nvfp4") ++fp4;
+    if (run.precision == "mxfp8" || run.precision == "nvfp4") {
+      EXPECT_EQ(run.config.precision, run.precision) << run.id;
+      EXPECT_EQ(run.config.bf16_layers_at_start + run.config.bf16_layers_at_end, 0) << run.id;
+    }
+  }
+  EXPECT_GE(cs, 10);
+  EXPECT_GE(mx, 20);
+  EXPECT_GE(fp4, 8);
 }
 
 TEST(TrainingCalibration, RecomputesTheStoredFit) {
@@ -184,7 +230,9 @@ TEST(TrainingRuns, FitNeverReadsEvaluationRows) {
 TEST(TrainingRuns, UnknownSourceInTheSetupIsALocatedError) {
   const std::string path = ::testing::TempDir() + "/setup-bad.yaml";
   std::ofstream(path) << "hardware: []\nsystems: []\nmodels: {}\nsources:\n"
-                         "  - {source: no-such-source, fsdp: degree, tp_comm_overlap: false}\n";
+                         "  - {source: no-such-source, fsdp: degree, tp_comm_overlap: false}\n"
+                         "precision_recipes: {file: " +
+                             source_path("data/perf/precision-recipes.yaml") + ", labels: []}\n";
   const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(),
                                           source_path("data/reference/training-runs.yaml"), path);
   ASSERT_FALSE(loaded.ok());

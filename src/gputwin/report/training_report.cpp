@@ -116,8 +116,17 @@ std::string training_text(const TrainingRunInfo& run, const TrainingEstimate& e,
       "{} on {} x {} ({} nodes of {})\n", run.model->name, c.job_gpus(), run.hardware->accelerator.info.id,
       (c.job_gpus() + run.hardware->gpus_per_node - 1) / run.hardware->gpus_per_node,
       run.hardware->system_id);
+  std::string precision = c.precision;
+  if (c.bf16_layers_at_start > 0 || c.bf16_layers_at_end > 0)
+    precision +=
+        fmt::format(" (first {} and last {} layers in bf16)", c.bf16_layers_at_start, c.bf16_layers_at_end);
   text += fmt::format("  {}; global batch {} x {} tokens, {}\n", split_text(c), c.global_batch, c.sequence,
-                      c.precision);
+                      precision);
+  if (c.first_stage_layers > 0 || c.last_stage_layers > 0) {
+    text += fmt::format("  pipeline layers: first stage {}, last stage {}, each middle stage {}\n",
+                        layers_on_rank(*run.model, c, 0), layers_on_rank(*run.model, c, c.pp - 1),
+                        c.pp > 2 ? layers_on_rank(*run.model, c, 1) : 0);
+  }
   if (c.idle_gpus > 0) {
     text += fmt::format(
         "  {} of the job's {} GPUs idle (the global batch does not split over more data-parallel groups); "

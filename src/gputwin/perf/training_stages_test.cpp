@@ -1,0 +1,298 @@
+// Uneven pipeline stages (step time by the slowest stage, memory by the fullest), the context-parallel
+// exchange of latent attention, low-precision recipes with BF16 layers and torchtitan's per-op selective
+// checkpointing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "gputwin/perf/memory.hpp"
+#include "gputwin/perf/perf_test_support.hpp"
+#include "gputwin/perf/precision_recipe.hpp"
+#include "gputwin/perf/training.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::model_presets;
+using testing::perf_setup;
+using testing::source_path;
+
+const TransformerModel& preset(const std::string& name) {
+  const TransformerModel* m = find_model(model_presets(), name);
+  EXPECT_NE(m, nullptr) << name;
+  return *m;
+}
+
+PerfHardware h100_nodes(int nodes) {
+  return perf_hardware_of_system(perf_setup().catalog, "dgx-h100", nodes).value();
+}
+
+// Llama 3.1 405B as Meta split it: 16,384 H100, TP 8, PP 16, 16 sequences of 8K per data-parallel group.
+TrainingConfig llama405b_pp16() {
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 16 * 128;
+  c.micro_batch = 1;
+  c.tp = 8;
+  c.pp = 16;
+  c.dp = 128;
+  c.zero = 2;
+  c.recompute = Recompute::none;
+  c.tp_comm_overlap = true;
+  return c;
+}
+
+double step_s(const TransformerModel& m, const TrainingConfig& c, const PerfHardware& hw) {
+  const auto& s = perf_setup();
+  return estimate_training(hw, s.collectives, s.calibration, m, c).step_time_s;
+}
+
+// Megatron's num_layers_in_first/last_pipeline_stage: the middle stages share the rest evenly, each stage's
+// layers split over its v chunks; anything else is refused with the numbers that do not divide.
+TEST(TrainingPipelineSplit, GivenFirstAndLastStageLayersFollowMegatronsRules) {
+  const TransformerModel& m = preset("llama3.1-405b");
+  TrainingConfig c = llama405b_pp16();
+  c.first_stage_layers = 21;
+  c.last_stage_layers = 7;
+  EXPECT_TRUE(check_training_config(m, c, 16384).empty());
+  EXPECT_EQ(layer_split(m, c), LayerSplit::given);
+  EXPECT_EQ(layers_on_rank(m, c, 0), 21);
+  EXPECT_EQ(layers_on_rank(m, c, 1), 7);
+  EXPECT_EQ(layers_on_rank(m, c, 15), 7);
+  int total = 0;
+  for (int rank = 0; rank < c.pp; ++rank) total += layers_on_rank(m, c, rank);
+  EXPECT_EQ(total, 126);
+
+  c.first_stage_layers = 6;  // 126 - 6 - 7 = 113 layers on 14 middle stages: not whole
+  auto problems = check_training_config(m, c, 16384);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("leave 113 of the 126 layers"), std::string::npos) << problems[0];
+
+  c.first_stage_layers = 21;
+  c.virtual_stages = 2;  // 21 and 7 layers do not split over 2 chunks
+  c.global_batch = 16 * 128;
+  problems = check_training_config(m, c, 16384);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems[0].find("does not split over 2 virtual stages"), std::string::npos) << problems[0];
+
+  TrainingConfig one = llama405b_pp16();
+  one.pp = 1;
+  one.dp = 0;
+  one.last_stage_layers = 6;
+  problems = check_training_config(m, one, 16384);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems[0].find("at least 2 pipeline stages"), std::string::npos) << problems[0];
+}
+
+// The pipeline runs at the pace of its slowest stage. 21 layers on the first stage take 21/8 of the time the
+// 8-layer middle stages of Llama 3's split take (the output layer on its 7-layer last stage is lighter than a
+// middle stage); putting the heavy stage last adds the output layer on top of it.
+TEST(TrainingPipelineSplit, StepTimeIsSetByTheSlowestStage) {
+  const TransformerModel& m = preset("llama3.1-405b");
+  const PerfHardware hw = h100_nodes(2048);
+  TrainingConfig lighter_ends = llama405b_pp16();  // 7, 8 x 14, 7
+  TrainingConfig heavy_first = lighter_ends;
+  heavy_first.first_stage_layers = 21;
+  heavy_first.last_stage_layers = 7;
+  TrainingConfig heavy_last = lighter_ends;
+  heavy_last.first_stage_layers = 7;
+  heavy_last.last_stage_layers = 21;
+  for (TrainingConfig* c : {&lighter_ends, &heavy_first, &heavy_last}) {
+    ASSERT_TRUE(check_training_config(m, *c, 16384).empty());
+  }
+  const double base = step_s(m, lighter_ends, hw);
+  const double first = step_s(m, heavy_first, hw);
+  const double last = step_s(m, heavy_last, hw);
+  EXPECT_GT(first / base, 2.45);
+  EXPECT_LT(first / base, 21.0 / 8.0 + 0.01);
+  EXPECT_GT(last, first);
+  // The output layer (2 h V per token, about 2/3 of a 405B layer's GEMMs) sits on the last stage: a 7-layer
+  // last stage with it is lighter than an 8-layer middle stage, so the split is not slowed by its ends.
+  TrainingConfig even_ends = lighter_ends;
+  even_ends.first_stage_layers = 8;
+  even_ends.last_stage_layers = 6;  // 112 on 14 middle stages: 8 each
+  ASSERT_TRUE(check_training_config(m, even_ends, 16384).empty());
+  // (the optimizer and data-parallel terms follow the fullest rank's parameters, which differ slightly)
+  EXPECT_NEAR(step_s(m, even_ends, hw) / base, 1.0, 5e-3);
+}
+
+// Memory is that of the fullest stage: 21 layers on rank 0, each with 16 micro-batches in flight, do not fit
+// in 80 GB where Llama 3's split does.
+TEST(TrainingPipelineSplit, MemoryIsThatOfTheFullestStage) {
+  const TransformerModel& m = preset("llama3.1-405b");
+  TrainingConfig balanced = llama405b_pp16();
+  TrainingConfig heavy_first = balanced;
+  heavy_first.first_stage_layers = 21;
+  heavy_first.last_stage_layers = 7;
+  const ByteSize capacity = ByteSize::from_base(80e9);
+  const auto a = training_memory(m, balanced, capacity);
+  const auto b = training_memory(m, heavy_first, capacity);
+  EXPECT_EQ(b.pipeline_rank, 0);
+  // 21 layers x 16 micro-batches in flight against the balanced split's 8 x 15 (rank 1): 2.8 x.
+  EXPECT_GT(b.activations.base(), 2.5 * a.activations.base());
+  EXPECT_TRUE(a.fits());
+  EXPECT_FALSE(b.fits());
+}
+
+// Context parallelism all-gathers what the core attention reads: for latent attention (DeepSeek-V3) the
+// per-head up-projected keys (nope 128 + rope 64) and values (128) of 128 heads, not the 576-element latent
+// and not kv_heads x hidden/heads.
+TEST(TrainingContextParallel, LatentAttentionExchangesPerHeadKeysAndValues) {
+  const TransformerModel& dsv3 = preset("deepseek-v3");
+  EXPECT_DOUBLE_EQ(context_parallel_kv_elements_per_token(dsv3, 1), 128.0 * (192 + 128));
+  EXPECT_DOUBLE_EQ(context_parallel_kv_elements_per_token(dsv3, 8), 16.0 * (192 + 128));
+  // Grouped-query attention: kv_heads x 2 x head_dim over t, replicated once t exceeds the kv heads.
+  const TransformerModel& llama = preset("llama3-70b");
+  EXPECT_DOUBLE_EQ(context_parallel_kv_elements_per_token(llama, 1), 8.0 * 256);
+  EXPECT_DOUBLE_EQ(context_parallel_kv_elements_per_token(llama, 8), 256.0);
+  EXPECT_DOUBLE_EQ(context_parallel_kv_elements_per_token(llama, 16), 256.0);
+}
+
+// The exchange is timed on those bytes: DeepSeek-V3 at CP 2 across nodes exposes more context-parallel time
+// than the same model would with the old kv_heads x head_dim count would allow (checked through the term's
+// growth with the element count: twice the elements at least 1.6 x the time on a bandwidth-bound message).
+TEST(TrainingContextParallel, DeepSeekV3ContextTermUsesThePerHeadSize) {
+  const TransformerModel& dsv3 = preset("deepseek-v3");
+  TrainingConfig c;
+  c.sequence = 65536;
+  c.global_batch = 64;
+  c.tp = 1;
+  c.pp = 16;
+  c.cp = 8;
+  c.ep = 8;
+  c.dp = 0;
+  c.recompute = Recompute::full;
+  const PerfHardware hw = h100_nodes(128);
+  ASSERT_TRUE(check_training_config(dsv3, c, 1024).empty());
+  const auto e = estimate_training(hw, perf_setup().collectives, perf_setup().calibration, dsv3, c);
+  double context = -1;
+  for (const auto& t : e.terms) {
+    if (t.name == "context-parallel communication") context = t.seconds;
+  }
+  EXPECT_GE(context, 0.0);
+  // At 64K tokens the attention kernels hide the exchange; at 8K with CP 8 they do not.
+  c.sequence = 8192;
+  c.global_batch = 512;
+  ASSERT_TRUE(check_training_config(dsv3, c, 1024).empty());
+  const auto short_seq = estimate_training(hw, perf_setup().collectives, perf_setup().calibration, dsv3, c);
+  double exposed = 0;
+  for (const auto& t : short_seq.terms) {
+    if (t.name == "context-parallel communication") exposed = t.seconds;
+  }
+  EXPECT_GT(exposed, 0.0);
+}
+
+TEST(TrainingPrecisionRecipes, BundledRecipesCarryMegatronBridgesBf16Layers) {
+  const auto recipes = load_precision_recipes(source_path("data/perf/precision-recipes.yaml"));
+  ASSERT_TRUE(recipes.ok()) << recipes.error_text();
+  const PrecisionRecipe* cs = find_recipe(recipes.value(), "fp8-cs");
+  ASSERT_NE(cs, nullptr);
+  EXPECT_EQ(cs->gemm, "fp8");
+  EXPECT_EQ(cs->bf16_layers_at_start, 1);
+  EXPECT_EQ(cs->bf16_layers_at_end, 1);
+  EXPECT_NE(cs->source.find("bf16_with_fp8_current_scaling_mixed"), std::string::npos);
+  for (const char* name : {"bf16", "fp8", "mxfp8", "nvfp4"}) {
+    const PrecisionRecipe* r = find_recipe(recipes.value(), name);
+    ASSERT_NE(r, nullptr) << name;
+    EXPECT_EQ(r->gemm, name);
+    EXPECT_EQ(r->bf16_layers_at_start + r->bf16_layers_at_end, 0) << name;
+  }
+  EXPECT_EQ(find_recipe(recipes.value(), "fp6"), nullptr);
+}
+
+TEST(TrainingPrecisionRecipes, ABadRecipeIsALocatedError) {
+  const std::string path = ::testing::TempDir() + "/recipes-bad.yaml";
+  std::ofstream(path)
+      << "recipes:\n"
+         "  - {name: a, gemm: bf16, bf16_layers_at_start: 0, bf16_layers_at_end: 0, source: x}\n"
+         "  - {name: b, gemm: fp6, bf16_layers_at_start: 0, bf16_layers_at_end: 0, source: x}\n";
+  const auto loaded = load_precision_recipes(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error_text().find("recipes-bad.yaml:3"), std::string::npos) << loaded.error_text();
+  EXPECT_NE(loaded.error_text().find("gemm"), std::string::npos) << loaded.error_text();
+}
+
+// Keeping the first and last layer in BF16 costs those two layers' GEMMs at the BF16 rate: on one GPU
+// (no pipeline) Llama 3 8B's 32 layers under FP8-CS are slower than under FP8, by less than two layers'
+// worth of their BF16 GEMM time; with a pipeline only the first and last stage carry them.
+TEST(TrainingPrecisionRecipes, Bf16LayersCostTheirGemmsAtTheBf16Rate) {
+  const TransformerModel& m = preset("llama3-8b");
+  const PerfHardware hw = h100_nodes(1);
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 8;
+  c.micro_batch = 1;
+  c.dp = 8;
+  c.recompute = Recompute::none;
+  c.precision = "fp8";
+  const double fp8 = step_s(m, c, hw);
+  c.bf16_layers_at_start = c.bf16_layers_at_end = 1;
+  const double cs = step_s(m, c, hw);
+  c.bf16_layers_at_start = c.bf16_layers_at_end = 0;
+  c.precision = "bf16";
+  const double bf16 = step_s(m, c, hw);
+  EXPECT_GT(cs, fp8);
+  // Two of 32 layers move from the FP8 to the BF16 time: at most 2/32 of the gap (the output layer, attention
+  // and the optimizer are the same in both).
+  EXPECT_LT(cs - fp8, 2.0 / 32 * (bf16 - fp8) + 1e-12);
+  EXPECT_GT(cs - fp8, 0.5 * 2.0 / 32 * (bf16 - fp8));
+}
+
+TEST(TrainingPrecisionRecipes, NvFp4AndMxFp8RunOnBlackwell) {
+  const TransformerModel& m = preset("llama3-70b");
+  const PerfHardware hw = perf_hardware_of_system(perf_setup().catalog, "dgx-b200", 8).value();
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 128;
+  c.tp = 2;
+  c.pp = 4;
+  c.dp = 0;
+  c.recompute = Recompute::none;
+  ASSERT_TRUE(check_training_config(m, c, 64).empty());
+  double previous = 0;
+  for (const char* p : {"bf16", "mxfp8", "nvfp4"}) {
+    c.precision = p;
+    const double s = step_s(m, c, hw);
+    ASSERT_TRUE(std::isfinite(s)) << p;
+    if (previous > 0) {
+      EXPECT_LT(s, previous) << p;
+    }
+    previous = s;
+  }
+}
+
+// torchtitan's per-op SAC recomputes every second matrix multiplication of a block (for Llama: wk, wo and
+// w3): more than none, less than full recomputation, and on Llama 3 8B about 36 % of the forward GEMM time.
+TEST(TrainingOpSac, RecomputesEverySecondMatrixMultiplication) {
+  const TransformerModel& m = preset("llama3-8b");
+  const PerfHardware hw = h100_nodes(1);
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 8;
+  c.dp = 8;
+  auto recompute_s = [&](Recompute r) {
+    c.recompute = r;
+    const auto e = estimate_training(hw, perf_setup().collectives, perf_setup().calibration, m, c);
+    for (const auto& t : e.terms) {
+      if (t.name == "recompute") return t.seconds;
+    }
+    return -1.0;
+  };
+  const double none = recompute_s(Recompute::none), op = recompute_s(Recompute::op_sac);
+  const double full = recompute_s(Recompute::full);
+  EXPECT_EQ(none, 0.0);
+  EXPECT_GT(op, 0.0);
+  EXPECT_LT(op, full);
+  // wk (1024 wide), wo (4096) and w3 (14336) of wq + wk + wv + wo (6144) and the MLP (3 x 14336): 36.5 % of
+  // the layer's forward matrix FLOPs; the GEMM model times them by shape, so within a few percent of that
+  // share of the full recompute's GEMM part (full also repeats attention and elementwise work: a lower
+  // bound).
+  EXPECT_GT(op / full, 0.20);
+  EXPECT_LT(op / full, 0.365);
+  EXPECT_EQ(recompute_name(Recompute::op_sac), "op-sac");
+  EXPECT_EQ(recompute_from_name("op-sac"), Recompute::op_sac);
+}
+
+}  // namespace
+}  // namespace gputwin
