@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <regex>
 
 #include "gputwin/core/yaml_input.hpp"
@@ -103,7 +104,7 @@ class CatalogBuilder {
     if (root.is_null()) return;  // an empty file holds no parts
     root.expect_keys({"title", "notes", "accelerators", "mig_profile_sets", "systems", "appliances",
                       "switches", "transceivers", "cables", "circuits", "pdus", "cooling",
-                      "facility_defaults"});
+                      "facility_defaults", "rack_systems", "cdus", "busbars", "coolants"});
     read_list(root, "accelerators", catalog_.accelerators_, "accelerator",
               [this](auto& f) { return accelerator(f); });
     read_list(root, "mig_profile_sets", catalog_.mig_profile_sets_, "mig_profile_set",
@@ -120,6 +121,11 @@ class CatalogBuilder {
     read_list(root, "cooling", catalog_.coolings_, "cooling", [this](auto& f) { return cooling(f); });
     read_list(root, "facility_defaults", catalog_.facility_defaults_, "facility_defaults",
               [this](auto& f) { return facility(f); });
+    read_list(root, "rack_systems", catalog_.rack_systems_, "rack_system",
+              [this](auto& f) { return rack_system(f); });
+    read_list(root, "cdus", catalog_.cdus_, "cdu", [this](auto& f) { return cdu(f); });
+    read_list(root, "busbars", catalog_.busbars_, "busbar", [this](auto& f) { return busbar(f); });
+    read_list(root, "coolants", catalog_.coolants_, "coolant", [this](auto& f) { return coolant(f); });
   }
 
   void add_error(InputError error) { errors_.push_back(std::move(error)); }
@@ -137,6 +143,7 @@ class CatalogBuilder {
              "refers to '" + reference.id + "', which is a " + found->second + ", not a " + reference.kind});
       }
     }
+    check_rack_systems();
     if (!errors_.empty()) return errors_;
     return std::move(catalog_);
   }
@@ -395,18 +402,142 @@ class CatalogBuilder {
 
   Cooling cooling(const YamlField& f) {
     f.expect_keys(
-        {"id", "name", "source", "confidence", "field_confidence", "notes", "type", "max_rack_power"});
+        {"id", "name", "source", "confidence", "field_confidence", "notes", "type", "max_rack_power", "pue"});
     Cooling part;
     part.info = read_info(f);
     part.type = f.child("type").one_of({"air", "rear_door", "liquid"});
     part.max_rack_power = f.child("max_rack_power").positive_quantity<Power>();
+    if (auto pue = f.optional_child("pue")) {
+      part.pue = pue->positive_number();
+      if (*part.pue < 1.0) pue->fail("a PUE is at least 1.0");
+    }
+    return part;
+  }
+
+  static double fraction(const YamlField& field) {
+    const double value = field.number();
+    if (value < 0.0 || value > 1.0) field.fail("expected a fraction between 0 and 1");
+    return value;
+  }
+
+  RackSystem rack_system(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "compute_tray",
+                   "compute_trays", "switch_trays", "power_shelves", "other_rack_units", "rack_units",
+                   "power_max", "power_typical", "cooling", "heat_to_liquid", "weight_kg", "scale_up"});
+    RackSystem part;
+    part.info = read_info(f);
+    part.compute_tray = f.child("compute_tray").text();
+    refer(f.child("compute_tray"), "system");
+    part.compute_trays = static_cast<int>(f.child("compute_trays").positive_integer());
+    const auto trays = f.child("switch_trays");
+    trays.expect_keys({"name", "count", "chips_per_tray", "rack_units", "power_max"});
+    part.switch_trays.name = trays.has("name") ? trays.child("name").text() : "NVLink switch tray";
+    part.switch_trays.count = static_cast<int>(trays.child("count").positive_integer());
+    if (auto chips = trays.optional_child("chips_per_tray"))
+      part.switch_trays.chips_per_tray = static_cast<int>(chips->positive_integer());
+    part.switch_trays.rack_units = trays.child("rack_units").positive_quantity<RackSpace>();
+    part.switch_trays.power_max = trays.child("power_max").positive_quantity<Power>();
+    const auto shelves = f.child("power_shelves");
+    shelves.expect_keys({"count", "rack_units", "rating", "psus_per_shelf", "psu_rating", "redundancy"});
+    part.power_shelves.count = static_cast<int>(shelves.child("count").positive_integer());
+    part.power_shelves.rack_units = shelves.child("rack_units").positive_quantity<RackSpace>();
+    part.power_shelves.rating = shelves.child("rating").positive_quantity<Power>();
+    if (auto psus = shelves.optional_child("psus_per_shelf"))
+      part.power_shelves.psus_per_shelf = static_cast<int>(psus->positive_integer());
+    if (auto rating = shelves.optional_child("psu_rating"))
+      part.power_shelves.psu_rating = rating->positive_quantity<Power>();
+    if (auto redundancy = shelves.optional_child("redundancy"))
+      part.power_shelves.redundancy = redundancy->text();
+    part.other_rack_units =
+        f.has("other_rack_units") ? f.child("other_rack_units").quantity<RackSpace>() : RackSpace();
+    part.rack_units = f.child("rack_units").positive_quantity<RackSpace>();
+    part.power_max = f.child("power_max").positive_quantity<Power>();
+    part.power_typical = optional_quantity<Power>(f, "power_typical");
+    if (part.power_typical && *part.power_typical > part.power_max)
+      f.child("power_typical").fail("typical power exceeds power_max");
+    const std::string cooling = f.child("cooling").one_of({"air", "hybrid", "liquid"});
+    part.cooling = cooling == "air"      ? CoolingMethod::air
+                   : cooling == "hybrid" ? CoolingMethod::hybrid
+                                         : CoolingMethod::liquid;
+    part.heat_to_liquid = fraction(f.child("heat_to_liquid"));
+    if (part.cooling == CoolingMethod::air && part.heat_to_liquid > 0.0)
+      f.child("heat_to_liquid").fail("an air-cooled system sends no heat to liquid");
+    if (auto weight = f.optional_child("weight_kg")) part.weight_kg = weight->positive_number();
+    const auto scale_up = f.child("scale_up");
+    scale_up.expect_keys({"link", "bandwidth_per_gpu", "notes"});
+    part.scale_up_link = scale_up.has("link") ? scale_up.child("link").text() : "";
+    part.scale_up_bandwidth = scale_up.child("bandwidth_per_gpu").positive_quantity<DataRate>();
+    rack_system_fields_[part.info.id] = {
+        {f.child("compute_trays").location(), f.child("compute_trays").path()},
+        {f.child("rack_units").location(), f.child("rack_units").path()}};
+    return part;
+  }
+
+  // After every file is read: the tray must exist, and the trays must make up the tray's scale-up domain
+  // and fit the rack the system ships in.
+  void check_rack_systems() {
+    for (const auto& rack : catalog_.rack_systems_) {
+      const System* tray = catalog_.find<System>(rack.compute_tray);
+      const auto field = rack_system_fields_.find(rack.info.id);
+      if (tray == nullptr || field == rack_system_fields_.end())
+        continue;  // reported as a dangling reference
+      const auto& [trays_at, rack_units_at] = field->second;
+      const int gpus = tray->accelerators * rack.compute_trays;
+      if (tray->scale_up_domain != gpus) {
+        errors_.push_back({trays_at.first, trays_at.second,
+                           std::to_string(rack.compute_trays) + " trays of " + rack.compute_tray + " hold " +
+                               std::to_string(gpus) + " GPUs, but the tray's scale_up_domain is " +
+                               std::to_string(tray->scale_up_domain)});
+      }
+      if (rack.occupied_rack_units(*tray) > rack.rack_units) {
+        errors_.push_back({rack_units_at.first, rack_units_at.second,
+                           "the trays, switch trays and power shelves take " +
+                               format_rack_units(rack.occupied_rack_units(*tray)) + ", more than the " +
+                               format_rack_units(rack.rack_units) + " rack"});
+      }
+    }
+  }
+
+  CoolantDistributionUnit cdu(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "placement", "capacity",
+                   "redundancy", "flow_l_per_min", "supply_temperature_c", "rack_units"});
+    CoolantDistributionUnit part;
+    part.info = read_info(f);
+    part.placement = f.child("placement").one_of({"in_rack", "in_row"});
+    part.capacity = f.child("capacity").positive_quantity<Power>();
+    if (auto redundancy = f.optional_child("redundancy")) part.redundancy = redundancy->text();
+    if (auto flow = f.optional_child("flow_l_per_min")) part.flow_l_per_min = flow->positive_number();
+    if (auto supply = f.optional_child("supply_temperature_c"))
+      part.supply_temperature_c = supply->positive_number();
+    part.rack_units = f.has("rack_units") ? f.child("rack_units").quantity<RackSpace>() : RackSpace();
+    return part;
+  }
+
+  BusbarFeed busbar(const YamlField& f) {
+    f.expect_keys(
+        {"id", "name", "source", "confidence", "field_confidence", "notes", "capacity", "voltage_v"});
+    BusbarFeed part;
+    part.info = read_info(f);
+    part.capacity = f.child("capacity").positive_quantity<Power>();
+    if (auto voltage = f.optional_child("voltage_v")) part.voltage_v = voltage->positive_number();
+    return part;
+  }
+
+  Coolant coolant(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes",
+                   "specific_heat_j_per_kg_k", "density_kg_per_l"});
+    Coolant part;
+    part.info = read_info(f);
+    part.specific_heat_j_per_kg_k = f.child("specific_heat_j_per_kg_k").positive_number();
+    part.density_kg_per_l = f.child("density_kg_per_l").positive_number();
     return part;
   }
 
   FacilityDefaults facility(const YamlField& f) {
     f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "pue",
                    "electricity_price", "rack_units", "rack_width", "row_pitch", "tray_height",
-                   "rack_unit_height", "cable_slack"});
+                   "rack_unit_height", "cable_slack", "cdu", "coolant", "water_supply_temperature_c",
+                   "water_delta_t_c"});
     FacilityDefaults part;
     part.info = read_info(f);
     const auto pue = f.child("pue");
@@ -419,6 +550,17 @@ class CatalogBuilder {
     part.tray_height = f.child("tray_height").quantity<Length>();
     part.rack_unit_height = f.child("rack_unit_height").positive_quantity<Length>();
     part.cable_slack = f.child("cable_slack").quantity<Length>();
+    if (auto cdu = f.optional_child("cdu")) {
+      part.cdu = cdu->text();
+      refer(*cdu, "cdu");
+    }
+    if (auto coolant = f.optional_child("coolant")) {
+      part.coolant = coolant->text();
+      refer(*coolant, "coolant");
+    }
+    if (auto supply = f.optional_child("water_supply_temperature_c"))
+      part.water_supply_temperature_c = supply->positive_number();
+    if (auto rise = f.optional_child("water_delta_t_c")) part.water_delta_t_c = rise->positive_number();
     return part;
   }
 
@@ -426,6 +568,8 @@ class CatalogBuilder {
   InputErrors errors_;
   std::vector<PendingReference> references_;
   std::unordered_map<std::string, SourceLocation> first_definition_;
+  using FieldAt = std::pair<SourceLocation, std::string>;  // where a field was written, and its path
+  std::map<std::string, std::pair<FieldAt, FieldAt>> rack_system_fields_;  // compute_trays, rack_units
 };
 
 Result<Catalog> Catalog::parse(const std::vector<std::pair<std::string, std::string>>& documents) {
@@ -498,6 +642,10 @@ const PartInfo* Catalog::info(std::string_view id) const {
   look(pdus_);
   look(coolings_);
   look(facility_defaults_);
+  look(rack_systems_);
+  look(cdus_);
+  look(busbars_);
+  look(coolants_);
   return kind.empty() ? nullptr : found;
 }
 

@@ -64,6 +64,10 @@ class Catalog {
   std::vector<Pdu> pdus_;
   std::vector<Cooling> coolings_;
   std::vector<FacilityDefaults> facility_defaults_;
+  std::vector<RackSystem> rack_systems_;
+  std::vector<CoolantDistributionUnit> cdus_;
+  std::vector<BusbarFeed> busbars_;
+  std::vector<Coolant> coolants_;
   std::unordered_map<std::string, std::string> kinds_;  // id -> kind
 };
 
@@ -110,6 +114,23 @@ inline const std::vector<Cooling>& Catalog::all() const {
 template <>
 inline const std::vector<FacilityDefaults>& Catalog::all() const {
   return facility_defaults_;
+}
+
+template <>
+inline const std::vector<RackSystem>& Catalog::all() const {
+  return rack_systems_;
+}
+template <>
+inline const std::vector<CoolantDistributionUnit>& Catalog::all() const {
+  return cdus_;
+}
+template <>
+inline const std::vector<BusbarFeed>& Catalog::all() const {
+  return busbars_;
+}
+template <>
+inline const std::vector<Coolant>& Catalog::all() const {
+  return coolants_;
 }
 
 }  // namespace gputwin

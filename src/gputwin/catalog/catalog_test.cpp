@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "gputwin/catalog/catalog_test_support.hpp"
 
@@ -199,6 +200,75 @@ TEST(Catalog, ScaleUpDomainSpanningSystemsMustBeAWholeMultiple) {
   // Smaller than the box (PCIe cards joined in pairs) stays allowed.
   const auto pairs = testing::catalog_with({{"t.yaml", tray_with_domain(8, 2)}});
   EXPECT_EQ(pairs.get<System>("tray").scale_up_domain, 2);
+}
+
+TEST(Catalog, RackSystemsAreTraysSwitchTraysAndPowerShelvesInOneRack) {
+  const Catalog& catalog = bundled_catalog();
+  for (const char* id : {"gb200-nvl72", "gb300-nvl72"}) {
+    const RackSystem& rack = catalog.get<RackSystem>(id);
+    const System& tray = catalog.get<System>(rack.compute_tray);
+    EXPECT_EQ(rack.compute_trays * tray.accelerators, 72) << id;
+    EXPECT_EQ(rack.compute_trays * tray.accelerators, tray.scale_up_domain) << id;
+    EXPECT_EQ(rack.switch_trays.count, 9) << id;
+    EXPECT_EQ(rack.power_shelves.count, 8) << id;
+    EXPECT_DOUBLE_EQ(in_kilowatts(rack.power_shelves.rating), 33.0) << id;
+    // Six 5.5 kW PSUs make the 33 kW shelf.
+    EXPECT_DOUBLE_EQ(in_kilowatts(rack.power_shelves.psu_rating) * rack.power_shelves.psus_per_shelf,
+                     in_kilowatts(rack.power_shelves.rating))
+        << id;
+    EXPECT_LE(rack.occupied_rack_units(tray), rack.rack_units) << id;
+    EXPECT_EQ(rack.cooling, CoolingMethod::hybrid) << id;
+    EXPECT_GT(rack.heat_to_liquid, 0.5) << id;
+    EXPECT_LT(rack.heat_to_liquid, 1.0) << id;
+    // The parts' maxima stay within the published or derived rack maximum (rounded to 0.1 kW in the catalog).
+    EXPECT_LE(in_kilowatts(tray.power_max * rack.compute_trays + rack.switch_trays.power_max * 9),
+              in_kilowatts(rack.power_max) + 0.01)
+        << id;
+  }
+  EXPECT_DOUBLE_EQ(in_rack_units(catalog.get<RackSystem>("gb200-nvl72")
+                                     .occupied_rack_units(catalog.get<System>("gb200-nvl72-tray"))),
+                   37.0);
+  const auto& facility = catalog.get<FacilityDefaults>("default");
+  EXPECT_NE(catalog.find<CoolantDistributionUnit>(facility.cdu), nullptr);
+  EXPECT_DOUBLE_EQ(catalog.get<Coolant>(facility.coolant).specific_heat_j_per_kg_k, 4186.0);
+  EXPECT_EQ(catalog.kind_of("in-rack-cdu-250kw"), "cdu");
+  EXPECT_EQ(catalog.kind_of("dc-busbar-nvl72"), "busbar");
+}
+
+const std::string kRackSystem = R"(rack_systems:
+  - id: half-rack
+    source: "test"
+    compute_tray: gb200-nvl72-tray
+    compute_trays: 16
+    switch_trays: {count: 9, rack_units: 1 U, power_max: 400 W}
+    power_shelves: {count: 8, rack_units: 1 U, rating: 33 kW}
+    rack_units: 30 U
+    power_max: 120 kW
+    cooling: hybrid
+    heat_to_liquid: 0.85
+    scale_up: {bandwidth_per_gpu: 900 GB/s}
+)";
+
+TEST(Catalog, RackSystemThatMissesItsTraysDomainOrRackIsAnError) {
+  std::vector<std::pair<std::string, std::string>> documents;
+  for (const auto& entry : std::filesystem::directory_iterator(testing::source_path("data/catalog"))) {
+    std::ifstream stream(entry.path());
+    std::ostringstream text;
+    text << stream.rdbuf();
+    documents.emplace_back(entry.path().filename().string(), text.str());
+  }
+  documents.emplace_back("r.yaml", kRackSystem);
+  const auto bad = parse(documents);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error_text().find("r.yaml:5:20: rack_systems[0].compute_trays: 16 trays of gb200-nvl72-tray "
+                                  "hold 64 GPUs, but the tray's scale_up_domain is 72"),
+            std::string::npos)
+      << bad.error_text();
+  EXPECT_NE(
+      bad.error_text().find("r.yaml:8:17: rack_systems[0].rack_units: the trays, switch trays and power "
+                            "shelves take 33 U, more than the 30 U rack"),
+      std::string::npos)
+      << bad.error_text();
 }
 
 TEST(Catalog, MigPlacementPastTheLastSlotIsAnError) {

@@ -34,6 +34,23 @@ const char* medium_name(Medium medium) {
   return "?";
 }
 
+const char* cooling_method_name(CoolingMethod method) {
+  switch (method) {
+    case CoolingMethod::air:
+      return "air";
+    case CoolingMethod::hybrid:
+      return "hybrid";
+    case CoolingMethod::liquid:
+      return "liquid";
+  }
+  return "?";
+}
+
+RackSpace RackSystem::occupied_rack_units(const System& tray) const {
+  return tray.rack_units * compute_trays + switch_trays.rack_units * switch_trays.count +
+         power_shelves.rack_units * power_shelves.count + other_rack_units;
+}
+
 bool needs_transceivers(Medium medium) {
   return medium == Medium::multimode || medium == Medium::singlemode;
 }

@@ -90,8 +90,8 @@ struct System {
   int accelerators = 0;
   int scale_up_domain = 1;
   std::string cpu;
-  int cpu_sockets = 0;  // 0 = unknown
-  int cpu_cores = 0;    // all sockets together
+  int cpu_sockets = 0;           // 0 = unknown
+  int cpu_cores = 0;             // all sockets together
   int cpu_threads_per_core = 0;  // 0 = unknown (SMT is a BIOS choice; the figure is what the CPU offers)
   std::optional<ByteSize> system_memory;
   RackSpace rack_units;
@@ -99,6 +99,80 @@ struct System {
   std::optional<Power> power_typical;
   std::optional<PowerSupplies> psus;
   Nics nics;
+};
+
+// How a rack's heat leaves it: all by air, mostly by liquid (direct-to-chip) with the rest by air, or all by
+// liquid.
+enum class CoolingMethod { air, hybrid, liquid };
+[[nodiscard]] const char* cooling_method_name(CoolingMethod method);
+
+// The NVLink switch trays of a rack-scale system: they join every GPU of the rack into one scale-up domain.
+struct ScaleUpSwitchTrays {
+  std::string name;
+  int count = 0;
+  int chips_per_tray = 0;  // 0 = not published
+  RackSpace rack_units;    // of one tray
+  Power power_max;         // of one tray
+};
+
+// Power shelves feeding a rack's DC bus bar (each shelf holds several PSUs).
+struct PowerShelves {
+  int count = 0;
+  RackSpace rack_units;  // of one shelf
+  Power rating;          // of one shelf
+  int psus_per_shelf = 0;
+  Power psu_rating;
+  std::string redundancy;  // as published, e.g. "N+1" per shelf; empty when not published
+};
+
+// A purchased rack-scale system (GB200 NVL72): compute trays of one System, NVLink switch trays and power
+// shelves in one rack that is one scale-up domain. Figures for the whole rack.
+//
+//   const RackSystem& nvl72 = catalog.get<RackSystem>("gb200-nvl72");
+//   int gpus = nvl72.compute_trays * catalog.get<System>(nvl72.compute_tray).accelerators;   // 72
+struct RackSystem {
+  PartInfo info;
+  std::string compute_tray;  // a System id
+  int compute_trays = 0;
+  ScaleUpSwitchTrays switch_trays;
+  PowerShelves power_shelves;
+  RackSpace other_rack_units;  // in-rack management switches and the like
+  RackSpace rack_units;        // height of the rack the system ships in
+  Power power_max;
+  std::optional<Power> power_typical;
+  CoolingMethod cooling = CoolingMethod::liquid;
+  double heat_to_liquid = 1.0;  // fraction of the rack's heat removed by liquid
+  double weight_kg = 0.0;       // 0 = not published
+  DataRate scale_up_bandwidth;  // per GPU, one direction
+  std::string scale_up_link;    // "NVLink 5"
+
+  // Rack units the system occupies: trays, switch trays, power shelves and the rest.
+  [[nodiscard]] RackSpace occupied_rack_units(const System& tray) const;
+};
+
+// A coolant distribution unit: moves heat from the racks' liquid loop to the facility water.
+struct CoolantDistributionUnit {
+  PartInfo info;
+  std::string placement;              // "in_rack" or "in_row"
+  Power capacity;                     // heat it removes at its rated conditions
+  std::string redundancy;             // of its pumps and supplies as published, e.g. "N+1 pumps"
+  double flow_l_per_min = 0.0;        // secondary (rack-side) flow at rated capacity; 0 = not published
+  double supply_temperature_c = 0.0;  // facility water supply at which `capacity` is rated; 0 = not given
+  RackSpace rack_units;               // in-rack units take rack space; in-row units take a rack position
+};
+
+// Rack power delivered by a DC bus bar fed from power shelves (rack-scale systems), instead of rack PDUs.
+struct BusbarFeed {
+  PartInfo info;
+  Power capacity;  // the most the bus bar carries to one rack
+  double voltage_v = 0.0;
+};
+
+// The heat-carrying liquid of the facility water loop: Q = m_dot x c_p x dT.
+struct Coolant {
+  PartInfo info;
+  double specific_heat_j_per_kg_k = 0.0;
+  double density_kg_per_l = 0.0;
 };
 
 struct Appliance {
@@ -172,6 +246,7 @@ struct Cooling {
   PartInfo info;
   std::string type;
   Power max_rack_power;
+  std::optional<double> pue;  // typical PUE of a facility cooled this way, where a source prints one
 };
 
 struct FacilityDefaults {
@@ -184,6 +259,11 @@ struct FacilityDefaults {
   Length tray_height;
   Length rack_unit_height;
   Length cable_slack;
+  // The liquid-cooling plant, used when some rack sends heat to liquid (empty/0 = not given).
+  std::string cdu;                          // a CoolantDistributionUnit id
+  std::string coolant;                      // a Coolant id (facility water)
+  double water_supply_temperature_c = 0.0;  // facility water supply to the CDUs
+  double water_delta_t_c = 0.0;             // its rise across the CDUs
 };
 
 }  // namespace gputwin

@@ -16,6 +16,10 @@ const char* device_kind_name(DeviceKind kind) {
       return "server";
     case DeviceKind::pdu:
       return "pdu";
+    case DeviceKind::scale_up_switch:
+      return "scale_up_switch";
+    case DeviceKind::power_shelf:
+      return "power_shelf";
   }
   return "?";
 }

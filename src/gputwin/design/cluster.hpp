@@ -7,6 +7,11 @@
 //
 // Devices (nodes, switches, appliances, servers) sit in racks at rack-unit positions; fabrics join them with
 // link bundles (parallel links between the same two devices) that carry a routed length, a medium and parts.
+// Every node has a node type (what the box is) and a scale-up domain (the GPUs NVLink joins): an 8-GPU server
+// is one node and one domain; a GB200 NVL72 rack is one domain of 18 tray nodes and 9 NVLink switch trays.
+//
+//   for (const ScaleUpDomain& domain : cluster.domains) { ... domain.gpus ... domain.nodes.size() ... }
+//   const NodeType& type = cluster.node_types[cluster.devices[domain.nodes.front()].node_type];
 #pragma once
 
 #include <array>
@@ -20,7 +25,7 @@
 
 namespace gputwin {
 
-enum class DeviceKind { node, network_switch, appliance, server, pdu };
+enum class DeviceKind { node, network_switch, appliance, server, pdu, scale_up_switch, power_shelf };
 enum class RackKind { compute, network, management };
 enum class Tier { endpoint = 0, leaf = 1, spine = 2, core = 3 };
 
@@ -38,6 +43,30 @@ struct Device {
   Power power_max;
   Power power_typical;
   int placement_group = -1;  // scalable unit whose network rack holds it; -1 = placed centrally
+  int node_type = -1;        // index into Cluster::node_types for nodes and servers; -1 otherwise
+  int domain = -1;           // index into Cluster::domains for nodes and scale-up switches; -1 otherwise
+};
+
+// What every node of one type is, so analyses need not go back to the catalog.
+struct NodeType {
+  std::string system;       // catalog system id
+  std::string accelerator;  // empty for CPU-only servers
+  int gpus = 0;
+  Nics nics;
+  std::string cpu;
+  int cpu_sockets = 0;
+  int cpu_cores = 0;
+  std::optional<ByteSize> memory;
+};
+
+// GPUs joined by one scale-up fabric (NVLink/NVSwitch): the nodes that hold them and the switch trays between
+// nodes (none when the domain is inside one box).
+struct ScaleUpDomain {
+  int gpus = 0;
+  std::vector<int> nodes;     // device indices
+  std::vector<int> switches;  // device indices of scale-up switch trays
+  DataRate gpu_bandwidth;     // per GPU, one direction; 0 when the GPUs have no scale-up link
+  std::string rack_system;    // catalog rack system id when the domain is a purchased rack; empty otherwise
 };
 
 struct Rack {
@@ -50,6 +79,12 @@ struct Rack {
   Power power_max;
   Power power_typical;
   int pdus = 0;
+  std::string
+      system;  // rack-scale system (catalog id) that fills this rack; empty when nodes are packed into it
+  Power power_limit;  // the most this rack may draw: the facility's ceiling, or what its power shelves carry
+  CoolingMethod cooling = CoolingMethod::air;
+  Power heat_to_liquid;  // at maximum power
+  Power heat_to_air;
 };
 
 // Parallel links between two devices; all share one route, so one length, medium and cable part.
@@ -151,6 +186,28 @@ struct PowerSummary {
   RackSpace rack_units;      // height of every rack
 };
 
+// The liquid-cooling plant: CDUs for the heat the racks send to liquid, facility water flow, the air load
+// left. Absent (cdus == 0, liquid_load == 0) when every rack is air-cooled.
+struct CoolingPlant {
+  Power liquid_load;  // heat to liquid at maximum power, all racks
+  Power air_load;     // heat left to the room's air
+  std::string cdu;    // catalog CDU id
+  Power cdu_capacity;
+  int cdus_needed = 0;  // to carry the liquid load
+  int cdus = 0;         // with redundancy (N+1)
+  std::string redundancy = "N+1";
+  std::string coolant;
+  double water_supply_temperature_c = 0.0;
+  double water_delta_t_c = 0.0;
+  double water_flow_kg_per_s = 0.0;  // Q = m_dot x c_p x dT
+  double water_flow_l_per_min = 0.0;
+  std::optional<Power> room_air_capacity;  // the spec's limits, when given
+  std::optional<Power> room_liquid_capacity;
+  std::optional<double> liquid_pue;  // the liquid cooling's PUE where the catalog has a sourced one
+
+  [[nodiscard]] bool present() const { return liquid_load > Power{}; }
+};
+
 struct Warning {
   std::string code;  // stable identifier, e.g. "rack-over-limit"
   std::string message;
@@ -162,8 +219,12 @@ struct Cluster {
   std::string node_system;
   int gpus = 0;
   int nodes = 0;
+  std::vector<NodeType> node_types;
+  std::vector<ScaleUpDomain> domains;
+  std::string rack_system;  // the rack-scale system every compute rack is, when the spec names one
   std::vector<Device> devices;
   std::vector<Rack> racks;
+  CoolingPlant cooling;
   std::vector<Fabric> fabrics;
   PowerSummary power;
   std::vector<BomLine> bom;

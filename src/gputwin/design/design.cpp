@@ -6,6 +6,7 @@
 
 #include "gputwin/design/boundary_step.hpp"
 #include "gputwin/design/cabling.hpp"
+#include "gputwin/design/cooling_plant.hpp"
 #include "gputwin/design/fabric_builder.hpp"
 #include "gputwin/design/power_and_cost.hpp"
 #include "gputwin/design/rack_placement.hpp"
@@ -28,10 +29,17 @@ class Designer {
     const System& system = catalog_.get<System>(spec_.node_system);
     cluster_.name = spec_.name;
     cluster_.node_system = spec_.node_system;
+    cluster_.rack_system = spec_.rack_system;
     cluster_.nodes = spec_.node_count;
     cluster_.gpus = spec_.node_count * system.accelerators;
-    for (int n = 0; n < spec_.node_count; ++n)
-      add_system_device(system, DeviceKind::node, numbered("node", n + 1, spec_.node_count));
+    if (spec_.rack_system.empty()) {
+      for (int n = 0; n < spec_.node_count; ++n) {
+        add_system_device(system, DeviceKind::node, numbered("node", n + 1, spec_.node_count));
+        add_box_domain(system, static_cast<int>(cluster_.devices.size()) - 1);
+      }
+    } else {
+      add_rack_systems(catalog_.get<RackSystem>(spec_.rack_system), system);
+    }
     for (const auto& request : spec_.management_servers) {
       const System& server = catalog_.get<System>(request.system);
       for (int n = 0; n < request.count; ++n) {
@@ -57,6 +65,7 @@ class Designer {
     }
     route_cables(spec_, catalog_, cluster_);
     summarize_power(spec_, catalog_, cluster_);
+    plan_liquid_cooling(spec_, catalog_, cluster_);
     warn_about_fabrics();
     build_bom(spec_, catalog_, cluster_);
     return std::move(cluster_);
@@ -71,7 +80,70 @@ class Designer {
     device.height = system.rack_units;
     device.power_max = system.power_max;
     device.power_typical = system.power_typical.value_or(system.power_max);
+    device.node_type = node_type_for(system);
     cluster_.devices.push_back(device);
+  }
+
+  // The index of the node type of `system`, added on first use.
+  int node_type_for(const System& system) {
+    for (std::size_t t = 0; t < cluster_.node_types.size(); ++t) {
+      if (cluster_.node_types[t].system == system.info.id) return static_cast<int>(t);
+    }
+    cluster_.node_types.push_back({system.info.id, system.accelerator, system.accelerators, system.nics,
+                                   system.cpu, system.cpu_sockets, system.cpu_cores, system.system_memory});
+    return static_cast<int>(cluster_.node_types.size()) - 1;
+  }
+
+  // An 8-GPU (or any self-contained) box: one node, one domain of its GPUs.
+  void add_box_domain(const System& system, int node) {
+    ScaleUpDomain domain;
+    domain.gpus = system.accelerators;
+    domain.nodes = {node};
+    if (const auto* gpu = catalog_.find<Accelerator>(system.accelerator)) {
+      if (gpu->scale_up && gpu->scale_up->bandwidth && system.scale_up_domain > 1)
+        domain.gpu_bandwidth = *gpu->scale_up->bandwidth / 2.0;  // datasheets give both directions
+    }
+    cluster_.devices[node].domain = static_cast<int>(cluster_.domains.size());
+    cluster_.domains.push_back(domain);
+  }
+
+  // Each rack-scale system: its compute trays (the nodes), NVLink switch trays and power shelves, one domain.
+  void add_rack_systems(const RackSystem& rack, const System& tray) {
+    const int racks = spec_.rack_system_count;
+    for (int r = 0; r < racks; ++r) {
+      const std::string prefix = numbered(rack.info.id, r + 1, racks);
+      ScaleUpDomain domain;
+      domain.gpus = tray.accelerators * rack.compute_trays;
+      domain.gpu_bandwidth = rack.scale_up_bandwidth;
+      domain.rack_system = rack.info.id;
+      const int index = static_cast<int>(cluster_.domains.size());
+      for (int t = 0; t < rack.compute_trays; ++t) {
+        add_system_device(tray, DeviceKind::node, numbered(prefix + "-tray", t + 1, rack.compute_trays));
+        cluster_.devices.back().domain = index;
+        domain.nodes.push_back(static_cast<int>(cluster_.devices.size()) - 1);
+      }
+      for (int t = 0; t < rack.switch_trays.count; ++t) {
+        Device device;
+        device.name = numbered(prefix + "-nvswitch", t + 1, rack.switch_trays.count);
+        device.kind = DeviceKind::scale_up_switch;
+        device.part = rack.info.id;
+        device.height = rack.switch_trays.rack_units;
+        device.power_max = rack.switch_trays.power_max;
+        device.power_typical = rack.switch_trays.power_max;
+        device.domain = index;
+        cluster_.devices.push_back(device);
+        domain.switches.push_back(static_cast<int>(cluster_.devices.size()) - 1);
+      }
+      for (int s = 0; s < rack.power_shelves.count; ++s) {
+        Device device;
+        device.name = numbered(prefix + "-power-shelf", s + 1, rack.power_shelves.count);
+        device.kind = DeviceKind::power_shelf;
+        device.part = rack.info.id;
+        device.height = rack.power_shelves.rack_units;
+        cluster_.devices.push_back(device);
+      }
+      cluster_.domains.push_back(domain);
+    }
   }
 
   void add_appliances(const FabricSpec& fabric) {
@@ -165,6 +237,9 @@ Result<Cluster> design_cluster(const ClusterSpec& spec, const Catalog& catalog) 
   }
   try {
     Cluster cluster = Designer(spec, catalog).design();
+    // Rack-scale systems are bought a rack at a time; the boundary-step variants remove single nodes, so
+    // they are not priced for them yet.
+    if (!spec.rack_system.empty()) return cluster;
     warn_about_boundary_steps(spec, cluster, [&](const ClusterSpec& variant) -> std::optional<Cluster> {
       try {
         return Designer(variant, catalog).design();

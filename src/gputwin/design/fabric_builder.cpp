@@ -46,8 +46,17 @@ class FabricAssembler {
     const int rails = nodes.empty() ? 1 : nodes.front().ports;
     const int su_nodes = spec_.scalable_unit_nodes > 0 ? spec_.scalable_unit_nodes
                                                        : downlinks_for(radix, spec_.oversubscription);
-    const int uplinks = uplinks_for(su_nodes, spec_.oversubscription);
-    if (su_nodes + uplinks > radix) {
+    // Rack-scale systems: a scalable unit is whole racks (checked by the spec), often more trays than one
+    // leaf takes, so each rail of a unit gets as many leaves as its trays need.
+    const int max_downlinks = downlinks_for(radix, spec_.oversubscription);
+    const int leaves_per_rail = !cluster_.rack_system.empty() && su_nodes > max_downlinks && max_downlinks > 0
+                                    ? ceil_div(su_nodes, max_downlinks)
+                                    : 1;
+    // Node slots of one leaf: all its downlinks when a rail needs several leaves (the last one of the rail
+    // may be short), so uplinks and spines stay the counts of a full leaf.
+    const int leaf_nodes = leaves_per_rail == 1 ? su_nodes : max_downlinks;
+    const int uplinks = uplinks_for(leaf_nodes, spec_.oversubscription);
+    if (leaf_nodes + uplinks > radix) {
       impossible(cluster_, spec_, "scalable_unit",
                  "a leaf needs " + std::to_string(su_nodes) + " node ports and " + std::to_string(uplinks) +
                      " uplinks at " + spec_.oversubscription_text + ", but " + part_.info.id + " has " +
@@ -63,7 +72,7 @@ class FabricAssembler {
     fabric_.rails = rails;
     fabric_.nodes_per_scalable_unit = su_nodes;
     fabric_.scalable_units = units;
-    fabric_.leaf_downlinks = su_nodes;
+    fabric_.leaf_downlinks = leaf_nodes;
     fabric_.leaf_uplinks = uplinks;
     fabric_.slots_used = node_count + reserved_slots;
     fabric_.unit_slots = su_nodes;
@@ -71,27 +80,35 @@ class FabricAssembler {
     fabric_.node_slots = 1;
     fabric_.appliance_slots = reserved_slots;
 
+    // Leaves in unit, rail, part order; part p of a rail serves the unit's node slots
+    // [p x leaf_nodes, (p + 1) x leaf_nodes).
     std::vector<int> leaves;
     for (int unit = 0; unit < units; ++unit) {
       for (int rail = 0; rail < rails; ++rail) {
-        leaves.push_back(add_switch(
-            Tier::leaf, "su" + std::to_string(unit + 1) + "-rail" + std::to_string(rail + 1), unit));
+        for (int part = 0; part < leaves_per_rail; ++part) {
+          const std::string suffix = leaves_per_rail == 1 ? "" : "-" + std::to_string(part + 1);
+          leaves.push_back(add_switch(
+              Tier::leaf, "su" + std::to_string(unit + 1) + "-rail" + std::to_string(rail + 1) + suffix,
+              unit));
+        }
       }
     }
+    auto leaf_of = [&](int slot, int rail) {
+      const int unit = slot / su_nodes;
+      const int part = (slot % su_nodes) / leaf_nodes;
+      return leaves[(unit * rails + rail) * leaves_per_rail + part];
+    };
     for (int k = 0; k < node_count; ++k) {
-      const int unit = k / su_nodes;
-      devices_[nodes[k].device].placement_group = unit;
-      for (int rail = 0; rail < rails; ++rail)
-        connect(nodes[k].device, Tier::endpoint, leaves[unit * rails + rail], 1);
+      devices_[nodes[k].device].placement_group = k / su_nodes;
+      for (int rail = 0; rail < rails; ++rail) connect(nodes[k].device, Tier::endpoint, leaf_of(k, rail), 1);
     }
     int link = 0;
     for (const auto& appliance : appliances) {
       for (int port = 0; port < appliance.ports; ++port, ++link) {
-        const int slot = node_count + link / rails;
-        connect(appliance.device, Tier::endpoint, leaves[(slot / su_nodes) * rails + link % rails], 1);
+        connect(appliance.device, Tier::endpoint, leaf_of(node_count + link / rails, link % rails), 1);
       }
     }
-    build_upper_tiers(leaves, uplinks, rails);
+    build_upper_tiers(leaves, uplinks, rails * leaves_per_rail);
     return std::move(fabric_);
   }
 

@@ -18,12 +18,13 @@ int add_pdus(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) 
   // Compute racks are one rack type, provisioned alike: a short last rack gets the PDUs of a full one.
   Power compute_rack_design_load;
   for (const auto& rack : cluster.racks) {
-    if (rack.kind == RackKind::compute)
+    if (rack.kind == RackKind::compute && rack.system.empty())
       compute_rack_design_load = std::max(compute_rack_design_load, rack.power_max);
   }
   int added = 0;
   for (std::size_t r = 0; r < cluster.racks.size(); ++r) {
     Rack& rack = cluster.racks[r];
+    if (!rack.system.empty()) continue;  // a rack-scale system's power shelves feed its bus bar, not PDUs
     const Power provisioned = rack.kind == RackKind::compute ? compute_rack_design_load : rack.power_max;
     const int needed = pdus_for(std::max(provisioned, rack.power_max), capacity, facility.pdu_redundancy);
     for (; rack.pdus < needed; ++rack.pdus, ++added) {
@@ -41,6 +42,20 @@ int add_pdus(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) 
     }
   }
   return added;
+}
+
+// Where a rack's heat goes: a rack-scale system says how much of it its liquid loop takes; packed servers are
+// air-cooled (the room's cooling, even a liquid one, removes their heat from the air).
+void split_heat(const Catalog& catalog, Rack& rack) {
+  if (const auto* system = catalog.find<RackSystem>(rack.system)) {
+    rack.cooling = system->cooling;
+    rack.heat_to_liquid = rack.power_max * system->heat_to_liquid;
+    rack.heat_to_air = rack.power_max - rack.heat_to_liquid;
+    return;
+  }
+  rack.cooling = CoolingMethod::air;
+  rack.heat_to_liquid = Power{};
+  rack.heat_to_air = rack.power_max;
 }
 
 Power rack_power_ceiling(Power rack_power_limit, Power rack_cooling_limit) {
@@ -61,6 +76,7 @@ void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& c
   power.rack_units = facility.rack_units;
   int over_cooling = 0;
   Power hottest;
+  for (auto& rack : cluster.racks) split_heat(catalog, rack);
   for (const auto& rack : cluster.racks) {
     power.circuits += rack.pdus;
     power.it_max += rack.power_max;
@@ -101,10 +117,18 @@ class BomBuilder {
 
   void build() {
     for (const auto& device : cluster_.devices) {
+      if (in_rack_system(device)) continue;  // bought as part of the rack-scale system
       const char* category =
           device.kind == DeviceKind::network_switch ? "switch" : device_kind_name(device.kind);
       add(device.part, category, "", 1);
     }
+    int system_racks = 0;
+    for (const auto& rack : cluster_.racks) {
+      if (rack.system.empty()) continue;
+      add(rack.system, "rack_system", "", 1);
+      ++system_racks;
+    }
+    if (cluster_.cooling.cdus > 0) add(cluster_.cooling.cdu, "cooling", "", cluster_.cooling.cdus);
     for (const auto& fabric : cluster_.fabrics) {
       for (const auto& [end, parts] : fabric.transceivers) {
         for (const auto& [part, count] : parts) add(part, "transceiver", "", count);
@@ -116,7 +140,7 @@ class BomBuilder {
       }
     }
     add("rack", "rack", format_rack_units(spec_.facility.rack_units),
-        static_cast<int>(cluster_.racks.size()));
+        static_cast<int>(cluster_.racks.size()) - system_racks);  // a rack-scale system ships in its rack
     for (auto& [key, line] : lines_) cluster_.bom.push_back(line);
     price();
   }
@@ -139,9 +163,15 @@ class BomBuilder {
     line.count += count;
   }
 
+  bool in_rack_system(const Device& device) const {
+    if (device.rack < 0 || cluster_.racks[device.rack].system.empty()) return false;
+    return device.kind == DeviceKind::node || device.kind == DeviceKind::scale_up_switch ||
+           device.kind == DeviceKind::power_shelf;
+  }
+
   static int category_rank(const std::string& category) {
-    static const std::vector<std::string> kOrder{"node",        "server", "appliance", "switch",
-                                                 "transceiver", "cable",  "pdu",       "rack"};
+    static const std::vector<std::string> kOrder{"rack_system", "node",  "server", "appliance", "switch",
+                                                 "transceiver", "cable", "pdu",    "cooling",   "rack"};
     return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), category) - kOrder.begin());
   }
 

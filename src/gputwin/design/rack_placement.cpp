@@ -11,7 +11,10 @@ namespace {
 class RackPlacer {
  public:
   RackPlacer(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster)
-      : spec_(spec), cluster_(cluster), cooling_(catalog.get<Cooling>(spec.facility.cooling)) {
+      : spec_(spec),
+        catalog_(catalog),
+        cluster_(cluster),
+        cooling_(catalog.get<Cooling>(spec.facility.cooling)) {
     power_limit_ = std::min(spec.facility.rack_power_limit, cooling_.max_rack_power);
     for (std::size_t r = 0; r < cluster.racks.size(); ++r) open_[cluster.racks[r].kind] = static_cast<int>(r);
   }
@@ -22,6 +25,7 @@ class RackPlacer {
       if (!fabric.leaves_in_node_racks || fabric.tiers < 2) continue;
       for (const int leaf : fabric.switches[static_cast<int>(Tier::leaf)]) leaf_of_top_of_rack[leaf] = true;
     }
+    place_rack_systems();
     place_nodes_by_group();
     place_top_of_rack_leaves(leaf_of_top_of_rack);
     for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
@@ -30,6 +34,7 @@ class RackPlacer {
       place_in_open_rack(static_cast<int>(d), network ? RackKind::network : RackKind::management);
     }
     for (std::size_t r = 0; r < cluster_.racks.size(); ++r) {
+      cluster_.racks[r].power_limit = power_limit_;
       const int per_row = spec_.facility.layout.racks_per_row;
       cluster_.racks[r].row = per_row > 0 ? static_cast<int>(r) / per_row : 0;
       cluster_.racks[r].slot = per_row > 0 ? static_cast<int>(r) % per_row : static_cast<int>(r);
@@ -83,6 +88,62 @@ class RackPlacer {
       const auto found = switches_by_group.find(group);
       if (found == switches_by_group.end()) continue;
       open_.erase(RackKind::network);  // each scalable unit gets its own network rack, next to its nodes
+      for (const int device : found->second) place_in_open_rack(device, RackKind::network);
+      open_.erase(RackKind::network);
+    }
+  }
+
+  // "One system fills a rack": each rack-scale system's trays, switch trays and power shelves go into a rack
+  // of their own, whatever its power (the system's own power shelves feed it); its scalable unit's switches
+  // follow in a network rack of their own, as for packed nodes.
+  void place_rack_systems() {
+    if (spec_.rack_system.empty()) return;
+    const RackSystem& system = catalog_.get<RackSystem>(spec_.rack_system);
+    std::map<int, std::vector<int>> by_domain;  // domain -> its devices, in order
+    std::map<int, int> group_of_domain;
+    std::vector<std::vector<int>> shelves(cluster_.domains.size());
+    int domain_of_shelves = -1;
+    for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
+      const Device& device = cluster_.devices[d];
+      if (device.rack >= 0) continue;  // placed on an earlier pass
+      if (device.domain >= 0) {
+        by_domain[device.domain].push_back(static_cast<int>(d));
+        domain_of_shelves = device.domain;
+        if (device.kind == DeviceKind::node) group_of_domain.emplace(device.domain, device.placement_group);
+      } else if (device.kind == DeviceKind::power_shelf && domain_of_shelves >= 0) {
+        shelves[domain_of_shelves].push_back(static_cast<int>(d));
+      }
+    }
+    if (by_domain.empty()) return;
+    if (system.power_max > power_limit_) {
+      Device whole;
+      whole.part = system.info.id;
+      whole.power_max = system.power_max;
+      throw_over_power_limit(whole);
+    }
+    std::map<int, std::vector<int>> switches_by_group;
+    for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
+      const Device& device = cluster_.devices[d];
+      if (device.kind == DeviceKind::network_switch && device.placement_group >= 0 && device.rack < 0)
+        switches_by_group[device.placement_group].push_back(static_cast<int>(d));
+    }
+    for (auto it = by_domain.begin(); it != by_domain.end(); ++it) {
+      open_rack(RackKind::compute);
+      const int rack = static_cast<int>(cluster_.racks.size()) - 1;
+      cluster_.racks[rack].system = system.info.id;
+      for (const int device : it->second) put(device, rack);
+      for (const int device : shelves[it->first]) put(device, rack);
+      cluster_.racks[rack].used += system.other_rack_units;
+      // The system's published rack figure governs, not the sum of its parts' estimates.
+      cluster_.racks[rack].power_max = system.power_max;
+      cluster_.racks[rack].power_typical = system.power_typical.value_or(system.power_max);
+      const int group = group_of_domain[it->first];
+      const auto next = std::next(it);
+      const bool last_of_group = next == by_domain.end() || group_of_domain[next->first] != group;
+      if (group < 0 || !last_of_group) continue;
+      const auto found = switches_by_group.find(group);
+      if (found == switches_by_group.end()) continue;
+      open_.erase(RackKind::network);
       for (const int device : found->second) place_in_open_rack(device, RackKind::network);
       open_.erase(RackKind::network);
     }
@@ -165,6 +226,7 @@ class RackPlacer {
   }
 
   const ClusterSpec& spec_;
+  const Catalog& catalog_;
   Cluster& cluster_;
   const Cooling& cooling_;
   Power power_limit_;

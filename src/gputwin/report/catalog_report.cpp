@@ -126,6 +126,42 @@ Lines figures(const FacilityDefaults& part) {
           {"rack units", format_rack_units(part.rack_units)}};
 }
 
+Lines figures(const RackSystem& part) {
+  Lines lines{
+      {"compute trays", fmt::format("{} x {}", part.compute_trays, part.compute_tray)},
+      {"switch trays", fmt::format("{} x {} ({}, {} each)", part.switch_trays.count, part.switch_trays.name,
+                                   format_rack_units(part.switch_trays.rack_units),
+                                   format_power(part.switch_trays.power_max))},
+      {"power shelves",
+       fmt::format("{} x {} ({}, {} x {} PSUs{})", part.power_shelves.count,
+                   format_power(part.power_shelves.rating), format_rack_units(part.power_shelves.rack_units),
+                   part.power_shelves.psus_per_shelf, format_power(part.power_shelves.psu_rating),
+                   part.power_shelves.redundancy.empty() ? "" : ", " + part.power_shelves.redundancy)},
+      {"rack units", format_rack_units(part.rack_units)},
+      {"power max", format_power(part.power_max)},
+      {"power typical", part.power_typical ? format_power(*part.power_typical) : "unknown"},
+      {"cooling", fmt::format("{}, {} % of the heat to liquid", cooling_method_name(part.cooling),
+                              format_number(part.heat_to_liquid * 100.0, 1))},
+      {"scale-up per GPU",
+       fmt::format("{} GB/s one way ({})", format_number(in_gigabytes_per_second(part.scale_up_bandwidth), 0),
+                   part.scale_up_link)}};
+  if (part.weight_kg > 0) lines.emplace_back("weight", format_number(part.weight_kg, 0) + " kg");
+  return lines;
+}
+Lines figures(const CoolantDistributionUnit& part) {
+  Lines lines{{"placement", part.placement}, {"capacity", format_power(part.capacity)}};
+  if (!part.redundancy.empty()) lines.emplace_back("redundancy", part.redundancy);
+  if (part.flow_l_per_min > 0) lines.emplace_back("flow", format_number(part.flow_l_per_min, 0) + " l/min");
+  return lines;
+}
+Lines figures(const BusbarFeed& part) {
+  return {{"capacity", format_power(part.capacity)}, {"voltage", format_number(part.voltage_v, 0) + " V"}};
+}
+Lines figures(const Coolant& part) {
+  return {{"specific heat", format_number(part.specific_heat_j_per_kg_k, 0) + " J/(kg K)"},
+          {"density", format_number(part.density_kg_per_l, 3) + " kg/l"}};
+}
+
 template <class Part>
 void list_kind(const Catalog& catalog, const std::string& kind, const std::string& filter, TextTable& table) {
   if (!filter.empty() && filter != kind) return;
@@ -167,6 +203,10 @@ std::string catalog_list(const Catalog& catalog, const std::string& kind_filter)
   list_kind<Pdu>(catalog, "pdu", kind_filter, table);
   list_kind<Cooling>(catalog, "cooling", kind_filter, table);
   list_kind<FacilityDefaults>(catalog, "facility_defaults", kind_filter, table);
+  list_kind<RackSystem>(catalog, "rack_system", kind_filter, table);
+  list_kind<CoolantDistributionUnit>(catalog, "cdu", kind_filter, table);
+  list_kind<BusbarFeed>(catalog, "busbar", kind_filter, table);
+  list_kind<Coolant>(catalog, "coolant", kind_filter, table);
   return table.render("");
 }
 
@@ -180,7 +220,10 @@ std::string catalog_show(const Catalog& catalog, const std::string& id) {
       show_kind<Transceiver>(catalog, "transceiver", id, text) ||
       show_kind<Cable>(catalog, "cable", id, text) || show_kind<Circuit>(catalog, "circuit", id, text) ||
       show_kind<Pdu>(catalog, "pdu", id, text) || show_kind<Cooling>(catalog, "cooling", id, text) ||
-      show_kind<FacilityDefaults>(catalog, "facility_defaults", id, text);
+      show_kind<FacilityDefaults>(catalog, "facility_defaults", id, text) ||
+      show_kind<RackSystem>(catalog, "rack_system", id, text) ||
+      show_kind<CoolantDistributionUnit>(catalog, "cdu", id, text) ||
+      show_kind<BusbarFeed>(catalog, "busbar", id, text) || show_kind<Coolant>(catalog, "coolant", id, text);
   return text;
 }
 

@@ -101,17 +101,84 @@ Json racks_json(const Cluster& cluster) {
                          {"rack_unit", device.rack_unit},
                          {"height_u", in_rack_units(device.height)}});
     }
-    racks.push_back({{"name", rack.name},
-                     {"kind", rack_kind_name(rack.kind)},
-                     {"row", rack.row},
-                     {"slot", rack.slot},
-                     {"units_used", in_rack_units(rack.used)},
-                     {"power_kw_max", kw(rack.power_max)},
-                     {"power_kw_typical", kw(rack.power_typical)},
-                     {"pdus", rack.pdus},
-                     {"devices", devices}});
+    Json item = {{"name", rack.name},
+                 {"kind", rack_kind_name(rack.kind)},
+                 {"row", rack.row},
+                 {"slot", rack.slot},
+                 {"units_used", in_rack_units(rack.used)},
+                 {"power_kw_max", kw(rack.power_max)},
+                 {"power_kw_typical", kw(rack.power_typical)},
+                 {"pdus", rack.pdus},
+                 {"devices", devices}};
+    // Racks of rack-scale systems or with liquid heat say so; packed air-cooled racks keep their old shape.
+    if (!rack.system.empty() || rack.heat_to_liquid > Power{}) {
+      item["system"] = rack.system;
+      item["cooling"] = cooling_method_name(rack.cooling);
+      item["heat_to_liquid_kw"] = kw(rack.heat_to_liquid);
+      item["heat_to_air_kw"] = kw(rack.heat_to_air);
+      item["power_limit_kw"] = kw(rack.power_limit);
+    }
+    racks.push_back(item);
   }
   return racks;
+}
+
+Json domains_json(const Cluster& cluster) {
+  Json domains = Json::array();
+  for (const auto& domain : cluster.domains) {
+    Json nodes = Json::array();
+    for (const int node : domain.nodes) nodes.push_back(cluster.devices[node].name);
+    domains.push_back({{"gpus", domain.gpus},
+                       {"rack_system", domain.rack_system},
+                       {"nodes", nodes},
+                       {"switch_trays", domain.switches.size()},
+                       {"gpu_bandwidth_gb_per_s", rounded(in_gigabytes_per_second(domain.gpu_bandwidth))}});
+  }
+  return domains;
+}
+
+Json cooling_json(const CoolingPlant& plant) {
+  return {
+      {"liquid_load_kw", kw(plant.liquid_load)},
+      {"air_load_kw", kw(plant.air_load)},
+      {"cdu", plant.cdu},
+      {"cdu_capacity_kw", kw(plant.cdu_capacity)},
+      {"cdus_needed", plant.cdus_needed},
+      {"cdus", plant.cdus},
+      {"redundancy", plant.redundancy},
+      {"coolant", plant.coolant},
+      {"water_supply_temperature_c", plant.water_supply_temperature_c},
+      {"water_delta_t_c", plant.water_delta_t_c},
+      {"water_flow_kg_per_s", rounded(plant.water_flow_kg_per_s, 2)},
+      {"water_flow_l_per_min", rounded(plant.water_flow_l_per_min, 1)},
+      {"room_air_capacity_kw", plant.room_air_capacity ? Json(kw(*plant.room_air_capacity)) : Json(nullptr)},
+      {"room_liquid_capacity_kw",
+       plant.room_liquid_capacity ? Json(kw(*plant.room_liquid_capacity)) : Json(nullptr)},
+      {"liquid_pue", plant.liquid_pue ? Json(*plant.liquid_pue) : Json(nullptr)}};
+}
+
+std::string rack_scale_text(const Cluster& cluster) {
+  std::string text;
+  if (!cluster.rack_system.empty() && !cluster.domains.empty()) {
+    const ScaleUpDomain& domain = cluster.domains.front();
+    text += fmt::format(
+        "  Scale-up: {} domains of {} GPUs, one per {} rack ({} compute trays + {} NVLink switch trays), {} "
+        "per "
+        "GPU one way\n",
+        cluster.domains.size(), domain.gpus, cluster.rack_system, domain.nodes.size(), domain.switches.size(),
+        format_number(in_gigabytes_per_second(domain.gpu_bandwidth), 0) + " GB/s");
+  }
+  const CoolingPlant& plant = cluster.cooling;
+  if (!plant.present()) return text;
+  text += fmt::format("  Heat: {} to liquid, {} to the room's air\n", format_power(plant.liquid_load),
+                      format_power(plant.air_load));
+  text += fmt::format(
+      "  Liquid cooling: {} x {} of {} ({} carry the load, N+1); facility {} at {} C supply, {} C "
+      "rise: {} kg/s ({} l/min)\n",
+      plant.cdus, plant.cdu, format_power(plant.cdu_capacity), plant.cdus_needed, plant.coolant,
+      format_number(plant.water_supply_temperature_c, 1), format_number(plant.water_delta_t_c, 1),
+      format_number(plant.water_flow_kg_per_s, 2), format_number(plant.water_flow_l_per_min, 0));
+  return text;
 }
 
 Json costs_json(const Cluster& cluster) {
@@ -195,6 +262,11 @@ Json plan_json(const Cluster& cluster) {
         {{"code", warning.code}, {"message", warning.message}, {"prominent", warning.prominent}});
   json["warnings"] = warnings;
   json["racks"] = racks_json(cluster);
+  if (!cluster.rack_system.empty()) {
+    json["rack_system"] = cluster.rack_system;
+    json["scale_up_domains"] = domains_json(cluster);
+  }
+  if (cluster.cooling.present()) json["liquid_cooling"] = cooling_json(cluster.cooling);
   return json;
 }
 
@@ -210,6 +282,7 @@ std::string plan_text(const Cluster& cluster) {
                       power.typical_from_max ? " (node typical unknown: max used)" : "",
                       format_power(power.facility_max), format_number(power.pue, 2), power.circuits,
                       format_power(power.circuit_capacity));
+  text += rack_scale_text(cluster);
   if (cluster.costs.priced) text += "  " + cost_summary(cluster.costs) + "\n";
   // What changes the cost or the shape of the design is read first, not found at the end of a list.
   for (const auto& warning : cluster.warnings) {

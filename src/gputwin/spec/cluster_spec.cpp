@@ -1,6 +1,8 @@
 #include "gputwin/spec/cluster_spec.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "gputwin/core/yaml_input.hpp"
 
@@ -40,7 +42,12 @@ class SpecReader {
 
   void read_nodes(const YamlField& nodes) {
     nodes.expect_keys({"system", "count", "gpus", "workload"});
+    if (catalog_.kind_of(nodes.child("system").text()) == "rack_system") {
+      read_rack_system_nodes(nodes);
+      return;
+    }
     spec_.node_system = part(nodes.child("system"), "system");
+    check_domain_fits_node(nodes.child("system"));
     const System& system = catalog_.get<System>(spec_.node_system);
     const int sizes_given = nodes.has("count") + nodes.has("gpus") + nodes.has("workload");
     if (sizes_given != 1) {
@@ -64,6 +71,54 @@ class SpecReader {
     if (!system.nics.contains(NetworkRole::compute) && system.accelerators > 0) {
       nodes.child("system").fail("system '" + system.info.id + "' has no compute NICs");
     }
+  }
+
+  // `nodes.system` names a rack-scale system: `count` counts racks (purchased systems), `gpus` rounds up to
+  // whole racks; the nodes are its compute trays.
+  void read_rack_system_nodes(const YamlField& nodes) {
+    spec_.rack_system = part(nodes.child("system"), "rack_system");
+    const RackSystem& rack = catalog_.get<RackSystem>(spec_.rack_system);
+    spec_.node_system = rack.compute_tray;
+    const System& tray = catalog_.get<System>(rack.compute_tray);
+    const int rack_gpus = tray.accelerators * rack.compute_trays;
+    if (nodes.has("workload")) {
+      nodes.child("workload")
+          .fail("sizing for a workload does not choose rack-scale systems yet; give 'count' (racks of " +
+                spec_.rack_system + ") or 'gpus'");
+    }
+    if (nodes.has("count") == nodes.has("gpus")) {
+      nodes.fail("give exactly one of 'count' (racks of " + spec_.rack_system + ") or 'gpus' (a target)");
+    }
+    if (auto count = nodes.optional_child("count")) {
+      spec_.rack_system_count = static_cast<int>(count->positive_integer());
+      remember(*count);
+    } else {
+      const auto gpus = nodes.child("gpus");
+      spec_.target_gpus = static_cast<int>(gpus.positive_integer());
+      spec_.rack_system_count = (*spec_.target_gpus + rack_gpus - 1) / rack_gpus;
+      remember(gpus);
+    }
+    spec_.node_count = spec_.rack_system_count * rack.compute_trays;
+    if (!tray.nics.contains(NetworkRole::compute)) {
+      nodes.child("system").fail("the compute tray '" + tray.info.id + "' has no compute NICs");
+    }
+  }
+
+  // A node whose scale-up domain spans several of them (an NVL72 compute tray) is built only as part of the
+  // rack-scale system that holds the domain: naming the tray alone would leave its NVLink switch trays out.
+  void check_domain_fits_node(const YamlField& field) {
+    const System& system = catalog_.get<System>(spec_.node_system);
+    if (system.scale_up_domain <= system.accelerators) return;
+    std::string holders;
+    for (const auto& rack : catalog_.all<RackSystem>()) {
+      if (rack.compute_tray == system.info.id)
+        holders += (holders.empty() ? "'" : ", '") + rack.info.id + "'";
+    }
+    field.fail("the " + std::to_string(system.scale_up_domain) + "-GPU scale-up domain of '" +
+               system.info.id + "' spans " + std::to_string(system.scale_up_domain / system.accelerators) +
+               " of them; name the rack-scale system that holds it" +
+               (holders.empty() ? std::string(" (the catalog has none)") : " (" + holders + ")") +
+               " instead of the tray");
   }
 
   WorkloadTarget read_workload(const YamlField& f) {
@@ -148,6 +203,9 @@ class SpecReader {
         su->fail("scalable units apply to rail_optimized fabrics");
       fabric.scalable_unit_nodes = static_cast<int>(su->positive_integer());
       remember(*su);
+      check_units_hold_whole_racks(*su, fabric.scalable_unit_nodes);
+    } else if (fabric.topology == FabricTopology::rail_optimized && !spec_.rack_system.empty()) {
+      fabric.scalable_unit_nodes = whole_racks_per_leaf(chosen, fabric);
     }
     if (auto appliances = f.optional_child("appliances")) {
       for (const auto& item : appliances->items()) {
@@ -173,6 +231,27 @@ class SpecReader {
       remember(*tiers);
     }
     return fabric;
+  }
+
+  // Scalable units are built from whole rack-scale systems: one that cuts a rack would cut its NVLink domain.
+  void check_units_hold_whole_racks(const YamlField& field, int nodes) const {
+    if (spec_.rack_system.empty()) return;
+    const int trays = catalog_.get<RackSystem>(spec_.rack_system).compute_trays;
+    if (nodes % trays != 0) {
+      field.fail("a scalable unit of " + std::to_string(nodes) + " nodes cuts through " + spec_.rack_system +
+                 " racks of " + std::to_string(trays) +
+                 " compute trays (one scale-up domain each); use a multiple of " + std::to_string(trays));
+    }
+  }
+
+  // The default scalable unit of a rack-scale system: as many whole racks as one leaf's downlinks take, at
+  // least one rack (whose trays then spread over several leaves per rail).
+  int whole_racks_per_leaf(const Switch& leaf, const FabricSpec& fabric) const {
+    const int trays = catalog_.get<RackSystem>(spec_.rack_system).compute_trays;
+    const int radix = leaf.radix_at(fabric.link_speed);
+    const int downlinks = static_cast<int>(
+        std::floor(radix * fabric.oversubscription / (1.0 + fabric.oversubscription) + 1e-9));
+    return trays * std::max(1, downlinks / trays);
   }
 
   void read_fabrics(const YamlField& fabrics) {
@@ -220,7 +299,8 @@ class SpecReader {
 
   void read_facility(const YamlField& f) {
     f.expect_keys({"rack_power_limit", "rack_units", "max_nodes_per_rack", "pdu", "pdu_redundancy", "cooling",
-                   "pue", "electricity_price", "layout"});
+                   "pue", "electricity_price", "layout", "liquid_cooling", "room_air_capacity",
+                   "room_liquid_capacity"});
     const FacilityDefaults* defaults = catalog_.find<FacilityDefaults>(kDefaultFacility);
     if (defaults == nullptr) f.fail("the catalog has no facility_defaults entry with id 'default'");
     FacilitySpec& facility = spec_.facility;
@@ -258,6 +338,66 @@ class SpecReader {
                        defaults->rack_unit_height,
                        defaults->cable_slack};
     if (auto layout = f.optional_child("layout")) read_layout(*layout, facility.layout);
+    facility.liquid = {defaults->cdu, defaults->coolant, defaults->water_supply_temperature_c,
+                       defaults->water_delta_t_c};
+    if (auto liquid = f.optional_child("liquid_cooling")) read_liquid_cooling(*liquid, facility.liquid);
+    if (auto air = f.optional_child("room_air_capacity")) {
+      facility.room_air_capacity = air->positive_quantity<Power>();
+      remember(*air);
+    }
+    if (auto liquid = f.optional_child("room_liquid_capacity")) {
+      facility.room_liquid_capacity = liquid->positive_quantity<Power>();
+      remember(*liquid);
+    }
+    if (!spec_.rack_system.empty()) check_rack_system_fits(f);
+  }
+
+  void read_liquid_cooling(const YamlField& f, LiquidCoolingSpec& liquid) {
+    f.expect_keys({"cdu", "coolant", "water_supply_temperature_c", "water_delta_t_c"});
+    remember(f);
+    if (auto cdu = f.optional_child("cdu")) liquid.cdu = part(*cdu, "cdu");
+    if (auto coolant = f.optional_child("coolant")) liquid.coolant = part(*coolant, "coolant");
+    if (auto supply = f.optional_child("water_supply_temperature_c")) {
+      liquid.water_supply_temperature_c = supply->positive_number();
+      remember(*supply);
+    }
+    if (auto rise = f.optional_child("water_delta_t_c")) {
+      liquid.water_delta_t_c = rise->positive_number();
+      remember(*rise);
+    }
+  }
+
+  // A rack-scale system comes as one rack: the facility's racks must be tall enough, may not be split by a
+  // node limit, and must be cooled by liquid when the system sends heat to liquid.
+  void check_rack_system_fits(const YamlField& f) {
+    const RackSystem& rack = catalog_.get<RackSystem>(spec_.rack_system);
+    const System& tray = catalog_.get<System>(rack.compute_tray);
+    const FacilitySpec& facility = spec_.facility;
+    const RackSpace needed = rack.occupied_rack_units(tray);
+    if (needed > facility.rack_units) {
+      const auto field = f.has("rack_units") ? f.child("rack_units") : f;
+      field.fail("one " + spec_.rack_system + " takes " + format_rack_units(needed) +
+                 " (trays, NVLink switch trays, power shelves), more than the facility's " +
+                 format_rack_units(facility.rack_units) + " racks");
+    }
+    if (facility.max_nodes_per_rack > 0 && facility.max_nodes_per_rack < rack.compute_trays) {
+      f.child("max_nodes_per_rack")
+          .fail("a " + spec_.rack_system + " rack holds " + std::to_string(rack.compute_trays) +
+                " compute trays in one scale-up domain; a limit of " +
+                std::to_string(facility.max_nodes_per_rack) + " would cut the domain across racks");
+    }
+    const Cooling& cooling = catalog_.get<Cooling>(facility.cooling);
+    if (rack.heat_to_liquid > 0.0 && cooling.type != "liquid") {
+      f.child("cooling").fail(
+          "a " + spec_.rack_system + " sends " + format_number(rack.heat_to_liquid * 100.0, 0) +
+          " % of its heat to liquid, but '" + facility.cooling + "' is " + cooling.type + " cooling");
+    }
+    if (rack.heat_to_liquid > 0.0 && (facility.liquid.cdu.empty() || facility.liquid.coolant.empty() ||
+                                      facility.liquid.water_delta_t_c <= 0.0)) {
+      f.fail("a " + spec_.rack_system +
+             " needs a liquid-cooling plant: give facility.liquid_cooling {cdu, coolant, "
+             "water_supply_temperature_c, water_delta_t_c} (the catalog's facility_defaults has none)");
+    }
   }
 
   static void read_layout(const YamlField& f, RowLayout& layout) {

@@ -67,6 +67,14 @@ struct RowLayout {
   Length cable_slack;
 };
 
+// The liquid-cooling plant for racks that send heat to liquid; defaults from the catalog's facility_defaults.
+struct LiquidCoolingSpec {
+  std::string cdu;      // catalog CDU id
+  std::string coolant;  // catalog coolant id (facility water)
+  double water_supply_temperature_c = 0.0;
+  double water_delta_t_c = 0.0;
+};
+
 struct FacilitySpec {
   Power rack_power_limit;
   RackSpace rack_units;
@@ -77,6 +85,9 @@ struct FacilitySpec {
   double pue = 1.0;
   EnergyPrice electricity_price;
   RowLayout layout;
+  LiquidCoolingSpec liquid;
+  std::optional<Power> room_air_capacity;     // heat the room's air handling removes; empty = not checked
+  std::optional<Power> room_liquid_capacity;  // heat the facility water plant removes; empty = not checked
 };
 
 struct CablingSpec {
@@ -96,6 +107,10 @@ struct ClusterSpec {
   std::string file;
   std::string node_system;
   int node_count = 0;
+  // A rack-scale system (catalog rack_systems) the nodes are the compute trays of: `nodes.system` named it,
+  // node_system is its compute tray and node_count = rack_system_count x its trays. Empty for packed nodes.
+  std::string rack_system;
+  int rack_system_count = 0;
   std::optional<int> target_gpus;          // when the spec asks for GPUs, node_count is derived from it
   std::optional<WorkloadTarget> workload;  // when the spec asks for a workload, node_count is sized for it
   FabricSpec compute;

@@ -1,0 +1,307 @@
+// Rack-scale systems (GB200/GB300 NVL72) in the design: one domain per rack, racks that are one purchased
+// system, heat split between liquid and air, the CDU plant, scalable units of whole racks, and bad input.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "gputwin/design/cooling_plant.hpp"
+#include "gputwin/design/design_test_support.hpp"
+#include "gputwin/report/plan_report.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::bundled_catalog;
+using testing::plan_errors;
+using testing::plan_file;
+using testing::plan_text;
+
+constexpr const char* kGb200Example = "examples/gb200-nvl72-superpod-1su.yaml";
+
+std::string example_text(const char* relative) {
+  std::ifstream stream(testing::source_path(relative));
+  std::ostringstream text;
+  text << stream.rdbuf();
+  return text.str();
+}
+
+// The GB200 example with one piece of text replaced (the piece must be there).
+std::string gb200_with(const std::string& from, const std::string& to) {
+  std::string text = example_text(kGb200Example);
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+int count_kind(const Cluster& cluster, const Rack& rack, DeviceKind kind) {
+  int count = 0;
+  for (const int d : rack.devices) count += cluster.devices[d].kind == kind;
+  return count;
+}
+
+TEST(RackScale, Gb200SuperPodIsOneDomainPerRack) {
+  const Cluster cluster = plan_file(kGb200Example);
+  ASSERT_EQ(cluster.rack_system, "gb200-nvl72");
+  EXPECT_EQ(cluster.gpus, 576);
+  EXPECT_EQ(cluster.nodes, 144);
+  ASSERT_EQ(cluster.domains.size(), 8u);
+  for (const auto& domain : cluster.domains) {
+    EXPECT_EQ(domain.gpus, 72);
+    EXPECT_EQ(domain.nodes.size(), 18u);
+    EXPECT_EQ(domain.switches.size(), 9u);
+    EXPECT_DOUBLE_EQ(in_gigabytes_per_second(domain.gpu_bandwidth), 900.0);
+    // A domain never spans racks: its trays and switch trays share one.
+    std::set<int> racks;
+    for (const int node : domain.nodes) racks.insert(cluster.devices[node].rack);
+    for (const int tray : domain.switches) racks.insert(cluster.devices[tray].rack);
+    EXPECT_EQ(racks.size(), 1u);
+  }
+  int system_racks = 0;
+  for (const auto& rack : cluster.racks) {
+    if (rack.system.empty()) continue;
+    ++system_racks;
+    EXPECT_EQ(count_kind(cluster, rack, DeviceKind::node), 18) << rack.name;
+    EXPECT_EQ(count_kind(cluster, rack, DeviceKind::scale_up_switch), 9) << rack.name;
+    EXPECT_EQ(count_kind(cluster, rack, DeviceKind::power_shelf), 8) << rack.name;
+    EXPECT_EQ(rack.pdus, 0) << rack.name << ": fed by its power shelves";
+    EXPECT_DOUBLE_EQ(in_rack_units(rack.used), 37.0) << rack.name;  // 18 + 9 + 8 + 2 management switches
+  }
+  EXPECT_EQ(system_racks, 8);
+  ASSERT_FALSE(cluster.node_types.empty());
+  const NodeType& tray = cluster.node_types[cluster.devices[cluster.domains[0].nodes[0]].node_type];
+  EXPECT_EQ(tray.system, "gb200-nvl72-tray");
+  EXPECT_EQ(tray.gpus, 4);
+  EXPECT_EQ(tray.cpu_sockets, 2);
+  EXPECT_EQ(tray.nics.at(NetworkRole::compute).ports, 4);
+}
+
+TEST(RackScale, EightGpuBoxIsOneNodeAndOneDomain) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  ASSERT_EQ(static_cast<int>(cluster.domains.size()), cluster.nodes);
+  for (const auto& domain : cluster.domains) {
+    EXPECT_EQ(domain.gpus, 8);
+    ASSERT_EQ(domain.nodes.size(), 1u);
+    EXPECT_TRUE(domain.switches.empty());
+    EXPECT_EQ(cluster.devices[domain.nodes[0]].kind, DeviceKind::node);
+    EXPECT_DOUBLE_EQ(in_gigabytes_per_second(domain.gpu_bandwidth), 450.0);  // 900 GB/s both ways
+  }
+  std::set<std::string> types;
+  for (const auto& type : cluster.node_types) types.insert(type.system);
+  EXPECT_EQ(types, (std::set<std::string>{"dgx-h100", "mgmt-server-2s"}));
+  EXPECT_FALSE(cluster.cooling.present()) << "air-cooled racks need no liquid plant";
+  for (const auto& rack : cluster.racks) {
+    EXPECT_TRUE(rack.system.empty());
+    EXPECT_EQ(rack.cooling, CoolingMethod::air);
+    EXPECT_EQ(rack.heat_to_air, rack.power_max);
+  }
+}
+
+TEST(RackScale, HeatSplitsPerRackAndTheCduPlantCarriesTheLiquidPart) {
+  const Cluster cluster = plan_file(kGb200Example);
+  Power liquid;
+  Power air;
+  for (const auto& rack : cluster.racks) {
+    EXPECT_NEAR(in_kilowatts(rack.heat_to_liquid + rack.heat_to_air), in_kilowatts(rack.power_max), 1e-9);
+    liquid += rack.heat_to_liquid;
+    air += rack.heat_to_air;
+    if (rack.system.empty()) continue;
+    EXPECT_EQ(rack.cooling, CoolingMethod::hybrid);
+    // 123.6 kW at maximum (18 x 6,667 W trays + 9 x 400 W switch trays), 85 % of it to liquid.
+    EXPECT_NEAR(in_kilowatts(rack.power_max), 123.6, 1e-9);
+    EXPECT_NEAR(in_kilowatts(rack.heat_to_liquid), 0.85 * 123.6, 1e-9);
+  }
+  const CoolingPlant& plant = cluster.cooling;
+  ASSERT_TRUE(plant.present());
+  EXPECT_NEAR(in_kilowatts(plant.liquid_load), 8 * 0.85 * 123.6, 1e-6);
+  EXPECT_NEAR(in_kilowatts(plant.liquid_load), in_kilowatts(liquid), 1e-9);
+  EXPECT_NEAR(in_kilowatts(plant.air_load), in_kilowatts(air), 1e-9);
+  // 840.5 kW over 600 kW CDUs: 2 carry it, 3 with N+1.
+  EXPECT_EQ(plant.cdu, "in-row-cdu-600kw");
+  EXPECT_EQ(plant.cdus_needed, 2);
+  EXPECT_EQ(plant.cdus, 3);
+  // Q = m_dot c_p dT: 840,480 W / (4,186 J/(kg K) x 10 K) = 20.08 kg/s = 1,204.7 l/min of water.
+  EXPECT_NEAR(plant.water_flow_kg_per_s, 840480.0 / 41860.0, 1e-9);
+  EXPECT_NEAR(plant.water_flow_l_per_min, 840480.0 / 41860.0 * 60.0, 1e-6);
+  // The BOM buys 8 systems and 3 CDUs, not 144 trays, and no separate racks for the systems.
+  std::map<std::string, int> bought;
+  for (const auto& line : cluster.bom) bought[line.part] += line.count;
+  EXPECT_EQ(bought["gb200-nvl72"], 8);
+  EXPECT_EQ(bought["gb200-nvl72-tray"], 0);
+  EXPECT_EQ(bought["in-row-cdu-600kw"], 3);
+  EXPECT_EQ(bought["rack"], static_cast<int>(cluster.racks.size()) - 8);
+}
+
+TEST(RackScale, PlanJsonAndTextShowDomainsAndThePlantOnlyWhenThereAreAny) {
+  const Cluster nvl72 = plan_file(kGb200Example);
+  const auto json = plan_json(nvl72);
+  ASSERT_TRUE(json.contains("liquid_cooling"));
+  EXPECT_EQ(json["liquid_cooling"]["cdus"], 3);
+  EXPECT_EQ(json["liquid_cooling"]["cdus_needed"], 2);
+  ASSERT_TRUE(json.contains("scale_up_domains"));
+  EXPECT_EQ(json["scale_up_domains"].size(), 8u);
+  EXPECT_EQ(json["scale_up_domains"][0]["nodes"].size(), 18u);
+  const std::string text = gputwin::plan_text(nvl72);
+  EXPECT_NE(text.find("Scale-up: 8 domains of 72 GPUs"), std::string::npos) << text;
+  EXPECT_NE(text.find("Liquid cooling: 3 x in-row-cdu-600kw"), std::string::npos) << text;
+
+  const Cluster h100 = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  const auto plain = plan_json(h100);
+  EXPECT_FALSE(plain.contains("liquid_cooling"));
+  EXPECT_FALSE(plain.contains("scale_up_domains"));
+  EXPECT_FALSE(plain["racks"][0].contains("heat_to_liquid_kw"));
+  EXPECT_EQ(gputwin::plan_text(h100).find("Liquid cooling"), std::string::npos);
+}
+
+TEST(RackScale, WaterFlowFollowsTheHeatBalance) {
+  const Coolant& water = bundled_catalog().get<Coolant>("water");
+  // 1 MW with a 10 K rise: 1e6 / (4186 x 10) = 23.89 kg/s; doubling the rise halves the flow.
+  EXPECT_NEAR(water_flow_kg_per_s(kilowatts(1000), water, 10.0), 1e6 / 41860.0, 1e-9);
+  EXPECT_NEAR(water_flow_kg_per_s(kilowatts(1000), water, 20.0),
+              water_flow_kg_per_s(kilowatts(1000), water, 10.0) / 2.0, 1e-9);
+  EXPECT_EQ(water_flow_kg_per_s(kilowatts(1000), water, 0.0), 0.0);
+}
+
+TEST(RackScale, ScalableUnitsAreWholeRacks) {
+  const Cluster cluster = plan_file(kGb200Example);
+  const Fabric* compute = cluster.fabric(NetworkRole::compute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->scalable_units, 1);
+  EXPECT_EQ(compute->rails, 4);
+  // 144 trays per rail and unit over leaves of 32 downlinks (64-port QM9700 at 1:1): 5 leaves per rail, the
+  // last with 16 trays; 32 uplinks per leaf over 16 spines (the smallest divisor of 32 that holds 20 x 32).
+  EXPECT_EQ(compute->switches_in(Tier::leaf), 20);
+  EXPECT_EQ(compute->leaf_downlinks, 32);
+  EXPECT_EQ(compute->switches_in(Tier::spine), 16);
+  EXPECT_EQ(compute->links_between(Tier::endpoint, Tier::leaf), 576);
+
+  const Cluster two = plan_text(gb200_with("  count: 8\n", "  count: 16\n"));
+  const Fabric* fabric = two.fabric(NetworkRole::compute);
+  ASSERT_NE(fabric, nullptr);
+  EXPECT_EQ(fabric->scalable_units, 2);
+  for (const auto& domain : two.domains) {
+    std::set<int> units;
+    for (const int node : domain.nodes) units.insert(two.devices[node].placement_group);
+    EXPECT_EQ(units.size(), 1u) << "a scalable unit cut a rack's domain";
+  }
+  // Without a scalable_unit, the default is whole racks too: one 18-tray rack per unit for a 64-port leaf.
+  const Cluster by_default = plan_text(gb200_with("    scalable_unit: 144 ", "    # "));
+  ASSERT_NE(by_default.fabric(NetworkRole::compute), nullptr);
+  EXPECT_EQ(by_default.fabric(NetworkRole::compute)->nodes_per_scalable_unit, 18);
+  EXPECT_EQ(by_default.fabric(NetworkRole::compute)->scalable_units, 8);
+}
+
+TEST(RackScale, Gb300ExamplePlans) {
+  const Cluster cluster = plan_file("examples/gb300-nvl72-1su.yaml");
+  EXPECT_EQ(cluster.gpus, 576);
+  ASSERT_EQ(cluster.domains.size(), 8u);
+  for (const auto& rack : cluster.racks) {
+    if (!rack.system.empty()) {
+      EXPECT_NEAR(in_kilowatts(rack.power_max), 142.0, 1e-9) << rack.name;
+    }
+  }
+  EXPECT_TRUE(cluster.cooling.present());
+}
+
+TEST(RackScale, CountIsRacksAndAGpuTargetRoundsUpToWholeRacks) {
+  const auto by_gpus =
+      parse_cluster_spec(gb200_with("  count: 8\n", "  gpus: 100\n"), "test.yaml", bundled_catalog());
+  ASSERT_TRUE(by_gpus.ok()) << by_gpus.error_text();
+  EXPECT_EQ(by_gpus.value().rack_system, "gb200-nvl72");
+  EXPECT_EQ(by_gpus.value().node_system, "gb200-nvl72-tray");
+  EXPECT_EQ(by_gpus.value().rack_system_count, 2);  // 100 GPUs need 2 racks of 72
+  EXPECT_EQ(by_gpus.value().node_count, 36);
+  const std::string errors =
+      plan_errors(gb200_with("  count: 8\n", "  workload: {model: llama3-70b, tokens: 1T, days: 30}\n"));
+  EXPECT_NE(errors.find("nodes.workload: sizing for a workload does not choose rack-scale systems yet"),
+            std::string::npos)
+      << errors;
+}
+
+TEST(RackScale, ScalableUnitThatCutsARackIsALocatedError) {
+  const std::string errors = plan_errors(gb200_with("scalable_unit: 144", "scalable_unit: 32"));
+  EXPECT_NE(errors.find("test.yaml:16:20: fabrics.compute.scalable_unit: a scalable unit of 32 nodes cuts "
+                        "through gb200-nvl72 racks of 18 compute trays (one scale-up domain each); use a "
+                        "multiple of 18"),
+            std::string::npos)
+      << errors;
+}
+
+TEST(RackScale, RackTooSmallForTheSystemIsALocatedError) {
+  const std::string errors = plan_errors(
+      gb200_with("  rack_power_limit: 150 kW ", "  rack_units: 36 U\n  rack_power_limit: 150 kW "));
+  EXPECT_NE(errors.find("facility.rack_units: one gb200-nvl72 takes 37 U (trays, NVLink switch trays, power "
+                        "shelves), more than the facility's 36 U racks"),
+            std::string::npos)
+      << errors;
+}
+
+TEST(RackScale, AirCoolingForALiquidCooledSystemIsALocatedError) {
+  const std::string errors = plan_errors(gb200_with("cooling: direct-liquid", "cooling: air-standard"));
+  EXPECT_NE(
+      errors.find("facility.cooling: a gb200-nvl72 sends 85 % of its heat to liquid, but 'air-standard' "
+                  "is air cooling"),
+      std::string::npos)
+      << errors;
+}
+
+TEST(RackScale, NodeLimitThatCutsTheDomainIsALocatedError) {
+  const std::string errors = plan_errors(
+      gb200_with("  rack_power_limit: 150 kW ", "  max_nodes_per_rack: 16\n  rack_power_limit: 150 kW "));
+  EXPECT_NE(
+      errors.find("facility.max_nodes_per_rack: a gb200-nvl72 rack holds 18 compute trays in one scale-up "
+                  "domain; a limit of 16 would cut the domain across racks"),
+      std::string::npos)
+      << errors;
+}
+
+TEST(RackScale, TrayNamedAloneIsALocatedError) {
+  const std::string errors = plan_errors(gb200_with("system: gb200-nvl72 ", "system: gb200-nvl72-tray "));
+  EXPECT_NE(
+      errors.find("test.yaml:8:11: nodes.system: the 72-GPU scale-up domain of 'gb200-nvl72-tray' spans "
+                  "18 of them; name the rack-scale system that holds it ('gb200-nvl72') instead of the "
+                  "tray"),
+      std::string::npos)
+      << errors;
+}
+
+TEST(RackScale, RackOverThePowerLimitIsALocatedError) {
+  const std::string errors = plan_errors(gb200_with("rack_power_limit: 150 kW", "rack_power_limit: 100 kW"));
+  EXPECT_NE(errors.find("facility.rack_power_limit: one gb200-nvl72 draws up to 123.6 kW, more than the rack "
+                        "power limit of 100 kW"),
+            std::string::npos)
+      << errors;
+}
+
+TEST(RackScale, RoomOverItsAirOrLiquidCapacityWarns) {
+  const Cluster cluster = plan_text(
+      gb200_with("room_air_capacity: 300 kW", "room_air_capacity: 100 kW\n  room_liquid_capacity: 800 kW"));
+  std::set<std::string> codes;
+  for (const auto& warning : cluster.warnings) codes.insert(warning.code);
+  EXPECT_TRUE(codes.contains("room-air-over-capacity"));
+  EXPECT_TRUE(codes.contains("room-liquid-over-capacity"));
+  const Cluster roomy = plan_file(kGb200Example);
+  for (const auto& warning : roomy.warnings) {
+    EXPECT_NE(warning.code, "room-air-over-capacity");
+    EXPECT_NE(warning.code, "room-liquid-over-capacity");
+  }
+}
+
+TEST(RackScale, RackOverItsLiquidCapacityIsALocatedError) {
+  // A liquid cooling that removes 100 kW per rack, less than one NVL72 rack gives off.
+  const Catalog catalog = testing::catalog_with({{"cool.yaml", R"(cooling:
+  - {id: small-liquid, source: "test", type: liquid, max_rack_power: 100 kW}
+)"}});
+  const std::string errors =
+      plan_errors(gb200_with("cooling: direct-liquid", "cooling: small-liquid"), catalog);
+  EXPECT_NE(errors.find("facility.cooling: one gb200-nvl72 draws up to 123.6 kW, more than what small-liquid "
+                        "cooling removes per rack (100 kW)"),
+            std::string::npos)
+      << errors;
+}
+
+}  // namespace
+}  // namespace gputwin
