@@ -45,9 +45,9 @@ const Fabric& compute(const Cluster& cluster) {
 // A rail-optimized fabric whose scalable unit is one rack's 18 trays gives each rail of each rack its own
 // leaf, as the RA cables it ("8 leaf switches (one for each compute rack)" per rail); one published SU is
 // then 8 of gputwin's scalable units. The rack limit is the direct-liquid class's (1.2 MW per 8-rack SU).
-std::string gb200_spec(const YAML::Node& gb200, int scalable_units) {
+std::string gb200_spec(const YAML::Node& gb200, int racks) {
   const int trays_per_rack = gb200["rack"]["compute_trays"].as<int>();
-  const int trays = per_su(gb200, "compute trays per SU") * scalable_units;
+  const int trays = trays_per_rack * racks;
   std::ostringstream yaml;
   yaml << "name: gb200-superpod\n"
        << "nodes: {system: gb200-nvl72-tray, count: " << trays << "}\n"
@@ -119,7 +119,7 @@ TEST(ReferenceDesigns, Gb200ComputeFabricPerScalableUnit) {
   const Catalog& catalog = testing::bundled_catalog();
   for (const int su : gb200_su_counts(gb200)) {
     SCOPED_TRACE("GB200 SU " + std::to_string(su));
-    const Cluster cluster = plan_text(gb200_spec(gb200, su), catalog);
+    const Cluster cluster = plan_text(gb200_spec(gb200, su * per_su(gb200, "racks per SU")), catalog);
     const Fabric& fabric = compute(cluster);
     EXPECT_EQ(cluster.gpus, per_su(gb200, "GPUs per SU") * su);
     EXPECT_EQ(cluster.racks_of(RackKind::compute), per_su(gb200, "racks per SU") * su);
@@ -139,13 +139,30 @@ TEST(ReferenceDesigns, Gb200SpinesDifferFromTheSpineLeafGroupDesignAsRecorded) {
   const Catalog& catalog = testing::bundled_catalog();
   for (const int su : gb200_su_counts(gb200)) {
     SCOPED_TRACE("GB200 SU " + std::to_string(su));
-    const Cluster cluster = plan_text(gb200_spec(gb200, su), catalog);
+    const Cluster cluster = plan_text(gb200_spec(gb200, su * per_su(gb200, "racks per SU")), catalog);
     const Fabric& fabric = compute(cluster);
     const int published = spines["value"].as<int>() * su;
     EXPECT_NE(fabric.switches_in(Tier::spine), published)
         << "gputwin now builds the RA's " << published << " spines; remove expected_difference from the data";
     EXPECT_GT(fabric.switches_in(Tier::spine), 0);
   }
+}
+
+// The RA builds a partial SU's full set of leaves; gputwin, whose unit here is one rack, builds only the
+// leaves of the racks present. Held as an expected difference until the model has a unit of whole racks.
+TEST(ReferenceDesigns, Gb200PartialSuLeavesDifferAsRecorded) {
+  const YAML::Node gb200 = reference("superpod-gb200.yaml");
+  const YAML::Node partial = reproduction(gb200, "leaf switches for a partial SU");
+  ASSERT_TRUE(partial["expected_difference"])
+      << "the model now builds a partial SU's leaves: assert them exactly";
+  const int racks = partial["partial_su_racks"].as<int>();
+  ASSERT_LT(racks, per_su(gb200, "racks per SU"));
+  const Cluster cluster = plan_text(gb200_spec(gb200, racks), testing::bundled_catalog());
+  const Fabric& fabric = compute(cluster);
+  EXPECT_EQ(cluster.racks_of(RackKind::compute), racks);
+  EXPECT_NE(fabric.switches_in(Tier::leaf), partial["value"].as<int>())
+      << "gputwin now builds the full SU's leaves; remove expected_difference from the data";
+  EXPECT_GT(fabric.switches_in(Tier::leaf), 0);
 }
 
 }  // namespace
