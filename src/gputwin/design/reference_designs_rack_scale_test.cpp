@@ -165,5 +165,22 @@ TEST(ReferenceDesigns, Gb200PartialSuLeavesDifferAsRecorded) {
   EXPECT_GT(fabric.switches_in(Tier::leaf), 0);
 }
 
+// The RA's 1.2 MW per SU covers NVLink switch trays, power shelves and the SU's other equipment, which the
+// model does not have for a GB200 rack yet; until it does, one SU's IT power must stay under the published
+// figure.
+TEST(ReferenceDesigns, Gb200ScalableUnitPowerBelowThePublishedTdpAsRecorded) {
+  const YAML::Node gb200 = reference("superpod-gb200.yaml");
+  const YAML::Node tdp = reproduction(gb200, "SU thermal design power (kW)");
+  ASSERT_TRUE(tdp["expected_difference"]) << "the model now accounts for the whole SU: assert the TDP";
+  EXPECT_EQ(tdp["value"].as<double>(),
+            gb200["scalable_unit"]["su_thermal_design_power_mw"].as<double>() * 1000);
+  const Cluster cluster =
+      plan_text(gb200_spec(gb200, per_su(gb200, "racks per SU")), testing::bundled_catalog());
+  const double it_max_kw = in_kilowatts(cluster.power.it_max);
+  EXPECT_LT(it_max_kw, tdp["value"].as<double>())
+      << "one SU now draws the RA's TDP or more: revisit the data";
+  EXPECT_GT(it_max_kw, 0.0);
+}
+
 }  // namespace
 }  // namespace gputwin
