@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,16 +43,28 @@ const Fabric& compute(const Cluster& cluster) {
   return fabric != nullptr ? *fabric : empty;
 }
 
+// Branch `rack` makes the GB200 NVL72 a rack-scale system (data/catalog/rack-systems.yaml): a spec then
+// counts racks, and naming the tray alone or capping nodes per rack is an error. Before it, the tray is the
+// node and 18 of them fill a rack. (The rack-system form was written from that branch's docs; not yet run
+// here.)
+bool catalog_has_rack_systems() {
+  return std::filesystem::exists(source_path("data/catalog/rack-systems.yaml"));
+}
+
 // A rail-optimized fabric whose scalable unit is one rack's 18 trays gives each rail of each rack its own
 // leaf, as the RA cables it ("8 leaf switches (one for each compute rack)" per rail); one published SU is
 // then 8 of gputwin's scalable units. The rack limit is the direct-liquid class's (1.2 MW per 8-rack SU).
 std::string gb200_spec(const YAML::Node& gb200, int racks) {
   const int trays_per_rack = gb200["rack"]["compute_trays"].as<int>();
-  const int trays = trays_per_rack * racks;
+  const bool rack_system = catalog_has_rack_systems();
   std::ostringstream yaml;
-  yaml << "name: gb200-superpod\n"
-       << "nodes: {system: gb200-nvl72-tray, count: " << trays << "}\n"
-       << "fabrics:\n"
+  yaml << "name: gb200-superpod\n";
+  if (rack_system) {
+    yaml << "nodes: {system: gb200-nvl72, count: " << racks << "}\n";
+  } else {
+    yaml << "nodes: {system: gb200-nvl72-tray, count: " << trays_per_rack * racks << "}\n";
+  }
+  yaml << "fabrics:\n"
        << "  compute:\n"
        << "    topology: rail_optimized\n"
        << "    switch: qm9700\n"
@@ -59,9 +72,9 @@ std::string gb200_spec(const YAML::Node& gb200, int racks) {
        << "    scalable_unit: " << trays_per_rack << "\n"
        << "    oversubscription: \"1:1\"\n"
        << "facility:\n"
-       << "  rack_power_limit: 150 kW\n"
-       << "  max_nodes_per_rack: " << trays_per_rack << "\n"
-       << "  pdu: px3-5878i2r\n"
+       << "  rack_power_limit: 150 kW\n";
+  if (!rack_system) yaml << "  max_nodes_per_rack: " << trays_per_rack << "\n";
+  yaml << "  pdu: px3-5878i2r\n"
        << "  cooling: direct-liquid\n"
        << "  layout: {racks_per_row: 24}\n"
        << "cabling: {media: [multimode, singlemode]}\n";
