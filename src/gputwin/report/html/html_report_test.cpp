@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "gputwin/core/units.hpp"
@@ -112,7 +113,8 @@ TEST(HtmlReport, InferenceAndSizingResultsGetTheirTablesAndChart) {
   EXPECT_EQ(count_of(infer, "<tr data-sequences="), inference.by_sequences.size() + 1);  // + max load
   const InferencePoint& last = inference.by_sequences.back();
   EXPECT_NE(infer.find("<tr data-sequences=\"" + std::to_string(last.sequences) + "\" data-ttft-ms=\"" +
-                       svg_number(last.ttft_ms) + "\" data-tpot-ms=\"" + svg_number(last.tpot_ms) + "\""),
+                       nlohmann::json(last.ttft_ms).dump() + "\" data-tpot-ms=\"" +
+                       nlohmann::json(last.tpot_ms).dump() + "\""),
             std::string::npos)
       << infer;
   EXPECT_NE(infer.find(format_number(last.output_tokens_per_s_per_gpu, 0) + "</td>"), std::string::npos);

@@ -3,12 +3,18 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "gputwin/core/units.hpp"
 #include "gputwin/report/html/html_text.hpp"
 
 namespace gputwin {
 namespace {
+
+// A figure as the JSON had it (shortest round-trip form), for data-* attributes that tests compare exactly.
+std::string exact(double value) {
+  return nlohmann::json(value).dump();
+}
 
 std::string file_name(const std::string& source) {
   return std::filesystem::path(source).filename().string();
@@ -29,10 +35,10 @@ std::string inference_row(const InferencePoint& point, const std::string& label)
   return fmt::format(
       "<tr data-sequences=\"{}\" data-ttft-ms=\"{}\" data-tpot-ms=\"{}\" data-tokens-per-s-per-gpu=\"{}\">"
       "<td class=\"num\">{}</td>{}{}<td>{}</td>{}{}<td>{}</td></tr>",
-      point.sequences, svg_number(point.ttft_ms), svg_number(point.tpot_ms),
-      svg_number(point.output_tokens_per_s_per_gpu), html_escape(label),
-      number_cell(format_number(point.ttft_ms, 2)), number_cell(format_number(point.tpot_ms, 2)),
-      html_escape(point.decode_bound), number_cell(format_number(point.output_tokens_per_s, 0)),
+      point.sequences, exact(point.ttft_ms), exact(point.tpot_ms), exact(point.output_tokens_per_s_per_gpu),
+      html_escape(label), number_cell(format_number(point.ttft_ms, 2)),
+      number_cell(format_number(point.tpot_ms, 2)), html_escape(point.decode_bound),
+      number_cell(format_number(point.output_tokens_per_s, 0)),
       number_cell(format_number(point.output_tokens_per_s_per_gpu, 0)),
       point.fits ? "yes" : "no (KV cache full)");
 }
@@ -83,7 +89,7 @@ std::string sizing_row(const SizedAccelerator& row) {
       "<tr data-accelerator=\"{}\" data-sized=\"true\" data-gpus=\"{}\" "
       "data-days=\"{}\"><td>{}</td><td>{}</td>"
       "{}<td>{}</td>{}{}{}{}</tr>",
-      html_escape(row.accelerator), row.gpus, svg_number(row.days), html_escape(row.accelerator),
+      html_escape(row.accelerator), row.gpus, exact(row.days), html_escape(row.accelerator),
       html_escape(row.system), number_cell(std::to_string(row.gpus)), html_escape(split_text(row.split)),
       number_cell(format_number(row.days, 1)), number_cell(format_number(100 * row.mfu, 1) + " %"),
       number_cell(
