@@ -3,7 +3,8 @@
 #   bash scripts/report-demo.sh [OUT_DIR]            (default build/demo; GPUTWIN=path/to/gputwin to skip the build)
 # It plans the 4-SU DGX H100 SuperPOD, replays a generated two-week trace under FIFO and EASY backfill, packs a
 # small generated openb-format pod list under two placement policies, predicts all-reduce bus bandwidth and a
-# Llama 3 70B training step, and draws all of it with `gputwin report`. The browser test uses the same files.
+# Llama 3 70B training step, Llama 3.1 70B serving and the GPUs to train Llama 3 70B on 15T tokens, and draws all
+# of it with `gputwin report`. The browser test uses the same files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-build/demo}"
@@ -47,11 +48,15 @@ run perf collective --cluster "$spec" --op all_reduce --gpus 1016 --json >"$out/
 run perf collective --cluster "$spec" --op all_gather --gpus 64 --json >"$out/collective-all-gather.json"
 run perf train --cluster "$spec" --model llama3-70b --seq 8192 --global-batch 128 --tp 8 --pp 4 --gpus 512 --json \
   >"$out/train-llama3-70b.json"
+run perf infer --cluster "$spec" --model llama3.1-70b --tp 2 --input-tokens 2048 --output-tokens 256 \
+  --sequences 1 16 64 256 --json >"$out/infer-llama3.1-70b.json"
+run perf size --model llama3-70b --tokens 15T --days 30 --accelerators h100-sxm,b200,mi300x \
+  --prices examples/gpu-hour-prices.yaml --json >"$out/size-llama3-70b.json"
 
 run report "$spec" \
   --simulation "$out/replay-fifo.json" --simulation "$out/replay-easy.json" \
   --simulation "$out/packing-fgd.json" --simulation "$out/packing-bestfit.json" \
   --perf "$out/collective-all-reduce.json" --perf "$out/collective-all-gather.json" \
-  --perf "$out/train-llama3-70b.json" \
+  --perf "$out/train-llama3-70b.json" --perf "$out/infer-llama3.1-70b.json" --perf "$out/size-llama3-70b.json" \
   --out "$out/report.html" >/dev/null
 echo "$out/report.html"

@@ -139,6 +139,22 @@ async function checkCharts(page, simulations, perfs) {
     await checkSeries(page, 'chart-step', names.map((name) => trainings.map((t) =>
       t.terms.filter((term) => term.name === name).reduce((sum, term) => sum + term.seconds, 0))), 'step time');
   }
+  const inferences = perfs.filter((d) => d.schema === 'gputwin.infer/1');
+  if (inferences.length > 0) {
+    const points = inferences.map((r) => [...r.by_sequences, ...(r.max_load.sequences > 0 ? [r.max_load] : [])]);
+    await checkSeries(page, 'chart-inference', points.map((p) => p.map((point) => point.output_tokens_per_s_per_gpu)),
+      'inference tokens/s per GPU');
+    const rows = await page.$$eval('#inference tr[data-sequences]', (trs) => trs.map((tr) =>
+      [Number(tr.dataset.sequences), Number(tr.dataset.ttftMs), Number(tr.dataset.tpotMs)]));
+    expectEqual(rows, points.flat().map((point) => [point.sequences, point.ttft_ms, point.tpot_ms]), 'inference rows');
+  }
+  const sizings = perfs.filter((d) => d.schema === 'gputwin.perf-size/1');
+  if (sizings.length > 0) {
+    const rows = await page.$$eval('#sizing tr[data-accelerator]', (trs) => trs.map((tr) =>
+      [tr.dataset.accelerator, tr.dataset.sized === 'true' ? Number(tr.dataset.gpus) : null]));
+    expectEqual(rows, sizings.flatMap((s) => s.accelerators.map((a) => [a.accelerator, a.gpus === undefined ? null : a.gpus])),
+      'sizing rows');
+  }
 }
 
 async function main() {

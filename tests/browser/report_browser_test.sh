@@ -25,14 +25,18 @@ node tests/browser/check_report.cjs --web-dir "$web_dir" --report "$demo/report.
   --simulation "$demo/replay-fifo.json" --simulation "$demo/replay-easy.json" \
   --simulation "$demo/packing-fgd.json" --simulation "$demo/packing-bestfit.json" \
   --perf "$demo/collective-all-reduce.json" --perf "$demo/collective-all-gather.json" \
-  --perf "$demo/train-llama3-70b.json" --screenshots "$out/screenshots" --max-bytes "$max_bytes"
+  --perf "$demo/train-llama3-70b.json" \
+  --perf "$demo/infer-llama3.1-70b.json" --perf "$demo/size-llama3-70b.json" \
+  --screenshots "$out/screenshots" --max-bytes "$max_bytes"
 
 # Same inputs, same bytes.
 "$gputwin" report examples/dgx-h100-superpod-4su.yaml \
   --simulation "$demo/replay-fifo.json" --simulation "$demo/replay-easy.json" \
   --simulation "$demo/packing-fgd.json" --simulation "$demo/packing-bestfit.json" \
   --perf "$demo/collective-all-reduce.json" --perf "$demo/collective-all-gather.json" \
-  --perf "$demo/train-llama3-70b.json" --out "$out/again.html" >/dev/null
+  --perf "$demo/train-llama3-70b.json" \
+  --perf "$demo/infer-llama3.1-70b.json" --perf "$demo/size-llama3-70b.json" \
+  --out "$out/again.html" >/dev/null
 cmp "$demo/report.html" "$out/again.html"
 
 # The 100,000-GPU design: aggregated drawings must still add up to the plan's racks and switches.

@@ -52,8 +52,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
   report->add_option("spec", options->spec, "cluster spec (YAML)")->required()->check(CLI::ExistingFile);
   report->add_option("--simulation", options->simulations,
                      "a `simulate replay --json` or `simulate packing --json` result (repeatable)");
-  report->add_option("--perf", options->perfs,
-                     "a `perf collective --json` or `perf train --json` result (repeatable)");
+  report->add_option(
+      "--perf", options->perfs,
+      "a `perf collective`, `perf train`, `perf infer` or `perf size` --json result (repeatable)");
   report->add_option("--out", options->out, "the HTML file to write")->required();
   add_catalog_options(*report, options->catalog);
   report->callback([options, &exit_code] { exit_code = run_report(*options); });

@@ -18,10 +18,9 @@
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/export/export_files.hpp"
 #include "gputwin/export/slurm_array.hpp"
+#include "gputwin/plan/sweep_inputs.hpp"
 #include "gputwin/report/sweep_report.hpp"
-#include "gputwin/sim/simulated_cluster.hpp"
 #include "gputwin/sim/sweep.hpp"
-#include "gputwin/trace/trace_file.hpp"
 
 namespace gputwin::cli {
 namespace {
@@ -44,47 +43,16 @@ struct SweepOptions {
   bool allow_partial = false;
 };
 
-// The sweep with its trace and the cluster of every design (or of one design only).
-struct PreparedSweep {
-  SweepSpec spec;
-  std::vector<JobSpec> jobs;
-  int reader_skipped = 0;      // trace rows the reader left out
-  std::vector<GpuPool> pools;  // by design; only `only_design`'s is built when one is asked for
-};
-
-std::optional<GpuPool> design_pool(const SweepDesign& design, const CatalogOptions& catalog_options) {
-  if (design.spec_path.empty()) return uniform_simulated_cluster(design.nodes, design.gpus_per_node).whole;
-  const auto catalog = load_catalog(catalog_options);
-  if (!catalog) return std::nullopt;
-  const auto cluster = load_designed_cluster(design.spec_path, *catalog);
-  if (!cluster) return std::nullopt;
-  return simulated_cluster(*cluster, *catalog).whole;
-}
-
-std::optional<PreparedSweep> prepare(const SweepOptions& options, int only_design = -1) {
-  auto spec = load_sweep(options.file);
-  if (!spec.ok()) {
-    std::cerr << spec.error_text();
+// The sweep's inputs (plan/sweep_inputs.hpp), or empty after printing why they do not load.
+std::optional<SweepInputs> prepare(const SweepOptions& options,
+                                   std::optional<int> only_design = std::nullopt) {
+  auto inputs =
+      load_sweep_inputs(options.file, {options.catalog.extra_dirs, !options.catalog.no_bundled}, only_design);
+  if (!inputs.ok()) {
+    std::cerr << inputs.error_text();
     return std::nullopt;
   }
-  PreparedSweep prepared{std::move(spec).value(), {}, 0, {}};
-  auto trace = read_trace(prepared.spec.trace_path, prepared.spec.trace_format);
-  if (!trace.ok()) {
-    std::cerr << trace.error_text();
-    return std::nullopt;
-  }
-  for (const auto& [reason, rows] : trace.value().skipped) prepared.reader_skipped += rows;
-  prepared.jobs = std::move(trace).value().jobs;
-  for (int d = 0; d < static_cast<int>(prepared.spec.designs.size()); ++d) {
-    if (only_design >= 0 && d != only_design) {
-      prepared.pools.push_back(GpuPool::uniform(1, 1));  // never used
-      continue;
-    }
-    auto pool = design_pool(prepared.spec.designs[d], options.catalog);
-    if (!pool) return std::nullopt;
-    prepared.pools.push_back(std::move(*pool));
-  }
-  return prepared;
+  return std::move(inputs).value();
 }
 
 bool write_text(const std::string& path, const std::string& text) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "gputwin/core/units.hpp"
+#include "gputwin/report/json_document.hpp"
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
@@ -133,6 +134,50 @@ std::string inference_text(const InferenceReport& report) {
   out << "  TTFT = one prompt's prefill + one decode step; TPOT = decode step at the mean context;\n"
       << "  model and constants: docs/perf-inference.md, data/perf/inference.yaml\n";
   return out.str();
+}
+
+namespace {
+
+InferencePoint point_from_json(const JsonField& point) {
+  InferencePoint p;
+  p.sequences = int_of(point.child("sequences"));
+  p.fits = boolean_of(point.child("fits"));
+  p.ttft_ms = point.child("ttft_ms").number();
+  p.tpot_ms = point.child("tpot_ms").number();
+  p.decode_bound = point.child("decode_bound").string();
+  p.output_tokens_per_s = point.child("output_tokens_per_s").number();
+  p.output_tokens_per_s_per_gpu = point.child("output_tokens_per_s_per_gpu").number();
+  return p;
+}
+
+}  // namespace
+
+InferenceResult inference_result_from_json(const JsonField& root, const std::string& source) {
+  expect_schema(root, kInferenceSchema, "perf infer --json");
+  InferenceResult result;
+  result.source = source;
+  result.model = root.child("model").string();
+  result.system = root.child("system").string();
+  result.accelerator = root.child("accelerator").string();
+  result.precision = root.child("precision").string();
+  result.tp = int_of(root.child("tp"));
+  result.ep = int_of(root.child("ep"));
+  result.gpus_per_replica = int_of(root.child("gpus_per_replica"));
+  result.input_tokens = int_of(root.child("input_tokens"));
+  result.output_tokens = int_of(root.child("output_tokens"));
+  result.weight_gb_per_gpu = root.child("weight_gb_per_gpu").number();
+  result.kv_capacity_tokens = root.child("kv_capacity_tokens").number();
+  result.max_sequences = int_of(root.child("max_sequences"));
+  const JsonField points = root.child("by_sequences");
+  for (std::size_t i = 0; i < points.array_size(); ++i)
+    result.by_sequences.push_back(point_from_json(points.element(i)));
+  result.max_load = point_from_json(root.child("max_load"));
+  return result;
+}
+
+Result<InferenceResult> read_inference_json(std::string_view text, const std::string& source) {
+  return read_json_document<InferenceResult>(
+      text, source, [&](const JsonField& root) { return inference_result_from_json(root, source); });
 }
 
 }  // namespace gputwin

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "gputwin/report/json_document.hpp"
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
@@ -372,6 +373,73 @@ std::string bom_csv(const Cluster& cluster) {
                        line.unit_price ? format_number(in_usd(*line.unit_price) * line.count, 2) : "");
   }
   return csv;
+}
+
+namespace {
+
+PlanFabricSummary fabric_summary_from_json(const std::string& role, const JsonField& fabric) {
+  PlanFabricSummary summary;
+  summary.role = role;
+  summary.topology = fabric.child("topology").string();
+  summary.switch_part = fabric.child("switch").string();
+  summary.tiers = int_of(fabric.child("tiers"));
+  const JsonField switches = fabric.child("switches");
+  summary.leaf_switches = switches.child("leaf").integer();
+  summary.spine_switches = switches.child("spine").integer();
+  summary.core_switches = switches.child("core").integer();
+  const JsonField links = fabric.child("links");
+  summary.node_leaf_links = links.child("node_leaf").integer();
+  summary.leaf_spine_links = links.child("leaf_spine").integer();
+  summary.spine_core_links = links.child("spine_core").integer();
+  return summary;
+}
+
+}  // namespace
+
+PlanSummary plan_summary_from_json(const JsonField& root) {
+  expect_schema(root, kPlanSchema, "plan --json");
+  PlanSummary plan;
+  plan.name = root.child("name").string();
+  plan.node_system = root.child("node_system").string();
+  const JsonField totals = root.child("totals");
+  plan.gpus = totals.child("gpus").integer();
+  plan.nodes = totals.child("nodes").integer();
+  plan.racks = totals.child("racks").integer();
+  plan.it_power_kw_max = totals.child("it_power_kw_max").number();
+  plan.it_power_kw_typical = totals.child("it_power_kw_typical").number();
+  plan.facility_power_kw = totals.child("facility_power_kw").number();
+  const JsonField fabrics = root.child("fabrics");
+  if (!fabrics.json().is_object()) fabrics.fail("expected an object of fabrics by role");
+  for (const auto& [role, value] : fabrics.json().items())
+    plan.fabrics.push_back(fabric_summary_from_json(role, fabrics.child(role)));
+  const JsonField bom = root.child("bom");
+  for (std::size_t i = 0; i < bom.array_size(); ++i) {
+    const JsonField line = bom.element(i);
+    const auto price = line.optional_child("unit_price_usd");
+    plan.bom.push_back({line.child("part").string(), line.child("category").string(),
+                        line.child("count").integer(),
+                        price ? std::optional(price->number()) : std::nullopt});
+  }
+  const JsonField costs = root.child("costs");
+  plan.priced = boolean_of(costs.child("priced"));
+  plan.costs_complete = boolean_of(costs.child("complete"));
+  plan.capex_usd = costs.child("capex_usd").number();
+  plan.tco_usd = costs.child("tco_usd").number();
+  plan.cost_per_gpu_hour_usd = optional_number(costs.child("cost_per_gpu_hour_usd"));
+  const JsonField unpriced = costs.child("unpriced_parts");
+  for (std::size_t i = 0; i < unpriced.array_size(); ++i)
+    plan.unpriced_parts.push_back(unpriced.element(i).string());
+  const JsonField warnings = root.child("warnings");
+  for (std::size_t i = 0; i < warnings.array_size(); ++i) {
+    const JsonField warning = warnings.element(i);
+    plan.warnings.push_back({warning.child("code").string(), warning.child("message").string(),
+                             boolean_of(warning.child("prominent"))});
+  }
+  return plan;
+}
+
+Result<PlanSummary> read_plan_json(std::string_view text, const std::string& source) {
+  return read_json_document<PlanSummary>(text, source, plan_summary_from_json);
 }
 
 }  // namespace gputwin

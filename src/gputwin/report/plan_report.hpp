@@ -5,11 +5,17 @@
 //   std::cout << cost_summary(cluster.costs);    // marked INCOMPLETE when parts have no price
 //   std::cout << plan_json(cluster).dump(2);
 //   std::ofstream("bom.csv") << bom_csv(cluster);
+//   Result<PlanSummary> plan = read_plan_json(text, "plan.json");   // a plan --json document read back
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "gputwin/core/error.hpp"
+#include "gputwin/core/json_input.hpp"
 #include "gputwin/design/cluster.hpp"
 
 namespace gputwin {
@@ -24,5 +30,57 @@ inline constexpr const char* kPlanSchema = "gputwin.plan/1";
 [[nodiscard]] std::string missing_prices(const Costs& costs);
 [[nodiscard]] std::string plan_text(const Cluster& cluster);
 [[nodiscard]] std::string bom_csv(const Cluster& cluster);
+
+// What a gputwin.plan/1 document holds for a program that compares or prices designs: the stable contract of
+// docs/plan-json.md (totals, switches and links per fabric, BOM parts and counts) plus the costs and the
+// warnings. Racks, cables, transceivers and ports are not read.
+struct PlanFabricSummary {
+  std::string role;  // "compute", "storage", "inband", "oob"
+  std::string topology;
+  std::string switch_part;
+  int tiers = 0;
+  long leaf_switches = 0;
+  long spine_switches = 0;
+  long core_switches = 0;
+  long node_leaf_links = 0;
+  long leaf_spine_links = 0;
+  long spine_core_links = 0;
+};
+struct PlanBomLine {
+  std::string part;
+  std::string category;
+  long count = 0;
+  std::optional<double> unit_price_usd;  // empty when the part has no price
+};
+struct PlanWarningSummary {
+  std::string code;
+  std::string message;
+  bool prominent = false;
+};
+struct PlanSummary {
+  std::string name;
+  std::string node_system;
+  long gpus = 0;
+  long nodes = 0;
+  long racks = 0;
+  double it_power_kw_max = 0;
+  double it_power_kw_typical = 0;
+  double facility_power_kw = 0;
+  std::vector<PlanFabricSummary> fabrics;  // by role name (a JSON object has no order once read)
+  std::vector<PlanBomLine> bom;
+  bool priced = false;
+  bool costs_complete = false;
+  double capex_usd = 0;
+  double tco_usd = 0;
+  std::optional<double> cost_per_gpu_hour_usd;  // empty when not priced or incomplete
+  std::vector<std::string> unpriced_parts;
+  std::vector<PlanWarningSummary> warnings;
+};
+
+// Reads a gputwin.plan/1 document back; throws InputFailure naming the field (JSON pointer) when the schema
+// is another or a field is missing or of the wrong type.
+[[nodiscard]] PlanSummary plan_summary_from_json(const JsonField& root);
+// The same from a document's text; `source` names it in errors (malformed JSON: line and column).
+[[nodiscard]] Result<PlanSummary> read_plan_json(std::string_view text, const std::string& source);
 
 }  // namespace gputwin

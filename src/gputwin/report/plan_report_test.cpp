@@ -4,14 +4,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "gputwin/design/design_test_support.hpp"
 #include "gputwin/report/html/html_report.hpp"
+#include "gputwin/report/report_test_support.hpp"
 
 namespace gputwin {
 namespace {
 
+using testing::error_of;
 using testing::plan_text;
 
 // 1 SU of DGX H100; `priced_except` = a price list for every part of the design but that one ("" = all,
@@ -98,6 +101,75 @@ TEST(HtmlSummary, IncompletePricesAndBoundaryStepsShowInTheCards) {
   const std::string whole = html_report(priced, {}, "");
   EXPECT_TRUE(contains(whole, format_money(*priced.costs.cost_per_gpu_hour) + "</div>"));
   EXPECT_FALSE(contains(whole, "(incomplete)"));
+}
+
+// plan --json read back: what plan_json wrote for a real design comes back field for field.
+TEST(PlanJson, RoundTripOfADesign) {
+  for (const std::string& priced_except : {std::string(""), std::string("dgx-h100")}) {
+    const Cluster cluster = one_su(priced_except, 32);
+    const auto read = read_plan_json(plan_json(cluster).dump(2), "plan.json");
+    ASSERT_TRUE(read.ok()) << read.error_text();
+    const PlanSummary& plan = read.value();
+    EXPECT_EQ(plan.name, cluster.name);
+    EXPECT_EQ(plan.node_system, cluster.node_system);
+    EXPECT_EQ(plan.gpus, cluster.gpus);
+    EXPECT_EQ(plan.nodes, cluster.nodes);
+    EXPECT_EQ(plan.racks, static_cast<long>(cluster.racks.size()));
+    EXPECT_NEAR(plan.it_power_kw_max, in_kilowatts(cluster.power.it_max), 1e-3);
+    EXPECT_NEAR(plan.facility_power_kw, in_kilowatts(cluster.power.facility_max), 1e-3);
+    ASSERT_EQ(plan.fabrics.size(), cluster.fabrics.size());
+    for (const Fabric& fabric : cluster.fabrics) {
+      const auto found = std::find_if(plan.fabrics.begin(), plan.fabrics.end(),
+                                      [&](const auto& f) { return f.role == role_name(fabric.role); });
+      ASSERT_NE(found, plan.fabrics.end()) << role_name(fabric.role);
+      EXPECT_EQ(found->leaf_switches, fabric.switches_in(Tier::leaf));
+      EXPECT_EQ(found->spine_switches, fabric.switches_in(Tier::spine));
+      EXPECT_EQ(found->node_leaf_links, fabric.links_between(Tier::endpoint, Tier::leaf));
+      EXPECT_EQ(found->leaf_spine_links, fabric.links_between(Tier::leaf, Tier::spine));
+    }
+    ASSERT_EQ(plan.bom.size(), cluster.bom.size());
+    for (std::size_t i = 0; i < plan.bom.size(); ++i) {
+      EXPECT_EQ(plan.bom[i].part, cluster.bom[i].part);
+      EXPECT_EQ(plan.bom[i].count, cluster.bom[i].count);
+      EXPECT_EQ(plan.bom[i].unit_price_usd.has_value(), cluster.bom[i].unit_price.has_value());
+    }
+    EXPECT_EQ(plan.costs_complete, cluster.costs.complete());
+    EXPECT_NEAR(plan.capex_usd, in_usd(cluster.costs.capex), 0.01);
+    EXPECT_EQ(plan.cost_per_gpu_hour_usd.has_value(), cluster.costs.cost_per_gpu_hour.has_value());
+    EXPECT_EQ(plan.unpriced_parts, cluster.costs.unpriced_parts);
+    ASSERT_EQ(plan.warnings.size(), cluster.warnings.size());
+    EXPECT_EQ(plan.warnings.front().code, "boundary-step");
+    EXPECT_TRUE(plan.warnings.front().prominent);
+  }
+}
+
+TEST(PlanJson, AnotherSchemaIsRefusedAtTheSchemaField) {
+  const std::string text = testing::with_schema(plan_json(one_su("none")).dump(2), "gputwin.validate/1");
+  const std::string error = error_of(read_plan_json(text, "plan.json"));
+  EXPECT_TRUE(contains(error, "plan.json:2:")) << error;
+  EXPECT_TRUE(contains(error, "/schema: expected gputwin.plan/1 (plan --json), found 'gputwin.validate/1'"))
+      << error;
+}
+
+TEST(PlanJson, TruncatedDocumentIsMalformedJsonWithItsLine) {
+  const std::string text = testing::truncated(plan_json(one_su("none")).dump(2));
+  const std::string error = error_of(read_plan_json(text, "plan.json"));
+  EXPECT_TRUE(contains(error, "plan.json:")) << error;
+  EXPECT_TRUE(contains(error, "malformed JSON")) << error;
+}
+
+TEST(PlanJson, MissingFieldIsNamedByItsPointer) {
+  const std::string text = plan_json(one_su("none")).dump(2);
+  const std::string no_leaf =
+      error_of(read_plan_json(testing::without(text, "/fabrics/compute/switches/leaf"), "plan.json"));
+  EXPECT_TRUE(contains(no_leaf, "/fabrics/compute/switches: missing field 'leaf'")) << no_leaf;
+  const std::string no_count = error_of(read_plan_json(testing::without(text, "/bom/0/count"), "plan.json"));
+  EXPECT_TRUE(contains(no_count, "/bom/0: missing field 'count'")) << no_count;
+  std::string mistyped_text = text;
+  const std::size_t at = mistyped_text.find("\"complete\": ") + 12;
+  mistyped_text.replace(at, mistyped_text.find(',', at) - at, "1");
+  const std::string mistyped = error_of(read_plan_json(mistyped_text, "plan.json"));
+  EXPECT_TRUE(contains(mistyped, "/costs/complete: expected true or false")) << mistyped;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "gputwin/core/input_file.hpp"
 #include "gputwin/core/json_input.hpp"
 #include "gputwin/core/units.hpp"
+#include "gputwin/report/json_document.hpp"
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
@@ -125,34 +126,51 @@ nlohmann::ordered_json sweep_task_json(const std::string& sweep_file, const Swee
   return {{"schema", kSweepTaskSchema}, {"sweep", sweep_file}, {"row", sweep_row_json(row)}};
 }
 
+namespace {
+
+SweepRow row_from_json(const JsonField& row) {
+  SweepRow r;
+  r.task = static_cast<int>(row.child("task").integer());
+  r.design = row.child("design").string();
+  r.policy = row.child("policy").string();
+  r.variant = row.child("variant").string();
+  r.seed = static_cast<std::uint64_t>(row.child("seed").integer());
+  r.jobs = static_cast<int>(row.child("jobs").integer());
+  r.completed = static_cast<int>(row.child("completed").integer());
+  r.never_run = static_cast<int>(row.child("never_run").integer());
+  r.reader_skipped = static_cast<int>(row.child("reader_skipped").integer());
+  r.mean_wait_s = row.child("mean_wait_s").number();
+  r.p95_wait_s = row.child("p95_wait_s").number();
+  r.mean_jct_s = row.child("mean_jct_s").number();
+  r.mean_bounded_slowdown = row.child("mean_bounded_slowdown").number();
+  r.window_utilisation = optional_number(row.child("window_utilisation"));
+  r.drain_s = row.child("drain_s").number();
+  r.utilisation = row.child("utilisation").number();
+  r.makespan_s = row.child("makespan_s").number();
+  return r;
+}
+
+}  // namespace
+
 Result<SweepRow> sweep_row_from_json(const std::string& text, const std::string& source) {
-  return guarded_parse<SweepRow>(source, [&] {
-    const nlohmann::json document = parse_json(text, source);
-    const JsonField root = JsonField::root(document, source, text);
+  return read_json_document<SweepRow>(text, source, [](const JsonField& root) {
     if (root.child("schema").string() != kSweepTaskSchema)
       root.child("schema").fail(std::string("expected ") + kSweepTaskSchema);
-    const JsonField row = root.child("row");
-    SweepRow r;
-    r.task = static_cast<int>(row.child("task").integer());
-    r.design = row.child("design").string();
-    r.policy = row.child("policy").string();
-    r.variant = row.child("variant").string();
-    r.seed = static_cast<std::uint64_t>(row.child("seed").integer());
-    r.jobs = static_cast<int>(row.child("jobs").integer());
-    r.completed = static_cast<int>(row.child("completed").integer());
-    r.never_run = static_cast<int>(row.child("never_run").integer());
-    r.reader_skipped = static_cast<int>(row.child("reader_skipped").integer());
-    r.mean_wait_s = row.child("mean_wait_s").number();
-    r.p95_wait_s = row.child("p95_wait_s").number();
-    r.mean_jct_s = row.child("mean_jct_s").number();
-    r.mean_bounded_slowdown = row.child("mean_bounded_slowdown").number();
-    const JsonField window = row.child("window_utilisation");
-    if (!window.json().is_null()) r.window_utilisation = window.number();
-    r.drain_s = row.child("drain_s").number();
-    r.utilisation = row.child("utilisation").number();
-    r.makespan_s = row.child("makespan_s").number();
-    return r;
+    return row_from_json(root.child("row"));
   });
+}
+
+SweepTable sweep_table_from_json(const JsonField& root) {
+  expect_schema(root, kSweepSchema, "sweep --json");
+  SweepTable table;
+  table.name = root.child("sweep").string();
+  const JsonField rows = root.child("rows");
+  for (std::size_t i = 0; i < rows.array_size(); ++i) table.rows.push_back(row_from_json(rows.element(i)));
+  return table;
+}
+
+Result<SweepTable> read_sweep_json(std::string_view text, const std::string& source) {
+  return read_json_document<SweepTable>(text, source, sweep_table_from_json);
 }
 
 }  // namespace gputwin

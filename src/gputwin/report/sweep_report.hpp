@@ -6,13 +6,16 @@
 //   std::cout << sweep_csv(rows);
 //   nlohmann::json doc = sweep_json(sweep, rows);                  // schema gputwin.sweep/1
 //   Result<SweepRow> row = sweep_row_from_json(text, "task-3.json");
+//   Result<SweepTable> table = read_sweep_json(text, "sweep.json");   // sweep --json read back
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gputwin/core/error.hpp"
+#include "gputwin/core/json_input.hpp"
 #include "gputwin/sim/sweep.hpp"
 
 namespace gputwin {
@@ -29,5 +32,15 @@ inline constexpr const char* kSweepTaskSchema = "gputwin.sweep-task/1";
 [[nodiscard]] nlohmann::ordered_json sweep_task_json(const std::string& sweep_file, const SweepRow& row);
 // The row of a sweep_task_json document.
 [[nodiscard]] Result<SweepRow> sweep_row_from_json(const std::string& text, const std::string& source);
+
+// A gputwin.sweep/1 document: the sweep's name and every row, exactly as written (JSON keeps the shortest
+// round-trip form of each figure, so the rows print the same table again).
+struct SweepTable {
+  std::string name;
+  std::vector<SweepRow> rows;
+};
+// Throws InputFailure naming the field (JSON pointer) when the schema is another or a field is missing.
+[[nodiscard]] SweepTable sweep_table_from_json(const JsonField& root);
+[[nodiscard]] Result<SweepTable> read_sweep_json(std::string_view text, const std::string& source);
 
 }  // namespace gputwin

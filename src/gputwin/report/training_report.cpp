@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "gputwin/report/json_document.hpp"
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
@@ -350,6 +351,66 @@ TrainingBreakdown training_breakdown_from_json(const JsonField& root, const std:
         {terms.element(i).child("name").string(), terms.element(i).child("seconds").number()});
   }
   return training;
+}
+
+namespace {
+
+SizingSplit sizing_split_from_json(const JsonField& split) {
+  SizingSplit s;
+  s.tp = int_of(split.child("tp"));
+  s.pp = int_of(split.child("pp"));
+  s.vp = int_of(split.child("vp"));
+  s.cp = int_of(split.child("cp"));
+  s.dp = int_of(split.child("dp"));
+  s.micro_batch = int_of(split.child("micro_batch"));
+  s.recompute = split.child("recompute").string();
+  s.zero = int_of(split.child("zero"));
+  s.idle_gpus = int_of(split.child("idle_gpus"));
+  return s;
+}
+
+// A row without `gpus` is an accelerator with no answer, and then its note says why.
+SizedAccelerator sized_accelerator_from_json(const JsonField& item) {
+  SizedAccelerator row;
+  row.accelerator = item.child("accelerator").string();
+  row.system = item.child("system").string();
+  if (!item.has("gpus")) {
+    row.note = item.child("note").string();
+    return row;
+  }
+  row.sized = true;
+  row.gpus = int_of(item.child("gpus"));
+  row.days = item.child("days").number();
+  row.mfu = item.child("mfu").number();
+  row.split = sizing_split_from_json(item.child("split"));
+  const JsonField memory = item.child("memory_gb");
+  row.memory_gb = memory.child("total").number();
+  row.memory_capacity_gb = memory.child("capacity").number();
+  row.cost_usd = optional_number(item.child("cost_usd"));
+  return row;
+}
+
+}  // namespace
+
+SizingResult sizing_result_from_json(const JsonField& root, const std::string& source) {
+  expect_schema(root, kSizingSchema, "perf size --json");
+  SizingResult sizing;
+  sizing.source = source;
+  sizing.model = root.child("model").string();
+  sizing.parameters = root.child("parameters").number();
+  sizing.tokens = root.child("tokens").number();
+  sizing.days = root.child("days").number();
+  const JsonField basis = root.child("cost_basis");
+  if (!basis.json().is_null()) sizing.cost_basis = basis.string();
+  const JsonField rows = root.child("accelerators");
+  for (std::size_t i = 0; i < rows.array_size(); ++i)
+    sizing.accelerators.push_back(sized_accelerator_from_json(rows.element(i)));
+  return sizing;
+}
+
+Result<SizingResult> read_sizing_json(std::string_view text, const std::string& source) {
+  return read_json_document<SizingResult>(
+      text, source, [&](const JsonField& root) { return sizing_result_from_json(root, source); });
 }
 
 }  // namespace gputwin

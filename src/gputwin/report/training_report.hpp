@@ -3,13 +3,16 @@
 //
 //   std::cout << training_text(run, estimate, /*explain*/ true);
 //   nlohmann::json doc = training_json(run, estimate);   // schema "gputwin.perf-train/1"
+//   Result<SizingResult> sizing = read_sizing_json(text, "size.json");   // perf size --json read back
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "gputwin/core/error.hpp"
 #include "gputwin/core/json_input.hpp"
 #include "gputwin/perf/training.hpp"
 #include "gputwin/perf/training_search.hpp"
@@ -65,5 +68,47 @@ struct TrainingBreakdown {
 // Reads a gputwin.perf-train/1 document back; throws InputFailure naming the field when one is missing.
 [[nodiscard]] TrainingBreakdown training_breakdown_from_json(const JsonField& root,
                                                              const std::string& source);
+
+// What a gputwin.perf-size/1 document holds for the HTML report and for comparing accelerators: per
+// accelerator, the GPUs, split, days, MFU, memory and cost of its answer, or why there is none. The FLOP
+// convention is not read (flop_convention() states it).
+struct SizingSplit {
+  int tp = 1;
+  int pp = 1;
+  int vp = 1;
+  int cp = 1;
+  int dp = 1;
+  int micro_batch = 1;
+  std::string recompute;
+  int zero = 0;
+  int idle_gpus = 0;
+};
+struct SizedAccelerator {
+  std::string accelerator;
+  std::string system;  // empty when no catalog system carries it
+  std::string note;    // why there is no answer; empty when there is one
+  bool sized = false;  // the fields below are set
+  int gpus = 0;
+  double days = 0;
+  double mfu = 0;
+  SizingSplit split;
+  double memory_gb = 0;  // per GPU, of memory_capacity_gb
+  double memory_capacity_gb = 0;
+  std::optional<double> cost_usd;  // empty without a GPU-hour price
+};
+struct SizingResult {
+  std::string source;  // the file it was read from
+  std::string model;
+  double parameters = 0;
+  double tokens = 0;
+  double days = 0;         // the time allowed
+  std::string cost_basis;  // empty when unpriced
+  std::vector<SizedAccelerator> accelerators;
+};
+
+// Reads a gputwin.perf-size/1 document back; throws InputFailure naming the field (JSON pointer) when the
+// schema is another or a field is missing or of the wrong type.
+[[nodiscard]] SizingResult sizing_result_from_json(const JsonField& root, const std::string& source);
+[[nodiscard]] Result<SizingResult> read_sizing_json(std::string_view text, const std::string& source);
 
 }  // namespace gputwin

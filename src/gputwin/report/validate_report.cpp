@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "gputwin/report/json_document.hpp"
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
@@ -219,6 +220,77 @@ nlohmann::ordered_json validate_json(const ValidateRun& run) {
                     {"fail_on", validate::severity_name(run.fail_on)},
                     {"failed", validate_failed(run)}};
   return out;
+}
+
+namespace {
+
+std::optional<int> optional_int(const JsonField& field) {
+  if (field.json().is_null()) return std::nullopt;
+  return int_of(field);
+}
+
+Severity severity_of(const JsonField& field) {
+  const std::string name = field.string();
+  const auto severity = validate::severity_from_name(name);
+  if (!severity) field.fail("expected critical, warning or info, found '" + name + "'");
+  return *severity;
+}
+
+ValidateNodeSummary node_summary_from_json(const JsonField& node) {
+  return {node.child("node").string(),
+          int_of(node.child("gpus")),
+          node.child("model").string(),
+          node.child("driver").string(),
+          node.child("cuda").string(),
+          node.child("health").string(),
+          static_cast<int>(node.child("files").array_size())};
+}
+
+ValidateFindingSummary finding_summary_from_json(const JsonField& finding) {
+  return {finding.child("rule").string(),   severity_of(finding.child("severity")),
+          finding.child("node").string(),   optional_int(finding.child("gpu")),
+          finding.child("file").string(),   optional_int(finding.child("line")),
+          finding.child("message").string()};
+}
+
+ValidateOutlierSummary outlier_summary_from_json(const JsonField& outlier) {
+  return {outlier.child("metric").string(),   outlier.child("unit").string(),
+          outlier.child("group").string(),    outlier.child("node").string(),
+          optional_int(outlier.child("gpu")), outlier.child("value").number(),
+          outlier.child("median").number(),   outlier.child("robust_z").number()};
+}
+
+}  // namespace
+
+ValidateSummary validate_summary_from_json(const JsonField& root) {
+  expect_schema(root, kValidateSchema, "validate --json");
+  ValidateSummary summary;
+  summary.measured = root.child("measured").string();
+  const JsonField cluster = root.child("cluster");
+  if (!cluster.json().is_null()) summary.cluster = cluster.string();
+  const JsonField nodes = root.child("inventory");
+  for (std::size_t i = 0; i < nodes.array_size(); ++i)
+    summary.nodes.push_back(node_summary_from_json(nodes.element(i)));
+  const JsonField findings = root.child("findings");
+  for (std::size_t i = 0; i < findings.array_size(); ++i)
+    summary.findings.push_back(finding_summary_from_json(findings.element(i)));
+  const JsonField outliers = root.child("outliers");
+  for (std::size_t i = 0; i < outliers.array_size(); ++i)
+    summary.outliers.push_back(outlier_summary_from_json(outliers.element(i)));
+  const JsonField totals = root.child("summary");
+  summary.gpus = int_of(totals.child("gpus"));
+  summary.files = int_of(totals.child("files"));
+  summary.files_not_understood = int_of(totals.child("files_not_understood"));
+  summary.critical = int_of(totals.child("critical"));
+  summary.warning = int_of(totals.child("warning"));
+  summary.info = int_of(totals.child("info"));
+  summary.fail_on = severity_of(totals.child("fail_on"));
+  summary.failed = boolean_of(totals.child("failed"));
+  return summary;
+}
+
+Result<ValidateSummary> read_validate_json(std::string_view text, const std::string& source) {
+  return read_json_document<ValidateSummary>(text, source, validate_summary_from_json);
 }
 
 }  // namespace gputwin

@@ -5,12 +5,17 @@
 //   std::cout << validate_text(run);
 //   int status = validate_failed(run) ? 1 : 0;
 //   std::cout << validate_inventory_text(take_inventory("measured/", checks).value());
+//   Result<ValidateSummary> back = read_validate_json(text, "validate.json");   // validate --json read back
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "gputwin/core/error.hpp"
+#include "gputwin/core/json_input.hpp"
 #include "gputwin/validate/checks.hpp"
 #include "gputwin/validate/fleet.hpp"
 #include "gputwin/validate/inventory.hpp"
@@ -35,5 +40,56 @@ struct ValidateRun {
 [[nodiscard]] nlohmann::ordered_json validate_json(const ValidateRun& run);
 // One line per node: node, GPUs, model, driver, health ("ok", or per GPU the rules of its findings).
 [[nodiscard]] std::string validate_inventory_text(const validate::Inventory& inventory);
+
+// What a gputwin.validate/1 document holds for a program that tracks a fleet's health over runs: the
+// inventory, every finding and outlier, and the summary. The files of each node are counted, not listed.
+struct ValidateNodeSummary {
+  std::string node;
+  int gpus = 0;
+  std::string model;
+  std::string driver;  // empty when no capture gave one
+  std::string cuda;
+  std::string health;  // "ok" or "2 critical, 1 warning"
+  int files = 0;
+};
+struct ValidateFindingSummary {
+  std::string rule;
+  validate::Severity severity = validate::Severity::info;
+  std::string node;
+  std::optional<int> gpu;
+  std::string file;
+  std::optional<int> line;
+  std::string message;
+};
+struct ValidateOutlierSummary {
+  std::string metric;
+  std::string unit;
+  std::string group;
+  std::string node;
+  std::optional<int> gpu;
+  double value = 0;
+  double median = 0;
+  double robust_z = 0;
+};
+struct ValidateSummary {
+  std::string measured;  // the directory read
+  std::string cluster;   // the spec compared with; empty when none
+  std::vector<ValidateNodeSummary> nodes;
+  std::vector<ValidateFindingSummary> findings;
+  std::vector<ValidateOutlierSummary> outliers;
+  int gpus = 0;
+  int files = 0;
+  int files_not_understood = 0;
+  int critical = 0;
+  int warning = 0;
+  int info = 0;
+  validate::Severity fail_on = validate::Severity::critical;
+  bool failed = false;
+};
+
+// Reads a gputwin.validate/1 document back; throws InputFailure naming the field (JSON pointer) when the
+// schema is another, a field is missing or of the wrong type, or a severity is not one the checks use.
+[[nodiscard]] ValidateSummary validate_summary_from_json(const JsonField& root);
+[[nodiscard]] Result<ValidateSummary> read_validate_json(std::string_view text, const std::string& source);
 
 }  // namespace gputwin

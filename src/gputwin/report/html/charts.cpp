@@ -166,6 +166,29 @@ ReportChart step_chart(const std::vector<TrainingBreakdown>& trainings) {
           config};
 }
 
+// Output tokens per second per GPU as concurrent sequences grow, one line per perf infer result (its max-load
+// point last); the x axis is logarithmic because the sequences given usually double.
+ReportChart inference_chart(const std::vector<InferenceResult>& inferences) {
+  Json datasets = Json::array();
+  for (const auto& result : inferences) {
+    std::vector<InferencePoint> rows = result.by_sequences;
+    if (result.max_load.sequences > 0) rows.push_back(result.max_load);
+    std::vector<double> sequences;
+    std::vector<double> per_gpu;
+    for (const auto& row : rows) {
+      sequences.push_back(row.sequences);
+      per_gpu.push_back(row.output_tokens_per_s_per_gpu);
+    }
+    datasets.push_back(line_dataset(fmt::format("{} on {}, TP {} ({})", result.model, result.accelerator,
+                                                result.tp, file_name(result.source)),
+                                    points(sequences, per_gpu)));
+  }
+  return {"chart-inference", "perf", "Inference throughput by concurrent sequences",
+          "output_tokens_per_s_per_gpu of by_sequences[] and max_load of perf infer --json",
+          line_config(datasets, axis("concurrent sequences (log scale)", "logarithmic"),
+                      from_zero(axis("output tokens/s per GPU")))};
+}
+
 ReportChart tco_chart(const Cluster& cluster) {
   const Costs& costs = cluster.costs;
   const double years = costs.lifetime_years;
@@ -256,6 +279,7 @@ std::vector<ReportChart> report_charts(const Cluster& cluster, const ReportInput
   if (!inputs.packings.empty()) charts.push_back(packing_chart(inputs.packings));
   if (!inputs.collectives.empty()) charts.push_back(busbw_chart(inputs.collectives));
   if (!inputs.trainings.empty()) charts.push_back(step_chart(inputs.trainings));
+  if (!inputs.inferences.empty()) charts.push_back(inference_chart(inputs.inferences));
   return charts;
 }
 

@@ -7,6 +7,7 @@
 #include "gputwin/report/html/charts.hpp"
 #include "gputwin/report/html/fabric_svg.hpp"
 #include "gputwin/report/html/html_text.hpp"
+#include "gputwin/report/html/perf_tables.hpp"
 #include "gputwin/report/html/rack_svg.hpp"
 #include "gputwin/report/plan_report.hpp"
 
@@ -345,6 +346,7 @@ std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std:
   html += cables_section(plan) + bom_section(plan);
   html += charts_section(charts, "simulation", "simulation", "Simulation");
   html += charts_section(charts, "perf", "perf", "Performance");
+  html += inference_section(inputs.inferences) + sizing_section(inputs.sizings);
   html += "</main>" + chart_configs_script(charts);
   html +=
       "<script>" + std::string(chart_script) + "</script><script>" + std::string(kBootstrap) + "</script>";

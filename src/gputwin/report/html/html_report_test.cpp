@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 
+#include "gputwin/core/units.hpp"
 #include "gputwin/design/design_test_support.hpp"
 #include "gputwin/report/html/fabric_svg.hpp"
+#include "gputwin/report/html/html_text.hpp"
 #include "gputwin/report/html/rack_svg.hpp"
 
 namespace gputwin {
@@ -92,11 +95,62 @@ TEST(HtmlReport, ResultTextCannotCloseTheScriptElement) {
   EXPECT_NE(html.find("<\\/script><i>fifo (a.json)"), std::string::npos);
 }
 
+// perf infer and perf size results: a table per result with a row per point or accelerator carrying its
+// figures, and a throughput chart with one point per row of the inference tables.
+TEST(HtmlReport, InferenceAndSizingResultsGetTheirTablesAndChart) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  const std::string dir = std::string(GPUTWIN_SOURCE_DIR) + "/tests/report/";
+  const auto inputs =
+      load_report_inputs({}, {dir + "infer-llama3.1-8b-h200.json", dir + "size-llama3-70b.json"});
+  ASSERT_TRUE(inputs.ok()) << inputs.error_text();
+  const InferenceResult& inference = inputs.value().inferences.front();
+  const SizingResult& sizing = inputs.value().sizings.front();
+  const std::string html = html_report(cluster, inputs.value(), kFakeChartScript);
+
+  const std::size_t infer_at = html.find("<section id=\"inference\" data-results=\"1\">");
+  ASSERT_NE(infer_at, std::string::npos);
+  const std::string infer = html.substr(infer_at, html.find("</section>", infer_at) - infer_at);
+  EXPECT_EQ(count_of(infer, "<tr data-sequences="), inference.by_sequences.size() + 1);  // + max load
+  const InferencePoint& last = inference.by_sequences.back();
+  EXPECT_NE(infer.find("<tr data-sequences=\"" + std::to_string(last.sequences) + "\" data-ttft-ms=\"" +
+                       nlohmann::json(last.ttft_ms).dump() + "\" data-tpot-ms=\"" +
+                       nlohmann::json(last.tpot_ms).dump() + "\""),
+            std::string::npos)
+      << infer;
+  EXPECT_NE(infer.find(format_number(last.output_tokens_per_s_per_gpu, 0) + "</td>"), std::string::npos);
+  EXPECT_NE(infer.find(std::to_string(inference.max_sequences) + " (max load)"), std::string::npos);
+  EXPECT_NE(html.find("id=\"chart-inference\" data-series=\"1\" data-points=\"" +
+                      std::to_string(inference.by_sequences.size() + 1) + "\""),
+            std::string::npos);
+
+  const std::size_t size_at = html.find("<section id=\"sizing\" data-results=\"1\">");
+  ASSERT_NE(size_at, std::string::npos);
+  const std::string size = html.substr(size_at, html.find("</section>", size_at) - size_at);
+  EXPECT_EQ(count_of(size, "<tr data-accelerator="), sizing.accelerators.size());
+  for (const SizedAccelerator& row : sizing.accelerators) {
+    if (!row.sized) {
+      EXPECT_NE(size.find("data-accelerator=\"" + row.accelerator + "\" data-sized=\"false\""),
+                std::string::npos);
+      continue;
+    }
+    EXPECT_NE(size.find("data-accelerator=\"" + row.accelerator + "\" data-sized=\"true\" data-gpus=\"" +
+                        std::to_string(row.gpus) + "\""),
+              std::string::npos)
+        << size;
+    if (row.cost_usd) {
+      EXPECT_NE(size.find(format_money(usd(*row.cost_usd))), std::string::npos);
+    }
+  }
+  EXPECT_NE(size.find("cost = GPU-hours x " + html_escape(sizing.cost_basis)), std::string::npos) << size;
+}
+
 TEST(HtmlReport, ChartsOnlyForTheResultsGiven) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   const std::string html = html_report(cluster, {}, kFakeChartScript);
   EXPECT_EQ(html.find("id=\"chart-utilisation\""), std::string::npos);
   EXPECT_EQ(html.find("id=\"simulation\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"inference\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"sizing\""), std::string::npos);
   EXPECT_NE(html.find("id=\"chart-power\""), std::string::npos);
 }
 

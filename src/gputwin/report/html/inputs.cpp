@@ -18,12 +18,17 @@ void read_into(ReportInputs& inputs, const JsonField& root, const std::string& s
     inputs.collectives.push_back(collective_curve_from_json(root, source));
   } else if (kind == ReportInputKind::perf && schema == kTrainingSchema) {
     inputs.trainings.push_back(training_breakdown_from_json(root, source));
+  } else if (kind == ReportInputKind::perf && schema == kInferenceSchema) {
+    inputs.inferences.push_back(inference_result_from_json(root, source));
+  } else if (kind == ReportInputKind::perf && schema == kSizingSchema) {
+    inputs.sizings.push_back(sizing_result_from_json(root, source));
   } else {
     const std::string expected = kind == ReportInputKind::simulation
                                      ? std::string("expected ") + kReplaySchema + " or " + kPackingSchema +
                                            " (simulate replay|packing --json)"
-                                     : std::string("expected ") + kCollectiveSchema + " or " +
-                                           kTrainingSchema + " (perf collective|train --json)";
+                                     : std::string("expected ") + kCollectiveSchema + ", " + kTrainingSchema +
+                                           ", " + kInferenceSchema + " or " + kSizingSchema +
+                                           " (perf collective|train|infer|size --json)";
     root.child("schema").fail(expected + ", found '" + schema + "'");
   }
 }
@@ -33,6 +38,8 @@ void append(ReportInputs& into, ReportInputs&& from) {
   for (auto& item : from.packings) into.packings.push_back(std::move(item));
   for (auto& item : from.collectives) into.collectives.push_back(std::move(item));
   for (auto& item : from.trainings) into.trainings.push_back(std::move(item));
+  for (auto& item : from.inferences) into.inferences.push_back(std::move(item));
+  for (auto& item : from.sizings) into.sizings.push_back(std::move(item));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "gputwin/core/error.hpp"
 #include "gputwin/report/collective_report.hpp"
+#include "gputwin/report/inference_report.hpp"
 #include "gputwin/report/packing_report.hpp"
 #include "gputwin/report/replay_report.hpp"
 #include "gputwin/report/training_report.hpp"
@@ -25,9 +26,12 @@ struct ReportInputs {
   std::vector<PackingCurve> packings;
   std::vector<CollectiveCurve> collectives;
   std::vector<TrainingBreakdown> trainings;
+  std::vector<InferenceResult> inferences;
+  std::vector<SizingResult> sizings;
 };
 
-// Simulation files must be replay or packing results, perf files collective or training results.
+// Simulation files must be replay or packing results, perf files collective, training, inference or sizing
+// results.
 [[nodiscard]] Result<ReportInputs> load_report_inputs(const std::vector<std::string>& simulation_paths,
                                                       const std::vector<std::string>& perf_paths);
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "gputwin/core/input_file.hpp"
+
 namespace gputwin {
 namespace {
 
@@ -59,6 +61,34 @@ TEST(ReportInputs, ReadsCollectiveAndTrainingAsPerf) {
   EXPECT_EQ(training.value().trainings.front().terms[1].seconds, 0.5);
 }
 
+TEST(ReportInputs, ReadsInferenceAndSizingResultsAsPerf) {
+  const std::string dir = std::string(GPUTWIN_SOURCE_DIR) + "/tests/report/";
+  const auto result =
+      load_report_inputs({}, {dir + "infer-llama3.1-8b-h200.json", dir + "size-llama3-70b.json"});
+  ASSERT_TRUE(result.ok()) << result.error_text();
+  ASSERT_EQ(result.value().inferences.size(), 1u);
+  const InferenceResult& inference = result.value().inferences.front();
+  EXPECT_EQ(inference.model, "llama3.1-8b");
+  EXPECT_EQ(inference.source, dir + "infer-llama3.1-8b-h200.json");
+  ASSERT_EQ(inference.by_sequences.size(), 2u);
+  EXPECT_EQ(inference.by_sequences[1].sequences, 256);
+  EXPECT_EQ(inference.max_load.sequences, inference.max_sequences);
+  ASSERT_EQ(result.value().sizings.size(), 1u);
+  const SizingResult& sizing = result.value().sizings.front();
+  EXPECT_EQ(sizing.model, "llama3-70b");
+  ASSERT_EQ(sizing.accelerators.size(), 3u);
+  EXPECT_EQ(sizing.accelerators[0].accelerator, "h100-sxm");
+  EXPECT_TRUE(sizing.accelerators[0].sized);
+  EXPECT_TRUE(sizing.accelerators[0].cost_usd.has_value());
+}
+
+TEST(ReportInputs, InferenceResultPassedAsSimulationIsRefused) {
+  const std::string text =
+      read_input_file(std::string(GPUTWIN_SOURCE_DIR) + "/tests/report/infer-llama3.1-8b-h200.json");
+  const std::string error = error_of(text, ReportInputKind::simulation);
+  EXPECT_NE(error.find("found 'gputwin.infer/1'"), std::string::npos) << error;
+}
+
 TEST(ReportInputs, ForeignSchemaIsNamedWithWhatWasExpected) {
   const std::string error = error_of(R"({"schema": "gputwin.plan/1"})");
   EXPECT_NE(error.find("result.json:1:"), std::string::npos) << error;
@@ -68,7 +98,9 @@ TEST(ReportInputs, ForeignSchemaIsNamedWithWhatWasExpected) {
 
 TEST(ReportInputs, SimulationResultPassedAsPerfIsRefused) {
   const std::string error = error_of(kReplay, ReportInputKind::perf);
-  EXPECT_NE(error.find("gputwin.collective/1 or gputwin.perf-train/1"), std::string::npos) << error;
+  EXPECT_NE(error.find("gputwin.collective/1, gputwin.perf-train/1, gputwin.infer/1 or gputwin.perf-size/1"),
+            std::string::npos)
+      << error;
 }
 
 TEST(ReportInputs, NotJsonNamesFileAndLine) {

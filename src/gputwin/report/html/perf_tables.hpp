@@ -1,0 +1,19 @@
+// The HTML report's tables of perf results whose figures read best as numbers: each `perf infer --json`
+// result (latency and throughput by concurrent sequences) and each `perf size --json` result (GPUs, split,
+// days and cost per accelerator). Key figures are also data-* attributes, for tests.
+//
+//   html += inference_section(inputs.inferences) + sizing_section(inputs.sizings);   // "" when none
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gputwin/report/inference_report.hpp"
+#include "gputwin/report/training_report.hpp"
+
+namespace gputwin {
+
+[[nodiscard]] std::string inference_section(const std::vector<InferenceResult>& inferences);
+[[nodiscard]] std::string sizing_section(const std::vector<SizingResult>& sizings);
+
+}  // namespace gputwin
