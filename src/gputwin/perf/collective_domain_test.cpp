@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gputwin/perf/collective_algorithms.hpp"
+#include "gputwin/perf/collective_sweep.hpp"
 #include "gputwin/perf/collectives.hpp"
 #include "gputwin/perf/perf_test_support.hpp"
 
@@ -162,6 +163,17 @@ TEST(CollectiveDomain, RanksPerDomainDefaultsToConsecutiveNodes) {
   const PerfHardware dgx = perf_hardware_of_system(setup().catalog, "dgx-h100", 4).value();
   EXPECT_EQ(ranks_per_domain(dgx, CollectiveGroup{32, 8}), 8);
   EXPECT_EQ(consecutive_group(dgx, 32).ranks_per_domain, 8);
+}
+
+// nccl-tests across trays of one NVL72 needs no NICs; across two NVL72s it does.
+TEST(CollectiveDomain, AGroupNeedsNicsOnlyWhenItLeavesTheDomain) {
+  PerfHardware no_nics = gb200_trays(36);
+  no_nics.nics_per_node = 0;
+  const CollectiveGroup inside = nccl_tests_group(no_nics, 72, 0);
+  EXPECT_EQ(inside.ranks_per_node, 4);
+  EXPECT_EQ(ranks_per_domain(no_nics, inside), 72);
+  EXPECT_THROW((void)nccl_tests_group(no_nics, 144, 0), std::invalid_argument);
+  EXPECT_NO_THROW((void)nccl_tests_group(gb200_trays(36), 144, 0));
 }
 
 TEST(CollectiveDomain, ADomainThatDoesNotHoldWholeNodesIsAnError) {
