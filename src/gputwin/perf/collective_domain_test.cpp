@@ -3,6 +3,7 @@
 // accelerator.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "gputwin/perf/collective_algorithms.hpp"
