@@ -13,24 +13,35 @@
 
 namespace gputwin::collectives {
 
+// NCCL's view of a group. Its "node" is the set of ranks it fuses into one topology: a host, or under
+// multi-node NVLink (MNNVL) the whole NVLink clique (NCCL fuses the clique's XML topologies into one and
+// searches rings, trees and NVLS inside it over NVLink). Here that unit is the scale-up domain: inside it
+// every path is NVLink (or PCIe when the domain is smaller than the node), between domains every path is a
+// NIC.
 struct Topology {
   int ranks = 1;
-  int ranks_per_node = 1;
-  int nodes = 1;
-  int arch = 1;         // NCCL's architecture row: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
-  int node_column = 0;  // NCCL's node-count column: 1, 2, more than 2 nodes
-  bool nvlink = false;  // the intra-node path is NVLink (else PCIe)
+  int ranks_per_domain = 1;  // ranks in each domain the group uses (NCCL's ranks per node)
+  int domains = 1;           // domains the group spans (NCCL's nNodes)
+  int arch = 1;              // NCCL's architecture row: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
+  int node_column = 0;       // NCCL's node-count column: 1, 2, more than 2 domains
+  bool nvlink = false;       // the path inside a domain is NVLink (else PCIe)
   bool nvswitch = false;
+  bool mesh = false;  // a switchless fabric: each GPU has one link to each peer (AMD Infinity Fabric)
   CollectiveModel::Link intra_link = CollectiveModel::kPci;
-  double intra_gbps = 0;        // achieved one-way bandwidth of one GPU inside the node
-  double inter_gbps = 0;        // achieved one-way bandwidth of the group's NICs on one node, after blocking
+  double intra_gbps = 0;        // achieved one-way bandwidth of one GPU inside the domain
+  double inter_gbps = 0;        // achieved one-way bandwidth a ring or tree gets from the domain's NICs
+  double all_nics_gbps = 0;     // achieved one-way bandwidth of all the group's NICs in one domain (alltoall)
   double per_gpu_nic_gbps = 0;  // achieved NIC bandwidth one GPU reaches on its own (point to point)
+  int nics_used = 0;            // NICs of the group in one domain
   int channels = 1;
 
-  // The bottleneck of a ring: NVLink/PCIe inside a node, the node's NICs between nodes.
+  // The bottleneck of a ring: NVLink/PCIe inside a domain, the domain's NICs between domains.
   [[nodiscard]] double ring_gbps() const;
   [[nodiscard]] std::string ring_bottleneck() const;
-  [[nodiscard]] std::string intra_name() const { return nvlink ? "NVLink" : "PCIe"; }
+  [[nodiscard]] std::string intra_name() const {
+    if (mesh) return "Infinity Fabric mesh";
+    return nvlink ? "NVLink" : "PCIe";
+  }
 };
 
 [[nodiscard]] Topology topology_of(const PerfHardware& hardware, const CollectiveModel& model,

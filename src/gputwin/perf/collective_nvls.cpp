@@ -1,5 +1,7 @@
 // NVLS and NVLSTree: NVLink SHARP, the reduction done in the NVSwitches (Hopper and later); NVLSTree adds a
-// tree of nodes over the network.
+// tree of domains over the network. A domain is what NCCL treats as one node: the host, or under multi-node
+// NVLink the whole NVLink clique (NVLS runs across the 18 trays of an NVL72: NCCL's NVLS channel count has a
+// "single node/MNNVL domain" case, transport/nvls.cc).
 #include <algorithm>
 #include <cmath>
 
@@ -12,7 +14,7 @@ namespace {
 // protocol.
 bool nvls_possible(const Case& c, CollectiveProtocol p) {
   return p == CollectiveProtocol::Simple && c.topo.nvswitch && c.model.nvls_efficiency[c.topo.arch] > 0 &&
-         c.topo.ranks_per_node > 1;
+         c.topo.ranks_per_domain > 1;
 }
 
 // Achieved NVLS algorithm bandwidth inside a node. all_reduce: each GPU sends its whole buffer into the
@@ -21,7 +23,7 @@ bool nvls_possible(const Case& c, CollectiveProtocol p) {
 double nvls_intra_algbw(const Case& c) {
   const auto& t = c.topo;
   const double link = t.intra_gbps * c.model.nvls_efficiency[t.arch];
-  const double n = t.ranks_per_node;
+  const double n = t.ranks_per_domain;
   return c.op == CollectiveOp::all_reduce ? link * n / (n + 1) : link;
 }
 
@@ -30,8 +32,9 @@ class Nvls final : public AlgorithmModel {
   [[nodiscard]] AlgorithmCost cost(const Case& c, CollectiveProtocol p) const override {
     const bool op_ok = c.op == CollectiveOp::all_reduce || c.op == CollectiveOp::all_gather ||
                        c.op == CollectiveOp::reduce_scatter;
-    // Across nodes NVLS needs CollNet (SHARP) support, off by default: NVLSTree serves multi-node all_reduce.
-    if (!op_ok || !nvls_possible(c, p) || c.topo.nodes > 1) return {};
+    // Across domains NVLS needs CollNet (SHARP) support, off by default: NVLSTree serves multi-domain
+    // all_reduce.
+    if (!op_ok || !nvls_possible(c, p) || c.topo.domains > 1) return {};
     const double latency = c.hop_us(c.topo.intra_link, CollectiveAlgorithm::NVLS, p);
     return {latency, nvls_intra_algbw(c), c.topo.intra_gbps, "NVLink (NVSwitch multicast)"};
   }
@@ -41,18 +44,19 @@ class NvlsTree final : public AlgorithmModel {
  public:
   [[nodiscard]] AlgorithmCost cost(const Case& c, CollectiveProtocol p) const override {
     const auto& t = c.topo;
-    // NCCL disables NVLSTree on one node.
-    if (c.op != CollectiveOp::all_reduce || !nvls_possible(c, p) || t.nodes == 1) return {};
-    // A tree of node leaders: on two nodes each node's NICs carry S each way; beyond, a tree node forwards
-    // for two children, halving what each direction gives (NCCL doubles its inter bandwidth on <= 2 nodes).
-    const double inter = t.inter_gbps * (t.nodes <= 2 ? 1.0 : 0.5);
+    // NCCL disables NVLSTree on one node (one domain).
+    if (c.op != CollectiveOp::all_reduce || !nvls_possible(c, p) || t.domains == 1) return {};
+    // A tree of domain leaders: on two domains each domain's NICs carry S each way; beyond, a tree node
+    // forwards for two children, halving what each direction gives (NCCL doubles its inter bandwidth on <= 2
+    // nodes).
+    const double inter = t.inter_gbps * (t.domains <= 2 ? 1.0 : 0.5);
     // NCCL's per-channel NVLSTree cap, on the bus bandwidth (bus = alg x 2(n-1)/n for all_reduce).
     const double cap = t.channels * c.model.per_channel_max_nvls_tree_bw[t.arch][t.node_column] * t.ranks /
                        (2.0 * (t.ranks - 1));
     const double algbw = std::min({nvls_intra_algbw(c), inter, cap});
     const auto algo = CollectiveAlgorithm::NVLSTree;
     const double latency = c.base_us(algo, p) + c.hop_us(t.intra_link, algo, p) +
-                           2 * std::floor(std::log2(t.nodes)) * c.hop_us(CollectiveModel::kNet, algo, p);
+                           2 * std::floor(std::log2(t.domains)) * c.hop_us(CollectiveModel::kNet, algo, p);
     const bool nic_bound = inter < nvls_intra_algbw(c);
     return {latency, algbw, nic_bound ? t.inter_gbps : t.intra_gbps, nic_bound ? "NIC" : "NVLink"};
   }

@@ -6,8 +6,8 @@
 namespace gputwin::collectives {
 namespace {
 
-int ring_inter_steps(CollectiveOp op, int nodes) {
-  return op == CollectiveOp::all_reduce ? 2 * (nodes - 1) : nodes - 1;
+int ring_inter_steps(CollectiveOp op, int domains) {
+  return op == CollectiveOp::all_reduce ? 2 * (domains - 1) : domains - 1;
 }
 
 class Ring final : public AlgorithmModel {
@@ -32,7 +32,7 @@ class Ring final : public AlgorithmModel {
     const int steps = ring_steps(c.op, c.topo.ranks);
     if (c.op == CollectiveOp::broadcast || c.op == CollectiveOp::reduce) {
       // A pipeline, not a ring: each step pays a chunk; NCCL takes Tree's hop latency for Simple.
-      const auto link = c.topo.nodes > 1 ? CollectiveModel::kNet : c.topo.intra_link;
+      const auto link = c.topo.domains > 1 ? CollectiveModel::kNet : c.topo.intra_link;
       const auto hop_algorithm = p == CollectiveProtocol::Simple ? CollectiveAlgorithm::Tree : ring;
       return c.base_us(ring, p) + steps * c.hop_us(link, hop_algorithm, p);
     }
@@ -42,18 +42,19 @@ class Ring final : public AlgorithmModel {
   static double ring_latency_us(const Case& c, CollectiveProtocol p, int steps) {
     const auto& t = c.topo;
     const auto ring = CollectiveAlgorithm::Ring;
-    const int inter_steps = ring_inter_steps(c.op, t.nodes);
+    const int inter_steps = ring_inter_steps(c.op, t.domains);
     double net_overhead = 0;  // inter-node rings still post a network operation per step
-    if (t.nodes > 1) {
+    if (t.domains > 1) {
       net_overhead = c.model.net_post_overhead_us;
       if (p == CollectiveProtocol::Simple) net_overhead *= c.model.net_post_overhead_simple_factor;
     }
     const double intra = std::max(c.hop_us(t.intra_link, ring, p), net_overhead);
     // With one GPU per node every step crosses the network, where NCCL counts Tree's NET latency.
-    const auto inter_algorithm = t.ranks_per_node == 1 ? CollectiveAlgorithm::Tree : ring;
+    const auto inter_algorithm = t.ranks_per_domain == 1 ? CollectiveAlgorithm::Tree : ring;
     const double inter = c.hop_us(CollectiveModel::kNet, inter_algorithm, p);
     double latency = c.base_us(ring, p) + (steps - inter_steps) * intra + inter_steps * inter;
-    const bool plateau = t.nodes > 1 && c.op == CollectiveOp::all_reduce && p == CollectiveProtocol::Simple &&
+    const bool plateau = t.domains > 1 && c.op == CollectiveOp::all_reduce &&
+                         p == CollectiveProtocol::Simple &&
                          c.bytes / (t.channels * t.ranks) >= c.model.ring_plateau_min_bytes;
     if (plateau) latency *= c.model.ring_plateau_factor;
     return latency;

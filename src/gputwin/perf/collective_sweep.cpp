@@ -78,9 +78,9 @@ CollectiveGroup nccl_tests_group(const PerfHardware& hw, int gpus, int gpus_per_
         fmt::format("--gpus: {} GPUs at {} per node need {} nodes, the cluster has {}", gpus, per_node,
                     group.nodes(), hw.nodes));
   }
-  if (group.nodes() > 1 && hw.nics_per_node == 0) {
+  if (ranks_per_domain(hw, group) < gpus && hw.nics_per_node == 0) {
     throw std::invalid_argument(
-        "--gpus: the group spans nodes but the cluster's nodes have no compute-fabric NICs");
+        "--gpus: the group spans scale-up domains but the cluster's nodes have no compute-fabric NICs");
   }
   return group;
 }

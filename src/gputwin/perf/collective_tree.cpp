@@ -1,5 +1,5 @@
-// Tree: NCCL's double binary tree for all_reduce (a chain inside the node, a tree of nodes), latency
-// log2(nodes).
+// Tree: NCCL's double binary tree for all_reduce (a chain inside the domain, a tree of domains), latency
+// log2(domains). Under MNNVL the chain runs over NVLink through all the domain's trays.
 #include <algorithm>
 #include <cmath>
 
@@ -27,7 +27,7 @@ class Tree final : public AlgorithmModel {
         std::min(link * r.tree_share, t.channels * c.model.per_channel_max_tree_bw[t.arch][t.node_column]);
     if (p == CollectiveProtocol::LL) bus = std::min(bus / r.tree_ll_divisor, c.ll_max_gbps());
     if (p == CollectiveProtocol::LL128) {
-      const double share = t.nodes == 1 ? r.tree_ll128_share_one_node : r.tree_ll128_share_multi_node;
+      const double share = t.domains == 1 ? r.tree_ll128_share_one_node : r.tree_ll128_share_multi_node;
       bus = std::min(bus * share, t.channels * c.model.per_channel_max_tree_ll128_bw[t.arch][t.node_column]);
     }
     return bus;
@@ -45,8 +45,8 @@ class Tree final : public AlgorithmModel {
   static double latency_us(const Case& c, CollectiveProtocol p) {
     const auto& t = c.topo;
     const auto tree = CollectiveAlgorithm::Tree;
-    const double depth = std::floor(std::log2(t.nodes));
-    return c.base_us(tree, p) + 2 * ((t.ranks_per_node - 1) * c.hop_us(t.intra_link, tree, p) +
+    const double depth = std::floor(std::log2(t.domains));
+    return c.base_us(tree, p) + 2 * ((t.ranks_per_domain - 1) * c.hop_us(t.intra_link, tree, p) +
                                      depth * c.hop_us(CollectiveModel::kNet, tree, p));
   }
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "gputwin/core/yaml_input.hpp"
@@ -22,6 +23,7 @@ constexpr std::array<std::string_view, kProtocolCount> kProtocolNames = {"LL", "
 constexpr std::array<std::string_view, 3> kLinkNames = {"NVLINK", "PCI", "NET"};
 constexpr double kMicrosecondsPerSecond = 1e6;
 constexpr double kBytesPerGigabyte = 1e9;
+constexpr std::string_view kMeshFabricsFile = "collectives-mesh-fabrics.yaml";
 
 bool equal_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -113,6 +115,25 @@ void read_efficiency(const YamlField& field, CollectiveModel& model) {
   if (model.nic_efficiency.empty()) field.child("nic").fail("at least one NIC efficiency is needed");
 }
 
+std::vector<CollectiveModel::MeshFabric> read_mesh_fabrics(const YamlField& root) {
+  root.expect_keys({"fabrics"});
+  std::vector<CollectiveModel::MeshFabric> fabrics;
+  for (const YamlField& item : root.child("fabrics").items()) {
+    item.expect_keys({"name", "vendor", "architectures", "peer_links", "efficiency", "source", "notes"});
+    CollectiveModel::MeshFabric fabric;
+    fabric.name = item.child("name").text();
+    for (const YamlField& arch : item.child("architectures").items())
+      fabric.architectures.push_back(arch.text());
+    fabric.peer_links = static_cast<int>(item.child("peer_links").positive_integer());
+    fabric.efficiency = item.child("efficiency").positive_number();
+    if (fabric.efficiency > 1) item.child("efficiency").fail("an efficiency is at most 1");
+    if (!item.child("source").is_map())
+      item.child("source").fail("expected the source as title, url and figures");
+    fabrics.push_back(std::move(fabric));
+  }
+  return fabrics;
+}
+
 CollectiveModel read_model(const YamlField& root) {
   CollectiveModel model;
   model.nccl_version = root.child("nccl_version").text();
@@ -136,11 +157,11 @@ CollectiveModel read_model(const YamlField& root) {
 }
 
 // LL128 is enabled by default only on NVLink paths (NCCL: untested elsewhere, risk of silent data
-// corruption); a group with one GPU per node has no intra-node path, and NICs next to their GPUs (PIX/PXB)
-// keep it enabled.
+// corruption); a group with one GPU per domain has no intra-domain path, and NICs next to their GPUs
+// (PIX/PXB) keep it enabled. Under MNNVL the path between trays of a domain is NVLink, so LL128 stays on.
 bool protocol_enabled(const collectives::Topology& t, CollectiveProtocol p) {
   if (p != CollectiveProtocol::LL128) return true;
-  return t.nvlink || t.ranks_per_node == 1;
+  return t.nvlink || t.ranks_per_domain == 1;
 }
 
 double time_us(const collectives::AlgorithmCost& cost, double bytes) {
@@ -211,9 +232,36 @@ double busbw_factor(CollectiveOp op, int ranks) {
   return 1;
 }
 
+const CollectiveModel::MeshFabric* CollectiveModel::mesh_fabric(const std::string& architecture) const {
+  for (const MeshFabric& fabric : mesh_fabrics) {
+    if (std::find(fabric.architectures.begin(), fabric.architectures.end(), architecture) !=
+        fabric.architectures.end())
+      return &fabric;
+  }
+  return nullptr;
+}
+
+CollectiveGroup consecutive_group(const PerfHardware& hardware, int ranks) {
+  const int n = std::max(1, ranks);
+  return {n, std::min(n, std::max(1, hardware.gpus_per_node)), std::min(n, hardware.gpus_per_domain())};
+}
+
+int ranks_per_domain(const PerfHardware& hardware, CollectiveGroup group) {
+  const int ranks = std::max(1, group.ranks);
+  const int per_node = std::clamp(group.ranks_per_node, 1, ranks);
+  const int asked =
+      group.ranks_per_domain > 0 ? group.ranks_per_domain : per_node * hardware.nodes_per_domain();
+  return std::clamp(asked, per_node, ranks);
+}
+
 Result<CollectiveModel> load_collective_model(const std::string& path) {
   try {
-    return read_model(YamlDocument::load(path).root());
+    CollectiveModel model = read_model(YamlDocument::load(path).root());
+    // The mesh fabrics sit next to the NCCL model; a model file copied elsewhere without them knows none.
+    const auto meshes = std::filesystem::path(path).parent_path() / kMeshFabricsFile;
+    if (std::filesystem::exists(meshes))
+      model.mesh_fabrics = read_mesh_fabrics(YamlDocument::load(meshes.string()).root());
+    return model;
   } catch (const InputFailure& failure) {
     return failure.error();
   } catch (const std::exception& error) {

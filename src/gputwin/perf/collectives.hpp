@@ -32,12 +32,22 @@ enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, red
 
 // How the communicating GPUs sit: `ranks` GPUs in all, `ranks_per_node` of them on each node they use
 // (e.g. a tensor-parallel group of 8 in one node: {8, 8}; a data-parallel group of 64 with one GPU per node:
-// {64, 1}).
+// {64, 1}), and `ranks_per_domain` of them in each scale-up (NVLink) domain they use, which matters when a
+// domain spans nodes (an NVL72: a tensor-parallel group of 16 over four 4-GPU trays is {16, 4, 16}).
+// ranks_per_domain 0 = the group's nodes are consecutive, so a domain holds nodes_per_domain of them
+// (ranks_per_node x nodes_per_domain ranks; on hardware whose domain is the node, ranks_per_node).
 struct CollectiveGroup {
   int ranks = 1;
   int ranks_per_node = 1;
+  int ranks_per_domain = 0;
   [[nodiscard]] int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
 };
+
+// `ranks` consecutive GPUs: whole nodes, whole domains.
+[[nodiscard]] CollectiveGroup consecutive_group(const PerfHardware& hardware, int ranks);
+// The ranks per domain `group` has on `hardware` (its ranks_per_domain, or the consecutive-nodes default),
+// at least ranks_per_node and at most ranks.
+[[nodiscard]] int ranks_per_domain(const PerfHardware& hardware, CollectiveGroup group);
 
 // NCCL's algorithms and protocols, in the order of its tables (tuning.cc's NCCL_ALGO_* / NCCL_PROTO_*).
 enum class CollectiveAlgorithm { Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT };
@@ -105,7 +115,18 @@ struct CollectiveModel {
       return (effective_min_gbps + effective_max_gbps) / 2 / line_rate_gbps;
     }
   };
-  std::vector<NicEfficiency> nic_efficiency;     // the entry of the nearest line rate is used
+  std::vector<NicEfficiency> nic_efficiency;  // the entry of the nearest line rate is used
+
+  // Switchless scale-up fabrics (a GPU links to each peer directly), by architecture, from
+  // collectives-mesh-fabrics.yaml next to the model file; NVIDIA's NVLink/NVSwitch rules apply to the rest.
+  struct MeshFabric {
+    std::string name;
+    std::vector<std::string> architectures;
+    int peer_links = 0;     // links of one GPU to its peers
+    double efficiency = 0;  // achieved share of a link's line rate
+  };
+  std::vector<MeshFabric> mesh_fabrics;
+  [[nodiscard]] const MeshFabric* mesh_fabric(const std::string& architecture) const;
   std::array<std::string, 7> busbw_factor_text;  // nccl-tests' formulas as published, by CollectiveOp
 };
 

@@ -5,11 +5,15 @@
 namespace gputwin {
 namespace {
 
-PublishedCollectivePoint read_point(const YamlField& field, bool multi_node) {
+PublishedCollectivePoint read_point(const YamlField& field, bool multi_node, const std::string& set) {
   field.expect_keys({"name", "source", "system", "accelerator", "gpus", "nodes", "nics_per_node", "nic_gbps",
-                     "op", "algorithm", "bytes", "busbw_gbps", "known_gap"});
+                     "op", "algorithm", "bytes", "busbw_gbps", "known_gap", "scale_up_domain", "confidence"});
   PublishedCollectivePoint point;
   point.multi_node = multi_node;
+  point.set = set;
+  if (const auto domain = field.optional_child("scale_up_domain"))
+    point.scale_up_domain = static_cast<int>(domain->positive_integer());
+  if (const auto confidence = field.optional_child("confidence")) point.confidence = confidence->text();
   point.name = field.child("name").text();
   point.source = field.child("source").text();
   if (const auto system = field.optional_child("system")) point.system = system->text();
@@ -50,6 +54,10 @@ Result<PerfHardware> hardware_for(const Catalog& catalog, const PublishedCollect
     value.nic_speed = gigabits_per_second(point.nic_gbps);
     value.fabric_tiers = point.nodes > 1 ? 2 : 0;
   }
+  if (point.scale_up_domain > 0) {
+    value.scale_up_domain = point.scale_up_domain;
+    return checked_domain(std::move(value));
+  }
   return value;
 }
 
@@ -65,10 +73,18 @@ double ValidationRow::error_percent() const {
 Result<std::vector<PublishedCollectivePoint>> load_published_collectives(const std::string& path) {
   try {
     const YamlField root = YamlDocument::load(path).root();
-    root.expect_keys({"single_node", "multi_node"});
+    root.expect_keys({"single_node", "multi_node", "evaluation"});
     std::vector<PublishedCollectivePoint> points;
-    for (const auto& item : root.child("single_node").items()) points.push_back(read_point(item, false));
-    for (const auto& item : root.child("multi_node").items()) points.push_back(read_point(item, true));
+    for (const auto& item : root.child("single_node").items())
+      points.push_back(read_point(item, false, "fit"));
+    for (const auto& item : root.child("multi_node").items()) points.push_back(read_point(item, true, "fit"));
+    if (const auto evaluation = root.optional_child("evaluation")) {
+      for (const auto& item : evaluation->items()) {
+        PublishedCollectivePoint point = read_point(item, false, "evaluation");
+        point.multi_node = point.nodes > 1;
+        points.push_back(std::move(point));
+      }
+    }
     return points;
   } catch (const InputFailure& failure) {
     return failure.error();

@@ -34,7 +34,11 @@ struct PublishedCollectivePoint {
   double bytes = 0;
   double busbw_min_gbps = 0;
   double busbw_max_gbps = 0;
-  std::string known_gap;  // why the model misses this point, when it does and we know it; empty otherwise
+  std::string known_gap;    // why the model misses this point, when it does and we know it; empty otherwise
+  int scale_up_domain = 0;  // GPUs of one NVLink domain spanning nodes (NVL72 trays: 72); 0 = the node
+  // "fit": a source the model's constants were read from; "evaluation": held out, never used to set anything.
+  std::string set = "fit";
+  std::string confidence;  // how the figure was read, for evaluation points ("read", "summary", ...)
 };
 
 struct ValidationRow {

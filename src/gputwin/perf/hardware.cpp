@@ -22,7 +22,8 @@ bool joined_by_nvswitch(const Accelerator& gpu, int scale_up_domain) {
 Result<PerfHardware> hardware_of(const Catalog& catalog, const std::string& system_id, int nodes) {
   const auto* system = catalog.find<System>(system_id);
   if (system == nullptr) return hardware_error("perf: no system '" + system_id + "' in the catalog");
-  if (system->accelerator.empty()) return hardware_error("perf: system '" + system_id + "' has no accelerators");
+  if (system->accelerator.empty())
+    return hardware_error("perf: system '" + system_id + "' has no accelerators");
   PerfHardware hw;
   hw.system_id = system_id;
   hw.accelerator = catalog.get<Accelerator>(system->accelerator);
@@ -42,10 +43,25 @@ Result<PerfHardware> hardware_of(const Catalog& catalog, const std::string& syst
     hw.nics_per_node = compute->second.ports;
     hw.nic_speed = compute->second.speed;
   }
-  return hw;
+  return checked_domain(std::move(hw));
 }
 
 }  // namespace
+
+Result<PerfHardware> checked_domain(PerfHardware hardware) {
+  if (hardware.domain_spans_nodes() && hardware.scale_up_domain % std::max(1, hardware.gpus_per_node) != 0) {
+    return hardware_error("perf: system '" + hardware.system_id + "': a scale-up domain of " +
+                          std::to_string(hardware.scale_up_domain) + " GPUs does not hold whole nodes of " +
+                          std::to_string(hardware.gpus_per_node) + " GPUs");
+  }
+  if (hardware.domain_segment > 0 && (hardware.domain_segment > hardware.gpus_per_domain() ||
+                                      hardware.domain_segment % std::max(1, hardware.gpus_per_node) != 0)) {
+    return hardware_error("perf: a domain segment of " + std::to_string(hardware.domain_segment) +
+                          " GPUs is not whole nodes of " + std::to_string(hardware.gpus_per_node) +
+                          " GPUs within the domain of " + std::to_string(hardware.gpus_per_domain()));
+  }
+  return hardware;
+}
 
 Result<PerfHardware> perf_hardware(const Cluster& cluster, const Catalog& catalog) {
   auto hw = hardware_of(catalog, cluster.node_system, cluster.nodes);
@@ -58,15 +74,18 @@ Result<PerfHardware> perf_hardware(const Cluster& cluster, const Catalog& catalo
   return value;
 }
 
-Result<PerfHardware> perf_hardware_of_system(const Catalog& catalog, const std::string& system_id, int nodes) {
+Result<PerfHardware> perf_hardware_of_system(const Catalog& catalog, const std::string& system_id,
+                                             int nodes) {
   auto hw = hardware_of(catalog, system_id, nodes);
   if (!hw.ok()) return hw;
   PerfHardware value = std::move(hw).value();
-  // Assumed fabric: a non-blocking rail-optimized fat tree of 64-port switches, whose leaves give 32 ports down,
-  // so each further tier multiplies the reach by 32 (32 nodes on one tier, 1,024 on two, 32,768 on three).
+  // Assumed fabric: a non-blocking rail-optimized fat tree of 64-port switches, whose leaves give 32 ports
+  // down, so each further tier multiplies the reach by 32 (32 nodes on one tier, 1,024 on two, 32,768 on
+  // three).
   constexpr double kNodesPerTierStep = 32;
   value.fabric_tiers =
-      nodes <= 1 ? 0 : std::max(1, static_cast<int>(std::ceil(std::log(nodes) / std::log(kNodesPerTierStep))));
+      nodes <= 1 ? 0
+                 : std::max(1, static_cast<int>(std::ceil(std::log(nodes) / std::log(kNodesPerTierStep))));
   value.oversubscription = 1;
   return value;
 }

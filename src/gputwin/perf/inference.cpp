@@ -192,7 +192,8 @@ class ServingModel {
 
   [[nodiscard]] double tp_all_reduce_s(double tokens) const {
     if (setup_.tp <= 1) return 0;
-    const CollectiveGroup group{setup_.tp, std::min(setup_.tp, hardware_.gpus_per_node)};
+    // Consecutive GPUs: on NVLink up to the scale-up domain, across the trays of an NVL72 too.
+    const CollectiveGroup group = consecutive_group(hardware_, setup_.tp);
     const ByteSize bytes = ByteSize::from_base(tokens * model().hidden * kActivationBytes);
     return estimate_collective(hardware_, collectives_, CollectiveOp::all_reduce, bytes, group).time_us *
            1e-6;
@@ -201,7 +202,7 @@ class ServingModel {
   // Each rank sends its share of the group's tokens (1/tp of them), top_k copies each; nccl-tests' alltoall
   // size is what one rank sends in all.
   [[nodiscard]] double all_to_all_s(double group_tokens) const {
-    const CollectiveGroup group{replica_gpus(), std::min(replica_gpus(), hardware_.gpus_per_node)};
+    const CollectiveGroup group = consecutive_group(hardware_, replica_gpus());
     const ByteSize bytes = ByteSize::from_base(group_tokens / setup_.tp * model().moe.experts_per_token *
                                                model().hidden * kActivationBytes);
     return estimate_collective(hardware_, collectives_, CollectiveOp::alltoall, bytes, group).time_us * 1e-6;

@@ -43,21 +43,36 @@ struct Groups {
   CollectiveGroup tensor, context, data, pipeline, expert;
 };
 
-// Megatron's rank order fills a node with tensor-parallel ranks first, then context, then data parallel; the
-// pipeline's neighbours sit on other nodes unless one node holds several stages.
+// Megatron's rank order fills consecutive GPUs with tensor-parallel ranks first, then context, then data
+// parallel; the pipeline's neighbours sit elsewhere unless one unit holds several stages. Each group is
+// placed twice, on the node (its NICs) and on the scale-up domain (its NVLink): a tensor-parallel group of 8
+// on 4-GPU NVL72 trays spans two trays of one domain and runs on NVLink.
 Groups groups_of(const PerfHardware& hw, const TrainingConfig& c) {
   const int node = std::max(1, hw.gpus_per_node);
+  const int domain = hw.placement_domain();
+  // A group whose ranks are `stride` apart, `size` of them: how many fall in one unit of `unit` GPUs.
+  auto per_unit = [](int unit, int stride, int size) {
+    return std::clamp(unit / stride, 1, std::max(1, size));
+  };
+  // In a domain larger than a node, a group's block of stride x k GPUs that does not tile the domain (a
+  // tensor-parallel group of 16 in 72 GPUs) leaves some groups straddling two domains; the slowest of them
+  // sets the step, so such a group is placed as if the domain were the node (its NICs).
+  auto per_domain = [&](int stride, int size) {
+    const int k = per_unit(domain, stride, size);
+    return domain % (stride * k) == 0 ? k : per_unit(node, stride, size);
+  };
   Groups g;
-  g.tensor = {c.tp, std::min(c.tp, node)};
-  const int context_per_node = std::clamp(node / c.tp, 1, c.cp);
-  g.context = {c.cp, context_per_node};
-  const int data_per_node = std::clamp(node / (c.tp * c.cp), 1, std::max(1, c.dp));
-  g.data = {c.dp * c.cp, std::min(c.dp * c.cp, data_per_node * context_per_node)};
+  g.tensor = {c.tp, std::min(c.tp, node), per_domain(1, c.tp)};
+  g.context = {c.cp, per_unit(node, c.tp, c.cp), per_domain(c.tp, c.cp)};
+  // The data-parallel gradient group spans context and data ranks (stride tp).
+  auto data_per_node = per_unit(node, c.tp * c.cp, c.dp) * per_unit(node, c.tp, c.cp);
+  auto data_per_domain = per_domain(c.tp * c.cp, c.dp) * per_domain(c.tp, c.cp);
+  g.data = {c.dp * c.cp, std::min(c.dp * c.cp, data_per_node), std::min(c.dp * c.cp, data_per_domain)};
   // Expert parallelism is folded into data parallelism (Megatron): the EP ranks follow the tensor-parallel
   // ones.
-  g.expert = {c.ep, std::clamp(node / c.tp, 1, std::max(1, c.ep))};
-  const bool stage_pairs_share_node = c.tp * c.cp * c.dp * 2 <= node;
-  g.pipeline = {2, stage_pairs_share_node ? 2 : 1};
+  g.expert = {c.ep, per_unit(node, c.tp, c.ep), per_domain(c.tp, c.ep)};
+  auto stage_pairs_share = [&](int unit) { return c.tp * c.cp * c.dp * 2 <= unit ? 2 : 1; };
+  g.pipeline = {2, stage_pairs_share(node), stage_pairs_share(domain)};
   return g;
 }
 

@@ -18,6 +18,8 @@ struct GpuSetup {
   int gpus_per_node = 8;
   int nics_per_node = 8;
   DataRate nic_speed;
+  int scale_up_domain = 0;  // GPUs of one NVLink domain when it spans nodes (NVL72: 72); 0 = the node
+  int domain_segment = 0;   // GPUs of each domain a job fills (Slurm --segment); 0 = the whole domain
 };
 
 struct SystemSetup {
@@ -100,11 +102,24 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
     setup.recipe_of_label[row.child("label").text()] = recipe;
   }
   for (const YamlField& row : root.child("hardware").items()) {
-    row.expect_keys({"gpu", "accelerator", "gpus_per_node", "nics_per_node", "nic_speed", "source"});
-    setup.gpus[row.child("gpu").text()] = GpuSetup{
-        row.child("accelerator").text(), static_cast<int>(row.child("gpus_per_node").positive_integer()),
-        static_cast<int>(row.child("nics_per_node").positive_integer()),
-        row.child("nic_speed").positive_quantity<DataRate>()};
+    row.expect_keys({"gpu", "accelerator", "gpus_per_node", "nics_per_node", "nic_speed", "scale_up_domain",
+                     "domain_segment", "source"});
+    GpuSetup gpu{row.child("accelerator").text(),
+                 static_cast<int>(row.child("gpus_per_node").positive_integer()),
+                 static_cast<int>(row.child("nics_per_node").positive_integer()),
+                 row.child("nic_speed").positive_quantity<DataRate>()};
+    if (const auto domain = row.optional_child("scale_up_domain")) {
+      gpu.scale_up_domain = static_cast<int>(domain->positive_integer());
+      if (gpu.scale_up_domain < gpu.gpus_per_node || gpu.scale_up_domain % gpu.gpus_per_node != 0)
+        domain->fail("a scale-up domain must hold whole nodes of " + std::to_string(gpu.gpus_per_node) +
+                     " GPUs");
+    }
+    if (const auto segment = row.optional_child("domain_segment")) {
+      gpu.domain_segment = static_cast<int>(segment->positive_integer());
+      if (gpu.domain_segment > gpu.scale_up_domain || gpu.domain_segment % gpu.gpus_per_node != 0)
+        segment->fail("a domain segment must be whole nodes within the scale-up domain");
+    }
+    setup.gpus[row.child("gpu").text()] = gpu;
   }
   for (const YamlField& row : root.child("systems").items()) {
     row.expect_keys({"system", "memory", "memory_bandwidth", "peak_between", "peak_position", "source"});
@@ -207,6 +222,8 @@ PerfHardware hardware_of(const Catalog& catalog, const GpuSetup& g, const std::o
   if (!base.ok()) throw InputFailure(base.errors().front());
   PerfHardware hw = base.value();
   hw.nodes = std::max(1, (gpus + g.gpus_per_node - 1) / g.gpus_per_node);
+  if (g.scale_up_domain > 0) hw.scale_up_domain = g.scale_up_domain;  // NVLink across trays (NVL72)
+  hw.domain_segment = g.domain_segment;
   hw.nics_per_node = g.nics_per_node;
   hw.nic_speed = g.nic_speed;
   hw.fabric_tiers = hw.nodes > 1 ? 2 : 0;  // a non-blocking two-tier fat tree (assumed, as perf size does)

@@ -80,13 +80,19 @@ bool simpler_split(const TrainingConfig& a, const TrainingConfig& b) {
 
 std::vector<SearchAxis> search_axes(const PerfHardware& hardware, const TransformerModel& model,
                                     const TrainingConfig& base, int gpus, const SearchSpace& space) {
+  // Tensor parallelism stays inside the scale-up domain (NVLink), across trays when the domain spans nodes; a
+  // size that does not tile a multi-node domain (16 in 72) would leave groups straddling two domains.
   const int max_tp = std::max(1, hardware.scale_up_domain);
+  const int node = std::max(1, hardware.gpus_per_node);
+  const int domain = hardware.placement_domain();
+  auto tiles_domain = [=](int tp) { return tp <= node || domain % tp == 0; };
   std::vector<SearchAxis> axes;
   axes.push_back({"tp",
                   [=](const TrainingConfig&) {
                     std::vector<int> values;
                     for (int tp : powers_of_two_up_to(std::min(max_tp, gpus))) {
-                      if (model.heads % tp == 0 && (tp <= model.kv_heads || tp % model.kv_heads == 0))
+                      if (tiles_domain(tp) && model.heads % tp == 0 &&
+                          (tp <= model.kv_heads || tp % model.kv_heads == 0))
                         values.push_back(tp);
                     }
                     return values;

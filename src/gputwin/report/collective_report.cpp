@@ -23,6 +23,15 @@ int root_of(CollectiveOp op) {
   return op == CollectiveOp::broadcast || op == CollectiveOp::reduce ? 0 : -1;
 }
 
+// Only when the NVLink domain spans nodes (NVL72 trays): where the group's NVLink ends.
+std::string domain_text(const PerfHardware& hw, CollectiveGroup group) {
+  if (!hw.domain_spans_nodes()) return "";
+  const int per_domain = ranks_per_domain(hw, group);
+  return fmt::format(
+      "# scale-up domain: {} GPUs ({} nodes) on one NVLink fabric; group {} per domain, {} domain(s)\n",
+      hw.scale_up_domain, hw.nodes_per_domain(), per_domain, (group.ranks + per_domain - 1) / per_domain);
+}
+
 std::string topology_text(const PerfHardware& hw, CollectiveGroup group) {
   const std::string scale_up =
       hw.scale_up_bandwidth.base() > 0
@@ -30,12 +39,13 @@ std::string topology_text(const PerfHardware& hw, CollectiveGroup group) {
                         in_gigabytes_per_second(hw.scale_up_bandwidth))
           : fmt::format("PCIe {:.0f} GB/s one-way per GPU", in_gigabytes_per_second(hw.host_link_bandwidth));
   return fmt::format(
-      "# topology: {} GPUs per node ({}), {}; {} x {:.0f} Gb/s NICs per node; {} fabric tier(s), "
-      "oversubscription "
-      "{:.2g}:1; group {} ranks on {} node(s), {} per node\n",
-      hw.gpus_per_node, hw.accelerator.info.id, scale_up, hw.nics_per_node,
-      in_gigabits_per_second(hw.nic_speed), hw.fabric_tiers, hw.oversubscription, group.ranks, group.nodes(),
-      group.ranks_per_node);
+             "# topology: {} GPUs per node ({}), {}; {} x {:.0f} Gb/s NICs per node; {} fabric tier(s), "
+             "oversubscription "
+             "{:.2g}:1; group {} ranks on {} node(s), {} per node\n",
+             hw.gpus_per_node, hw.accelerator.info.id, scale_up, hw.nics_per_node,
+             in_gigabits_per_second(hw.nic_speed), hw.fabric_tiers, hw.oversubscription, group.ranks,
+             group.nodes(), group.ranks_per_node) +
+         domain_text(hw, group);
 }
 
 std::string explain_text(const CollectiveSweepRow& row) {
