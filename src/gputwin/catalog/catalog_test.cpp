@@ -38,9 +38,9 @@ TEST(Catalog, BundledCatalogHasEveryPartTheIssueAsksFor) {
         "h100-nvl", "h200-sxm", "b200", "gb200", "l40s", "l4", "mi300x", "mi325x", "mi355x", "gaudi3"}) {
     EXPECT_NE(catalog.find<Accelerator>(id), nullptr) << id;
   }
-  for (const char* id : {"dgx-h100", "dgx-h200", "dgx-b200", "dgx-b300", "hgx-h100-8gpu", "hgx-b200-8gpu",
-                         "hgx-b300-8gpu", "amd-mi300x-8gpu", "amd-mi325x-8gpu", "amd-mi355x-8gpu",
-                         "pcie-8gpu-l40s"}) {
+  for (const char* id :
+       {"dgx-h100", "dgx-h200", "dgx-b200", "dgx-b300", "hgx-h100-8gpu", "hgx-b200-8gpu", "hgx-b300-8gpu",
+        "amd-mi300x-8gpu", "amd-mi325x-8gpu", "amd-mi355x-8gpu", "pcie-8gpu-l40s"}) {
     EXPECT_NE(catalog.find<System>(id), nullptr) << id;
   }
   for (const char* id : {"qm9700", "q3400", "sn5600", "sn5610", "sn4600c", "sn2201"}) {
@@ -102,8 +102,9 @@ TEST(Catalog, BlackwellEightGpuServersCarryTheirGpusNicsAndPower) {
     double power_kw;
     double rack_units;
   };
-  for (const Expected& e : {Expected{"dgx-b300", "b300", 800, 14, 10}, Expected{"hgx-b300-8gpu", "b300", 800, 14.5, 9},
-                            Expected{"hgx-b200-8gpu", "b200", 400, 14.3, 10}}) {
+  for (const Expected& e :
+       {Expected{"dgx-b300", "b300", 800, 14, 10}, Expected{"hgx-b300-8gpu", "b300", 800, 14.5, 9},
+        Expected{"hgx-b200-8gpu", "b200", 400, 14.3, 10}}) {
     const System& system = catalog.get<System>(e.id);
     EXPECT_EQ(system.accelerator, e.accelerator) << e.id;
     EXPECT_EQ(system.accelerators, 8) << e.id;
@@ -119,7 +120,8 @@ TEST(Catalog, BlackwellEightGpuServersCarryTheirGpusNicsAndPower) {
 }
 
 // AMD's 8-GPU platforms: one Infinity Fabric domain of eight OAM GPUs per server, one 400G NIC per GPU, and
-// the stated power estimate (eight GPUs at their TDP plus the same host allowance) applied alike to all three.
+// the stated power estimate (eight GPUs at their TDP plus the same host allowance) applied alike to all
+// three.
 TEST(Catalog, AmdEightGpuPlatformsAreOneInfinityFabricDomainWithTheStatedPowerRule) {
   const Catalog& catalog = bundled_catalog();
   const std::map<std::string, std::string> platforms{

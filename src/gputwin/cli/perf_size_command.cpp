@@ -62,29 +62,36 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   return items;
 }
 
-// --gemm-fraction cdna3=0.5,cdna4=0.5: only architectures the data leaves unknown; a fitted one is never replaced.
-std::map<std::string, double> parse_gemm_fractions(const std::string& text, const TrainingCalibration& calibration) {
+// --gemm-fraction cdna3=0.5,cdna4=0.5: only architectures the data leaves unknown; a fitted one is never
+// replaced.
+std::map<std::string, double> parse_gemm_fractions(const std::string& text,
+                                                   const TrainingCalibration& calibration) {
   std::map<std::string, double> fractions;
   if (text.empty()) return fractions;
   for (const std::string& item : split_list(text, "--gemm-fraction")) {
     const auto equals = item.find('=');
     const std::string name = item.substr(0, equals);
     const auto& rows = calibration.gemm.architectures();
-    const auto row = std::find_if(rows.begin(), rows.end(), [&](const GemmArchitecture& a) { return a.name == name; });
+    const auto row =
+        std::find_if(rows.begin(), rows.end(), [&](const GemmArchitecture& a) { return a.name == name; });
     if (equals == std::string::npos || row == rows.end()) {
-      throw UsageFailure{"--gemm-fraction: expected ARCHITECTURE=FRACTION with an architecture of "
-                         "data/perf/gemm-efficiency.yaml, such as cdna3=0.5, got '" + item + "'"};
+      throw UsageFailure{
+          "--gemm-fraction: expected ARCHITECTURE=FRACTION with an architecture of "
+          "data/perf/gemm-efficiency.yaml, such as cdna3=0.5, got '" +
+          item + "'"};
     }
     if (row->peak_fraction) {
-      throw UsageFailure{fmt::format("--gemm-fraction: {} has a fitted fraction ({:.3f}); only architectures "
-                                     "without one can be assumed",
-                                     name, *row->peak_fraction)};
+      throw UsageFailure{
+          fmt::format("--gemm-fraction: {} has a fitted fraction ({:.3f}); only architectures "
+                      "without one can be assumed",
+                      name, *row->peak_fraction)};
     }
     char* end = nullptr;
     const std::string number = item.substr(equals + 1);
     const double fraction = std::strtod(number.c_str(), &end);
     if (number.empty() || *end != '\0' || !(fraction > 0) || fraction > 1) {
-      throw UsageFailure{"--gemm-fraction: " + name + ": expected a fraction of peak in (0, 1], got '" + number + "'"};
+      throw UsageFailure{"--gemm-fraction: " + name + ": expected a fraction of peak in (0, 1], got '" +
+                         number + "'"};
     }
     fractions[name] = fraction;
   }

@@ -1,10 +1,10 @@
 #include "gputwin/perf/training_sizing.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/training_search.hpp"
@@ -33,7 +33,7 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
   if (system == nullptr) {
     // Superchips are sold only inside rack-scale systems (GB200/GB300 NVL72 compute trays).
     row.note = gpu->form_factor == "superchip"
-                   ? "no catalog system carries it (a superchip: its rack-scale NVL72 system is not in the catalog)"
+                   ? "no catalog system carries it (a superchip: no NVL72 system in the catalog)"
                    : "no catalog system carries it";
     return row;
   }
@@ -164,13 +164,15 @@ SystemsPerRack systems_per_rack(const Catalog& catalog, const RackDensity& densi
   }
   if (system.accelerators > 0 && system.scale_up_domain > system.accelerators) {
     const int trays = (system.scale_up_domain + system.accelerators - 1) / system.accelerators;
-    return {trays, fmt::format("{} per rack (one {}-GPU scale-up domain a rack)", trays, system.scale_up_domain)};
+    return {trays,
+            fmt::format("{} per rack (one {}-GPU scale-up domain a rack)", trays, system.scale_up_domain)};
   }
   int systems = std::numeric_limits<int>::max();
   std::vector<std::string> limits;
   if (const auto* cooling = catalog.find<Cooling>(density.default_cooling);
       cooling != nullptr && in_kilowatts(system.power_max) > 0) {
-    systems = static_cast<int>(std::floor(in_kilowatts(cooling->max_rack_power) / in_kilowatts(system.power_max)));
+    systems =
+        static_cast<int>(std::floor(in_kilowatts(cooling->max_rack_power) / in_kilowatts(system.power_max)));
     limits.push_back(fmt::format("{} {:g} kW a rack / {:g} kW", cooling->info.id,
                                  in_kilowatts(cooling->max_rack_power), in_kilowatts(system.power_max)));
   }

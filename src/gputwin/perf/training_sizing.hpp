@@ -58,9 +58,9 @@ struct NodeCountSearch {
 // the catalog cooling and facility whose limits bound every other system.
 struct RackDensity {
   std::map<std::string, int> published_per_rack;  // system id -> systems in one rack of a published design
-  std::map<std::string, std::string> sources;      // system id -> where that count comes from
-  std::string default_cooling;                     // catalog cooling id: its max_rack_power bounds a rack
-  std::string default_facility;                    // catalog facility_defaults id: its rack_units bound a rack
+  std::map<std::string, std::string> sources;     // system id -> where that count comes from
+  std::string default_cooling;                    // catalog cooling id: its max_rack_power bounds a rack
+  std::string default_facility;                   // catalog facility_defaults id: its rack_units bound a rack
 };
 
 // Reads the rack-density file; an unknown system, cooling or facility id, or a count below one, is an error
@@ -105,7 +105,7 @@ struct SizingRow {
   std::optional<double> cost_usd;  // GPU-hours x the GPU-hour price
   int racks = 0;                   // compute racks of `nodes` systems
   SystemsPerRack per_rack;
-  double power_kw = 0;             // the systems' maximum draw (no fabric, storage or cooling)
+  double power_kw = 0;                          // the systems' maximum draw (no fabric, storage or cooling)
   std::optional<double> assumed_gemm_fraction;  // set when the step time rests on a user-set fraction
 };
 
@@ -118,8 +118,8 @@ struct SizingRow {
 [[nodiscard]] Result<std::map<std::string, Money>> load_gpu_hour_prices(const std::string& path,
                                                                         const Catalog& catalog);
 
-// The catalog system sizing uses for an accelerator: a "dgx-" system when one carries it, else the one with the
-// largest scale-up domain (a rack-scale tray over an 8-GPU server), else the first in catalog order.
+// The catalog system sizing uses for an accelerator: a "dgx-" system when one carries it, else the one with
+// the largest scale-up domain (a rack-scale tray over an 8-GPU server), else the first in catalog order.
 [[nodiscard]] const System* system_for_accelerator(const Catalog& catalog, const std::string& accelerator_id);
 
 }  // namespace gputwin

@@ -49,7 +49,8 @@ TEST(TrainingSizing, SmallestDoublingThatFinishesInTimeAndItsCost) {
   }
   // mi300x is carried by the AMD 8-GPU platform, but CDNA 3 has no fitted GEMM fraction: no step time.
   EXPECT_EQ(rows[1].system, "amd-mi300x-8gpu");
-  EXPECT_EQ(rows[1].note, "no step time: cdna3 has no fitted GEMM fraction (--gemm-fraction cdna3=F assumes one)");
+  EXPECT_EQ(rows[1].note,
+            "no step time: cdna3 has no fitted GEMM fraction (--gemm-fraction cdna3=F assumes one)");
   EXPECT_EQ(rows[2].note, "not in the catalog");
 }
 
@@ -92,9 +93,10 @@ RackDensity bundled_rack_density() {
   return density.ok() ? density.value() : RackDensity{};
 }
 
-// Each accelerator is sized on its own platform; racks and power follow that platform: DGX H100 4 a rack (41 kW
-// air / 10.2 kW), DGX B300 4 a rack (its RA), the liquid-cooled MI355X platform 8 a rack (published), and power
-// is the systems' maximum draw. A superchip with no rack-scale system in the catalog is refused by name.
+// Each accelerator is sized on its own platform; racks and power follow that platform: DGX H100 4 a rack (41
+// kW air / 10.2 kW), DGX B300 4 a rack (its RA), the liquid-cooled MI355X platform 8 a rack (published), and
+// power is the systems' maximum draw. A superchip with no rack-scale system in the catalog is refused by
+// name.
 TEST(TrainingSizing, EachAcceleratorOnItsPlatformWithItsRacksAndPower) {
   SizingRequest r = request(20);
   r.accelerators = {"h100-sxm", "b300", "mi355x", "gb300"};
@@ -145,13 +147,17 @@ namespace {
 // then the default cooling's rack power and the default rack's height.
 TEST(RackDensity, PublishedCountThenDomainThenPowerAndSpace) {
   const Catalog& catalog = gputwin::testing::perf_setup().catalog;
-  const auto density = load_rack_density(gputwin::testing::source_path("data/perf/sizing-racks.yaml"), catalog);
+  const auto density =
+      load_rack_density(gputwin::testing::source_path("data/perf/sizing-racks.yaml"), catalog);
   ASSERT_TRUE(density.ok()) << density.error_text();
   EXPECT_EQ(systems_per_rack(catalog, density.value(), catalog.get<System>("dgx-b300")).systems, 4);
-  EXPECT_EQ(systems_per_rack(catalog, density.value(), catalog.get<System>("dgx-h100")).systems, 4);  // 41/10.2
-  EXPECT_EQ(systems_per_rack(catalog, density.value(), catalog.get<System>("dgx-b200")).systems, 2);  // 41/14.3
+  EXPECT_EQ(systems_per_rack(catalog, density.value(), catalog.get<System>("dgx-h100")).systems,
+            4);  // 41/10.2
+  EXPECT_EQ(systems_per_rack(catalog, density.value(), catalog.get<System>("dgx-b200")).systems,
+            2);  // 41/14.3
   // 4.5 kW, 4 U: power would allow 9, 48 U allow 12.
-  const SystemsPerRack l40s = systems_per_rack(catalog, density.value(), catalog.get<System>("pcie-8gpu-l40s"));
+  const SystemsPerRack l40s =
+      systems_per_rack(catalog, density.value(), catalog.get<System>("pcie-8gpu-l40s"));
   EXPECT_EQ(l40s.systems, 9) << l40s.rule;
   System tray = catalog.get<System>("dgx-h100");
   tray.info.id = "nvl72-like-tray";

@@ -199,7 +199,8 @@ std::string power_text(double kilowatts) {
   return kilowatts >= 1000 ? fmt::format("{:.2f} MW", kilowatts / 1000) : fmt::format("{:.0f} kW", kilowatts);
 }
 
-// The notes under the sizing table: how racks were counted per system, assumed GEMM fractions, missing prices.
+// The notes under the sizing table: how racks were counted per system, assumed GEMM fractions, missing
+// prices.
 std::string sizing_footnotes(const std::vector<SizingRow>& rows, bool priced) {
   std::string text;
   std::vector<std::string> rack_rules;
@@ -221,9 +222,10 @@ std::string sizing_footnotes(const std::vector<SizingRow>& rows, bool priced) {
     text += "\nPower: the systems' maximum draw (catalog power_max); no fabric, storage or cooling\n";
   }
   if (!assumed.empty()) {
-    text += "Assumed, not fitted (--gemm-fraction; no published runs of these architectures are fitted): GEMM "
-            "fraction of peak for " +
-            assumed + "\n";
+    text +=
+        "Assumed, not fitted (--gemm-fraction; no published runs of these architectures are fitted): GEMM "
+        "fraction of peak for " +
+        assumed + "\n";
   }
   if (!unpriced.empty()) {
     text += "No GPU-hour price for:";
@@ -239,13 +241,14 @@ std::string sizing_text(const TransformerModel& model, double tokens, double day
                         const std::vector<SizingRow>& rows, const std::string& cost_basis) {
   std::string text = fmt::format("{} ({:.1f}B parameters) on {:.4g} tokens within {:g} days\n", model.name,
                                  model.parameters() / 1e9, tokens, days);
-  TextTable table({"accelerator", "system", "GPUs", "racks", "split", "days", "MFU", "memory/GPU", "power", "cost"},
-                  {Align::left, Align::left, Align::right, Align::right, Align::left, Align::right, Align::right,
-                   Align::right, Align::right, Align::right});
+  TextTable table(
+      {"accelerator", "system", "GPUs", "racks", "split", "days", "MFU", "memory/GPU", "power", "cost"},
+      {Align::left, Align::left, Align::right, Align::right, Align::left, Align::right, Align::right,
+       Align::right, Align::right, Align::right});
   for (const auto& row : rows) {
     if (!row.estimate) {
-      table.add_row({row.accelerator, row.system.empty() ? "-" : row.system, "-", "-", row.note, "-", "-", "-",
-                     "-", "-"});
+      table.add_row({row.accelerator, row.system.empty() ? "-" : row.system, "-", "-", row.note, "-", "-",
+                     "-", "-", "-"});
       continue;
     }
     const auto& e = *row.estimate;
