@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "gputwin/perf/perf_test_support.hpp"
@@ -169,6 +170,35 @@ TEST(RackDensity, PublishedCountThenDomainThenPowerAndSpace) {
   small.power_max = kilowatts(1);
   small.rack_units = rack_units(8);
   EXPECT_EQ(systems_per_rack(catalog, density.value(), small).systems, 6);  // 48 U / 8 U, not 41 kW / 1 kW
+}
+
+// A rack-scale tray (4 GPUs in a 72-GPU domain) is preferred over an 8-GPU box for the same accelerator, and
+// its racks hold one domain: 18 trays. (The GB200 NVL72 tray itself comes with the rack-scale catalog; a user
+// folder stands in for it here.)
+TEST(RackDensity, ATrayOfALargerDomainIsChosenAndFillsOneDomainARack) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "gputwin-tray-catalog";
+  fs::create_directories(folder);
+  std::ofstream(folder / "systems.yaml") << R"(systems:
+  - {id: test-gb200-box, name: "8-GPU box", source: test, confidence: unverified, accelerator: gb200,
+     accelerators: 8, scale_up_domain: 8, cpu: "2x test", cpu_cores: 64, system_memory: 1 TB, rack_units: 8 U,
+     power_max: 10 kW, nics: {compute: {ports: 8, speed: 400 Gb/s, ports_per_cage: 1, cage: OSFP}}}
+  - {id: test-gb200-tray, name: "NVL72-like tray", source: test, confidence: unverified, accelerator: gb200,
+     accelerators: 4, scale_up_domain: 72, cpu: "2x test", cpu_cores: 144, system_memory: 1 TB, rack_units: 1 U,
+     power_max: 6 kW, nics: {compute: {ports: 4, speed: 800 Gb/s, ports_per_cage: 1, cage: OSFP}}}
+)";
+  const auto catalog = Catalog::load({gputwin::testing::source_path("data/catalog"), folder.string()});
+  ASSERT_TRUE(catalog.ok()) << catalog.error_text();
+  const System* chosen = system_for_accelerator(catalog.value(), "gb200");
+  ASSERT_NE(chosen, nullptr);
+  EXPECT_EQ(chosen->info.id, "test-gb200-tray");
+  const auto density =
+      load_rack_density(gputwin::testing::source_path("data/perf/sizing-racks.yaml"), catalog.value());
+  ASSERT_TRUE(density.ok()) << density.error_text();
+  const SystemsPerRack per_rack = systems_per_rack(catalog.value(), density.value(), *chosen);
+  EXPECT_EQ(per_rack.systems, 18) << per_rack.rule;
+  // A DGX still wins over any other system of its accelerator.
+  EXPECT_EQ(system_for_accelerator(catalog.value(), "b300")->info.id, "dgx-b300");
 }
 
 TEST(RackDensity, AnUnknownSystemIsLocated) {
