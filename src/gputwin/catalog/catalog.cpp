@@ -257,6 +257,7 @@ class CatalogBuilder {
     }
     part.scale_up_domain =
         f.has("scale_up_domain") ? static_cast<int>(f.child("scale_up_domain").positive_integer()) : 1;
+    check_scale_up_domain(f, part);
     if (auto cpu = f.optional_child("cpu")) part.cpu = cpu->text();
     if (auto cores = f.optional_child("cpu_cores"))
       part.cpu_cores = static_cast<int>(cores->positive_integer());
@@ -282,6 +283,18 @@ class CatalogBuilder {
     }
     part.nics = read_nics(f.child("nics"));
     return part;
+  }
+
+  // A scale-up domain larger than the box spans several boxes (an NVL72 compute tray of 4 GPUs in a
+  // 72-GPU NVLink domain): it must then be made of whole boxes, or the domain cannot be built.
+  static void check_scale_up_domain(const YamlField& f, const System& part) {
+    if (part.scale_up_domain <= 1) return;
+    const auto field = f.child("scale_up_domain");
+    if (part.accelerators == 0) field.fail("a system without accelerators has no scale-up domain");
+    if (part.scale_up_domain > part.accelerators && part.scale_up_domain % part.accelerators != 0) {
+      field.fail("a scale-up domain of " + std::to_string(part.scale_up_domain) + " GPUs spans systems of " +
+                 std::to_string(part.accelerators) + " accelerators only as a whole multiple of them");
+    }
   }
 
   Appliance appliance(const YamlField& f) {

@@ -252,6 +252,55 @@ TEST(Catalog, EveryErrorInEveryFileIsReported) {
   EXPECT_NE(loaded.error_text().find("syntax.yaml:"), std::string::npos);
 }
 
+TEST(Catalog, Nvl72ComputeTraysSpanARackWideScaleUpDomain) {
+  for (const char* id : {"gb200-nvl72-tray", "gb300-nvl72-tray"}) {
+    const System& tray = bundled_catalog().get<System>(id);
+    EXPECT_EQ(tray.accelerators, 4) << id;
+    EXPECT_EQ(tray.scale_up_domain, 72) << id;
+    EXPECT_EQ(tray.scale_up_domain % tray.accelerators, 0) << id;
+    EXPECT_EQ(tray.cpu_sockets, 2) << id;
+    ASSERT_EQ(tray.nics.count(NetworkRole::compute), 1u) << id;
+    EXPECT_EQ(tray.nics.at(NetworkRole::compute).ports, 4) << id;
+    EXPECT_TRUE(tray.nics.count(NetworkRole::storage) && tray.nics.count(NetworkRole::inband)) << id;
+  }
+  EXPECT_EQ(in_gigabits_per_second(
+                bundled_catalog().get<System>("gb200-nvl72-tray").nics.at(NetworkRole::compute).speed),
+            400.0);
+  EXPECT_EQ(in_gigabits_per_second(
+                bundled_catalog().get<System>("gb300-nvl72-tray").nics.at(NetworkRole::compute).speed),
+            800.0);
+}
+
+std::string tray_with_domain(int accelerators, int domain) {
+  return R"(systems:
+  - id: tray
+    source: "test"
+    accelerator: gb200
+    accelerators: )" +
+         std::to_string(accelerators) + R"(
+    scale_up_domain: )" +
+         std::to_string(domain) + R"(
+    rack_units: 1 U
+    power_max: 6 kW
+    nics: {compute: {ports: 4, speed: 400 Gb/s}}
+)";
+}
+
+TEST(Catalog, ScaleUpDomainSpanningSystemsMustBeAWholeMultiple) {
+  const auto extended = testing::catalog_with({{"t.yaml", tray_with_domain(4, 72)}});
+  EXPECT_EQ(extended.get<System>("tray").scale_up_domain, 72);
+
+  const auto cut = parse({{"t.yaml", tray_with_domain(4, 70)}});
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error_text().find("t.yaml:6:22: systems[0].scale_up_domain: a scale-up domain of 70 GPUs "
+                                  "spans systems of 4 accelerators only as a whole multiple of them"),
+            std::string::npos)
+      << cut.error_text();
+  // Smaller than the box (PCIe cards joined in pairs) stays allowed.
+  const auto pairs = testing::catalog_with({{"t.yaml", tray_with_domain(8, 2)}});
+  EXPECT_EQ(pairs.get<System>("tray").scale_up_domain, 2);
+}
+
 TEST(Catalog, MigPlacementPastTheLastSlotIsAnError) {
   const auto loaded = parse({{"m.yaml", R"(mig_profile_sets:
   - id: m

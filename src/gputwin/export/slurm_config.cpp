@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gputwin/core/hostlist.hpp"
+#include "gputwin/export/slurm_block_topology.hpp"
 
 namespace gputwin {
 namespace {
@@ -92,18 +93,16 @@ std::vector<LogicalSwitch> group_tier(const Cluster& cluster, const Fabric& fabr
   return groups;
 }
 
-std::string topology_conf(const Cluster& cluster) {
-  std::string text = header(cluster, "compute fabric as a switch tree (topology/tree)");
+// The compute fabric as the switch tree topology/tree needs, leaves first; empty when there is no fabric.
+std::vector<TreeSwitch> fabric_tree(const Cluster& cluster) {
+  std::vector<TreeSwitch> tree;
   const Fabric* fabric = cluster.fabric(NetworkRole::compute);
-  if (fabric == nullptr) return text + "# no compute fabric\n";
-  text +=
-      "# Switches of a tier that reach the same nodes are one logical switch (topology/tree needs a tree).\n";
+  if (fabric == nullptr) return tree;
   // Lower neighbours of every switch, from the link bundles (device_a is the lower end).
   std::map<int, std::set<int>> below;
   for (const LinkBundle& bundle : fabric->bundles) below[bundle.device_b].insert(bundle.device_a);
   std::map<int, std::vector<std::string>> children;  // switch device -> child names at the level below
-  std::map<int, std::size_t> written_as;  // switch device -> its logical switch (index in `written`)
-  std::vector<std::string> written;       // logical switch names in the order written
+  std::map<int, std::size_t> written_as;             // switch device -> its logical switch (index in `tree`)
   for (const Tier tier : {Tier::leaf, Tier::spine, Tier::core}) {
     children.clear();
     for (const int device : fabric->switches[static_cast<int>(tier)]) {
@@ -116,21 +115,33 @@ std::string topology_conf(const Cluster& cluster) {
       }
       auto& names = children[device];
       for (const std::size_t node : nodes) names.push_back(cluster.devices[node].name);
-      for (const std::size_t index : switches) names.push_back(written[index]);
+      for (const std::size_t index : switches) names.push_back(tree[index].name);
     }
-    const auto groups = group_tier(cluster, *fabric, tier, children);
-    for (const LogicalSwitch& group : groups) {
+    for (const LogicalSwitch& group : group_tier(cluster, *fabric, tier, children)) {
+      TreeSwitch entry{group.name, compress_hostlist(group.children), tier == Tier::leaf, "", 1};
       if (group.members.size() > 1) {
         std::vector<std::string> members;
         for (const int device : group.members) members.push_back(cluster.devices[device].name);
-        text += fmt::format("# {} = {} ({} switches)\n", group.name, compress_hostlist(members),
-                            group.members.size());
+        entry.stands_for = compress_hostlist(members);
+        entry.switches = static_cast<int>(group.members.size());
       }
-      text += fmt::format("SwitchName={} {}={}\n", group.name, tier == Tier::leaf ? "Nodes" : "Switches",
-                          compress_hostlist(group.children));
-      for (const int device : group.members) written_as[device] = written.size();
-      written.push_back(group.name);
+      for (const int device : group.members) written_as[device] = tree.size();
+      tree.push_back(std::move(entry));
     }
+  }
+  return tree;
+}
+
+std::string topology_conf(const Cluster& cluster, const std::vector<TreeSwitch>& tree) {
+  std::string text = header(cluster, "compute fabric as a switch tree (topology/tree)");
+  if (cluster.fabric(NetworkRole::compute) == nullptr) return text + "# no compute fabric\n";
+  text +=
+      "# Switches of a tier that reach the same nodes are one logical switch (topology/tree needs a tree).\n";
+  for (const TreeSwitch& entry : tree) {
+    if (!entry.stands_for.empty())
+      text += fmt::format("# {} = {} ({} switches)\n", entry.name, entry.stands_for, entry.switches);
+    text +=
+        fmt::format("SwitchName={} {}={}\n", entry.name, entry.leaf ? "Nodes" : "Switches", entry.children);
   }
   return text;
 }
@@ -142,9 +153,10 @@ ExportFiles slurm_config(const Cluster& cluster, const Catalog& catalog) {
   const std::string nodes = compress_hostlist(node_names(cluster));
   const Fabric* compute = cluster.fabric(NetworkRole::compute);
   const bool topology = compute != nullptr && compute->switches_in(Tier::leaf) > 0;
+  const std::vector<TreeSwitch> tree = fabric_tree(cluster);
   return {{{"slurm.conf", slurm_conf(cluster, system, nodes, topology)},
            {"gres.conf", gres_conf(cluster, system, nodes)},
-           {"topology.conf", topology_conf(cluster)}}};
+           {"topology.conf", topology_conf(cluster, tree)}}};
 }
 
 }  // namespace gputwin

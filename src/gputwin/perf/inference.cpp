@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/memory.hpp"
 #include "gputwin/perf/roofline.hpp"
@@ -124,6 +126,17 @@ class ServingModel {
     StepTime time = step(group_sequences, sequences, context);
     time.memory_s += group_sequences * context * kv_bytes_per_token_per_gpu() / memory_bandwidth();
     time.host_s = group_sequences * constants_.host_seconds_per_sequence_step;
+    return time;
+  }
+
+  // A mixed iteration: `tokens` tokens of the replica at `mean_context`, of which `decode_sequences` decode and
+  // read `decode_context` cached tokens in all; the attention groups share the work evenly.
+  [[nodiscard]] StepTime mixed(double tokens, double mean_context, int decode_sequences,
+                               double decode_context) const {
+    const double groups = setup_.ep;
+    StepTime time = step(std::ceil(tokens / groups), tokens, mean_context);
+    time.memory_s += decode_context / groups * kv_bytes_per_token_per_gpu() / memory_bandwidth();
+    time.host_s = std::ceil(decode_sequences / groups) * constants_.host_seconds_per_sequence_step;
     return time;
   }
 
@@ -265,6 +278,31 @@ Result<InferenceEstimate> estimate_inference(const PerfHardware& hardware, const
   estimate.output_tokens_per_s = estimate.sequences * static_cast<double>(setup.output_tokens) / cycle;
   estimate.output_tokens_per_s_per_gpu = estimate.output_tokens_per_s / (setup.tp * setup.ep);
   return estimate;
+}
+
+Result<IterationModel> IterationModel::make(const PerfHardware& hardware, const CollectiveModel& collectives,
+                                            const InferenceConstants& constants, const InferenceSetup& setup) {
+  auto estimate = estimate_inference(hardware, collectives, constants, setup, 1);
+  if (!estimate.ok()) return estimate.errors();
+  if (!estimate.value().weights_fit) {
+    return setup_error(fmt::format("the weights of {} do not fit: {:.1f} GB short per GPU", setup.model.name,
+                                   estimate.value().missing_bytes_per_gpu / 1e9));
+  }
+  auto roofline = roofline_of(hardware.accelerator, setup.precision);
+  if (!roofline.ok()) return roofline.errors();
+  IterationModel model(hardware, collectives, constants, setup, roofline.value());
+  model.kv_capacity_tokens_ = estimate.value().kv_capacity_tokens;
+  model.steady_ = estimate.value();
+  return model;
+}
+
+StepTime IterationModel::iteration(double prefill_tokens, double prefill_context_tokens, int decode_sequences,
+                                   double decode_context_tokens) const {
+  const double tokens = prefill_tokens + decode_sequences;
+  if (tokens <= 0) return {};
+  const double mean_context = (prefill_context_tokens + decode_context_tokens) / tokens;
+  const ServingModel serving(hardware_, collectives_, constants_, setup_, roofline_);
+  return serving.mixed(tokens, mean_context, decode_sequences, decode_context_tokens);
 }
 
 }  // namespace gputwin

@@ -26,6 +26,7 @@
 #include "gputwin/perf/collectives.hpp"
 #include "gputwin/perf/hardware.hpp"
 #include "gputwin/perf/model.hpp"
+#include "gputwin/perf/roofline.hpp"
 
 namespace gputwin {
 
@@ -97,5 +98,37 @@ struct InferenceEstimate {
                                                            const CollectiveModel& collectives,
                                                            const InferenceConstants& constants,
                                                            const InferenceSetup& setup, int sequences);
+
+// One engine iteration of a mixed batch on one replica, for `perf serve`'s engine simulation (serve/engine.hpp):
+// `prefill_tokens` new prompt tokens and `decode_sequences` decoding sequences, timed with the same physics as
+// estimate_inference (matrix FLOPs and attention over the tokens' contexts, weights and the decoding sequences'
+// KV cache from HBM, TP all-reduces and EP all-to-alls, host time per sequence). Chunked prefill's reads of the
+// earlier chunks' KV cache are left out (one read per chunk, small beside the weights).
+class IterationModel {
+ public:
+  // Checks the setup as estimate_inference does; an error when the weights leave no room for one sequence.
+  [[nodiscard]] static Result<IterationModel> make(const PerfHardware& hardware, const CollectiveModel& collectives,
+                                                   const InferenceConstants& constants, const InferenceSetup& setup);
+  [[nodiscard]] double kv_capacity_tokens() const { return kv_capacity_tokens_; }  // of the replica
+  [[nodiscard]] const InferenceEstimate& steady_state() const { return steady_; }  // at one sequence
+  [[nodiscard]] StepTime iteration(double prefill_tokens, double prefill_context_tokens, int decode_sequences,
+                                   double decode_context_tokens) const;
+
+ private:
+  IterationModel(PerfHardware hardware, CollectiveModel collectives, InferenceConstants constants,
+                 InferenceSetup setup, Roofline roofline)
+      : hardware_(std::move(hardware)),
+        collectives_(std::move(collectives)),
+        constants_(constants),
+        setup_(std::move(setup)),
+        roofline_(std::move(roofline)) {}
+  PerfHardware hardware_;
+  CollectiveModel collectives_;
+  InferenceConstants constants_;
+  InferenceSetup setup_;
+  Roofline roofline_;
+  double kv_capacity_tokens_ = 0;
+  InferenceEstimate steady_;
+};
 
 }  // namespace gputwin

@@ -1,0 +1,251 @@
+#include "gputwin/serve/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+namespace gputwin {
+namespace {
+
+struct Live {
+  int computed = 0;   // tokens whose KV is in the cache
+  int generated = 0;  // output tokens produced
+  int blocks = 0;     // KV blocks held
+  double last_token_s = 0;
+};
+
+class Engine {
+ public:
+  Engine(const std::vector<ServeRequest>& requests, const EngineLimits& limits, const IterationCost& cost,
+         const EngineOptions& options)
+      : requests_(requests), limits_(limits), cost_(cost), options_(options), live_(requests.size()) {
+    total_blocks_ =
+        static_cast<int>(std::floor(limits.kv_capacity_tokens / std::max(1, limits.block_tokens)));
+    free_blocks_ = total_blocks_;
+    run_.requests.resize(requests.size());
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+      RequestOutcome& outcome = run_.requests[k];
+      outcome.arrival_s = requests[k].arrival_s;
+      outcome.input_tokens = requests[k].input_tokens;
+      outcome.output_tokens = requests[k].output_tokens;
+    }
+  }
+
+  ServeRun run() {
+    if (options_.concurrency > 0) {
+      for (int c = 0; c < options_.concurrency && next_closed_ < requests_.size(); ++c) release_closed(0);
+    }
+    while (!finished_all()) {
+      admit_arrivals();
+      if (running_.empty() && waiting_.empty()) {
+        if (closed_loop() || next_open_ >= requests_.size()) break;  // nothing left to arrive
+        now_ = std::max(now_, requests_[next_open_].arrival_s);
+        continue;
+      }
+      if (!iterate()) break;
+      if (options_.horizon_s > 0 && now_ >= options_.horizon_s) break;
+    }
+    run_.end_s = now_;
+    return std::move(run_);
+  }
+
+ private:
+  [[nodiscard]] bool closed_loop() const { return options_.concurrency > 0; }
+  [[nodiscard]] int tokens_of(int r) const { return requests_[r].input_tokens + live_[r].generated; }
+  [[nodiscard]] int blocks_for(int tokens) const {
+    return (tokens + limits_.block_tokens - 1) / limits_.block_tokens;
+  }
+  [[nodiscard]] bool fits_at_all(int r) const {
+    return blocks_for(requests_[r].input_tokens + requests_[r].output_tokens) <= total_blocks_;
+  }
+  [[nodiscard]] bool finished_all() const {
+    return done_ + run_.unservable >= static_cast<int>(requests_.size());
+  }
+
+  // Closed loop: the next request is sent at `time` by the client that just got its answer.
+  void release_closed(double time) {
+    const std::size_t r = next_closed_++;
+    run_.requests[r].arrival_s = time;
+    enqueue(static_cast<int>(r));
+  }
+  void enqueue(int r) {
+    if (!fits_at_all(r)) {  // longer than the whole cache: the engine can never run it
+      ++run_.unservable;
+      if (closed_loop() && next_closed_ < requests_.size()) release_closed(now_);
+      return;
+    }
+    waiting_.push_back(r);
+  }
+  void admit_arrivals() {
+    if (closed_loop()) return;
+    while (next_open_ < requests_.size() && requests_[next_open_].arrival_s <= now_)
+      enqueue(static_cast<int>(next_open_++));
+  }
+
+  void release(int r) {
+    free_blocks_ += live_[r].blocks;
+    live_[r].blocks = 0;
+  }
+  // Recompute preemption: the request gives its cache back and returns to the head of the queue.
+  void preempt(int r) {
+    release(r);
+    live_[r].computed = 0;
+    ++run_.requests[r].preemptions;
+    ++run_.preemptions;
+    waiting_.push_front(r);
+  }
+  bool allocate(int r, int new_tokens) {
+    const int need = blocks_for(live_[r].computed + new_tokens) - live_[r].blocks;
+    if (need > free_blocks_) return false;
+    free_blocks_ -= need;
+    live_[r].blocks += need;
+    return true;
+  }
+
+  struct Scheduled {
+    int request;
+    int tokens;
+  };
+
+  // Running requests first, in admission order; when one cannot grow, the latest admitted is preempted.
+  void schedule_running(std::vector<Scheduled>& batch, int& budget, bool& preempted) {
+    std::size_t k = 0;
+    while (k < running_.size() && budget > 0) {
+      const int r = running_[k];
+      const int tokens = std::min(tokens_of(r) - live_[r].computed, budget);
+      bool placed = allocate(r, tokens);
+      while (!placed && running_.back() != r) {
+        preempt(running_.back());
+        running_.pop_back();
+        preempted = true;
+        placed = allocate(r, tokens);
+      }
+      if (!placed) {  // it is the latest itself: it waits
+        preempt(r);
+        running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(k));
+        preempted = true;
+        continue;
+      }
+      batch.push_back({r, tokens});
+      budget -= tokens;
+      ++k;
+    }
+  }
+
+  // Then queued requests in arrival order, while the budget, the sequence limit and the cache allow (none
+  // after a preemption in the same iteration).
+  void schedule_waiting(std::vector<Scheduled>& batch, int& budget) {
+    while (!waiting_.empty() && budget > 0 && static_cast<int>(running_.size()) < limits_.max_sequences) {
+      const int r = waiting_.front();
+      const int tokens = std::min(tokens_of(r) - live_[r].computed, budget);
+      if (!allocate(r, tokens)) break;
+      waiting_.pop_front();
+      running_.push_back(r);
+      batch.push_back({r, tokens});
+      budget -= tokens;
+    }
+  }
+
+  IterationBatch shape_of(const std::vector<Scheduled>& batch) const {
+    IterationBatch shape;
+    for (const auto& [r, tokens] : batch) {
+      const double start = live_[r].computed;
+      if (tokens == 1 && live_[r].generated > 0 && live_[r].computed == tokens_of(r) - 1) {
+        ++shape.decode_sequences;
+        shape.decode_context_tokens += start + 1;
+      } else {
+        shape.prefill_tokens += tokens;
+        shape.prefill_context_tokens += tokens * start + tokens * (tokens + 1) / 2.0;
+      }
+    }
+    return shape;
+  }
+
+  bool iterate() {
+    std::vector<Scheduled> batch;
+    int budget = limits_.max_batched_tokens;
+    bool preempted = false;
+    schedule_running(batch, budget, preempted);
+    if (!preempted) schedule_waiting(batch, budget);
+    if (batch.empty()) return false;  // cannot happen with a cache that holds every queued request
+    const IterationBatch shape = shape_of(batch);
+    now_ += cost_(shape);
+    ++run_.iterations;
+    for (const auto& [r, tokens] : batch) advance(r, tokens);
+    std::erase_if(running_, [&](int r) { return run_.requests[r].finished(); });
+    sample(shape.prefill_tokens + shape.decode_sequences);
+    return true;
+  }
+
+  void advance(int r, int tokens) {
+    Live& live = live_[r];
+    live.computed += tokens;
+    if (live.computed < tokens_of(r)) return;  // a prefill chunk: no token yet
+    RequestOutcome& outcome = run_.requests[r];
+    ++live.generated;
+    if (live.generated == 1) {
+      outcome.first_token_s = now_;
+    } else {
+      const double gap = now_ - live.last_token_s;
+      outcome.token_gap_sum_s += gap;
+      outcome.max_token_gap_s = std::max(outcome.max_token_gap_s, gap);
+      run_.token_gaps.add(gap);
+    }
+    live.last_token_s = now_;
+    if (live.generated < requests_[r].output_tokens) return;
+    outcome.finish_s = now_;
+    release(r);
+    ++done_;
+    if (closed_loop() && next_closed_ < requests_.size()) release_closed(now_);
+  }
+
+  void sample(int batch_tokens) {
+    if (options_.sample_every_s <= 0 || now_ < next_sample_s_) return;
+    run_.timeline.push_back(
+        {now_, static_cast<int>(running_.size()), static_cast<int>(waiting_.size()),
+         total_blocks_ == 0 ? 0.0 : 1.0 - static_cast<double>(free_blocks_) / total_blocks_, batch_tokens});
+    next_sample_s_ = (std::floor(now_ / options_.sample_every_s) + 1) * options_.sample_every_s;
+  }
+
+  const std::vector<ServeRequest>& requests_;
+  const EngineLimits& limits_;
+  const IterationCost& cost_;
+  const EngineOptions& options_;
+  std::vector<Live> live_;
+  std::vector<int> running_;
+  std::deque<int> waiting_;
+  int total_blocks_ = 0;
+  int free_blocks_ = 0;
+  std::size_t next_open_ = 0;
+  std::size_t next_closed_ = 0;
+  int done_ = 0;
+  double now_ = 0;
+  double next_sample_s_ = 0;
+  ServeRun run_;
+};
+
+}  // namespace
+
+void GapHistogram::add(double seconds) {
+  const auto bin = static_cast<long long>(std::floor(std::max(0.0, seconds) / kBinSeconds));
+  ++counts[static_cast<std::size_t>(std::min<long long>(bin, kBins))];
+  ++total;
+}
+
+double GapHistogram::quantile(double q) const {
+  if (total == 0) return 0;
+  const auto rank = static_cast<long long>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(total)));
+  long long seen = 0;
+  for (std::size_t bin = 0; bin < counts.size(); ++bin) {
+    seen += counts[bin];
+    if (seen >= std::max(1LL, rank)) return static_cast<double>(bin + 1) * kBinSeconds;
+  }
+  return static_cast<double>(kBins) * kBinSeconds;
+}
+
+ServeRun simulate_engine(const std::vector<ServeRequest>& requests, const EngineLimits& limits,
+                         const IterationCost& cost, const EngineOptions& options) {
+  return Engine(requests, limits, cost, options).run();
+}
+
+}  // namespace gputwin

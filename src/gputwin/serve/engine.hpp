@@ -1,0 +1,97 @@
+// A serving engine's iteration loop, simulated request by request: continuous batching under a token budget,
+// chunked prefill, a paged KV cache with admission and preemption, as vLLM's V1 scheduler does it
+// (docs/perf-serve.md says which behaviour follows which part of vLLM's documentation and code).
+//
+//   EngineLimits limits{.max_batched_tokens = 8192, .max_sequences = 1024, .block_tokens = 16,
+//                       .kv_capacity_tokens = 1.2e6};
+//   ServeRun run = simulate_engine(requests, limits, cost);   // cost: seconds of one iteration's batch
+//   run.requests[i].first_token_s, run.requests[i].finish_s, run.timeline
+//
+// Time advances by iterations; each iteration's duration comes from `cost` (the perf model of the
+// deployment's GPUs), so the engine itself holds no hardware figure. Deterministic: the same requests give
+// the same run.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+namespace gputwin {
+
+struct ServeRequest {
+  double arrival_s = 0;
+  int input_tokens = 0;
+  int output_tokens = 0;
+  bool operator==(const ServeRequest&) const = default;
+};
+
+struct EngineLimits {
+  int max_batched_tokens = 8192;  // tokens one iteration may compute (vLLM max_num_batched_tokens)
+  int max_sequences = 1024;       // requests running at once (vLLM max_num_seqs)
+  int block_tokens = 16;          // tokens per KV-cache block (vLLM block_size)
+  double kv_capacity_tokens = 0;  // KV-cache tokens of the replica
+};
+
+// What one iteration computes: new prompt tokens (with the context they attend to) and decode tokens.
+struct IterationBatch {
+  int prefill_tokens = 0;
+  double prefill_context_tokens = 0;  // sum over prefill tokens of the tokens each attends to
+  int decode_sequences = 0;
+  double decode_context_tokens = 0;  // sum over decoding sequences of their cached tokens
+};
+
+using IterationCost = std::function<double(const IterationBatch&)>;
+
+struct RequestOutcome {
+  double arrival_s = 0;
+  double first_token_s = -1;  // when its first output token was produced; -1 = never (run ended first)
+  double finish_s = -1;
+  int input_tokens = 0;
+  int output_tokens = 0;
+  int preemptions = 0;
+  double max_token_gap_s = 0;  // the longest inter-token latency it saw
+  double token_gap_sum_s = 0;  // sum of its inter-token latencies (output_tokens - 1 of them)
+  [[nodiscard]] bool finished() const { return finish_s >= 0; }
+};
+
+struct EngineSample {  // the engine's state after one iteration, for the over-time output
+  double time_s = 0;
+  int running = 0;
+  int waiting = 0;
+  double kv_used_fraction = 0;
+  int batch_tokens = 0;
+};
+
+// Every inter-token latency of a run, in bins of 0.1 ms up to 10 s (exact enough for percentiles in ms, and
+// bounded in memory however many tokens a run produces); longer gaps are counted in the last bin.
+struct GapHistogram {
+  static constexpr double kBinSeconds = 1e-4;
+  static constexpr int kBins = 100000;
+  std::vector<long long> counts = std::vector<long long>(kBins + 1, 0);
+  long long total = 0;
+  void add(double seconds);
+  // The q-quantile (0..1) in seconds, at the upper edge of its bin; 0 when empty.
+  [[nodiscard]] double quantile(double q) const;
+};
+
+struct ServeRun {
+  std::vector<RequestOutcome> requests;  // in the order given
+  std::vector<EngineSample> timeline;    // one sample per `sample_every_s` of simulated time
+  GapHistogram token_gaps;
+  long long iterations = 0;
+  long long preemptions = 0;
+  double end_s = 0;
+  int unservable = 0;  // requests longer than the whole KV cache: refused, never run
+};
+
+// Open loop: requests arrive at their arrival_s (sorted ascending). Closed loop: `concurrency` > 0 clients
+// each send the next request of `requests` (arrival times ignored) as soon as their previous one finishes.
+struct EngineOptions {
+  int concurrency = 0;
+  double sample_every_s = 1.0;
+  double horizon_s = 0;  // stop after this simulated time (0 = when every request has finished)
+};
+
+[[nodiscard]] ServeRun simulate_engine(const std::vector<ServeRequest>& requests, const EngineLimits& limits,
+                                       const IterationCost& cost, const EngineOptions& options = {});
+
+}  // namespace gputwin

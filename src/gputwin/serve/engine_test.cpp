@@ -1,0 +1,115 @@
+#include "gputwin/serve/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include "gputwin/serve/serve_summary.hpp"
+
+namespace gputwin {
+namespace {
+
+constexpr double kStep = 0.01;  // every iteration takes 10 ms in these tests
+
+EngineLimits roomy() {
+  return {.max_batched_tokens = 8192, .max_sequences = 256, .block_tokens = 16, .kv_capacity_tokens = 1e6};
+}
+const IterationCost kFixed = [](const IterationBatch&) { return kStep; };
+
+TEST(ServeEngine, OneRequestPrefillsThenDecodesOneTokenPerIteration) {
+  const ServeRun run = simulate_engine({{0.0, 1000, 5}}, roomy(), kFixed);
+  ASSERT_EQ(run.requests.size(), 1u);
+  const RequestOutcome& r = run.requests[0];
+  EXPECT_DOUBLE_EQ(r.first_token_s, kStep);   // the prefill iteration emits the first token
+  EXPECT_NEAR(r.finish_s, 5 * kStep, 1e-12);  // then one token per iteration
+  EXPECT_EQ(run.iterations, 5);
+  EXPECT_NEAR(r.max_token_gap_s, kStep, 1e-12);
+}
+
+TEST(ServeEngine, LongPromptsArePrefilledInChunksOfTheTokenBudget) {
+  const ServeRun run = simulate_engine({{0.0, 20000, 2}}, roomy(), kFixed);
+  EXPECT_NEAR(run.requests[0].first_token_s, 3 * kStep, 1e-12);  // 8192 + 8192 + 3616
+}
+
+TEST(ServeEngine, IterationsCarryPrefillAndDecodeTogether) {
+  std::vector<IterationBatch> seen;
+  const IterationCost record = [&](const IterationBatch& b) {
+    seen.push_back(b);
+    return kStep;
+  };
+  const ServeRun run = simulate_engine({{0.0, 100, 3}, {0.015, 50, 2}}, roomy(), record);
+  EXPECT_EQ(run.iterations, static_cast<long long>(seen.size()));
+  ASSERT_GE(seen.size(), 2u);
+  EXPECT_EQ(seen[0].prefill_tokens, 100);
+  EXPECT_EQ(seen[0].decode_sequences, 0);
+  EXPECT_DOUBLE_EQ(seen[0].prefill_context_tokens, 100 * 101 / 2.0);  // causal: token k sees k tokens
+  // At 20 ms the second request has arrived: its prompt rides with the first one's decode token.
+  EXPECT_EQ(seen[2].prefill_tokens, 50);
+  EXPECT_EQ(seen[2].decode_sequences, 1);
+  EXPECT_DOUBLE_EQ(seen[2].decode_context_tokens, 102);
+}
+
+TEST(ServeEngine, AFullCachePreemptsTheLatestRequestAndEveryoneFinishes) {
+  EngineLimits tight = roomy();
+  tight.kv_capacity_tokens = 16 * 20;  // 20 blocks: two 150-token requests cannot both grow to 190
+  const ServeRun run = simulate_engine({{0.0, 150, 40}, {0.0, 150, 40}}, tight, kFixed);
+  EXPECT_GT(run.preemptions, 0);
+  for (const RequestOutcome& r : run.requests) EXPECT_TRUE(r.finished());
+  EXPECT_GT(run.requests[1].preemptions, 0) << "the later admitted request yields";
+  EXPECT_EQ(run.requests[0].preemptions, 0);
+}
+
+TEST(ServeEngine, ARequestLargerThanTheWholeCacheIsCountedNotRun) {
+  EngineLimits tiny = roomy();
+  tiny.kv_capacity_tokens = 1000;
+  const ServeRun run = simulate_engine({{0.0, 5000, 10}, {0.0, 100, 10}}, tiny, kFixed);
+  EXPECT_EQ(run.unservable, 1);
+  EXPECT_FALSE(run.requests[0].finished());
+  EXPECT_TRUE(run.requests[1].finished());
+}
+
+TEST(ServeEngine, TheSequenceLimitQueuesTheRest) {
+  EngineLimits one = roomy();
+  one.max_sequences = 1;
+  const ServeRun run = simulate_engine({{0.0, 10, 3}, {0.0, 10, 3}}, one, kFixed);
+  EXPECT_NEAR(run.requests[1].first_token_s, 4 * kStep, 1e-12) << "starts after the first finishes at 30 ms";
+}
+
+TEST(ServeEngine, ClosedLoopClientsSendTheNextRequestWhenOneFinishes) {
+  EngineOptions closed;
+  closed.concurrency = 2;
+  const std::vector<ServeRequest> requests(4, {0.0, 10, 3});
+  const ServeRun run = simulate_engine(requests, roomy(), kFixed, closed);
+  EXPECT_DOUBLE_EQ(run.requests[0].arrival_s, 0);
+  EXPECT_DOUBLE_EQ(run.requests[1].arrival_s, 0);
+  EXPECT_NEAR(run.requests[2].arrival_s, run.requests[0].finish_s, 1e-12);
+  for (const RequestOutcome& r : run.requests) EXPECT_TRUE(r.finished());
+}
+
+TEST(ServeEngine, IdleTimeIsSkippedToTheNextArrival) {
+  const ServeRun run = simulate_engine({{0.0, 10, 2}, {100.0, 10, 2}}, roomy(), kFixed);
+  EXPECT_NEAR(run.requests[1].first_token_s, 100.0 + kStep, 1e-9);
+  EXPECT_EQ(run.iterations, 4);
+}
+
+TEST(ServeSummary, PercentilesThroughputAndGoodput) {
+  std::vector<ServeRequest> requests;
+  for (int k = 0; k < 10; ++k) requests.push_back({k * 1.0, 10, 11});
+  const ServeRun run = simulate_engine(requests, roomy(), kFixed);
+  LatencyTargets targets;
+  targets.ttft_s = 0.5;
+  const ServeSummary s = summarize(run, targets, 2);
+  EXPECT_EQ(s.finished, 10);
+  EXPECT_NEAR(s.ttft_s.p50, kStep, 1e-9);
+  EXPECT_NEAR(s.tpot_s.mean, kStep, 1e-9);
+  EXPECT_NEAR(s.itl_s.p99, kStep, 1.5e-4) << "histogram bins are 0.1 ms";
+  EXPECT_NEAR(s.e2e_s.p90, 11 * kStep, 1e-9);
+  EXPECT_NEAR(s.span_s, 9.0 + 11 * kStep, 1e-9);
+  EXPECT_NEAR(s.output_tokens_per_s, 110 / s.span_s, 1e-9);
+  EXPECT_NEAR(s.output_tokens_per_s_per_gpu, s.output_tokens_per_s / 2, 1e-9);
+  EXPECT_TRUE(s.meets_targets);
+  targets.ttft_s = 0.001;
+  EXPECT_FALSE(summarize(run, targets, 2).meets_targets);
+  EXPECT_DOUBLE_EQ(summarize(run, targets, 2).goodput_requests_per_s, 0);
+}
+
+}  // namespace
+}  // namespace gputwin
