@@ -74,10 +74,26 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
     return row;
   }
   if (search.answer) {
-    row.estimate = search.answer->estimate;
-    row.gpus = search.answer->gpus;
-    row.nodes = search.answer->nodes;
-    row.days = search.answer->days;
+    SizingTrial answer = *search.answer;
+    // A scale-up domain that spans several systems (an NVL72's 18 trays) is bought whole: the answer is
+    // rounded up to whole domains and timed there (more GPUs never take longer).
+    if (system->accelerators > 0 && system->scale_up_domain > system->accelerators) {
+      const int per_domain = (system->scale_up_domain + system->accelerators - 1) / system->accelerators;
+      const int whole = (answer.nodes + per_domain - 1) / per_domain * per_domain;
+      if (whole != answer.nodes) {
+        SizingTrial rounded = trial(whole);
+        if (rounded.in_time(request.days)) answer = rounded;
+      }
+      row.caveat = fmt::format(
+          "its {}-GPU NVLink domain spans {} systems; collectives beyond one system's {} GPUs are timed over "
+          "the "
+          "NICs (cross-system NVLink not modelled yet: pessimistic for larger tp/ep groups)",
+          system->scale_up_domain, per_domain, system->accelerators);
+    }
+    row.estimate = answer.estimate;
+    row.gpus = answer.gpus;
+    row.nodes = answer.nodes;
+    row.days = answer.days;
     row.per_rack = systems_per_rack(catalog, request.rack_density, *system);
     row.racks = (row.nodes + row.per_rack.systems - 1) / row.per_rack.systems;
     row.power_kw = row.nodes * in_kilowatts(system->power_max);

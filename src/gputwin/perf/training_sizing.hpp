@@ -107,6 +107,7 @@ struct SizingRow {
   SystemsPerRack per_rack;
   double power_kw = 0;                          // the systems' maximum draw (no fabric, storage or cooling)
   std::optional<double> assumed_gemm_fraction;  // set when the step time rests on a user-set fraction
+  std::string caveat;  // what the model does not capture for this platform (empty when nothing is known)
 };
 
 [[nodiscard]] std::vector<SizingRow> size_training(const Catalog& catalog, const CollectiveModel& collectives,

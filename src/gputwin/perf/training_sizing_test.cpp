@@ -96,8 +96,7 @@ RackDensity bundled_rack_density() {
 
 // Each accelerator is sized on its own platform; racks and power follow that platform: DGX H100 4 a rack (41
 // kW air / 10.2 kW), DGX B300 4 a rack (its RA), the liquid-cooled MI355X platform 8 a rack (published), and
-// power is the systems' maximum draw. A superchip with no rack-scale system in the catalog is refused by
-// name.
+// power is the systems' maximum draw; GB300 on its NVL72 compute tray, one 72-GPU domain (18 trays) a rack.
 TEST(TrainingSizing, EachAcceleratorOnItsPlatformWithItsRacksAndPower) {
   SizingRequest r = request(20);
   r.accelerators = {"h100-sxm", "b300", "mi355x", "gb300"};
@@ -106,13 +105,13 @@ TEST(TrainingSizing, EachAcceleratorOnItsPlatformWithItsRacksAndPower) {
   const auto rows = size_training(setup().catalog, setup().collectives, setup().calibration, r);
   ASSERT_EQ(rows.size(), 4u);
   const std::vector<std::pair<std::string, int>> expected{
-      {"dgx-h100", 4}, {"dgx-b300", 4}, {"amd-mi355x-8gpu", 8}};
+      {"dgx-h100", 4}, {"dgx-b300", 4}, {"amd-mi355x-8gpu", 8}, {"gb300-nvl72-tray", 18}};
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const SizingRow& row = rows[i];
     ASSERT_TRUE(row.estimate.has_value()) << row.accelerator << ": " << row.note;
     EXPECT_EQ(row.system, expected[i].first);
     EXPECT_EQ(row.per_rack.systems, expected[i].second) << row.system << ": " << row.per_rack.rule;
-    EXPECT_EQ(row.nodes * 8, row.gpus) << row.system;
+    EXPECT_EQ(row.nodes * setup().catalog.get<System>(row.system).accelerators, row.gpus) << row.system;
     EXPECT_EQ(row.racks, (row.nodes + expected[i].second - 1) / expected[i].second) << row.system;
     const double power_max = in_kilowatts(setup().catalog.get<System>(row.system).power_max);
     EXPECT_NEAR(row.power_kw, row.nodes * power_max, 1e-9) << row.system;
@@ -121,8 +120,6 @@ TEST(TrainingSizing, EachAcceleratorOnItsPlatformWithItsRacksAndPower) {
   EXPECT_FALSE(rows[0].assumed_gemm_fraction.has_value());
   ASSERT_TRUE(rows[2].assumed_gemm_fraction.has_value());
   EXPECT_DOUBLE_EQ(*rows[2].assumed_gemm_fraction, 0.5);
-  EXPECT_FALSE(rows[3].estimate.has_value());
-  EXPECT_NE(rows[3].note.find("superchip"), std::string::npos) << rows[3].note;
 }
 
 // An assumed fraction moves the answer the way it should: a lower GEMM efficiency never needs fewer GPUs.
@@ -172,31 +169,32 @@ TEST(RackDensity, PublishedCountThenDomainThenPowerAndSpace) {
   EXPECT_EQ(systems_per_rack(catalog, density.value(), small).systems, 6);  // 48 U / 8 U, not 41 kW / 1 kW
 }
 
-// A rack-scale tray (4 GPUs in a 72-GPU domain) is preferred over an 8-GPU box for the same accelerator, and
-// its racks hold one domain: 18 trays. (The GB200 NVL72 tray itself comes with the rack-scale catalog; a user
-// folder stands in for it here.)
+// A rack-scale tray (4 GPUs in a larger domain) is preferred over an 8-GPU box for the same accelerator, and
+// its racks hold one domain. The bundled GB200 NVL72 tray: 18 a rack; a fictitious mi355x tray of a 64-GPU
+// domain in a user folder, beside the bundled 8-GPU platform: chosen, 16 a rack.
 TEST(RackDensity, ATrayOfALargerDomainIsChosenAndFillsOneDomainARack) {
   namespace fs = std::filesystem;
   const fs::path folder = fs::path(::testing::TempDir()) / "gputwin-tray-catalog";
   fs::create_directories(folder);
   std::ofstream(folder / "systems.yaml") << R"(systems:
-  - {id: test-gb200-box, name: "8-GPU box", source: test, confidence: unverified, accelerator: gb200,
-     accelerators: 8, scale_up_domain: 8, cpu: "2x test", cpu_cores: 64, system_memory: 1 TB, rack_units: 8 U,
-     power_max: 10 kW, nics: {compute: {ports: 8, speed: 400 Gb/s, ports_per_cage: 1, cage: OSFP}}}
-  - {id: test-gb200-tray, name: "NVL72-like tray", source: test, confidence: unverified, accelerator: gb200,
-     accelerators: 4, scale_up_domain: 72, cpu: "2x test", cpu_cores: 144, system_memory: 1 TB, rack_units: 1 U,
-     power_max: 6 kW, nics: {compute: {ports: 4, speed: 800 Gb/s, ports_per_cage: 1, cage: OSFP}}}
+  - {id: test-mi355x-tray, name: "rack-scale test tray", source: test, confidence: unverified, accelerator: mi355x,
+     accelerators: 4, scale_up_domain: 64, cpu: "2x test", cpu_cores: 64, system_memory: 1 TB, rack_units: 1 U,
+     power_max: 7 kW, nics: {compute: {ports: 4, speed: 800 Gb/s, ports_per_cage: 1, cage: OSFP}}}
 )";
   const auto catalog = Catalog::load({gputwin::testing::source_path("data/catalog"), folder.string()});
   ASSERT_TRUE(catalog.ok()) << catalog.error_text();
-  const System* chosen = system_for_accelerator(catalog.value(), "gb200");
-  ASSERT_NE(chosen, nullptr);
-  EXPECT_EQ(chosen->info.id, "test-gb200-tray");
   const auto density =
       load_rack_density(gputwin::testing::source_path("data/perf/sizing-racks.yaml"), catalog.value());
   ASSERT_TRUE(density.ok()) << density.error_text();
-  const SystemsPerRack per_rack = systems_per_rack(catalog.value(), density.value(), *chosen);
-  EXPECT_EQ(per_rack.systems, 18) << per_rack.rule;
+  const System* tray = system_for_accelerator(catalog.value(), "mi355x");
+  ASSERT_NE(tray, nullptr);
+  EXPECT_EQ(tray->info.id, "test-mi355x-tray");
+  EXPECT_EQ(systems_per_rack(catalog.value(), density.value(), *tray).systems, 16);
+  const System* gb200 = system_for_accelerator(catalog.value(), "gb200");
+  ASSERT_NE(gb200, nullptr);
+  EXPECT_EQ(gb200->info.id, "gb200-nvl72-tray");
+  const SystemsPerRack nvl72 = systems_per_rack(catalog.value(), density.value(), *gb200);
+  EXPECT_EQ(nvl72.systems, 18) << nvl72.rule;
   // A DGX still wins over any other system of its accelerator.
   EXPECT_EQ(system_for_accelerator(catalog.value(), "b300")->info.id, "dgx-b300");
 }

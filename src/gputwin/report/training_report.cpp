@@ -205,12 +205,14 @@ std::string sizing_footnotes(const std::vector<SizingRow>& rows, bool priced) {
   std::string text;
   std::vector<std::string> rack_rules;
   std::vector<std::string> unpriced;
+  std::vector<std::string> caveats;
   std::string assumed;
   for (const auto& row : rows) {
     if (!row.estimate) continue;
     const std::string rule = row.system + " " + row.per_rack.rule;
     if (std::find(rack_rules.begin(), rack_rules.end(), rule) == rack_rules.end()) rack_rules.push_back(rule);
     if (priced && !row.cost_usd) unpriced.push_back(row.accelerator);
+    if (!row.caveat.empty()) caveats.push_back(row.system + ": " + row.caveat);
     if (row.assumed_gemm_fraction) {
       assumed += fmt::format("{}{} {:.3f}", assumed.empty() ? "" : ", ", row.accelerator,
                              *row.assumed_gemm_fraction);
@@ -221,6 +223,7 @@ std::string sizing_footnotes(const std::vector<SizingRow>& rows, bool priced) {
     for (std::size_t i = 0; i < rack_rules.size(); ++i) text += (i == 0 ? " " : "; ") + rack_rules[i];
     text += "\nPower: the systems' maximum draw (catalog power_max); no fabric, storage or cooling\n";
   }
+  for (const auto& caveat : caveats) text += "Not modelled: " + caveat + "\n";
   if (!assumed.empty()) {
     text +=
         "Assumed, not fitted (--gemm-fraction; no published runs of these architectures are fitted): GEMM "
@@ -293,6 +296,7 @@ nlohmann::json sizing_json(const TransformerModel& model, double tokens, double 
       item["power_kw"] = row.power_kw;
       item["assumed_gemm_fraction"] =
           row.assumed_gemm_fraction ? nlohmann::json(*row.assumed_gemm_fraction) : nlohmann::json(nullptr);
+      item["caveat"] = row.caveat.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.caveat);
       item["days"] = row.days;
       item["mfu"] = row.estimate->mfu;
       item["split"] = split_json(row.estimate->config);
