@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
 
 #include "gputwin/catalog/catalog_test_support.hpp"
 
@@ -34,13 +36,15 @@ TEST(Catalog, BundledCatalogHasEveryPartTheIssueAsksFor) {
   const Catalog& catalog = bundled_catalog();
   for (const char* id :
        {"a100-40gb-sxm", "a100-80gb-sxm", "a100-40gb-pcie", "a100-80gb-pcie", "h100-sxm", "h100-pcie",
-        "h100-nvl", "h200-sxm", "b200", "gb200", "l40s", "l4", "mi300x", "gaudi3"}) {
+        "h100-nvl", "h200-sxm", "b200", "gb200", "l40s", "l4", "mi300x", "mi325x", "mi355x", "gaudi3"}) {
     EXPECT_NE(catalog.find<Accelerator>(id), nullptr) << id;
   }
-  for (const char* id : {"dgx-h100", "dgx-h200", "dgx-b200", "hgx-h100-8gpu", "pcie-8gpu-l40s"}) {
+  for (const char* id :
+       {"dgx-h100", "dgx-h200", "dgx-b200", "dgx-b300", "hgx-h100-8gpu", "hgx-b200-8gpu", "hgx-b300-8gpu",
+        "amd-mi300x-8gpu", "amd-mi325x-8gpu", "amd-mi355x-8gpu", "pcie-8gpu-l40s"}) {
     EXPECT_NE(catalog.find<System>(id), nullptr) << id;
   }
-  for (const char* id : {"qm9700", "q3400", "sn5600", "sn4600c", "sn2201"}) {
+  for (const char* id : {"qm9700", "q3400", "sn5600", "sn5610", "sn4600c", "sn2201"}) {
     EXPECT_NE(catalog.find<Switch>(id), nullptr) << id;
   }
   for (const Medium medium : {Medium::passive_copper, Medium::active_copper, Medium::multimode,
@@ -52,6 +56,102 @@ TEST(Catalog, BundledCatalogHasEveryPartTheIssueAsksFor) {
   for (const auto& part : catalog.all<Accelerator>()) {
     EXPECT_FALSE(part.info.source.empty()) << part.info.id;
     EXPECT_GT(in_gigabytes(part.memory), 0.0) << part.info.id;
+  }
+}
+
+double dense_teraflops(const Accelerator& part, const std::string& precision) {
+  const auto rate = part.dense_compute.find(precision);
+  return rate == part.dense_compute.end() || !rate->second ? -1 : in_teraflops(*rate->second);
+}
+
+// The AMD Instinct parts of 2024-2025: MI325X is the MI300X's compute with 256 GB HBM3E; MI355X (CDNA 4)
+// doubles the matrix rates per CU and adds FP4 (dense figures, sparse ones are twice these).
+TEST(Catalog, AmdInstinctMi325xAndMi355xCarryTheirDenseRatesMemoryAndLinks) {
+  const Catalog& catalog = bundled_catalog();
+  const Accelerator& mi300x = catalog.get<Accelerator>("mi300x");
+  const Accelerator& mi325x = catalog.get<Accelerator>("mi325x");
+  EXPECT_EQ(mi325x.architecture, "cdna3");
+  EXPECT_DOUBLE_EQ(dense_teraflops(mi325x, "bf16"), dense_teraflops(mi300x, "bf16"));
+  EXPECT_DOUBLE_EQ(dense_teraflops(mi325x, "fp8"), 2614.9);
+  EXPECT_DOUBLE_EQ(in_gigabytes(mi325x.memory), 256);
+  EXPECT_DOUBLE_EQ(in_gigabytes_per_second(mi325x.memory_bandwidth), 6000);
+  EXPECT_DOUBLE_EQ(in_watts(mi325x.tdp), 1000);
+  ASSERT_TRUE(mi325x.scale_up && mi325x.scale_up->bandwidth);
+  EXPECT_DOUBLE_EQ(in_gigabytes_per_second(*mi325x.scale_up->bandwidth), 7 * 128);  // 7 peer links
+
+  const Accelerator& mi355x = catalog.get<Accelerator>("mi355x");
+  EXPECT_EQ(mi355x.architecture, "cdna4");
+  EXPECT_EQ(mi355x.form_factor, "oam");
+  EXPECT_DOUBLE_EQ(dense_teraflops(mi355x, "bf16"), 2516.6);  // 2400 MHz x 512 FMA x 2 x 1024 cores
+  EXPECT_DOUBLE_EQ(dense_teraflops(mi355x, "fp8"), 5000);
+  EXPECT_DOUBLE_EQ(dense_teraflops(mi355x, "fp4"), 10100);
+  EXPECT_DOUBLE_EQ(dense_teraflops(mi355x, "fp32"), 157.3);
+  EXPECT_DOUBLE_EQ(in_gigabytes(mi355x.memory), 288);
+  EXPECT_DOUBLE_EQ(in_gigabytes_per_second(mi355x.memory_bandwidth), 8000);
+  EXPECT_DOUBLE_EQ(in_watts(mi355x.tdp), 1400);
+  ASSERT_TRUE(mi355x.scale_up && mi355x.scale_up->bandwidth);
+  EXPECT_NEAR(in_gigabytes_per_second(*mi355x.scale_up->bandwidth), 7 * 153.6, 1e-9);
+}
+
+// DGX/HGX B300 use 800 Gb/s ConnectX-8, one port per GPU; HGX B200 stays at 400 Gb/s ConnectX-7.
+TEST(Catalog, BlackwellEightGpuServersCarryTheirGpusNicsAndPower) {
+  const Catalog& catalog = bundled_catalog();
+  struct Expected {
+    const char* id;
+    const char* accelerator;
+    double nic_gbps;
+    double power_kw;
+    double rack_units;
+  };
+  for (const Expected& e :
+       {Expected{"dgx-b300", "b300", 800, 14, 10}, Expected{"hgx-b300-8gpu", "b300", 800, 14.5, 9},
+        Expected{"hgx-b200-8gpu", "b200", 400, 14.3, 10}}) {
+    const System& system = catalog.get<System>(e.id);
+    EXPECT_EQ(system.accelerator, e.accelerator) << e.id;
+    EXPECT_EQ(system.accelerators, 8) << e.id;
+    EXPECT_EQ(system.scale_up_domain, 8) << e.id;
+    const NicGroup& compute = system.nics.at(NetworkRole::compute);
+    EXPECT_EQ(compute.ports, 8) << e.id;
+    EXPECT_DOUBLE_EQ(in_gigabits_per_second(compute.speed), e.nic_gbps) << e.id;
+    EXPECT_DOUBLE_EQ(in_kilowatts(system.power_max), e.power_kw) << e.id;
+    EXPECT_DOUBLE_EQ(in_rack_units(system.rack_units), e.rack_units) << e.id;
+  }
+  // The DGX B300 RA's rack: four systems at ~56 kW.
+  EXPECT_DOUBLE_EQ(4 * in_kilowatts(catalog.get<System>("dgx-b300").power_max), 56);
+}
+
+// AMD's 8-GPU platforms: one Infinity Fabric domain of eight OAM GPUs per server, one 400G NIC per GPU, and
+// the stated power estimate (eight GPUs at their TDP plus the same host allowance) applied alike to all
+// three.
+TEST(Catalog, AmdEightGpuPlatformsAreOneInfinityFabricDomainWithTheStatedPowerRule) {
+  const Catalog& catalog = bundled_catalog();
+  const std::map<std::string, std::string> platforms{
+      {"amd-mi300x-8gpu", "mi300x"}, {"amd-mi325x-8gpu", "mi325x"}, {"amd-mi355x-8gpu", "mi355x"}};
+  for (const auto& [id, accelerator] : platforms) {
+    const System& system = catalog.get<System>(id);
+    EXPECT_EQ(system.accelerator, accelerator) << id;
+    EXPECT_EQ(system.accelerators, 8) << id;
+    EXPECT_EQ(system.scale_up_domain, 8) << id;
+    const Accelerator& gpu = catalog.get<Accelerator>(accelerator);
+    ASSERT_TRUE(gpu.scale_up.has_value()) << id;
+    EXPECT_EQ(gpu.scale_up->type, "Infinity Fabric") << id;
+    EXPECT_NEAR(in_kilowatts(system.power_max), 8 * in_kilowatts(gpu.tdp) + 4.2, 1e-9) << id;
+    EXPECT_EQ(system.nics.at(NetworkRole::compute).ports, 8) << id;
+    EXPECT_DOUBLE_EQ(in_gigabits_per_second(system.nics.at(NetworkRole::compute).speed), 400) << id;
+  }
+}
+
+// The 800G switches the Blackwell Ultra designs use: Quantum-X800 Q3400 (144 XDR ports, the B300 XDR RA's
+// leaf: 72 down + 72 up) and the Spectrum-4 SN5600 / SN5610 (64 x 800GbE, split 2 x 400G).
+TEST(Catalog, EightHundredGigabitSwitchesHaveTheirRadix) {
+  const Catalog& catalog = bundled_catalog();
+  EXPECT_EQ(catalog.get<Switch>("q3400").radix_at(gigabits_per_second(800)), 144);
+  EXPECT_EQ(catalog.get<Switch>("q3400").technology, "infiniband");
+  for (const char* id : {"sn5600", "sn5610"}) {
+    const Switch& spectrum = catalog.get<Switch>(id);
+    EXPECT_EQ(spectrum.technology, "ethernet") << id;
+    EXPECT_EQ(spectrum.radix_at(gigabits_per_second(800)), 64) << id;
+    EXPECT_EQ(spectrum.radix_at(gigabits_per_second(400)), 128) << id;
   }
 }
 

@@ -1,12 +1,18 @@
 // `gputwin perf size`: per accelerator, how many GPUs and which split train a model on T tokens within D
 // days, whether it fits, the expected MFU and the cost: at a GPU-hour price list (--prices), or at a designed
 // cluster's own TCO per GPU-hour (--cluster SPEC, refused when the cluster is not completely priced).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <variant>
 
 #include "gputwin/cli/commands.hpp"
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/plan/cluster_price.hpp"
 #include "gputwin/report/training_report.hpp"
@@ -25,6 +31,7 @@ struct SizeOptions {
   std::string prices;
   std::string cluster;         // a cluster spec whose TCO per GPU-hour prices its accelerator
   std::string memory_reserve;  // empty: data/perf/memory.yaml's default per accelerator
+  std::string gemm_fractions;  // ARCH=F,...: assumed GEMM fractions for architectures with no fitted one
   bool json = false;
   CatalogOptions catalog;
 };
@@ -41,15 +48,54 @@ double parse_tokens(const std::string& text) {
   return tokens;
 }
 
-std::vector<std::string> split_list(const std::string& text) {
+std::vector<std::string> split_list(const std::string& text, const std::string& option = "--accelerators") {
   std::vector<std::string> items;
   std::stringstream stream(text);
   for (std::string item; std::getline(stream, item, ',');) {
     if (!item.empty()) items.push_back(item);
   }
-  if (items.empty())
-    throw UsageFailure{"--accelerators: expected catalog accelerator ids, such as h100-sxm,b200"};
+  if (items.empty()) {
+    throw UsageFailure{option == "--accelerators"
+                           ? "--accelerators: expected catalog accelerator ids, such as h100-sxm,b200"
+                           : option + ": expected a comma-separated list"};
+  }
   return items;
+}
+
+// --gemm-fraction cdna3=0.5,cdna4=0.5: only architectures the data leaves unknown; a fitted one is never
+// replaced.
+std::map<std::string, double> parse_gemm_fractions(const std::string& text,
+                                                   const TrainingCalibration& calibration) {
+  std::map<std::string, double> fractions;
+  if (text.empty()) return fractions;
+  for (const std::string& item : split_list(text, "--gemm-fraction")) {
+    const auto equals = item.find('=');
+    const std::string name = item.substr(0, equals);
+    const auto& rows = calibration.gemm.architectures();
+    const auto row =
+        std::find_if(rows.begin(), rows.end(), [&](const GemmArchitecture& a) { return a.name == name; });
+    if (equals == std::string::npos || row == rows.end()) {
+      throw UsageFailure{
+          "--gemm-fraction: expected ARCHITECTURE=FRACTION with an architecture of "
+          "data/perf/gemm-efficiency.yaml, such as cdna3=0.5, got '" +
+          item + "'"};
+    }
+    if (row->peak_fraction) {
+      throw UsageFailure{
+          fmt::format("--gemm-fraction: {} has a fitted fraction ({:.3f}); only architectures "
+                      "without one can be assumed",
+                      name, *row->peak_fraction)};
+    }
+    char* end = nullptr;
+    const std::string number = item.substr(equals + 1);
+    const double fraction = std::strtod(number.c_str(), &end);
+    if (number.empty() || *end != '\0' || !(fraction > 0) || fraction > 1) {
+      throw UsageFailure{"--gemm-fraction: " + name + ": expected a fraction of peak in (0, 1], got '" +
+                         number + "'"};
+    }
+    fractions[name] = fraction;
+  }
+  return fractions;
 }
 
 int run_size(const SizeOptions& o) {
@@ -70,6 +116,13 @@ int run_size(const SizeOptions& o) {
     request.base.global_batch = o.global_batch > 0 ? o.global_batch : default_global_batch(o.sequence);
     request.base.precision = o.precision;
     request.memory_reserve = inputs->memory_reserve;
+    request.assumed_gemm_fractions = parse_gemm_fractions(o.gemm_fractions, inputs->calibration);
+    auto rack_density = load_rack_density(bundled_data_dir() + "/perf/sizing-racks.yaml", *catalog);
+    if (!rack_density.ok()) {
+      std::cerr << rack_density.error_text();
+      return kInputError;
+    }
+    request.rack_density = std::move(rack_density).value();
     if (!o.memory_reserve.empty()) {
       const auto parsed = parse_quantity<ByteSize>(o.memory_reserve);
       if (const auto* error = std::get_if<std::string>(&parsed)) {
@@ -144,6 +197,9 @@ void add_perf_size_command(CLI::App& perf, int& exit_code) {
   command->add_option(
       "--memory-reserve", o->memory_reserve,
       "per-GPU memory not available to the model, e.g. 4GiB (default: data/perf/memory.yaml)");
+  command->add_option("--gemm-fraction", o->gemm_fractions,
+                      "ARCH=F,...: assume a GEMM fraction of peak for an architecture with no fitted one "
+                      "(cdna3, cdna4), printed as an assumption");
   command->add_flag("--json", o->json, std::string("print JSON (schema ") + kSizingSchema + ")");
   add_catalog_options(*command, o->catalog);
   command->callback([o, &exit_code] { exit_code = run_size(*o); });

@@ -1,6 +1,10 @@
 #include "gputwin/perf/training_sizing.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/training_search.hpp"
@@ -27,10 +31,25 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
   }
   const System* system = system_for_accelerator(catalog, accelerator);
   if (system == nullptr) {
-    row.note = "no catalog system carries it";
+    // Superchips are sold only inside rack-scale systems (GB200/GB300 NVL72 compute trays).
+    row.note = gpu->form_factor == "superchip"
+                   ? "no catalog system carries it (a superchip: no NVL72 system in the catalog)"
+                   : "no catalog system carries it";
     return row;
   }
   row.system = system->info.id;
+  TrainingCalibration own_calibration = calibration;
+  if (const GemmArchitecture* architecture = calibration.gemm.architecture_of(*gpu);
+      architecture != nullptr && !architecture->peak_fraction) {
+    const auto assumed = request.assumed_gemm_fractions.find(architecture->name);
+    if (assumed == request.assumed_gemm_fractions.end()) {
+      row.note = "no step time: " + architecture->name + " has no fitted GEMM fraction (--gemm-fraction " +
+                 architecture->name + "=F assumes one)";
+      return row;
+    }
+    own_calibration.gemm.set_peak_fraction(architecture->name, assumed->second);
+    row.assumed_gemm_fraction = assumed->second;
+  }
   TrainingConfig base = request.base;
   base.memory_reserve = request.reserve_override.value_or(request.memory_reserve.per_gpu(gpu->memory));
   std::string hardware_error;
@@ -43,8 +62,8 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
       hardware_error = hw.error_text();
       return tried;
     }
-    tried.estimate = search_training(hw.value(), collectives, calibration, *request.model, base, tried.gpus,
-                                     fastest_only())
+    tried.estimate = search_training(hw.value(), collectives, own_calibration, *request.model, base,
+                                     tried.gpus, fastest_only())
                          .best;
     if (tried.estimate) tried.days = training_days(request.tokens, *tried.estimate);
     return tried;
@@ -55,9 +74,29 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
     return row;
   }
   if (search.answer) {
-    row.estimate = search.answer->estimate;
-    row.gpus = search.answer->gpus;
-    row.days = search.answer->days;
+    SizingTrial answer = *search.answer;
+    // A scale-up domain that spans several systems (an NVL72's 18 trays) is bought whole: the answer is
+    // rounded up to whole domains and timed there (more GPUs never take longer).
+    if (system->accelerators > 0 && system->scale_up_domain > system->accelerators) {
+      const int per_domain = (system->scale_up_domain + system->accelerators - 1) / system->accelerators;
+      const int whole = (answer.nodes + per_domain - 1) / per_domain * per_domain;
+      if (whole != answer.nodes) {
+        SizingTrial rounded = trial(whole);
+        if (rounded.in_time(request.days)) answer = rounded;
+      }
+      row.caveat = fmt::format(
+          "its {}-GPU NVLink domain spans {} systems; collectives beyond one system's {} GPUs are timed over "
+          "the "
+          "NICs (cross-system NVLink not modelled yet: pessimistic for larger tp/ep groups)",
+          system->scale_up_domain, per_domain, system->accelerators);
+    }
+    row.estimate = answer.estimate;
+    row.gpus = answer.gpus;
+    row.nodes = answer.nodes;
+    row.days = answer.days;
+    row.per_rack = systems_per_rack(catalog, request.rack_density, *system);
+    row.racks = (row.nodes + row.per_rack.systems - 1) / row.per_rack.systems;
+    row.power_kw = row.nodes * in_kilowatts(system->power_max);
     const auto price = request.gpu_hour_prices.find(accelerator);
     if (price != request.gpu_hour_prices.end())
       row.cost_usd = in_usd(price->second) * row.gpus * row.days * 24;
@@ -125,13 +164,73 @@ NodeCountSearch smallest_node_count(int max_nodes, double days,
 }
 
 const System* system_for_accelerator(const Catalog& catalog, const std::string& accelerator_id) {
-  const System* first = nullptr;
+  const System* chosen = nullptr;
   for (const auto& system : catalog.all<System>()) {
     if (system.accelerator != accelerator_id) continue;
     if (system.info.id.rfind("dgx-", 0) == 0) return &system;
-    if (first == nullptr) first = &system;
+    if (chosen == nullptr || system.scale_up_domain > chosen->scale_up_domain) chosen = &system;
   }
-  return first;
+  return chosen;
+}
+
+SystemsPerRack systems_per_rack(const Catalog& catalog, const RackDensity& density, const System& system) {
+  if (const auto published = density.published_per_rack.find(system.info.id);
+      published != density.published_per_rack.end()) {
+    return {published->second, fmt::format("{} per rack (published design)", published->second)};
+  }
+  if (system.accelerators > 0 && system.scale_up_domain > system.accelerators) {
+    const int trays = (system.scale_up_domain + system.accelerators - 1) / system.accelerators;
+    return {trays,
+            fmt::format("{} per rack (one {}-GPU scale-up domain a rack)", trays, system.scale_up_domain)};
+  }
+  int systems = std::numeric_limits<int>::max();
+  std::vector<std::string> limits;
+  if (const auto* cooling = catalog.find<Cooling>(density.default_cooling);
+      cooling != nullptr && in_kilowatts(system.power_max) > 0) {
+    systems =
+        static_cast<int>(std::floor(in_kilowatts(cooling->max_rack_power) / in_kilowatts(system.power_max)));
+    limits.push_back(fmt::format("{} {:g} kW a rack / {:g} kW", cooling->info.id,
+                                 in_kilowatts(cooling->max_rack_power), in_kilowatts(system.power_max)));
+  }
+  if (const auto* facility = catalog.find<FacilityDefaults>(density.default_facility);
+      facility != nullptr && in_rack_units(system.rack_units) > 0) {
+    const int by_space =
+        static_cast<int>(std::floor(in_rack_units(facility->rack_units) / in_rack_units(system.rack_units)));
+    limits.push_back(fmt::format("{:g} U / {:g} U", in_rack_units(facility->rack_units),
+                                 in_rack_units(system.rack_units)));
+    systems = std::min(systems, by_space);
+  }
+  if (limits.empty()) return {1, "1 per rack (no rack limits in the catalog)"};
+  systems = std::max(1, systems);
+  std::string rule = fmt::format("{} per rack (", systems);
+  for (std::size_t i = 0; i < limits.size(); ++i) rule += (i == 0 ? "" : ", ") + limits[i];
+  return {systems, rule + ")"};
+}
+
+Result<RackDensity> load_rack_density(const std::string& path, const Catalog& catalog) {
+  return result_of<RackDensity>([&] {
+    RackDensity density;
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys({"default_cooling", "default_facility", "systems"});
+    const YamlField cooling = root.child("default_cooling");
+    density.default_cooling = cooling.text();
+    if (catalog.find<Cooling>(density.default_cooling) == nullptr)
+      cooling.fail("no cooling '" + density.default_cooling + "' in the catalog");
+    const YamlField facility = root.child("default_facility");
+    density.default_facility = facility.text();
+    if (catalog.find<FacilityDefaults>(density.default_facility) == nullptr)
+      facility.fail("no facility_defaults '" + density.default_facility + "' in the catalog");
+    for (const YamlField& row : root.child("systems").items()) {
+      row.expect_keys({"system", "per_rack", "source"});
+      const YamlField id = row.child("system");
+      const std::string system = id.text();
+      if (catalog.find<System>(system) == nullptr) id.fail("no system '" + system + "' in the catalog");
+      if (density.published_per_rack.count(system) > 0) id.fail("system '" + system + "' listed twice");
+      density.published_per_rack[system] = static_cast<int>(row.child("per_rack").positive_integer());
+      density.sources[system] = row.child("source").text_or_list();
+    }
+    return density;
+  });
 }
 
 std::vector<SizingRow> size_training(const Catalog& catalog, const CollectiveModel& collectives,

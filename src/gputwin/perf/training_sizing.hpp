@@ -4,9 +4,10 @@
 //   SizingRequest request{&model, 15e12, 90, base_config, {"h100-sxm", "b200"}, prices};
 //   std::vector<SizingRow> rows = size_training(catalog, collectives, calibration, request);
 //
-// Each accelerator is sized on a catalog system that carries it (a DGX when there is one), with a
+// Each accelerator is sized on the catalog platform that carries it (system_for_accelerator), with a
 // non-blocking fabric (perf_hardware_of_system): the smallest node count whose fastest fitting split
-// (search_training) finishes in time is the answer (smallest_node_count).
+// (search_training) finishes in time is the answer (smallest_node_count). The answer's racks are counted with
+// systems_per_rack (data/perf/sizing-racks.yaml) and its power is the systems' maximum draw.
 #pragma once
 
 #include <functional>
@@ -53,6 +54,30 @@ struct NodeCountSearch {
 // The days `tokens` take at the estimate's throughput.
 [[nodiscard]] double training_days(double tokens, const TrainingEstimate& estimate);
 
+// How many of a catalog system share one rack (data/perf/sizing-racks.yaml): published counts per system, and
+// the catalog cooling and facility whose limits bound every other system.
+struct RackDensity {
+  std::map<std::string, int> published_per_rack;  // system id -> systems in one rack of a published design
+  std::map<std::string, std::string> sources;     // system id -> where that count comes from
+  std::string default_cooling;                    // catalog cooling id: its max_rack_power bounds a rack
+  std::string default_facility;                   // catalog facility_defaults id: its rack_units bound a rack
+};
+
+// Reads the rack-density file; an unknown system, cooling or facility id, or a count below one, is an error
+// naming the file, line and field.
+[[nodiscard]] Result<RackDensity> load_rack_density(const std::string& path, const Catalog& catalog);
+
+struct SystemsPerRack {
+  int systems = 1;
+  std::string rule;  // how the count was found, for the output
+};
+
+// Systems in one rack: the published count; else one scale-up domain per rack when the domain spans several
+// systems (an NVL72 of 18 trays); else as many as the default cooling's rack power and the default rack's
+// height hold (at least one).
+[[nodiscard]] SystemsPerRack systems_per_rack(const Catalog& catalog, const RackDensity& density,
+                                              const System& system);
+
 struct SizingRequest {
   const TransformerModel* model = nullptr;
   double tokens = 0;
@@ -63,6 +88,10 @@ struct SizingRequest {
   int max_gpus = 131072;
   MemoryReserve memory_reserve;              // the data's per-GPU reserve (memory.yaml), per accelerator
   std::optional<ByteSize> reserve_override;  // --memory-reserve: the same reserve on every accelerator
+  RackDensity rack_density;                  // for the racks of each answer
+  // --gemm-fraction: GEMM peak fractions the user assumes for architectures the data leaves unknown (cdna3,
+  // cdna4); never replaces a fitted one.
+  std::map<std::string, double> assumed_gemm_fractions;
 };
 
 struct SizingRow {
@@ -71,8 +100,14 @@ struct SizingRow {
   std::string note;                          // why there is no answer, when there is none
   std::optional<TrainingEstimate> estimate;  // the fastest fitting split on `gpus`
   int gpus = 0;
+  int nodes = 0;  // systems bought
   double days = 0;
   std::optional<double> cost_usd;  // GPU-hours x the GPU-hour price
+  int racks = 0;                   // compute racks of `nodes` systems
+  SystemsPerRack per_rack;
+  double power_kw = 0;                          // the systems' maximum draw (no fabric, storage or cooling)
+  std::optional<double> assumed_gemm_fraction;  // set when the step time rests on a user-set fraction
+  std::string caveat;  // what the model does not capture for this platform (empty when nothing is known)
 };
 
 [[nodiscard]] std::vector<SizingRow> size_training(const Catalog& catalog, const CollectiveModel& collectives,
@@ -84,7 +119,8 @@ struct SizingRow {
 [[nodiscard]] Result<std::map<std::string, Money>> load_gpu_hour_prices(const std::string& path,
                                                                         const Catalog& catalog);
 
-// The catalog system sizing uses for an accelerator: a "dgx-" system when one carries it, else the first.
+// The catalog system sizing uses for an accelerator: a "dgx-" system when one carries it, else the one with
+// the largest scale-up domain (a rack-scale tray over an 8-GPU server), else the first in catalog order.
 [[nodiscard]] const System* system_for_accelerator(const Catalog& catalog, const std::string& accelerator_id);
 
 }  // namespace gputwin

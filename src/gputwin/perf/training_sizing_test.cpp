@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "gputwin/perf/perf_test_support.hpp"
@@ -47,7 +48,10 @@ TEST(TrainingSizing, SmallestDoublingThatFinishesInTimeAndItsCost) {
     const auto smaller = size_training(setup().catalog, setup().collectives, setup().calibration, shorter);
     EXPECT_FALSE(smaller[0].estimate.has_value());
   }
-  EXPECT_EQ(rows[1].note, "no catalog system carries it");
+  // mi300x is carried by the AMD 8-GPU platform, but CDNA 3 has no fitted GEMM fraction: no step time.
+  EXPECT_EQ(rows[1].system, "amd-mi300x-8gpu");
+  EXPECT_EQ(rows[1].note,
+            "no step time: cdna3 has no fitted GEMM fraction (--gemm-fraction cdna3=F assumes one)");
   EXPECT_EQ(rows[2].note, "not in the catalog");
 }
 
@@ -84,11 +88,130 @@ TEST(TrainingSizing, DaysNeverGrowWithNodes) {
   EXPECT_GT(flat, 0);  // the 2048-sequence batch does not split over every count: idle GPUs, flat days
 }
 
+RackDensity bundled_rack_density() {
+  const auto density = load_rack_density(source_path("data/perf/sizing-racks.yaml"), setup().catalog);
+  EXPECT_TRUE(density.ok()) << density.error_text();
+  return density.ok() ? density.value() : RackDensity{};
+}
+
+// Each accelerator is sized on its own platform; racks and power follow that platform: DGX H100 4 a rack (41
+// kW air / 10.2 kW), DGX B300 4 a rack (its RA), the liquid-cooled MI355X platform 8 a rack (published), and
+// power is the systems' maximum draw; GB300 on its NVL72 compute tray, one 72-GPU domain (18 trays) a rack.
+TEST(TrainingSizing, EachAcceleratorOnItsPlatformWithItsRacksAndPower) {
+  SizingRequest r = request(20);
+  r.accelerators = {"h100-sxm", "b300", "mi355x", "gb300"};
+  r.rack_density = bundled_rack_density();
+  r.assumed_gemm_fractions["cdna4"] = 0.5;
+  const auto rows = size_training(setup().catalog, setup().collectives, setup().calibration, r);
+  ASSERT_EQ(rows.size(), 4u);
+  const std::vector<std::pair<std::string, int>> expected{
+      {"dgx-h100", 4}, {"dgx-b300", 4}, {"amd-mi355x-8gpu", 8}, {"gb300-nvl72-tray", 18}};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const SizingRow& row = rows[i];
+    ASSERT_TRUE(row.estimate.has_value()) << row.accelerator << ": " << row.note;
+    EXPECT_EQ(row.system, expected[i].first);
+    EXPECT_EQ(row.per_rack.systems, expected[i].second) << row.system << ": " << row.per_rack.rule;
+    EXPECT_EQ(row.nodes * setup().catalog.get<System>(row.system).accelerators, row.gpus) << row.system;
+    EXPECT_EQ(row.racks, (row.nodes + expected[i].second - 1) / expected[i].second) << row.system;
+    const double power_max = in_kilowatts(setup().catalog.get<System>(row.system).power_max);
+    EXPECT_NEAR(row.power_kw, row.nodes * power_max, 1e-9) << row.system;
+    EXPECT_LE(row.days, 20) << row.system;
+  }
+  // The NVL72 answer is bought in whole 72-GPU domains (18 trays), and says what is not modelled for it.
+  EXPECT_EQ(rows[3].nodes % 18, 0) << rows[3].nodes;
+  EXPECT_NE(rows[3].caveat.find("NVLink"), std::string::npos) << rows[3].caveat;
+  EXPECT_TRUE(rows[0].caveat.empty()) << rows[0].caveat;
+  EXPECT_FALSE(rows[0].assumed_gemm_fraction.has_value());
+  ASSERT_TRUE(rows[2].assumed_gemm_fraction.has_value());
+  EXPECT_DOUBLE_EQ(*rows[2].assumed_gemm_fraction, 0.5);
+}
+
+// An assumed fraction moves the answer the way it should: a lower GEMM efficiency never needs fewer GPUs.
+TEST(TrainingSizing, ALowerAssumedGemmFractionNeverNeedsFewerGpus) {
+  SizingRequest r = request(20);
+  r.accelerators = {"mi300x"};
+  r.assumed_gemm_fractions["cdna3"] = 0.6;
+  const auto faster = size_training(setup().catalog, setup().collectives, setup().calibration, r);
+  r.assumed_gemm_fractions["cdna3"] = 0.3;
+  const auto slower = size_training(setup().catalog, setup().collectives, setup().calibration, r);
+  ASSERT_TRUE(faster[0].estimate && slower[0].estimate) << faster[0].note << slower[0].note;
+  EXPECT_GE(slower[0].gpus, faster[0].gpus);
+  EXPECT_LT(slower[0].estimate->mfu, faster[0].estimate->mfu);
+}
+
 }  // namespace
 }  // namespace gputwin
 
 namespace gputwin {
 namespace {
+
+// Systems per rack: a published count first, then one scale-up domain a rack for trays of a larger domain,
+// then the default cooling's rack power and the default rack's height.
+TEST(RackDensity, PublishedCountThenDomainThenPowerAndSpace) {
+  const Catalog& catalog = gputwin::testing::perf_setup().catalog;
+  const auto density =
+      load_rack_density(gputwin::testing::source_path("data/perf/sizing-racks.yaml"), catalog);
+  ASSERT_TRUE(density.ok()) << density.error_text();
+  EXPECT_EQ(systems_per_rack(catalog, density.value(), catalog.get<System>("dgx-b300")).systems, 4);
+  EXPECT_EQ(systems_per_rack(catalog, density.value(), catalog.get<System>("dgx-h100")).systems,
+            4);  // 41/10.2
+  EXPECT_EQ(systems_per_rack(catalog, density.value(), catalog.get<System>("dgx-b200")).systems,
+            2);  // 41/14.3
+  // 4.5 kW, 4 U: power would allow 9, 48 U allow 12.
+  const SystemsPerRack l40s =
+      systems_per_rack(catalog, density.value(), catalog.get<System>("pcie-8gpu-l40s"));
+  EXPECT_EQ(l40s.systems, 9) << l40s.rule;
+  System tray = catalog.get<System>("dgx-h100");
+  tray.info.id = "nvl72-like-tray";
+  tray.accelerators = 4;
+  tray.scale_up_domain = 72;
+  EXPECT_EQ(systems_per_rack(catalog, density.value(), tray).systems, 18);
+  System small = tray;
+  small.scale_up_domain = 4;
+  small.power_max = kilowatts(1);
+  small.rack_units = rack_units(8);
+  EXPECT_EQ(systems_per_rack(catalog, density.value(), small).systems, 6);  // 48 U / 8 U, not 41 kW / 1 kW
+}
+
+// A rack-scale tray (4 GPUs in a larger domain) is preferred over an 8-GPU box for the same accelerator, and
+// its racks hold one domain. The bundled GB200 NVL72 tray: 18 a rack; a fictitious mi355x tray of a 64-GPU
+// domain in a user folder, beside the bundled 8-GPU platform: chosen, 16 a rack.
+TEST(RackDensity, ATrayOfALargerDomainIsChosenAndFillsOneDomainARack) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(::testing::TempDir()) / "gputwin-tray-catalog";
+  fs::create_directories(folder);
+  std::ofstream(folder / "systems.yaml") << R"(systems:
+  - {id: test-mi355x-tray, name: "rack-scale test tray", source: test, confidence: unverified, accelerator: mi355x,
+     accelerators: 4, scale_up_domain: 64, cpu: "2x test", cpu_cores: 64, system_memory: 1 TB, rack_units: 1 U,
+     power_max: 7 kW, nics: {compute: {ports: 4, speed: 800 Gb/s, ports_per_cage: 1, cage: OSFP}}}
+)";
+  const auto catalog = Catalog::load({gputwin::testing::source_path("data/catalog"), folder.string()});
+  ASSERT_TRUE(catalog.ok()) << catalog.error_text();
+  const auto density =
+      load_rack_density(gputwin::testing::source_path("data/perf/sizing-racks.yaml"), catalog.value());
+  ASSERT_TRUE(density.ok()) << density.error_text();
+  const System* tray = system_for_accelerator(catalog.value(), "mi355x");
+  ASSERT_NE(tray, nullptr);
+  EXPECT_EQ(tray->info.id, "test-mi355x-tray");
+  EXPECT_EQ(systems_per_rack(catalog.value(), density.value(), *tray).systems, 16);
+  const System* gb200 = system_for_accelerator(catalog.value(), "gb200");
+  ASSERT_NE(gb200, nullptr);
+  EXPECT_EQ(gb200->info.id, "gb200-nvl72-tray");
+  const SystemsPerRack nvl72 = systems_per_rack(catalog.value(), density.value(), *gb200);
+  EXPECT_EQ(nvl72.systems, 18) << nvl72.rule;
+  // A DGX still wins over any other system of its accelerator.
+  EXPECT_EQ(system_for_accelerator(catalog.value(), "b300")->info.id, "dgx-b300");
+}
+
+TEST(RackDensity, AnUnknownSystemIsLocated) {
+  const std::string path = ::testing::TempDir() + "/gputwin-racks.yaml";
+  std::ofstream(path) << "default_cooling: air-standard\ndefault_facility: default\nsystems:\n"
+                         "  - {system: dgx-h900, per_rack: 4, source: test}\n";
+  const auto density = load_rack_density(path, gputwin::testing::perf_setup().catalog);
+  ASSERT_FALSE(density.ok());
+  EXPECT_NE(density.error_text().find("gputwin-racks.yaml:4:"), std::string::npos) << density.error_text();
+  EXPECT_NE(density.error_text().find("no system 'dgx-h900' in the catalog"), std::string::npos);
+}
 
 std::string written_prices(const std::string& text) {
   const std::string path = ::testing::TempDir() + "/gputwin-prices.yaml";

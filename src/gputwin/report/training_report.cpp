@@ -203,32 +203,81 @@ nlohmann::json training_json(const TrainingRunInfo& run, const TrainingEstimate&
   };
 }
 
+namespace {
+
+std::string power_text(double kilowatts) {
+  return kilowatts >= 1000 ? fmt::format("{:.2f} MW", kilowatts / 1000) : fmt::format("{:.0f} kW", kilowatts);
+}
+
+// The notes under the sizing table: how racks were counted per system, assumed GEMM fractions, missing
+// prices.
+std::string sizing_footnotes(const std::vector<SizingRow>& rows, bool priced) {
+  std::string text;
+  std::vector<std::string> rack_rules;
+  std::vector<std::string> unpriced;
+  std::vector<std::string> caveats;
+  std::string assumed;
+  for (const auto& row : rows) {
+    if (!row.estimate) continue;
+    const std::string rule = row.system + " " + row.per_rack.rule;
+    if (std::find(rack_rules.begin(), rack_rules.end(), rule) == rack_rules.end()) rack_rules.push_back(rule);
+    if (priced && !row.cost_usd) unpriced.push_back(row.accelerator);
+    if (!row.caveat.empty()) caveats.push_back(row.system + ": " + row.caveat);
+    if (row.assumed_gemm_fraction) {
+      assumed += fmt::format("{}{} {:.3f}", assumed.empty() ? "" : ", ", row.accelerator,
+                             *row.assumed_gemm_fraction);
+    }
+  }
+  if (!rack_rules.empty()) {
+    text += "Racks: compute racks only (data/perf/sizing-racks.yaml):";
+    for (std::size_t i = 0; i < rack_rules.size(); ++i) text += (i == 0 ? " " : "; ") + rack_rules[i];
+    text += "\nPower: the systems' maximum draw (catalog power_max); no fabric, storage or cooling\n";
+  }
+  for (const auto& caveat : caveats) text += "Not modelled: " + caveat + "\n";
+  if (!assumed.empty()) {
+    text +=
+        "Assumed, not fitted (--gemm-fraction; no published runs of these architectures are fitted): GEMM "
+        "fraction of peak for " +
+        assumed + "\n";
+  }
+  if (!unpriced.empty()) {
+    text += "No GPU-hour price for:";
+    for (std::size_t i = 0; i < unpriced.size(); ++i) text += (i == 0 ? " " : ", ") + unpriced[i];
+    text += " (the price list has none)\n";
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string sizing_text(const TransformerModel& model, double tokens, double days,
                         const std::vector<SizingRow>& rows, const std::string& cost_basis) {
   std::string text = fmt::format("{} ({:.1f}B parameters) on {:.4g} tokens within {:g} days\n", model.name,
                                  model.parameters() / 1e9, tokens, days);
-  TextTable table({"accelerator", "system", "GPUs", "split", "days", "MFU", "memory/GPU", "cost"},
-                  {Align::left, Align::left, Align::right, Align::left, Align::right, Align::right,
-                   Align::right, Align::right});
+  TextTable table(
+      {"accelerator", "system", "GPUs", "racks", "split", "days", "MFU", "memory/GPU", "power", "cost"},
+      {Align::left, Align::left, Align::right, Align::right, Align::left, Align::right, Align::right,
+       Align::right, Align::right, Align::right});
   for (const auto& row : rows) {
     if (!row.estimate) {
-      table.add_row(
-          {row.accelerator, row.system.empty() ? "-" : row.system, "-", row.note, "-", "-", "-", "-"});
+      table.add_row({row.accelerator, row.system.empty() ? "-" : row.system, "-", "-", row.note, "-", "-",
+                     "-", "-", "-"});
       continue;
     }
     const auto& e = *row.estimate;
     const auto& c = e.config;
     table.add_row(
-        {row.accelerator, row.system, std::to_string(row.gpus),
+        {row.accelerator, row.system, std::to_string(row.gpus), std::to_string(row.racks),
          fmt::format("tp {} pp {} cp {} dp {} mb {} {}{}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
                      recompute_name(c.recompute),
                      c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : ""),
          fmt::format("{:.1f}", row.days), fmt::format("{:.1f} %", 100 * e.mfu),
          fmt::format("{:.0f}/{:.0f} GB", in_gigabytes(e.memory.total()), in_gigabytes(e.memory.capacity)),
-         row.cost_usd ? format_money(usd(*row.cost_usd)) : "no price"});
+         power_text(row.power_kw), row.cost_usd ? format_money(usd(*row.cost_usd)) : "no price"});
   }
   text += table.render();
   if (!cost_basis.empty()) text += "Cost: GPU-hours x " + cost_basis + "\n";
+  text += sizing_footnotes(rows, !cost_basis.empty());
   text += fmt::format("MFU convention: {}\n", flop_convention());
   const bool any_idle = std::any_of(rows.begin(), rows.end(), [](const SizingRow& row) {
     return row.estimate && row.estimate->config.idle_gpus > 0;
@@ -250,6 +299,14 @@ nlohmann::json sizing_json(const TransformerModel& model, double tokens, double 
       item["note"] = row.note;
     } else {
       item["gpus"] = row.gpus;
+      item["nodes"] = row.nodes;
+      item["racks"] = row.racks;
+      item["systems_per_rack"] = row.per_rack.systems;
+      item["rack_rule"] = row.per_rack.rule;
+      item["power_kw"] = row.power_kw;
+      item["assumed_gemm_fraction"] =
+          row.assumed_gemm_fraction ? nlohmann::json(*row.assumed_gemm_fraction) : nlohmann::json(nullptr);
+      item["caveat"] = row.caveat.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.caveat);
       item["days"] = row.days;
       item["mfu"] = row.estimate->mfu;
       item["split"] = split_json(row.estimate->config);
