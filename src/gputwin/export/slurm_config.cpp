@@ -146,6 +146,20 @@ std::string topology_conf(const Cluster& cluster, const std::vector<TreeSwitch>&
   return text;
 }
 
+// The node names of each scale-up domain that spans more than one node; empty when every domain is one node
+// (an 8-GPU box), where a block topology says nothing the tree does not.
+std::vector<std::vector<std::string>> multi_node_domains(const Cluster& cluster) {
+  std::vector<std::vector<std::string>> domains;
+  bool spans = false;
+  for (const ScaleUpDomain& domain : cluster.domains) {
+    std::vector<std::string> names;
+    for (const int node : domain.nodes) names.push_back(cluster.devices[node].name);
+    spans = spans || names.size() > 1;
+    if (!names.empty()) domains.push_back(std::move(names));
+  }
+  return spans ? domains : std::vector<std::vector<std::string>>{};
+}
+
 }  // namespace
 
 ExportFiles slurm_config(const Cluster& cluster, const Catalog& catalog) {
@@ -154,9 +168,20 @@ ExportFiles slurm_config(const Cluster& cluster, const Catalog& catalog) {
   const Fabric* compute = cluster.fabric(NetworkRole::compute);
   const bool topology = compute != nullptr && compute->switches_in(Tier::leaf) > 0;
   const std::vector<TreeSwitch> tree = fabric_tree(cluster);
-  return {{{"slurm.conf", slurm_conf(cluster, system, nodes, topology)},
-           {"gres.conf", gres_conf(cluster, system, nodes)},
-           {"topology.conf", topology_conf(cluster, tree)}}};
+  ExportFiles files{{{"slurm.conf", slurm_conf(cluster, system, nodes, topology)},
+                     {"gres.conf", gres_conf(cluster, system, nodes)},
+                     {"topology.conf", topology_conf(cluster, tree)}}};
+  const auto domains = multi_node_domains(cluster);
+  if (!domains.empty()) {
+    files.files.push_back(
+        {"topology-block.conf",
+         slurm_block_topology_conf(header(cluster, "NVLink domains as blocks (topology/block)"), domains)});
+    files.files.push_back(
+        {"topology.yaml",
+         slurm_topology_yaml(header(cluster, "NVLink blocks and the fabric tree (topology.yaml)"), domains,
+                             tree)});
+  }
+  return files;
 }
 
 }  // namespace gputwin

@@ -22,7 +22,9 @@
 
 namespace gputwin {
 
-// slurm.conf, gres.conf and topology.conf, in that order.
+// slurm.conf, gres.conf and topology.conf, in that order; when a scale-up domain spans several nodes (an
+// NVL72 rack of 18 trays), also topology-block.conf (topology/block, Slurm 23.11+) and topology.yaml
+// (Slurm 25.05+), see slurm_block_topology.hpp.
 [[nodiscard]] ExportFiles slurm_config(const Cluster& cluster, const Catalog& catalog);
 
 }  // namespace gputwin

@@ -115,5 +115,36 @@ facility: {rack_power_limit: 42 kW, pdu: px3-5878i2r, cooling: air-standard}
   EXPECT_EQ(tree.at("compute-spine-group-1").switches.size(), 4u);
 }
 
+TEST(SlurmConfig, Nvl72RacksAreBlocksBesideTheTree) {
+  const Cluster cluster = plan_file("examples/gb200-nvl72-superpod-1su.yaml");
+  const ExportFiles files = slurm_config(cluster, bundled_catalog());
+  expect_a_tree(cluster, read_topology(files.text("topology.conf")));
+  // One block per NVL72 rack, each the 18 trays of one domain of the design, in the design's order.
+  std::vector<std::vector<std::string>> blocks;
+  std::istringstream lines(files.text("topology-block.conf"));
+  std::string sizes;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("BlockName=", 0) == 0) {
+      const auto nodes = expand_hostlist(line.substr(line.find("Nodes=") + 6));
+      ASSERT_TRUE(nodes.ok()) << nodes.error_text();
+      blocks.push_back(nodes.value());
+    }
+    if (line.rfind("BlockSizes=", 0) == 0) sizes = line.substr(11);
+  }
+  ASSERT_EQ(blocks.size(), cluster.domains.size());
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    ASSERT_EQ(blocks[k].size(), 18u);
+    EXPECT_EQ(blocks[k].front(), cluster.devices[cluster.domains[k].nodes.front()].name);
+  }
+  EXPECT_EQ(sizes, "18,36,72,144") << "eight racks: base 18 trays, doubled while the blocks exist";
+  EXPECT_NE(files.text("topology.yaml").find("topology: nvlink"), std::string::npos);
+}
+
+TEST(SlurmConfig, EightGpuBoxesGetNoBlockTopology) {
+  const ExportFiles files = slurm_config(plan_file("examples/dgx-h100-superpod-1su.yaml"), bundled_catalog());
+  for (const ExportFile& file : files.files) EXPECT_NE(file.name, "topology-block.conf");
+  EXPECT_EQ(files.files.size(), 3u);
+}
+
 }  // namespace
 }  // namespace gputwin

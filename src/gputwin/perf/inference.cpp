@@ -287,8 +287,12 @@ Result<IterationModel> IterationModel::make(const PerfHardware& hardware, const 
   auto estimate = estimate_inference(hardware, collectives, constants, setup, 1);
   if (!estimate.ok()) return estimate.errors();
   if (!estimate.value().weights_fit) {
-    return setup_error(fmt::format("the weights of {} do not fit: {:.1f} GB short per GPU", setup.model.name,
-                                   estimate.value().missing_bytes_per_gpu / 1e9));
+    InputError error;
+    error.message =
+        fmt::format("perf serve: the weights of {} do not fit on TP {}{}: {:.1f} GB short per GPU",
+                    setup.model.name, setup.tp, setup.ep > 1 ? fmt::format(" x EP {}", setup.ep) : "",
+                    estimate.value().missing_bytes_per_gpu / 1e9);
+    return error;
   }
   auto roofline = roofline_of(hardware.accelerator, setup.precision);
   if (!roofline.ok()) return roofline.errors();

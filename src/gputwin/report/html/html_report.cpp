@@ -54,6 +54,8 @@ svg { display: block; width: 100%; height: auto; font-family: inherit; }
 .device { stroke: #fff; stroke-width: 0.5; }
 .device.node { fill: #4f8fd6; } .device.switch { fill: #e08a2c; } .device.appliance { fill: #7c5cc4; }
 .device.server { fill: #3a9d6e; } .device.pdu { fill: #999; }
+.device.scale_up_switch { fill: #c0392b; } .device.power_shelf { fill: #555; }
+.heat-label { font-size: 9px; fill: #1b6fa8; }
 .device-label { font-size: 7px; fill: #fff; pointer-events: none; }
 .power-track { fill: #e8ecf1; } .power-used { fill: #3a9d6e; } .power-used.over { fill: var(--bad); }
 .power-limit { stroke: var(--ink); stroke-width: 1.5; }

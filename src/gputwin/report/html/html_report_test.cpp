@@ -73,6 +73,26 @@ TEST(HtmlReport, HundredThousandGpusAreAggregatedAndStillAddUp) {
   EXPECT_LT(html.size(), 5'000'000u);  // issue 7's ceiling, before any result charts
 }
 
+TEST(HtmlReport, Nvl72RacksShowTraysSwitchTraysPowerShelvesAndTheirHeat) {
+  const Cluster cluster = plan_file("examples/gb200-nvl72-superpod-1su.yaml");
+  int rack = -1;
+  for (std::size_t r = 0; r < cluster.racks.size() && rack < 0; ++r)
+    if (!cluster.racks[r].system.empty()) rack = static_cast<int>(r);
+  ASSERT_GE(rack, 0) << "the example's compute racks are rack systems";
+  const std::string svg = rack_elevation_svg(cluster, rack);
+  EXPECT_EQ(count_of(svg, "class=\"device node\""), 18u) << "18 compute trays";
+  EXPECT_EQ(count_of(svg, "class=\"device scale_up_switch\""), 9u) << "9 NVLink switch trays";
+  EXPECT_EQ(count_of(svg, "class=\"device power_shelf\""), 8u);
+  EXPECT_EQ(count_of(svg, ", NVLink domain "), 27u) << "every tray and switch tray names its domain";
+  const Rack& r = cluster.racks[rack];
+  EXPECT_NE(svg.find(format_number(in_kilowatts(r.heat_to_liquid), 1) + " kW to liquid"), std::string::npos);
+  EXPECT_NE(svg.find("of " + format_number(in_kilowatts(r.power_limit), 1) + " kW limit"), std::string::npos)
+      << "the rack system's own limit, not the facility's";
+  // An 8-GPU box is its own domain: nothing to name.
+  const Cluster dgx = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  EXPECT_EQ(rack_elevation_svg(dgx, 0).find("NVLink domain"), std::string::npos);
+}
+
 TEST(HtmlReport, SelfContainedAndDeterministic) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;

@@ -53,17 +53,25 @@ std::string floor_cell(const Cluster& cluster, const RackLayouts& layouts, int r
       html_escape(rack.name), rack_kind_name(rack.kind), format_number(in_kilowatts(rack.power_max), 1));
 }
 
-std::string device_shape(const Device& device, int rack_units) {
+// Trays and switch trays of a scale-up domain that spans nodes (an NVL72 rack) name it; an 8-GPU box is its
+// own.
+std::string domain_note(const Cluster& cluster, const Device& device) {
+  if (device.domain < 0 || device.domain >= static_cast<int>(cluster.domains.size())) return "";
+  if (cluster.domains[device.domain].nodes.size() < 2) return "";
+  return fmt::format(", NVLink domain {}", device.domain + 1);
+}
+
+std::string device_shape(const Cluster& cluster, const Device& device, int rack_units) {
   const double height_u = in_rack_units(device.height);
   if (device.rack_unit <= 0 || height_u <= 0) return "";  // zero-U parts (PDUs) have no slot to draw
   const double y = (rack_units - (device.rack_unit + height_u - 1)) * kUnitHeight;
   const double h = height_u * kUnitHeight;
   std::string shape = fmt::format(
       "<rect class=\"device {}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} ({}, "
-      "U{})</title></rect>",
+      "U{}{})</title></rect>",
       device_kind_name(device.kind), svg_number(kRackMargin + 2), svg_number(y + 0.5),
       svg_number(kRackWidth - 4), svg_number(h - 1), html_escape(device.name), html_escape(device.part),
-      device.rack_unit);
+      device.rack_unit, domain_note(cluster, device));
   if (h >= kUnitHeight) {
     shape +=
         fmt::format("<text class=\"device-label\" x=\"{}\" y=\"{}\">{}</text>", svg_number(kRackMargin + 6),
@@ -85,9 +93,14 @@ std::string unit_numbers(int rack_units) {
 
 namespace {
 
+// What binds this rack: a rack-scale system's own limit (what its power shelves carry), else the facility's.
+Power rack_ceiling(const Cluster& cluster, const Rack& rack) {
+  return rack.system.empty() ? cluster.power.rack_power_ceiling : rack.power_limit;
+}
+
 // Maximum draw against the rack's ceiling; the bar turns red past it.
 std::string power_bar(const Cluster& cluster, const Rack& rack, double y) {
-  const double limit_kw = in_kilowatts(cluster.power.rack_power_ceiling);
+  const double limit_kw = in_kilowatts(rack_ceiling(cluster, rack));
   const double rack_kw = in_kilowatts(rack.power_max);
   const double scale = std::max(limit_kw, rack_kw);
   if (scale <= 0) return "";
@@ -151,15 +164,22 @@ std::string rack_elevation_svg(const Cluster& cluster, int rack_index) {
   const Rack& rack = cluster.racks[rack_index];
   const int units = rack_height_units(cluster, rack);
   const double frame_height = units * kUnitHeight;
-  const double total_height = frame_height + kPowerBarHeight + 26;
+  const double total_height = frame_height + kPowerBarHeight + (rack.heat_to_liquid.base() > 0 ? 38 : 26);
   std::string svg = fmt::format(
       "<svg class=\"elevation\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"rack elevation\">"
       "<rect class=\"rack-frame\" x=\"{}\" y=\"0\" width=\"{}\" height=\"{}\"/>",
       svg_number(kRackMargin + kRackWidth + 2), svg_number(total_height), svg_number(kRackMargin),
       svg_number(kRackWidth), svg_number(frame_height));
   svg += unit_numbers(units);
-  for (const int d : rack.devices) svg += device_shape(cluster.devices[d], units);
+  for (const int d : rack.devices) svg += device_shape(cluster, cluster.devices[d], units);
   svg += power_bar(cluster, rack, frame_height + 8);
+  if (rack.heat_to_liquid.base() > 0) {  // liquid-cooled racks: where the heat goes
+    svg +=
+        fmt::format("<text class=\"heat-label\" x=\"{}\" y=\"{}\">heat: {} kW to liquid, {} kW to air</text>",
+                    svg_number(kRackMargin), svg_number(frame_height + kPowerBarHeight + 24),
+                    format_number(in_kilowatts(rack.heat_to_liquid), 1),
+                    format_number(in_kilowatts(rack.heat_to_air), 1));
+  }
   return svg + "</svg>";
 }
 
