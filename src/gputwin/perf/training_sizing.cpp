@@ -84,11 +84,6 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
         SizingTrial rounded = trial(whole);
         if (rounded.in_time(request.days)) answer = rounded;
       }
-      row.caveat = fmt::format(
-          "its {}-GPU NVLink domain spans {} systems; collectives beyond one system's {} GPUs are timed over "
-          "the "
-          "NICs (cross-system NVLink not modelled yet: pessimistic for larger tp/ep groups)",
-          system->scale_up_domain, per_domain, system->accelerators);
     }
     row.estimate = answer.estimate;
     row.gpus = answer.gpus;
