@@ -9,7 +9,9 @@
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
+#include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/report/serve_report.hpp"
+#include "gputwin/serve/capacity_search.hpp"
 #include "gputwin/serve/requests.hpp"
 #include "gputwin/serve/serving.hpp"
 
@@ -33,6 +35,10 @@ struct ServeOptions {
   double sample_every_s = 1;
   std::string timeline_csv;
   bool json = false;
+  bool search = false;
+  std::vector<std::string> systems;
+  int max_gpus = 4096;
+  std::string prices;
 };
 
 double number_in(const std::string& item, const std::string& text) {
@@ -129,6 +135,45 @@ std::optional<Traffic> traffic_of(const ServeOptions& options) {
                              options.gap_cv, options.seed, d.input_tokens, d.output_tokens)};
 }
 
+int run_search(const ServeOptions& options, const InferenceInputs& inputs,
+               const ServingEngineDefaults& engine, const Traffic& traffic, const LatencyTargets& targets) {
+  const auto catalog = load_catalog(options.deployment.catalog);
+  if (!catalog) return kInputError;
+  CapacityInputs capacity{*catalog,
+                          inputs.collectives,
+                          inputs.constants,
+                          engine,
+                          inputs.setup.model,
+                          inputs.setup.precision,
+                          inputs.setup.kv_bytes_per_element,
+                          inputs.setup.input_tokens,
+                          inputs.setup.output_tokens,
+                          {}};
+  if (!options.prices.empty()) {
+    auto prices = load_gpu_hour_prices(options.prices, *catalog);
+    if (!prices.ok()) {
+      std::cerr << prices.error_text();
+      return kInputError;
+    }
+    capacity.gpu_hour_prices = std::move(prices).value();
+  }
+  std::vector<DeploymentCandidate> candidates;
+  for (const std::string& system :
+       options.systems.empty() ? std::vector<std::string>{options.deployment.system} : options.systems) {
+    if (catalog->find<System>(system) == nullptr)
+      throw UsageFailure{"--systems: no system '" + system + "' in the catalog"};
+    for (const DeploymentCandidate& candidate : candidates_for(*catalog, system, inputs.setup.model))
+      candidates.push_back(candidate);
+  }
+  const CapacitySearch search =
+      search_capacity(capacity, candidates, traffic.requests, targets, options.max_gpus);
+  std::cout << (options.json
+                    ? capacity_json(search, inputs.setup.model.name, traffic.description, targets).dump(2) +
+                          "\n"
+                    : capacity_text(search, inputs.setup.model.name, traffic.description, targets));
+  return search.rows.empty() || !search.rows.front().meets ? kInputError : 0;
+}
+
 int run_serve(const ServeOptions& options) {
   const auto inputs = load_inference_inputs(options.deployment, "perf serve");
   if (!inputs) return kInputError;
@@ -137,16 +182,17 @@ int run_serve(const ServeOptions& options) {
     std::cerr << defaults.error_text();
     return kInputError;
   }
-  auto model = IterationModel::make(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup);
-  if (!model.ok()) {
-    std::cerr << model.error_text();
-    return kInputError;
-  }
   const auto traffic = traffic_of(options);
   if (!traffic) return kInputError;
   if (traffic->requests.empty()) {
     std::cerr << "perf serve: no request arrives (rate x duration is below one request)\n";
     return kUsageError;
+  }
+  if (options.search) return run_search(options, *inputs, defaults.value(), *traffic, parse_slo(options.slo));
+  auto model = IterationModel::make(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup);
+  if (!model.ok()) {
+    std::cerr << model.error_text();
+    return kInputError;
   }
   ServingSetup setup;
   setup.replicas = options.replicas;
@@ -227,9 +273,30 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       ->add_option("--sample-every", options->sample_every_s, "seconds between timeline samples (default 1)")
       ->check(CLI::PositiveNumber);
   command->add_option("--timeline-csv", options->timeline_csv, "write running, queue and KV use over time");
-  command->add_flag("--json", options->json, std::string("print JSON (schema ") + kServeSchema + ")");
+  command->add_flag(
+      "--json", options->json,
+      std::string("print JSON (schema ") + kServeSchema + "; with --search " + kServeCapacitySchema + ")");
+  command->add_flag(
+      "--search", options->search,
+      "find the fewest GPUs (or the cheapest, with --prices) that meet --slo: every TP up to the "
+      "scale-up domain on each of --systems, replicas by doubling and bisection");
+  command->add_option("--systems", options->systems, "--search: catalog systems to try (default: --system)")
+      ->delimiter(',');
+  command
+      ->add_option("--max-gpus", options->max_gpus,
+                   "--search: the most GPUs a deployment may use (default 4096)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--prices", options->prices, "--search: GPU-hour prices (YAML, as perf size --prices)")
+      ->check(CLI::ExistingFile);
   command->callback([options, &exit_code] {
     const auto& d = options->deployment;
+    if (options->search && options->slo.empty()) {
+      std::cerr << "perf serve: --search needs targets (--slo ttft-p90=500ms,...)\n";
+      exit_code = kUsageError;
+      return;
+    }
+    if (options->search && d.system.empty() && !options->systems.empty())
+      options->deployment.system = options->systems.front();
     if (d.cluster.empty() && d.system.empty()) {
       std::cerr << "perf serve: give --cluster SPEC or --system ID\n";
       exit_code = kUsageError;

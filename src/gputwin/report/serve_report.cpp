@@ -117,6 +117,60 @@ std::string serve_timeline_csv(const ServeReport& report) {
   return text;
 }
 
+std::string capacity_text(const CapacitySearch& search, const std::string& model, const std::string& traffic,
+                          const LatencyTargets& targets) {
+  std::string text =
+      fmt::format("Capacity for {}: {}\nTargets {} for {:.0f} % of requests ({} simulations)\n\n", model,
+                  traffic, targets_text(targets), targets.percentile * 100, search.simulations);
+  text += fmt::format("  {:<20} {:>3} {:>8} {:>6} {:>10} {:>9} {:>9} {:>11} {:>9}  {}\n", "system", "tp",
+                      "replicas", "GPUs", "tok/s/GPU", "TTFT p90", "TPOT p90", "$/h", "$/Mtok", "");
+  for (const CapacityRow& row : search.rows) {
+    if (row.replicas == 0 && row.summary.requests == 0) {
+      text += fmt::format("  {:<20} {:>3}  refused: {}\n", row.candidate.system, row.candidate.tp, row.why);
+      continue;
+    }
+    const std::string cost = row.cost_per_hour ? fmt::format("{:.2f}", row.cost_per_hour->base()) : "-";
+    const std::string per_token =
+        row.cost_per_hour ? fmt::format("{:.3f}", row.cost_per_million_tokens) : "-";
+    text +=
+        fmt::format("  {:<20} {:>3} {:>8} {:>6} {:>10.0f} {:>7.0f}ms {:>7.1f}ms {:>11} {:>9}  {}\n",
+                    row.candidate.system, row.candidate.tp, row.meets ? std::to_string(row.replicas) : "-",
+                    row.meets ? std::to_string(row.gpus) : "-", row.summary.output_tokens_per_s_per_gpu,
+                    row.summary.ttft_s.p90 * 1e3, row.summary.tpot_s.p90 * 1e3, cost, per_token,
+                    row.meets && row.why.empty() ? "<- answer" : row.why);
+  }
+  if (search.rows.empty() || !search.rows.front().meets)
+    text += "\nNo candidate meets the targets within the GPU limit.\n";
+  return text;
+}
+
+nlohmann::json capacity_json(const CapacitySearch& search, const std::string& model,
+                             const std::string& traffic, const LatencyTargets& targets) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const CapacityRow& row : search.rows) {
+    rows.push_back(
+        {{"system", row.candidate.system},
+         {"tp", row.candidate.tp},
+         {"accelerator", row.accelerator},
+         {"meets", row.meets},
+         {"replicas", row.replicas},
+         {"gpus", row.gpus},
+         {"output_tokens_per_s_per_gpu", row.summary.output_tokens_per_s_per_gpu},
+         {"ttft_ms", stats_ms(row.summary.ttft_s)},
+         {"tpot_ms", stats_ms(row.summary.tpot_s)},
+         {"cost_per_hour", row.cost_per_hour ? nlohmann::json(row.cost_per_hour->base()) : nlohmann::json()},
+         {"cost_per_million_tokens",
+          row.cost_per_hour ? nlohmann::json(row.cost_per_million_tokens) : nlohmann::json()},
+         {"why", row.why}});
+  }
+  return {{"schema", kServeCapacitySchema},
+          {"model", model},
+          {"traffic", traffic},
+          {"targets_percentile", targets.percentile},
+          {"simulations", search.simulations},
+          {"rows", rows}};
+}
+
 Result<ServeDocument> read_serve_json(const nlohmann::json& document, const std::string& name) {
   if (!document.is_object() || document.value("schema", "") != kServeSchema) {
     return document_error(name, "schema", std::string("not a ") + kServeSchema + " document");

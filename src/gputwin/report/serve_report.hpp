@@ -10,6 +10,7 @@
 
 #include "gputwin/core/error.hpp"
 #include "gputwin/perf/inference.hpp"
+#include "gputwin/serve/capacity_search.hpp"
 #include "gputwin/serve/serving.hpp"
 
 namespace gputwin {
@@ -28,6 +29,13 @@ struct ServeReport {
 [[nodiscard]] std::string serve_text(const ServeReport& report);
 [[nodiscard]] nlohmann::json serve_json(const ServeReport& report);
 [[nodiscard]] std::string serve_timeline_csv(const ServeReport& report);
+
+// `perf serve --search`: the candidates, cheapest meeting deployment first, why the others lost.
+inline constexpr const char* kServeCapacitySchema = "gputwin.serve-capacity/1";
+[[nodiscard]] std::string capacity_text(const CapacitySearch& search, const std::string& model,
+                                        const std::string& traffic, const LatencyTargets& targets);
+[[nodiscard]] nlohmann::json capacity_json(const CapacitySearch& search, const std::string& model,
+                                           const std::string& traffic, const LatencyTargets& targets);
 
 // What a gputwin.serve/1 document says, as the report page needs it.
 struct ServeDocument {
