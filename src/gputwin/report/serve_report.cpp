@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "gputwin/report/json_document.hpp"
+
 namespace gputwin {
 namespace {
 
@@ -23,10 +25,6 @@ std::string targets_text(const LatencyTargets& t) {
   add("TPOT", t.tpot_s);
   add("E2E", t.e2e_s);
   return text;
-}
-
-InputError document_error(const std::string& name, const std::string& field, const std::string& message) {
-  return InputError{{name, 0, 0}, field, message};
 }
 
 }  // namespace
@@ -171,32 +169,28 @@ nlohmann::json capacity_json(const CapacitySearch& search, const std::string& mo
           {"rows", rows}};
 }
 
-Result<ServeDocument> read_serve_json(const nlohmann::json& document, const std::string& name) {
-  if (!document.is_object() || document.value("schema", "") != kServeSchema) {
-    return document_error(name, "schema", std::string("not a ") + kServeSchema + " document");
-  }
-  ServeDocument out;
-  try {
-    out.model = document.at("model").get<std::string>();
-    out.system = document.at("system").get<std::string>();
-    out.gpus = document.at("gpus").get<int>();
-    out.requests_per_s = document.at("requests_per_s").get<double>();
-    out.output_tokens_per_s = document.at("output_tokens_per_s").get<double>();
-    out.output_tokens_per_s_per_gpu = document.at("output_tokens_per_s_per_gpu").get<double>();
-    out.meets_targets = document.at("meets_targets").get<bool>();
-    const auto stats = [&](const char* key, LatencyStats& into) {
-      const auto& s = document.at(key);
-      into = {s.at("mean").get<double>(), s.at("p50").get<double>(), s.at("p90").get<double>(),
-              s.at("p99").get<double>()};
+Result<ServeDocument> read_serve_json(std::string_view text, const std::string& source) {
+  return read_json_document<ServeDocument>(text, source, [](const JsonField& root) {
+    expect_schema(root, kServeSchema, "perf serve --json");
+    ServeDocument out;
+    out.model = root.child("model").string();
+    out.system = root.child("system").string();
+    out.gpus = int_of(root.child("gpus"));
+    out.requests_per_s = root.child("requests_per_s").number();
+    out.output_tokens_per_s = root.child("output_tokens_per_s").number();
+    out.output_tokens_per_s_per_gpu = root.child("output_tokens_per_s_per_gpu").number();
+    out.meets_targets = boolean_of(root.child("meets_targets"));
+    const auto stats = [&](const char* key) {
+      const JsonField s = root.child(key);
+      return LatencyStats{s.child("mean").number(), s.child("p50").number(), s.child("p90").number(),
+                          s.child("p99").number()};
     };
-    stats("ttft_ms", out.ttft_ms);
-    stats("tpot_ms", out.tpot_ms);
-    stats("itl_ms", out.itl_ms);
-    stats("e2e_ms", out.e2e_ms);
-  } catch (const nlohmann::json::exception& e) {
-    return document_error(name, "", std::string("malformed ") + kServeSchema + " document: " + e.what());
-  }
-  return out;
+    out.ttft_ms = stats("ttft_ms");
+    out.tpot_ms = stats("tpot_ms");
+    out.itl_ms = stats("itl_ms");
+    out.e2e_ms = stats("e2e_ms");
+    return out;
+  });
 }
 
 }  // namespace gputwin

@@ -1,5 +1,6 @@
 // The `perf serve` report: a simulated serving deployment's latency percentiles, throughput and goodput, as
-// text, JSON (schema gputwin.serve/1, read back by read_serve_json) and a CSV of the engine state over time.
+// text, JSON (schema gputwin.serve/1, read back by read_serve_json with report/json_document) and a CSV of
+// the engine state over time.
 //
 //   ServeReport report{hardware, setup, "poisson 10/s for 600 s", serving_setup, result, limits_source};
 //   std::cout << serve_text(report);   // serve_json(report).dump(2), serve_timeline_csv(report)
@@ -7,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "gputwin/core/error.hpp"
 #include "gputwin/perf/inference.hpp"
@@ -48,6 +50,6 @@ struct ServeDocument {
   LatencyStats ttft_ms, tpot_ms, itl_ms, e2e_ms;
   bool meets_targets = false;
 };
-[[nodiscard]] Result<ServeDocument> read_serve_json(const nlohmann::json& document, const std::string& name);
+[[nodiscard]] Result<ServeDocument> read_serve_json(std::string_view text, const std::string& source);
 
 }  // namespace gputwin

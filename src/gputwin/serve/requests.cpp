@@ -2,12 +2,12 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <numbers>
 #include <optional>
 #include <sstream>
 
 #include "gputwin/core/civil_time.hpp"
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/core/random.hpp"
 
 namespace gputwin {
@@ -143,11 +143,13 @@ Result<std::vector<ServeRequest>> parse_request_trace(const std::string& text, c
 }
 
 Result<std::vector<ServeRequest>> read_request_trace(const std::string& path) {
-  std::ifstream stream(path);
-  if (!stream) return row_error(path, 0, "", "cannot read the file");
-  std::ostringstream text;
-  text << stream.rdbuf();
-  return parse_request_trace(text.str(), path);
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const InputFailure& failure) {
+    return failure.error();
+  }
+  return parse_request_trace(text, path);
 }
 
 }  // namespace gputwin

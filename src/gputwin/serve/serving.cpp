@@ -71,7 +71,11 @@ EngineLimits engine_limits_for(const ServingEngineDefaults& defaults, const Acce
 
 ServingResult simulate_serving(const IterationModel& model, const std::vector<ServeRequest>& requests,
                                const ServingSetup& setup) {
-  const int replicas = std::max(1, setup.replicas);
+  // A closed loop's clients are shared out over the replicas; a replica without a client would hold requests
+  // nobody sends, so there are never more replicas than clients.
+  const int replicas = setup.options.concurrency > 0
+                           ? std::clamp(setup.replicas, 1, setup.options.concurrency)
+                           : std::max(1, setup.replicas);
   const IterationCost cost = [&](const IterationBatch& batch) {
     return model
         .iteration(batch.prefill_tokens, batch.prefill_context_tokens, batch.decode_sequences,
@@ -89,7 +93,6 @@ ServingResult simulate_serving(const IterationModel& model, const std::vector<Se
     EngineOptions options = setup.options;
     if (options.concurrency > 0)
       options.concurrency = options.concurrency / replicas + (r < options.concurrency % replicas ? 1 : 0);
-    if (setup.options.concurrency > 0 && options.concurrency == 0) continue;  // more replicas than clients
     const ServeRun run = simulate_engine(share, setup.limits, cost, options);
     for (std::size_t i = 0; i < share.size(); ++i) merged.requests[shares[r][i]] = run.requests[i];
     for (std::size_t bin = 0; bin < run.token_gaps.counts.size(); ++bin)

@@ -1,0 +1,63 @@
+#include "gputwin/report/serve_report.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gputwin {
+namespace {
+
+ServeReport a_report() {
+  ServeReport report;
+  report.hardware.system_id = "dgx-h100";
+  report.setup.model.name = "llama3.1-70b";
+  report.setup.tp = 4;
+  report.serving.replicas = 2;
+  report.result.gpus = 8;
+  ServeSummary& s = report.result.summary;
+  s.requests = 100;
+  s.finished = 100;
+  s.requests_per_s = 4.5;
+  s.output_tokens_per_s = 1152;
+  s.output_tokens_per_s_per_gpu = 144;
+  s.meets_targets = true;
+  s.ttft_s = {0.1, 0.09, 0.2, 0.35};
+  s.tpot_s = {0.015, 0.014, 0.02, 0.03};
+  s.itl_s = {0.015, 0.009, 0.01, 0.09};
+  s.e2e_s = {4.0, 3.9, 5.1, 6.0};
+  return report;
+}
+
+TEST(ServeJson, ReadsBackWhatItWrites) {
+  const auto back = read_serve_json(serve_json(a_report()).dump(2), "serve.json");
+  ASSERT_TRUE(back.ok()) << back.error_text();
+  const ServeDocument& d = back.value();
+  EXPECT_EQ(d.model, "llama3.1-70b");
+  EXPECT_EQ(d.system, "dgx-h100");
+  EXPECT_EQ(d.gpus, 8);
+  EXPECT_DOUBLE_EQ(d.output_tokens_per_s_per_gpu, 144);
+  EXPECT_TRUE(d.meets_targets);
+  EXPECT_DOUBLE_EQ(d.ttft_ms.p90, 200);  // seconds in the model, milliseconds in the document
+  EXPECT_DOUBLE_EQ(d.itl_ms.p99, 90);
+  EXPECT_DOUBLE_EQ(d.e2e_ms.mean, 4000);
+}
+
+TEST(ServeJson, ForeignTruncatedOrIncompleteDocumentsAreLocated) {
+  nlohmann::json document = serve_json(a_report());
+  document["schema"] = "gputwin.infer/1";
+  const auto foreign = read_serve_json(document.dump(), "x.json");
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_NE(foreign.error_text().find("/schema"), std::string::npos) << foreign.error_text();
+
+  const std::string text = serve_json(a_report()).dump(2);
+  const auto truncated = read_serve_json(text.substr(0, text.size() / 2), "x.json");
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_NE(truncated.error_text().find("x.json:"), std::string::npos) << truncated.error_text();
+
+  document = serve_json(a_report());
+  document["tpot_ms"].erase("p90");
+  const auto missing = read_serve_json(document.dump(), "x.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error_text().find("/tpot_ms: missing field 'p90'"), std::string::npos) << missing.error_text();
+}
+
+}  // namespace
+}  // namespace gputwin
