@@ -7,12 +7,14 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "gputwin/core/error.hpp"
 #include "gputwin/perf/inference.hpp"
 #include "gputwin/serve/capacity_search.hpp"
+#include "gputwin/serve/disaggregated.hpp"
 #include "gputwin/serve/serving.hpp"
 
 namespace gputwin {
@@ -26,6 +28,9 @@ struct ServeReport {
   ServingSetup serving;
   ServingResult result;
   std::string engine;  // whose scheduler the limits follow, with the source
+  // Set for a disaggregated deployment (then `serving`'s replicas and limits are unused; `result` is
+  // disaggregated->serving).
+  std::optional<DisaggregatedResult> disaggregated;
 };
 
 [[nodiscard]] std::string serve_text(const ServeReport& report);
@@ -49,6 +54,18 @@ struct ServeDocument {
   double output_tokens_per_s_per_gpu = 0;
   LatencyStats ttft_ms, tpot_ms, itl_ms, e2e_ms;
   bool meets_targets = false;
+  struct Pool {
+    int instances = 0;
+    int tp = 0;
+    int gpus = 0;
+  };
+  struct Pools {
+    Pool prefill;
+    Pool decode;
+    double kv_bytes_total = 0;
+    LatencyStats kv_transfer_ms;
+  };
+  std::optional<Pools> pools;  // a disaggregated deployment's
 };
 [[nodiscard]] Result<ServeDocument> read_serve_json(std::string_view text, const std::string& source);
 
