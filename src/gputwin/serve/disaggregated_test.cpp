@@ -174,6 +174,48 @@ TEST(ServeDisaggregated, BestPoolSplitTriesEveryRatioAndPicksTheFewestGpusMeetin
   }
 }
 
+TEST(ServeDisaggregated, ADecodeEngineAdmitsByItsKvCapacityAndReadsTheKvBeforeComputing) {
+  // Fixed 10 ms iterations; each request's KV cache (1000 prompt tokens) takes 50 ms to read.
+  const IterationCost fixed = [](const IterationBatch&) { return 0.01; };
+  EngineLimits limits{.max_batched_tokens = 8192,
+                      .max_sequences = 64,
+                      .block_tokens = 16,
+                      .kv_capacity_tokens = 16 * 70};  // 70 blocks: one request of 1000 + 10 tokens at a time
+  EngineOptions options;
+  options.remote_kv_load_s = {0.05, 0.05};
+  const ServeRun run = simulate_engine({{0.0, 1000, 10}, {0.0, 1000, 10}}, limits, fixed, options);
+  const RequestOutcome& first = run.requests[0];
+  const RequestOutcome& second = run.requests[1];
+  EXPECT_DOUBLE_EQ(first.kv_load_start_s, 0);
+  EXPECT_NEAR(first.first_token_s, 0.05 + 0.01, 1e-12);  // the read, then one iteration for the last token
+  EXPECT_NEAR(first.finish_s, 0.05 + 10 * 0.01, 1e-12);
+  EXPECT_NEAR(second.kv_load_start_s, first.finish_s, 1e-12)
+      << "admitted only when the first one's blocks free";
+  EXPECT_NEAR(second.first_token_s, second.kv_load_start_s + 0.05 + 0.01, 1e-12);
+  EXPECT_EQ(run.iterations, 20);  // no iteration while only reads are in flight
+}
+
+TEST(ServeDisaggregated, WithoutRemoteLoadsTheEngineRunsAsBefore) {
+  const IterationCost cost = [](const IterationBatch& b) { return 5e-3 + 1e-6 * b.prefill_tokens; };
+  const auto requests =
+      generate_arrivals({.rate_per_s = 50, .duration_s = 10, .input_tokens = 1000, .output_tokens = 40}, 3);
+  // 128 blocks: two 1000-token prompts (63 blocks each) fit, but cannot both grow to 1040 tokens (65).
+  EngineLimits limits{
+      .max_batched_tokens = 2048, .max_sequences = 16, .block_tokens = 16, .kv_capacity_tokens = 16 * 128};
+  EngineOptions local;
+  local.remote_kv_load_s.assign(requests.size(), -1.0);  // every entry "not remote"
+  const ServeRun plain = simulate_engine(requests, limits, cost);
+  const ServeRun marked = simulate_engine(requests, limits, cost, local);
+  ASSERT_EQ(plain.requests.size(), marked.requests.size());
+  EXPECT_GT(plain.preemptions, 0) << "the cache is tight enough to exercise preemption";
+  EXPECT_EQ(plain.iterations, marked.iterations);
+  for (std::size_t k = 0; k < plain.requests.size(); ++k) {
+    EXPECT_EQ(plain.requests[k].first_token_s, marked.requests[k].first_token_s);
+    EXPECT_EQ(plain.requests[k].finish_s, marked.requests[k].finish_s);
+    EXPECT_EQ(marked.requests[k].kv_load_start_s, -1);
+  }
+}
+
 TEST(ServeDisaggregated, PoolsWithoutInstancesOrATpWiderThanTheDomainAreNamed) {
   EXPECT_EQ(pool_error({1, 8, {}}, "prefill", 8), std::nullopt);
   const auto empty = pool_error({0, 4, {}}, "decode", 8);
