@@ -204,7 +204,9 @@ std::pair<int, int> parse_pools(const std::string& text) {
       throw UsageFailure{"--disaggregate: '" + item + "' needs a whole number of instances"};
     (key == "prefill" ? prefill : decode) = count;
   }
-  if (!prefill || !decode) throw UsageFailure{"--disaggregate: give both pools, e.g. prefill=1,decode=3"};
+  if (!prefill || !decode)
+    throw UsageFailure{std::string("--disaggregate: ") + (prefill ? "decode" : "prefill") +
+                       "=N is missing (give both pools, e.g. prefill=1,decode=3)"};
   return {*prefill, *decode};
 }
 
