@@ -179,9 +179,10 @@ KvTransfer KvTransferModel::of(int prompt_tokens, bool same_domain) const {
   KvTransfer transfer;
   transfer.bytes = bytes_per_token_ * prompt_tokens;
   transfer.nvlink = same_domain && hardware_.scale_up_domain > 1;
-  // Two ranks: in one domain (its NVLink), or in two domains, one GPU each (its NIC).
-  const CollectiveGroup group = transfer.nvlink ? CollectiveGroup{2, std::min(2, hardware_.gpus_per_node), 2}
-                                                : CollectiveGroup{2, 1, 1};
+  // Two ranks: in one domain (its NVLink; the node's PCIe on a system without a scale-up fabric), or in two
+  // domains, one GPU each (its NIC).
+  const CollectiveGroup group =
+      same_domain ? CollectiveGroup{2, std::min(2, hardware_.gpus_per_node), 2} : CollectiveGroup{2, 1, 1};
   const ByteSize bytes = ByteSize::from_base(busiest_gpu_bytes_per_token_ * prompt_tokens);
   transfer.seconds =
       estimate_collective(hardware_, collectives_, CollectiveOp::sendrecv, bytes, group).time_us * 1e-6;

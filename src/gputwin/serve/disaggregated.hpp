@@ -58,7 +58,7 @@ struct PoolPlacement {
 struct KvTransfer {
   double bytes = 0;     // the prompt's whole KV cache (every layer, every KV head)
   double seconds = 0;   // the busiest GPU's share over one point-to-point link
-  bool nvlink = false;  // both instances in one scale-up domain
+  bool nvlink = false;  // both instances in one scale-up domain of NVLink (not the NICs)
 };
 
 // A prompt's KV cache moved from a prefill instance of TP p to a decode instance of TP d: every GPU of both
