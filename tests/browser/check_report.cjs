@@ -153,7 +153,10 @@ async function checkCharts(page, simulations, perfs) {
     // One deployment per model, system, replicas and TP (sorted by that name), its runs by rate; p90 then p99.
     const byDeployment = new Map();
     for (const run of serves) {
-      const key = `${run.model} on ${run.system}, ${run.replicas} x TP ${run.tp}`;
+      const deployment = run.pools
+        ? `${run.pools.prefill.instances} prefill x TP ${run.pools.prefill.tp} + ${run.pools.decode.instances} decode x TP ${run.pools.decode.tp}`
+        : `${run.replicas} x TP ${run.tp}`;
+      const key = `${run.model} on ${run.system}, ${deployment}`;
       if (!byDeployment.has(key)) byDeployment.set(key, []);
       byDeployment.get(key).push(run);
     }

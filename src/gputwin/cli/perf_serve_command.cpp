@@ -12,6 +12,7 @@
 #include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/report/serve_report.hpp"
 #include "gputwin/serve/capacity_search.hpp"
+#include "gputwin/serve/disaggregated.hpp"
 #include "gputwin/serve/requests.hpp"
 #include "gputwin/serve/serving.hpp"
 
@@ -39,6 +40,9 @@ struct ServeOptions {
   std::vector<std::string> systems;
   int max_gpus = 4096;
   std::string prices;
+  std::string disaggregate;  // "prefill=P,decode=D"
+  int prefill_tp = 0;        // default: --tp
+  int decode_tp = 0;
 };
 
 double number_in(const std::string& item, const std::string& text) {
@@ -174,6 +178,124 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
   return search.rows.empty() || !search.rows.front().meets ? kInputError : 0;
 }
 
+int write_report(const ServeOptions& options, const ServeReport& report);
+
+// "prefill=1,decode=3": the instances of each pool.
+std::pair<int, int> parse_pools(const std::string& text) {
+  std::optional<int> prefill, decode;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    start = end + 1;
+    const auto equals = item.find('=');
+    const std::string key = item.substr(0, equals);
+    if (equals == std::string::npos || (key != "prefill" && key != "decode"))
+      throw UsageFailure{"--disaggregate: '" + item + "' is not prefill=N or decode=N"};
+    const std::string value = item.substr(equals + 1);
+    std::size_t used = 0;
+    int count = -1;
+    try {
+      count = std::stoi(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (value.empty() || used != value.size() || count < 0)
+      throw UsageFailure{"--disaggregate: '" + item + "' needs a whole number of instances"};
+    (key == "prefill" ? prefill : decode) = count;
+  }
+  if (!prefill || !decode)
+    throw UsageFailure{std::string("--disaggregate: ") + (prefill ? "decode" : "prefill") +
+                       "=N is missing (give both pools, e.g. prefill=1,decode=3)"};
+  return {*prefill, *decode};
+}
+
+EngineLimits limits_for(const ServeOptions& options, const ServingEngineDefaults& defaults,
+                        const Accelerator& gpu, double kv_capacity_tokens) {
+  EngineLimits limits = engine_limits_for(defaults, gpu, kv_capacity_tokens);
+  if (options.max_batched_tokens > 0) limits.max_batched_tokens = options.max_batched_tokens;
+  if (options.max_sequences > 0) limits.max_sequences = options.max_sequences;
+  if (options.block_tokens > 0) limits.block_tokens = options.block_tokens;
+  return limits;
+}
+
+// The hardware the KV transfers cross: the cluster, or as many nodes of the system as the placed pools fill.
+std::optional<PerfHardware> transfer_hardware(const ServeOptions& options, const InferenceInputs& inputs,
+                                              const PoolPlacement& placement) {
+  const int domain = inputs.hardware.gpus_per_domain();
+  const int domains = 1 + std::max(placement.prefill_domain.back(), placement.decode_domain.back());
+  if (!options.deployment.cluster.empty()) {
+    if (domains * domain > inputs.hardware.gpus())
+      throw UsageFailure{fmt::format(
+          "--disaggregate: the pools fill {} scale-up domains of {} GPUs ({} GPUs); the cluster has {}",
+          domains, domain, domains * domain, inputs.hardware.gpus())};
+    return inputs.hardware;
+  }
+  const auto catalog = load_catalog(options.deployment.catalog);
+  if (!catalog) return std::nullopt;
+  auto hardware = perf_hardware_of_system(*catalog, options.deployment.system,
+                                          std::max(2, domains * inputs.hardware.nodes_per_domain()));
+  if (!hardware.ok()) {
+    std::cerr << hardware.error_text();
+    return std::nullopt;
+  }
+  return std::move(hardware).value();
+}
+
+int run_disaggregated(const ServeOptions& options, const InferenceInputs& inputs,
+                      const ServingEngineDefaults& defaults, const Traffic& traffic) {
+  if (inputs.setup.ep > 1)
+    throw UsageFailure{"--disaggregate: expert parallelism (--ep) in the pools is not modelled yet"};
+  const auto [prefill_instances, decode_instances] = parse_pools(options.disaggregate);
+  DisaggregatedSetup pools;
+  pools.prefill = {prefill_instances, options.prefill_tp > 0 ? options.prefill_tp : inputs.setup.tp, {}};
+  pools.decode = {decode_instances, options.decode_tp > 0 ? options.decode_tp : inputs.setup.tp, {}};
+  const int domain = inputs.hardware.gpus_per_domain();
+  if (const auto error = pool_error(pools.prefill, "prefill", domain))
+    throw UsageFailure{
+        (options.prefill_tp > 0 && pools.prefill.instances > 0 ? "--prefill-tp: " : "--disaggregate: ") +
+        *error};
+  if (const auto error = pool_error(pools.decode, "decode", domain))
+    throw UsageFailure{
+        (options.decode_tp > 0 && pools.decode.instances > 0 ? "--decode-tp: " : "--disaggregate: ") +
+        *error};
+  const auto model_of = [&](int tp) {
+    InferenceSetup setup = inputs.setup;
+    setup.tp = tp;
+    return IterationModel::make(inputs.hardware, inputs.collectives, inputs.constants, setup);
+  };
+  const auto prefill = model_of(pools.prefill.tp);
+  const auto decode = model_of(pools.decode.tp);
+  for (const auto* model : {&prefill, &decode}) {
+    if (!model->ok()) {
+      std::cerr << model->error_text();
+      return kInputError;
+    }
+  }
+  pools.prefill.limits =
+      limits_for(options, defaults, inputs.hardware.accelerator, prefill.value().kv_capacity_tokens());
+  pools.decode.limits =
+      limits_for(options, defaults, inputs.hardware.accelerator, decode.value().kv_capacity_tokens());
+  pools.sample_every_s = options.sample_every_s;
+  pools.targets = parse_slo(options.slo);
+  const auto hardware = transfer_hardware(options, inputs, place_pools(domain, pools.prefill, pools.decode));
+  if (!hardware) return kInputError;
+  const KvTransferModel transfer(*hardware, inputs.collectives, inputs.setup.model,
+                                 inputs.setup.kv_bytes_per_element, pools.prefill.tp, pools.decode.tp);
+  ServeReport report{inputs.hardware,
+                     inputs.setup,
+                     traffic.description,
+                     {},
+                     {},
+                     defaults.engine + " defaults (" + defaults.source + ")",
+                     std::nullopt};
+  report.serving.targets = pools.targets;
+  report.disaggregated =
+      simulate_disaggregated(prefill.value(), decode.value(), transfer, traffic.requests, pools);
+  report.result = report.disaggregated->serving;
+  return write_report(options, report);
+}
+
 int run_serve(const ServeOptions& options) {
   const auto inputs = load_inference_inputs(options.deployment, "perf serve");
   if (!inputs) return kInputError;
@@ -189,6 +311,7 @@ int run_serve(const ServeOptions& options) {
     return kUsageError;
   }
   if (options.search) return run_search(options, *inputs, defaults.value(), *traffic, parse_slo(options.slo));
+  if (!options.disaggregate.empty()) return run_disaggregated(options, *inputs, defaults.value(), *traffic);
   auto model = IterationModel::make(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup);
   if (!model.ok()) {
     std::cerr << model.error_text();
@@ -198,10 +321,7 @@ int run_serve(const ServeOptions& options) {
   setup.replicas = options.replicas;
   setup.gpus_per_replica = inputs->setup.tp * inputs->setup.ep;
   setup.limits =
-      engine_limits_for(defaults.value(), inputs->hardware.accelerator, model.value().kv_capacity_tokens());
-  if (options.max_batched_tokens > 0) setup.limits.max_batched_tokens = options.max_batched_tokens;
-  if (options.max_sequences > 0) setup.limits.max_sequences = options.max_sequences;
-  if (options.block_tokens > 0) setup.limits.block_tokens = options.block_tokens;
+      limits_for(options, defaults.value(), inputs->hardware.accelerator, model.value().kv_capacity_tokens());
   setup.options.concurrency = options.concurrency;
   setup.options.sample_every_s = options.sample_every_s;
   setup.targets = parse_slo(options.slo);
@@ -210,7 +330,12 @@ int run_serve(const ServeOptions& options) {
                            traffic->description,
                            setup,
                            simulate_serving(model.value(), traffic->requests, setup),
-                           defaults.value().engine + " defaults (" + defaults.value().source + ")"};
+                           defaults.value().engine + " defaults (" + defaults.value().source + ")",
+                           std::nullopt};
+  return write_report(options, report);
+}
+
+int write_report(const ServeOptions& options, const ServeReport& report) {
   if (!options.timeline_csv.empty()) {
     std::ofstream out(options.timeline_csv);
     out << serve_timeline_csv(report);
@@ -288,6 +413,19 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       ->check(CLI::PositiveNumber);
   command->add_option("--prices", options->prices, "--search: GPU-hour prices (YAML, as perf size --prices)")
       ->check(CLI::ExistingFile);
+  auto* disaggregate = command->add_option(
+      "--disaggregate", options->disaggregate,
+      "separate prefill and decode pools, e.g. prefill=1,decode=3 instances (vLLM's disaggregated prefilling "
+      "with the NixlConnector; the KV cache moves over NVLink or the NICs)");
+  command
+      ->add_option("--prefill-tp", options->prefill_tp,
+                   "--disaggregate: TP of a prefill instance (default --tp)")
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--decode-tp", options->decode_tp,
+                   "--disaggregate: TP of a decode instance (default --tp)")
+      ->check(CLI::PositiveNumber);
+  disaggregate->excludes(concurrency);
   command->callback([options, &exit_code] {
     const auto& d = options->deployment;
     if (options->search && options->slo.empty()) {
@@ -299,6 +437,17 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       options->deployment.system = options->systems.front();
     if (d.cluster.empty() && d.system.empty()) {
       std::cerr << "perf serve: give --cluster SPEC or --system ID\n";
+      exit_code = kUsageError;
+      return;
+    }
+    if (!options->disaggregate.empty() && (options->search || options->replicas != 1)) {
+      std::cerr << "perf serve: --disaggregate sets the instances itself; it does not combine with "
+                   "--replicas or --search\n";
+      exit_code = kUsageError;
+      return;
+    }
+    if (options->disaggregate.empty() && (options->prefill_tp > 0 || options->decode_tp > 0)) {
+      std::cerr << "perf serve: --prefill-tp and --decode-tp need --disaggregate\n";
       exit_code = kUsageError;
       return;
     }

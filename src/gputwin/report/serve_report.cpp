@@ -7,6 +7,13 @@
 namespace gputwin {
 namespace {
 
+constexpr const char* kDisaggregationBehaviour =
+    "vLLM V1 disaggregated prefilling (NixlConnector behind its proxy): round-robin per pool; a prefill "
+    "instance computes the prompt (max_tokens 1); the decode instance admits the request by its KV cache, "
+    "reads the prompt's KV from the prefill instance (NVLink in one scale-up domain, the NICs across; "
+    "instances on consecutive GPUs, prefill pool first, none straddling a domain) and emits the first token: "
+    "TTFT includes the transfer";
+
 std::string stats_row(std::string_view name, const LatencyStats& s) {
   return fmt::format("  {:<6} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}\n", name, s.mean * 1e3, s.p50 * 1e3,
                      s.p90 * 1e3, s.p99 * 1e3);
@@ -23,11 +30,27 @@ std::string targets_text(const LatencyTargets& t) {
   return text;
 }
 
-}  // namespace
+std::string pool_limits(const PoolStats& pool) {
+  return fmt::format("{} batched tokens, {} sequences, KV cache {:.0f} tokens",
+                     pool.limits.max_batched_tokens, pool.limits.max_sequences,
+                     pool.limits.kv_capacity_tokens);
+}
 
-std::string serve_text(const ServeReport& report) {
-  const ServeSummary& s = report.result.summary;
+std::string deployment_text(const ServeReport& report) {
   const ServingSetup& setup = report.serving;
+  if (const auto& d = report.disaggregated) {
+    std::string text = fmt::format(
+        "Serving {} ({}) on {}: disaggregated, {} prefill instance(s) of TP {} + {} decode instance(s) of TP "
+        "{} = {} GPUs\n",
+        report.setup.model.name, report.setup.precision, report.hardware.system_id, d->prefill.instances,
+        d->prefill.tp, d->decode.instances, d->decode.tp, report.result.gpus);
+    text += fmt::format("Traffic: {}\n", report.traffic);
+    text += fmt::format("Engine: {}; per prefill instance {}; per decode instance {}; blocks of {}\n",
+                        report.engine, pool_limits(d->prefill), pool_limits(d->decode),
+                        d->decode.limits.block_tokens);
+    text += fmt::format("Disaggregation: {}\n", kDisaggregationBehaviour);
+    return text;
+  }
   std::string text = fmt::format(
       "Serving {} ({}) on {}: {} replica(s) of TP {}{} = {} GPUs\n", report.setup.model.name,
       report.setup.precision, report.hardware.system_id, setup.replicas, report.setup.tp,
@@ -37,6 +60,30 @@ std::string serve_text(const ServeReport& report) {
       "Engine: {}; per replica {} batched tokens, {} sequences, KV cache {:.0f} tokens in blocks of {}\n",
       report.engine, setup.limits.max_batched_tokens, setup.limits.max_sequences,
       setup.limits.kv_capacity_tokens, setup.limits.block_tokens);
+  return text;
+}
+
+nlohmann::json pool_json(const PoolStats& pool) {
+  return {{"instances", pool.instances},
+          {"tp", pool.tp},
+          {"gpus", pool.gpus},
+          {"max_batched_tokens", pool.limits.max_batched_tokens},
+          {"max_sequences", pool.limits.max_sequences},
+          {"block_tokens", pool.limits.block_tokens},
+          {"kv_capacity_tokens", pool.limits.kv_capacity_tokens},
+          {"iterations", pool.iterations},
+          {"preemptions", pool.preemptions},
+          {"unservable", pool.unservable},
+          {"peak_kv_used_fraction", pool.peak_kv_used_fraction},
+          {"peak_waiting", pool.peak_waiting}};
+}
+
+}  // namespace
+
+std::string serve_text(const ServeReport& report) {
+  const ServeSummary& s = report.result.summary;
+  const ServingSetup& setup = report.serving;
+  std::string text = deployment_text(report);
   text += fmt::format("\nRequests: {} finished of {}", s.finished, s.requests);
   if (s.unservable > 0)
     text += fmt::format(", {} longer than a replica's whole KV cache (never run)", s.unservable);
@@ -46,8 +93,22 @@ std::string serve_text(const ServeReport& report) {
   text += fmt::format("\n  {:<6} {:>10} {:>10} {:>10} {:>10}   (ms)\n", "", "mean", "p50", "p90", "p99");
   text += stats_row("TTFT", s.ttft_s) + stats_row("TPOT", s.tpot_s) + stats_row("ITL", s.itl_s) +
           stats_row("E2E", s.e2e_s);
-  text += fmt::format("\nPeak KV-cache use {:.0f} %, peak queue {} requests\n", s.peak_kv_used_fraction * 100,
-                      s.peak_waiting);
+  if (const auto& d = report.disaggregated) {
+    text += stats_row("KV-TX", d->kv_transfer_s);
+    text += fmt::format(
+        "\nKV cache moved: {} transfers, {:.1f} MB each on average, {:.2f} GB in all; {} on NVLink, {} "
+        "across "
+        "the NICs\n",
+        d->nvlink_transfers + d->network_transfers, d->kv_bytes_mean / 1e6, d->kv_bytes_total / 1e9,
+        d->nvlink_transfers, d->network_transfers);
+    text += fmt::format(
+        "Peak KV-cache use: prefill {:.0f} %, decode {:.0f} %; peak queue: prefill {}, decode {} requests\n",
+        d->prefill.peak_kv_used_fraction * 100, d->decode.peak_kv_used_fraction * 100,
+        d->prefill.peak_waiting, d->decode.peak_waiting);
+  } else {
+    text += fmt::format("\nPeak KV-cache use {:.0f} %, peak queue {} requests\n",
+                        s.peak_kv_used_fraction * 100, s.peak_waiting);
+  }
   const std::string targets = targets_text(setup.targets);
   if (!targets.empty()) {
     text +=
@@ -66,47 +127,76 @@ nlohmann::json serve_json(const ServeReport& report) {
   if (setup.targets.tpot_s) targets["tpot_ms"] = *setup.targets.tpot_s * 1e3;
   if (setup.targets.e2e_s) targets["e2e_ms"] = *setup.targets.e2e_s * 1e3;
   targets["percentile"] = setup.targets.percentile;
-  return {{"schema", kServeSchema},
-          {"model", report.setup.model.name},
-          {"system", report.hardware.system_id},
-          {"precision", report.setup.precision},
-          {"tp", report.setup.tp},
-          {"ep", report.setup.ep},
-          {"replicas", setup.replicas},
-          {"gpus", report.result.gpus},
-          {"traffic", report.traffic},
-          {"engine",
-           {{"name", report.engine},
-            {"max_batched_tokens", setup.limits.max_batched_tokens},
-            {"max_sequences", setup.limits.max_sequences},
-            {"block_tokens", setup.limits.block_tokens},
-            {"kv_capacity_tokens", setup.limits.kv_capacity_tokens}}},
-          {"requests", s.requests},
-          {"finished", s.finished},
-          {"unservable", s.unservable},
-          {"preemptions", s.preemptions},
-          {"iterations", report.result.iterations},
-          {"span_s", s.span_s},
-          {"requests_per_s", s.requests_per_s},
-          {"output_tokens_per_s", s.output_tokens_per_s},
-          {"output_tokens_per_s_per_gpu", s.output_tokens_per_s_per_gpu},
-          {"ttft_ms", latency_ms_json(s.ttft_s)},
-          {"tpot_ms", latency_ms_json(s.tpot_s)},
-          {"itl_ms", latency_ms_json(s.itl_s)},
-          {"e2e_ms", latency_ms_json(s.e2e_s)},
-          {"targets", targets},
-          {"share_meeting_targets", s.share_meeting_targets},
-          {"goodput_requests_per_s", s.goodput_requests_per_s},
-          {"meets_targets", s.meets_targets},
-          {"peak_kv_used_fraction", s.peak_kv_used_fraction},
-          {"peak_waiting", s.peak_waiting}};
+  nlohmann::json document = {{"schema", kServeSchema},
+                             {"model", report.setup.model.name},
+                             {"system", report.hardware.system_id},
+                             {"precision", report.setup.precision},
+                             {"tp", report.setup.tp},
+                             {"ep", report.setup.ep},
+                             {"replicas", setup.replicas},
+                             {"gpus", report.result.gpus},
+                             {"traffic", report.traffic},
+                             {"engine",
+                              {{"name", report.engine},
+                               {"max_batched_tokens", setup.limits.max_batched_tokens},
+                               {"max_sequences", setup.limits.max_sequences},
+                               {"block_tokens", setup.limits.block_tokens},
+                               {"kv_capacity_tokens", setup.limits.kv_capacity_tokens}}},
+                             {"requests", s.requests},
+                             {"finished", s.finished},
+                             {"unservable", s.unservable},
+                             {"preemptions", s.preemptions},
+                             {"iterations", report.result.iterations},
+                             {"span_s", s.span_s},
+                             {"requests_per_s", s.requests_per_s},
+                             {"output_tokens_per_s", s.output_tokens_per_s},
+                             {"output_tokens_per_s_per_gpu", s.output_tokens_per_s_per_gpu},
+                             {"ttft_ms", latency_ms_json(s.ttft_s)},
+                             {"tpot_ms", latency_ms_json(s.tpot_s)},
+                             {"itl_ms", latency_ms_json(s.itl_s)},
+                             {"e2e_ms", latency_ms_json(s.e2e_s)},
+                             {"targets", targets},
+                             {"share_meeting_targets", s.share_meeting_targets},
+                             {"goodput_requests_per_s", s.goodput_requests_per_s},
+                             {"meets_targets", s.meets_targets},
+                             {"peak_kv_used_fraction", s.peak_kv_used_fraction},
+                             {"peak_waiting", s.peak_waiting}};
+  if (const auto& d = report.disaggregated) {
+    document["replicas"] = d->prefill.instances + d->decode.instances;
+    document["tp"] = nullptr;  // per pool
+    document["engine"] = {{"name", report.engine}};
+    document["pools"] = {{"behaviour", kDisaggregationBehaviour},
+                         {"prefill", pool_json(d->prefill)},
+                         {"decode", pool_json(d->decode)},
+                         {"kv_transfer",
+                          {{"transfers", d->nvlink_transfers + d->network_transfers},
+                           {"nvlink_transfers", d->nvlink_transfers},
+                           {"network_transfers", d->network_transfers},
+                           {"bytes_total", d->kv_bytes_total},
+                           {"bytes_mean", d->kv_bytes_mean},
+                           {"time_ms", latency_ms_json(d->kv_transfer_s)}}}};
+  }
+  return document;
 }
 
 std::string serve_timeline_csv(const ServeReport& report) {
-  std::string text = "time_s,running,waiting,kv_used_fraction,batch_tokens\n";
-  for (const EngineSample& sample : report.result.timeline) {
-    text += fmt::format("{:.3f},{},{},{:.4f},{}\n", sample.time_s, sample.running, sample.waiting,
-                        sample.kv_used_fraction, sample.batch_tokens);
+  const auto& d = report.disaggregated;
+  std::string text = "time_s,running,waiting,kv_used_fraction,batch_tokens";
+  if (d) {
+    for (const char* pool : {"prefill", "decode"})
+      text += fmt::format(",{0}_running,{0}_waiting,{0}_kv_used_fraction,{0}_batch_tokens", pool);
+  }
+  text += "\n";
+  const auto columns = [](const EngineSample& sample) {
+    return fmt::format("{},{},{:.4f},{}", sample.running, sample.waiting, sample.kv_used_fraction,
+                       sample.batch_tokens);
+  };
+  for (std::size_t i = 0; i < report.result.timeline.size(); ++i) {
+    const EngineSample& sample = report.result.timeline[i];
+    text += fmt::format("{:.3f},{}", sample.time_s, columns(sample));
+    if (d && i < d->pool_timeline.size())
+      text += "," + columns(d->pool_timeline[i].prefill) + "," + columns(d->pool_timeline[i].decode);
+    text += "\n";
   }
   return text;
 }
@@ -174,6 +264,12 @@ LatencyStats latency_ms_from_json(const JsonField& s) {
                       s.child("p99").number()};
 }
 
+std::string deployment_text(const ServeDocument& run) {
+  if (!run.pools) return fmt::format("{} x TP {}", run.replicas, run.tp);
+  return fmt::format("{} prefill x TP {} + {} decode x TP {}", run.pools->prefill.instances,
+                     run.pools->prefill.tp, run.pools->decode.instances, run.pools->decode.tp);
+}
+
 ServeDocument serve_document_from_json(const JsonField& root, const std::string& source) {
   expect_schema(root, kServeSchema, "perf serve --json");
   ServeDocument out;
@@ -182,7 +278,7 @@ ServeDocument serve_document_from_json(const JsonField& root, const std::string&
   out.system = root.child("system").string();
   out.precision = root.child("precision").string();
   out.traffic = root.child("traffic").string();
-  out.tp = int_of(root.child("tp"));
+  out.tp = root.child("tp").json().is_null() ? 0 : int_of(root.child("tp"));
   out.replicas = int_of(root.child("replicas"));
   out.gpus = int_of(root.child("gpus"));
   out.requests_per_s = root.child("requests_per_s").number();
@@ -198,6 +294,20 @@ ServeDocument serve_document_from_json(const JsonField& root, const std::string&
   if (targets.has("tpot_ms")) out.tpot_target_ms = targets.child("tpot_ms").number();
   out.share_meeting_targets = root.child("share_meeting_targets").number();
   out.meets_targets = boolean_of(root.child("meets_targets"));
+  if (const auto pools = root.optional_child("pools")) {
+    const auto pool = [&](const char* key) {
+      const JsonField p = pools->child(key);
+      return ServeDocument::Pool{int_of(p.child("instances")), int_of(p.child("tp")),
+                                 int_of(p.child("gpus"))};
+    };
+    ServeDocument::Pools read;
+    read.prefill = pool("prefill");
+    read.decode = pool("decode");
+    const JsonField transfer = pools->child("kv_transfer");
+    read.kv_bytes_total = transfer.child("bytes_total").number();
+    read.kv_transfer_ms = latency_ms_from_json(transfer.child("time_ms"));
+    out.pools = read;
+  }
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "gputwin/core/json_input.hpp"
 #include "gputwin/perf/inference.hpp"
 #include "gputwin/serve/capacity_search.hpp"
+#include "gputwin/serve/disaggregated.hpp"
 #include "gputwin/serve/serving.hpp"
 
 namespace gputwin {
@@ -29,6 +30,9 @@ struct ServeReport {
   ServingSetup serving;
   ServingResult result;
   std::string engine;  // whose scheduler the limits follow, with the source
+  // Set for a disaggregated deployment (then `serving`'s replicas and limits are unused; `result` is
+  // disaggregated->serving).
+  std::optional<DisaggregatedResult> disaggregated;
 };
 
 [[nodiscard]] std::string serve_text(const ServeReport& report);
@@ -53,8 +57,8 @@ struct ServeDocument {
   std::string system;
   std::string precision;
   std::string traffic;
-  int tp = 1;
-  int replicas = 1;
+  int tp = 1;        // 0 for a disaggregated deployment: its pools have their own
+  int replicas = 1;  // instances of both pools when disaggregated
   int gpus = 0;
   double requests_per_s = 0;
   double output_tokens_per_s = 0;
@@ -64,7 +68,21 @@ struct ServeDocument {
   std::optional<double> ttft_target_ms, tpot_target_ms;  // empty when the run set none
   double share_meeting_targets = 0;
   bool meets_targets = false;
+  struct Pool {
+    int instances = 0;
+    int tp = 0;
+    int gpus = 0;
+  };
+  struct Pools {
+    Pool prefill;
+    Pool decode;
+    double kv_bytes_total = 0;
+    LatencyStats kv_transfer_ms;
+  };
+  std::optional<Pools> pools;  // a disaggregated deployment's
 };
+// "2 x TP 4", or "1 prefill x TP 4 + 3 decode x TP 4" for a disaggregated deployment.
+[[nodiscard]] std::string deployment_text(const ServeDocument& run);
 [[nodiscard]] ServeDocument serve_document_from_json(const JsonField& root, const std::string& source);
 [[nodiscard]] Result<ServeDocument> read_serve_json(std::string_view text, const std::string& source);
 

@@ -87,6 +87,59 @@ TEST(ServeJson, CapacitySearchReadsBackItsRowsInOrder) {
       << missing.error_text();
 }
 
+ServeReport a_disaggregated_report() {
+  ServeReport report = a_report();
+  DisaggregatedResult d;
+  d.prefill.instances = 1;
+  d.prefill.tp = 2;
+  d.prefill.gpus = 2;
+  d.decode.instances = 3;
+  d.decode.tp = 2;
+  d.decode.gpus = 6;
+  d.kv_bytes_total = 4.5e9;
+  d.kv_bytes_mean = 4.5e7;
+  d.nvlink_transfers = 60;
+  d.network_transfers = 40;
+  d.kv_transfer_s = {0.002, 0.001, 0.004, 0.008};
+  d.pool_timeline.push_back({0, {0, 1, 2, 0.25, 4096}, {0, 3, 0, 0.5, 3}});
+  report.result.timeline.push_back({0, 4, 2, 0.4375, 4099});
+  report.disaggregated = d;
+  return report;
+}
+
+TEST(ServeJson, ADisaggregatedDeploymentReadsBackItsPools) {
+  const auto back = read_serve_json(serve_json(a_disaggregated_report()).dump(2), "serve.json");
+  ASSERT_TRUE(back.ok()) << back.error_text();
+  ASSERT_TRUE(back.value().pools);
+  const ServeDocument::Pools& pools = *back.value().pools;
+  EXPECT_EQ(pools.prefill.instances, 1);
+  EXPECT_EQ(pools.decode.instances, 3);
+  EXPECT_EQ(pools.decode.tp, 2);
+  EXPECT_EQ(pools.prefill.gpus + pools.decode.gpus, back.value().gpus);
+  EXPECT_DOUBLE_EQ(pools.kv_bytes_total, 4.5e9);
+  EXPECT_DOUBLE_EQ(pools.kv_transfer_ms.p99, 8);
+  EXPECT_FALSE(read_serve_json(serve_json(a_report()).dump(), "x.json").value().pools)
+      << "an aggregated deployment has no pools";
+
+  nlohmann::json document = serve_json(a_disaggregated_report());
+  document["pools"]["decode"].erase("tp");
+  const auto missing = read_serve_json(document.dump(2), "x.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error_text().find("/pools/decode: missing field 'tp'"), std::string::npos)
+      << missing.error_text();
+}
+
+TEST(ServeTimeline, ADisaggregatedDeploymentGainsPerPoolColumns) {
+  const std::string csv = serve_timeline_csv(a_disaggregated_report());
+  EXPECT_NE(csv.find("batch_tokens,prefill_running,prefill_waiting,prefill_kv_used_fraction,"
+                     "prefill_batch_tokens,decode_running,decode_waiting,decode_kv_used_fraction,"
+                     "decode_batch_tokens\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("0.000,4,2,0.4375,4099,1,2,0.2500,4096,3,0,0.5000,3\n"), std::string::npos) << csv;
+  EXPECT_EQ(serve_timeline_csv(a_report()), "time_s,running,waiting,kv_used_fraction,batch_tokens\n");
+}
+
 TEST(ServeJson, ForeignTruncatedOrIncompleteDocumentsAreLocated) {
   nlohmann::json document = serve_json(a_report());
   document["schema"] = "gputwin.infer/1";

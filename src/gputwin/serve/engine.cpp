@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <utility>
+#include <vector>
 
 namespace gputwin {
 namespace {
@@ -12,6 +14,7 @@ struct Live {
   int generated = 0;  // output tokens produced
   int blocks = 0;     // KV blocks held
   double last_token_s = 0;
+  bool remote_started = false;  // remote prefill: its KV load was started (a later preemption recomputes)
 };
 
 class Engine {
@@ -37,7 +40,12 @@ class Engine {
     }
     while (!finished_all()) {
       admit_arrivals();
+      finish_loads();
       if (running_.empty() && waiting_.empty()) {
+        if (!loading_.empty()) {
+          now_ = std::max(now_, next_event_s());
+          continue;
+        }
         if (closed_loop() || next_open_ >= requests_.size()) break;  // nothing left to arrive
         now_ = std::max(now_, requests_[next_open_].arrival_s);
         continue;
@@ -51,6 +59,10 @@ class Engine {
 
  private:
   [[nodiscard]] bool closed_loop() const { return options_.concurrency > 0; }
+  [[nodiscard]] bool remote(int r) const {
+    const auto k = static_cast<std::size_t>(r);
+    return k < options_.remote_kv_load_s.size() && options_.remote_kv_load_s[k] >= 0;
+  }
   [[nodiscard]] int tokens_of(int r) const { return requests_[r].input_tokens + live_[r].generated; }
   [[nodiscard]] int blocks_for(int tokens) const {
     return (tokens + limits_.block_tokens - 1) / limits_.block_tokens;
@@ -80,6 +92,30 @@ class Engine {
     if (closed_loop()) return;
     while (next_open_ < requests_.size() && requests_[next_open_].arrival_s <= now_)
       enqueue(static_cast<int>(next_open_++));
+  }
+
+  // Remote prefill: loads that have completed put their requests back at the head of the queue (vLLM keeps a
+  // request waiting for remote KV in its waiting queue), with all but the last prompt token computed.
+  void finish_loads() {
+    std::vector<int> ready;
+    std::erase_if(loading_, [&](const std::pair<double, int>& load) {
+      if (load.first > now_) return false;
+      ready.push_back(load.second);
+      return true;
+    });
+    for (auto it = ready.rbegin(); it != ready.rend(); ++it) {
+      live_[*it].computed = std::max(0, requests_[*it].input_tokens - 1);
+      waiting_.push_front(*it);
+    }
+  }
+  // The next time something can change while the engine has nothing to compute: a load ends or a request
+  // arrives.
+  [[nodiscard]] double next_event_s() const {
+    double next = loading_.empty() ? now_ : loading_.front().first;
+    for (const auto& load : loading_) next = std::min(next, load.first);
+    if (!closed_loop() && next_open_ < requests_.size())
+      next = std::min(next, std::max(now_, requests_[next_open_].arrival_s));
+    return next;
   }
 
   void release(int r) {
@@ -137,6 +173,14 @@ class Engine {
   void schedule_waiting(std::vector<Scheduled>& batch, int& budget) {
     while (!waiting_.empty() && budget > 0 && static_cast<int>(running_.size()) < limits_.max_sequences) {
       const int r = waiting_.front();
+      if (remote(r) && !live_[r].remote_started) {  // admit: blocks now, KV read later
+        if (!allocate(r, requests_[r].input_tokens)) break;
+        waiting_.pop_front();
+        live_[r].remote_started = true;
+        run_.requests[r].kv_load_start_s = now_;
+        loading_.emplace_back(now_ + options_.remote_kv_load_s[static_cast<std::size_t>(r)], r);
+        continue;
+      }
       const int tokens = std::min(tokens_of(r) - live_[r].computed, budget);
       if (!allocate(r, tokens)) break;
       waiting_.pop_front();
@@ -167,6 +211,10 @@ class Engine {
     bool preempted = false;
     schedule_running(batch, budget, preempted);
     if (!preempted) schedule_waiting(batch, budget);
+    if (batch.empty() && !loading_.empty()) {  // only KV loads in flight: wait for the first to end
+      now_ = std::max(now_, next_event_s());
+      return true;
+    }
     if (batch.empty()) return false;  // cannot happen with a cache that holds every queued request
     const IterationBatch shape = shape_of(batch);
     now_ += cost_(shape);
@@ -202,7 +250,7 @@ class Engine {
   void sample(int batch_tokens) {
     if (options_.sample_every_s <= 0 || now_ < next_sample_s_) return;
     run_.timeline.push_back(
-        {now_, static_cast<int>(running_.size()), static_cast<int>(waiting_.size()),
+        {now_, static_cast<int>(running_.size()), static_cast<int>(waiting_.size() + loading_.size()),
          total_blocks_ == 0 ? 0.0 : 1.0 - static_cast<double>(free_blocks_) / total_blocks_, batch_tokens});
     next_sample_s_ = (std::floor(now_ / options_.sample_every_s) + 1) * options_.sample_every_s;
   }
@@ -214,6 +262,7 @@ class Engine {
   std::vector<Live> live_;
   std::vector<int> running_;
   std::deque<int> waiting_;
+  std::vector<std::pair<double, int>> loading_;  // remote prefill: (when its KV load ends, request)
   int total_blocks_ = 0;
   int free_blocks_ = 0;
   std::size_t next_open_ = 0;

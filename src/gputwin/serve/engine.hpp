@@ -48,15 +48,16 @@ struct RequestOutcome {
   int input_tokens = 0;
   int output_tokens = 0;
   int preemptions = 0;
-  double max_token_gap_s = 0;  // the longest inter-token latency it saw
-  double token_gap_sum_s = 0;  // sum of its inter-token latencies (output_tokens - 1 of them)
+  double kv_load_start_s = -1;  // remote prefill: when its KV cache began to load (-1 = not loaded)
+  double max_token_gap_s = 0;   // the longest inter-token latency it saw
+  double token_gap_sum_s = 0;   // sum of its inter-token latencies (output_tokens - 1 of them)
   [[nodiscard]] bool finished() const { return finish_s >= 0; }
 };
 
 struct EngineSample {  // the engine's state after one iteration, for the over-time output
   double time_s = 0;
   int running = 0;
-  int waiting = 0;
+  int waiting = 0;  // queued, and (remote prefill) admitted but still loading their KV cache
   double kv_used_fraction = 0;
   int batch_tokens = 0;
 };
@@ -89,6 +90,12 @@ struct EngineOptions {
   int concurrency = 0;
   double sample_every_s = 1.0;
   double horizon_s = 0;  // stop after this simulated time (0 = when every request has finished)
+  // Disaggregated decode (serve/disaggregated.hpp), by request (empty: none): a request whose entry is >= 0
+  // had its prompt's KV cache computed by a prefill instance and read from it in that many seconds once this
+  // engine has admitted it (its blocks allocated, as vLLM's scheduler does for a KV connector's asynchronous
+  // load). Until the read ends it holds its blocks but runs in no iteration; then only the last prompt
+  // token is computed again, and that iteration emits the first output token.
+  std::vector<double> remote_kv_load_s;
 };
 
 [[nodiscard]] ServeRun simulate_engine(const std::vector<ServeRequest>& requests, const EngineLimits& limits,

@@ -37,6 +37,10 @@ bool meets(const RequestOutcome& r, const LatencyTargets& targets) {
 
 }  // namespace
 
+LatencyStats latency_stats(std::vector<double> values) {
+  return stats_of(std::move(values));
+}
+
 ServeSummary summarize(const ServeRun& run, const LatencyTargets& targets, int gpus) {
   ServeSummary s;
   s.requests = static_cast<int>(run.requests.size());

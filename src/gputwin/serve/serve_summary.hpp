@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "gputwin/serve/engine.hpp"
 
@@ -48,6 +49,9 @@ struct ServeSummary {
   double peak_kv_used_fraction = 0;
   int peak_waiting = 0;
 };
+
+// Mean and nearest-rank percentiles of `values` (all zero when empty).
+[[nodiscard]] LatencyStats latency_stats(std::vector<double> values);
 
 [[nodiscard]] ServeSummary summarize(const ServeRun& run, const LatencyTargets& targets, int gpus);
 

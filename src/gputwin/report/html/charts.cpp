@@ -197,8 +197,7 @@ ReportChart serve_latency_chart(const std::vector<ServeDocument>& serves, const 
                                 const std::string& what, LatencyStats ServeDocument::*stats) {
   std::map<std::string, std::vector<const ServeDocument*>> deployments;
   for (const auto& run : serves) {
-    deployments[fmt::format("{} on {}, {} x TP {}", run.model, run.system, run.replicas, run.tp)].push_back(
-        &run);
+    deployments[fmt::format("{} on {}, {}", run.model, run.system, deployment_text(run))].push_back(&run);
   }
   Json datasets = Json::array();
   for (auto& [name, runs] : deployments) {

@@ -161,7 +161,7 @@ std::string serve_row(const ServeDocument& run) {
       "data-meets=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}{}{}{}{}{}{}</tr>",
       exact(run.requests_per_s), exact(run.ttft_ms.p99), exact(run.tpot_ms.p99),
       run.meets_targets ? "true" : "false", html_escape(run.model), html_escape(run.system),
-      html_escape(fmt::format("{} x TP {} = {} GPUs, {}", run.replicas, run.tp, run.gpus, run.precision)),
+      html_escape(fmt::format("{} = {} GPUs, {}", deployment_text(run), run.gpus, run.precision)),
       html_escape(run.traffic), number_cell(format_number(run.requests_per_s, 2)),
       number_cell(format_number(run.output_tokens_per_s_per_gpu, 0)), percentiles_cell(run.ttft_ms),
       percentiles_cell(run.tpot_ms), percentiles_cell(run.itl_ms), percentiles_cell(run.e2e_ms),

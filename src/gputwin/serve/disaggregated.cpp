@@ -1,0 +1,296 @@
+#include "gputwin/serve/disaggregated.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <utility>
+
+#include "gputwin/perf/memory.hpp"
+
+namespace gputwin {
+namespace {
+
+IterationCost cost_of(const IterationModel& model) {
+  return [&model](const IterationBatch& batch) {
+    return model
+        .iteration(batch.prefill_tokens, batch.prefill_context_tokens, batch.decode_sequences,
+                   batch.decode_context_tokens)
+        .seconds();
+  };
+}
+
+// Requests k, k + n, k + 2n, ... of `order` go to instance k.
+std::vector<std::vector<std::size_t>> round_robin(const std::vector<std::size_t>& order, int instances) {
+  std::vector<std::vector<std::size_t>> shares(static_cast<std::size_t>(std::max(1, instances)));
+  for (std::size_t i = 0; i < order.size(); ++i) shares[i % shares.size()].push_back(order[i]);
+  return shares;
+}
+
+// Per sampling interval: the instances of a pool summed, their KV use averaged.
+class PoolBuckets {
+ public:
+  explicit PoolBuckets(double every) : every_(std::max(1e-9, every)) {}
+  void add(const std::vector<EngineSample>& timeline) {
+    for (const EngineSample& sample : timeline) {
+      const auto bucket = static_cast<long long>(std::floor(sample.time_s / every_));
+      EngineSample& sum = sums_[bucket];
+      sum.time_s = static_cast<double>(bucket) * every_;
+      sum.running += sample.running;
+      sum.waiting += sample.waiting;
+      sum.kv_used_fraction += sample.kv_used_fraction;
+      sum.batch_tokens += sample.batch_tokens;
+      ++counts_[bucket];
+    }
+  }
+  [[nodiscard]] std::map<long long, EngineSample> averaged() const {
+    std::map<long long, EngineSample> out = sums_;
+    for (auto& [bucket, sample] : out) sample.kv_used_fraction /= counts_.at(bucket);
+    return out;
+  }
+
+ private:
+  double every_;
+  std::map<long long, EngineSample> sums_;
+  std::map<long long, int> counts_;
+};
+
+struct PoolRun {
+  std::vector<RequestOutcome> outcomes;  // by request index of the whole stream (unset: not in this pool)
+  std::vector<int> instance;             // by request index: the instance that ran it (-1 = none)
+  GapHistogram gaps;
+  PoolStats stats;
+  std::map<long long, EngineSample> timeline;
+};
+
+// `kv_load_s` by request of the whole stream: the decode pool's KV reads (empty for the prefill pool).
+PoolRun run_pool(const IterationModel& model, const PoolSetup& pool,
+                 const std::vector<ServeRequest>& requests, const std::vector<std::size_t>& order,
+                 double sample_every_s, const std::vector<double>& kv_load_s = {}) {
+  PoolRun out;
+  out.outcomes.resize(requests.size());
+  out.instance.assign(requests.size(), -1);
+  out.stats.instances = pool.instances;
+  out.stats.tp = pool.tp;
+  out.stats.gpus = pool.instances * pool.tp;
+  out.stats.limits = pool.limits;
+  out.stats.limits.kv_capacity_tokens = model.kv_capacity_tokens();
+  EngineLimits limits = pool.limits;
+  limits.kv_capacity_tokens = model.kv_capacity_tokens();
+  EngineOptions options;
+  options.sample_every_s = sample_every_s;
+  const IterationCost cost = cost_of(model);
+  PoolBuckets buckets(sample_every_s);
+  const auto shares = round_robin(order, pool.instances);
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    std::vector<ServeRequest> share;
+    options.remote_kv_load_s.clear();
+    for (const std::size_t k : shares[i]) {
+      share.push_back(requests[k]);
+      if (!kv_load_s.empty()) options.remote_kv_load_s.push_back(kv_load_s[k]);
+    }
+    const ServeRun run = simulate_engine(share, limits, cost, options);
+    for (std::size_t j = 0; j < share.size(); ++j) {
+      out.outcomes[shares[i][j]] = run.requests[j];
+      out.instance[shares[i][j]] = static_cast<int>(i);
+    }
+    for (std::size_t bin = 0; bin < run.token_gaps.counts.size(); ++bin)
+      out.gaps.counts[bin] += run.token_gaps.counts[bin];
+    out.gaps.total += run.token_gaps.total;
+    out.stats.iterations += run.iterations;
+    out.stats.preemptions += run.preemptions;
+    out.stats.unservable += run.unservable;
+    buckets.add(run.timeline);
+  }
+  out.timeline = buckets.averaged();
+  for (const auto& [bucket, sample] : out.timeline) {
+    out.stats.peak_kv_used_fraction = std::max(out.stats.peak_kv_used_fraction, sample.kv_used_fraction);
+    out.stats.peak_waiting = std::max(out.stats.peak_waiting, sample.waiting);
+  }
+  return out;
+}
+
+// One placement per sampling interval of both pools, and their sum as the deployment's timeline.
+void merge_timelines(const PoolRun& prefill, const PoolRun& decode, DisaggregatedResult& result) {
+  std::map<long long, PoolSample> samples;
+  for (const auto& [bucket, sample] : prefill.timeline) {
+    samples[bucket].time_s = sample.time_s;
+    samples[bucket].prefill = sample;
+  }
+  for (const auto& [bucket, sample] : decode.timeline) {
+    samples[bucket].time_s = sample.time_s;
+    samples[bucket].decode = sample;
+  }
+  for (auto& [bucket, sample] : samples) {
+    sample.prefill.time_s = sample.decode.time_s = sample.time_s;
+    result.pool_timeline.push_back(sample);
+    const double gpus = prefill.stats.gpus + decode.stats.gpus;
+    result.serving.timeline.push_back({sample.time_s, sample.prefill.running + sample.decode.running,
+                                       sample.prefill.waiting + sample.decode.waiting,
+                                       (sample.prefill.kv_used_fraction * prefill.stats.gpus +
+                                        sample.decode.kv_used_fraction * decode.stats.gpus) /
+                                           gpus,
+                                       sample.prefill.batch_tokens + sample.decode.batch_tokens});
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> pool_error(const PoolSetup& pool, const std::string& name, int domain_gpus) {
+  if (pool.instances < 1)
+    return fmt::format("the {} pool has no instance (give {}=N with N at least 1)", name, name);
+  if (pool.tp < 1) return fmt::format("the {} pool's TP must be at least 1", name);
+  if (pool.tp > domain_gpus)
+    return fmt::format("the {} pool's TP {} does not fit a scale-up domain of {} GPUs", name, pool.tp,
+                       domain_gpus);
+  return std::nullopt;
+}
+
+PoolPlacement place_pools(int domain_gpus, const PoolSetup& prefill, const PoolSetup& decode) {
+  PoolPlacement placement;
+  const int domain = std::max(1, domain_gpus);
+  int next_gpu = 0;
+  const auto place = [&](const PoolSetup& pool, std::vector<int>& domains) {
+    for (int i = 0; i < pool.instances; ++i) {
+      const int used = next_gpu % domain;
+      if (used > 0 && used + pool.tp > domain) next_gpu += domain - used;  // never straddle a domain
+      domains.push_back(next_gpu / domain);
+      next_gpu += pool.tp;
+    }
+  };
+  place(prefill, placement.prefill_domain);
+  place(decode, placement.decode_domain);
+  return placement;
+}
+
+KvTransferModel::KvTransferModel(PerfHardware hardware, CollectiveModel collectives,
+                                 const TransformerModel& model, double kv_bytes_per_element, int prefill_tp,
+                                 int decode_tp)
+    : hardware_(std::move(hardware)), collectives_(std::move(collectives)) {
+  bytes_per_token_ = model.kv_cache_bytes_per_token(kv_bytes_per_element);
+  busiest_gpu_bytes_per_token_ =
+      std::max(kv_cache_per_gpu(model, 1, 1, kv_bytes_per_element, std::max(1, prefill_tp)).base(),
+               kv_cache_per_gpu(model, 1, 1, kv_bytes_per_element, std::max(1, decode_tp)).base());
+}
+
+KvTransfer KvTransferModel::of(int prompt_tokens, bool same_domain) const {
+  KvTransfer transfer;
+  transfer.bytes = bytes_per_token_ * prompt_tokens;
+  transfer.nvlink = same_domain && hardware_.scale_up_domain > 1;
+  // Two ranks: in one domain (its NVLink; the node's PCIe on a system without a scale-up fabric), or in two
+  // domains, one GPU each (its NIC).
+  const CollectiveGroup group =
+      same_domain ? CollectiveGroup{2, std::min(2, hardware_.gpus_per_node), 2} : CollectiveGroup{2, 1, 1};
+  const ByteSize bytes = ByteSize::from_base(busiest_gpu_bytes_per_token_ * prompt_tokens);
+  transfer.seconds =
+      estimate_collective(hardware_, collectives_, CollectiveOp::sendrecv, bytes, group).time_us * 1e-6;
+  return transfer;
+}
+
+DisaggregatedResult simulate_disaggregated(const IterationModel& prefill_model,
+                                           const IterationModel& decode_model,
+                                           const KvTransferModel& transfer,
+                                           const std::vector<ServeRequest>& requests,
+                                           const DisaggregatedSetup& setup) {
+  DisaggregatedResult result;
+  result.requests.resize(requests.size());
+  const PoolPlacement placement = place_pools(transfer.domain_gpus(), setup.prefill, setup.decode);
+
+  // Prefill: every request, in arrival order, with one output token (the proxy's max_tokens 1).
+  std::vector<ServeRequest> prompts = requests;
+  for (ServeRequest& prompt : prompts) prompt.output_tokens = 1;
+  std::vector<std::size_t> arrival_order(requests.size());
+  std::iota(arrival_order.begin(), arrival_order.end(), 0);
+  const PoolRun prefill =
+      run_pool(prefill_model, setup.prefill, prompts, arrival_order, setup.sample_every_s);
+
+  // Decode: the prefilled requests in the order their prefills complete, each arriving then.
+  std::vector<std::size_t> done_order;
+  for (std::size_t k = 0; k < requests.size(); ++k)
+    if (prefill.outcomes[k].finished()) done_order.push_back(k);
+  std::stable_sort(done_order.begin(), done_order.end(), [&](std::size_t a, std::size_t b) {
+    return prefill.outcomes[a].finish_s < prefill.outcomes[b].finish_s;
+  });
+  std::vector<ServeRequest> decodes = requests;
+  std::vector<double> kv_load_s(requests.size(), -1.0);
+  for (std::size_t i = 0; i < done_order.size(); ++i) {
+    const std::size_t k = done_order[i];
+    const int p = prefill.instance[k];
+    const int d = static_cast<int>(i % static_cast<std::size_t>(std::max(1, setup.decode.instances)));
+    RequestTransfer& record = result.requests[k];
+    record.prefill_instance = p;
+    record.decode_instance = d;
+    record.prefill_done_s = prefill.outcomes[k].finish_s;
+    record.transfer =
+        transfer.of(requests[k].input_tokens, placement.prefill_domain[static_cast<std::size_t>(p)] ==
+                                                  placement.decode_domain[static_cast<std::size_t>(d)]);
+    decodes[k].arrival_s = record.prefill_done_s;
+    kv_load_s[k] = record.transfer.seconds;
+  }
+  const PoolRun decode =
+      run_pool(decode_model, setup.decode, decodes, done_order, setup.sample_every_s, kv_load_s);
+
+  ServeRun merged;
+  merged.requests.resize(requests.size());
+  std::vector<double> transfer_s;
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    RequestOutcome& outcome = merged.requests[k];
+    outcome = decode.instance[k] >= 0 ? decode.outcomes[k] : RequestOutcome{};
+    outcome.arrival_s = requests[k].arrival_s;
+    outcome.input_tokens = requests[k].input_tokens;
+    outcome.output_tokens = requests[k].output_tokens;
+    outcome.preemptions += prefill.outcomes[k].preemptions;
+    RequestTransfer& record = result.requests[k];
+    if (decode.instance[k] < 0 || decode.outcomes[k].kv_load_start_s < 0) continue;
+    record.kv_load_start_s = decode.outcomes[k].kv_load_start_s;
+    record.kv_ready_s = record.kv_load_start_s + record.transfer.seconds;
+    record.first_token_s = decode.outcomes[k].first_token_s;
+    transfer_s.push_back(record.transfer.seconds);
+    result.kv_bytes_total += record.transfer.bytes;
+    ++(record.transfer.nvlink ? result.nvlink_transfers : result.network_transfers);
+  }
+  merged.token_gaps = decode.gaps;
+  merged.iterations = prefill.stats.iterations + decode.stats.iterations;
+  merged.preemptions = prefill.stats.preemptions + decode.stats.preemptions;
+  merged.unservable = prefill.stats.unservable + decode.stats.unservable;
+  if (!transfer_s.empty())
+    result.kv_bytes_mean = result.kv_bytes_total / static_cast<double>(transfer_s.size());
+  result.kv_transfer_s = latency_stats(std::move(transfer_s));
+  result.prefill = prefill.stats;
+  result.decode = decode.stats;
+  merge_timelines(prefill, decode, result);
+  merged.timeline = result.serving.timeline;
+  result.serving.gpus = prefill.stats.gpus + decode.stats.gpus;
+  result.serving.iterations = merged.iterations;
+  result.serving.summary = summarize(merged, setup.targets, result.serving.gpus);
+  return result;
+}
+
+PoolSplit best_pool_split(const IterationModel& prefill_model, const IterationModel& decode_model,
+                          const KvTransferModel& transfer, const std::vector<ServeRequest>& requests,
+                          const DisaggregatedSetup& setup, int instances) {
+  PoolSplit split;
+  for (int p = 1; p < instances; ++p) {
+    DisaggregatedSetup trial = setup;
+    trial.prefill.instances = p;
+    trial.decode.instances = instances - p;
+    const DisaggregatedResult run =
+        simulate_disaggregated(prefill_model, decode_model, transfer, requests, trial);
+    split.trials.push_back({p, instances - p, run.serving.gpus, run.serving.summary});
+  }
+  if (split.trials.empty()) return split;
+  const auto better = [](const PoolSplitTrial& a, const PoolSplitTrial& b) {  // a strictly better than b
+    if (a.summary.meets_targets != b.summary.meets_targets) return a.summary.meets_targets;
+    if (!a.summary.meets_targets) return a.summary.share_meeting_targets > b.summary.share_meeting_targets;
+    if (a.gpus != b.gpus) return a.gpus < b.gpus;
+    return a.summary.goodput_requests_per_s > b.summary.goodput_requests_per_s;
+  };
+  for (std::size_t i = 1; i < split.trials.size(); ++i)
+    if (better(split.trials[i], split.trials[split.best])) split.best = i;
+  split.meets = split.trials[split.best].summary.meets_targets;
+  return split;
+}
+
+}  // namespace gputwin
