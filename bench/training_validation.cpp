@@ -1,8 +1,9 @@
 // Prints the training validation tables: every row of data/reference/training-runs.yaml (fit set, then
 // evaluation set) with predicted and published tokens/s per GPU and the error, or why it is not predicted;
-// the mean and worst |error| of each set and of each GEMM architecture; the per-architecture fit re-run; then
-// every published A100 run of data/reference/training.yaml (Megatron-LM Table 1, Korthikanti et al. Table 5)
-// and the held-out check on them (the ampere fraction fitted on one table, the other predicted).
+// the mean and worst |error| of each set and of each GEMM architecture (AMD's apart); the per-architecture
+// fit re-run (fit set only); then every published A100 run of data/reference/training.yaml (Megatron-LM Table
+// 1, Korthikanti et al. Table 5) and the held-out check on them (the ampere fraction fitted on one table, the
+// other predicted).
 //
 //   build-train/bench/training_validation      (Markdown tables, pasted into docs/accuracy.md)
 #include "gputwin/perf/training_validation.hpp"
@@ -77,7 +78,7 @@ void print_reference_set(const std::vector<gputwin::ReferencePrediction>& rows, 
   std::cout << fmt::format(
       "\n{} set: {} rows predicted ({} not), mean |error| {:.2f} %, worst |error| {:.2f} %\n", set,
       summary.rows, skipped, 100 * summary.mean_abs_error, 100 * summary.max_abs_error);
-  for (const char* arch : {"hopper", "blackwell", "blackwell-ultra"}) {
+  for (const char* arch : {"hopper", "blackwell", "blackwell-ultra", "cdna3", "cdna4"}) {
     const auto a = gputwin::summarize_set(rows, set, arch);
     if (a.rows > 0)
       std::cout << fmt::format("  {}: {} rows, mean |error| {:.2f} %, worst {:.2f} %\n", arch, a.rows,
@@ -112,11 +113,42 @@ int main() {
     std::cout << fmt::format(
         "  {}: {}\n", a.name,
         a.peak_fraction ? fmt::format("{:.3f}", *a.peak_fraction) : std::string("unknown (user sets)"));
+  // The calibration re-run: every architecture's fraction fitted again on the fit set only (the stored values
+  // must equal it; TrainingCalibration.RecomputesTheStoredFit checks).
+  const auto refit =
+      gputwin::fit_gemm_calibration(catalog.value(), collectives.value(), c, reference.value(), runs.value());
+  if (!refit.ok()) {
+    std::cerr << refit.error_text();
+    return 1;
+  }
+  std::cout << "\nRe-fitted on the fit set (fit_gemm_calibration)\n";
+  for (const auto& a : refit.value().gemm.architectures())
+    std::cout << fmt::format(
+        "  {}: {}\n", a.name,
+        a.peak_fraction ? fmt::format("{:.3f}", *a.peak_fraction) : std::string("no fit rows: unknown"));
   const auto predictions = gputwin::predict_reference_runs(collectives.value(), c, reference.value());
   std::cout << "\n## Fit set (training-runs.yaml sources with set: fit)\n\n";
   print_reference_set(predictions, "fit");
   std::cout << "## Evaluation set (never fitted on)\n\n";
   print_reference_set(predictions, "evaluation");
+  std::cout << "## AMD Instinct (cdna3: MI300X, MI325X; cdna4: MI355X)\n\n";
+  for (const char* arch : {"cdna3", "cdna4"}) {
+    for (const char* set : {"fit", "evaluation"}) {
+      const auto a = gputwin::summarize_set(predictions, set, arch);
+      std::cout << fmt::format("  {} {} set: ", arch, set)
+                << (a.rows > 0 ? fmt::format("{} rows, mean |error| {:.2f} %, worst {:.2f} %\n", a.rows,
+                                             100 * a.mean_abs_error, 100 * a.max_abs_error)
+                               : std::string("no rows\n"));
+    }
+  }
+  for (const auto& row : predictions) {
+    if (!row.run.predictable || row.run.hardware.accelerator.vendor != "AMD") continue;
+    std::cout << fmt::format(
+        "  {} ({} set): published {:.0f} tokens/s/GPU ({}), predicted {:.0f}, {:+.1f} %\n", row.run.id,
+        row.run.set, row.run.published_tokens_per_s_per_gpu, row.run.compared_on,
+        row.predicted_tokens_per_s_per_gpu, 100 * row.error);
+  }
+  std::cout << "\n";
   const auto rows = gputwin::predict_runs(catalog.value(), collectives.value(), c, runs.value());
   if (!rows.ok()) {
     std::cerr << rows.error_text();

@@ -170,6 +170,13 @@ int run_train(const TrainOptions& o) {
     const PerfHardware hw = job_hardware(*cluster, gpus);
     TrainingConfig config = config_of(o, hw, *inputs);
     config.memory_reserve = memory_reserve_of(o.memory_reserve, inputs->memory_reserve, hw);
+    // An architecture with no fitted GEMM fraction (cdna3: no published MI300X/MI325X run) has no step time:
+    // refused by name rather than printed as an infinite step.
+    if (const auto device = inputs->calibration.gemm.device(hw.accelerator, config.precision); !device.ok()) {
+      std::cerr << "perf train: " << device.errors().front().message
+                << "; no published run of it is fitted (perf size --gemm-fraction ARCH=F assumes one)\n";
+      return kInputError;
+    }
     TrainingRunInfo run{&model, &hw, &inputs->calibration, std::nullopt};
     if (o.search) {
       const auto search = search_training(hw, inputs->collectives, inputs->calibration, model, config, gpus);

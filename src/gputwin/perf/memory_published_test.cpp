@@ -37,7 +37,7 @@ int field(const YAML::Node& row, const char* name, int otherwise) {
 // The catalog accelerator of a row's GPU; empty when the catalog has none (GB300, B300).
 std::string accelerator_of(const std::string& gpu) {
   static const std::map<std::string, std::string> ids{
-      {"H100", "h100-sxm"}, {"H200", "h200-sxm"}, {"B200", "b200"}, {"GB200", "gb200"}};
+      {"H100", "h100-sxm"}, {"H200", "h200-sxm"}, {"B200", "b200"}, {"GB200", "gb200"}, {"MI355X", "mi355x"}};
   const auto it = ids.find(gpu);
   return it == ids.end() ? "" : it->second;
 }

@@ -17,7 +17,7 @@ std::vector<PrecisionRecipe> read_recipes(const std::string& path) {
     PrecisionRecipe r;
     r.name = row.child("name").text();
     if (!names.insert(r.name).second) row.child("name").fail("recipe '" + r.name + "' is defined twice");
-    r.gemm = row.child("gemm").one_of({"bf16", "fp8", "mxfp8", "nvfp4"});
+    r.gemm = row.child("gemm").one_of({"bf16", "fp8", "mxfp8", "nvfp4", "mxfp4"});
     r.bf16_layers_at_start = static_cast<int>(row.child("bf16_layers_at_start").non_negative_integer());
     r.bf16_layers_at_end = static_cast<int>(row.child("bf16_layers_at_end").non_negative_integer());
     r.source = row.child("source").text();

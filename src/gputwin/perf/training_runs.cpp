@@ -191,6 +191,21 @@ std::optional<double> number_field(const YamlField& row, const char* key) {
   return f->positive_number();
 }
 
+struct SamplesPerSecond {
+  double value = 0;
+  bool derived = false;
+};
+
+// A row's samples per second of the whole job: as the source prints it (`samples_per_s`), else arithmetic on
+// printed figures kept under `derived` (e.g. an MLPerf log's block samples over its block time).
+std::optional<SamplesPerSecond> samples_per_second(const YamlField& row) {
+  if (const auto printed = number_field(row, "samples_per_s")) return SamplesPerSecond{*printed, false};
+  const auto derived = row.optional_child("derived");
+  if (!derived || !derived->is_map()) return std::nullopt;
+  if (const auto value = number_field(*derived, "samples_per_s")) return SamplesPerSecond{*value, true};
+  return std::nullopt;
+}
+
 std::string text_field(const YamlField& row, const char* key) {
   const auto f = row.optional_child(key);
   return f && f->is_scalar() ? f->text() : std::string();
@@ -319,6 +334,14 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
     return fail("expert parallelism " + std::to_string(c.ep) + " does not divide the experts");
   const std::vector<std::string> problems = check_training_config(run.model, c, run.gpus);
   if (!problems.empty()) return fail("split not valid: " + problems.front());
+  if (run.published_tokens_per_s_per_gpu <= 0) {
+    if (const auto samples = samples_per_second(row)) {
+      // MLPerf logs count samples (sequences of c.sequence tokens) per second of the whole job.
+      run.published_tokens_per_s_per_gpu = samples->value * c.sequence / run.gpus;
+      run.compared_on = samples->derived ? "samples/s (derived from the log's block times) x seq / GPUs"
+                                         : "samples/s x seq / GPUs";
+    }
+  }
   if (run.published_tokens_per_s_per_gpu <= 0) {
     const auto tflops = number_field(row, "model_tflops_per_gpu");
     if (!tflops || s.flop_convention != "palm")
