@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+#include "gputwin/catalog/catalog_test_support.hpp"
+
 namespace gputwin {
 namespace {
 
@@ -111,6 +113,22 @@ TEST(ReplayEngine, AnEndedJobFreesItsGpusAndIsNotCompleted) {
   EXPECT_DOUBLE_EQ(result.outcomes[1].start, 30);
   EXPECT_DOUBLE_EQ(result.makespan, 40);
   EXPECT_EQ(result.completed, 1);
+}
+
+TEST(ReplayEngine, AnInterruptedSliceJobGoesToTheEndOfTheMigQueue) {
+  std::vector<JobSpec> jobs{job("a", 0, 0, 100), job("b", 0, 0, 10)};
+  for (auto& spec : jobs) spec.mig_profile = "7g.80gb";  // a whole A100-80GB each: b waits for a
+  const auto fifo = make_queue_policy("fifo");
+  const auto& set = testing::bundled_catalog().get<MigProfileSet>("a100-80gb");
+  ReplayEngine engine(jobs, GpuPool::uniform(1, 8), MigPool(set, 1), *fifo, every(10));
+  engine.run_until(30);
+  engine.interrupt(0, InterruptAction::requeue);
+  const ReplayResult result = engine.run();
+  EXPECT_DOUBLE_EQ(result.outcomes[1].start, 30);  // b was next in the MIG queue
+  EXPECT_DOUBLE_EQ(result.outcomes[0].end, 140);   // a again from nothing after b
+  EXPECT_EQ(result.completed, 2);
+  ASSERT_TRUE(result.mig);
+  EXPECT_EQ(result.mig->completed, 2);
 }
 
 TEST(GpuPool, NodeDownNamesItsOwnersAndComesBack) {
