@@ -45,6 +45,8 @@ GpuPool::GpuPool(std::vector<int> gpus_per_node, std::vector<int> leaf_of_node)
   nodes_by_free_.assign(largest_node_ + 1, IndexSet(nodes));
   leaf_free_.assign(leaf_.empty() ? 0 : *std::max_element(leaf_.begin(), leaf_.end()) + 1, 0);
   free_.assign(capacity_.size(), 0);
+  down_.assign(capacity_.size(), 0);
+  owners_on_.resize(capacity_.size());
   if (has_leaves()) {
     leaf_members_.resize(leaf_free_.size());
     index_in_leaf_.resize(capacity_.size());
@@ -69,6 +71,10 @@ GpuPool GpuPool::uniform(int nodes, int gpus_per_node) {
 }
 
 void GpuPool::set_free(int node, int free) {
+  if (down_[node] != 0) {  // out of service: not in the buckets nor the counts until it comes back
+    free_[node] = free;
+    return;
+  }
   const int before = free_[node];
   nodes_by_free_[before].erase(node);
   nodes_by_free_[free].insert(node);
@@ -83,7 +89,62 @@ void GpuPool::set_free(int node, int free) {
   free_[node] = free;
 }
 
-std::optional<Allocation> GpuPool::allocate(int gpus, int per_node) {
+void GpuPool::count_node(int node, int sign) {
+  const int free = free_[node];
+  if (sign > 0) {
+    nodes_by_free_[free].insert(node);
+    if (has_leaves()) leaf_nodes_by_free_[leaf_[node]][free].insert(index_in_leaf_[node]);
+  } else {
+    nodes_by_free_[free].erase(node);
+    if (has_leaves()) leaf_nodes_by_free_[leaf_[node]][free].erase(index_in_leaf_[node]);
+  }
+  free_gpus_ += sign * free;
+  leaf_free_[leaf_[node]] += sign * free;
+  if (free == capacity_[node]) whole_free_gpus_ += sign * free;
+}
+
+std::vector<int> GpuPool::set_node_down(int node) {
+  if (down_[node] != 0) return {};
+  count_node(node, -1);
+  down_[node] = 1;
+  ++down_count_;
+  down_gpus_ += capacity_[node];
+  std::vector<int> owners = owners_on_[node];
+  std::sort(owners.begin(), owners.end());
+  owners.erase(std::unique(owners.begin(), owners.end()), owners.end());
+  return owners;
+}
+
+void GpuPool::set_node_up(int node) {
+  if (down_[node] == 0) return;
+  down_[node] = 0;
+  --down_count_;
+  down_gpus_ -= capacity_[node];
+  count_node(node, 1);
+}
+
+void GpuPool::remember_owner(const Allocation& allocation) {
+  for (const auto& [node, take] : allocation.parts) owners_on_[node].push_back(allocation.owner);
+}
+
+void GpuPool::forget_owner(const Allocation& allocation) {
+  for (const auto& [node, take] : allocation.parts) {
+    std::vector<int>& owners = owners_on_[node];
+    const auto found = std::find(owners.begin(), owners.end(), allocation.owner);
+    if (found != owners.end()) owners.erase(found);
+  }
+}
+
+std::optional<Allocation> GpuPool::allocate(int gpus, int per_node, int owner) {
+  auto allocation = place(gpus, per_node);
+  if (allocation && owner >= 0) {
+    allocation->owner = owner;
+    remember_owner(*allocation);
+  }
+  return allocation;
+}
+
+std::optional<Allocation> GpuPool::place(int gpus, int per_node) {
   if (gpus <= 0 || gpus > free_gpus_) return std::nullopt;
   if (per_node <= 0 && gpus <= largest_node_) {
     if (auto one = allocate_on_one_node(gpus)) return one;
@@ -103,8 +164,8 @@ std::optional<Allocation> GpuPool::allocate_on_one_node(int gpus) {
 
 std::optional<Allocation> GpuPool::allocate_across_nodes(int gpus, int per_node) {
   if (per_node > 0 && gpus % per_node != 0) return std::nullopt;
-  // Topology-aware: when one leaf can hold the whole job, try its nodes first (the leaf with the least free room
-  // that fits, keeping emptier leaves for larger jobs); otherwise span leaves.
+  // Topology-aware: when one leaf can hold the whole job, try its nodes first (the leaf with the least free
+  // room that fits, keeping emptier leaves for larger jobs); otherwise span leaves.
   int chosen_leaf = -1;
   if (has_leaves()) {
     for (std::size_t leaf = 0; leaf < leaf_free_.size(); ++leaf) {
@@ -145,6 +206,7 @@ std::optional<Allocation> GpuPool::gather(int gpus, int per_node, int leaf) cons
 }
 
 void GpuPool::release(const Allocation& allocation) {
+  if (allocation.owner >= 0) forget_owner(allocation);
   for (const auto& [node, take] : allocation.parts) set_free(node, free_[node] + take);
 }
 

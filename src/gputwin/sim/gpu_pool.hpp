@@ -3,12 +3,15 @@
 //   GpuPool pool = GpuPool::uniform(100, 8);                  // 100 nodes of 8 GPUs, one leaf each
 //   std::optional<Allocation> a = pool.allocate(12, 0);        // 12 GPUs, any split; best fit, fewest nodes
 //   pool.release(*a);
+//   auto b = pool.allocate(8, 0, /*owner=*/17);   // tagged: the pool knows who holds it
+//   std::vector<int> hit = pool.set_node_down(3);  // owners with GPUs on node 3 (the caller releases them)
+//   pool.set_node_up(3);                           // back in service, its idle GPUs placeable again
 //
-// Placement: a job that fits on one node goes to the fullest node that can hold it (best fit, so whole nodes stay
-// free for large jobs); a larger job takes whole free nodes, then the fullest partial nodes, preferring nodes
-// under one leaf switch (topology-aware) when `leaves` were given. Ties go to the lowest node index. Free-GPU
-// counts are kept in buckets (bitsets of nodes) so each placement costs O(GPUs per node + leaves + nodes taken),
-// not O(nodes).
+// Placement: a job that fits on one node goes to the fullest node that can hold it (best fit, so whole nodes
+// stay free for large jobs); a larger job takes whole free nodes, then the fullest partial nodes, preferring
+// nodes under one leaf switch (topology-aware) when `leaves` were given. Ties go to the lowest node index.
+// Free-GPU counts are kept in buckets (bitsets of nodes) so each placement costs O(GPUs per node + leaves +
+// nodes taken), not O(nodes).
 #pragma once
 
 #include <bit>
@@ -22,10 +25,12 @@ namespace gputwin {
 struct Allocation {
   std::vector<std::pair<int, int>> parts;  // (node, GPUs taken on it)
   int gpus = 0;
+  // The caller's tag (the replay: the job index); -1 = untracked, and set_node_down cannot name it.
+  int owner = -1;
 };
 
-// A set of indices 0..n-1 as a bitset with a summary word per 64 words, so that inserting and erasing are O(1)
-// and visiting members in ascending order skips empty stretches quickly.
+// A set of indices 0..n-1 as a bitset with a summary word per 64 words, so that inserting and erasing are
+// O(1) and visiting members in ascending order skips empty stretches quickly.
 class IndexSet {
  public:
   explicit IndexSet(int capacity = 0);
@@ -58,12 +63,24 @@ class GpuPool {
   GpuPool(std::vector<int> gpus_per_node, std::vector<int> leaf_of_node);
   static GpuPool uniform(int nodes, int gpus_per_node);
 
-  // Places `gpus` GPUs; `per_node` > 0 forces that many on each node. Empty when they do not fit now.
-  std::optional<Allocation> allocate(int gpus, int per_node);
+  // Places `gpus` GPUs; `per_node` > 0 forces that many on each node. Empty when they do not fit now. An
+  // `owner` >= 0 is remembered on every node the allocation touches, so set_node_down can name it.
+  std::optional<Allocation> allocate(int gpus, int per_node, int owner = -1);
   void release(const Allocation& allocation);
 
+  // Takes `node` out of service: its GPUs are no longer placed and no longer count as free. Returns the
+  // owners of the allocations with GPUs on it (ascending, each once); the caller decides what happens to them
+  // and releases them (GPUs released on a down node stay out of service). Taking a down node down is a no-op
+  // that returns nothing.
+  std::vector<int> set_node_down(int node);
+  // Brings `node` back: its idle GPUs are placeable again (allocations still on it keep their GPUs).
+  void set_node_up(int node);
+  [[nodiscard]] bool node_down(int node) const { return down_[node] != 0; }
+  [[nodiscard]] int down_nodes() const { return down_count_; }
+  [[nodiscard]] int down_gpus() const { return down_gpus_; }  // installed GPUs on nodes out of service
+
   [[nodiscard]] int total_gpus() const { return total_gpus_; }
-  [[nodiscard]] int free_gpus() const { return free_gpus_; }
+  [[nodiscard]] int free_gpus() const { return free_gpus_; }  // idle GPUs on nodes in service
   [[nodiscard]] int largest_node() const { return largest_node_; }
   [[nodiscard]] int node_count() const { return static_cast<int>(free_.size()); }
   [[nodiscard]] int free_on(int node) const { return free_[node]; }
@@ -73,7 +90,12 @@ class GpuPool {
 
  private:
   [[nodiscard]] bool has_leaves() const { return leaf_free_.size() > 1; }
+  std::optional<Allocation> place(int gpus, int per_node);
   void set_free(int node, int free);
+  // Adds (sign 1) or removes (sign -1) a node's idle GPUs from the placement buckets and the free counts.
+  void count_node(int node, int sign);
+  void remember_owner(const Allocation& allocation);
+  void forget_owner(const Allocation& allocation);
   std::optional<Allocation> allocate_on_one_node(int gpus);
   std::optional<Allocation> allocate_across_nodes(int gpus, int per_node);
   std::optional<Allocation> gather(int gpus, int per_node, int leaf) const;
@@ -81,12 +103,16 @@ class GpuPool {
   std::vector<int> capacity_;
   std::vector<int> free_;
   std::vector<int> leaf_;
-  std::vector<int> leaf_free_;                 // free GPUs per leaf
-  std::vector<IndexSet> nodes_by_free_;        // free GPU count -> nodes with exactly that many free
+  std::vector<int> leaf_free_;           // free GPUs per leaf
+  std::vector<IndexSet> nodes_by_free_;  // free GPU count -> nodes with exactly that many free
   // The same per leaf, over the leaf's own numbering of its nodes (kept only when there are several leaves).
   std::vector<std::vector<IndexSet>> leaf_nodes_by_free_;
   std::vector<std::vector<int>> leaf_members_;  // leaf -> its nodes, ascending (own number -> node)
   std::vector<int> index_in_leaf_;              // node -> its number within its leaf
+  std::vector<std::vector<int>> owners_on_;     // node -> owners of the tracked allocations on it
+  std::vector<char> down_;                      // node -> out of service
+  int down_count_ = 0;
+  int down_gpus_ = 0;
   int total_gpus_ = 0;
   int free_gpus_ = 0;
   int whole_free_gpus_ = 0;

@@ -5,7 +5,10 @@
 namespace gputwin {
 
 MigPartition::MigPartition(const std::vector<JobSpec>& jobs, MigPool pool, MigQueueOptions options)
-    : jobs_(jobs), pool_(std::move(pool)), options_(std::move(options)) {}
+    : jobs_(jobs),
+      pool_(std::move(pool)),
+      options_(std::move(options)),
+      usage_(jobs, options_.fair_share_by_user, options_.shares) {}
 
 int MigPartition::compute_slices_of(const JobSpec& job) const {
   const auto profile = mig_profile_index(pool_.profile_set(), job.mig_profile);
@@ -50,7 +53,7 @@ bool MigPartition::try_start(int index) {
   if (!slice) return false;
   const JobSpec& job = as_slices_.at(index);
   running_[index] = Running{*slice, now_ + expected_run_time(index)};
-  usage_[share_key(job)] += job.gpus;
+  usage_.add(index, job.gpus);
   started_now_.push_back(index);
   return true;
 }
@@ -60,7 +63,7 @@ void MigPartition::finish(int index) {
   if (running == running_.end()) return;
   pool_.release(running->second.slice);
   const auto job = as_slices_.find(index);
-  usage_[share_key(job->second)] -= job->second.gpus;
+  usage_.add(index, -job->second.gpus);
   running_.erase(running);
   as_slices_.erase(job);
 }
@@ -71,17 +74,6 @@ std::vector<std::pair<double, int>> MigPartition::expected_releases() const {
   for (const auto& [job, running] : running_)
     releases.emplace_back(running.expected_end, as_slices_.at(job).gpus);
   return releases;
-}
-
-double MigPartition::usage_per_share(const JobSpec& job) const {
-  const std::string& key = share_key(job);
-  const auto used = usage_.find(key);
-  const auto share = options_.shares.find(key);
-  return (used == usage_.end() ? 0.0 : used->second) / (share == options_.shares.end() ? 1.0 : share->second);
-}
-
-const std::string& MigPartition::share_key(const JobSpec& job) const {
-  return options_.fair_share_by_user ? job.user : job.group;
 }
 
 }  // namespace gputwin

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gputwin/sim/fair_share_usage.hpp"
 #include "gputwin/sim/mig_pool.hpp"
 #include "gputwin/sim/queue_policy.hpp"
 #include "gputwin/sim/run_time_estimate.hpp"
@@ -63,7 +64,12 @@ class MigPartition final : public SchedulerView {
     return gputwin::expected_run_time(jobs_[index], options_.run_time_estimate);
   }
   [[nodiscard]] std::vector<std::pair<double, int>> expected_releases() const override;
-  [[nodiscard]] double usage_per_share(const JobSpec& job) const override;
+  [[nodiscard]] double usage_per_share(const JobSpec& job) const override {
+    return usage_.usage_per_share(job);
+  }
+  [[nodiscard]] double job_usage_per_share(int index) const override {
+    return usage_.job_usage_per_share(index);
+  }
   [[nodiscard]] int scan_depth() const override { return options_.scan_depth; }
   bool try_start(int index) override;
 
@@ -72,8 +78,6 @@ class MigPartition final : public SchedulerView {
     MigSlice slice;
     double expected_end = 0;
   };
-  [[nodiscard]] const std::string& share_key(const JobSpec& job) const;
-
   const std::vector<JobSpec>& jobs_;
   MigPool pool_;
   MigQueueOptions options_;
@@ -81,7 +85,7 @@ class MigPartition final : public SchedulerView {
   std::vector<int> waiting_;
   std::unordered_map<int, JobSpec> as_slices_;  // waiting or running job -> itself with gpus = compute slices
   std::map<int, Running> running_;              // ordered: deterministic reservations
-  std::unordered_map<std::string, double> usage_;  // compute slices in use per fair-share key
+  FairShareUsage usage_;                        // compute slices in use per fair-share key
   std::vector<int> started_now_;
 };
 

@@ -12,6 +12,10 @@
 //
 // Jobs with a mig_profile run on one slice of a MIG-mode GPU, in a queue of their own (MigPartition, ordered
 // by the same policy); all other jobs on whole GPUs of the pool, exactly as without MIG.
+//
+// These two calls are the engine (sim/replay_engine.hpp) with no failure or checkpoint model and only today's
+// metrics. Anything more (observers, models, rate changes, nodes down) goes through ReplayEngine, not through
+// more overloads here.
 #pragma once
 
 #include <map>
@@ -123,6 +127,7 @@ struct ReplayResult {
   std::vector<GroupMetrics> by_group;
   std::vector<GroupMetrics> by_user;
   std::vector<JobOutcome> outcomes;  // by job index
+  int interruptions = 0;  // running jobs stopped before their end (ReplayEngine; 0 in plain replays)
   std::optional<MigReplayMetrics> mig;
 };
 

@@ -1,0 +1,141 @@
+// The discrete-event replay engine, open at one seam: it keeps the clock, the queues and each job's run
+// (remaining work and rate, job_run.hpp); queue policies say who starts, models (replay_models.hpp) say when
+// nodes fail, observers (replay_observer.hpp) measure. replay() (replay.hpp) is this engine with no models
+// and only today's metrics.
+//
+//   ReplayEngine engine(jobs, GpuPool::uniform(4, 8), std::nullopt, *make_queue_policy("fifo"), options);
+//   engine.add_observer(energy);                      // any number; not owned, must outlive the engine
+//   engine.run_until(3600);                           // every event up to t = 1 h, then the clock to 1 h
+//   engine.set_rate(job, 0.5);                        // runs at half speed from now: its end moves later
+//   engine.interrupt(other, InterruptAction::requeue);  // back to the queue; its queued completion is stale
+//   std::vector<int> hit = engine.set_node_down(3);   // jobs on node 3 interrupted (requeued)
+//   engine.set_node_up(3);
+//   ReplayResult result = engine.run();               // to the end, with today's summaries
+//
+// Interrupted jobs keep their first start (waits are measured to it) and their JCT runs to their last end.
+// Requeued whole-GPU jobs go back to their arrival-order place in the queue; MIG jobs to the end of theirs.
+// Nodes are the whole-GPU pool's: MIG-mode GPUs cannot be taken down yet (MigPool knows GPUs, not nodes).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "gputwin/sim/fair_share_usage.hpp"
+#include "gputwin/sim/gpu_pool.hpp"
+#include "gputwin/sim/job_run.hpp"
+#include "gputwin/sim/mig_partition.hpp"
+#include "gputwin/sim/mig_pool.hpp"
+#include "gputwin/sim/queue_policy.hpp"
+#include "gputwin/sim/replay.hpp"
+#include "gputwin/sim/replay_metrics.hpp"
+#include "gputwin/sim/replay_models.hpp"
+#include "gputwin/sim/replay_observer.hpp"
+
+namespace gputwin {
+
+enum class InterruptAction {
+  requeue,  // back to its queue, to start again with the work its checkpoint policy kept
+  end,      // leaves the replay unfinished
+};
+
+class ReplayEngine final : private SchedulerView {
+ public:
+  // `jobs`, `policy` and the observers must outlive the engine.
+  ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, std::optional<MigPool> mig,
+               const QueuePolicy& policy, ReplayOptions options, ReplayModels models = {});
+  ReplayEngine(const ReplayEngine&) = delete;
+  ReplayEngine& operator=(const ReplayEngine&) = delete;
+
+  // Sees every span and job event from now on, after the engine's own metrics.
+  void add_observer(ReplayObserver& observer) { observers_.push_back(&observer); }
+  // Applies every event at or before `time`, then moves the clock to `time` (when it is later).
+  void run_until(double time);
+  // Applies every remaining event and returns the summaries. Once.
+  [[nodiscard]] ReplayResult run();
+
+  [[nodiscard]] double now() const override { return now_; }
+  [[nodiscard]] const JobRun& job_run(int index) const { return runs_[index]; }
+  [[nodiscard]] const GpuPool& pool() const { return pool_; }
+
+  // A running job does `rate` seconds of work per second from now (1 = as recorded; > 0). Throws
+  // std::invalid_argument when the job is not running or the rate is not positive.
+  void set_rate(int index, double rate);
+  // Stops a running job now; throws std::invalid_argument when it is not running. Schedules afterwards.
+  void interrupt(int index, InterruptAction action);
+  // Takes a whole-GPU node out of service; the jobs on it are interrupted with `action`. Returns them.
+  std::vector<int> set_node_down(int node, InterruptAction action = InterruptAction::requeue);
+  void set_node_up(int node);
+
+ private:
+  // SchedulerView, for the queue policy over the whole-GPU partition.
+  [[nodiscard]] const std::vector<int>& waiting() const override { return waiting_; }
+  [[nodiscard]] const JobSpec& job(int index) const override { return jobs_[index]; }
+  [[nodiscard]] double expected_run_time(int index) const override;
+  [[nodiscard]] int free_gpus() const override { return pool_.free_gpus(); }
+  [[nodiscard]] int scan_depth() const override { return options_.scan_depth; }
+  [[nodiscard]] std::vector<std::pair<double, int>> expected_releases() const override;
+  void visit_releases_in_order(const std::function<bool(double time, int gpus)>& visit) const override;
+  [[nodiscard]] double usage_per_share(const JobSpec& job) const override {
+    return usage_.usage_per_share(job);
+  }
+  [[nodiscard]] double job_usage_per_share(int index) const override {
+    return usage_.job_usage_per_share(index);
+  }
+  bool try_start(int index) override;
+
+  // The event loop.
+  [[nodiscard]] bool has_events();
+  [[nodiscard]] double next_event_time();
+  void step(double time);
+  void drop_stale_completions();
+  void finish_due();
+  void apply_node_events();
+  void advance_to(double time);
+  [[nodiscard]] PartitionState whole_state() const;
+  [[nodiscard]] PartitionState mig_state() const;
+
+  // Jobs.
+  void submit(int index);
+  void submit_slice(int index);
+  void accept(int index);
+  void begin_run(int index);
+  void start_slices(const std::vector<int>& started);
+  void finish(int index);
+  void release_resources(int index);
+  void interrupt_job(int index, InterruptAction action);
+  void requeue(int index);
+  void schedule();
+  void schedule_pass();
+  void remove_started_from_waiting();
+
+  const std::vector<JobSpec>& jobs_;
+  GpuPool pool_;
+  const QueuePolicy& policy_;
+  ReplayOptions options_;
+  ReplayModels models_;
+  ReplayResult result_;
+  ReplayMetrics metrics_;
+  std::vector<ReplayObserver*> observers_;  // metrics_ first
+  std::optional<MigPartition> mig_;         // the MIG-mode GPUs and their queue, when the cluster has some
+  double now_ = 0;
+  std::vector<int> arrival_order_;  // job indices by submit time (stable)
+  std::size_t next_arrival_ = 0;
+  std::optional<NodeEvent> next_node_event_;
+  std::vector<JobRun> runs_;
+  std::vector<int> waiting_;
+  std::vector<int> arrival_rank_;  // job -> its place in arrival order
+  int started_this_pass_ = 0;
+  int latest_started_rank_ = -1;  // the latest arrival among the jobs started in this pass
+  std::vector<Allocation> allocations_;
+  std::multiset<std::pair<double, int>> releases_;  // running jobs' (expected end, GPUs), kept sorted
+  std::vector<std::multiset<std::pair<double, int>>::iterator> release_of_;  // running job -> its entry
+  FairShareUsage usage_;                                                     // GPUs in use per fair-share key
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
+};
+
+}  // namespace gputwin
