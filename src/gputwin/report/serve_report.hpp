@@ -36,8 +36,21 @@ struct ServeReport {
 inline constexpr const char* kServeCapacitySchema = "gputwin.serve-capacity/1";
 [[nodiscard]] std::string capacity_text(const CapacitySearch& search, const std::string& model,
                                         const std::string& traffic, const LatencyTargets& targets);
+[[nodiscard]] nlohmann::json capacity_row_json(const CapacityRow& row);
 [[nodiscard]] nlohmann::json capacity_json(const CapacitySearch& search, const std::string& model,
                                            const std::string& traffic, const LatencyTargets& targets);
+
+// One candidate of a capacity search run as a Slurm array task (perf serve --search --task I): its row with
+// every figure the table and the ranking use, exact (seconds as written, shortest round-trip form), so rows
+// merged from task files rank and print exactly as the local search's.
+inline constexpr const char* kServeCapacityTaskSchema = "gputwin.serve-capacity-task/1";
+struct CapacityTask {
+  int task = 0;
+  int simulations = 0;
+  CapacityRow row;
+};
+[[nodiscard]] nlohmann::json capacity_task_json(const CapacityTask& task);
+[[nodiscard]] Result<CapacityTask> read_capacity_task_json(std::string_view text, const std::string& source);
 
 // What a gputwin.serve/1 document says, as the report page needs it.
 struct ServeDocument {
