@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The capacity search as a job array, without Slurm: `perf serve --search --slurm-array DIR --no-submit` writes
 # the array's script, every task is run as Slurm would run it (the script with SLURM_ARRAY_TASK_ID set), and
-# `perf serve --merge-array DIR` must print exactly the table of the search on local threads; with one task's
+# `perf serve-merge DIR` must print exactly the table of the search on local threads; with one task's
 # result removed the merge must fail and name it. (tests/slurm/sweep.sh runs the same machinery through a real
 # slurmctld for sweeps.)
 #
@@ -23,7 +23,7 @@ tasks=$(sed -n 's/.*(\([0-9]*\) array tasks)$/\1/p' "$work/wrote.txt")
 for ((task = 0; task < tasks; task++)); do
   SLURM_ARRAY_TASK_ID=$task bash "$work/array/serve-search.sbatch" >"$work/array/logs/task-$task.log" 2>&1
 done
-"$gputwin" perf serve --merge-array "$work/array" >"$work/merged.txt"
+"$gputwin" perf serve-merge "$work/array" >"$work/merged.txt"
 if ! cmp -s "$work/local.txt" "$work/merged.txt"; then
   echo "FAIL: the merged array's table differs from the local search:" >&2
   diff "$work/local.txt" "$work/merged.txt" >&2 || true
@@ -32,7 +32,7 @@ fi
 echo "ok: $tasks array tasks merged into the local search's table, byte for byte"
 
 rm "$work/array/results/task-2.json"
-if "$gputwin" perf serve --merge-array "$work/array" >/dev/null 2>"$work/missing.txt"; then
+if "$gputwin" perf serve-merge "$work/array" >/dev/null 2>"$work/missing.txt"; then
   echo "FAIL: the merge accepted an array with task 2 missing" >&2
   exit 1
 fi

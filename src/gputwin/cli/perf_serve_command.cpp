@@ -258,7 +258,7 @@ int run_search_array(const ServeOptions& options, const std::string& model, std:
               << (dir / "logs").string() << "\n";
     return kInputError;
   }
-  std::cout << "merge the results with: gputwin perf serve --merge-array " << dir.string() << "\n";
+  std::cout << "merge the results with: gputwin perf serve-merge " << dir.string() << "\n";
   return 0;
 }
 
@@ -269,9 +269,9 @@ int run_merge_array(const ServeOptions& options) {
     return kInputError;
   }
   const MergedServeSearch& array = merged.value();
-  for (const std::string& line : array.missing) std::cerr << "perf serve --merge-array: " << line << "\n";
+  for (const std::string& line : array.missing) std::cerr << "perf serve-merge: " << line << "\n";
   if (!array.missing.empty()) {
-    std::cerr << "perf serve --merge-array: " << array.missing.size() << " of " << array.tasks
+    std::cerr << "perf serve-merge: " << array.missing.size() << " of " << array.tasks
               << " candidates have no result\n";
     return kInputError;
   }
@@ -479,18 +479,7 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
                    "--search: run candidate I alone and write its row to --out (a Slurm array task)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--out", options->out, "with --task: the result file");
-  command->add_option("--merge-array", options->merge_array,
-                      "rank the task results of a --slurm-array search in DIR into its answer");
   command->callback([options, &exit_code] {
-    if (!options->merge_array.empty()) {
-      try {
-        exit_code = run_merge_array(*options);
-      } catch (const UsageFailure& failure) {
-        std::cerr << "perf serve: " << failure.message << "\n";
-        exit_code = kUsageError;
-      }
-      return;
-    }
     const auto& d = options->deployment;
     if (options->search && options->slo.empty()) {
       std::cerr << "perf serve: --search needs targets (--slo ttft-p90=500ms,...)\n";
@@ -513,6 +502,20 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       exit_code = run_serve(*options);
     } catch (const UsageFailure& failure) {
       std::cerr << "perf serve: " << failure.message << "\n";
+      exit_code = kUsageError;
+    }
+  });
+  auto merge_options = std::make_shared<ServeOptions>();
+  auto* merge = perf.add_subcommand(
+      "serve-merge", "rank the task results of a `perf serve --search --slurm-array DIR` into its answer");
+  merge->add_option("DIR", merge_options->merge_array, "the array's directory")->required();
+  merge->add_flag("--json", merge_options->json,
+                  std::string("print JSON (schema ") + kServeCapacitySchema + ")");
+  merge->callback([merge_options, &exit_code] {
+    try {
+      exit_code = run_merge_array(*merge_options);
+    } catch (const UsageFailure& failure) {
+      std::cerr << "perf serve-merge: " << failure.message << "\n";
       exit_code = kUsageError;
     }
   });
