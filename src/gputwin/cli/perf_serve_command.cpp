@@ -3,12 +3,18 @@
 // latency percentiles, throughput and goodput against targets come out as text, JSON or a CSV over time.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
+#include "gputwin/export/serve_search_array.hpp"
+#include "gputwin/export/slurm_array.hpp"
 #include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/report/serve_report.hpp"
 #include "gputwin/serve/capacity_search.hpp"
@@ -43,7 +49,34 @@ struct ServeOptions {
   std::string disaggregate;  // "prefill=P,decode=D"
   int prefill_tp = 0;        // default: --tp
   int decode_tp = 0;
+  int threads = 0;  // 0 = the hardware's concurrency
+  std::vector<std::string> batch_limits;
+  int max_domains = 4;
+  // The search as a Slurm job array (export/serve_search_array.hpp).
+  std::string slurm_array;
+  std::vector<std::string> sbatch_options;
+  bool no_submit = false;
+  bool wait = false;
+  int task = -1;
+  std::string out;
+  std::string merge_array;
 };
+
+// "8192/1024": max_num_batched_tokens/max_num_seqs.
+BatchLimits parse_batch_limits(const std::string& text) {
+  const auto slash = text.find('/');
+  try {
+    std::size_t used_tokens = 0, used_sequences = 0;
+    if (slash == std::string::npos) throw std::invalid_argument("no slash");
+    const std::string tokens = text.substr(0, slash), sequences = text.substr(slash + 1);
+    const BatchLimits limits{std::stoi(tokens, &used_tokens), std::stoi(sequences, &used_sequences)};
+    if (used_tokens == tokens.size() && used_sequences == sequences.size() && limits.max_batched_tokens > 0 &&
+        limits.max_sequences > 0)
+      return limits;
+  } catch (const std::exception&) {
+  }
+  throw UsageFailure{"--batch-limits: '" + text + "' is not TOKENS/SEQUENCES (e.g. 8192/1024)"};
+}
 
 double number_in(const std::string& item, const std::string& text) {
   std::size_t used = 0;
@@ -139,6 +172,120 @@ std::optional<Traffic> traffic_of(const ServeOptions& options) {
                              options.gap_cv, options.seed, d.input_tokens, d.output_tokens)};
 }
 
+// This run's arguments without the program and without the options that only steer the array itself, for
+// the array's tasks to repeat.
+std::vector<std::string> search_arguments() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> words;
+  std::string word;
+  while (std::getline(in, word, '\0')) words.push_back(word);
+  const std::vector<std::string> with_value{"--slurm-array", "--sbatch-option", "--threads", "--task",
+                                            "--out"};
+  const std::vector<std::string> flags{"--no-submit", "--wait", "--json"};
+  const auto named = [](const std::vector<std::string>& names, const std::string& w) {
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string& n) { return w == n || w.starts_with(n + "="); });
+  };
+  std::vector<std::string> kept;
+  for (std::size_t k = 1; k < words.size(); ++k) {
+    if (named(flags, words[k])) continue;
+    if (named(with_value, words[k])) {
+      if (words[k].find('=') == std::string::npos) ++k;  // its value is the next word
+      continue;
+    }
+    kept.push_back(words[k]);
+  }
+  return kept;
+}
+
+// Written whole, then renamed: a task killed mid-write leaves no result the merge could take for complete.
+int write_task_result(const std::string& path, const std::string& text) {
+  const std::string partial = path + ".partial";
+  std::ofstream out(partial);
+  out << text;
+  out.close();
+  std::error_code error;
+  if (out) std::filesystem::rename(partial, path, error);
+  if (!out || error) {
+    std::cerr << "perf serve: cannot write " << path << "\n";
+    return kInputError;
+  }
+  return 0;
+}
+
+int run_search_task(const ServeOptions& options, const CapacityInputs& capacity,
+                    const std::vector<DeploymentCandidate>& candidates, const Traffic& traffic,
+                    const LatencyTargets& targets) {
+  if (options.task >= static_cast<int>(candidates.size())) {
+    std::cerr << "perf serve: --task " << options.task << " is not a candidate of this search (0 to "
+              << candidates.size() - 1 << ")\n";
+    return kUsageError;
+  }
+  if (options.out.empty()) throw UsageFailure{"--task needs --out FILE"};
+  CapacityTask task;
+  task.task = options.task;
+  task.row = search_candidate(capacity, candidates[static_cast<std::size_t>(options.task)], traffic.requests,
+                              targets, options.max_gpus, task.simulations);
+  return write_task_result(options.out, capacity_task_json(task).dump(2) + "\n");
+}
+
+int run_search_array(const ServeOptions& options, const std::string& model, std::size_t tasks,
+                     const Traffic& traffic) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::absolute(options.slurm_array);
+  std::error_code error;
+  fs::create_directories(dir / "results", error);
+  fs::create_directories(dir / "logs", error);
+  if (error) {
+    std::cerr << dir.string() << ": cannot create: " << error.message() << "\n";
+    return kInputError;
+  }
+  const ServeSearchArray array{model,
+                               traffic.description,
+                               options.slo,
+                               tasks,
+                               fs::read_symlink("/proc/self/exe").string(),
+                               dir.string(),
+                               fs::current_path().string(),
+                               options.sbatch_options,
+                               search_arguments()};
+  if (const auto problem = write_export_files(serve_search_array_files(array), dir.string())) {
+    std::cerr << *problem << "\n";
+    return kInputError;
+  }
+  std::cout << "wrote " << (dir / kServeSearchScript).string() << " (" << tasks << " array tasks)\n";
+  if (options.no_submit) return 0;
+  const std::string command = slurm_array_submit_command(dir.string(), options.wait, kServeSearchScript);
+  const int status = std::system(command.c_str());
+  if (status != 0) {
+    std::cerr << "perf serve: `" << command << "` failed (exit status " << status << "); see the logs in "
+              << (dir / "logs").string() << "\n";
+    return kInputError;
+  }
+  std::cout << "merge the results with: gputwin perf serve-merge " << dir.string() << "\n";
+  return 0;
+}
+
+int run_merge_array(const ServeOptions& options) {
+  const auto merged = merge_serve_search_array(options.merge_array);
+  if (!merged.ok()) {
+    std::cerr << merged.error_text();
+    return kInputError;
+  }
+  const MergedServeSearch& array = merged.value();
+  for (const std::string& line : array.missing) std::cerr << "perf serve-merge: " << line << "\n";
+  if (!array.missing.empty()) {
+    std::cerr << "perf serve-merge: " << array.missing.size() << " of " << array.tasks
+              << " candidates have no result\n";
+    return kInputError;
+  }
+  const LatencyTargets targets = parse_slo(array.slo);
+  const CapacitySearch search = rank_capacity_rows(array.rows, array.simulations);
+  std::cout << (options.json ? capacity_json(search, array.model, array.traffic, targets).dump(2) + "\n"
+                             : capacity_text(search, array.model, array.traffic, targets));
+  return search.rows.empty() || !search.rows.front().meets ? kInputError : 0;
+}
+
 int run_search(const ServeOptions& options, const InferenceInputs& inputs,
                const ServingEngineDefaults& engine, const Traffic& traffic, const LatencyTargets& targets) {
   const auto catalog = load_catalog(options.deployment.catalog);
@@ -152,7 +299,9 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
                           inputs.setup.kv_bytes_per_element,
                           inputs.setup.input_tokens,
                           inputs.setup.output_tokens,
-                          {}};
+                          {},
+                          {},
+                          options.max_domains};
   if (!options.prices.empty()) {
     auto prices = load_gpu_hour_prices(options.prices, *catalog);
     if (!prices.ok()) {
@@ -161,16 +310,31 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
     }
     capacity.gpu_hour_prices = std::move(prices).value();
   }
+  capacity.max_domains = options.max_domains;
+  if (options.max_batched_tokens > 0 || options.max_sequences > 0) {  // fixed limits: not searched
+    const EngineLimits own = engine_limits_for(engine, inputs.hardware.accelerator, 0);
+    capacity.batch_limits.push_back(
+        {options.max_batched_tokens > 0 ? options.max_batched_tokens : own.max_batched_tokens,
+         options.max_sequences > 0 ? options.max_sequences : own.max_sequences});
+  }
+  for (const std::string& limits : options.batch_limits)
+    capacity.batch_limits.push_back(parse_batch_limits(limits));
   std::vector<DeploymentCandidate> candidates;
   for (const std::string& system :
        options.systems.empty() ? std::vector<std::string>{options.deployment.system} : options.systems) {
     if (catalog->find<System>(system) == nullptr)
       throw UsageFailure{"--systems: no system '" + system + "' in the catalog"};
-    for (const DeploymentCandidate& candidate : candidates_for(*catalog, system, inputs.setup.model))
+    for (const DeploymentCandidate& candidate : candidates_for(capacity, system))
       candidates.push_back(candidate);
   }
+  if (options.task >= 0) return run_search_task(options, capacity, candidates, traffic, targets);
+  if (!options.slurm_array.empty())
+    return run_search_array(options, inputs.setup.model.name, candidates.size(), traffic);
+  const int threads = options.threads > 0
+                          ? options.threads
+                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   const CapacitySearch search =
-      search_capacity(capacity, candidates, traffic.requests, targets, options.max_gpus);
+      search_capacity(capacity, candidates, traffic.requests, targets, options.max_gpus, threads);
   std::cout << (options.json
                     ? capacity_json(search, inputs.setup.model.name, traffic.description, targets).dump(2) +
                           "\n"
@@ -404,7 +568,8 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
   command->add_flag(
       "--search", options->search,
       "find the fewest GPUs (or the cheapest, with --prices) that meet --slo: every TP up to the "
-      "scale-up domain on each of --systems, replicas by doubling and bisection");
+      "scale-up domain (DP attention + EP for MoE, PP when one domain cannot hold the weights) on each "
+      "of --systems, replicas by doubling and bisection, under each of --batch-limits");
   command->add_option("--systems", options->systems, "--search: catalog systems to try (default: --system)")
       ->delimiter(',');
   command
@@ -426,6 +591,32 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
                    "--disaggregate: TP of a decode instance (default --tp)")
       ->check(CLI::PositiveNumber);
   disaggregate->excludes(concurrency);
+  command
+      ->add_option("--threads", options->threads,
+                   "--search: candidates simulated at once (default: the hardware's concurrency); the "
+                   "answer is the same for any count")
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--batch-limits", options->batch_limits,
+                   "--search: engine limits to try, TOKENS/SEQUENCES (default: the engine's for the GPU, "
+                   "then its other default pair)")
+      ->delimiter(',');
+  command
+      ->add_option("--max-pp", options->max_domains,
+                   "--search: the most scale-up domains (PP stages, or an EP group's domains) tried for "
+                   "weights one domain cannot hold (default 4)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--slurm-array", options->slurm_array,
+                      "--search: write (and submit) a Slurm job array in DIR, one task per candidate");
+  command->add_option("--sbatch-option", options->sbatch_options,
+                      "with --slurm-array: an #SBATCH line, e.g. --partition=gpu (repeatable)");
+  command->add_flag("--no-submit", options->no_submit, "with --slurm-array: write the script only");
+  command->add_flag("--wait", options->wait, "with --slurm-array: wait until the array job ends");
+  command
+      ->add_option("--task", options->task,
+                   "--search: run candidate I alone and write its row to --out (a Slurm array task)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--out", options->out, "with --task: the result file");
   command->callback([options, &exit_code] {
     const auto& d = options->deployment;
     if (options->search && options->slo.empty()) {
@@ -460,6 +651,20 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       exit_code = run_serve(*options);
     } catch (const UsageFailure& failure) {
       std::cerr << "perf serve: " << failure.message << "\n";
+      exit_code = kUsageError;
+    }
+  });
+  auto merge_options = std::make_shared<ServeOptions>();
+  auto* merge = perf.add_subcommand(
+      "serve-merge", "rank the task results of a `perf serve --search --slurm-array DIR` into its answer");
+  merge->add_option("DIR", merge_options->merge_array, "the array's directory")->required();
+  merge->add_flag("--json", merge_options->json,
+                  std::string("print JSON (schema ") + kServeCapacitySchema + ")");
+  merge->callback([merge_options, &exit_code] {
+    try {
+      exit_code = run_merge_array(*merge_options);
+    } catch (const UsageFailure& failure) {
+      std::cerr << "perf serve-merge: " << failure.message << "\n";
       exit_code = kUsageError;
     }
   });

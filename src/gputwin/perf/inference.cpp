@@ -88,7 +88,7 @@ class ServingModel {
         expected_experts_hit(model().moe.experts, model().moe.experts_per_token, tokens));
   }
   [[nodiscard]] double kv_bytes_per_token_per_gpu() const {
-    return kv_cache_per_gpu(model(), 1, 1, setup_.kv_bytes_per_element, setup_.tp).base();
+    return kv_cache_per_gpu(model(), 1, 1, setup_.kv_bytes_per_element, setup_.tp).base() * stage_share();
   }
   // Tokens the KV cache of one attention group holds.
   [[nodiscard]] double kv_capacity_tokens_per_group() const {
@@ -124,7 +124,7 @@ class ServingModel {
     const double group_sequences =
         std::ceil(static_cast<double>(sequences) / setup_.ep);  // the busiest group
     StepTime time = step(group_sequences, sequences, context);
-    time.memory_s += group_sequences * context * kv_bytes_per_token_per_gpu() / memory_bandwidth();
+    time.memory_s += group_sequences * context * kv_bytes_per_token_all_stages() / memory_bandwidth();
     time.host_s = group_sequences * constants_.host_seconds_per_sequence_step;
     return time;
   }
@@ -135,14 +135,24 @@ class ServingModel {
                                double decode_context) const {
     const double groups = setup_.ep;
     StepTime time = step(std::ceil(tokens / groups), tokens, mean_context);
-    time.memory_s += decode_context / groups * kv_bytes_per_token_per_gpu() / memory_bandwidth();
+    time.memory_s += decode_context / groups * kv_bytes_per_token_all_stages() / memory_bandwidth();
     time.host_s = std::ceil(decode_sequences / groups) * constants_.host_seconds_per_sequence_step;
     return time;
   }
 
  private:
   [[nodiscard]] const TransformerModel& model() const { return setup_.model; }
-  [[nodiscard]] int replica_gpus() const { return setup_.tp * setup_.ep; }
+  [[nodiscard]] int replica_gpus() const { return setup_.tp * setup_.ep; }  // of one pipeline stage
+  // The KV cache a TP rank reads per cached token when a batch passes every pipeline stage.
+  [[nodiscard]] double kv_bytes_per_token_all_stages() const {
+    return kv_bytes_per_token_per_gpu() / stage_share();
+  }
+  // The share of the layers (their weights and KV cache) on the busiest pipeline stage's GPUs.
+  [[nodiscard]] double stage_share() const {
+    if (setup_.pp <= 1) return 1.0;
+    const int layers = model().layers;
+    return static_cast<double>((layers + setup_.pp - 1) / setup_.pp) / layers;
+  }
   [[nodiscard]] double memory_bandwidth() const {
     return roofline_.memory_bytes_per_s * constants_.memory_efficiency;
   }
@@ -156,7 +166,8 @@ class ServingModel {
     const double non_expert =
         m.parameters() - static_cast<double>(m.moe.experts) * m.moe_layer_count() * expert;
     const double experts = experts_per_layer * m.moe_layer_count() * expert;
-    return (non_expert / setup_.tp + experts / replica_gpus()) * bytes_per_element(setup_.precision);
+    return (non_expert / setup_.tp + experts / replica_gpus()) * bytes_per_element(setup_.precision) *
+           stage_share();
   }
 
   // Weights, matrix FLOPs and communication of one engine iteration: `group_tokens` tokens in the busiest
@@ -174,8 +185,9 @@ class ServingModel {
       time.compute_s += replica_tokens * routed_expert_flops_per_token(model()) / replica_gpus() /
                         (peak * constants_.gemm_efficiency(rows_per_expert));
     }
-    time.memory_s = weight_bytes_read_per_gpu(replica_tokens) / memory_bandwidth();
-    time.communication_s = layer_communication(group_tokens);
+    // With PP, each stage reads its share of the weights and the stages run one after the other.
+    time.memory_s = weight_bytes_read_per_gpu(replica_tokens) / stage_share() / memory_bandwidth();
+    time.communication_s = layer_communication(group_tokens) + (setup_.pp - 1) * stage_send_s(group_tokens);
     return time;
   }
 
@@ -197,6 +209,15 @@ class ServingModel {
     const ByteSize bytes = ByteSize::from_base(tokens * model().hidden * kActivationBytes);
     return estimate_collective(hardware_, collectives_, CollectiveOp::all_reduce, bytes, group).time_us *
            1e-6;
+  }
+
+  // The activations of a batch handed to the next pipeline stage: each TP rank sends its 1/tp share to its
+  // peer (vLLM splits the tensor over the TP ranks), point to point over the link between the stages (the
+  // NICs when the stages are in different domains).
+  [[nodiscard]] double stage_send_s(double group_tokens) const {
+    const CollectiveGroup group = consecutive_group(hardware_, setup_.tp * setup_.pp);
+    const ByteSize bytes = ByteSize::from_base(group_tokens * model().hidden * kActivationBytes / setup_.tp);
+    return estimate_collective(hardware_, collectives_, CollectiveOp::sendrecv, bytes, group).time_us * 1e-6;
   }
 
   // Each rank sends its share of the group's tokens (1/tp of them), top_k copies each; nccl-tests' alltoall
@@ -242,10 +263,14 @@ Result<InferenceEstimate> estimate_inference(const PerfHardware& hardware, const
                        " GPUs do not divide the model's " + std::to_string(setup.model.moe.experts) +
                        " experts");
   }
-  if (setup.tp * setup.ep > hardware.gpus()) {
+  if (setup.pp < 1 || setup.pp > setup.model.layers)
+    return setup_error("the pipeline-parallel size must be 1 to the model's layers");
+  if (setup.pp > 1 && setup.ep > 1) return setup_error("PP with EP is not modelled");
+  if (setup.tp * setup.ep * setup.pp > hardware.gpus()) {
     return setup_error((setup.ep > 1 ? "EP " + std::to_string(setup.ep) + " x " : std::string()) + "TP " +
-                       std::to_string(setup.tp) + " is more than the cluster's " +
-                       std::to_string(hardware.gpus()) + " GPUs");
+                       std::to_string(setup.tp) +
+                       (setup.pp > 1 ? " x PP " + std::to_string(setup.pp) : std::string()) +
+                       " is more than the cluster's " + std::to_string(hardware.gpus()) + " GPUs");
   }
   if (setup.input_tokens < 1 || setup.output_tokens < 1) {
     return setup_error("input and output lengths must be at least 1 token");
@@ -277,7 +302,7 @@ Result<InferenceEstimate> estimate_inference(const PerfHardware& hardware, const
   estimate.ttft_s = serving.prefill(1).seconds() + estimate.tpot_s;
   const double cycle = estimate.prefill.seconds() + setup.output_tokens * estimate.decode.seconds();
   estimate.output_tokens_per_s = estimate.sequences * static_cast<double>(setup.output_tokens) / cycle;
-  estimate.output_tokens_per_s_per_gpu = estimate.output_tokens_per_s / (setup.tp * setup.ep);
+  estimate.output_tokens_per_s_per_gpu = estimate.output_tokens_per_s / (setup.tp * setup.ep * setup.pp);
   return estimate;
 }
 
@@ -288,10 +313,10 @@ Result<IterationModel> IterationModel::make(const PerfHardware& hardware, const 
   if (!estimate.ok()) return estimate.errors();
   if (!estimate.value().weights_fit) {
     InputError error;
-    error.message =
-        fmt::format("perf serve: the weights of {} do not fit on TP {}{}: {:.1f} GB short per GPU",
-                    setup.model.name, setup.tp, setup.ep > 1 ? fmt::format(" x EP {}", setup.ep) : "",
-                    estimate.value().missing_bytes_per_gpu / 1e9);
+    error.message = fmt::format(
+        "perf serve: the weights of {} do not fit on TP {}{}{}: {:.1f} GB short per GPU", setup.model.name,
+        setup.tp, setup.ep > 1 ? fmt::format(" x EP {}", setup.ep) : "",
+        setup.pp > 1 ? fmt::format(" x PP {}", setup.pp) : "", estimate.value().missing_bytes_per_gpu / 1e9);
     return error;
   }
   auto roofline = roofline_of(hardware.accelerator, setup.precision);

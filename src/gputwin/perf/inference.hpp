@@ -18,6 +18,10 @@
 // routed experts are split over all N x TP GPUs, as vLLM's --data-parallel-size N --tensor-parallel-size TP
 // --enable-expert-parallel; tokens reach their experts by an all-to-all dispatch and combine per MoE layer.
 // Latent attention (MLA): the cache holds the compressed latent, replicated on every TP rank.
+// Pipeline parallelism (pp > 1, as vLLM's --pipeline-parallel-size across nodes): each stage holds the layers
+// of the busiest stage (ceil(layers / pp)), their weights and KV cache; one batch's time is the sum of the
+// stages' (the whole model's work, as without PP) plus pp - 1 sends of its activations to the next stage.
+// Overlapping several batches in the pipeline is the caller's (serve/capacity_search runs pp engines).
 #pragma once
 
 #include <string>
@@ -60,6 +64,7 @@ struct InferenceSetup {
   int input_tokens = 128;
   int output_tokens = 128;
   int ep = 1;  // MoE: attention groups of tp GPUs per replica; experts split over ep x tp GPUs when > 1
+  int pp = 1;  // pipeline stages, each tp GPUs holding its share of the layers (their weights and KV cache)
 };
 
 struct StepTime {

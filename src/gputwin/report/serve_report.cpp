@@ -19,6 +19,15 @@ std::string stats_row(std::string_view name, const LatencyStats& s) {
                      s.p90 * 1e3, s.p99 * 1e3);
 }
 
+nlohmann::json stats_s(const LatencyStats& s) {
+  return {{"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}};
+}
+
+LatencyStats stats_of(const JsonField& field) {
+  return LatencyStats{field.child("mean").number(), field.child("p50").number(), field.child("p90").number(),
+                      field.child("p99").number()};
+}
+
 std::string targets_text(const LatencyTargets& t) {
   std::string text;
   const auto add = [&](std::string_view name, const std::optional<double>& v) {
@@ -206,53 +215,132 @@ std::string capacity_text(const CapacitySearch& search, const std::string& model
   std::string text =
       fmt::format("Capacity for {}: {}\nTargets {} for {:.0f} % of requests ({} simulations)\n\n", model,
                   traffic, targets_text(targets), targets.percentile * 100, search.simulations);
-  text += fmt::format("  {:<20} {:>3} {:>8} {:>6} {:>10} {:>9} {:>9} {:>11} {:>9}  {}\n", "system", "tp",
-                      "replicas", "GPUs", "tok/s/GPU", "TTFT p90", "TPOT p90", "$/h", "$/Mtok", "");
+  text += fmt::format("  {:<20} {:<22} {:>10} {:>8} {:>6} {:>10} {:>9} {:>9} {:>11} {:>9}  {}\n", "system",
+                      "layout", "limits", "replicas", "GPUs", "tok/s/GPU", "TTFT p90", "TPOT p90", "$/h",
+                      "$/Mtok", "");
   for (const CapacityRow& row : search.rows) {
-    if (row.replicas == 0 && row.summary.requests == 0) {
-      text += fmt::format("  {:<20} {:>3}  refused: {}\n", row.candidate.system, row.candidate.tp, row.why);
+    if (row.refused()) {
+      text += fmt::format("  {:<20} {:<22}  refused: {}\n", row.candidate.system, layout_text(row.candidate),
+                          row.why);
       continue;
     }
     const std::string cost = row.cost_per_hour ? fmt::format("{:.2f}", row.cost_per_hour->base()) : "-";
     const std::string per_token =
         row.cost_per_hour ? fmt::format("{:.3f}", row.cost_per_million_tokens) : "-";
-    text +=
-        fmt::format("  {:<20} {:>3} {:>8} {:>6} {:>10.0f} {:>7.0f}ms {:>7.1f}ms {:>11} {:>9}  {}\n",
-                    row.candidate.system, row.candidate.tp, row.meets ? std::to_string(row.replicas) : "-",
-                    row.meets ? std::to_string(row.gpus) : "-", row.summary.output_tokens_per_s_per_gpu,
-                    row.summary.ttft_s.p90 * 1e3, row.summary.tpot_s.p90 * 1e3, cost, per_token,
-                    row.meets && row.why.empty() ? "<- answer" : row.why);
+    text += fmt::format(
+        "  {:<20} {:<22} {:>10} {:>8} {:>6} {:>10.0f} {:>7.0f}ms {:>7.1f}ms {:>11} {:>9}  {}\n",
+        row.candidate.system, layout_text(row.candidate),
+        fmt::format("{}/{}", row.limits.max_batched_tokens, row.limits.max_sequences),
+        row.meets ? std::to_string(row.replicas) : "-", row.meets ? std::to_string(row.gpus) : "-",
+        row.summary.output_tokens_per_s_per_gpu, row.summary.ttft_s.p90 * 1e3, row.summary.tpot_s.p90 * 1e3,
+        cost, per_token, row.meets && row.why.empty() ? "<- answer" : row.why);
   }
+  text += "\nlimits: max_num_batched_tokens/max_num_seqs per engine (per data-parallel rank with DP)\n";
+  if (!search.fits_nowhere.empty()) text += "\n" + model + ": " + search.fits_nowhere + ".\n";
   if (search.rows.empty() || !search.rows.front().meets)
     text += "\nNo candidate meets the targets within the GPU limit.\n";
   return text;
 }
 
+nlohmann::json capacity_row_json(const CapacityRow& row) {
+  return {{"system", row.candidate.system},
+          {"tp", row.candidate.tp},
+          {"dp_attention", row.candidate.ep},
+          {"pp", row.candidate.pp},
+          {"layout", layout_text(row.candidate)},
+          {"accelerator", row.accelerator},
+          {"meets", row.meets},
+          {"replicas", row.replicas},
+          {"gpus", row.gpus},
+          {"max_batched_tokens", row.limits.max_batched_tokens},
+          {"max_sequences", row.limits.max_sequences},
+          {"requests", row.summary.requests},
+          {"output_tokens_per_s", row.summary.output_tokens_per_s},
+          {"output_tokens_per_s_per_gpu", row.summary.output_tokens_per_s_per_gpu},
+          {"ttft_ms", latency_ms_json(row.summary.ttft_s)},
+          {"tpot_ms", latency_ms_json(row.summary.tpot_s)},
+          {"e2e_ms", latency_ms_json(row.summary.e2e_s)},
+          {"cost_per_hour", row.cost_per_hour ? nlohmann::json(row.cost_per_hour->base()) : nlohmann::json()},
+          {"cost_per_million_tokens",
+           row.cost_per_hour ? nlohmann::json(row.cost_per_million_tokens) : nlohmann::json()},
+          {"memory_needed_bytes", row.memory_needed_bytes},
+          {"why", row.why}};
+}
+
 nlohmann::json capacity_json(const CapacitySearch& search, const std::string& model,
                              const std::string& traffic, const LatencyTargets& targets) {
   nlohmann::json rows = nlohmann::json::array();
-  for (const CapacityRow& row : search.rows) {
-    rows.push_back(
-        {{"system", row.candidate.system},
-         {"tp", row.candidate.tp},
-         {"accelerator", row.accelerator},
-         {"meets", row.meets},
-         {"replicas", row.replicas},
-         {"gpus", row.gpus},
-         {"output_tokens_per_s_per_gpu", row.summary.output_tokens_per_s_per_gpu},
-         {"ttft_ms", latency_ms_json(row.summary.ttft_s)},
-         {"tpot_ms", latency_ms_json(row.summary.tpot_s)},
-         {"cost_per_hour", row.cost_per_hour ? nlohmann::json(row.cost_per_hour->base()) : nlohmann::json()},
-         {"cost_per_million_tokens",
-          row.cost_per_hour ? nlohmann::json(row.cost_per_million_tokens) : nlohmann::json()},
-         {"why", row.why}});
-  }
+  for (const CapacityRow& row : search.rows) rows.push_back(capacity_row_json(row));
   return {{"schema", kServeCapacitySchema},
           {"model", model},
           {"traffic", traffic},
           {"targets_percentile", targets.percentile},
           {"simulations", search.simulations},
+          {"fits_nowhere", search.fits_nowhere},
           {"rows", rows}};
+}
+
+nlohmann::json capacity_task_json(const CapacityTask& task) {
+  const CapacityRow& row = task.row;
+  const ServeSummary& s = row.summary;
+  return {{"schema", kServeCapacityTaskSchema},
+          {"task", task.task},
+          {"simulations", task.simulations},
+          {"system", row.candidate.system},
+          {"tp", row.candidate.tp},
+          {"dp_attention", row.candidate.ep},
+          {"pp", row.candidate.pp},
+          {"accelerator", row.accelerator},
+          {"meets", row.meets},
+          {"replicas", row.replicas},
+          {"gpus", row.gpus},
+          {"max_batched_tokens", row.limits.max_batched_tokens},
+          {"max_sequences", row.limits.max_sequences},
+          {"cost_per_hour", row.cost_per_hour ? nlohmann::json(row.cost_per_hour->base()) : nlohmann::json()},
+          {"cost_per_million_tokens", row.cost_per_million_tokens},
+          {"memory_needed_bytes", row.memory_needed_bytes},
+          {"why", row.why},
+          {"summary",
+           {{"requests", s.requests},
+            {"finished", s.finished},
+            {"meets_targets", s.meets_targets},
+            {"output_tokens_per_s", s.output_tokens_per_s},
+            {"output_tokens_per_s_per_gpu", s.output_tokens_per_s_per_gpu},
+            {"ttft_s", stats_s(s.ttft_s)},
+            {"tpot_s", stats_s(s.tpot_s)},
+            {"e2e_s", stats_s(s.e2e_s)}}}};
+}
+
+Result<CapacityTask> read_capacity_task_json(std::string_view text, const std::string& source) {
+  return read_json_document<CapacityTask>(text, source, [](const JsonField& root) {
+    expect_schema(root, kServeCapacityTaskSchema, "perf serve --search --task");
+    CapacityTask task;
+    task.task = int_of(root.child("task"));
+    task.simulations = int_of(root.child("simulations"));
+    CapacityRow& row = task.row;
+    row.candidate = {root.child("system").string(), int_of(root.child("tp")),
+                     int_of(root.child("dp_attention")), int_of(root.child("pp"))};
+    row.accelerator = root.child("accelerator").string();
+    row.meets = boolean_of(root.child("meets"));
+    row.replicas = int_of(root.child("replicas"));
+    row.gpus = int_of(root.child("gpus"));
+    row.limits = {int_of(root.child("max_batched_tokens")), int_of(root.child("max_sequences"))};
+    if (const auto cost = optional_number(root.child("cost_per_hour")))
+      row.cost_per_hour = Money::from_base(*cost);
+    row.cost_per_million_tokens = root.child("cost_per_million_tokens").number();
+    row.memory_needed_bytes = root.child("memory_needed_bytes").number();
+    row.why = root.child("why").string();
+    const JsonField s = root.child("summary");
+    row.summary.requests = int_of(s.child("requests"));
+    row.summary.finished = int_of(s.child("finished"));
+    row.summary.meets_targets = boolean_of(s.child("meets_targets"));
+    row.summary.output_tokens_per_s = s.child("output_tokens_per_s").number();
+    row.summary.output_tokens_per_s_per_gpu = s.child("output_tokens_per_s_per_gpu").number();
+    row.summary.ttft_s = stats_of(s.child("ttft_s"));
+    row.summary.tpot_s = stats_of(s.child("tpot_s"));
+    row.summary.e2e_s = stats_of(s.child("e2e_s"));
+    return task;
+  });
 }
 
 nlohmann::json latency_ms_json(const LatencyStats& s) {
@@ -330,6 +418,7 @@ CapacityDocument capacity_document_from_json(const JsonField& root, const std::s
     CapacityDocumentRow r;
     r.system = row.child("system").string();
     r.accelerator = row.child("accelerator").string();
+    r.layout = row.child("layout").string();
     r.tp = int_of(row.child("tp"));
     r.meets = boolean_of(row.child("meets"));
     r.replicas = int_of(row.child("replicas"));

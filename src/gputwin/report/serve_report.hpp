@@ -43,12 +43,24 @@ struct ServeReport {
 inline constexpr const char* kServeCapacitySchema = "gputwin.serve-capacity/1";
 [[nodiscard]] std::string capacity_text(const CapacitySearch& search, const std::string& model,
                                         const std::string& traffic, const LatencyTargets& targets);
+[[nodiscard]] nlohmann::json capacity_row_json(const CapacityRow& row);
 [[nodiscard]] nlohmann::json capacity_json(const CapacitySearch& search, const std::string& model,
                                            const std::string& traffic, const LatencyTargets& targets);
 
 // Latency statistics in seconds written as {mean, p50, p90, p99} in milliseconds, and read back.
 [[nodiscard]] nlohmann::json latency_ms_json(const LatencyStats& seconds);
 [[nodiscard]] LatencyStats latency_ms_from_json(const JsonField& field);
+// One candidate of a capacity search run as a Slurm array task (perf serve --search --task I): its row with
+// every figure the table and the ranking use, exact (seconds as written, shortest round-trip form), so rows
+// merged from task files rank and print exactly as the local search's.
+inline constexpr const char* kServeCapacityTaskSchema = "gputwin.serve-capacity-task/1";
+struct CapacityTask {
+  int task = 0;
+  int simulations = 0;
+  CapacityRow row;
+};
+[[nodiscard]] nlohmann::json capacity_task_json(const CapacityTask& task);
+[[nodiscard]] Result<CapacityTask> read_capacity_task_json(std::string_view text, const std::string& source);
 
 // What a gputwin.serve/1 document says, as the report page needs it.
 struct ServeDocument {
@@ -90,6 +102,7 @@ struct ServeDocument {
 struct CapacityDocumentRow {
   std::string system;
   std::string accelerator;
+  std::string layout;  // "TP 8", "DP 8 x EP 8", "TP 8 x PP 2"
   int tp = 1;
   bool meets = false;
   int replicas = 0;

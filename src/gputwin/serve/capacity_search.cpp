@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <thread>
 
 #include "gputwin/perf/hardware.hpp"
 
@@ -32,33 +35,38 @@ std::string binding_target(const ServeSummary& s, const LatencyTargets& t) {
   return worst->second;
 }
 
+// Replica counts of one candidate under one set of batch limits. A PP replica runs pp batches in flight, as
+// vLLM's pipeline keeps its stages busy: it is simulated as pp engines of tp x ep GPUs each, every one with
+// 1/pp of the KV cache and a batch's time through all the stages. A data-parallel attention group is an
+// engine core of its own in vLLM, so the limits apply per group: ep times them for the replica.
 class CandidateSearch {
  public:
-  CandidateSearch(const CapacityInputs& inputs, const IterationModel& model, const Accelerator& gpu,
+  CandidateSearch(const DeploymentCandidate& candidate, const IterationModel& model,
                   const std::vector<ServeRequest>& requests, const LatencyTargets& targets,
-                  int gpus_per_replica, int& simulations)
-      : inputs_(inputs),
+                  const EngineLimits& limits, int& simulations)
+      : candidate_(candidate),
         model_(model),
-        gpu_(gpu),
         requests_(requests),
         targets_(targets),
-        per_replica_(gpus_per_replica),
+        limits_(limits),
         simulations_(simulations) {}
 
   ServeSummary run(int replicas) {
     ServingSetup setup;
-    setup.replicas = replicas;
-    setup.gpus_per_replica = per_replica_;
-    setup.limits = engine_limits_for(inputs_.engine, gpu_, model_.kv_capacity_tokens());
+    setup.replicas = replicas * candidate_.pp;
+    setup.gpus_per_replica = candidate_.tp * candidate_.ep;
+    setup.limits = limits_;
+    setup.limits.max_batched_tokens *= candidate_.ep;
+    setup.limits.max_sequences *= candidate_.ep;
+    setup.limits.kv_capacity_tokens = model_.kv_capacity_tokens() / candidate_.pp;
     setup.targets = targets_;
     setup.options.sample_every_s = 60;
     ++simulations_;
     return simulate_serving(model_, requests_, setup).summary;
   }
 
-  // Fewest replicas that meet the targets within max_gpus; empty when none does (last tried in `largest`).
-  std::optional<std::pair<int, ServeSummary>> fewest(int max_gpus, ServeSummary& largest) {
-    const int cap = std::max(1, max_gpus / per_replica_);
+  // Fewest replicas up to `cap` that meet the targets; empty when none does (the last tried in `largest`).
+  std::optional<std::pair<int, ServeSummary>> fewest(int cap, ServeSummary& largest) {
     int low = 0;  // known not to meet
     int high = 1;
     ServeSummary at_high = run(high);
@@ -69,6 +77,20 @@ class CandidateSearch {
       high = std::min(cap, high * 2);
       at_high = run(high);
     }
+    return bisect(low, high, std::move(at_high));
+  }
+
+  // Fewer than `replicas`, which meet: empty when replicas - 1 misses (one simulation).
+  std::optional<std::pair<int, ServeSummary>> fewer_than(int replicas) {
+    if (replicas <= 1) return std::nullopt;
+    ServeSummary at = run(replicas - 1);
+    if (!at.meets_targets) return std::nullopt;
+    return bisect(0, replicas - 1, std::move(at));
+  }
+
+ private:
+  // `low` misses (0 = none tried), `high` meets: the fewest between.
+  std::pair<int, ServeSummary> bisect(int low, int high, ServeSummary at_high) {
     while (high - low > 1) {
       const int mid = (low + high) / 2;
       ServeSummary at_mid = run(mid);
@@ -79,88 +101,174 @@ class CandidateSearch {
         low = mid;
       }
     }
-    return std::make_pair(high, at_high);
+    return {high, std::move(at_high)};
   }
 
- private:
-  const CapacityInputs& inputs_;
+  const DeploymentCandidate& candidate_;
   const IterationModel& model_;
-  const Accelerator& gpu_;
   const std::vector<ServeRequest>& requests_;
   const LatencyTargets& targets_;
-  int per_replica_;
+  EngineLimits limits_;
   int& simulations_;
 };
 
-void price(CapacityRow& row, const CapacityInputs& inputs) {
-  const auto found = inputs.gpu_hour_prices.find(row.accelerator);
-  if (found == inputs.gpu_hour_prices.end() || row.gpus == 0) return;
+void price(CapacityRow& row, const std::map<std::string, Money>& prices) {
+  const auto found = prices.find(row.accelerator);
+  if (found == prices.end() || row.gpus == 0) return;
   row.cost_per_hour = Money::from_base(found->second.base() * row.gpus);
   const double tokens_per_hour = row.summary.output_tokens_per_s * 3600;
   if (tokens_per_hour > 0) row.cost_per_million_tokens = row.cost_per_hour->base() / tokens_per_hour * 1e6;
 }
 
+InferenceSetup inference_setup(const CapacityInputs& inputs, const DeploymentCandidate& candidate) {
+  InferenceSetup setup{
+      inputs.model,        candidate.tp,         inputs.precision, inputs.kv_bytes_per_element,
+      inputs.input_tokens, inputs.output_tokens, candidate.ep};
+  setup.pp = candidate.pp;
+  return setup;
+}
+
+Result<PerfHardware> hardware_for(const CapacityInputs& inputs, const System& system,
+                                  const DeploymentCandidate& candidate) {
+  const int nodes = (candidate.gpus() + system.accelerators - 1) / system.accelerators;
+  return perf_hardware_of_system(inputs.catalog, system.info.id, nodes);
+}
+
+// Whether the candidate's weights (and one sequence) fit its GPUs; false on any setup error.
+bool weights_fit(const CapacityInputs& inputs, const System& system, const DeploymentCandidate& candidate) {
+  const auto hardware = hardware_for(inputs, system, candidate);
+  if (!hardware.ok()) return false;
+  const auto estimate = estimate_inference(hardware.value(), inputs.collectives, inputs.constants,
+                                           inference_setup(inputs, candidate), 1);
+  return estimate.ok() && estimate.value().weights_fit;
+}
+
+std::vector<int> tp_sizes(const TransformerModel& model, int domain) {
+  std::vector<int> sizes;
+  for (int tp = 1; tp <= domain; tp *= 2)
+    if (model.heads % tp == 0) sizes.push_back(tp);
+  return sizes;
+}
+
+// Layouts of `domains` scale-up domains: dense TP within one (domains 1), TP x PP over several; for MoE
+// models data-parallel attention groups with the experts spread over the whole expert-parallel group.
+std::vector<DeploymentCandidate> layouts(const CapacityInputs& inputs, const std::string& system,
+                                         const std::vector<int>& tps, int domain, int domains) {
+  std::vector<DeploymentCandidate> out;
+  if (domains == 1)
+    for (const int tp : tps) out.push_back({system, tp, 1, 1});
+  else
+    out.push_back({system, tps.back(), 1, domains});
+  if (!inputs.model.is_moe()) return out;
+  const int experts = inputs.model.moe.experts;
+  for (const int tp : tps) {
+    for (int dp = 2; tp * dp <= domain * domains; dp *= 2) {
+      if (domains > 1 && tp * dp <= domain * (domains - 1)) continue;  // fits fewer domains: tried already
+      if (experts % (tp * dp) == 0) out.push_back({system, tp, dp, 1});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-std::vector<DeploymentCandidate> candidates_for(const Catalog& catalog, const std::string& system,
-                                                const TransformerModel& model) {
-  std::vector<DeploymentCandidate> candidates;
-  const System* found = catalog.find<System>(system);
-  if (found == nullptr || found->accelerators == 0) return candidates;
+std::string layout_text(const DeploymentCandidate& candidate) {
+  std::string text = fmt::format("TP {}", candidate.tp);
+  if (candidate.ep > 1) text += fmt::format(" x DP {} (EP {})", candidate.ep, candidate.ep * candidate.tp);
+  if (candidate.pp > 1) text += fmt::format(" x PP {}", candidate.pp);
+  return text;
+}
+
+std::vector<DeploymentCandidate> candidates_for(const CapacityInputs& inputs, const std::string& system) {
+  const System* found = inputs.catalog.find<System>(system);
+  if (found == nullptr || found->accelerators == 0) return {};
   const int domain = std::max(found->accelerators, found->scale_up_domain);
-  for (int tp = 1; tp <= domain; tp *= 2)
-    if (model.heads % tp == 0) candidates.push_back({system, tp});
+  const std::vector<int> tps = tp_sizes(inputs.model, domain);
+  if (tps.empty()) return {};
+  std::vector<DeploymentCandidate> candidates = layouts(inputs, system, tps, domain, 1);
+  const auto fits = [&](const DeploymentCandidate& c) { return weights_fit(inputs, *found, c); };
+  // More than one domain only for weights no layout of one domain holds; the fewest domains that do (or, when
+  // none up to max_domains does, the largest tried, refused with the memory it would need).
+  for (int domains = 2; domains <= inputs.max_domains; ++domains) {
+    if (std::any_of(candidates.begin(), candidates.end(), fits)) break;
+    candidates = layouts(inputs, system, tps, domain, domains);
+  }
   return candidates;
 }
 
-CapacitySearch search_capacity(const CapacityInputs& inputs,
-                               const std::vector<DeploymentCandidate>& candidates,
-                               const std::vector<ServeRequest>& requests, const LatencyTargets& targets,
-                               int max_gpus) {
-  CapacitySearch search;
-  for (const DeploymentCandidate& candidate : candidates) {
-    CapacityRow row;
-    row.candidate = candidate;
-    const System* system = inputs.catalog.find<System>(candidate.system);
-    if (system == nullptr || system->accelerators == 0) {
-      row.why = "not a GPU system of the catalog";
-      search.rows.push_back(std::move(row));
-      continue;
-    }
-    row.accelerator = system->accelerator;
-    const int nodes = (candidate.tp + system->accelerators - 1) / system->accelerators;
-    auto hardware = perf_hardware_of_system(inputs.catalog, candidate.system, nodes);
-    InferenceSetup setup{inputs.model,
-                         candidate.tp,
-                         inputs.precision,
-                         inputs.kv_bytes_per_element,
-                         inputs.input_tokens,
-                         inputs.output_tokens,
-                         1};
-    auto model = hardware.ok()
-                     ? IterationModel::make(hardware.value(), inputs.collectives, inputs.constants, setup)
-                     : Result<IterationModel>(hardware.errors());
-    if (!model.ok()) {
-      row.why = model.errors().front().message;
-      search.rows.push_back(std::move(row));
-      continue;
-    }
-    CandidateSearch replicas(inputs, model.value(), hardware.value().accelerator, requests, targets,
-                             candidate.tp, search.simulations);
-    ServeSummary largest;
-    if (auto found = replicas.fewest(max_gpus, largest)) {
-      row.replicas = found->first;
-      row.gpus = found->first * candidate.tp;
-      row.meets = true;
-      row.summary = std::move(found->second);
-    } else {
-      row.summary = std::move(largest);
-      row.why = fmt::format("misses the targets even on {} GPUs: {}", max_gpus / candidate.tp * candidate.tp,
-                            binding_target(row.summary, targets));
-    }
-    price(row, inputs);
-    search.rows.push_back(std::move(row));
+std::vector<BatchLimits> searched_batch_limits(const CapacityInputs& inputs, const Accelerator& gpu) {
+  if (!inputs.batch_limits.empty()) return inputs.batch_limits;
+  const EngineLimits own = engine_limits_for(inputs.engine, gpu, 0);
+  std::vector<BatchLimits> limits{{own.max_batched_tokens, own.max_sequences}};
+  const BatchLimits large{inputs.engine.large_max_batched_tokens, inputs.engine.large_max_sequences};
+  const BatchLimits small{inputs.engine.small_max_batched_tokens, inputs.engine.small_max_sequences};
+  limits.push_back(limits.front() == large ? small : large);
+  if (limits.back() == limits.front()) limits.pop_back();
+  return limits;
+}
+
+CapacityRow search_candidate(const CapacityInputs& inputs, const DeploymentCandidate& candidate,
+                             const std::vector<ServeRequest>& requests, const LatencyTargets& targets,
+                             int max_gpus, int& simulations) {
+  CapacityRow row;
+  row.candidate = candidate;
+  const System* system = inputs.catalog.find<System>(candidate.system);
+  if (system == nullptr || system->accelerators == 0) {
+    row.why = "not a GPU system of the catalog";
+    return row;
   }
+  row.accelerator = system->accelerator;
+  const auto hardware = hardware_for(inputs, *system, candidate);
+  if (!hardware.ok()) {
+    row.why = hardware.errors().front().message;
+    return row;
+  }
+  const InferenceSetup setup = inference_setup(inputs, candidate);
+  const auto estimate = estimate_inference(hardware.value(), inputs.collectives, inputs.constants, setup, 1);
+  if (estimate.ok() && !estimate.value().weights_fit)
+    row.memory_needed_bytes =
+        hardware.value().accelerator.memory.base() + estimate.value().missing_bytes_per_gpu;
+  auto model = IterationModel::make(hardware.value(), inputs.collectives, inputs.constants, setup);
+  if (!model.ok()) {
+    row.why = model.errors().front().message;
+    return row;
+  }
+  const int cap = max_gpus / candidate.gpus();
+  if (cap < 1) {
+    row.why = fmt::format("needs {} GPUs per replica, more than --max-gpus {}", candidate.gpus(), max_gpus);
+    return row;
+  }
+  ServeSummary largest;
+  for (const BatchLimits& limits : searched_batch_limits(inputs, hardware.value().accelerator)) {
+    EngineLimits engine = engine_limits_for(inputs.engine, hardware.value().accelerator, 0);
+    engine.max_batched_tokens = limits.max_batched_tokens;
+    engine.max_sequences = limits.max_sequences;
+    CandidateSearch search(candidate, model.value(), requests, targets, engine, simulations);
+    auto found = row.meets ? search.fewer_than(row.replicas) : search.fewest(cap, largest);
+    if (!found) {
+      if (!row.meets && row.summary.requests == 0) {
+        row.summary = largest;
+        row.limits = limits;
+      }
+      continue;
+    }
+    row.replicas = found->first;
+    row.gpus = found->first * candidate.gpus();
+    row.meets = true;
+    row.limits = limits;
+    row.summary = std::move(found->second);
+  }
+  if (!row.meets)
+    row.why = fmt::format("misses the targets even on {} GPUs: {}", cap * candidate.gpus(),
+                          binding_target(row.summary, targets));
+  price(row, inputs.gpu_hour_prices);
+  return row;
+}
+
+CapacitySearch rank_capacity_rows(std::vector<CapacityRow> rows, int simulations) {
+  CapacitySearch search;
+  search.rows = std::move(rows);
+  search.simulations = simulations;
   const bool all_priced = std::all_of(search.rows.begin(), search.rows.end(), [](const CapacityRow& r) {
     return !r.meets || r.cost_per_hour.has_value();
   });
@@ -181,7 +289,46 @@ CapacitySearch search_capacity(const CapacityInputs& inputs,
                            : fmt::format("needs {} GPUs more", row.gpus - best.gpus);
     }
   }
+  // Every candidate refused for memory: the least memory per GPU any of them would need.
+  const auto short_of_memory = [](const CapacityRow& r) { return r.memory_needed_bytes > 0; };
+  if (!search.rows.empty() && std::all_of(search.rows.begin(), search.rows.end(), short_of_memory)) {
+    const auto least = std::min_element(search.rows.begin(), search.rows.end(),
+                                        [](const CapacityRow& a, const CapacityRow& b) {
+                                          return a.memory_needed_bytes < b.memory_needed_bytes;
+                                        });
+    search.fits_nowhere = fmt::format(
+        "the weights fit on none of these deployments: the least memory that holds them is {:.0f} GB "
+        "per GPU ({} on {}, with room for one sequence)",
+        std::ceil(least->memory_needed_bytes / 1e9), layout_text(least->candidate), least->candidate.system);
+  }
   return search;
+}
+
+CapacitySearch search_capacity(const CapacityInputs& inputs,
+                               const std::vector<DeploymentCandidate>& candidates,
+                               const std::vector<ServeRequest>& requests, const LatencyTargets& targets,
+                               int max_gpus, int threads) {
+  std::vector<CapacityRow> rows(candidates.size());
+  std::vector<int> simulations(candidates.size(), 0);
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t k = next++; k < candidates.size(); k = next++) {
+      try {
+        rows[k] = search_candidate(inputs, candidates[k], requests, targets, max_gpus, simulations[k]);
+      } catch (const std::exception& error) {  // one candidate's failure must not end the others
+        rows[k].candidate = candidates[k];
+        rows[k].why = error.what();
+      }
+    }
+  };
+  const auto count = static_cast<std::size_t>(std::max(1, threads));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < std::min(count, candidates.size()); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+  int total = 0;
+  for (const int n : simulations) total += n;
+  return rank_capacity_rows(std::move(rows), total);
 }
 
 }  // namespace gputwin

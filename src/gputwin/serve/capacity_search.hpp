@@ -1,12 +1,19 @@
 // The fewest GPUs that serve this traffic within these targets: every candidate deployment (a catalog system
-// and a tensor-parallel size) is simulated on the whole request stream with as many replicas as it needs,
+// and a layout: TP, data-parallel attention with expert parallelism for MoE models, PP when the weights need
+// more than one scale-up domain) is simulated on the whole request stream with as many replicas as it needs,
 // found by doubling then bisection on the replica count (more replicas never make a round-robin deployment
-// slower).
+// slower), under each of a small set of engine batch limits. Candidates run on local threads; the rows are
+// the same whatever the thread count.
 //
 //   CapacityInputs inputs{catalog, collectives, constants, defaults, model, "fp8", 1.0};
-//   CapacitySearch search = search_capacity(inputs, candidates, requests, targets, /*max_gpus=*/4096);
+//   std::vector<DeploymentCandidate> candidates = candidates_for(inputs, "dgx-h100");
+//   CapacitySearch search = search_capacity(inputs, candidates, requests, targets, /*max_gpus=*/4096,
+//                                           /*threads=*/4);
 //   search.rows.front()   // the cheapest deployment that meets the targets (by price when every row has one,
 //                         // else by GPUs); rows that cannot meet them, and why, follow
+//
+// One candidate alone (a task of a Slurm job array) is search_candidate; rank_capacity_rows orders rows
+// evaluated anywhere into the same answer.
 #pragma once
 
 #include <map>
@@ -21,6 +28,13 @@
 
 namespace gputwin {
 
+// One engine's scheduler limits (vLLM max_num_batched_tokens / max_num_seqs, per engine core).
+struct BatchLimits {
+  int max_batched_tokens = 8192;
+  int max_sequences = 1024;
+  bool operator==(const BatchLimits&) const = default;
+};
+
 struct CapacityInputs {
   const Catalog& catalog;
   CollectiveModel collectives;
@@ -33,12 +47,25 @@ struct CapacityInputs {
       128;  // only sizes the "does one sequence fit" check; the requests carry their own lengths
   int output_tokens = 128;
   std::map<std::string, Money> gpu_hour_prices;  // by accelerator id; empty = rank by GPUs
+  // The batch limits searched on every candidate, the first tried first; empty = the engine's defaults for
+  // the GPU, then its other default pair (data/perf/serving-engine.yaml).
+  std::vector<BatchLimits> batch_limits;
+  // The most pipeline stages (or scale-up domains an expert-parallel group spans) tried for weights that do
+  // not fit one domain: a search setting, not a fact (--max-pp).
+  int max_domains = 4;
 };
 
 struct DeploymentCandidate {
   std::string system;
   int tp = 1;
+  int ep = 1;  // data-parallel attention groups of tp GPUs with the routed experts over ep x tp GPUs (MoE)
+  int pp = 1;  // pipeline stages of tp GPUs
+  [[nodiscard]] int gpus() const { return tp * ep * pp; }
+  bool operator==(const DeploymentCandidate&) const = default;
 };
+
+// "TP 8", "TP 2 x DP 4 (EP 8)", "TP 8 x PP 2".
+[[nodiscard]] std::string layout_text(const DeploymentCandidate& candidate);
 
 struct CapacityRow {
   DeploymentCandidate candidate;
@@ -46,26 +73,48 @@ struct CapacityRow {
   int replicas = 0;  // 0 when the candidate cannot meet the targets (see `why`)
   int gpus = 0;
   bool meets = false;
+  BatchLimits limits;                  // the engine limits of the answer (or of the largest run tried)
   ServeSummary summary;                // at `replicas` (at the largest tried when it does not meet them)
   std::optional<Money> cost_per_hour;  // GPUs x the accelerator's GPU-hour price, when priced
   double cost_per_million_tokens = 0;  // cost per hour / output tokens per hour, when priced
+  double memory_needed_bytes =
+      0;            // refused for memory: what one GPU would need to hold weights and 1 sequence
   std::string why;  // why it is not the answer, or what binds when it cannot meet the targets
+  [[nodiscard]] bool refused() const { return replicas == 0 && summary.requests == 0; }
 };
 
 struct CapacitySearch {
   std::vector<CapacityRow> rows;  // meeting rows cheapest first, then the others
   int simulations = 0;
+  // When no candidate's weights fit: the smallest GPU memory that would hold them, and on which layout.
+  std::string fits_nowhere;
 };
 
-// The TP sizes worth trying on a system: powers of two up to its scale-up domain that divide the model's
-// heads.
-[[nodiscard]] std::vector<DeploymentCandidate> candidates_for(const Catalog& catalog,
-                                                              const std::string& system,
-                                                              const TransformerModel& model);
+// The layouts worth trying on a system: TP a power of two up to its scale-up domain dividing the model's
+// heads; for MoE models also data-parallel attention with expert parallelism (DP x TP within the domain, the
+// experts divisible over them, as vLLM's --data-parallel-size with --enable-expert-parallel); and, only when
+// nothing fits in one domain, the fewest domains (up to max_domains) that hold the weights: TP of the largest
+// size in a domain x PP over the domains, and for MoE an expert-parallel group spanning them.
+[[nodiscard]] std::vector<DeploymentCandidate> candidates_for(const CapacityInputs& inputs,
+                                                              const std::string& system);
 
+// The batch limits searched on `gpu` (inputs.batch_limits, or the engine's defaults for it then the other).
+[[nodiscard]] std::vector<BatchLimits> searched_batch_limits(const CapacityInputs& inputs,
+                                                             const Accelerator& gpu);
+
+// One candidate: its fewest replicas under each searched batch limit (the fewest overall; ties go to the
+// limits tried first), or why it cannot meet the targets. Adds its simulations to `simulations`.
+[[nodiscard]] CapacityRow search_candidate(const CapacityInputs& inputs, const DeploymentCandidate& candidate,
+                                           const std::vector<ServeRequest>& requests,
+                                           const LatencyTargets& targets, int max_gpus, int& simulations);
+
+// Rows in candidate order -> the answer first, the other meeting rows with what they cost more, the rest.
+[[nodiscard]] CapacitySearch rank_capacity_rows(std::vector<CapacityRow> rows, int simulations);
+
+// Every candidate on up to `threads` threads (at least 1), ranked.
 [[nodiscard]] CapacitySearch search_capacity(const CapacityInputs& inputs,
                                              const std::vector<DeploymentCandidate>& candidates,
                                              const std::vector<ServeRequest>& requests,
-                                             const LatencyTargets& targets, int max_gpus);
+                                             const LatencyTargets& targets, int max_gpus, int threads = 1);
 
 }  // namespace gputwin

@@ -1,6 +1,10 @@
 #include "gputwin/serve/capacity_search.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "gputwin/catalog/catalog_test_support.hpp"
 #include "gputwin/core/data_dir.hpp"
@@ -21,7 +25,9 @@ CapacityInputs inputs_for(const std::string& model_name) {
                         1.0,
                         1024,
                         128,
-                        {}};
+                        {},
+                        {},
+                        4};
 }
 
 LatencyTargets targets(double ttft_s, double tpot_s) {
@@ -82,12 +88,159 @@ TEST(CapacitySearch, PricesRankTheAnswersAndGiveCostPerMillionTokens) {
 
 TEST(CapacitySearch, CandidatesAreTheTpSizesUpToTheDomainThatDivideTheHeads) {
   const CapacityInputs inputs = inputs_for("llama3.1-70b");
-  const auto h100 = candidates_for(inputs.catalog, "dgx-h100", inputs.model);
+  const auto h100 = candidates_for(inputs, "dgx-h100");
   ASSERT_EQ(h100.size(), 4u);  // 1, 2, 4, 8
   EXPECT_EQ(h100.back().tp, 8);
-  const auto nvl72 = candidates_for(inputs.catalog, "gb200-nvl72-tray", inputs.model);
+  const auto nvl72 = candidates_for(inputs, "gb200-nvl72-tray");
   EXPECT_EQ(nvl72.back().tp, 64) << "TP spans trays of the NVLink domain, 64 heads divide";
-  EXPECT_TRUE(candidates_for(inputs.catalog, "no-such-system", inputs.model).empty());
+  EXPECT_TRUE(candidates_for(inputs, "no-such-system").empty());
+  for (const auto& c : h100) EXPECT_EQ(c.ep * c.pp, 1) << "a dense model that fits one node: TP only";
+}
+
+bool has(const std::vector<DeploymentCandidate>& candidates, const DeploymentCandidate& wanted) {
+  return std::find(candidates.begin(), candidates.end(), wanted) != candidates.end();
+}
+
+TEST(CapacitySearch, MoeCandidatesAddDataParallelAttentionWithExpertParallelism) {
+  const CapacityInputs inputs = inputs_for("qwen3-30b-a3b");
+  const auto h100 = candidates_for(inputs, "dgx-h100");
+  EXPECT_TRUE(has(h100, {"dgx-h100", 1, 8, 1})) << "DP 8 attention, 128 experts over 8 GPUs";
+  EXPECT_TRUE(has(h100, {"dgx-h100", 2, 4, 1}));
+  EXPECT_TRUE(has(h100, {"dgx-h100", 4, 1, 1}));
+  for (const auto& c : h100) EXPECT_LE(c.gpus(), 8) << layout_text(c) << ": it fits one node";
+  const CapacityInputs mixtral = inputs_for("mixtral-8x7b");
+  int ep_layouts = 0;
+  for (const auto& c : candidates_for(mixtral, "gb200-nvl72-tray")) {
+    if (c.ep == 1) continue;  // TP alone shards every expert: no divisibility asked
+    ++ep_layouts;
+    EXPECT_EQ(8 % (c.tp * c.ep), 0) << layout_text(c) << ": Mixtral's 8 experts divide over the EP group";
+  }
+  EXPECT_EQ(ep_layouts, 6) << "DP x TP = 2, 4, 8 GPUs: (1,2) (1,4) (1,8) (2,2) (2,4) (4,2)";
+}
+
+// The EP layouts are timed with their all-to-all on the real placement: the same tokens per GPU cost more
+// when the expert-parallel group spans two nodes (NICs) than inside one (NVLink).
+TEST(CapacitySearch, ExpertParallelIterationsPayTheAllToAllOfTheirPlacement) {
+  const CapacityInputs inputs = inputs_for("qwen3-30b-a3b");
+  const auto iteration = [&](int ep) {
+    const auto hw = perf_hardware_of_system(inputs.catalog, "dgx-h100", (ep + 7) / 8).value();
+    InferenceSetup setup{inputs.model, 1, "fp8", 1.0, 1024, 128, ep};
+    const auto model = IterationModel::make(hw, inputs.collectives, inputs.constants, setup).value();
+    return model.iteration(0, 0, 32 * ep, 32.0 * ep * 1000);  // 32 decoding sequences per attention group
+  };
+  const StepTime one_node = iteration(8);
+  const StepTime two_nodes = iteration(16);
+  EXPECT_GT(one_node.communication_s, 0) << "TP 1: only the all-to-all communicates";
+  EXPECT_GT(two_nodes.communication_s, 1.5 * one_node.communication_s);
+}
+
+TEST(CapacitySearch, TheMoeAnswerIsMinimal) {
+  const CapacityInputs inputs = inputs_for("mixtral-8x7b");
+  const auto requests =
+      generate_arrivals({.rate_per_s = 40, .duration_s = 20, .input_tokens = 1024, .output_tokens = 128}, 7);
+  const LatencyTargets goal = targets(0.5, 0.04);
+  const CapacitySearch search =
+      search_capacity(inputs, candidates_for(inputs, "dgx-h100"), requests, goal, 64, 2);
+  const CapacityRow& best = search.rows.front();
+  ASSERT_TRUE(best.meets) << best.why;
+  EXPECT_TRUE(best.why.empty());
+  bool some_ep = false;
+  for (const auto& row : search.rows) some_ep = some_ep || (row.candidate.ep > 1 && row.summary.requests > 0);
+  EXPECT_TRUE(some_ep) << "expert-parallel layouts were simulated";
+  if (best.replicas > 1) {  // one replica fewer misses under every searched limit
+    CapacityInputs fewer = inputs;
+    int simulations = 0;
+    const CapacityRow less = search_candidate(fewer, best.candidate, requests, goal,
+                                              (best.replicas - 1) * best.candidate.gpus(), simulations);
+    EXPECT_FALSE(less.meets) << layout_text(best.candidate);
+  }
+  for (const auto& row : search.rows)
+    if (row.meets) {
+      EXPECT_GE(row.gpus, best.gpus);
+    }
+}
+
+TEST(CapacitySearch, ThreadsGiveIdenticalRows) {
+  const CapacityInputs inputs = inputs_for("qwen3-30b-a3b");
+  const auto requests =
+      generate_arrivals({.rate_per_s = 20, .duration_s = 10, .input_tokens = 1024, .output_tokens = 64}, 11);
+  const auto candidates = candidates_for(inputs, "dgx-h100");
+  ASSERT_GT(candidates.size(), 4u);
+  const CapacitySearch one = search_capacity(inputs, candidates, requests, targets(0.3, 0.03), 32, 1);
+  const CapacitySearch four = search_capacity(inputs, candidates, requests, targets(0.3, 0.03), 32, 4);
+  ASSERT_EQ(one.rows.size(), four.rows.size());
+  EXPECT_EQ(one.simulations, four.simulations);
+  for (std::size_t k = 0; k < one.rows.size(); ++k) {
+    const CapacityRow& a = one.rows[k];
+    const CapacityRow& b = four.rows[k];
+    EXPECT_EQ(a.candidate, b.candidate) << k;
+    EXPECT_EQ(a.replicas, b.replicas) << k;
+    EXPECT_EQ(a.limits, b.limits) << k;
+    EXPECT_EQ(a.why, b.why) << k;
+    EXPECT_EQ(a.summary.ttft_s.p90, b.summary.ttft_s.p90) << k;  // bit for bit
+    EXPECT_EQ(a.summary.tpot_s.p99, b.summary.tpot_s.p99) << k;
+  }
+}
+
+TEST(CapacitySearch, The405bClassPipelinesOverNodesOnlyWhenOneNodeCannotHoldIt) {
+  CapacityInputs inputs = inputs_for("llama3.1-405b");
+  inputs.precision = "bf16";  // 810 GB of weights: more than one 8 x 80 GB node
+  const auto h100 = candidates_for(inputs, "dgx-h100");
+  ASSERT_EQ(h100.size(), 1u);
+  EXPECT_EQ(h100.front(), (DeploymentCandidate{"dgx-h100", 8, 1, 2})) << layout_text(h100.front());
+  const auto nvl72 = candidates_for(inputs, "gb200-nvl72-tray");
+  for (const auto& c : nvl72) EXPECT_EQ(c.pp, 1) << "TP within the NVLink domain holds it";
+  const auto requests =
+      generate_arrivals({.rate_per_s = 1, .duration_s = 20, .input_tokens = 1024, .output_tokens = 64}, 2);
+  int simulations = 0;
+  const CapacityRow row = search_candidate(inputs, h100.front(), requests, targets(5, 0.2), 64, simulations);
+  ASSERT_TRUE(row.meets) << row.why;
+  EXPECT_EQ(row.gpus % 16, 0) << "whole TP 8 x PP 2 replicas";
+}
+
+TEST(CapacitySearch, AModelThatFitsNowhereIsRefusedWithTheMemoryItNeeds) {
+  CapacityInputs inputs = inputs_for("kimi-k2");
+  inputs.precision = "bf16";  // about 2 TB of weights
+  inputs.max_domains = 2;
+  const auto candidates = candidates_for(inputs, "dgx-h100");
+  const auto requests = generate_arrivals({.rate_per_s = 1, .duration_s = 5}, 1);
+  const CapacitySearch search = search_capacity(inputs, candidates, requests, targets(1, 0.1), 64, 2);
+  ASSERT_FALSE(search.rows.empty());
+  double least = 1e30;
+  for (const auto& row : search.rows) {
+    EXPECT_FALSE(row.meets);
+    EXPECT_NE(row.why.find("do not fit"), std::string::npos) << row.why;
+    EXPECT_GT(row.memory_needed_bytes, 80e9) << layout_text(row.candidate);
+    least = std::min(least, row.memory_needed_bytes);
+  }
+  EXPECT_EQ(search.simulations, 0);
+  EXPECT_NE(search.fits_nowhere.find(fmt::format("{:.0f} GB per GPU", std::ceil(least / 1e9))),
+            std::string::npos)
+      << search.fits_nowhere;
+}
+
+TEST(CapacitySearch, BatchLimitsAreASearchedAxis) {
+  const CapacityInputs inputs = inputs_for("llama3.1-8b");
+  const Accelerator& h100 = *inputs.catalog.find<Accelerator>("h100-sxm");
+  const auto limits = searched_batch_limits(inputs, h100);
+  ASSERT_EQ(limits.size(), 2u);
+  EXPECT_EQ(limits[0], (BatchLimits{8192, 1024})) << "the engine's own default on an 80 GB H100 first";
+  EXPECT_EQ(limits[1], (BatchLimits{2048, 256}));
+  const auto requests =
+      generate_arrivals({.rate_per_s = 200, .duration_s = 15, .input_tokens = 3000, .output_tokens = 200}, 4);
+  const LatencyTargets goal = targets(2.0, 0.015);
+  CapacityInputs fixed = inputs;
+  fixed.batch_limits = {limits[0]};
+  int searched_runs = 0, fixed_runs = 0;
+  const CapacityRow searched = search_candidate(inputs, {"dgx-h100", 1}, requests, goal, 128, searched_runs);
+  const CapacityRow only_default = search_candidate(fixed, {"dgx-h100", 1}, requests, goal, 128, fixed_runs);
+  ASSERT_TRUE(searched.meets && only_default.meets) << searched.why << only_default.why;
+  EXPECT_LE(searched.gpus, only_default.gpus);
+  EXPECT_GT(searched_runs, fixed_runs) << "the other limits were simulated too";
+  EXPECT_TRUE(searched.limits == limits[0] || searched.limits == limits[1]);
+  if (searched.limits == limits[1]) {
+    EXPECT_LT(searched.gpus, only_default.gpus) << "ties keep the default";
+  }
 }
 
 }  // namespace

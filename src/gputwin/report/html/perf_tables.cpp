@@ -176,7 +176,7 @@ std::string capacity_row(const CapacityDocumentRow& row) {
       "<tr data-system=\"{}\" data-tp=\"{}\" data-meets=\"{}\" data-gpus=\"{}\"><td>{}</td><td>{}</td>"
       "{}{}{}{}{}{}{}{}<td>{}</td></tr>",
       html_escape(row.system), row.tp, row.meets ? "true" : "false", row.gpus, html_escape(row.system),
-      html_escape(row.accelerator), number_cell(std::to_string(row.tp)),
+      html_escape(row.accelerator), "<td>" + html_escape(row.layout) + "</td>",
       number_cell(row.meets ? std::to_string(row.replicas) : "-"),
       number_cell(row.meets ? std::to_string(row.gpus) : "-"),
       number_cell(format_number(row.output_tokens_per_s_per_gpu, 0)),
@@ -194,7 +194,7 @@ std::string capacity_table(const CapacityDocument& search) {
   html += fmt::format("<table class=\"capacity\" data-model=\"{}\">", html_escape(search.model));
   html += header_cells({{"system", false},
                         {"accelerator", false},
-                        {"TP", true},
+                        {"layout", false},
                         {"replicas", true},
                         {"GPUs", true},
                         {"tok/s/GPU", true},

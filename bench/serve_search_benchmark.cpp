@@ -1,0 +1,90 @@
+// Benchmarks the capacity search of `perf serve --search`. Target (issue 16, item 6): a search over at least
+// 200 deployments in under 60 s on local threads. A deployment is one simulated (system, layout, batch
+// limits, replica count) on the whole request stream: the Azure LLM inference conversation trace (19,366
+// requests over an hour, ../shared/traces/azure-llm-inference-2023/) when present, else one hour of Poisson
+// arrivals at its mean rate (5.5 req/s) with its mean lengths. Two searches: Llama 3.1 70B (dense) and
+// Qwen3-30B-A3B (MoE: data-parallel attention with expert parallelism too), each over the catalog's H100,
+// H200, B200, MI300X boxes and the GB200 NVL72.
+//
+//   build/bench/serve_search_benchmark [THREADS]     # default: the hardware's concurrency
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "gputwin/catalog/catalog.hpp"
+#include "gputwin/perf/inference.hpp"
+#include "gputwin/serve/capacity_search.hpp"
+#include "gputwin/serve/requests.hpp"
+
+namespace {
+
+std::string data(const std::string& file) {
+  return std::string(GPUTWIN_SOURCE_DIR) + "/data/" + file;
+}
+
+const std::string kTrace = std::string(GPUTWIN_SOURCE_DIR) +
+                           "/../shared/traces/azure-llm-inference-2023/AzureLLMInferenceTrace_conv.csv";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gputwin;
+  const int threads =
+      argc > 1 ? std::stoi(argv[1]) : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const auto catalog = Catalog::load({data("catalog")}).value();
+  const auto presets = load_model_presets(data("perf/models.yaml")).value();
+  std::vector<ServeRequest> requests;
+  std::string traffic;
+  if (std::filesystem::exists(kTrace)) {
+    requests = read_request_trace(kTrace).value();
+    traffic = "the Azure conversation trace";
+  } else {
+    requests = generate_arrivals(
+        {.rate_per_s = 5.5, .duration_s = 3600, .input_tokens = 1155, .output_tokens = 211}, 1);
+    traffic = "Poisson 5.5 req/s for an hour (the Azure trace is absent)";
+  }
+  LatencyTargets targets;
+  targets.ttft_s = 0.5;
+  targets.tpot_s = 0.05;
+  const std::vector<std::string> systems{"dgx-h100", "dgx-h200", "dgx-b200", "amd-mi300x-8gpu",
+                                         "gb200-nvl72-tray"};
+  int deployments = 0;
+  std::size_t candidates = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (const std::string model_name : {"llama3.1-70b", "qwen3-30b-a3b"}) {
+    CapacityInputs inputs{catalog,
+                          load_collective_model(data("perf/nccl-cost-model.yaml")).value(),
+                          load_inference_constants(data("perf/inference.yaml")).value(),
+                          load_serving_engine_defaults(data("perf/serving-engine.yaml")).value(),
+                          *find_model(presets, model_name),
+                          "fp8",
+                          1.0,
+                          128,
+                          128,
+                          {},
+                          {},
+                          4};
+    std::vector<DeploymentCandidate> all;
+    for (const std::string& system : systems)
+      for (const auto& candidate : candidates_for(inputs, system)) all.push_back(candidate);
+    const auto t0 = std::chrono::steady_clock::now();
+    const CapacitySearch search = search_capacity(inputs, all, requests, targets, 4096, threads);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const CapacityRow& best = search.rows.front();
+    fmt::print("{:<14} {:>3} candidates {:>4} deployments {:6.1f} s  answer: {} {} x {} replicas ({} GPUs)\n",
+               model_name, all.size(), search.simulations, seconds, best.candidate.system,
+               layout_text(best.candidate), best.replicas, best.gpus);
+    deployments += search.simulations;
+    candidates += all.size();
+  }
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print(
+      "capacity search on {} ({} requests), {} threads: {} deployments of {} candidates in {:.1f} s "
+      "(target: >= 200 deployments in < 60 s: {})\n",
+      traffic, requests.size(), threads, deployments, candidates, total,
+      deployments >= 200 && total < 60 ? "met" : "MISSED");
+  return deployments >= 200 && total < 60 ? 0 : 1;
+}
