@@ -1,0 +1,127 @@
+#include "gputwin/serve/serving_validation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace gputwin {
+namespace {
+
+std::string source_path(const std::string& relative) {
+  return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative;
+}
+
+struct Bundle {
+  Catalog catalog = Catalog::load({source_path("data/catalog")}).value();
+  std::vector<TransformerModel> presets = load_model_presets(source_path("data/perf/models.yaml")).value();
+  CollectiveModel collectives = load_collective_model(source_path("data/perf/nccl-cost-model.yaml")).value();
+  InferenceConstants constants = load_inference_constants(source_path("data/perf/inference.yaml")).value();
+  std::vector<EngineGeneration> engines =
+      load_engine_generations(source_path("data/perf/serving-engine-generations.yaml")).value();
+  ServingCheckPlan plan =
+      load_serving_check_plan(source_path("data/reference/serving-mlperf-v4.1.yaml")).value();
+  [[nodiscard]] ServingValidationInputs inputs() const {
+    return {catalog, presets, collectives, constants, engines, plan};
+  }
+};
+
+const Bundle& bundle() {
+  static const Bundle b;
+  return b;
+}
+
+// The shared results, or empty when ../shared is not beside the repository.
+std::optional<MlperfResults> shared_results() {
+  const std::string path = source_path(bundle().plan.results_path);
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  return load_mlperf_results(path).value();
+}
+
+#define SKIP_WITHOUT_SHARED(results) \
+  if (!(results))                    \
+  GTEST_SKIP() << bundle().plan.results_path << " is absent (../shared not beside the repository)"
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(ServingValidation, EveryEngineGenerationIsFittedAndEveryDeploymentNamesOne) {
+  const Bundle& b = bundle();
+  ASSERT_EQ(b.engines.size(), 2u);
+  for (const EngineGeneration& engine : b.engines) {
+    EXPECT_GT(engine.efficiency, 0.3) << engine.id;
+    EXPECT_LT(engine.efficiency, 2.0) << engine.id;
+  }
+  EXPECT_EQ(b.plan.fit_submitters, (std::vector<std::string>{"NVIDIA", "AMD"}));
+  for (const ServingDeployment& d : b.plan.deployments) {
+    const bool catalogued = !d.system.empty() ? b.catalog.find<System>(d.system) != nullptr
+                                              : b.catalog.find<Accelerator>(d.accelerator) != nullptr;
+    EXPECT_TRUE(catalogued) << d.benchmark << " " << d.accelerator_contains;
+  }
+}
+
+TEST(ServingValidation, AMalformedPlanIsALocatedError) {
+  const std::string path =
+      write_temp("serving-plan-bad.yaml",
+                 "results: x.yaml\n"
+                 "split: {fit_submitters: [NVIDIA], reason: r}\n"
+                 "excluded: []\n"
+                 "benchmarks: []\n"
+                 "deployments:\n"
+                 "  - {bench: nope, accelerator_contains: H100, system: dgx-h100, tp: 2,\n"
+                 "     confidence: read, source: s}\n"
+                 "run: {}\n");
+  const auto plan = load_serving_check_plan(path);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.error_text().find("serving-plan-bad.yaml:6:"), std::string::npos) << plan.error_text();
+  EXPECT_NE(plan.error_text().find("no benchmark 'nope'"), std::string::npos) << plan.error_text();
+}
+
+TEST(ServingValidation, AResultRowWithoutItsLatenciesIsALocatedError) {
+  const std::string path =
+      write_temp("serving-results-bad.yaml",
+                 "scenario_limits: {rows: []}\n"
+                 "systems:\n"
+                 "  - {sub: A, system: s, accel: H100-SXM, gpus: 8, engine: TensorRT 10}\n"
+                 "rows:\n"
+                 "  - {sub: A, system: s, gpus: 8, bench: llama2-70b-99, scenario: Server,\n"
+                 "     tok_s: 10, samples_s: 1, target_qps: 1}\n");
+  const auto results = load_mlperf_results(path);
+  ASSERT_FALSE(results.ok());
+  EXPECT_NE(results.error_text().find("serving-results-bad.yaml:5:"), std::string::npos)
+      << results.error_text();
+  EXPECT_NE(results.error_text().find("ttft_p99_ms"), std::string::npos) << results.error_text();
+}
+
+TEST(ServingValidation, TheSplitIsBySubmitterAndEveryExclusionSaysWhy) {
+  const auto results = shared_results();
+  SKIP_WITHOUT_SHARED(results);
+  const auto checks = plan_serving_checks(bundle().inputs(), *results);
+  ASSERT_EQ(checks.size(), 107u);
+  std::set<std::string> fit_submitters, evaluation_submitters;
+  int fit = 0, evaluation = 0, excluded = 0;
+  for (const ServingCheck& c : checks) {
+    if (c.set == CheckSet::fit) {
+      ++fit;
+      fit_submitters.insert(c.published.submitter);
+    } else if (c.set == CheckSet::evaluation) {
+      ++evaluation;
+      evaluation_submitters.insert(c.published.submitter);
+    } else {
+      ++excluded;
+      EXPECT_FALSE(c.note.empty()) << c.published.system;
+    }
+  }
+  for (const std::string& s : fit_submitters) EXPECT_EQ(evaluation_submitters.count(s), 0u) << s;
+  EXPECT_EQ(fit_submitters, (std::set<std::string>{"NVIDIA", "AMD"}));
+  EXPECT_EQ(fit, 16);  // NVIDIA 10 (DGX-H100, H200, H200 Triton), AMD 6
+  EXPECT_EQ(evaluation, 64);
+  EXPECT_EQ(excluded, 27);  // open 9, GH200 8, Max-Q 4, CTS 4, B200 2
+}
+
+}  // namespace
+}  // namespace gputwin
