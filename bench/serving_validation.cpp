@@ -74,11 +74,12 @@ void print_errors(const std::vector<ServingCheck>& checks, CheckSet set) {
       "%-10s throughput mean |error| %.1f %%, worst %.1f %% (%d rows: Offline %.1f %% / worst %.1f %% over "
       "%d, "
       "Server at the limits %.1f %% / worst %.1f %% over %d); at the target QPS: TTFT p99 %.1f %%, TPOT p99 "
-      "%.1f %%, TTFT p50 %.1f %%, TPOT p50 %.1f %%; limits hold on %d of %d\n",
+      "%.1f %%, TTFT p50 %.1f %%, TPOT p50 %.1f %%; p99 within 25 %%: TTFT %d, TPOT %d of %d; limits hold on "
+      "%d of %d\n",
       check_set_name(set), e.throughput_mean, e.throughput_worst, e.offline_rows + e.server_rows,
       e.offline_mean, e.offline_worst, e.offline_rows, e.server_mean, e.server_worst, e.server_rows,
-      e.ttft_p99_mean, e.tpot_p99_mean, e.ttft_p50_mean, e.tpot_p50_mean, e.server_limits_held,
-      e.server_rows);
+      e.ttft_p99_mean, e.tpot_p99_mean, e.ttft_p50_mean, e.tpot_p50_mean, e.ttft_p99_within_25,
+      e.tpot_p99_within_25, e.server_rows, e.server_limits_held, e.server_rows);
 }
 
 // The rows of `checks` simulated again with each engine generation's efficiency replaced by `efficiency_of`.

@@ -422,8 +422,12 @@ ServingErrors serving_errors(const std::vector<ServingCheck>& checks, CheckSet s
     e.server_mean += error;
     e.server_worst = std::max(e.server_worst, error);
     e.server_limits_held += c.limits_hold_at_target ? 1 : 0;
-    e.ttft_p99_mean += relative(c.ttft_p99_ms, *c.published.ttft_p99_ms);
-    e.tpot_p99_mean += relative(c.tpot_p99_ms, *c.published.tpot_p99_ms);
+    const double ttft_error = relative(c.ttft_p99_ms, *c.published.ttft_p99_ms);
+    const double tpot_error = relative(c.tpot_p99_ms, *c.published.tpot_p99_ms);
+    e.ttft_p99_mean += ttft_error;
+    e.tpot_p99_mean += tpot_error;
+    e.ttft_p99_within_25 += ttft_error <= 25 ? 1 : 0;
+    e.tpot_p99_within_25 += tpot_error <= 25 ? 1 : 0;
     if (c.published.ttft_p50_ms) {
       e.ttft_p50_mean += relative(c.ttft_p50_ms, *c.published.ttft_p50_ms);
       ++ttft50;

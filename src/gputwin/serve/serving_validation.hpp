@@ -165,6 +165,8 @@ struct ServingErrors {
   double ttft_p99_mean = 0, tpot_p99_mean = 0;       // |error| of the latencies at the target QPS
   double ttft_p50_mean = 0, tpot_p50_mean = 0;
   int server_limits_held = 0;  // rows whose simulation meets both limits at the published QPS
+  int ttft_p99_within_25 = 0;  // Server rows whose simulated p99 TTFT is within 25 % of the published one
+  int tpot_p99_within_25 = 0;
 };
 
 [[nodiscard]] ServingErrors serving_errors(const std::vector<ServingCheck>& checks, CheckSet set);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -121,6 +123,27 @@ TEST(ServingValidation, TheSplitIsBySubmitterAndEveryExclusionSaysWhy) {
   EXPECT_EQ(fit, 16);  // NVIDIA 10 (DGX-H100, H200, H200 Triton), AMD 6
   EXPECT_EQ(evaluation, 64);
   EXPECT_EQ(excluded, 27);  // open 9, GH200 8, Max-Q 4, CTS 4, B200 2
+}
+
+// The engine generation is a parameter with an effect: the same Offline row simulated at the fitted vLLM
+// efficiency and at 1 (no engine term) differs by the efficiency's factor (steady state is compute-bound, so
+// tokens/s scale with it within a few per cent).
+TEST(ServingValidation, TheEngineEfficiencyScalesOfflineThroughput) {
+  const auto results = shared_results();
+  SKIP_WITHOUT_SHARED(results);
+  const ServingValidationInputs inputs = bundle().inputs();
+  const auto checks = plan_serving_checks(inputs, *results);
+  const auto row = std::find_if(checks.begin(), checks.end(), [](const ServingCheck& c) {
+    return c.published.system == "1xMI300X_2xEPYC-9374F" && !c.published.server();
+  });
+  ASSERT_NE(row, checks.end());
+  ASSERT_EQ(row->engine, "vllm-0.4-rocm");
+  const auto fitted = simulate_serving_check(inputs, *results, *row, false);
+  const auto unit = simulate_serving_check(inputs, *results, *row, false, 1.0);
+  ASSERT_TRUE(fitted.ok() && unit.ok());
+  const double ratio = fitted.value().predicted_tokens_per_s / unit.value().predicted_tokens_per_s;
+  EXPECT_NEAR(ratio, row->efficiency, 0.03 * row->efficiency);
+  EXPECT_LT(std::abs(fitted.value().error_percent()), 5.0);  // a fit-set row: the fit holds it within 5 %
 }
 
 }  // namespace
