@@ -146,5 +146,34 @@ TEST(ServingValidation, TheEngineEfficiencyScalesOfflineThroughput) {
   EXPECT_LT(std::abs(fitted.value().error_percent()), 5.0);  // a fit-set row: the fit holds it within 5 %
 }
 
+// The whole check as bench/serving_validation prints it, every row simulated (about a minute of CPU).
+// Measured 2026-11-26 with the efficiencies of data/perf/serving-engine-generations.yaml:
+//   fit (16 rows):        throughput mean |error| 18.3 %, worst 42.5 % (Offline 15.9 %, Server at the
+//   limits 20.8 %) evaluation (64 rows): throughput mean |error| 19.1 %, worst 44.0 % (Offline 22.4 %, Server
+//   at the limits
+//                         15.8 %, worst 32.7 %); at the target QPS p99 TPOT within 25 % on 12 of 32 Server
+//                         rows, p99 TTFT on none; both limits hold on 12 of 32.
+// The goals (15 % mean, 25 % worst, latencies within 25 %) are NOT met; the thresholds below sit just
+// above what is measured so that a change that makes it worse fails.
+TEST(ServingValidation, ErrorsOnTheFitAndEvaluationSetsStayWhereMeasured) {
+  const auto results = shared_results();
+  SKIP_WITHOUT_SHARED(results);
+  const auto checks = run_serving_checks(bundle().inputs(), *results);
+  ASSERT_TRUE(checks.ok()) << checks.error_text();
+  const ServingErrors fit = serving_errors(checks.value(), CheckSet::fit);
+  const ServingErrors evaluation = serving_errors(checks.value(), CheckSet::evaluation);
+  EXPECT_EQ(fit.offline_rows + fit.server_rows, 16);
+  EXPECT_EQ(evaluation.offline_rows, 32);
+  EXPECT_EQ(evaluation.server_rows, 32);
+  EXPECT_LT(fit.throughput_mean, 19.5);
+  EXPECT_LT(evaluation.throughput_mean, 20.0);
+  EXPECT_LT(evaluation.throughput_worst, 45.0);
+  EXPECT_LT(evaluation.offline_mean, 23.5);
+  EXPECT_LT(evaluation.server_mean, 17.0);
+  EXPECT_LT(evaluation.server_worst, 34.0);
+  EXPECT_GE(evaluation.tpot_p99_within_25, 12);
+  EXPECT_GE(evaluation.server_limits_held, 12);
+}
+
 }  // namespace
 }  // namespace gputwin
