@@ -53,10 +53,20 @@ run perf infer --cluster "$spec" --model llama3.1-70b --tp 2 --input-tokens 2048
 run perf size --model llama3-70b --tokens 15T --days 30 --accelerators h100-sxm,b200,mi300x \
   --prices examples/gpu-hour-prices.yaml --json >"$out/size-llama3-70b.json"
 
+for rate in 20 60; do
+  run perf serve --cluster "$spec" --model llama3.1-70b --tp 2 --replicas 2 --rate "$rate" --duration 120 \
+    --input-tokens 2048 --output-tokens 256 --slo ttft-p90=2s,tpot-p90=50ms --json >"$out/serve-llama3.1-70b-$rate.json"
+done
+run perf serve --search --systems dgx-h100,dgx-b200 --model llama3.1-70b --rate 20 --duration 120 \
+  --input-tokens 2048 --output-tokens 256 --slo ttft-p90=2s,tpot-p90=50ms --prices examples/gpu-hour-prices.yaml \
+  --json >"$out/serve-capacity-llama3.1-70b.json" || true  # exit 1 when nothing meets the targets: still drawn
+
 run report "$spec" \
   --simulation "$out/replay-fifo.json" --simulation "$out/replay-easy.json" \
   --simulation "$out/packing-fgd.json" --simulation "$out/packing-bestfit.json" \
   --perf "$out/collective-all-reduce.json" --perf "$out/collective-all-gather.json" \
   --perf "$out/train-llama3-70b.json" --perf "$out/infer-llama3.1-70b.json" --perf "$out/size-llama3-70b.json" \
+  --perf "$out/serve-llama3.1-70b-20.json" --perf "$out/serve-llama3.1-70b-60.json" \
+  --perf "$out/serve-capacity-llama3.1-70b.json" \
   --out "$out/report.html" >/dev/null
 echo "$out/report.html"

@@ -148,6 +148,32 @@ async function checkCharts(page, simulations, perfs) {
       [Number(tr.dataset.sequences), Number(tr.dataset.ttftMs), Number(tr.dataset.tpotMs)]));
     expectEqual(rows, points.flat().map((point) => [point.sequences, point.ttft_ms, point.tpot_ms]), 'inference rows');
   }
+  const serves = perfs.filter((d) => d.schema === 'gputwin.serve/1');
+  if (serves.length > 0) {
+    // One deployment per model, system, replicas and TP (sorted by that name), its runs by rate; p90 then p99.
+    const byDeployment = new Map();
+    for (const run of serves) {
+      const key = `${run.model} on ${run.system}, ${run.replicas} x TP ${run.tp}`;
+      if (!byDeployment.has(key)) byDeployment.set(key, []);
+      byDeployment.get(key).push(run);
+    }
+    const groups = [...byDeployment.keys()].sort().map((key) =>
+      byDeployment.get(key).slice().sort((a, b) => a.requests_per_s - b.requests_per_s));
+    for (const [id, field] of [['chart-serve-ttft', 'ttft_ms'], ['chart-serve-tpot', 'tpot_ms']]) {
+      await checkSeries(page, id, groups.flatMap((runs) => ['p90', 'p99'].map((p) => runs.map((r) => r[field][p]))),
+        `serving ${field}`);
+    }
+    const rows = await page.$$eval('#serving tr[data-requests-per-s]', (trs) => trs.map((tr) =>
+      [Number(tr.dataset.requestsPerS), Number(tr.dataset.ttftP99Ms), tr.dataset.meets === 'true']));
+    expectEqual(rows, serves.map((r) => [r.requests_per_s, r.ttft_ms.p99, r.meets_targets]), 'serving rows');
+  }
+  const capacities = perfs.filter((d) => d.schema === 'gputwin.serve-capacity/1');
+  if (capacities.length > 0) {
+    const rows = await page.$$eval('#serving tr[data-system]', (trs) => trs.map((tr) =>
+      [tr.dataset.system, Number(tr.dataset.tp), tr.dataset.meets === 'true', Number(tr.dataset.gpus)]));
+    expectEqual(rows, capacities.flatMap((c) => c.rows.map((r) => [r.system, r.tp, r.meets, r.gpus])),
+      'capacity rows');
+  }
   const sizings = perfs.filter((d) => d.schema === 'gputwin.perf-size/1');
   if (sizings.length > 0) {
     const rows = await page.$$eval('#sizing tr[data-accelerator]', (trs) => trs.map((tr) =>

@@ -27,6 +27,8 @@ node tests/browser/check_report.cjs --web-dir "$web_dir" --report "$demo/report.
   --perf "$demo/collective-all-reduce.json" --perf "$demo/collective-all-gather.json" \
   --perf "$demo/train-llama3-70b.json" \
   --perf "$demo/infer-llama3.1-70b.json" --perf "$demo/size-llama3-70b.json" \
+  --perf "$demo/serve-llama3.1-70b-20.json" --perf "$demo/serve-llama3.1-70b-60.json" \
+  --perf "$demo/serve-capacity-llama3.1-70b.json" \
   --screenshots "$out/screenshots" --max-bytes "$max_bytes"
 
 # Same inputs, same bytes.
@@ -36,6 +38,8 @@ node tests/browser/check_report.cjs --web-dir "$web_dir" --report "$demo/report.
   --perf "$demo/collective-all-reduce.json" --perf "$demo/collective-all-gather.json" \
   --perf "$demo/train-llama3-70b.json" \
   --perf "$demo/infer-llama3.1-70b.json" --perf "$demo/size-llama3-70b.json" \
+  --perf "$demo/serve-llama3.1-70b-20.json" --perf "$demo/serve-llama3.1-70b-60.json" \
+  --perf "$demo/serve-capacity-llama3.1-70b.json" \
   --out "$out/again.html" >/dev/null
 cmp "$demo/report.html" "$out/again.html"
 

@@ -1,6 +1,8 @@
 // `gputwin perf infer`: LLM serving on a designed cluster (or a catalog system): KV-cache capacity, TTFT,
 // TPOT and output tokens per second by number of concurrent sequences, up to max load; refused (exit 1) when
 // the weights leave no room for one sequence.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
 
@@ -9,6 +11,7 @@
 #include "gputwin/perf/inference.hpp"
 #include "gputwin/perf/roofline.hpp"
 #include "gputwin/report/inference_report.hpp"
+#include "gputwin/serve/serving.hpp"
 
 namespace gputwin::cli {
 namespace {
@@ -16,6 +19,7 @@ namespace {
 struct InferOptions {
   InferenceModelOptions deployment;
   std::vector<int> sequences{1, 8, 32, 128, 512};
+  int load_rounds = 4;  // requests per client in the closed-loop simulation; 0 = none
   bool json = false;
 };
 
@@ -91,6 +95,34 @@ void add_inference_model_options(CLI::App& command, InferenceModelOptions& optio
 
 namespace {
 
+// Each concurrency of the report run as a benchmark runs it (serve/closed_loop_latency), so that TTFT shows
+// the queueing and batched prefill a lone prompt's estimate leaves out.
+bool simulate_under_load(const InferenceInputs& inputs, int rounds, InferenceReport& report) {
+  const auto defaults = load_serving_engine_defaults(bundled_data_dir() + "/perf/serving-engine.yaml");
+  auto model = IterationModel::make(inputs.hardware, inputs.collectives, inputs.constants, inputs.setup);
+  for (const std::string& error : {defaults.error_text(), model.error_text()}) {
+    if (!error.empty()) {
+      std::cerr << error;
+      return false;
+    }
+  }
+  const EngineLimits limits =
+      engine_limits_for(defaults.value(), inputs.hardware.accelerator, model.value().kv_capacity_tokens());
+  std::vector<int> concurrencies;
+  for (const auto& row : report.by_sequences) concurrencies.push_back(row.sequences);
+  if (report.max_load.sequences > 0) concurrencies.push_back(report.max_load.sequences);
+  for (const int concurrency : concurrencies) {
+    const ClosedLoopLoad load{concurrency, inputs.setup.input_tokens, inputs.setup.output_tokens, rounds};
+    report.under_load.push_back(
+        closed_loop_latency(model.value(), limits, load, inputs.setup.tp * inputs.setup.ep));
+  }
+  report.under_load_engine =
+      fmt::format("{}'s scheduler ({} batched tokens, {} sequences)", defaults.value().engine,
+                  limits.max_batched_tokens, limits.max_sequences);
+  report.under_load_rounds = rounds;
+  return true;
+}
+
 int run_infer(const InferOptions& options) {
   const auto inputs = load_inference_inputs(options.deployment, "perf infer");
   if (!inputs) return kInputError;
@@ -103,12 +135,14 @@ int run_infer(const InferOptions& options) {
     std::cerr << max_load.error_text();
     return kInputError;
   }
-  InferenceReport report{inputs->hardware, inputs->setup, {}, std::move(max_load).value()};
+  InferenceReport report{inputs->hardware, inputs->setup, {}, std::move(max_load).value(), {}, {}, 0};
   if (!report.max_load.weights_fit) {
     std::cerr << inference_refusal_text(report);
     return kInputError;
   }
   for (const int sequences : options.sequences) report.by_sequences.push_back(estimate(sequences).value());
+  if (options.load_rounds > 0 && !simulate_under_load(*inputs, options.load_rounds, report))
+    return kInputError;
   std::cout << (options.json ? inference_json(report).dump(2) + "\n" : inference_text(report));
   return 0;
 }
@@ -123,6 +157,11 @@ void add_perf_infer_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--sequences", options->sequences, "concurrent sequences to show (default 1 8 32 128 512)")
       ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--load-rounds", options->load_rounds,
+                   "requests each client sends when each concurrency is simulated as a benchmark runs it "
+                   "(loaded TTFT/TPOT columns; 0 = skip; default 4)")
+      ->check(CLI::NonNegativeNumber);
   command->add_flag("--json", options->json, std::string("print JSON (schema ") + kInferenceSchema + ")");
   command->callback([options, &exit_code] {
     if (options->deployment.cluster.empty() && options->deployment.system.empty()) {

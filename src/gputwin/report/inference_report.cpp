@@ -5,6 +5,7 @@
 
 #include "gputwin/core/units.hpp"
 #include "gputwin/report/json_document.hpp"
+#include "gputwin/report/serve_report.hpp"
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
@@ -17,7 +18,20 @@ const char* bound_name(const StepTime& step) {
   return step.compute_bound() ? "compute" : "memory";
 }
 
-nlohmann::json estimate_json(const InferenceEstimate& e) {
+// The closed-loop simulation of row i (by_sequences, then max_load), when one was run.
+const ServeSummary* under_load_of(const InferenceReport& report, std::size_t i) {
+  return i < report.under_load.size() ? &report.under_load[i] : nullptr;
+}
+
+nlohmann::json under_load_json(const ServeSummary& s) {
+  return {{"requests", s.finished},
+          {"ttft_ms", latency_ms_json(s.ttft_s)},
+          {"tpot_ms", latency_ms_json(s.tpot_s)},
+          {"output_tokens_per_s_per_gpu", round_decimals(s.output_tokens_per_s_per_gpu, 1)},
+          {"preemptions", s.preemptions}};
+}
+
+nlohmann::json estimate_json_fields(const InferenceEstimate& e) {
   return {{"sequences", e.sequences},
           {"fits", e.fits},
           {"ttft_ms", round_decimals(e.ttft_s * 1e3, 3)},
@@ -31,6 +45,12 @@ nlohmann::json estimate_json(const InferenceEstimate& e) {
           {"prefill_ms", round_decimals(e.prefill.seconds() * 1e3, 3)},
           {"output_tokens_per_s", round_decimals(e.output_tokens_per_s, 1)},
           {"output_tokens_per_s_per_gpu", round_decimals(e.output_tokens_per_s_per_gpu, 1)}};
+}
+
+nlohmann::json estimate_json(const InferenceEstimate& e, const ServeSummary* under_load) {
+  nlohmann::json row = estimate_json_fields(e);
+  if (under_load != nullptr) row["under_load"] = under_load_json(*under_load);
+  return row;
 }
 
 std::string gb_text(double bytes) {
@@ -85,24 +105,30 @@ std::string inference_refusal_text(const InferenceReport& report) {
 nlohmann::json inference_json(const InferenceReport& report) {
   const InferenceSetup& setup = report.setup;
   const InferenceEstimate& max_load = report.max_load;
-  nlohmann::json out = {{"schema", kInferenceSchema},
-                        {"model", setup.model.name},
-                        {"system", report.hardware.system_id},
-                        {"accelerator", report.hardware.accelerator.info.id},
-                        {"tp", setup.tp},
-                        {"ep", setup.ep},
-                        {"gpus_per_replica", setup.tp * setup.ep},
-                        {"precision", setup.precision},
-                        {"kv_bytes_per_element", setup.kv_bytes_per_element},
-                        {"input_tokens", setup.input_tokens},
-                        {"output_tokens", setup.output_tokens},
-                        {"weight_gb_per_gpu", round_decimals(max_load.weight_bytes_per_gpu / 1e9, 3)},
-                        {"kv_bytes_per_token_per_gpu", max_load.kv_bytes_per_token_per_gpu},
-                        {"kv_capacity_tokens", std::floor(max_load.kv_capacity_tokens)},
-                        {"max_sequences", max_load.max_sequences},
-                        {"by_sequences", nlohmann::json::array()},
-                        {"max_load", estimate_json(max_load)}};
-  for (const auto& row : report.by_sequences) out["by_sequences"].push_back(estimate_json(row));
+  nlohmann::json out = {
+      {"schema", kInferenceSchema},
+      {"model", setup.model.name},
+      {"system", report.hardware.system_id},
+      {"accelerator", report.hardware.accelerator.info.id},
+      {"tp", setup.tp},
+      {"ep", setup.ep},
+      {"gpus_per_replica", setup.tp * setup.ep},
+      {"precision", setup.precision},
+      {"kv_bytes_per_element", setup.kv_bytes_per_element},
+      {"input_tokens", setup.input_tokens},
+      {"output_tokens", setup.output_tokens},
+      {"weight_gb_per_gpu", round_decimals(max_load.weight_bytes_per_gpu / 1e9, 3)},
+      {"kv_bytes_per_token_per_gpu", max_load.kv_bytes_per_token_per_gpu},
+      {"kv_capacity_tokens", std::floor(max_load.kv_capacity_tokens)},
+      {"max_sequences", max_load.max_sequences},
+      {"by_sequences", nlohmann::json::array()},
+      {"max_load", estimate_json(max_load, under_load_of(report, report.by_sequences.size()))}};
+  for (std::size_t i = 0; i < report.by_sequences.size(); ++i)
+    out["by_sequences"].push_back(estimate_json(report.by_sequences[i], under_load_of(report, i)));
+  if (!report.under_load.empty()) {
+    out["under_load"] = {{"engine", report.under_load_engine},
+                         {"requests_per_client", report.under_load_rounds}};
+  }
   return out;
 }
 
@@ -118,21 +144,48 @@ std::string inference_text(const InferenceReport& report) {
       << format_number(std::floor(max_load.kv_capacity_tokens), 0) << " tokens = " << max_load.max_sequences
       << " sequences at once\n";
   using enum Align;
-  TextTable table({"sequences", "TTFT ms", "TPOT ms", "decode bound", "compute ms", "memory ms", "TP comm ms",
-                   "output tok/s", "per GPU", "fits"},
-                  {right, right, right, left, right, right, right, right, right, left});
-  const auto add = [&](const InferenceEstimate& e, const std::string& label) {
-    table.add_row({label, milliseconds(e.ttft_s), milliseconds(e.tpot_s), bound_name(e.decode),
-                   milliseconds(e.decode.compute_s), milliseconds(e.decode.memory_s),
-                   milliseconds(e.decode.communication_s), format_number(e.output_tokens_per_s, 0),
-                   format_number(e.output_tokens_per_s_per_gpu, 0), e.fits ? "yes" : "no (KV cache full)"});
+  const bool loaded = !report.under_load.empty();
+  std::vector<std::string> header{"sequences", "TTFT ms"};
+  std::vector<Align> align{right, right};
+  if (loaded) {
+    header.insert(header.end(), {"loaded TTFT p50/p99", "loaded TPOT p50/p99"});
+    align.insert(align.end(), {right, right});
+  }
+  header.insert(header.end(), {"TPOT ms", "decode bound", "compute ms", "memory ms", "TP comm ms",
+                               "output tok/s", "per GPU", "fits"});
+  align.insert(align.end(), {right, left, right, right, right, right, right, left});
+  TextTable table(header, align);
+  const auto pair_ms = [](const LatencyStats& s) {
+    return format_number(s.p50 * 1e3, s.p50 < 0.1 ? 1 : 0) + " / " +
+           format_number(s.p99 * 1e3, s.p99 < 0.1 ? 1 : 0);
   };
-  for (const auto& row : report.by_sequences) add(row, std::to_string(row.sequences));
-  if (max_load.sequences > 0) add(max_load, std::to_string(max_load.sequences) + " (max load)");
+  const auto add = [&](const InferenceEstimate& e, const std::string& label, const ServeSummary* under_load) {
+    std::vector<std::string> row{label, milliseconds(e.ttft_s)};
+    if (loaded) {
+      row.push_back(under_load != nullptr ? pair_ms(under_load->ttft_s) : "-");
+      row.push_back(under_load != nullptr ? pair_ms(under_load->tpot_s) : "-");
+    }
+    row.insert(row.end(),
+               {milliseconds(e.tpot_s), bound_name(e.decode), milliseconds(e.decode.compute_s),
+                milliseconds(e.decode.memory_s), milliseconds(e.decode.communication_s),
+                format_number(e.output_tokens_per_s, 0), format_number(e.output_tokens_per_s_per_gpu, 0),
+                e.fits ? "yes" : "no (KV cache full)"});
+    table.add_row(row);
+  };
+  for (std::size_t i = 0; i < report.by_sequences.size(); ++i)
+    add(report.by_sequences[i], std::to_string(report.by_sequences[i].sequences), under_load_of(report, i));
+  if (max_load.sequences > 0)
+    add(max_load, std::to_string(max_load.sequences) + " (max load)",
+        under_load_of(report, report.by_sequences.size()));
   out << table.render("  ");
   out << moe_and_mla_notes(report);
-  out << "  TTFT = one prompt's prefill + one decode step; TPOT = decode step at the mean context;\n"
-      << "  model and constants: docs/perf-inference.md, data/perf/inference.yaml\n";
+  out << "  TTFT = one prompt's prefill + one decode step, alone; TPOT = decode step at the mean context;\n";
+  if (loaded) {
+    out << "  loaded = that many clients starting together, each sending " << report.under_load_rounds
+        << " requests in turn, simulated on one replica with\n  " << report.under_load_engine
+        << " (queueing and batched prefill included; docs/perf-inference.md)\n";
+  }
+  out << "  model and constants: docs/perf-inference.md, data/perf/inference.yaml\n";
   return out.str();
 }
 
@@ -140,6 +193,11 @@ namespace {
 
 InferencePoint point_from_json(const JsonField& point) {
   InferencePoint p;
+  if (point.has("under_load")) {
+    const JsonField loaded = point.child("under_load");
+    p.ttft_under_load_ms = latency_ms_from_json(loaded.child("ttft_ms"));
+    p.tpot_under_load_ms = latency_ms_from_json(loaded.child("tpot_ms"));
+  }
   p.sequences = int_of(point.child("sequences"));
   p.fits = boolean_of(point.child("fits"));
   p.ttft_ms = point.child("ttft_ms").number();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "gputwin/core/error.hpp"
 #include "gputwin/core/json_input.hpp"
 #include "gputwin/perf/inference.hpp"
+#include "gputwin/serve/serve_summary.hpp"
 
 namespace gputwin {
 
@@ -24,6 +26,11 @@ struct InferenceReport {
   InferenceSetup setup;
   std::vector<InferenceEstimate> by_sequences;
   InferenceEstimate max_load;
+  // The same concurrencies simulated as a benchmark runs them (serve/closed_loop_latency): one entry per
+  // by_sequences row, then one for max_load; empty when not simulated.
+  std::vector<ServeSummary> under_load;
+  std::string under_load_engine;  // whose scheduler and limits the simulation follows
+  int under_load_rounds = 0;      // requests each client sends
 };
 
 [[nodiscard]] std::string inference_text(const InferenceReport& report);
@@ -42,6 +49,8 @@ struct InferencePoint {
   std::string decode_bound;  // "compute" or "memory"
   double output_tokens_per_s = 0;
   double output_tokens_per_s_per_gpu = 0;
+  std::optional<LatencyStats> ttft_under_load_ms;  // closed-loop simulation at this concurrency, when run
+  std::optional<LatencyStats> tpot_under_load_ms;
 };
 struct InferenceResult {
   std::string source;  // the file it was read from

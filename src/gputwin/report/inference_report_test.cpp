@@ -28,7 +28,7 @@ InferenceReport real_report() {
   const auto estimate = [&](int sequences) {
     return estimate_inference(hardware, perf.collectives, constants, setup, sequences).value();
   };
-  InferenceReport report{hardware, setup, {}, estimate(0)};
+  InferenceReport report{hardware, setup, {}, estimate(0), {}, {}, 0};
   for (const int sequences : {1, 16, 64}) report.by_sequences.push_back(estimate(sequences));
   return report;
 }
@@ -74,6 +74,30 @@ TEST(InferenceJson, RoundTripOfARealEstimate) {
     expect_point(back.by_sequences[i], report().by_sequences[i]);
   expect_point(back.max_load, report().max_load);
   EXPECT_GT(back.max_load.sequences, 64);
+}
+
+// The loaded latencies of a closed-loop simulation travel with their row and come back in milliseconds; a row
+// without them reads back as not simulated.
+TEST(InferenceJson, LoadedLatenciesRoundTripPerRow) {
+  InferenceReport loaded = report();
+  ServeSummary first;
+  first.ttft_s = {0.2, 0.15, 0.4, 0.9};
+  first.tpot_s = {0.02, 0.019, 0.025, 0.03};
+  loaded.under_load = {first};  // only the first row was simulated
+  loaded.under_load_engine = "vllm-v1";
+  loaded.under_load_rounds = 4;
+  const nlohmann::json document = inference_json(loaded);
+  EXPECT_EQ(document["under_load"]["requests_per_client"], 4);
+  const auto read = read_inference_json(document.dump(), "infer.json");
+  ASSERT_TRUE(read.ok()) << read.error_text();
+  const InferenceResult& back = read.value();
+  ASSERT_TRUE(back.by_sequences[0].ttft_under_load_ms.has_value());
+  EXPECT_DOUBLE_EQ(back.by_sequences[0].ttft_under_load_ms->p99, 900);
+  EXPECT_DOUBLE_EQ(back.by_sequences[0].tpot_under_load_ms->p50, 19);
+  EXPECT_FALSE(back.by_sequences[1].ttft_under_load_ms.has_value());
+  EXPECT_FALSE(back.max_load.ttft_under_load_ms.has_value());
+  EXPECT_TRUE(contains(inference_text(loaded), "loaded TTFT p50/p99"));
+  EXPECT_FALSE(contains(inference_text(report()), "loaded TTFT"));
 }
 
 TEST(InferenceJson, AnotherSchemaIsRefusedAtTheSchemaField) {

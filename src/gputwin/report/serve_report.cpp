@@ -7,10 +7,6 @@
 namespace gputwin {
 namespace {
 
-nlohmann::json stats_ms(const LatencyStats& s) {
-  return {{"mean", s.mean * 1e3}, {"p50", s.p50 * 1e3}, {"p90", s.p90 * 1e3}, {"p99", s.p99 * 1e3}};
-}
-
 std::string stats_row(std::string_view name, const LatencyStats& s) {
   return fmt::format("  {:<6} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}\n", name, s.mean * 1e3, s.p50 * 1e3,
                      s.p90 * 1e3, s.p99 * 1e3);
@@ -94,10 +90,10 @@ nlohmann::json serve_json(const ServeReport& report) {
           {"requests_per_s", s.requests_per_s},
           {"output_tokens_per_s", s.output_tokens_per_s},
           {"output_tokens_per_s_per_gpu", s.output_tokens_per_s_per_gpu},
-          {"ttft_ms", stats_ms(s.ttft_s)},
-          {"tpot_ms", stats_ms(s.tpot_s)},
-          {"itl_ms", stats_ms(s.itl_s)},
-          {"e2e_ms", stats_ms(s.e2e_s)},
+          {"ttft_ms", latency_ms_json(s.ttft_s)},
+          {"tpot_ms", latency_ms_json(s.tpot_s)},
+          {"itl_ms", latency_ms_json(s.itl_s)},
+          {"e2e_ms", latency_ms_json(s.e2e_s)},
           {"targets", targets},
           {"share_meeting_targets", s.share_meeting_targets},
           {"goodput_requests_per_s", s.goodput_requests_per_s},
@@ -154,8 +150,8 @@ nlohmann::json capacity_json(const CapacitySearch& search, const std::string& mo
          {"replicas", row.replicas},
          {"gpus", row.gpus},
          {"output_tokens_per_s_per_gpu", row.summary.output_tokens_per_s_per_gpu},
-         {"ttft_ms", stats_ms(row.summary.ttft_s)},
-         {"tpot_ms", stats_ms(row.summary.tpot_s)},
+         {"ttft_ms", latency_ms_json(row.summary.ttft_s)},
+         {"tpot_ms", latency_ms_json(row.summary.tpot_s)},
          {"cost_per_hour", row.cost_per_hour ? nlohmann::json(row.cost_per_hour->base()) : nlohmann::json()},
          {"cost_per_million_tokens",
           row.cost_per_hour ? nlohmann::json(row.cost_per_million_tokens) : nlohmann::json()},
@@ -169,28 +165,79 @@ nlohmann::json capacity_json(const CapacitySearch& search, const std::string& mo
           {"rows", rows}};
 }
 
+nlohmann::json latency_ms_json(const LatencyStats& s) {
+  return {{"mean", s.mean * 1e3}, {"p50", s.p50 * 1e3}, {"p90", s.p90 * 1e3}, {"p99", s.p99 * 1e3}};
+}
+
+LatencyStats latency_ms_from_json(const JsonField& s) {
+  return LatencyStats{s.child("mean").number(), s.child("p50").number(), s.child("p90").number(),
+                      s.child("p99").number()};
+}
+
+ServeDocument serve_document_from_json(const JsonField& root, const std::string& source) {
+  expect_schema(root, kServeSchema, "perf serve --json");
+  ServeDocument out;
+  out.source = source;
+  out.model = root.child("model").string();
+  out.system = root.child("system").string();
+  out.precision = root.child("precision").string();
+  out.traffic = root.child("traffic").string();
+  out.tp = int_of(root.child("tp"));
+  out.replicas = int_of(root.child("replicas"));
+  out.gpus = int_of(root.child("gpus"));
+  out.requests_per_s = root.child("requests_per_s").number();
+  out.output_tokens_per_s = root.child("output_tokens_per_s").number();
+  out.output_tokens_per_s_per_gpu = root.child("output_tokens_per_s_per_gpu").number();
+  out.ttft_ms = latency_ms_from_json(root.child("ttft_ms"));
+  out.tpot_ms = latency_ms_from_json(root.child("tpot_ms"));
+  out.itl_ms = latency_ms_from_json(root.child("itl_ms"));
+  out.e2e_ms = latency_ms_from_json(root.child("e2e_ms"));
+  const JsonField targets = root.child("targets");
+  out.targets_percentile = targets.child("percentile").number();
+  if (targets.has("ttft_ms")) out.ttft_target_ms = targets.child("ttft_ms").number();
+  if (targets.has("tpot_ms")) out.tpot_target_ms = targets.child("tpot_ms").number();
+  out.share_meeting_targets = root.child("share_meeting_targets").number();
+  out.meets_targets = boolean_of(root.child("meets_targets"));
+  return out;
+}
+
 Result<ServeDocument> read_serve_json(std::string_view text, const std::string& source) {
-  return read_json_document<ServeDocument>(text, source, [](const JsonField& root) {
-    expect_schema(root, kServeSchema, "perf serve --json");
-    ServeDocument out;
-    out.model = root.child("model").string();
-    out.system = root.child("system").string();
-    out.gpus = int_of(root.child("gpus"));
-    out.requests_per_s = root.child("requests_per_s").number();
-    out.output_tokens_per_s = root.child("output_tokens_per_s").number();
-    out.output_tokens_per_s_per_gpu = root.child("output_tokens_per_s_per_gpu").number();
-    out.meets_targets = boolean_of(root.child("meets_targets"));
-    const auto stats = [&](const char* key) {
-      const JsonField s = root.child(key);
-      return LatencyStats{s.child("mean").number(), s.child("p50").number(), s.child("p90").number(),
-                          s.child("p99").number()};
-    };
-    out.ttft_ms = stats("ttft_ms");
-    out.tpot_ms = stats("tpot_ms");
-    out.itl_ms = stats("itl_ms");
-    out.e2e_ms = stats("e2e_ms");
-    return out;
-  });
+  return read_json_document<ServeDocument>(
+      text, source, [&](const JsonField& root) { return serve_document_from_json(root, source); });
+}
+
+CapacityDocument capacity_document_from_json(const JsonField& root, const std::string& source) {
+  expect_schema(root, kServeCapacitySchema, "perf serve --search --json");
+  CapacityDocument out;
+  out.source = source;
+  out.model = root.child("model").string();
+  out.traffic = root.child("traffic").string();
+  out.targets_percentile = root.child("targets_percentile").number();
+  out.simulations = int_of(root.child("simulations"));
+  const JsonField rows = root.child("rows");
+  for (std::size_t i = 0; i < rows.array_size(); ++i) {
+    const JsonField row = rows.element(i);
+    CapacityDocumentRow r;
+    r.system = row.child("system").string();
+    r.accelerator = row.child("accelerator").string();
+    r.tp = int_of(row.child("tp"));
+    r.meets = boolean_of(row.child("meets"));
+    r.replicas = int_of(row.child("replicas"));
+    r.gpus = int_of(row.child("gpus"));
+    r.output_tokens_per_s_per_gpu = row.child("output_tokens_per_s_per_gpu").number();
+    r.ttft_p90_ms = row.child("ttft_ms").child("p90").number();
+    r.tpot_p90_ms = row.child("tpot_ms").child("p90").number();
+    r.cost_per_hour = optional_number(row.child("cost_per_hour"));
+    r.cost_per_million_tokens = optional_number(row.child("cost_per_million_tokens"));
+    r.why = row.child("why").string();
+    out.rows.push_back(std::move(r));
+  }
+  return out;
+}
+
+Result<CapacityDocument> read_capacity_json(std::string_view text, const std::string& source) {
+  return read_json_document<CapacityDocument>(
+      text, source, [&](const JsonField& root) { return capacity_document_from_json(root, source); });
 }
 
 }  // namespace gputwin

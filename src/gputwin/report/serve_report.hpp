@@ -7,10 +7,13 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gputwin/core/error.hpp"
+#include "gputwin/core/json_input.hpp"
 #include "gputwin/perf/inference.hpp"
 #include "gputwin/serve/capacity_search.hpp"
 #include "gputwin/serve/serving.hpp"
@@ -39,17 +42,54 @@ inline constexpr const char* kServeCapacitySchema = "gputwin.serve-capacity/1";
 [[nodiscard]] nlohmann::json capacity_json(const CapacitySearch& search, const std::string& model,
                                            const std::string& traffic, const LatencyTargets& targets);
 
+// Latency statistics in seconds written as {mean, p50, p90, p99} in milliseconds, and read back.
+[[nodiscard]] nlohmann::json latency_ms_json(const LatencyStats& seconds);
+[[nodiscard]] LatencyStats latency_ms_from_json(const JsonField& field);
+
 // What a gputwin.serve/1 document says, as the report page needs it.
 struct ServeDocument {
+  std::string source;  // the file it was read from
   std::string model;
   std::string system;
+  std::string precision;
+  std::string traffic;
+  int tp = 1;
+  int replicas = 1;
   int gpus = 0;
   double requests_per_s = 0;
   double output_tokens_per_s = 0;
   double output_tokens_per_s_per_gpu = 0;
   LatencyStats ttft_ms, tpot_ms, itl_ms, e2e_ms;
+  double targets_percentile = 0.9;
+  std::optional<double> ttft_target_ms, tpot_target_ms;  // empty when the run set none
+  double share_meeting_targets = 0;
   bool meets_targets = false;
 };
+[[nodiscard]] ServeDocument serve_document_from_json(const JsonField& root, const std::string& source);
 [[nodiscard]] Result<ServeDocument> read_serve_json(std::string_view text, const std::string& source);
+
+// What a gputwin.serve-capacity/1 document says: the candidates as `perf serve --search` ranked them.
+struct CapacityDocumentRow {
+  std::string system;
+  std::string accelerator;
+  int tp = 1;
+  bool meets = false;
+  int replicas = 0;
+  int gpus = 0;
+  double output_tokens_per_s_per_gpu = 0;
+  double ttft_p90_ms = 0, tpot_p90_ms = 0;
+  std::optional<double> cost_per_hour, cost_per_million_tokens;
+  std::string why;
+};
+struct CapacityDocument {
+  std::string source;
+  std::string model;
+  std::string traffic;
+  double targets_percentile = 0.9;
+  int simulations = 0;
+  std::vector<CapacityDocumentRow> rows;
+};
+[[nodiscard]] CapacityDocument capacity_document_from_json(const JsonField& root, const std::string& source);
+[[nodiscard]] Result<CapacityDocument> read_capacity_json(std::string_view text, const std::string& source);
 
 }  // namespace gputwin

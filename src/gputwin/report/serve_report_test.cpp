@@ -38,6 +38,53 @@ TEST(ServeJson, ReadsBackWhatItWrites) {
   EXPECT_DOUBLE_EQ(d.ttft_ms.p90, 200);  // seconds in the model, milliseconds in the document
   EXPECT_DOUBLE_EQ(d.itl_ms.p99, 90);
   EXPECT_DOUBLE_EQ(d.e2e_ms.mean, 4000);
+  EXPECT_EQ(d.tp, 4);
+  EXPECT_EQ(d.replicas, 2);
+  EXPECT_FALSE(d.ttft_target_ms.has_value());  // the run set no targets
+}
+
+TEST(ServeJson, CapacitySearchReadsBackItsRowsInOrder) {
+  CapacitySearch search;
+  search.simulations = 7;
+  CapacityRow answer;
+  answer.candidate = {"dgx-h100", 2};
+  answer.accelerator = "h100-sxm";
+  answer.meets = true;
+  answer.replicas = 3;
+  answer.gpus = 6;
+  answer.summary.ttft_s.p90 = 0.25;
+  answer.cost_per_hour = usd(12);
+  answer.cost_per_million_tokens = 1.5;
+  CapacityRow loser = answer;
+  loser.candidate = {"dgx-h100", 1};
+  loser.meets = false;
+  loser.replicas = 0;
+  loser.cost_per_hour.reset();
+  loser.why = "TTFT p90 900 ms > 500 ms at 64 replicas";
+  search.rows = {answer, loser};
+  LatencyTargets targets;
+  targets.ttft_s = 0.5;
+  const auto back =
+      read_capacity_json(capacity_json(search, "llama3.1-70b", "Poisson", targets).dump(), "capacity.json");
+  ASSERT_TRUE(back.ok()) << back.error_text();
+  const CapacityDocument& d = back.value();
+  EXPECT_EQ(d.model, "llama3.1-70b");
+  EXPECT_EQ(d.simulations, 7);
+  ASSERT_EQ(d.rows.size(), 2u);
+  EXPECT_EQ(d.rows[0].tp, 2);
+  EXPECT_EQ(d.rows[0].gpus, 6);
+  EXPECT_DOUBLE_EQ(d.rows[0].ttft_p90_ms, 250);
+  EXPECT_DOUBLE_EQ(*d.rows[0].cost_per_hour, 12);
+  EXPECT_FALSE(d.rows[1].meets);
+  EXPECT_FALSE(d.rows[1].cost_per_hour.has_value());
+  EXPECT_EQ(d.rows[1].why, loser.why);
+
+  nlohmann::json document = capacity_json(search, "m", "t", targets);
+  document["rows"][1].erase("why");
+  const auto missing = read_capacity_json(document.dump(), "c.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error_text().find("/rows/1: missing field 'why'"), std::string::npos)
+      << missing.error_text();
 }
 
 TEST(ServeJson, ForeignTruncatedOrIncompleteDocumentsAreLocated) {
@@ -56,7 +103,8 @@ TEST(ServeJson, ForeignTruncatedOrIncompleteDocumentsAreLocated) {
   document["tpot_ms"].erase("p90");
   const auto missing = read_serve_json(document.dump(), "x.json");
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error_text().find("/tpot_ms: missing field 'p90'"), std::string::npos) << missing.error_text();
+  EXPECT_NE(missing.error_text().find("/tpot_ms: missing field 'p90'"), std::string::npos)
+      << missing.error_text();
 }
 
 }  // namespace

@@ -117,4 +117,16 @@ ServingResult simulate_serving(const IterationModel& model, const std::vector<Se
   return result;
 }
 
+ServeSummary closed_loop_latency(const IterationModel& model, const EngineLimits& limits,
+                                 const ClosedLoopLoad& load, int gpus_per_replica) {
+  const auto count = static_cast<std::size_t>(load.concurrency) * static_cast<std::size_t>(load.rounds);
+  const std::vector<ServeRequest> requests(count, {0.0, load.input_tokens, load.output_tokens});
+  ServingSetup setup;
+  setup.gpus_per_replica = gpus_per_replica;
+  setup.limits = limits;
+  setup.options.concurrency = load.concurrency;
+  setup.options.sample_every_s = 0;  // no timeline wanted
+  return simulate_serving(model, requests, setup).summary;
+}
+
 }  // namespace gputwin

@@ -59,4 +59,17 @@ struct ServingResult {
                                              const std::vector<ServeRequest>& requests,
                                              const ServingSetup& setup);
 
+// What a benchmark at a fixed concurrency measures on one replica: `concurrency` clients start together and
+// each sends `rounds` requests of these lengths, one after the other (vLLM's benchmark_serving with
+// --max-concurrency, TensorRT-LLM's benchmark at a concurrency). TTFT includes the queueing and the batched
+// prefill of the requests that arrive together, which a single prompt's prefill does not.
+struct ClosedLoopLoad {
+  int concurrency = 1;
+  int input_tokens = 128;
+  int output_tokens = 128;
+  int rounds = 4;
+};
+[[nodiscard]] ServeSummary closed_loop_latency(const IterationModel& model, const EngineLimits& limits,
+                                               const ClosedLoopLoad& load, int gpus_per_replica);
+
 }  // namespace gputwin

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -189,6 +190,40 @@ ReportChart inference_chart(const std::vector<InferenceResult>& inferences) {
                       from_zero(axis("output tokens/s per GPU")))};
 }
 
+// Latency percentiles against the request rate served, one line per deployment (model, system, TP, replicas)
+// and percentile, from perf serve runs at several rates; the y axis is logarithmic because an overloaded
+// deployment's latency grows by orders of magnitude.
+ReportChart serve_latency_chart(const std::vector<ServeDocument>& serves, const std::string& id,
+                                const std::string& what, LatencyStats ServeDocument::*stats) {
+  std::map<std::string, std::vector<const ServeDocument*>> deployments;
+  for (const auto& run : serves) {
+    deployments[fmt::format("{} on {}, {} x TP {}", run.model, run.system, run.replicas, run.tp)].push_back(
+        &run);
+  }
+  Json datasets = Json::array();
+  for (auto& [name, runs] : deployments) {
+    std::stable_sort(runs.begin(), runs.end(), [](const ServeDocument* a, const ServeDocument* b) {
+      return a->requests_per_s < b->requests_per_s;
+    });
+    for (const auto& [label, member] :
+         {std::pair{"p90", &LatencyStats::p90}, std::pair{"p99", &LatencyStats::p99}}) {
+      std::vector<double> rates;
+      std::vector<double> latency;
+      for (const ServeDocument* run : runs) {
+        rates.push_back(run->requests_per_s);
+        latency.push_back((*run).*stats.*member);
+      }
+      datasets.push_back(line_dataset(fmt::format("{} {}", name, label), points(rates, latency)));
+    }
+  }
+  Json config = line_config(datasets, from_zero(axis("requests/s served")),
+                            axis(what + " ms (log scale)", "logarithmic"));
+  config["options"]["elements"]["point"]["radius"] = 3;
+  return {id, "perf", what + " against the request rate",
+          "ttft_ms / tpot_ms (p90, p99) against requests_per_s of perf serve --json, one line per deployment",
+          config};
+}
+
 ReportChart tco_chart(const Cluster& cluster) {
   const Costs& costs = cluster.costs;
   const double years = costs.lifetime_years;
@@ -280,6 +315,10 @@ std::vector<ReportChart> report_charts(const Cluster& cluster, const ReportInput
   if (!inputs.collectives.empty()) charts.push_back(busbw_chart(inputs.collectives));
   if (!inputs.trainings.empty()) charts.push_back(step_chart(inputs.trainings));
   if (!inputs.inferences.empty()) charts.push_back(inference_chart(inputs.inferences));
+  if (!inputs.serves.empty()) {
+    charts.push_back(serve_latency_chart(inputs.serves, "chart-serve-ttft", "TTFT", &ServeDocument::ttft_ms));
+    charts.push_back(serve_latency_chart(inputs.serves, "chart-serve-tpot", "TPOT", &ServeDocument::tpot_ms));
+  }
   return charts;
 }
 

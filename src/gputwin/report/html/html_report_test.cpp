@@ -164,6 +164,42 @@ TEST(HtmlReport, InferenceAndSizingResultsGetTheirTablesAndChart) {
   EXPECT_NE(size.find("cost = GPU-hours x " + html_escape(sizing.cost_basis)), std::string::npos) << size;
 }
 
+// perf serve runs at two rates and a capacity search: one table row per run carrying its p99 latencies, a
+// latency-against-rate chart per metric with the deployment's p90 and p99 lines (two points each), and the
+// search's candidates with the answer first.
+TEST(HtmlReport, ServingRunsAndCapacitySearchGetTheirTablesAndCharts) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  const std::string dir = std::string(GPUTWIN_SOURCE_DIR) + "/tests/report/";
+  const auto inputs =
+      load_report_inputs({}, {dir + "serve-llama3.1-8b-rate40.json", dir + "serve-llama3.1-8b-rate120.json",
+                              dir + "serve-capacity-llama3.1-8b.json"});
+  ASSERT_TRUE(inputs.ok()) << inputs.error_text();
+  ASSERT_EQ(inputs.value().serves.size(), 2u);
+  ASSERT_EQ(inputs.value().capacities.size(), 1u);
+  const std::string html = html_report(cluster, inputs.value(), kFakeChartScript);
+
+  const std::size_t at = html.find("<section id=\"serving\" data-runs=\"2\" data-searches=\"1\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::string serving = html.substr(at, html.find("</section>", at) - at);
+  for (const ServeDocument& run : inputs.value().serves) {
+    EXPECT_NE(serving.find("data-requests-per-s=\"" + nlohmann::json(run.requests_per_s).dump() +
+                           "\" data-ttft-p99-ms=\"" + nlohmann::json(run.ttft_ms.p99).dump() + "\""),
+              std::string::npos)
+        << serving;
+    EXPECT_NE(serving.find(run.meets_targets ? "met (" : "NOT met ("), std::string::npos);
+  }
+  const CapacityDocument& search = inputs.value().capacities.front();
+  EXPECT_EQ(count_of(serving, "<tr data-system="), search.rows.size());
+  const CapacityDocumentRow& answer = search.rows.front();
+  ASSERT_TRUE(answer.meets);
+  EXPECT_NE(serving.find("<tr data-system=\"" + answer.system + "\" data-tp=\"" + std::to_string(answer.tp) +
+                         "\" data-meets=\"true\" data-gpus=\"" + std::to_string(answer.gpus) + "\""),
+            std::string::npos)
+      << serving;
+  EXPECT_NE(html.find("id=\"chart-serve-ttft\" data-series=\"2\" data-points=\"4\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"chart-serve-tpot\" data-series=\"2\" data-points=\"4\""), std::string::npos);
+}
+
 TEST(HtmlReport, ChartsOnlyForTheResultsGiven) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   const std::string html = html_report(cluster, {}, kFakeChartScript);
@@ -171,6 +207,8 @@ TEST(HtmlReport, ChartsOnlyForTheResultsGiven) {
   EXPECT_EQ(html.find("id=\"simulation\""), std::string::npos);
   EXPECT_EQ(html.find("id=\"inference\""), std::string::npos);
   EXPECT_EQ(html.find("id=\"sizing\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"serving\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"chart-serve-ttft\""), std::string::npos);
   EXPECT_NE(html.find("id=\"chart-power\""), std::string::npos);
 }
 

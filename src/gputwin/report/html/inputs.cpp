@@ -22,13 +22,18 @@ void read_into(ReportInputs& inputs, const JsonField& root, const std::string& s
     inputs.inferences.push_back(inference_result_from_json(root, source));
   } else if (kind == ReportInputKind::perf && schema == kSizingSchema) {
     inputs.sizings.push_back(sizing_result_from_json(root, source));
+  } else if (kind == ReportInputKind::perf && schema == kServeSchema) {
+    inputs.serves.push_back(serve_document_from_json(root, source));
+  } else if (kind == ReportInputKind::perf && schema == kServeCapacitySchema) {
+    inputs.capacities.push_back(capacity_document_from_json(root, source));
   } else {
     const std::string expected = kind == ReportInputKind::simulation
                                      ? std::string("expected ") + kReplaySchema + " or " + kPackingSchema +
                                            " (simulate replay|packing --json)"
                                      : std::string("expected ") + kCollectiveSchema + ", " + kTrainingSchema +
-                                           ", " + kInferenceSchema + " or " + kSizingSchema +
-                                           " (perf collective|train|infer|size --json)";
+                                           ", " + kInferenceSchema + ", " + kSizingSchema + ", " +
+                                           kServeSchema + " or " + kServeCapacitySchema +
+                                           " (perf collective|train|infer|size|serve --json)";
     root.child("schema").fail(expected + ", found '" + schema + "'");
   }
 }
@@ -40,6 +45,8 @@ void append(ReportInputs& into, ReportInputs&& from) {
   for (auto& item : from.trainings) into.trainings.push_back(std::move(item));
   for (auto& item : from.inferences) into.inferences.push_back(std::move(item));
   for (auto& item : from.sizings) into.sizings.push_back(std::move(item));
+  for (auto& item : from.serves) into.serves.push_back(std::move(item));
+  for (auto& item : from.capacities) into.capacities.push_back(std::move(item));
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "gputwin/report/inference_report.hpp"
 #include "gputwin/report/packing_report.hpp"
 #include "gputwin/report/replay_report.hpp"
+#include "gputwin/report/serve_report.hpp"
 #include "gputwin/report/training_report.hpp"
 
 namespace gputwin {
@@ -28,10 +29,12 @@ struct ReportInputs {
   std::vector<TrainingBreakdown> trainings;
   std::vector<InferenceResult> inferences;
   std::vector<SizingResult> sizings;
+  std::vector<ServeDocument> serves;
+  std::vector<CapacityDocument> capacities;
 };
 
-// Simulation files must be replay or packing results, perf files collective, training, inference or sizing
-// results.
+// Simulation files must be replay or packing results, perf files collective, training, inference, sizing,
+// serving or serving-capacity results.
 [[nodiscard]] Result<ReportInputs> load_report_inputs(const std::vector<std::string>& simulation_paths,
                                                       const std::vector<std::string>& perf_paths);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -31,12 +32,27 @@ std::string number_cell(const std::string& text) {
   return "<td class=\"num\">" + html_escape(text) + "</td>";
 }
 
-std::string inference_row(const InferencePoint& point, const std::string& label) {
+bool simulated_under_load(const InferenceResult& result) {
+  return std::any_of(result.by_sequences.begin(), result.by_sequences.end(),
+                     [](const InferencePoint& point) { return point.ttft_under_load_ms.has_value(); });
+}
+
+std::string loaded_cells(const InferencePoint& point) {
+  const auto pair = [](const std::optional<LatencyStats>& ms) {
+    return ms ? number_cell(format_number(ms->p50, 1) + " / " + format_number(ms->p99, 1)) : number_cell("-");
+  };
+  return pair(point.ttft_under_load_ms) + pair(point.tpot_under_load_ms);
+}
+
+std::string inference_row(const InferencePoint& point, const std::string& label, bool loaded) {
   return fmt::format(
-      "<tr data-sequences=\"{}\" data-ttft-ms=\"{}\" data-tpot-ms=\"{}\" data-tokens-per-s-per-gpu=\"{}\">"
-      "<td class=\"num\">{}</td>{}{}<td>{}</td>{}{}<td>{}</td></tr>",
+      "<tr data-sequences=\"{}\" data-ttft-ms=\"{}\" data-tpot-ms=\"{}\" data-tokens-per-s-per-gpu=\"{}\"{}>"
+      "<td class=\"num\">{}</td>{}{}{}<td>{}</td>{}{}<td>{}</td></tr>",
       point.sequences, exact(point.ttft_ms), exact(point.tpot_ms), exact(point.output_tokens_per_s_per_gpu),
-      html_escape(label), number_cell(format_number(point.ttft_ms, 2)),
+      point.ttft_under_load_ms
+          ? fmt::format(" data-loaded-ttft-p99-ms=\"{}\"", exact(point.ttft_under_load_ms->p99))
+          : std::string(),
+      html_escape(label), number_cell(format_number(point.ttft_ms, 2)), loaded ? loaded_cells(point) : "",
       number_cell(format_number(point.tpot_ms, 2)), html_escape(point.decode_bound),
       number_cell(format_number(point.output_tokens_per_s, 0)),
       number_cell(format_number(point.output_tokens_per_s_per_gpu, 0)),
@@ -56,17 +72,21 @@ std::string inference_table(const InferenceResult& result) {
       format_number(result.kv_capacity_tokens, 0), result.max_sequences, result.gpus_per_replica);
   html += fmt::format("<table class=\"inference\" data-model=\"{}\" data-max-sequences=\"{}\">",
                       html_escape(result.model), result.max_sequences);
-  html += header_cells({{"sequences", true},
-                        {"TTFT ms", true},
-                        {"TPOT ms", true},
-                        {"decode bound", false},
-                        {"output tok/s", true},
-                        {"per GPU", true},
-                        {"fits", false}});
+  const bool loaded = simulated_under_load(result);
+  std::vector<std::pair<std::string, bool>> columns{{"sequences", true}, {"TTFT ms", true}};
+  if (loaded)
+    columns.insert(columns.end(), {{"loaded TTFT p50 / p99", true}, {"loaded TPOT p50 / p99", true}});
+  columns.insert(columns.end(), {{"TPOT ms", true},
+                                 {"decode bound", false},
+                                 {"output tok/s", true},
+                                 {"per GPU", true},
+                                 {"fits", false}});
+  html += header_cells(columns);
   html += "<tbody>";
-  for (const auto& point : result.by_sequences) html += inference_row(point, std::to_string(point.sequences));
+  for (const auto& point : result.by_sequences)
+    html += inference_row(point, std::to_string(point.sequences), loaded);
   if (result.max_load.sequences > 0)
-    html += inference_row(result.max_load, std::to_string(result.max_load.sequences) + " (max load)");
+    html += inference_row(result.max_load, std::to_string(result.max_load.sequences) + " (max load)", loaded);
   return html + "</tbody></table>";
 }
 
@@ -119,6 +139,75 @@ std::string sizing_table(const SizingResult& sizing) {
   return html + "</tbody></table>";
 }
 
+std::string percentiles_cell(const LatencyStats& ms) {
+  return number_cell(fmt::format("{} / {} / {}", format_number(ms.p50, 1), format_number(ms.p90, 1),
+                                 format_number(ms.p99, 1)));
+}
+
+std::string targets_cell(const ServeDocument& run) {
+  if (!run.ttft_target_ms && !run.tpot_target_ms) return "<td>none set</td>";
+  std::string text;
+  if (run.ttft_target_ms) text += fmt::format("TTFT {} ms", format_number(*run.ttft_target_ms, 0));
+  if (run.tpot_target_ms)
+    text += fmt::format("{}TPOT {} ms", text.empty() ? "" : ", ", format_number(*run.tpot_target_ms, 0));
+  return fmt::format("<td>{} at p{}: {} ({} % of requests)</td>", html_escape(text),
+                     format_number(run.targets_percentile * 100, 0), run.meets_targets ? "met" : "NOT met",
+                     format_number(run.share_meeting_targets * 100, 1));
+}
+
+std::string serve_row(const ServeDocument& run) {
+  return fmt::format(
+      "<tr data-requests-per-s=\"{}\" data-ttft-p99-ms=\"{}\" data-tpot-p99-ms=\"{}\" "
+      "data-meets=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}{}{}{}{}{}{}</tr>",
+      exact(run.requests_per_s), exact(run.ttft_ms.p99), exact(run.tpot_ms.p99),
+      run.meets_targets ? "true" : "false", html_escape(run.model), html_escape(run.system),
+      html_escape(fmt::format("{} x TP {} = {} GPUs, {}", run.replicas, run.tp, run.gpus, run.precision)),
+      html_escape(run.traffic), number_cell(format_number(run.requests_per_s, 2)),
+      number_cell(format_number(run.output_tokens_per_s_per_gpu, 0)), percentiles_cell(run.ttft_ms),
+      percentiles_cell(run.tpot_ms), percentiles_cell(run.itl_ms), percentiles_cell(run.e2e_ms),
+      targets_cell(run));
+}
+
+std::string capacity_row(const CapacityDocumentRow& row) {
+  const std::string cost = row.cost_per_hour ? format_money(usd(*row.cost_per_hour)) : "-";
+  const std::string per_token =
+      row.cost_per_million_tokens ? format_money(usd(*row.cost_per_million_tokens)) : "-";
+  return fmt::format(
+      "<tr data-system=\"{}\" data-tp=\"{}\" data-meets=\"{}\" data-gpus=\"{}\"><td>{}</td><td>{}</td>"
+      "{}{}{}{}{}{}{}{}<td>{}</td></tr>",
+      html_escape(row.system), row.tp, row.meets ? "true" : "false", row.gpus, html_escape(row.system),
+      html_escape(row.accelerator), number_cell(std::to_string(row.tp)),
+      number_cell(row.meets ? std::to_string(row.replicas) : "-"),
+      number_cell(row.meets ? std::to_string(row.gpus) : "-"),
+      number_cell(format_number(row.output_tokens_per_s_per_gpu, 0)),
+      number_cell(format_number(row.ttft_p90_ms, 0)), number_cell(format_number(row.tpot_p90_ms, 1)),
+      number_cell(cost), number_cell(per_token), html_escape(row.why.empty() ? "the answer" : row.why));
+}
+
+std::string capacity_table(const CapacityDocument& search) {
+  std::string html = fmt::format(
+      "<h3>Capacity for {}: {}</h3><p class=\"note\">{}: {} simulations; targets at p{}; the first row is "
+      "the "
+      "answer when it meets them.</p>",
+      html_escape(search.model), html_escape(search.traffic), html_escape(file_name(search.source)),
+      search.simulations, format_number(search.targets_percentile * 100, 0));
+  html += fmt::format("<table class=\"capacity\" data-model=\"{}\">", html_escape(search.model));
+  html += header_cells({{"system", false},
+                        {"accelerator", false},
+                        {"TP", true},
+                        {"replicas", true},
+                        {"GPUs", true},
+                        {"tok/s/GPU", true},
+                        {"TTFT p90 ms", true},
+                        {"TPOT p90 ms", true},
+                        {"$/h", true},
+                        {"$/M tokens", true},
+                        {"why", false}});
+  html += "<tbody>";
+  for (const auto& row : search.rows) html += capacity_row(row);
+  return html + "</tbody></table>";
+}
+
 }  // namespace
 
 std::string inference_section(const std::vector<InferenceResult>& inferences) {
@@ -126,7 +215,9 @@ std::string inference_section(const std::vector<InferenceResult>& inferences) {
   std::string html = fmt::format(
       "<section id=\"inference\" data-results=\"{}\"><h2>Inference</h2><p class=\"note\">perf infer --json: "
       "steady-state latency and throughput of one replica at each number of concurrent sequences (TTFT = one "
-      "prompt's prefill + one decode step; TPOT = a decode step at the mean context; docs/perf-inference.md)."
+      "prompt's prefill + one decode step; TPOT = a decode step at the mean context; loaded = that many "
+      "clients "
+      "simulated as a benchmark runs them, queueing and batched prefill included; docs/perf-inference.md)."
       "</p>",
       inferences.size());
   for (const auto& result : inferences) html += inference_table(result);
@@ -142,6 +233,39 @@ std::string sizing_section(const std::vector<SizingResult>& sizings) {
       "(docs/perf-training.md).</p>",
       sizings.size());
   for (const auto& sizing : sizings) html += sizing_table(sizing);
+  return html + "</section>";
+}
+
+}  // namespace gputwin
+
+namespace gputwin {
+
+std::string serving_section(const std::vector<ServeDocument>& serves,
+                            const std::vector<CapacityDocument>& capacities) {
+  if (serves.empty() && capacities.empty()) return "";
+  std::string html = fmt::format(
+      "<section id=\"serving\" data-runs=\"{}\" data-searches=\"{}\"><h2>Serving</h2><p class=\"note\">"
+      "perf serve --json: simulated deployments under their traffic (latencies p50 / p90 / p99 in ms; "
+      "docs/perf-serve.md).</p>",
+      serves.size(), capacities.size());
+  if (!serves.empty()) {
+    html += "<table class=\"serve\">";
+    html += header_cells({{"model", false},
+                          {"system", false},
+                          {"deployment", false},
+                          {"traffic", false},
+                          {"req/s", true},
+                          {"tok/s/GPU", true},
+                          {"TTFT", true},
+                          {"TPOT", true},
+                          {"ITL", true},
+                          {"E2E", true},
+                          {"targets", false}});
+    html += "<tbody>";
+    for (const auto& run : serves) html += serve_row(run);
+    html += "</tbody></table>";
+  }
+  for (const auto& search : capacities) html += capacity_table(search);
   return html + "</section>";
 }
 

@@ -9,11 +9,16 @@
 #include <vector>
 
 #include "gputwin/report/inference_report.hpp"
+#include "gputwin/report/serve_report.hpp"
 #include "gputwin/report/training_report.hpp"
 
 namespace gputwin {
 
 [[nodiscard]] std::string inference_section(const std::vector<InferenceResult>& inferences);
 [[nodiscard]] std::string sizing_section(const std::vector<SizingResult>& sizings);
+// perf serve --json runs (one row each: latency percentiles, throughput, targets met) and perf serve --search
+// --json answers (the candidates as ranked).
+[[nodiscard]] std::string serving_section(const std::vector<ServeDocument>& serves,
+                                          const std::vector<CapacityDocument>& capacities);
 
 }  // namespace gputwin
