@@ -13,6 +13,7 @@
 //   errors
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
