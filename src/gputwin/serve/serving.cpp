@@ -78,9 +78,10 @@ ServingResult simulate_serving(const IterationModel& model, const std::vector<Se
                            : std::max(1, setup.replicas);
   const IterationCost cost = [&](const IterationBatch& batch) {
     return model
-        .iteration(batch.prefill_tokens, batch.prefill_context_tokens, batch.decode_sequences,
-                   batch.decode_context_tokens)
-        .seconds();
+               .iteration(batch.prefill_tokens, batch.prefill_context_tokens, batch.decode_sequences,
+                          batch.decode_context_tokens)
+               .seconds() /
+           setup.engine_efficiency;
   };
   ServeRun merged;
   merged.requests.resize(requests.size());

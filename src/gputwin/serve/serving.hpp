@@ -43,6 +43,9 @@ struct ServingSetup {
   EngineLimits limits;
   EngineOptions options;  // concurrency is for the whole deployment; it is shared out over the replicas
   LatencyTargets targets;
+  // The serving engine's speed against the perf model: each iteration takes the perf model's time / this
+  // (1 = as the model times it; per engine generation in data/perf/serving-engine-generations.yaml).
+  double engine_efficiency = 1;
 };
 
 struct ServingResult {

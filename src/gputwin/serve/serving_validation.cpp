@@ -1,0 +1,453 @@
+#include "gputwin/serve/serving_validation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+
+#include "gputwin/core/random.hpp"
+#include "gputwin/core/yaml_input.hpp"
+#include "gputwin/perf/hardware.hpp"
+#include "gputwin/serve/requests.hpp"
+#include "gputwin/serve/serving.hpp"
+
+namespace gputwin {
+namespace {
+
+bool contains(const std::string& text, const std::string& piece) {
+  return !piece.empty() && text.find(piece) != std::string::npos;
+}
+
+std::optional<double> optional_number(const YamlField& row, std::string_view key) {
+  const auto field = row.optional_child(key);
+  if (!field) return std::nullopt;
+  return field->number();
+}
+
+std::string scenario_name(const YamlField& field) {
+  std::string text = field.text();
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (text == "server") return "Server";
+  if (text == "offline") return "Offline";
+  field.fail("expected a scenario Server or Offline, got '" + field.text() + "'");
+}
+
+struct SystemInfo {
+  std::string accelerator, engine, division;
+};
+
+MlperfResult read_row(const YamlField& row, const std::map<std::string, SystemInfo>& systems) {
+  MlperfResult r;
+  r.submitter = row.child("sub").text();
+  r.system = row.child("system").text();
+  const auto found = systems.find(r.submitter + "/" + r.system);
+  if (found == systems.end())
+    row.child("system").fail("no system '" + r.system + "' of '" + r.submitter + "' in the systems list");
+  r.accelerator = found->second.accelerator;
+  r.engine = found->second.engine;
+  r.division = found->second.division;
+  r.benchmark = row.child("bench").text();
+  r.scenario = scenario_name(row.child("scenario"));
+  r.gpus = static_cast<int>(row.child("gpus").positive_integer());
+  r.tokens_per_s = row.child("tok_s").positive_number();
+  r.samples_per_s = row.child("samples_s").positive_number();
+  r.target_qps = row.child("target_qps").positive_number();
+  r.ttft_p50_ms = optional_number(row, "ttft_p50_ms");
+  r.ttft_p99_ms = optional_number(row, "ttft_p99_ms");
+  r.tpot_p50_ms = optional_number(row, "tpot_p50_ms");
+  r.tpot_p99_ms = optional_number(row, "tpot_p99_ms");
+  if (r.server() && (!r.ttft_p99_ms || !r.tpot_p99_ms))
+    row.fail("a Server row needs ttft_p99_ms and tpot_p99_ms");
+  r.line = row.location().line;
+  return r;
+}
+
+std::string optional_text(const YamlField& field, std::string_view key) {
+  const auto child = field.optional_child(key);
+  return child ? child->text() : std::string();
+}
+
+// Inputs drawn uniformly on 1..max, outputs uniformly on 1..(2 mean - 1): the stated distributions of the
+// reference file (the datasets' own were not found).
+void draw_lengths(std::vector<ServeRequest>& requests, const ServingBenchmark& benchmark,
+                  std::uint64_t seed) {
+  Random random(seed);
+  const auto output_span = static_cast<std::uint64_t>(std::max(1, 2 * benchmark.output_mean_tokens - 1));
+  for (ServeRequest& request : requests) {
+    request.input_tokens =
+        1 + static_cast<int>(random.below(static_cast<std::uint64_t>(benchmark.input_max_tokens)));
+    request.output_tokens = 1 + static_cast<int>(random.below(output_span));
+  }
+}
+
+const ServingBenchmark* benchmark_of(const ServingCheckPlan& plan, const std::string& id) {
+  for (const ServingBenchmark& b : plan.benchmarks)
+    if (b.id == id) return &b;
+  return nullptr;
+}
+
+const ServingDeployment* deployment_of(const ServingCheckPlan& plan, const MlperfResult& row) {
+  for (const ServingDeployment& d : plan.deployments)
+    if (d.benchmark == row.benchmark && contains(row.accelerator, d.accelerator_contains)) return &d;
+  return nullptr;
+}
+
+const EngineGeneration* engine_of(const std::vector<EngineGeneration>& engines, const std::string& text) {
+  for (const EngineGeneration& e : engines)
+    for (const std::string& piece : e.engines)
+      if (text.rfind(piece, 0) == 0) return &e;
+  return nullptr;
+}
+
+// The simulation of one row at one load, with what it needs built once.
+class RowSimulation {
+ public:
+  RowSimulation(const IterationModel& model, const ServingBenchmark& benchmark, const ServingCheck& check,
+                const EngineGeneration& engine, const ServingRunParameters& run, double efficiency)
+      : model_(model), benchmark_(benchmark), check_(check), run_(run) {
+    setup_.replicas = check.instances;
+    setup_.gpus_per_replica = check.tp;
+    setup_.limits.max_batched_tokens = engine.max_batched_tokens;
+    setup_.limits.block_tokens = engine.block_tokens;
+    setup_.limits.max_sequences = check.sequences;
+    setup_.limits.kv_capacity_tokens = model.kv_capacity_tokens();
+    setup_.options.sample_every_s = 0;
+    setup_.engine_efficiency = efficiency;
+  }
+
+  ServeSummary server(double qps) const {
+    ArrivalProcess process{qps, run_.server_duration_s, 1, 1, 1};
+    std::vector<ServeRequest> requests = generate_arrivals(process, run_.seed);
+    draw_lengths(requests, benchmark_, run_.seed + 1);
+    return simulate_serving(model_, requests, setup_).summary;
+  }
+
+  // Steady-state tokens/s with every request queued at once: the difference of a run of N and one of 2N
+  // requests (the same first N), so the ramp at the start and the drain at the end cancel.
+  double offline() const {
+    const int n = run_.offline_requests_per_sequence * check_.sequences * check_.instances;
+    std::vector<ServeRequest> requests(static_cast<std::size_t>(2 * n));
+    draw_lengths(requests, benchmark_, run_.seed + 1);
+    const ServeSummary all = simulate_serving(model_, requests, setup_).summary;
+    requests.resize(static_cast<std::size_t>(n));
+    const ServeSummary half = simulate_serving(model_, requests, setup_).summary;
+    const double tokens = all.output_tokens_per_s * all.span_s - half.output_tokens_per_s * half.span_s;
+    const double seconds = all.span_s - half.span_s;
+    return seconds > 0 ? tokens / seconds : 0;
+  }
+
+ private:
+  const IterationModel& model_;
+  const ServingBenchmark& benchmark_;
+  const ServingCheck& check_;
+  const ServingRunParameters& run_;
+  ServingSetup setup_;
+};
+
+bool within_limits(const ServeSummary& s, const ServerLimits& limits) {
+  return s.finished == s.requests && s.ttft_s.p99 * 1e3 <= limits.ttft_p99_ms &&
+         s.tpot_s.p99 * 1e3 <= limits.tpot_p99_ms;
+}
+
+double mean_output_tokens(const ServingBenchmark& benchmark) {
+  // uniform on 1..(2 mean - 1)
+  return static_cast<double>(std::max(1, 2 * benchmark.output_mean_tokens - 1) + 1) / 2.0;
+}
+
+}  // namespace
+
+const ServerLimits* MlperfResults::limits_of(const std::string& benchmark) const {
+  for (const ServerLimits& l : limits)
+    if (benchmark.rfind(l.benchmark, 0) == 0) return &l;
+  return nullptr;
+}
+
+Result<MlperfResults> load_mlperf_results(const std::string& path) {
+  return result_of<MlperfResults>([&] {
+    const YamlField root = YamlDocument::load(path).root();
+    MlperfResults results;
+    results.path = path;
+    for (const YamlField& limit : root.child("scenario_limits").child("rows").items()) {
+      if (scenario_name(limit.child("scenario")) != "Server") continue;
+      results.limits.push_back({limit.child("benchmark").text(),
+                                limit.child("ttft_p99_limit_ms").positive_number(),
+                                limit.child("tpot_p99_limit_ms").positive_number()});
+    }
+    std::map<std::string, SystemInfo> systems;
+    for (const YamlField& system : root.child("systems").items()) {
+      const std::string division = optional_text(system, "div");
+      systems[system.child("sub").text() + "/" + system.child("system").text()] = {
+          system.child("accel").text(), optional_text(system, "engine"),
+          division.empty() ? "closed" : division};
+    }
+    for (const YamlField& row : root.child("rows").items()) results.rows.push_back(read_row(row, systems));
+    return results;
+  });
+}
+
+Result<std::vector<EngineGeneration>> load_engine_generations(const std::string& path) {
+  return result_of<std::vector<EngineGeneration>>([&] {
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys({"generations"});
+    std::vector<EngineGeneration> engines;
+    for (const YamlField& item : root.child("generations").items()) {
+      item.expect_keys({"id", "engines", "description", "efficiency", "max_batched_tokens", "block_tokens",
+                        "max_sequences"});
+      EngineGeneration engine;
+      engine.id = item.child("id").text();
+      for (const YamlField& piece : item.child("engines").items()) engine.engines.push_back(piece.text());
+      engine.efficiency = item.child("efficiency").child("value").positive_number();
+      engine.max_batched_tokens =
+          static_cast<int>(item.child("max_batched_tokens").child("value").positive_integer());
+      engine.block_tokens = static_cast<int>(item.child("block_tokens").child("value").positive_integer());
+      engine.max_sequences = static_cast<int>(item.child("max_sequences").child("value").positive_integer());
+      engines.push_back(std::move(engine));
+    }
+    return engines;
+  });
+}
+
+Result<ServingCheckPlan> load_serving_check_plan(const std::string& path) {
+  return result_of<ServingCheckPlan>([&] {
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys({"results", "split", "excluded", "benchmarks", "deployments", "run"});
+    ServingCheckPlan plan;
+    plan.results_path = root.child("results").text();
+    const YamlField split = root.child("split");
+    split.expect_keys({"fit_submitters", "reason"});
+    for (const YamlField& s : split.child("fit_submitters").items()) plan.fit_submitters.push_back(s.text());
+    for (const YamlField& item : root.child("excluded").items()) {
+      item.expect_keys({"division", "accelerator_contains", "system_contains", "reason"});
+      RowExclusion exclusion{optional_text(item, "division"), optional_text(item, "accelerator_contains"),
+                             optional_text(item, "system_contains"), item.child("reason").text()};
+      if (exclusion.division.empty() && exclusion.accelerator_contains.empty() &&
+          exclusion.system_contains.empty())
+        item.fail("an exclusion needs division, accelerator_contains or system_contains");
+      plan.exclusions.push_back(std::move(exclusion));
+    }
+    for (const YamlField& item : root.child("benchmarks").items()) {
+      item.expect_keys({"id", "model", "precision", "kv_bytes_per_element", "input_max_tokens",
+                        "input_source", "output_mean_tokens", "output_source"});
+      plan.benchmarks.push_back({item.child("id").text(), item.child("model").text(),
+                                 item.child("precision").one_of({"fp8", "bf16", "fp16"}),
+                                 item.child("kv_bytes_per_element").positive_number(),
+                                 static_cast<int>(item.child("input_max_tokens").positive_integer()),
+                                 static_cast<int>(item.child("output_mean_tokens").positive_integer())});
+    }
+    for (const YamlField& item : root.child("deployments").items()) {
+      item.expect_keys({"bench", "accelerator_contains", "system", "accelerator", "tp", "server_sequences",
+                        "offline_sequences", "confidence", "source"});
+      ServingDeployment d;
+      d.benchmark = item.child("bench").text();
+      d.accelerator_contains = item.child("accelerator_contains").text();
+      d.system = optional_text(item, "system");
+      d.accelerator = optional_text(item, "accelerator");
+      if (d.system.empty() == d.accelerator.empty()) item.fail("give exactly one of system or accelerator");
+      d.tp = static_cast<int>(item.child("tp").positive_integer());
+      if (const auto s = item.optional_child("server_sequences"))
+        d.server_sequences = static_cast<int>(s->positive_integer());
+      if (const auto s = item.optional_child("offline_sequences"))
+        d.offline_sequences = static_cast<int>(s->positive_integer());
+      d.confidence = item.child("confidence").one_of({"read", "assumed"});
+      if (benchmark_of(plan, d.benchmark) == nullptr)
+        item.child("bench").fail("no benchmark '" + d.benchmark + "'");
+      plan.deployments.push_back(std::move(d));
+    }
+    const YamlField run = root.child("run");
+    run.expect_keys({"server_duration_s", "offline_requests_per_sequence", "seed", "qps_search_low",
+                     "qps_search_high", "qps_search_steps"});
+    plan.run.server_duration_s = run.child("server_duration_s").positive_number();
+    plan.run.offline_requests_per_sequence =
+        static_cast<int>(run.child("offline_requests_per_sequence").positive_integer());
+    plan.run.seed = static_cast<std::uint64_t>(run.child("seed").non_negative_integer());
+    plan.run.qps_search_low = run.child("qps_search_low").positive_number();
+    plan.run.qps_search_high = run.child("qps_search_high").positive_number();
+    if (plan.run.qps_search_high <= plan.run.qps_search_low)
+      run.child("qps_search_high").fail("must be above qps_search_low");
+    plan.run.qps_search_steps = static_cast<int>(run.child("qps_search_steps").positive_integer());
+    return plan;
+  });
+}
+
+const char* check_set_name(CheckSet set) {
+  switch (set) {
+    case CheckSet::fit:
+      return "fit";
+    case CheckSet::evaluation:
+      return "evaluation";
+    case CheckSet::excluded:
+      return "excluded";
+  }
+  return "";
+}
+
+double ServingCheck::error_percent() const {
+  return 100.0 * (predicted_tokens_per_s - published.tokens_per_s) / published.tokens_per_s;
+}
+
+std::vector<ServingCheck> plan_serving_checks(const ServingValidationInputs& inputs,
+                                              const MlperfResults& results) {
+  std::vector<ServingCheck> checks;
+  for (const MlperfResult& row : results.rows) {
+    ServingCheck check;
+    check.published = row;
+    const auto excluded = std::find_if(
+        inputs.plan.exclusions.begin(), inputs.plan.exclusions.end(), [&](const RowExclusion& x) {
+          return (x.division.empty() || x.division == row.division) &&
+                 (x.accelerator_contains.empty() || contains(row.accelerator, x.accelerator_contains)) &&
+                 (x.system_contains.empty() || contains(row.system, x.system_contains));
+        });
+    const ServingDeployment* deployment = deployment_of(inputs.plan, row);
+    const EngineGeneration* engine = engine_of(inputs.engines, row.engine);
+    if (excluded != inputs.plan.exclusions.end()) {
+      check.note = excluded->reason;
+    } else if (deployment == nullptr) {
+      check.note = "no deployment for " + row.accelerator + " on " + row.benchmark;
+    } else if (engine == nullptr) {
+      check.note = "no engine generation for '" + row.engine + "'";
+    } else if (row.server() && results.limits_of(row.benchmark) == nullptr) {
+      check.note = "no Server limits for " + row.benchmark;
+    } else if (row.gpus % deployment->tp != 0) {
+      check.note = fmt::format("{} GPUs are not whole TP{} instances", row.gpus, deployment->tp);
+    } else {
+      const bool fit = std::find(inputs.plan.fit_submitters.begin(), inputs.plan.fit_submitters.end(),
+                                 row.submitter) != inputs.plan.fit_submitters.end();
+      check.set = fit ? CheckSet::fit : CheckSet::evaluation;
+      check.note = deployment->confidence;
+      check.engine = engine->id;
+      check.efficiency = engine->efficiency;
+      check.tp = deployment->tp;
+      check.instances = row.gpus / deployment->tp;
+      const int sequences = row.server() ? deployment->server_sequences : deployment->offline_sequences;
+      check.sequences = sequences > 0 ? sequences : engine->max_sequences;
+    }
+    checks.push_back(std::move(check));
+  }
+  return checks;
+}
+
+Result<ServingCheck> simulate_serving_check(const ServingValidationInputs& inputs,
+                                            const MlperfResults& results, ServingCheck check, bool search_qps,
+                                            double efficiency) {
+  if (check.set == CheckSet::excluded) return check;
+  const MlperfResult& row = check.published;
+  const auto fail = [&](const std::string& message) {
+    return Result<ServingCheck>(InputError{{results.path, row.line, 0}, "rows", message});
+  };
+  const ServingDeployment* deployment = deployment_of(inputs.plan, row);
+  const ServingBenchmark* benchmark = benchmark_of(inputs.plan, row.benchmark);
+  const EngineGeneration* engine = engine_of(inputs.engines, row.engine);
+  if (deployment == nullptr || engine == nullptr || benchmark == nullptr)
+    return fail("no benchmark, deployment or engine for " + row.system);
+  const auto preset = std::find_if(inputs.presets.begin(), inputs.presets.end(),
+                                   [&](const TransformerModel& m) { return m.name == benchmark->model; });
+  if (preset == inputs.presets.end()) return fail("no model preset '" + benchmark->model + "'");
+  auto hardware = deployment->system.empty()
+                      ? perf_hardware_of_accelerator(inputs.catalog, deployment->accelerator,
+                                                     std::clamp(row.gpus, check.tp, 8))
+                      : perf_hardware_of_system(inputs.catalog, deployment->system, 1);
+  if (!hardware.ok()) return hardware.errors();
+  const InferenceSetup setup{*preset,
+                             check.tp,
+                             benchmark->precision,
+                             benchmark->kv_bytes_per_element,
+                             (benchmark->input_max_tokens + 1) / 2,
+                             benchmark->output_mean_tokens,
+                             1};
+  auto model = IterationModel::make(hardware.value(), inputs.collectives, inputs.constants, setup);
+  if (!model.ok()) return model.errors();
+  if (efficiency > 0) check.efficiency = efficiency;
+  const RowSimulation simulation(model.value(), *benchmark, check, *engine, inputs.plan.run,
+                                 check.efficiency);
+  check.simulated = true;
+  if (!row.server()) {
+    check.predicted_tokens_per_s = simulation.offline();
+    return check;
+  }
+  const ServerLimits& limits = *results.limits_of(row.benchmark);
+  const ServeSummary at_target = simulation.server(row.target_qps);
+  check.limits_hold_at_target = within_limits(at_target, limits);
+  check.ttft_p50_ms = at_target.ttft_s.p50 * 1e3;
+  check.ttft_p99_ms = at_target.ttft_s.p99 * 1e3;
+  check.tpot_p50_ms = at_target.tpot_s.p50 * 1e3;
+  check.tpot_p99_ms = at_target.tpot_s.p99 * 1e3;
+  if (!search_qps) return check;
+  const ServingRunParameters& run = inputs.plan.run;
+  double low = run.qps_search_low * row.target_qps;  // assumed to meet the limits
+  double high = run.qps_search_high * row.target_qps;
+  if (within_limits(simulation.server(high), limits)) {
+    low = high;
+  } else {
+    for (int step = 0; step < run.qps_search_steps; ++step) {
+      const double mid = (low + high) / 2;
+      (within_limits(simulation.server(mid), limits) ? low : high) = mid;
+    }
+  }
+  check.highest_qps = low;
+  check.predicted_tokens_per_s = low * mean_output_tokens(*benchmark);
+  return check;
+}
+
+Result<std::vector<ServingCheck>> run_serving_checks(const ServingValidationInputs& inputs,
+                                                     const MlperfResults& results) {
+  std::vector<ServingCheck> checks;
+  for (ServingCheck& planned : plan_serving_checks(inputs, results)) {
+    auto simulated = simulate_serving_check(inputs, results, std::move(planned));
+    if (!simulated.ok()) return simulated.errors();
+    checks.push_back(std::move(simulated).value());
+  }
+  return checks;
+}
+
+ServingErrors serving_errors(const std::vector<ServingCheck>& checks, CheckSet set) {
+  ServingErrors e;
+  int ttft50 = 0, tpot50 = 0;
+  const auto relative = [](double predicted, double published) {
+    return 100.0 * std::abs(predicted - published) / published;
+  };
+  for (const ServingCheck& c : checks) {
+    if (c.set != set || !c.simulated) continue;
+    const double error = std::abs(c.error_percent());
+    e.throughput_mean += error;
+    e.throughput_worst = std::max(e.throughput_worst, error);
+    if (!c.published.server()) {
+      ++e.offline_rows;
+      e.offline_mean += error;
+      e.offline_worst = std::max(e.offline_worst, error);
+      continue;
+    }
+    ++e.server_rows;
+    e.server_mean += error;
+    e.server_worst = std::max(e.server_worst, error);
+    e.server_limits_held += c.limits_hold_at_target ? 1 : 0;
+    const double ttft_error = relative(c.ttft_p99_ms, *c.published.ttft_p99_ms);
+    const double tpot_error = relative(c.tpot_p99_ms, *c.published.tpot_p99_ms);
+    e.ttft_p99_mean += ttft_error;
+    e.tpot_p99_mean += tpot_error;
+    e.ttft_p99_within_25 += ttft_error <= 25 ? 1 : 0;
+    e.tpot_p99_within_25 += tpot_error <= 25 ? 1 : 0;
+    if (c.published.ttft_p50_ms) {
+      e.ttft_p50_mean += relative(c.ttft_p50_ms, *c.published.ttft_p50_ms);
+      ++ttft50;
+    }
+    if (c.published.tpot_p50_ms) {
+      e.tpot_p50_mean += relative(c.tpot_p50_ms, *c.published.tpot_p50_ms);
+      ++tpot50;
+    }
+  }
+  const int rows = e.offline_rows + e.server_rows;
+  if (rows > 0) e.throughput_mean /= rows;
+  if (e.offline_rows > 0) e.offline_mean /= e.offline_rows;
+  if (e.server_rows > 0) {
+    e.server_mean /= e.server_rows;
+    e.ttft_p99_mean /= e.server_rows;
+    e.tpot_p99_mean /= e.server_rows;
+  }
+  if (ttft50 > 0) e.ttft_p50_mean /= ttft50;
+  if (tpot50 > 0) e.tpot_p50_mean /= tpot50;
+  return e;
+}
+
+}  // namespace gputwin
