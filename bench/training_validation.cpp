@@ -4,7 +4,9 @@
 // every published A100 run of data/reference/training.yaml (Megatron-LM Table 1, Korthikanti et al. Table 5)
 // and the held-out check on them (the ampere fraction fitted on one table, the other predicted).
 //
-//   build-train/bench/training_validation      (Markdown tables, pasted into docs/accuracy.md)
+//   build-train/bench/training_validation        (Markdown tables, pasted into docs/accuracy.md)
+//   build-train/bench/training_validation --fit  (re-runs fit_gemm_calibration: the fitted constants)
+//   build-train/bench/training_validation --moe  (every MoE fit row's step-time terms)
 #include "gputwin/perf/training_validation.hpp"
 
 #include <fmt/format.h>
@@ -115,7 +117,8 @@ void print_moe_breakdown(const std::vector<gputwin::ReferencePrediction>& rows) 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool moe_breakdown = argc > 1 && std::string(argv[1]) == "--moe";
+  const std::string mode = argc > 1 ? argv[1] : "";
+  const bool moe_breakdown = mode == "--moe";
   const auto catalog = gputwin::Catalog::load({path("data/catalog")});
   const auto collectives = gputwin::load_collective_model(path("data/perf/nccl-cost-model.yaml"));
   const auto calibration = gputwin::load_training_calibration(path("data/perf/training-model.yaml"));
@@ -139,6 +142,20 @@ int main(int argc, char** argv) {
     std::cout << fmt::format(
         "  {}: {}\n", a.name,
         a.peak_fraction ? fmt::format("{:.3f}", *a.peak_fraction) : std::string("unknown (user sets)"));
+  if (mode == "--fit") {  // the calibration re-run: what data/perf/*.yaml must hold
+    const auto fit = gputwin::fit_gemm_calibration(catalog.value(), collectives.value(), c, reference.value(),
+                                                   runs.value());
+    if (!fit.ok()) {
+      std::cerr << fit.error_text();
+      return 1;
+    }
+    for (const auto& a : fit.value().gemm.architectures())
+      std::cout << fmt::format(
+          "  {}: {}\n", a.name,
+          a.peak_fraction ? fmt::format("{:.3f}", *a.peak_fraction) : std::string("unknown"));
+    std::cout << fmt::format("  moe_layer_host_s: {:.5f}\n", fit.value().moe_layer_host_s);
+    return 0;
+  }
   const auto predictions = gputwin::predict_reference_runs(collectives.value(), c, reference.value());
   if (moe_breakdown) {
     print_moe_breakdown(predictions);
