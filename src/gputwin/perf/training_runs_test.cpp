@@ -260,5 +260,25 @@ TEST(TrainingRuns, UnknownSourceInTheSetupIsALocatedError) {
   EXPECT_NE(loaded.error_text().find("setup-bad.yaml:5"), std::string::npos) << loaded.error_text();
 }
 
+// A (GPU, model, precision) given two MoE recipe settings is refused at its line.
+TEST(TrainingRuns, MoeRecipeListedTwiceIsALocatedError) {
+  const std::string path = ::testing::TempDir() + "/setup-moe-twice.yaml";
+  std::ofstream(path)
+      << "hardware: []\nsystems: []\nmodels: {}\nsources: []\n"
+         "precision_recipes: {file: " +
+             source_path("data/perf/precision-recipes.yaml") +
+             ", labels: []}\n"
+             "moe_recipes:\n"
+             "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [FP8], expert_comm_overlap: true, "
+             "source: a}\n"
+             "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [BF16, FP8], expert_comm_overlap: "
+             "false, source: b}\n";
+  const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(),
+                                          source_path("data/reference/training-runs.yaml"), path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error_text().find("setup-moe-twice.yaml:8"), std::string::npos) << loaded.error_text();
+  EXPECT_NE(loaded.error_text().find("listed twice"), std::string::npos) << loaded.error_text();
+}
+
 }  // namespace
 }  // namespace gputwin
