@@ -5,13 +5,16 @@
 // 1, Korthikanti et al. Table 5) and the held-out check on them (the ampere fraction fitted on one table, the
 // other predicted).
 //
-//   build-train/bench/training_validation      (Markdown tables, pasted into docs/accuracy.md)
+//   build-train/bench/training_validation        (Markdown tables, pasted into docs/accuracy.md)
+//   build-train/bench/training_validation --fit  (re-runs fit_gemm_calibration: the fitted constants)
+//   build-train/bench/training_validation --moe  (every MoE fit row's step-time terms)
 #include "gputwin/perf/training_validation.hpp"
 
 #include <fmt/format.h>
 
 #include <iostream>
 
+#include "gputwin/perf/pipeline_schedule.hpp"
 #include "gputwin/perf/training_runs.hpp"
 
 namespace {
@@ -87,9 +90,36 @@ void print_reference_set(const std::vector<gputwin::ReferencePrediction>& rows, 
   std::cout << "\n";
 }
 
+// `--moe`: every predicted MoE row of the fit set with its step-time terms (seconds per step), the published
+// step time, and what is missing per MoE layer and micro-batch on the slowest rank (published - predicted,
+// over (m + bubble) x MoE layers on that rank): the evidence behind the MoE terms of the model.
+void print_moe_breakdown(const std::vector<gputwin::ReferencePrediction>& rows) {
+  for (const auto& row : rows) {
+    if (!row.run.predictable || row.run.set != "fit" || !row.run.model.is_moe()) continue;
+    const auto& c = row.estimate.config;
+    const double published_step = static_cast<double>(c.global_batch) * c.sequence /
+                                  (row.run.published_tokens_per_s_per_gpu * row.run.gpus);
+    const double m = c.micro_batches();
+    const double bubble =
+        gputwin::pipeline_schedule_of(c)->bubble_stage_times(c.pp, c.virtual_stages, c.micro_batches());
+    const double moe_layers = static_cast<double>(c.layers_per_stage(row.run.model)) *
+                              row.run.model.moe_layer_count() / row.run.model.layers;
+    std::cout << fmt::format(
+        "{} ({}, tp {} pp {} v {} ep {} mb {} m {:.0f}): published {:.3f} s, predicted {:.3f} s, {:+.1f} %; "
+        "missing {:.3f} ms per MoE layer and micro-batch\n",
+        row.run.id, row.run.precision, c.tp, c.pp, c.virtual_stages, c.ep, c.micro_batch, m, published_step,
+        row.estimate.step_time_s, 100 * row.error,
+        1e3 * (published_step - row.estimate.step_time_s) / ((m + bubble) * moe_layers));
+    for (const auto& t : row.estimate.terms)
+      if (t.seconds > 0) std::cout << fmt::format("    {:<32} {:8.3f} s\n", t.name, t.seconds);
+  }
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  const bool moe_breakdown = mode == "--moe";
   const auto catalog = gputwin::Catalog::load({path("data/catalog")});
   const auto collectives = gputwin::load_collective_model(path("data/perf/nccl-cost-model.yaml"));
   const auto calibration = gputwin::load_training_calibration(path("data/perf/training-model.yaml"));
@@ -113,6 +143,20 @@ int main() {
     std::cout << fmt::format(
         "  {}: {}\n", a.name,
         a.peak_fraction ? fmt::format("{:.3f}", *a.peak_fraction) : std::string("unknown (user sets)"));
+  if (mode == "--fit") {  // the calibration re-run: what data/perf/*.yaml must hold
+    const auto fit = gputwin::fit_gemm_calibration(catalog.value(), collectives.value(), c, reference.value(),
+                                                   runs.value());
+    if (!fit.ok()) {
+      std::cerr << fit.error_text();
+      return 1;
+    }
+    for (const auto& a : fit.value().gemm.architectures())
+      std::cout << fmt::format(
+          "  {}: {}\n", a.name,
+          a.peak_fraction ? fmt::format("{:.3f}", *a.peak_fraction) : std::string("unknown"));
+    std::cout << fmt::format("  moe_layer_host_s: {:.5f}\n", fit.value().moe_layer_host_s);
+    return 0;
+  }
   // The calibration re-run: every architecture's fraction fitted again on the fit set only (the stored values
   // must equal it; TrainingCalibration.RecomputesTheStoredFit checks).
   const auto refit =
@@ -127,6 +171,10 @@ int main() {
         "  {}: {}\n", a.name,
         a.peak_fraction ? fmt::format("{:.3f}", *a.peak_fraction) : std::string("no fit rows: unknown"));
   const auto predictions = gputwin::predict_reference_runs(collectives.value(), c, reference.value());
+  if (moe_breakdown) {
+    print_moe_breakdown(predictions);
+    return 0;
+  }
   std::cout << "\n## Fit set (training-runs.yaml sources with set: fit)\n\n";
   print_reference_set(predictions, "fit");
   std::cout << "## Evaluation set (never fitted on)\n\n";

@@ -131,9 +131,10 @@ struct LayerPass {
   double context_comm = 0;        // s, key and value all-gather over the context-parallel group
   double expert_comm = 0;  // s, MoE dispatch + combine all-to-all over the expert-parallel group, one pass
   double permute = 0;      // s, MoE token permute / unpermute and router traffic, one pass
+  double host_wait = 0;    // s, GPU idle while the host synchronises on the MoE dispatch, one pass
   double every_second_matrix = 0;  // s, forward GEMMs torchtitan's per-op SAC recomputes (Recompute::op_sac)
 
-  [[nodiscard]] double forward() const { return matrices + attention + elementwise + permute; }
+  [[nodiscard]] double forward() const { return matrices + attention + elementwise + permute + host_wait; }
 };
 
 // One layer's pass with its GEMMs on `d` (the config's precision, or bf16 for the layers a recipe keeps in
@@ -197,6 +198,7 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
     const double permute_bytes = 2 * (tokens + routed_rows) * m.hidden * kActivationBytes +
                                  2 * tokens * static_cast<double>(m.moe.experts) * kRouterBytes;
     pass.permute = moe_share * permute_bytes / x.memory_bandwidth;
+    pass.host_wait = moe_share * x.calibration.moe_layer_host_s;
     if (m.moe.shared_experts > 0)
       add(mlp_gemms(m, static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden, c.tp),
           tokens, 1, moe_share);
@@ -292,7 +294,8 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
   const double quantised = load.layers - load.bf16_layers, bf16 = load.bf16_layers;
   auto sum = [&](auto term) { return quantised * term(f) + bf16 * term(f_bf16); };
   t.compute = sum([](const LayerPass& p) {
-    const double backward = p.matrices_backward + p.attention_backward + 2 * p.elementwise + p.permute;
+    const double backward =
+        p.matrices_backward + p.attention_backward + 2 * p.elementwise + p.permute + p.host_wait;
     return p.forward() + backward + p.casts;
   });
   const auto forward_tensor = [&](const LayerPass& p) {
@@ -301,9 +304,16 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
   t.tensor_comm = sum([&](const LayerPass& p) {
     return forward_tensor(p) + exposed_tensor_comm(c, p.tensor_comm, p.matrices_backward);
   });
-  t.expert_comm =
-      sum([](const LayerPass& p) { return 2 * p.expert_comm; });  // gradients go back the same way
-  t.context_comm = sum([](const LayerPass& p) {                   // ring attention
+  // Gradients go back the same way (a forward and a backward pair per layer). With the overlap Megatron runs
+  // one micro-batch's forward beside another's backward and hides each one's all-to-alls behind the other's
+  // compute: only what exceeds a layer's forward + backward compute is exposed.
+  t.expert_comm = sum([&](const LayerPass& p) {
+    if (!c.expert_comm_overlap) return 2 * p.expert_comm;
+    const double layer_compute = p.matrices + p.attention + p.elementwise + p.permute + p.matrices_backward +
+                                 p.attention_backward + 2 * p.elementwise + p.permute;
+    return std::max(0.0, 2 * p.expert_comm - layer_compute);
+  });
+  t.context_comm = sum([](const LayerPass& p) {  // ring attention
     return std::max(0.0, p.context_comm - p.attention) + std::max(0.0, p.context_comm - p.attention_backward);
   });
   if (c.recompute == Recompute::full) {
@@ -388,10 +398,16 @@ TimeTerm term(std::string name, double seconds, std::string rule) {
 
 TrainingCalibration read_calibration(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"elementwise_traffic", "gemm_model", "source", "notes"});
+  root.expect_keys({"elementwise_traffic", "moe_layer_host_s", "gemm_model", "source", "notes"});
   TrainingCalibration calibration;
   calibration.elementwise_traffic = root.child("elementwise_traffic").number();
   if (calibration.elementwise_traffic < 0) root.child("elementwise_traffic").fail("must not be negative");
+  if (const auto host = root.optional_child("moe_layer_host_s")) {
+    host->expect_keys({"value", "source"});
+    calibration.moe_layer_host_s = host->child("value").number();
+    if (calibration.moe_layer_host_s < 0) host->child("value").fail("must not be negative");
+    (void)host->child("source").text_or_list();  // required: how it was fitted
+  }
   calibration.source = root.child("source").text_or_list();
   const YamlField gemm_file = root.child("gemm_model");
   const std::string folder = path.find('/') == std::string::npos ? "" : path.substr(0, path.rfind('/') + 1);
@@ -469,7 +485,10 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
       term("context-parallel communication", m * stage.context_comm,
            "key/value all-gather not hidden by attention"),
       term("expert-parallel all-to-all", m * stage.expert_comm,
-           "MoE dispatch + combine over the expert-parallel group (collective model)"),
+           config.expert_comm_overlap
+               ? "MoE dispatch + combine over the expert-parallel group not hidden by another micro-batch's "
+                 "compute"
+               : "MoE dispatch + combine over the expert-parallel group (collective model)"),
       term("pipeline communication", m * stage.pipeline_comm,
            "send + receive per micro-batch and model chunk"),
       term("pipeline bubble", pipeline_s * (1 - steady), "(p - 1) / (v m) of the pipeline time"),

@@ -54,7 +54,12 @@ namespace gputwin {
 struct TrainingCalibration {
   GemmModel gemm;
   double elementwise_traffic =
-      0;               // bytes moved per stored-activation byte in one forward pass (a rule, not fitted)
+      0;  // bytes moved per stored-activation byte in one forward pass (a rule, not fitted)
+  // Seconds the GPU waits on the host per MoE layer and pass (forward, backward): Megatron's token
+  // dispatchers copy the per-expert token counts to the host and synchronise before the all-to-all and the
+  // grouped GEMMs can be launched, so the kernels after that point are issued while the GPU idles. Fitted on
+  // the MoE fit rows (fit_gemm_calibration), 0 = none.
+  double moe_layer_host_s = 0;
   std::string source;  // how the values were obtained
 };
 

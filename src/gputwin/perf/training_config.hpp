@@ -73,6 +73,9 @@ struct TrainingConfig {
                                        // balanced, as NVIDIA's MoE tables footnote)
   bool tp_comm_overlap = false;  // tensor-parallel collectives overlapped with the GEMMs they feed (Megatron
                                  // --tp-comm-overlap with userbuffers, torchtitan async TP)
+  bool expert_comm_overlap =
+      false;  // MoE dispatch/combine all-to-all run concurrently with another micro-batch's
+              // compute (Megatron overlap_moe_expert_parallel_comm, Bridge moe_a2a_overlap)
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   [[nodiscard]] int gpus() const { return model_parallel() * dp; }   // GPUs that work (idle ones aside)

@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/precision_recipe.hpp"
@@ -50,6 +52,9 @@ struct Setup {
   std::map<std::string, SourceSetup> sources;
   std::vector<PrecisionRecipe> recipes;
   std::map<std::string, std::string> recipe_of_label;  // a row's precision_label -> recipe name
+  // (gpu, model, precision) -> the MoE all-to-all overlap of NVIDIA's performance recipe for it
+  // (moe_a2a_overlap)
+  std::map<std::tuple<std::string, std::string, std::string>, bool> expert_comm_overlap;
 };
 
 std::string lower(std::string text) {
@@ -85,7 +90,7 @@ double bf16_peak_of(const Catalog& catalog, const YamlField& id) {
 Setup read_setup(const std::string& path, const std::vector<TransformerModel>& presets,
                  const std::map<std::string, std::string>& sets, const Catalog& catalog) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"hardware", "systems", "models", "sources", "precision_recipes"});
+  root.expect_keys({"hardware", "systems", "models", "sources", "precision_recipes", "moe_recipes"});
   Setup setup;
   const YamlField recipes = root.child("precision_recipes");
   recipes.expect_keys({"file", "labels"});
@@ -100,6 +105,19 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
     if (find_recipe(setup.recipes, recipe) == nullptr)
       row.child("recipe").fail("no recipe '" + recipe + "'; known: " + recipe_names(setup.recipes));
     setup.recipe_of_label[row.child("label").text()] = recipe;
+  }
+  if (const auto moe = root.optional_child("moe_recipes")) {
+    for (const YamlField& row : moe->items()) {
+      row.expect_keys({"gpu", "model", "precisions", "expert_comm_overlap", "source"});
+      (void)row.child("source").text_or_list();  // required: the recipe file it was read in
+      const bool overlap = row.child("expert_comm_overlap").boolean();
+      for (const YamlField& precision : row.child("precisions").items()) {
+        const auto key =
+            std::make_tuple(row.child("gpu").text(), row.child("model").text(), lower(precision.text()));
+        if (!setup.expert_comm_overlap.emplace(key, overlap).second)
+          precision.fail("listed twice for " + std::get<0>(key) + " " + std::get<1>(key));
+      }
+    }
   }
   for (const YamlField& row : root.child("hardware").items()) {
     row.expect_keys({"gpu", "accelerator", "gpus_per_node", "nics_per_node", "nic_speed", "scale_up_domain",
@@ -330,6 +348,9 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   const std::string techniques = lower(text_field(row, "techniques"));
   c.tp_comm_overlap = c.tp > 1 && (s.tp_comm_overlap || (techniques.find("async") != std::string::npos));
   c.overlap_data_parallel = true;
+  if (const auto overlap = setup.expert_comm_overlap.find({run.gpu, run.model_id, run.precision});
+      overlap != setup.expert_comm_overlap.end())
+    c.expert_comm_overlap = c.ep > 1 && overlap->second;
   if (c.ep > 1 && (!run.model.is_moe() || run.model.moe.experts % c.ep != 0))
     return fail("expert parallelism " + std::to_string(c.ep) + " does not divide the experts");
   const std::vector<std::string> problems = check_training_config(run.model, c, run.gpus);
@@ -468,6 +489,25 @@ Result<TrainingCalibration> fit_gemm_calibration(const Catalog& catalog, const C
       return mean_abs_error(predict_reference_runs(collectives, trial, points));
     });
     fitted.gemm.set_peak_fraction(a.name, best);
+  }
+  // Then the host time per MoE layer and pass, on the MoE fit rows with the fractions just fitted (the dense
+  // rows do not read it): a grid 0 .. 10 ms, step 0.05 ms.
+  std::vector<ReferenceRun> moe_points;
+  for (const ReferenceRun& run : runs) {
+    if (run.predictable && run.set == "fit" && run.model.is_moe()) moe_points.push_back(run);
+  }
+  if (!moe_points.empty()) {
+    double best = 0, best_error = std::numeric_limits<double>::infinity();
+    for (int i = 0; i <= 200; ++i) {
+      TrainingCalibration trial = fitted;
+      trial.moe_layer_host_s = i * 0.05e-3;
+      const double e = mean_abs_error(predict_reference_runs(collectives, trial, moe_points));
+      if (e < best_error - 1e-12) {
+        best_error = e;
+        best = trial.moe_layer_host_s;
+      }
+    }
+    fitted.moe_layer_host_s = best;
   }
   fitted.source = "fit_gemm_calibration on the fit set (training-runs.yaml set: fit) and the A100 tables";
   return fitted;

@@ -102,6 +102,70 @@ TEST(Training, ExposedDataParallelTimeShrinksWithOverlap) {
   EXPECT_LT(dp_time(c), exposed);
 }
 
+// The host wait of Megatron's MoE dispatch (moe_layer_host_s) is paid on every MoE layer in the forward and
+// the backward pass of every micro-batch, and nowhere else: one rank (pp 1), no recomputation, so the step
+// grows by exactly wait x 2 passes x MoE layers x micro-batches; a dense model does not move.
+TEST(TrainingMoe, HostWaitIsPaidPerMoeLayerAndPass) {
+  const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
+  const TransformerModel* dense = find_model(testing::model_presets(), "llama3-8b");
+  ASSERT_NE(qwen, nullptr);
+  ASSERT_NE(dense, nullptr);
+  const PerfHardware hw = perf_hardware_of_system(setup().catalog, "dgx-h100", 1).value();
+  TrainingConfig c;
+  c.sequence = 4096;
+  c.global_batch = 64;
+  c.micro_batch = 1;
+  c.ep = 8;
+  c.recompute = Recompute::none;
+  ASSERT_TRUE(check_training_config(*qwen, c, 8).empty());
+  TrainingCalibration without = setup().calibration, with = setup().calibration;
+  without.moe_layer_host_s = 0;
+  with.moe_layer_host_s = 0.002;
+  const auto step = [&](const TrainingCalibration& k, const TransformerModel& m) {
+    return estimate_training(hw, setup().collectives, k, m, c).step_time_s;
+  };
+  const double expected = 0.002 * 2 * qwen->moe_layer_count() * c.micro_batches();
+  EXPECT_NEAR(step(with, *qwen) - step(without, *qwen), expected, 1e-9 * expected);
+  EXPECT_DOUBLE_EQ(step(with, *dense), step(without, *dense));
+}
+
+// With Megatron's expert-parallel overlap the all-to-alls hide behind another micro-batch's compute: what is
+// exposed is less than the whole, never negative, and the rest of the step is unchanged.
+TEST(TrainingMoe, ExpertCommOverlapExposesOnlyWhatComputeDoesNotHide) {
+  const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-235b-a22b");
+  ASSERT_NE(qwen, nullptr);
+  const PerfHardware hw = perf_hardware_of_system(setup().catalog, "dgx-h100", 32).value();
+  TrainingConfig c;
+  c.sequence = 4096;
+  c.global_batch = 1024;
+  c.tp = 2;
+  c.pp = 8;
+  c.virtual_stages = 4;
+  c.ep = 32;
+  c.recompute = Recompute::none;
+  c.precision = "fp8";
+  ASSERT_TRUE(check_training_config(*qwen, c, 256).empty());
+  const auto terms = [&](bool overlap) {
+    TrainingConfig k = c;
+    k.expert_comm_overlap = overlap;
+    return estimate_training(hw, setup().collectives, setup().calibration, *qwen, k);
+  };
+  const TrainingEstimate plain = terms(false), overlapped = terms(true);
+  const auto seconds = [](const TrainingEstimate& e, const std::string& name) {
+    for (const auto& t : e.terms)
+      if (t.name == name) return t.seconds;
+    return -1.0;
+  };
+  const double a2a = seconds(plain, "expert-parallel all-to-all");
+  const double hidden = seconds(overlapped, "expert-parallel all-to-all");
+  ASSERT_GT(a2a, 0);  // 32 ranks over 8 nodes: the NICs
+  EXPECT_GE(hidden, 0);
+  EXPECT_LT(hidden, a2a);
+  EXPECT_DOUBLE_EQ(seconds(plain, "compute"), seconds(overlapped, "compute"));
+  // What was hidden is at most the compute it hides behind.
+  EXPECT_LE(a2a - hidden, seconds(plain, "compute") + 1e-9);
+}
+
 TEST(TrainingConfigCheck, ImpossibleSplitsAreNamed) {
   const TransformerModel m = megatron_gpt(96, 12288, 96, 51200, 2048);
   TrainingConfig c = gpt_config();
