@@ -378,9 +378,10 @@ std::string workload_fit_text(const WorkloadFit& fit) {
   text += fit.counts_racks
               ? fmt::format(
                     "Rack counts tried (whole {} racks, never cutting a scale-up domain: doubling, then "
-                    "bisection in steps of {} racks, the design's scalable unit or racks per leaf), each "
+                    "bisection in steps of {}, the design's scalable unit or racks per leaf), each "
                     "designed in full and timed with its fastest split:\n",
-                    fit.system, fit.unit_nodes)
+                    fit.system,
+                    fit.unit_nodes == 1 ? std::string("1 rack") : fmt::format("{} racks", fit.unit_nodes))
               : fmt::format(
                     "Node counts tried (doubling, then bisection in steps of {} nodes, the design's "
                     "scalable unit or nodes per leaf), each designed in full and timed with its fastest "
