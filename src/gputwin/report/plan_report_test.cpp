@@ -7,13 +7,9 @@
 #include <algorithm>
 #include <set>
 
-#include "gputwin/design/design.hpp"
 #include "gputwin/design/design_test_support.hpp"
-#include "gputwin/perf/perf_test_support.hpp"
-#include "gputwin/plan/workload_fit.hpp"
 #include "gputwin/report/html/html_report.hpp"
 #include "gputwin/report/report_test_support.hpp"
-#include "gputwin/report/training_report.hpp"
 
 namespace gputwin {
 namespace {
