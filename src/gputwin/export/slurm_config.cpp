@@ -36,13 +36,12 @@ std::vector<NodeGroup> node_groups(const Cluster& cluster, const Catalog& catalo
   for (const Device& device : cluster.devices) {
     const NodeType* type = device.kind == DeviceKind::node ? cluster.node_type_of(device) : nullptr;
     if (type == nullptr) continue;
-    const auto at = std::find(types.begin(), types.end(), type);
-    if (at == types.end()) {
+    const auto index = static_cast<std::size_t>(std::find(types.begin(), types.end(), type) - types.begin());
+    if (index == types.size()) {
       types.push_back(type);
       names.emplace_back();
     }
-    names[at == types.end() ? types.size() - 1 : static_cast<std::size_t>(at - types.begin())].push_back(
-        device.name);
+    names[index].push_back(device.name);
   }
   std::vector<NodeGroup> groups;
   for (std::size_t t = 0; t < types.size(); ++t)
