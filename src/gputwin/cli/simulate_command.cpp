@@ -61,7 +61,13 @@ const Accelerator* cluster_gpu(const ReplayCommandOptions& options, const Catalo
     ok = false;
     return nullptr;
   }
-  return catalog.find<Accelerator>(catalog.get<System>(spec.value().node_system).accelerator);
+  if (spec.value().candidates.empty())
+    return catalog.find<Accelerator>(catalog.get<System>(spec.value().node_system).accelerator);
+  // A spec that chooses among systems: the GPU is the chosen one's, known once it is sized and designed.
+  const auto cluster = load_designed_cluster(options.cluster_spec, catalog);
+  const NodeType* type = cluster ? cluster->sole_node_type() : nullptr;
+  ok = type != nullptr;
+  return type == nullptr ? nullptr : catalog.find<Accelerator>(type->accelerator);
 }
 
 MigChoice resolve_mig(const ReplayCommandOptions& options) {

@@ -78,3 +78,35 @@ int Cluster::racks_of(RackKind kind) const {
 }
 
 }  // namespace gputwin
+
+namespace gputwin {
+
+const NodeType* Cluster::node_type_of(const Device& device) const {
+  if (device.node_type < 0 || device.node_type >= static_cast<int>(node_types.size())) return nullptr;
+  return &node_types[device.node_type];
+}
+
+const ScaleUpDomain* Cluster::domain_of(const Device& device) const {
+  if (device.domain < 0 || device.domain >= static_cast<int>(domains.size())) return nullptr;
+  return &domains[device.domain];
+}
+
+const NodeType* Cluster::sole_node_type() const {
+  const NodeType* sole = nullptr;
+  for (const Device& device : devices) {
+    if (device.kind != DeviceKind::node) continue;
+    const NodeType* type = node_type_of(device);
+    if (type == nullptr || (sole != nullptr && type != sole)) return nullptr;
+    sole = type;
+  }
+  return sole;
+}
+
+const ScaleUpDomain* Cluster::first_node_domain() const {
+  for (const Device& device : devices) {
+    if (device.kind == DeviceKind::node) return domain_of(device);
+  }
+  return nullptr;
+}
+
+}  // namespace gputwin

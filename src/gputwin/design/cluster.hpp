@@ -52,6 +52,7 @@ struct NodeType {
   std::string system;       // catalog system id
   std::string accelerator;  // empty for CPU-only servers
   int gpus = 0;
+  int scale_up_domain = 0;  // GPUs one scale-up fabric joins (catalog); above `gpus` when it spans nodes
   Nics nics;
   std::string cpu;
   int cpu_sockets = 0;
@@ -233,6 +234,14 @@ struct Cluster {
 
   [[nodiscard]] const Fabric* fabric(NetworkRole role) const;
   [[nodiscard]] int racks_of(RackKind kind) const;
+  // What a device is and the GPUs it shares a scale-up fabric with: nullptr for devices without one.
+  [[nodiscard]] const NodeType* node_type_of(const Device& device) const;
+  [[nodiscard]] const ScaleUpDomain* domain_of(const Device& device) const;
+  // The one node type of the compute nodes (DeviceKind::node), or nullptr when there are no nodes or they are
+  // of several types: an analysis that models one type asks this and says so when it is nullptr.
+  [[nodiscard]] const NodeType* sole_node_type() const;
+  // The scale-up domain of the first compute node (all are alike when sole_node_type() is set).
+  [[nodiscard]] const ScaleUpDomain* first_node_domain() const;
 };
 
 }  // namespace gputwin

@@ -89,8 +89,9 @@ class Designer {
     for (std::size_t t = 0; t < cluster_.node_types.size(); ++t) {
       if (cluster_.node_types[t].system == system.info.id) return static_cast<int>(t);
     }
-    cluster_.node_types.push_back({system.info.id, system.accelerator, system.accelerators, system.nics,
-                                   system.cpu, system.cpu_sockets, system.cpu_cores, system.system_memory});
+    cluster_.node_types.push_back({system.info.id, system.accelerator, system.accelerators,
+                                   system.scale_up_domain, system.nics, system.cpu, system.cpu_sockets,
+                                   system.cpu_cores, system.system_memory});
     return static_cast<int>(cluster_.node_types.size()) - 1;
   }
 

@@ -214,9 +214,18 @@ TEST(RackScale, CountIsRacksAndAGpuTargetRoundsUpToWholeRacks) {
   EXPECT_EQ(by_gpus.value().node_system, "gb200-nvl72-tray");
   EXPECT_EQ(by_gpus.value().rack_system_count, 2);  // 100 GPUs need 2 racks of 72
   EXPECT_EQ(by_gpus.value().node_count, 36);
-  const std::string errors =
-      plan_errors(gb200_with("  count: 8\n", "  workload: {model: llama3-70b, tokens: 1T, days: 30}\n"));
-  EXPECT_NE(errors.find("nodes.workload: sizing for a workload does not choose rack-scale systems yet"),
+  // A workload sizes whole racks later (plan/workload_fit): the spec holds no count until then.
+  const auto by_workload = parse_cluster_spec(
+      gb200_with("  count: 8\n", "  workload: {model: llama3-70b, tokens: 1T, days: 30}\n"), "test.yaml",
+      bundled_catalog());
+  ASSERT_TRUE(by_workload.ok()) << by_workload.error_text();
+  EXPECT_EQ(by_workload.value().rack_system, "gb200-nvl72");
+  EXPECT_EQ(by_workload.value().rack_system_count, 0);
+  EXPECT_EQ(by_workload.value().node_count, 0);
+  ASSERT_TRUE(by_workload.value().workload.has_value());
+  const std::string errors = plan_errors(gb200_with("  count: 8\n", "  count: 8\n  gpus: 100\n"));
+  EXPECT_NE(errors.find("nodes: give exactly one of 'count' (racks of gb200-nvl72), 'gpus' (a target) or "
+                        "'workload'"),
             std::string::npos)
       << errors;
 }

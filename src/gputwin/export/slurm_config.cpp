@@ -23,9 +23,47 @@ std::vector<std::string> node_names(const Cluster& cluster) {
   return names;
 }
 
+// The compute nodes by node type, in the order the types first appear: each type's catalog system and the
+// compressed host list of its nodes. One entry for today's clusters of one node type.
+struct NodeGroup {
+  const System* system = nullptr;
+  std::string nodes;  // hostlist
+};
+
+std::vector<NodeGroup> node_groups(const Cluster& cluster, const Catalog& catalog) {
+  std::vector<const NodeType*> types;
+  std::vector<std::vector<std::string>> names;
+  for (const Device& device : cluster.devices) {
+    const NodeType* type = device.kind == DeviceKind::node ? cluster.node_type_of(device) : nullptr;
+    if (type == nullptr) continue;
+    const auto index = static_cast<std::size_t>(std::find(types.begin(), types.end(), type) - types.begin());
+    if (index == types.size()) {
+      types.push_back(type);
+      names.emplace_back();
+    }
+    names[index].push_back(device.name);
+  }
+  std::vector<NodeGroup> groups;
+  for (std::size_t t = 0; t < types.size(); ++t)
+    groups.push_back({&catalog.get<System>(types[t]->system), compress_hostlist(names[t])});
+  return groups;
+}
+
+// The node types' systems, "dgx-h100" (or "a+b" when a cluster holds several).
+std::string node_systems(const Cluster& cluster) {
+  std::string systems;
+  for (const NodeType& type : cluster.node_types) {
+    const bool of_nodes = std::any_of(cluster.devices.begin(), cluster.devices.end(), [&](const Device& d) {
+      return d.kind == DeviceKind::node && cluster.node_type_of(d) == &type;
+    });
+    if (of_nodes) systems += (systems.empty() ? "" : "+") + type.system;
+  }
+  return systems;
+}
+
 std::string header(const Cluster& cluster, std::string_view what) {
   return fmt::format("# gputwin export slurm: {} of \"{}\" ({} x {}, {} GPUs)\n", what, cluster.name,
-                     cluster.nodes, cluster.node_system, cluster.gpus);
+                     cluster.nodes, node_systems(cluster), cluster.gpus);
 }
 
 std::string node_line(const System& system, const std::string& nodes) {
@@ -44,25 +82,33 @@ std::string node_line(const System& system, const std::string& nodes) {
   return line + " State=UNKNOWN\n";
 }
 
-std::string slurm_conf(const Cluster& cluster, const System& system, const std::string& nodes,
+std::string slurm_conf(const Cluster& cluster, const std::vector<NodeGroup>& groups, const std::string& nodes,
                        bool topology) {
   std::string text = header(cluster, "nodes, GPUs and partition");
   text +=
       "# Merge into slurm.conf; RealMemory is the catalog's memory: lower it by what the OS keeps, or\n"
       "# slurmd drains a node that registers with less (unless SlurmdParameters=config_overrides).\n";
-  if (system.accelerators > 0) text += "GresTypes=gpu\n";
+  if (std::any_of(groups.begin(), groups.end(),
+                  [](const NodeGroup& g) { return g.system->accelerators > 0; }))
+    text += "GresTypes=gpu\n";
   if (topology) text += "TopologyPlugin=topology/tree\n";
-  text += node_line(system, nodes);
+  for (const NodeGroup& group : groups) text += node_line(*group.system, group.nodes);
   text += "PartitionName=gpu Nodes=" + nodes + " Default=YES MaxTime=INFINITE State=UP\n";
   return text;
 }
 
-std::string gres_conf(const Cluster& cluster, const System& system, const std::string& nodes) {
+std::string gres_conf(const Cluster& cluster, const std::vector<NodeGroup>& groups) {
   std::string text = header(cluster, "GPUs");
-  if (system.accelerators == 0) return text + "# the nodes have no GPUs\n";
-  const std::string files =
-      system.accelerators == 1 ? "/dev/nvidia0" : fmt::format("/dev/nvidia[0-{}]", system.accelerators - 1);
-  return text + fmt::format("NodeName={} Name=gpu Type={} File={}\n", nodes, system.accelerator, files);
+  bool any = false;
+  for (const NodeGroup& group : groups) {
+    const System& system = *group.system;
+    if (system.accelerators == 0) continue;
+    any = true;
+    const std::string files =
+        system.accelerators == 1 ? "/dev/nvidia0" : fmt::format("/dev/nvidia[0-{}]", system.accelerators - 1);
+    text += fmt::format("NodeName={} Name=gpu Type={} File={}\n", group.nodes, system.accelerator, files);
+  }
+  return any ? text : text + "# the nodes have no GPUs\n";
 }
 
 // A switch of the written tree: the design switches it stands for and what sits below it.
@@ -163,13 +209,13 @@ std::vector<std::vector<std::string>> multi_node_domains(const Cluster& cluster)
 }  // namespace
 
 ExportFiles slurm_config(const Cluster& cluster, const Catalog& catalog) {
-  const System& system = catalog.get<System>(cluster.node_system);
+  const std::vector<NodeGroup> groups = node_groups(cluster, catalog);
   const std::string nodes = compress_hostlist(node_names(cluster));
   const Fabric* compute = cluster.fabric(NetworkRole::compute);
   const bool topology = compute != nullptr && compute->switches_in(Tier::leaf) > 0;
   const std::vector<TreeSwitch> tree = fabric_tree(cluster);
-  ExportFiles files{{{"slurm.conf", slurm_conf(cluster, system, nodes, topology)},
-                     {"gres.conf", gres_conf(cluster, system, nodes)},
+  ExportFiles files{{{"slurm.conf", slurm_conf(cluster, groups, nodes, topology)},
+                     {"gres.conf", gres_conf(cluster, groups)},
                      {"topology.conf", topology_conf(cluster, tree)}}};
   const auto domains = multi_node_domains(cluster);
   if (!domains.empty()) {

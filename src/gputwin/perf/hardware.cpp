@@ -63,8 +63,42 @@ Result<PerfHardware> checked_domain(PerfHardware hardware) {
   return hardware;
 }
 
+namespace {
+
+// The cluster's node type and the scale-up domain its nodes sit in, as the design holds them: a domain that
+// spans nodes (an NVL72 rack) gives its GPUs and per-GPU bandwidth; a box's own GPUs are joined as the
+// catalog's node type says.
+Result<PerfHardware> hardware_of_cluster_nodes(const Cluster& cluster, const Catalog& catalog) {
+  const NodeType* type = cluster.sole_node_type();
+  if (type == nullptr) {
+    return hardware_error(cluster.nodes == 0
+                              ? "perf: the cluster has no nodes"
+                              : "perf: the cluster holds nodes of several types; the performance "
+                                "models take one");
+  }
+  auto hw = hardware_of(catalog, type->system, cluster.nodes);
+  if (!hw.ok()) return hw;
+  PerfHardware value = std::move(hw).value();
+  value.gpus_per_node = type->gpus;
+  value.nics_per_node = 0;
+  value.nic_speed = DataRate{};
+  if (const auto compute = type->nics.find(NetworkRole::compute); compute != type->nics.end()) {
+    value.nics_per_node = compute->second.ports;
+    value.nic_speed = compute->second.speed;
+  }
+  const ScaleUpDomain* domain = cluster.first_node_domain();
+  if (domain != nullptr && domain->nodes.size() > 1) {
+    value.scale_up_domain = domain->gpus;
+    value.scale_up_bandwidth = domain->gpu_bandwidth;
+    value.nvswitch = joined_by_nvswitch(value.accelerator, value.scale_up_domain);
+  }
+  return checked_domain(std::move(value));
+}
+
+}  // namespace
+
 Result<PerfHardware> perf_hardware(const Cluster& cluster, const Catalog& catalog) {
-  auto hw = hardware_of(catalog, cluster.node_system, cluster.nodes);
+  auto hw = hardware_of_cluster_nodes(cluster, catalog);
   if (!hw.ok()) return hw;
   PerfHardware value = std::move(hw).value();
   if (const Fabric* fabric = cluster.fabric(NetworkRole::compute)) {

@@ -124,8 +124,10 @@ double training_days(double tokens, const TrainingEstimate& estimate) {
 NodeCountSearch smallest_node_count(int max_nodes, double days,
                                     const std::function<SizingTrial(int nodes)>& trial) {
   NodeCountSearch search;
-  const auto in_time = [&](int nodes) {
-    search.trials.push_back(trial(nodes));
+  std::map<int, std::size_t> tried_at;  // count -> its trial (a trial's nodes need not be the count)
+  const auto in_time = [&](int count) {
+    tried_at[count] = search.trials.size();
+    search.trials.push_back(trial(count));
     return search.trials.back().in_time(days);
   };
   int too_few = 0;  // the largest count tried that is not in time
@@ -152,9 +154,7 @@ NodeCountSearch smallest_node_count(int max_nodes, double days,
     const int middle = below + (answer - below) / 2;
     (in_time(candidates[middle]) ? answer : below) = middle;
   }
-  for (const SizingTrial& tried : search.trials) {
-    if (tried.nodes == candidates[answer]) search.answer = tried;
-  }
+  search.answer = search.trials[tried_at.at(candidates[answer])];
   return search;
 }
 

@@ -33,6 +33,7 @@ struct SizingTrial {
   std::optional<TrainingEstimate> estimate;  // empty when nothing fits in memory
   double days = 0;                           // training days with `estimate`
   int unit_nodes = 1;  // the step nodes are bought in on this design (a scalable unit, one leaf's nodes)
+  int racks = 0;       // rack-scale systems when the count is racks (nodes = racks x trays); 0 otherwise
 
   [[nodiscard]] bool in_time(double limit) const { return estimate && days <= limit; }
 };
@@ -47,7 +48,9 @@ struct NodeCountSearch {
 // until one is in time; then the multiples of that design's unit_nodes between the last count that was not
 // in time and the first that was are bisected, so that one unit fewer was tried and is not in time. (A count
 // whose GPUs split badly can be slower than a smaller one; whole units split well, and bisection assumes
-// more nodes never take longer. The answer is always a count that was tried and is in time.)
+// more nodes never take longer. The answer is always a count that was tried and is in time.) The count is
+// whatever is bought whole: nodes, or racks of a rack-scale system, whose trial then holds every tray of
+// them as its nodes and gives its unit in racks.
 [[nodiscard]] NodeCountSearch smallest_node_count(int max_nodes, double days,
                                                   const std::function<SizingTrial(int nodes)>& trial);
 

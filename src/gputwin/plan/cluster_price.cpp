@@ -2,7 +2,7 @@
 
 namespace gputwin {
 
-Result<GpuHourPrice> gpu_hour_price_of(const Cluster& cluster, const Catalog& catalog,
+Result<GpuHourPrice> gpu_hour_price_of(const Cluster& cluster, const Catalog& /*catalog*/,
                                        const std::string& spec_path) {
   const Costs& costs = cluster.costs;
   const SourceLocation where{spec_path, 0, 0};
@@ -19,11 +19,16 @@ Result<GpuHourPrice> gpu_hour_price_of(const Cluster& cluster, const Catalog& ca
                       "the cluster's prices are incomplete (no price for " + missing +
                           "), so its TCO per GPU-hour would leave them out; price every part"};
   }
-  const System* system = catalog.find<System>(cluster.node_system);
-  if (system == nullptr || system->accelerator.empty()) {
-    return InputError{where, "nodes.system", "'" + cluster.node_system + "' carries no accelerator"};
+  const NodeType* type = cluster.sole_node_type();
+  if (type == nullptr) {
+    return InputError{
+        where, "nodes.system",
+        "the cluster holds nodes of several types; one TCO per GPU-hour prices one accelerator"};
   }
-  return GpuHourPrice{system->accelerator, *costs.cost_per_gpu_hour};
+  if (type->accelerator.empty()) {
+    return InputError{where, "nodes.system", "'" + type->system + "' carries no accelerator"};
+  }
+  return GpuHourPrice{type->accelerator, *costs.cost_per_gpu_hour};
 }
 
 }  // namespace gputwin

@@ -1,5 +1,7 @@
 #include "gputwin/plan/workload_fit.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "gputwin/design/design.hpp"
@@ -21,51 +23,78 @@ TrainingConfig base_config(const WorkloadTarget& target) {
   return base;
 }
 
-// The nodes one purchase step adds on this design: a scalable unit of a rail-optimized fabric, or the nodes
-// one leaf serves.
-int unit_nodes(const Cluster& cluster, const Catalog& catalog) {
-  const Fabric* compute = cluster.fabric(NetworkRole::compute);
-  if (compute == nullptr) return 1;
-  if (compute->topology == "rail_optimized") return std::max(1, compute->nodes_per_scalable_unit);
-  const int ports = catalog.get<System>(cluster.node_system).nics.at(NetworkRole::compute).ports;
-  return std::max(1, compute->leaf_downlinks / ports);
+// Compute trays per rack of a rack-scale spec; 1 for nodes bought one at a time.
+int nodes_per_count(const ClusterSpec& spec, const Catalog& catalog) {
+  return spec.rack_system.empty() ? 1 : catalog.get<RackSystem>(spec.rack_system).compute_trays;
 }
 
-// The spec designed with `nodes` nodes and timed with its fastest fitting split.
-SizingTrial try_nodes(const ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs,
-                      const TransformerModel& model, const TrainingConfig& base, int nodes) {
+// What one purchase step adds on this design, in counts (nodes, or racks of a rack-scale system): a scalable
+// unit of a rail-optimized fabric, or the nodes one leaf serves.
+int unit_of(const Cluster& cluster, const ClusterSpec& spec, const Catalog& catalog) {
+  const Fabric* compute = cluster.fabric(NetworkRole::compute);
+  if (compute == nullptr) return 1;
+  int nodes = 0;
+  if (compute->topology == "rail_optimized") {
+    nodes = compute->nodes_per_scalable_unit;
+  } else {
+    const NodeType* type = cluster.sole_node_type();
+    if (type != nullptr && type->nics.contains(NetworkRole::compute))
+      nodes = compute->leaf_downlinks / type->nics.at(NetworkRole::compute).ports;
+  }
+  return std::max(1, nodes / nodes_per_count(spec, catalog));
+}
+
+// `spec` with `count` nodes (or racks of its rack-scale system).
+ClusterSpec with_count(const ClusterSpec& spec, const Catalog& catalog, int count) {
   ClusterSpec sized = spec;
-  sized.node_count = nodes;
-  const int gpus = nodes * catalog.get<System>(spec.node_system).accelerators;
+  if (!spec.rack_system.empty()) sized.rack_system_count = count;
+  sized.node_count = count * nodes_per_count(spec, catalog);
+  return sized;
+}
+
+// The spec designed with `count` nodes (or racks) and timed with its fastest fitting split.
+SizingTrial try_count(const ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs,
+                      const TransformerModel& model, const TrainingConfig& base, int count) {
+  const ClusterSpec sized = with_count(spec, catalog, count);
   const auto cluster = design_cluster(sized, catalog);
   if (!cluster.ok()) {
     const InputError& first = cluster.errors().front();
+    const std::string what = spec.rack_system.empty()
+                                 ? std::to_string(count) + " nodes"
+                                 : std::to_string(count) + " racks of " + spec.rack_system;
     throw InputFailure(
-        InputError{first.where, first.field,
-                   "designing " + std::to_string(nodes) + " nodes for the workload: " + first.message});
+        InputError{first.where, first.field, "designing " + what + " for the workload: " + first.message});
   }
   const auto hardware = perf_hardware(cluster.value(), catalog);
   if (!hardware.ok()) throw InputFailure(hardware.errors().front());
   SizingTrial trial;
-  trial.nodes = nodes;
-  trial.gpus = gpus;
-  trial.unit_nodes = unit_nodes(cluster.value(), catalog);
+  trial.nodes = sized.node_count;
+  trial.racks = spec.rack_system.empty() ? 0 : count;
+  trial.gpus = cluster.value().gpus;
+  trial.unit_nodes = unit_of(cluster.value(), spec, catalog);
   trial.estimate = search_training(hardware.value(), *inputs.collectives, *inputs.calibration, model, base,
-                                   gpus, fastest_only())
+                                   trial.gpus, fastest_only())
                        .best;
   if (trial.estimate) trial.days = training_days(spec.workload->tokens, *trial.estimate);
   return trial;
 }
 
-WorkloadFit fit(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs) {
-  WorkloadFit fit;
-  fit.target = *spec.workload;
-  const TransformerModel* model = find_model(*inputs.presets, fit.target.model);
+const TransformerModel& checked_model(const ClusterSpec& spec, const WorkloadFitInputs& inputs) {
+  const TransformerModel* model = find_model(*inputs.presets, spec.workload->model);
   if (model == nullptr) {
     fail_at(spec, "nodes.workload.model",
-            "unknown model '" + fit.target.model + "'; known: " + model_names(*inputs.presets));
+            "unknown model '" + spec.workload->model + "'; known: " + model_names(*inputs.presets));
   }
-  fit.model = *model;
+  return *model;
+}
+
+// Sizes one spec that names one system; throws InputFailure located at the spec field that forbids it.
+WorkloadFit fit_one(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs) {
+  WorkloadFit fit;
+  fit.target = *spec.workload;
+  fit.model = checked_model(spec, inputs);
+  fit.system = spec.rack_system.empty() ? spec.node_system : spec.rack_system;
+  fit.counts_racks = !spec.rack_system.empty();
   const System& system = catalog.get<System>(spec.node_system);
   const auto& rates = catalog.get<Accelerator>(system.accelerator).dense_compute;
   const auto rate = rates.find(fit.target.precision);
@@ -80,9 +109,10 @@ WorkloadFit fit(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInpu
   if (base.memory_reserve.base() >= gpu_memory.base()) {
     fail_at(spec, "nodes.workload.memory_reserve", "the reserve leaves nothing of the GPU's memory");
   }
-  const auto search = smallest_node_count(
-      inputs.max_gpus / system.accelerators, fit.target.days,
-      [&](int nodes) { return try_nodes(spec, catalog, inputs, fit.model, base, nodes); });
+  const int gpus_per_count = system.accelerators * nodes_per_count(spec, catalog);
+  const auto search = smallest_node_count(inputs.max_gpus / gpus_per_count, fit.target.days, [&](int count) {
+    return try_count(spec, catalog, inputs, fit.model, base, count);
+  });
   fit.trials = search.trials;
   fit.unit_nodes = search.unit_nodes;
   if (!search.answer) {
@@ -96,6 +126,112 @@ WorkloadFit fit(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInpu
   }
   fit.answer = *search.answer;
   spec.node_count = fit.answer.nodes;
+  if (fit.counts_racks) spec.rack_system_count = fit.answer.racks;
+  return fit;
+}
+
+// Fields whose failure means the candidate cannot meet the workload (it loses); any other failure (a design
+// the spec's fabric cannot build) is the spec's error.
+bool is_a_loss(const InputError& error) {
+  return error.field == "nodes.workload.days" || error.field == "nodes.workload.precision" ||
+         error.field == "nodes.workload.memory_reserve";
+}
+
+CandidateFit describe(const ClusterSpec& candidate, const Catalog& catalog, const WorkloadFit& fit) {
+  CandidateFit row;
+  row.system = fit.system;
+  row.accelerator = catalog.get<System>(candidate.node_system).accelerator;
+  row.sized = true;
+  row.gpus = fit.answer.gpus;
+  row.nodes = fit.answer.nodes;
+  row.days = fit.answer.days;
+  row.mfu = fit.answer.estimate->mfu;
+  const auto cluster = design_cluster(candidate, catalog);
+  if (!cluster.ok()) throw InputFailure(cluster.errors().front());
+  const Cluster& design = cluster.value();
+  row.racks = static_cast<int>(design.racks.size());
+  row.it_power_kw = in_kilowatts(design.power.it_max);
+  if (design.costs.complete()) row.tco_usd = in_usd(design.costs.total);
+  return row;
+}
+
+// Chooses among the sized candidates and says why each other one lost; returns the chosen index.
+std::size_t choose(std::vector<CandidateFit>& rows, std::string& rule, bool priced) {
+  bool all_priced = true;
+  for (const CandidateFit& row : rows) all_priced = all_priced && (!row.sized || row.tco_usd.has_value());
+  rule = all_priced ? "the cheapest TCO (every candidate's design is priced completely)"
+         : priced   ? "the fewest GPUs (not every candidate's design is priced completely, so cost "
+                      "does not decide), then the fewest days"
+                    : "the fewest GPUs (no price list, so cost does not decide), then the fewest days";
+  const auto better = [&](const CandidateFit& a, const CandidateFit& b) {
+    if (all_priced && *a.tco_usd != *b.tco_usd) return *a.tco_usd < *b.tco_usd;
+    if (a.gpus != b.gpus) return a.gpus < b.gpus;
+    return a.days < b.days;
+  };
+  std::size_t best = rows.size();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].sized && (best == rows.size() || better(rows[i], rows[best]))) best = i;
+  }
+  const CandidateFit& won = rows[best];
+  rows[best].chosen = true;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CandidateFit& row = rows[i];
+    if (i == best) continue;
+    if (!row.sized) {
+      row.lost = row.note;
+    } else if (all_priced && *row.tco_usd != *won.tco_usd) {
+      row.lost = fmt::format("TCO {}, {} more than {}", format_money(usd(*row.tco_usd)),
+                             format_money(usd(*row.tco_usd - *won.tco_usd)), won.system);
+    } else if (row.gpus != won.gpus) {
+      row.lost = fmt::format("{} GPUs, {} more than {}", row.gpus, row.gpus - won.gpus, won.system);
+    } else if (row.days != won.days) {
+      row.lost = fmt::format("as many GPUs, {:.1f} days slower than {}", row.days - won.days, won.system);
+    } else {
+      row.lost = "a tie, listed after " + won.system;
+    }
+  }
+  return best;
+}
+
+// Sizes every candidate of `nodes.choose` and replaces `spec` with the chosen one, sized.
+WorkloadFit fit_candidates(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs) {
+  checked_model(spec, inputs);
+  std::vector<ClusterSpec> candidates = spec.candidates;
+  std::vector<CandidateFit> rows;
+  std::vector<std::optional<WorkloadFit>> fits;
+  for (ClusterSpec& candidate : candidates) {
+    const std::string id = candidate.rack_system.empty() ? candidate.node_system : candidate.rack_system;
+    try {
+      WorkloadFit fit = fit_one(candidate, catalog, inputs);
+      rows.push_back(describe(candidate, catalog, fit));
+      fits.push_back(std::move(fit));
+    } catch (const InputFailure& failure) {
+      InputError error = failure.error();
+      if (!is_a_loss(error)) {
+        error.message = "for candidate '" + id + "' (" + candidate.system_field + "): " + error.message;
+        throw InputFailure(error);
+      }
+      CandidateFit row;
+      row.system = id;
+      row.accelerator = catalog.get<System>(candidate.node_system).accelerator;
+      row.note = error.message;
+      rows.push_back(row);
+      fits.emplace_back();
+    }
+  }
+  const bool any = std::any_of(rows.begin(), rows.end(), [](const CandidateFit& row) { return row.sized; });
+  if (!any) {
+    std::string reasons;
+    for (const CandidateFit& row : rows)
+      reasons += (reasons.empty() ? "" : "; ") + row.system + ": " + row.note;
+    fail_at(spec, "nodes.workload.days", "no candidate meets the workload (" + reasons + ")");
+  }
+  std::string rule;
+  const std::size_t best = choose(rows, rule, spec.cost.has_prices);
+  WorkloadFit fit = std::move(*fits[best]);
+  fit.candidates = std::move(rows);
+  fit.choice_rule = std::move(rule);
+  spec = std::move(candidates[best]);
   return fit;
 }
 
@@ -105,7 +241,9 @@ Result<WorkloadFit> fit_workload(ClusterSpec& spec, const Catalog& catalog, cons
   if (!spec.workload) {
     return InputError{spec.where("nodes"), "nodes", "the spec asks for no workload"};
   }
-  return result_of<WorkloadFit>([&] { return fit(spec, catalog, inputs); });
+  return result_of<WorkloadFit>([&] {
+    return spec.candidates.empty() ? fit_one(spec, catalog, inputs) : fit_candidates(spec, catalog, inputs);
+  });
 }
 
 }  // namespace gputwin

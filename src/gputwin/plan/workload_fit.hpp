@@ -4,13 +4,21 @@
 //   Result<WorkloadFit> fit = fit_workload(spec, catalog, presets, collectives, calibration);
 //   if (fit.ok()) spec.node_count = fit.value().answer.nodes;   // fit_workload has set it already
 //
-// Each node count tried is designed in full (the spec's fabric, oversubscription and tiers) and timed with
-// the fastest split that fits in memory (search_training); smallest_node_count picks the count, bisecting in
-// the design's purchase unit (a scalable unit of a rail-optimized fabric, the nodes of one leaf otherwise). A
-// workload no design up to `max_gpus` trains in time, an unknown model or a precision the GPU lacks is an
-// error located at the spec field.
+// Each count tried is designed in full (the spec's fabric, oversubscription and tiers) and timed with the
+// fastest split that fits in memory (search_training); smallest_node_count, the search `perf size` uses,
+// picks the count, bisecting in the design's purchase unit (a scalable unit of a rail-optimized fabric, the
+// nodes of one leaf otherwise). A rack-scale system (gb200-nvl72) is counted in whole racks, never cutting
+// its scale-up domain. A workload no design up to `max_gpus` trains in time, an unknown model or a precision
+// the GPU lacks is an error located at the spec field.
+//
+// A spec listing candidates (`nodes.choose`) has each sized so on the spec's own fabric and facility; the
+// chosen one replaces the spec: the cheapest TCO when every candidate's design is priced completely, else the
+// fewest GPUs (then the fewest days, then the listed order). `candidates` holds the comparison and why each
+// other candidate lost.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
@@ -24,12 +32,33 @@
 
 namespace gputwin {
 
+// One candidate of `nodes.choose`, sized on the spec's design (the answer's design gives racks, power, cost).
+struct CandidateFit {
+  std::string system;  // as listed: a system or a rack-scale system id
+  std::string accelerator;
+  bool sized = false;  // false: no count up to the maximum trains it in time (or it lacks the precision)
+  std::string note;    // why it has no answer, when it has none
+  int gpus = 0;
+  int nodes = 0;
+  int racks = 0;  // every rack of the answer's design (compute, network, management)
+  double days = 0;
+  double mfu = 0;
+  double it_power_kw = 0;         // the answer's design at maximum load
+  std::optional<double> tco_usd;  // the design's TCO when its prices are complete
+  bool chosen = false;
+  std::string lost;  // why it lost to the chosen one (empty for the chosen)
+};
+
 struct WorkloadFit {
   TransformerModel model;
-  WorkloadTarget target;  // as written, with the global batch resolved
-  SizingTrial answer;     // the smallest node count in time, with its split
+  WorkloadTarget target;      // as written, with the global batch resolved
+  std::string system;         // the system sized: a node system, or the rack-scale system counted in racks
+  bool counts_racks = false;  // the count is racks of a rack-scale system (trials hold their racks)
+  SizingTrial answer;         // the smallest count in time, with its split
   std::vector<SizingTrial> trials;
-  int unit_nodes = 1;  // the design's purchase step the count was bisected in
+  int unit_nodes = 1;  // the design's purchase step the count was bisected in (racks when counts_racks)
+  std::vector<CandidateFit> candidates;  // `nodes.choose` in the listed order; empty for one system
+  std::string choice_rule;               // how the candidate was chosen, for the output
 
   // The largest count tried below the answer (not in time), or none when the answer is one node.
   [[nodiscard]] const SizingTrial* next_smaller_trial() const {

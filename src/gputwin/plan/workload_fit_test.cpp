@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gputwin/design/design.hpp"
 #include "gputwin/perf/perf_test_support.hpp"
 
 namespace gputwin {
@@ -135,6 +136,181 @@ TEST(WorkloadFit, PrecisionTheGpuLacksIsLocated) {
   EXPECT_NE(fit.error_text().find("nodes.workload.precision: 'a100-80gb-sxm' has no dense fp8 rate"),
             std::string::npos)
       << fit.error_text();
+}
+
+// A spec on a rail-optimized NDR fabric in a liquid-cooled hall that carries 8-GPU boxes and NVL72 racks
+// alike, naming its system(s) with `nodes_lines` (system or choose, and the workload).
+std::string platform_spec(const std::string& nodes_lines, const std::string& extra = "") {
+  return "name: platform choice\nnodes:\n" + nodes_lines + R"(
+fabrics:
+  compute:
+    topology: rail_optimized
+    switch: qm9700
+    link_speed: 400 Gb/s
+facility:
+  rack_power_limit: 150 kW
+  pdu: px3-5878i2r
+  pdu_redundancy: n_plus_1
+  cooling: direct-liquid
+  liquid_cooling: {cdu: in-row-cdu-600kw, coolant: water, water_supply_temperature_c: 30, water_delta_t_c: 10}
+)" + extra;
+}
+
+std::string plan_errors_of(const std::string& text) {
+  const auto spec = parse_cluster_spec(text, "workload.yaml", setup().catalog);
+  if (!spec.ok()) return spec.error_text();
+  ClusterSpec sized = spec.value();
+  const auto fit = fitted(sized);
+  return fit.ok() ? std::string() : fit.error_text();
+}
+
+TEST(WorkloadFit, RackSystemIsSizedInWholeRacks) {
+  ClusterSpec spec = parsed(platform_spec("  system: gb200-nvl72\n  workload: " + kLlama8b));
+  const auto fit = fitted(spec);
+  ASSERT_TRUE(fit.ok()) << fit.error_text();
+  const WorkloadFit& f = fit.value();
+  EXPECT_TRUE(f.counts_racks);
+  EXPECT_EQ(f.system, "gb200-nvl72");
+  // Every count tried is whole racks: 18 trays and 72 GPUs each, the domain never cut.
+  for (const SizingTrial& trial : f.trials) {
+    EXPECT_GE(trial.racks, 1);
+    EXPECT_EQ(trial.nodes, 18 * trial.racks);
+    EXPECT_EQ(trial.gpus, 72 * trial.racks);
+  }
+  EXPECT_EQ(spec.rack_system_count, f.answer.racks);
+  EXPECT_EQ(spec.node_count, 18 * f.answer.racks);
+  EXPECT_LE(f.answer.days, 10);
+  // One rack fewer (or half when no whole unit lies between) was tried and is not in time.
+  const SizingTrial* below = f.next_smaller_trial();
+  ASSERT_NE(below, nullptr) << "the case should need more than one rack";
+  EXPECT_FALSE(below->in_time(10)) << below->days;
+  EXPECT_TRUE(below->racks == f.answer.racks - f.unit_nodes || 2 * below->racks == f.answer.racks)
+      << below->racks << " below " << f.answer.racks << " in steps of " << f.unit_nodes;
+  // The sized spec designs as racks of the system, with one 72-GPU domain per rack.
+  const auto cluster = design_cluster(spec, setup().catalog);
+  ASSERT_TRUE(cluster.ok()) << cluster.error_text();
+  EXPECT_EQ(cluster.value().gpus, f.answer.gpus);
+  EXPECT_EQ(static_cast<int>(cluster.value().domains.size()), f.answer.racks);
+}
+
+const std::string kChoose = "  choose: [dgx-h100, dgx-b200, gb200-nvl72]\n  workload: " + kLlama8b;
+
+TEST(WorkloadFit, ChoosesTheCandidateWithTheFewestGpus) {
+  ClusterSpec spec = parsed(platform_spec(kChoose));
+  ASSERT_EQ(spec.candidates.size(), 3u);
+  EXPECT_EQ(spec.candidates[2].rack_system, "gb200-nvl72");
+  EXPECT_EQ(spec.candidates[1].system_field, "nodes.choose[1]");
+  const auto fit = fitted(spec);
+  ASSERT_TRUE(fit.ok()) << fit.error_text();
+  const WorkloadFit& f = fit.value();
+  ASSERT_EQ(f.candidates.size(), 3u);
+  const CandidateFit* chosen = nullptr;
+  for (const CandidateFit& row : f.candidates) {
+    ASSERT_TRUE(row.sized) << row.system << ": " << row.note;
+    EXPECT_LE(row.days, 10) << row.system;
+    EXPECT_GT(row.racks, 0) << row.system;
+    EXPECT_GT(row.it_power_kw, 0) << row.system;
+    EXPECT_FALSE(row.tco_usd.has_value()) << "no price list";
+    if (row.chosen) chosen = &row;
+  }
+  ASSERT_NE(chosen, nullptr);
+  EXPECT_NE(f.choice_rule.find("the fewest GPUs (no price list"), std::string::npos) << f.choice_rule;
+  for (const CandidateFit& row : f.candidates) {
+    EXPECT_GE(row.gpus, chosen->gpus) << row.system;
+    if (&row == chosen) continue;
+    EXPECT_NE(row.lost.find(chosen->system), std::string::npos) << row.lost;
+  }
+  // The spec is now the chosen candidate's, sized, and the fit is that candidate's own sizing.
+  EXPECT_EQ(f.system, chosen->system);
+  EXPECT_EQ(f.answer.gpus, chosen->gpus);
+  EXPECT_EQ(spec.rack_system.empty() ? spec.node_system : spec.rack_system, chosen->system);
+  EXPECT_TRUE(spec.candidates.empty());
+  const auto cluster = design_cluster(spec, setup().catalog);
+  ASSERT_TRUE(cluster.ok()) << cluster.error_text();
+  EXPECT_EQ(cluster.value().gpus, chosen->gpus);
+  EXPECT_EQ(static_cast<int>(cluster.value().racks.size()), chosen->racks);
+}
+
+// With every part priced, the cheapest TCO wins even over fewer GPUs: here the GPU winner's system is priced
+// out of reach.
+TEST(WorkloadFit, ChoosesTheCheapestWhenEveryDesignIsPriced) {
+  ClusterSpec unpriced = parsed(platform_spec(kChoose));
+  const auto by_gpus = fitted(unpriced);
+  ASSERT_TRUE(by_gpus.ok()) << by_gpus.error_text();
+  const std::string fewest = by_gpus.value().system;
+  ClusterSpec spec = parsed(platform_spec(kChoose));
+  const auto price_everything = [&](ClusterSpec& each) {
+    each.cost.has_prices = true;
+    for (const std::string& id : setup().catalog.ids()) each.cost.prices[id] = usd(1000);
+    each.cost.prices["rack"] = usd(1000);
+    each.cost.prices[fewest] = usd(1e9);
+  };
+  price_everything(spec);
+  for (ClusterSpec& candidate : spec.candidates) price_everything(candidate);
+  const auto fit = fitted(spec);
+  ASSERT_TRUE(fit.ok()) << fit.error_text();
+  const WorkloadFit& f = fit.value();
+  EXPECT_NE(f.choice_rule.find("the cheapest TCO"), std::string::npos) << f.choice_rule;
+  EXPECT_NE(f.system, fewest);
+  for (const CandidateFit& row : f.candidates) {
+    ASSERT_TRUE(row.tco_usd.has_value()) << row.system << " is not priced completely";
+    if (row.system == fewest) {
+      EXPECT_FALSE(row.chosen);
+      EXPECT_EQ(row.lost.rfind("TCO ", 0), 0u) << row.lost;
+    }
+  }
+}
+
+TEST(WorkloadFit, CandidateThatCannotMeetTheDaysLosesWithTheReason) {
+  // FP8: the A100 has no dense FP8 rate, so dgx-a100 loses (200G NICs need a 200G fabric for it).
+  std::string text = platform_spec(
+      "  choose: [dgx-a100, dgx-h100]\n  workload: {model: llama3-8b, tokens: 2T, "
+      "days: 10, global_batch: 512, precision: fp8}");
+  text.replace(text.find("400 Gb/s"), 8, "200 Gb/s");
+  ClusterSpec spec = parsed(text);
+  const auto fit = fitted(spec);
+  ASSERT_TRUE(fit.ok()) << fit.error_text();
+  ASSERT_EQ(fit.value().candidates.size(), 2u);
+  const CandidateFit& a100 = fit.value().candidates[0];
+  EXPECT_FALSE(a100.sized);
+  EXPECT_NE(a100.lost.find("has no dense fp8 rate"), std::string::npos) << a100.lost;
+  EXPECT_TRUE(fit.value().candidates[1].chosen);
+}
+
+TEST(WorkloadFit, BadCandidatesAreLocatedErrors) {
+  const auto error_of = [](const std::string& nodes_lines) {
+    return plan_errors_of(platform_spec(nodes_lines));
+  };
+  const std::string workload = "  workload: " + kLlama8b + "\n";
+  std::string errors = error_of("  choose: [dgx-h100, dgx-h900]\n" + workload);
+  EXPECT_NE(errors.find("workload.yaml:3:22: nodes.choose[1]: unknown system 'dgx-h900'"), std::string::npos)
+      << errors;
+  errors = error_of("  choose: [mgmt-server-2s]\n" + workload);
+  EXPECT_NE(errors.find("nodes.choose[0]: system 'mgmt-server-2s' has no GPUs to train on"),
+            std::string::npos)
+      << errors;
+  errors = error_of("  choose: [qm9700]\n" + workload);
+  EXPECT_NE(errors.find("nodes.choose[0]: 'qm9700' is a switch, expected a system or a rack_system"),
+            std::string::npos)
+      << errors;
+  errors = error_of("  choose: [dgx-h100, dgx-h100]\n" + workload);
+  EXPECT_NE(errors.find("nodes.choose[1]: 'dgx-h100' is listed twice"), std::string::npos) << errors;
+  errors = error_of("  choose: [dgx-h100]\n  system: dgx-h100\n" + workload);
+  EXPECT_NE(errors.find("nodes.system: give 'system' (one system) or 'choose'"), std::string::npos) << errors;
+  errors = error_of("  choose: [dgx-h100]\n  count: 4\n");
+  EXPECT_NE(errors.find("nodes.count: a spec that chooses among systems is sized for its workload"),
+            std::string::npos)
+      << errors;
+  errors = error_of("  choose: [dgx-h100]\n");
+  EXPECT_NE(errors.find("nodes.choose: choosing among systems sizes each for a workload"), std::string::npos)
+      << errors;
+  // A fabric that cannot carry a candidate: the DGX A100's 200G NICs under a 400G fabric, named at the
+  // fabric's field with the candidate.
+  errors = error_of("  choose: [dgx-h100, dgx-a100]\n" + workload);
+  EXPECT_NE(errors.find("fabrics.compute.link_speed: for candidate 'dgx-a100' (nodes.choose[1]): the compute "
+                        "NICs of 'dgx-a100' run at most 200 Gb/s"),
+            std::string::npos)
+      << errors;
 }
 
 }  // namespace

@@ -394,6 +394,43 @@ PlanFabricSummary fabric_summary_from_json(const std::string& role, const JsonFi
   return summary;
 }
 
+PlanCandidateSummary candidate_summary_from_json(const JsonField& item) {
+  PlanCandidateSummary row;
+  row.system = item.child("system").string();
+  row.accelerator = item.child("accelerator").string();
+  row.chosen = boolean_of(item.child("chosen"));
+  row.sized = item.has("gpus");
+  if (row.sized) {
+    row.gpus = item.child("gpus").integer();
+    row.racks = item.child("racks").integer();
+    row.days = item.child("days").number();
+    row.mfu = item.child("mfu").number();
+    row.it_power_kw = item.child("it_power_kw").number();
+    row.tco_usd = optional_number(item.child("tco_usd"));
+  }
+  if (!row.chosen) row.lost = item.child("lost").string();
+  return row;
+}
+
+PlanWorkloadSummary workload_summary_from_json(const JsonField& fit) {
+  PlanWorkloadSummary workload;
+  workload.model = fit.child("model").string();
+  workload.system = fit.child("system").string();
+  workload.gpus = fit.child("gpus").integer();
+  workload.nodes = fit.child("nodes").integer();
+  if (fit.has("racks")) workload.racks = fit.child("racks").integer();
+  workload.days = fit.child("days").number();
+  workload.days_allowed = fit.child("days_allowed").number();
+  workload.mfu = fit.child("mfu").number();
+  if (fit.has("candidates")) {
+    workload.choice_rule = fit.child("choice_rule").string();
+    const JsonField candidates = fit.child("candidates");
+    for (std::size_t i = 0; i < candidates.array_size(); ++i)
+      workload.candidates.push_back(candidate_summary_from_json(candidates.element(i)));
+  }
+  return workload;
+}
+
 }  // namespace
 
 PlanSummary plan_summary_from_json(const JsonField& root) {
@@ -435,6 +472,7 @@ PlanSummary plan_summary_from_json(const JsonField& root) {
     plan.warnings.push_back({warning.child("code").string(), warning.child("message").string(),
                              boolean_of(warning.child("prominent"))});
   }
+  if (root.has("workload_fit")) plan.workload_fit = workload_summary_from_json(root.child("workload_fit"));
   return plan;
 }
 

@@ -32,8 +32,9 @@ inline constexpr const char* kPlanSchema = "gputwin.plan/1";
 [[nodiscard]] std::string bom_csv(const Cluster& cluster);
 
 // What a gputwin.plan/1 document holds for a program that compares or prices designs: the stable contract of
-// docs/plan-json.md (totals, switches and links per fabric, BOM parts and counts) plus the costs and the
-// warnings. Racks, cables, transceivers and ports are not read.
+// docs/plan-json.md (totals, switches and links per fabric, BOM parts and counts) plus the costs, the
+// warnings and, for a spec sized for a workload, the answer and the candidates' comparison (not the counts
+// tried). Racks, cables, transceivers and ports are not read.
 struct PlanFabricSummary {
   std::string role;  // "compute", "storage", "inband", "oob"
   std::string topology;
@@ -57,6 +58,33 @@ struct PlanWarningSummary {
   std::string message;
   bool prominent = false;
 };
+// `workload_fit` of a spec sized for its workload: the answer and, when the spec chose among systems
+// (`nodes.choose`), every candidate's row of the comparison.
+struct PlanCandidateSummary {
+  std::string system;
+  std::string accelerator;
+  bool chosen = false;
+  bool sized = false;  // false: the candidate has no answer, and `lost` says why
+  long gpus = 0;
+  long racks = 0;
+  double days = 0;
+  double mfu = 0;
+  double it_power_kw = 0;
+  std::optional<double> tco_usd;  // empty when the design is not priced completely
+  std::string lost;               // empty for the chosen one
+};
+struct PlanWorkloadSummary {
+  std::string model;
+  std::string system;
+  long gpus = 0;
+  long nodes = 0;
+  std::optional<long> racks;  // set when the count is racks of a rack-scale system
+  double days = 0;
+  double days_allowed = 0;
+  double mfu = 0;
+  std::string choice_rule;  // empty without candidates
+  std::vector<PlanCandidateSummary> candidates;
+};
 struct PlanSummary {
   std::string name;
   std::string node_system;
@@ -75,6 +103,7 @@ struct PlanSummary {
   std::optional<double> cost_per_gpu_hour_usd;  // empty when not priced or incomplete
   std::vector<std::string> unpriced_parts;
   std::vector<PlanWarningSummary> warnings;
+  std::optional<PlanWorkloadSummary> workload_fit;  // when the spec was sized for a workload
 };
 
 // Reads a gputwin.plan/1 document back; throws InputFailure naming the field (JSON pointer) when the schema

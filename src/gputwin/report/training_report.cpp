@@ -325,6 +325,36 @@ nlohmann::json sizing_json(const TransformerModel& model, double tokens, double 
           {"accelerators", list}};
 }
 
+namespace {
+
+// The comparison of `nodes.choose`: every candidate sized on the spec's design, the chosen one and why each
+// other lost.
+std::string candidates_text(const WorkloadFit& fit) {
+  std::string text = fmt::format("Candidates, each sized on this spec's fabric and facility; chosen by {}:\n",
+                                 fit.choice_rule);
+  TextTable table({"system", "GPUs", "racks", "days", "MFU", "IT power", "TCO", "result"},
+                  {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
+                   Align::right, Align::left});
+  for (const CandidateFit& row : fit.candidates) {
+    if (!row.sized) {
+      table.add_row({row.system, "-", "-", "-", "-", "-", "-", "lost: " + row.lost});
+      continue;
+    }
+    table.add_row(
+        {row.system, std::to_string(row.gpus), std::to_string(row.racks), fmt::format("{:.1f}", row.days),
+         fmt::format("{:.1f} %", 100 * row.mfu), format_power(kilowatts(row.it_power_kw)),
+         row.tco_usd ? format_money(usd(*row.tco_usd)) : "-", row.chosen ? "chosen" : "lost: " + row.lost});
+  }
+  return text + table.render();
+}
+
+std::string count_text(const WorkloadFit& fit, const SizingTrial& trial) {
+  return fit.counts_racks ? fmt::format("{} racks of {}", trial.racks, fit.system)
+                          : fmt::format("{} nodes", trial.nodes);
+}
+
+}  // namespace
+
 std::string workload_fit_text(const WorkloadFit& fit) {
   const WorkloadTarget& t = fit.target;
   const SizingTrial& a = fit.answer;
@@ -333,29 +363,51 @@ std::string workload_fit_text(const WorkloadFit& fit) {
       "{}\n",
       fit.model.name, fit.model.parameters() / 1e9, t.tokens, t.days, t.sequence, t.global_batch,
       t.precision);
+  if (!fit.candidates.empty()) text += candidates_text(fit);
   const SizingTrial* below = fit.next_smaller_trial();
-  text += fmt::format("Sized: {} nodes ({} GPUs) train it in {:.1f} days at {:.1f} % MFU{}\n", a.nodes,
-                      a.gpus, a.days, 100 * a.estimate->mfu,
-                      below == nullptr ? "" : fmt::format("; {} nodes do not", below->nodes));
+  const std::string sized = fit.counts_racks
+                                ? fmt::format("{} ({} nodes, {} GPUs)", count_text(fit, a), a.nodes, a.gpus)
+                                : fmt::format("{} ({} GPUs)", count_text(fit, a), a.gpus);
+  const std::string fewer = below == nullptr   ? ""
+                            : fit.counts_racks ? fmt::format("; {} racks do not", below->racks)
+                                               : fmt::format("; {} nodes do not", below->nodes);
+  text += fmt::format("Sized: {} train it in {:.1f} days at {:.1f} % MFU{}\n", sized, a.days,
+                      100 * a.estimate->mfu, fewer);
   text += fmt::format("  split: {}\n  memory: {:.0f} of {:.0f} GB per GPU\n", split_text(a.estimate->config),
                       in_gigabytes(a.estimate->memory.total()), in_gigabytes(a.estimate->memory.capacity));
-  text += fmt::format(
-      "Node counts tried (doubling, then bisection in steps of {} nodes, the design's scalable unit or nodes "
-      "per leaf), each designed in full and timed with its fastest split:\n",
-      fit.unit_nodes);
-  TextTable table({"nodes", "GPUs", "days", "MFU", "split"},
-                  {Align::right, Align::right, Align::right, Align::right, Align::left});
+  text += fit.counts_racks
+              ? fmt::format(
+                    "Rack counts tried (whole {} racks, never cutting a scale-up domain: doubling, then "
+                    "bisection in steps of {}, the design's scalable unit or racks per leaf), each "
+                    "designed in full and timed with its fastest split:\n",
+                    fit.system,
+                    fit.unit_nodes == 1 ? std::string("1 rack") : fmt::format("{} racks", fit.unit_nodes))
+              : fmt::format(
+                    "Node counts tried (doubling, then bisection in steps of {} nodes, the design's "
+                    "scalable unit or nodes per leaf), each designed in full and timed with its fastest "
+                    "split:\n",
+                    fit.unit_nodes);
+  std::vector<std::string> header{"nodes", "GPUs", "days", "MFU", "split"};
+  std::vector<Align> align{Align::right, Align::right, Align::right, Align::right, Align::left};
+  if (fit.counts_racks) {
+    header.insert(header.begin(), "racks");
+    align.insert(align.begin(), Align::right);
+  }
+  TextTable table(header, align);
   for (const SizingTrial& trial : fit.trials) {
+    std::vector<std::string> cells{std::to_string(trial.nodes), std::to_string(trial.gpus)};
+    if (fit.counts_racks) cells.insert(cells.begin(), std::to_string(trial.racks));
     if (!trial.estimate) {
-      table.add_row(
-          {std::to_string(trial.nodes), std::to_string(trial.gpus), "-", "-", "does not fit in memory"});
+      cells.insert(cells.end(), {"-", "-", "does not fit in memory"});
+      table.add_row(cells);
       continue;
     }
     const auto& c = trial.estimate->config;
-    table.add_row({std::to_string(trial.nodes), std::to_string(trial.gpus), fmt::format("{:.1f}", trial.days),
-                   fmt::format("{:.1f} %", 100 * trial.estimate->mfu),
-                   fmt::format("tp {} pp {} cp {} dp {} mb {}{}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
-                               c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : "")});
+    cells.insert(cells.end(),
+                 {fmt::format("{:.1f}", trial.days), fmt::format("{:.1f} %", 100 * trial.estimate->mfu),
+                  fmt::format("tp {} pp {} cp {} dp {} mb {}{}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
+                              c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : "")});
+    table.add_row(cells);
   }
   text += table.render();
   text += fmt::format("MFU convention: {}\n", flop_convention());
@@ -367,6 +419,7 @@ nlohmann::json workload_fit_json(const WorkloadFit& fit) {
   nlohmann::json trials = nlohmann::json::array();
   for (const SizingTrial& trial : fit.trials) {
     nlohmann::json item{{"nodes", trial.nodes}, {"gpus", trial.gpus}};
+    if (fit.counts_racks) item["racks"] = trial.racks;
     if (trial.estimate) {
       item["days"] = trial.days;
       item["mfu"] = trial.estimate->mfu;
@@ -377,22 +430,48 @@ nlohmann::json workload_fit_json(const WorkloadFit& fit) {
     trials.push_back(item);
   }
   const SizingTrial& a = fit.answer;
-  return {{"model", fit.model.name},
-          {"parameters", fit.model.parameters()},
-          {"tokens", t.tokens},
-          {"days_allowed", t.days},
-          {"sequence", t.sequence},
-          {"global_batch", t.global_batch},
-          {"precision", t.precision},
-          {"nodes", a.nodes},
-          {"gpus", a.gpus},
-          {"days", a.days},
-          {"mfu", a.estimate->mfu},
-          {"split", split_json(a.estimate->config)},
-          {"memory_gb", memory_gb_json(a.estimate->memory)},
-          {"flop_convention", flop_convention()},
-          {"unit_nodes", fit.unit_nodes},
-          {"trials", trials}};
+  nlohmann::json json{{"model", fit.model.name},
+                      {"parameters", fit.model.parameters()},
+                      {"tokens", t.tokens},
+                      {"days_allowed", t.days},
+                      {"sequence", t.sequence},
+                      {"global_batch", t.global_batch},
+                      {"precision", t.precision},
+                      {"system", fit.system},
+                      {"nodes", a.nodes},
+                      {"gpus", a.gpus},
+                      {"days", a.days},
+                      {"mfu", a.estimate->mfu},
+                      {"split", split_json(a.estimate->config)},
+                      {"memory_gb", memory_gb_json(a.estimate->memory)},
+                      {"flop_convention", flop_convention()},
+                      {"unit_nodes", fit.unit_nodes},
+                      {"trials", trials}};
+  if (fit.counts_racks) {
+    json["racks"] = a.racks;
+    json["unit_racks"] = fit.unit_nodes;
+    json.erase("unit_nodes");
+  }
+  if (!fit.candidates.empty()) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const CandidateFit& row : fit.candidates) {
+      nlohmann::json item{{"system", row.system}, {"accelerator", row.accelerator}, {"chosen", row.chosen}};
+      if (row.sized) {
+        item["gpus"] = row.gpus;
+        item["nodes"] = row.nodes;
+        item["racks"] = row.racks;
+        item["days"] = row.days;
+        item["mfu"] = row.mfu;
+        item["it_power_kw"] = row.it_power_kw;
+        item["tco_usd"] = row.tco_usd ? nlohmann::json(*row.tco_usd) : nlohmann::json(nullptr);
+      }
+      item["lost"] = row.chosen ? nlohmann::json(nullptr) : nlohmann::json(row.lost);
+      rows.push_back(item);
+    }
+    json["choice_rule"] = fit.choice_rule;
+    json["candidates"] = rows;
+  }
+  return json;
 }
 
 TrainingBreakdown training_breakdown_from_json(const JsonField& root, const std::string& source) {

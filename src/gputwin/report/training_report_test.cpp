@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "gputwin/design/design.hpp"
 #include "gputwin/perf/perf_test_support.hpp"
+#include "gputwin/plan/workload_fit.hpp"
+#include "gputwin/report/plan_report.hpp"
 #include "gputwin/report/report_test_support.hpp"
 
 namespace gputwin {
@@ -97,6 +100,59 @@ TEST(SizingJson, MissingFieldIsNamedByItsPointer) {
   const std::string no_note =
       error_of(read_sizing_json(testing::without(text, "/accelerators/2/note"), "size.json"));
   EXPECT_TRUE(contains(no_note, "/accelerators/2: missing field 'note'")) << no_note;
+}
+
+// A spec that chose among platforms: plan --json's workload_fit, with the comparison, comes back row for row.
+TEST(PlanJson, WorkloadFitWithCandidatesRoundTrip) {
+  const auto& perf = testing::perf_setup();
+  auto parsed =
+      load_cluster_spec(testing::source_path("tests/specs/workload-choose-llama3-8b.yaml"), perf.catalog);
+  ASSERT_TRUE(parsed.ok()) << parsed.error_text();
+  ClusterSpec spec = parsed.value();
+  const auto reserve = load_memory_reserve(testing::source_path("data/perf/memory.yaml"));
+  ASSERT_TRUE(reserve.ok()) << reserve.error_text();
+  const auto fit = fit_workload(
+      spec, perf.catalog,
+      {&testing::model_presets(), &perf.collectives, &perf.calibration, 131072, reserve.value()});
+  ASSERT_TRUE(fit.ok()) << fit.error_text();
+  const auto cluster = design_cluster(spec, perf.catalog);
+  ASSERT_TRUE(cluster.ok()) << cluster.error_text();
+  auto document = plan_json(cluster.value());
+  document["workload_fit"] = workload_fit_json(fit.value());
+  const auto read = read_plan_json(document.dump(2), "plan.json");
+  ASSERT_TRUE(read.ok()) << read.error_text();
+  ASSERT_TRUE(read.value().workload_fit.has_value());
+  const PlanWorkloadSummary& workload = *read.value().workload_fit;
+  const WorkloadFit& f = fit.value();
+  EXPECT_EQ(workload.model, "llama3-8b");
+  EXPECT_EQ(workload.system, f.system);
+  EXPECT_EQ(workload.gpus, f.answer.gpus);
+  EXPECT_EQ(workload.gpus, read.value().gpus);
+  EXPECT_EQ(workload.racks.has_value(), f.counts_racks);
+  EXPECT_DOUBLE_EQ(workload.days, f.answer.days);
+  EXPECT_EQ(workload.choice_rule, f.choice_rule);
+  ASSERT_EQ(workload.candidates.size(), f.candidates.size());
+  for (std::size_t i = 0; i < f.candidates.size(); ++i) {
+    const CandidateFit& written = f.candidates[i];
+    const PlanCandidateSummary& row = workload.candidates[i];
+    EXPECT_EQ(row.system, written.system);
+    EXPECT_EQ(row.accelerator, written.accelerator);
+    EXPECT_EQ(row.chosen, written.chosen);
+    EXPECT_EQ(row.sized, written.sized);
+    EXPECT_EQ(row.gpus, written.gpus);
+    EXPECT_EQ(row.racks, written.racks);
+    EXPECT_DOUBLE_EQ(row.days, written.days);
+    EXPECT_DOUBLE_EQ(row.mfu, written.mfu);
+    EXPECT_DOUBLE_EQ(row.it_power_kw, written.it_power_kw);
+    EXPECT_EQ(row.tco_usd.has_value(), written.tco_usd.has_value());
+    EXPECT_EQ(row.lost, written.lost);
+  }
+  // A cut comparison is named by its pointer (a candidate that lost: the chosen one has no reason to read).
+  const std::size_t loser = f.candidates[0].chosen ? 1 : 0;
+  const std::string pointer = "/workload_fit/candidates/" + std::to_string(loser);
+  const std::string cut =
+      testing::error_of(read_plan_json(testing::without(document.dump(2), pointer + "/lost"), "plan.json"));
+  EXPECT_NE(cut.find(pointer + ": missing field 'lost'"), std::string::npos) << cut;
 }
 
 }  // namespace

@@ -66,8 +66,12 @@ std::optional<MigNodes> mig_nodes_of(const MigRequest& request, const Catalog& c
   return setup;
 }
 
-int gpus_per_node(const Cluster& cluster, const Catalog& catalog) {
-  return catalog.get<System>(cluster.node_system).accelerators;
+int gpus_per_node(const Cluster& cluster, const Catalog& /*catalog*/) {
+  const NodeType* type = cluster.sole_node_type();
+  if (type == nullptr) {
+    throw std::invalid_argument("the cluster holds nodes of several types (or none); replay pools take one");
+  }
+  return type->gpus;
 }
 
 SimulatedCluster simulated_cluster(const Cluster& cluster, const Catalog& catalog,

@@ -44,7 +44,8 @@ struct SimulatedCluster {
   std::optional<MigPool> mig;  // GPUs of the MIG-mode nodes
 };
 
-// GPUs per node of a designed cluster (its node system's accelerators).
+// GPUs per node of a designed cluster: its one node type's GPUs (std::invalid_argument when it holds
+// several).
 [[nodiscard]] int gpus_per_node(const Cluster& cluster, const Catalog& catalog);
 
 // One pool node per server, grouped by the compute-fabric switch that joins them (sim/cluster_pool.hpp).

@@ -13,12 +13,19 @@ constexpr std::string_view kDefaultFacility = "default";
 
 class SpecReader {
  public:
-  SpecReader(const Catalog& catalog, ClusterSpec& spec) : catalog_(catalog), spec_(spec) {}
+  // `candidate` >= 0 reads the spec with the system `nodes.choose[candidate]` names.
+  SpecReader(const Catalog& catalog, ClusterSpec& spec, int candidate = -1)
+      : catalog_(catalog), spec_(spec), candidate_(candidate) {}
 
   void read(const YamlField& root) {
     root.expect_keys({"name", "nodes", "fabrics", "management", "facility", "cabling", "costs"});
+    const YamlField nodes = root.child("nodes");
+    if (candidate_ < 0 && nodes.is_map() && nodes.has("choose")) {
+      read_candidates(root);
+      return;
+    }
     spec_.name = root.child("name").text();
-    read_nodes(root.child("nodes"));
+    read_nodes(nodes);
     read_fabrics(root.child("fabrics"));
     if (auto management = root.optional_child("management")) read_management(*management);
     read_facility(root.child("facility"));
@@ -40,14 +47,77 @@ class SpecReader {
 
   void remember(const YamlField& field) { spec_.locations[field.path()] = field.location(); }
 
+  static void expect_node_keys(const YamlField& nodes) {
+    nodes.expect_keys({"system", "choose", "count", "gpus", "workload"});
+  }
+
+  // The field naming this spec's system: `nodes.system`, or one item of `nodes.choose`.
+  YamlField system_field(const YamlField& nodes) const {
+    return candidate_ < 0 ? nodes.child("system") : nodes.child("choose").items().at(candidate_);
+  }
+
+  // `nodes.choose`: a workload-sized spec that lists candidate systems. Each is checked here (a known system
+  // or rack system with GPUs, listed once) and the whole spec is read once per candidate, so that a fabric or
+  // facility that cannot carry one is a located error naming it.
+  void read_candidates(const YamlField& root) {
+    const YamlField nodes = root.child("nodes");
+    expect_node_keys(nodes);
+    const YamlField choose = nodes.child("choose");
+    if (nodes.has("system")) {
+      nodes.child("system").fail("give 'system' (one system) or 'choose' (candidates to size), not both");
+    }
+    for (const char* key : {"count", "gpus"}) {
+      if (nodes.has(key)) {
+        nodes.child(key).fail("a spec that chooses among systems is sized for its workload; '" +
+                              std::string(key) + "' does not apply");
+      }
+    }
+    if (!nodes.has("workload")) {
+      choose.fail("choosing among systems sizes each for a workload: give 'workload' (docs/spec.md, 3.2.2)");
+    }
+    const std::vector<YamlField> items = choose.items();
+    if (items.empty()) choose.fail("list at least one candidate system");
+    std::vector<std::string> ids;
+    for (const YamlField& item : items) {
+      const std::string id = item.text();
+      const std::string kind = catalog_.kind_of(id);
+      if (kind.empty())
+        item.fail("unknown system '" + id + "' (not in the catalog; see `gputwin catalog list`)");
+      if (kind != "system" && kind != "rack_system")
+        item.fail("'" + id + "' is a " + kind + ", expected a system or a rack_system");
+      if (std::find(ids.begin(), ids.end(), id) != ids.end()) item.fail("'" + id + "' is listed twice");
+      if (kind == "system" && catalog_.get<System>(id).accelerators == 0)
+        item.fail("system '" + id + "' has no GPUs to train on");
+      ids.push_back(id);
+    }
+    std::vector<ClusterSpec> candidates;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      ClusterSpec candidate;
+      candidate.file = spec_.file;
+      candidate.system_field = items[i].path();
+      try {
+        SpecReader(catalog_, candidate, static_cast<int>(i)).read(root);
+      } catch (const InputFailure& failure) {
+        InputError error = failure.error();
+        error.message = "for candidate '" + ids[i] + "' (" + items[i].path() + "): " + error.message;
+        throw InputFailure(error);
+      }
+      candidates.push_back(std::move(candidate));
+    }
+    ClusterSpec first = candidates.front();
+    first.candidates = std::move(candidates);
+    spec_ = std::move(first);
+  }
+
   void read_nodes(const YamlField& nodes) {
-    nodes.expect_keys({"system", "count", "gpus", "workload"});
-    if (catalog_.kind_of(nodes.child("system").text()) == "rack_system") {
-      read_rack_system_nodes(nodes);
+    expect_node_keys(nodes);
+    const YamlField named = system_field(nodes);
+    if (catalog_.kind_of(named.text()) == "rack_system") {
+      read_rack_system_nodes(nodes, named);
       return;
     }
-    spec_.node_system = part(nodes.child("system"), "system");
-    check_domain_fits_node(nodes.child("system"));
+    spec_.node_system = part(named, "system");
+    check_domain_fits_node(named);
     const System& system = catalog_.get<System>(spec_.node_system);
     const int sizes_given = nodes.has("count") + nodes.has("gpus") + nodes.has("workload");
     if (sizes_given != 1) {
@@ -69,38 +139,39 @@ class SpecReader {
       spec_.workload = read_workload(workload);
     }
     if (!system.nics.contains(NetworkRole::compute) && system.accelerators > 0) {
-      nodes.child("system").fail("system '" + system.info.id + "' has no compute NICs");
+      named.fail("system '" + system.info.id + "' has no compute NICs");
     }
   }
 
-  // `nodes.system` names a rack-scale system: `count` counts racks (purchased systems), `gpus` rounds up to
-  // whole racks; the nodes are its compute trays.
-  void read_rack_system_nodes(const YamlField& nodes) {
-    spec_.rack_system = part(nodes.child("system"), "rack_system");
+  // A rack-scale system named (by `nodes.system` or a `nodes.choose` item): `count` counts racks (purchased
+  // systems), `gpus` rounds up to whole racks, `workload` sizes whole racks; the nodes are its compute trays.
+  void read_rack_system_nodes(const YamlField& nodes, const YamlField& named) {
+    spec_.rack_system = part(named, "rack_system");
     const RackSystem& rack = catalog_.get<RackSystem>(spec_.rack_system);
     spec_.node_system = rack.compute_tray;
     const System& tray = catalog_.get<System>(rack.compute_tray);
     const int rack_gpus = tray.accelerators * rack.compute_trays;
-    if (nodes.has("workload")) {
-      nodes.child("workload")
-          .fail("sizing for a workload does not choose rack-scale systems yet; give 'count' (racks of " +
-                spec_.rack_system + ") or 'gpus'");
-    }
-    if (nodes.has("count") == nodes.has("gpus")) {
-      nodes.fail("give exactly one of 'count' (racks of " + spec_.rack_system + ") or 'gpus' (a target)");
+    if (nodes.has("count") + nodes.has("gpus") + nodes.has("workload") != 1) {
+      nodes.fail("give exactly one of 'count' (racks of " + spec_.rack_system +
+                 "), 'gpus' (a target) or 'workload' (sized for it in whole racks)");
     }
     if (auto count = nodes.optional_child("count")) {
       spec_.rack_system_count = static_cast<int>(count->positive_integer());
       remember(*count);
-    } else {
-      const auto gpus = nodes.child("gpus");
-      spec_.target_gpus = static_cast<int>(gpus.positive_integer());
+    } else if (auto gpus = nodes.optional_child("gpus")) {
+      spec_.target_gpus = static_cast<int>(gpus->positive_integer());
       spec_.rack_system_count = (*spec_.target_gpus + rack_gpus - 1) / rack_gpus;
-      remember(gpus);
+      remember(*gpus);
+    } else {
+      const auto workload = nodes.child("workload");
+      if (rack_gpus == 0)
+        workload.fail("rack system '" + spec_.rack_system +
+                      "' has no GPUs to train on; give 'count' instead");
+      spec_.workload = read_workload(workload);
     }
     spec_.node_count = spec_.rack_system_count * rack.compute_trays;
     if (!tray.nics.contains(NetworkRole::compute)) {
-      nodes.child("system").fail("the compute tray '" + tray.info.id + "' has no compute NICs");
+      named.fail("the compute tray '" + tray.info.id + "' has no compute NICs");
     }
   }
 
@@ -455,6 +526,7 @@ class SpecReader {
 
   const Catalog& catalog_;
   ClusterSpec& spec_;
+  int candidate_ = -1;
 };
 
 }  // namespace

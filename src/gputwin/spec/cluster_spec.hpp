@@ -113,6 +113,12 @@ struct ClusterSpec {
   int rack_system_count = 0;
   std::optional<int> target_gpus;          // when the spec asks for GPUs, node_count is derived from it
   std::optional<WorkloadTarget> workload;  // when the spec asks for a workload, node_count is sized for it
+  // `nodes.choose`: the systems a workload-sized spec chooses among, as this spec read once per candidate
+  // (node_system / rack_system set to it), in the listed order; the spec itself is the first of them until
+  // plan/workload_fit sizes every one and replaces it with the chosen one. Empty when `nodes.system` names
+  // one.
+  std::vector<ClusterSpec> candidates;
+  std::string system_field = "nodes.system";  // the field that named the system ("nodes.choose[2]")
   FabricSpec compute;
   FabricSpec storage;
   FabricSpec inband;

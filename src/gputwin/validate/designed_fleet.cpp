@@ -34,14 +34,19 @@ DesignedFleet designed_fleet(const std::string& spec, const Cluster& cluster, co
   design.spec = spec;
   for (const Device& device : cluster.devices)
     if (device.kind == DeviceKind::node) design.node_names.push_back(device.name);
-  const System& system = catalog.get<System>(cluster.node_system);
-  design.gpus_per_node = system.accelerators;
-  design.accelerator = system.accelerator;
-  if (const Accelerator* accelerator = catalog.find<Accelerator>(system.accelerator)) {
+  // The design's one node type; a cluster of several types is compared with its first node's type.
+  const NodeType* type = cluster.sole_node_type();
+  for (const Device& device : cluster.devices) {
+    if (type == nullptr && device.kind == DeviceKind::node) type = cluster.node_type_of(device);
+  }
+  if (type == nullptr) return design;
+  design.gpus_per_node = type->gpus;
+  design.accelerator = type->accelerator;
+  if (const Accelerator* accelerator = catalog.find<Accelerator>(type->accelerator)) {
     design.accelerator_name = accelerator->info.name;
     design.gpu_memory = accelerator->memory;
   }
-  if (const auto known = names.find(system.accelerator); known != names.end())
+  if (const auto known = names.find(type->accelerator); known != names.end())
     design.reported_names = known->second;
   return design;
 }
