@@ -114,7 +114,12 @@ int run_size(const SizeOptions& o) {
     request.days = o.days;
     request.base.sequence = o.sequence;
     request.base.global_batch = o.global_batch > 0 ? o.global_batch : default_global_batch(o.sequence);
-    request.base.precision = o.precision;
+    const PrecisionRecipe* recipe = find_recipe(inputs->recipes, o.precision);
+    if (recipe == nullptr) {
+      throw UsageFailure{"--precision: '" + o.precision + "'; known: " + recipe_names(inputs->recipes) +
+                         " (data/perf/precision-recipes.yaml)"};
+    }
+    apply_recipe(*recipe, request.base);
     request.memory_reserve = inputs->memory_reserve;
     request.assumed_gemm_fractions = parse_gemm_fractions(o.gemm_fractions, inputs->calibration);
     auto rack_density = load_rack_density(bundled_data_dir() + "/perf/sizing-racks.yaml", *catalog);
@@ -186,7 +191,9 @@ void add_perf_size_command(CLI::App& perf, int& exit_code) {
       ->add_option("--global-batch", o->global_batch,
                    "sequences per step (default: 16M tokens, Llama 3 405B's final batch)")
       ->check(CLI::PositiveNumber);
-  command->add_option("--precision", o->precision, "bf16 (default) | fp8");
+  command->add_option(
+      "--precision", o->precision,
+      "bf16 (default) | fp8 | fp8-cs | mxfp8 | nvfp4: a recipe of data/perf/precision-recipes.yaml");
   command->add_option("--prices", o->prices, "YAML price list: gpu_hour: {ACCELERATOR: 2.50 USD, ...}");
   command
       ->add_option(

@@ -177,7 +177,7 @@ int run_train(const TrainOptions& o) {
                 << "; no published run of it is fitted (perf size --gemm-fraction ARCH=F assumes one)\n";
       return kInputError;
     }
-    TrainingRunInfo run{&model, &hw, &inputs->calibration, std::nullopt};
+    TrainingRunInfo run{&model, &hw, &inputs->calibration, std::nullopt, o.precision};
     if (o.search) {
       const auto search = search_training(hw, inputs->collectives, inputs->calibration, model, config, gpus);
       if (!search.best) {

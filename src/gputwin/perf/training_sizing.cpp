@@ -24,9 +24,12 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
     row.note = "not in the catalog";
     return row;
   }
-  const auto peak = gpu->dense_compute.find(request.base.precision);
+  // A recipe's GEMM precision reads the dense rate it runs at (mxfp8 on the fp8 rate).
+  const GemmPrecision* gemm = calibration.gemm.precision(request.base.precision);
+  const std::string rate = gemm != nullptr ? gemm->peak_key : request.base.precision;
+  const auto peak = gpu->dense_compute.find(rate);
   if (peak == gpu->dense_compute.end() || !peak->second) {
-    row.note = "no dense " + request.base.precision + " rate in the catalog";
+    row.note = "no dense " + rate + " rate in the catalog";
     return row;
   }
   const System* system = system_for_accelerator(catalog, accelerator);

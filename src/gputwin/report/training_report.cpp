@@ -180,6 +180,10 @@ nlohmann::json training_json(const TrainingRunInfo& run, const TrainingEstimate&
         {"zero", c.zero},
         {"sequence_parallel", c.sequence_parallel},
         {"precision", c.precision},
+        {"precision_recipe",
+         run.precision_recipe.empty() ? nlohmann::json() : nlohmann::json(run.precision_recipe)},
+        {"bf16_layers_at_start", c.bf16_layers_at_start},
+        {"bf16_layers_at_end", c.bf16_layers_at_end},
         {"found_by_search", run.search.has_value()}}},
       {"step_time_s", e.step_time_s},
       {"terms", terms},
@@ -276,6 +280,17 @@ std::string sizing_text(const TransformerModel& model, double tokens, double day
          power_text(row.power_kw), row.cost_usd ? format_money(usd(*row.cost_usd)) : "no price"});
   }
   text += table.render();
+  // The default (bf16 everywhere) goes unsaid; a low-precision recipe is named by what it runs.
+  const auto sized =
+      std::find_if(rows.begin(), rows.end(), [](const SizingRow& row) { return row.estimate; });
+  if (sized != rows.end() && sized->estimate->config.precision != "bf16") {
+    const TrainingConfig& c = sized->estimate->config;
+    text += fmt::format("Precision: {} GEMMs", c.precision);
+    if (c.bf16_layers_at_start > 0 || c.bf16_layers_at_end > 0)
+      text += fmt::format(", the first {} and last {} layers in bf16", c.bf16_layers_at_start,
+                          c.bf16_layers_at_end);
+    text += "\n";
+  }
   if (!cost_basis.empty()) text += "Cost: GPU-hours x " + cost_basis + "\n";
   text += sizing_footnotes(rows, !cost_basis.empty());
   text += fmt::format("MFU convention: {}\n", flop_convention());

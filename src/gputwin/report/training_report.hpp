@@ -30,6 +30,7 @@ struct TrainingRunInfo {
   const PerfHardware* hardware = nullptr;
   const TrainingCalibration* calibration = nullptr;
   std::optional<TrainingSearch> search;  // set when the configuration was found by --search
+  std::string precision_recipe;          // the --precision recipe the config applied (empty: not stated)
 };
 
 [[nodiscard]] std::string training_text(const TrainingRunInfo& run, const TrainingEstimate& estimate,
