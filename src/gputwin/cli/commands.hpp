@@ -2,12 +2,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/design/cluster.hpp"
+#include "gputwin/export/export_files.hpp"
 #include "gputwin/perf/hardware.hpp"
 #include "gputwin/perf/inference.hpp"
 #include "gputwin/perf/training_inputs.hpp"
@@ -88,5 +90,21 @@ const TransformerModel* preset_or_complain(const TrainingInputs& inputs, const s
 // errors and returns empty when any step fails.
 std::optional<PerfHardware> load_perf_hardware(const std::string& spec_path,
                                                const CatalogOptions& catalog_options);
+
+// A Slurm job array's folder (export/slurm_array.hpp): DIR/results and DIR/logs created (false, with the
+// reason printed, when they cannot be), then its files written and, unless `no_submit`, submitted with
+// sbatch. `who` names the command in messages ("sweep", "perf serve"), `merge` the command that merges the
+// results.
+[[nodiscard]] bool make_array_dirs(const std::filesystem::path& dir);
+struct ArraySubmission {
+  std::string script;
+  std::size_t tasks = 0;
+  bool no_submit = false;
+  bool wait = false;
+  std::string who;
+  std::string merge;
+};
+[[nodiscard]] int write_and_submit_array(const ExportFiles& files, const std::filesystem::path& dir,
+                                         const ArraySubmission& submission);
 
 }  // namespace gputwin::cli

@@ -233,13 +233,7 @@ int run_search_array(const ServeOptions& options, const std::string& model, std:
                      const Traffic& traffic) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::absolute(options.slurm_array);
-  std::error_code error;
-  fs::create_directories(dir / "results", error);
-  fs::create_directories(dir / "logs", error);
-  if (error) {
-    std::cerr << dir.string() << ": cannot create: " << error.message() << "\n";
-    return kInputError;
-  }
+  if (!make_array_dirs(dir)) return kInputError;
   const ServeSearchArray array{model,
                                traffic.description,
                                options.slo,
@@ -249,21 +243,9 @@ int run_search_array(const ServeOptions& options, const std::string& model, std:
                                fs::current_path().string(),
                                options.sbatch_options,
                                search_arguments()};
-  if (const auto problem = write_export_files(serve_search_array_files(array), dir.string())) {
-    std::cerr << *problem << "\n";
-    return kInputError;
-  }
-  std::cout << "wrote " << (dir / kServeSearchScript).string() << " (" << tasks << " array tasks)\n";
-  if (options.no_submit) return 0;
-  const std::string command = slurm_array_submit_command(dir.string(), options.wait, kServeSearchScript);
-  const int status = std::system(command.c_str());
-  if (status != 0) {
-    std::cerr << "perf serve: `" << command << "` failed (exit status " << status << "); see the logs in "
-              << (dir / "logs").string() << "\n";
-    return kInputError;
-  }
-  std::cout << "merge the results with: gputwin perf serve-merge " << dir.string() << "\n";
-  return 0;
+  return write_and_submit_array(serve_search_array_files(array), dir,
+                                {kServeSearchScript, tasks, options.no_submit, options.wait, "perf serve",
+                                 "gputwin perf serve-merge " + dir.string()});
 }
 
 int run_merge_array(const ServeOptions& options) {

@@ -93,6 +93,38 @@ int run_local(const SweepOptions& options) {
 // ---------------------------------------------------------------------------------------------------------------
 // Slurm job arrays (export/slurm_array.hpp)
 
+}  // namespace
+
+bool make_array_dirs(const std::filesystem::path& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir / "results", error);
+  std::filesystem::create_directories(dir / "logs", error);
+  if (error) std::cerr << dir.string() << ": cannot create: " << error.message() << "\n";
+  return !error;
+}
+
+int write_and_submit_array(const ExportFiles& files, const std::filesystem::path& dir,
+                           const ArraySubmission& submission) {
+  if (const auto problem = write_export_files(files, dir.string())) {
+    std::cerr << *problem << "\n";
+    return kInputError;
+  }
+  std::cout << "wrote " << (dir / submission.script).string() << " (" << submission.tasks
+            << " array tasks)\n";
+  if (submission.no_submit) return 0;
+  const std::string command = slurm_array_submit_command(dir.string(), submission.wait, submission.script);
+  const int status = std::system(command.c_str());
+  if (status != 0) {
+    std::cerr << submission.who << ": `" << command << "` failed (exit status " << status
+              << "); see the logs in " << (dir / "logs").string() << "\n";
+    return kInputError;
+  }
+  std::cout << "merge the results with: " << submission.merge << "\n";
+  return 0;
+}
+
+namespace {
+
 int run_slurm(const SweepOptions& options) {
   if (options.dir.empty()) {
     std::cerr << "sweep: --slurm needs --dir DIR, a directory the cluster's nodes can read and write\n";
@@ -105,34 +137,16 @@ int run_slurm(const SweepOptions& options) {
   }
   const auto tasks = sweep_tasks(spec.value()).size();
   const fs::path dir = fs::absolute(options.dir);
-  std::error_code error;
-  fs::create_directories(dir / "results", error);
-  fs::create_directories(dir / "logs", error);
-  if (error) {
-    std::cerr << dir.string() << ": cannot create: " << error.message() << "\n";
-    return kInputError;
-  }
+  if (!make_array_dirs(dir)) return kInputError;
   const SlurmArraySweep array{spec.value().name,
                               fs::absolute(options.file).string(),
                               tasks,
                               fs::read_symlink("/proc/self/exe").string(),
                               dir.string(),
                               options.sbatch_options};
-  if (const auto problem = write_export_files(slurm_array_files(array), dir.string())) {
-    std::cerr << *problem << "\n";
-    return kInputError;
-  }
-  std::cout << "wrote " << (dir / "sweep.sbatch").string() << " (" << tasks << " array tasks)\n";
-  if (options.no_submit) return 0;
-  const std::string command = slurm_array_submit_command(dir.string(), options.wait);
-  const int status = std::system(command.c_str());
-  if (status != 0) {
-    std::cerr << "sweep: `" << command << "` failed (exit status " << status << "); see the logs in "
-              << (dir / "logs").string() << "\n";
-    return kInputError;
-  }
-  std::cout << "merge the results with: gputwin sweep merge " << dir.string() << "\n";
-  return 0;
+  return write_and_submit_array(slurm_array_files(array), dir,
+                                {"sweep.sbatch", tasks, options.no_submit, options.wait, "sweep",
+                                 "gputwin sweep merge " + dir.string()});
 }
 
 int run_task(const SweepOptions& options) {

@@ -195,8 +195,8 @@ InferencePoint point_from_json(const JsonField& point) {
   InferencePoint p;
   if (point.has("under_load")) {
     const JsonField loaded = point.child("under_load");
-    p.ttft_under_load_ms = latency_ms_from_json(loaded.child("ttft_ms"));
-    p.tpot_under_load_ms = latency_ms_from_json(loaded.child("tpot_ms"));
+    p.ttft_under_load_ms = latency_from_json(loaded.child("ttft_ms"));
+    p.tpot_under_load_ms = latency_from_json(loaded.child("tpot_ms"));
   }
   p.sequences = int_of(point.child("sequences"));
   p.fits = boolean_of(point.child("fits"));

@@ -19,13 +19,8 @@ std::string stats_row(std::string_view name, const LatencyStats& s) {
                      s.p90 * 1e3, s.p99 * 1e3);
 }
 
-nlohmann::json stats_s(const LatencyStats& s) {
-  return {{"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}};
-}
-
-LatencyStats stats_of(const JsonField& field) {
-  return LatencyStats{field.child("mean").number(), field.child("p50").number(), field.child("p90").number(),
-                      field.child("p99").number()};
+nlohmann::json scaled_latency_json(const LatencyStats& s, double scale) {
+  return {{"mean", s.mean * scale}, {"p50", s.p50 * scale}, {"p90", s.p90 * scale}, {"p99", s.p99 * scale}};
 }
 
 std::string targets_text(const LatencyTargets& t) {
@@ -306,9 +301,9 @@ nlohmann::json capacity_task_json(const CapacityTask& task) {
             {"meets_targets", s.meets_targets},
             {"output_tokens_per_s", s.output_tokens_per_s},
             {"output_tokens_per_s_per_gpu", s.output_tokens_per_s_per_gpu},
-            {"ttft_s", stats_s(s.ttft_s)},
-            {"tpot_s", stats_s(s.tpot_s)},
-            {"e2e_s", stats_s(s.e2e_s)}}}};
+            {"ttft_s", scaled_latency_json(s.ttft_s, 1)},
+            {"tpot_s", scaled_latency_json(s.tpot_s, 1)},
+            {"e2e_s", scaled_latency_json(s.e2e_s, 1)}}}};
 }
 
 Result<CapacityTask> read_capacity_task_json(std::string_view text, const std::string& source) {
@@ -336,18 +331,18 @@ Result<CapacityTask> read_capacity_task_json(std::string_view text, const std::s
     row.summary.meets_targets = boolean_of(s.child("meets_targets"));
     row.summary.output_tokens_per_s = s.child("output_tokens_per_s").number();
     row.summary.output_tokens_per_s_per_gpu = s.child("output_tokens_per_s_per_gpu").number();
-    row.summary.ttft_s = stats_of(s.child("ttft_s"));
-    row.summary.tpot_s = stats_of(s.child("tpot_s"));
-    row.summary.e2e_s = stats_of(s.child("e2e_s"));
+    row.summary.ttft_s = latency_from_json(s.child("ttft_s"));
+    row.summary.tpot_s = latency_from_json(s.child("tpot_s"));
+    row.summary.e2e_s = latency_from_json(s.child("e2e_s"));
     return task;
   });
 }
 
 nlohmann::json latency_ms_json(const LatencyStats& s) {
-  return {{"mean", s.mean * 1e3}, {"p50", s.p50 * 1e3}, {"p90", s.p90 * 1e3}, {"p99", s.p99 * 1e3}};
+  return scaled_latency_json(s, 1e3);
 }
 
-LatencyStats latency_ms_from_json(const JsonField& s) {
+LatencyStats latency_from_json(const JsonField& s) {
   return LatencyStats{s.child("mean").number(), s.child("p50").number(), s.child("p90").number(),
                       s.child("p99").number()};
 }
@@ -372,10 +367,10 @@ ServeDocument serve_document_from_json(const JsonField& root, const std::string&
   out.requests_per_s = root.child("requests_per_s").number();
   out.output_tokens_per_s = root.child("output_tokens_per_s").number();
   out.output_tokens_per_s_per_gpu = root.child("output_tokens_per_s_per_gpu").number();
-  out.ttft_ms = latency_ms_from_json(root.child("ttft_ms"));
-  out.tpot_ms = latency_ms_from_json(root.child("tpot_ms"));
-  out.itl_ms = latency_ms_from_json(root.child("itl_ms"));
-  out.e2e_ms = latency_ms_from_json(root.child("e2e_ms"));
+  out.ttft_ms = latency_from_json(root.child("ttft_ms"));
+  out.tpot_ms = latency_from_json(root.child("tpot_ms"));
+  out.itl_ms = latency_from_json(root.child("itl_ms"));
+  out.e2e_ms = latency_from_json(root.child("e2e_ms"));
   const JsonField targets = root.child("targets");
   out.targets_percentile = targets.child("percentile").number();
   if (targets.has("ttft_ms")) out.ttft_target_ms = targets.child("ttft_ms").number();
@@ -393,7 +388,7 @@ ServeDocument serve_document_from_json(const JsonField& root, const std::string&
     read.decode = pool("decode");
     const JsonField transfer = pools->child("kv_transfer");
     read.kv_bytes_total = transfer.child("bytes_total").number();
-    read.kv_transfer_ms = latency_ms_from_json(transfer.child("time_ms"));
+    read.kv_transfer_ms = latency_from_json(transfer.child("time_ms"));
     out.pools = read;
   }
   return out;

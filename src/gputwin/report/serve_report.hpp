@@ -47,9 +47,10 @@ inline constexpr const char* kServeCapacitySchema = "gputwin.serve-capacity/1";
 [[nodiscard]] nlohmann::json capacity_json(const CapacitySearch& search, const std::string& model,
                                            const std::string& traffic, const LatencyTargets& targets);
 
-// Latency statistics in seconds written as {mean, p50, p90, p99} in milliseconds, and read back.
+// Latency statistics in seconds written as {mean, p50, p90, p99} in milliseconds; read back in the unit
+// written.
 [[nodiscard]] nlohmann::json latency_ms_json(const LatencyStats& seconds);
-[[nodiscard]] LatencyStats latency_ms_from_json(const JsonField& field);
+[[nodiscard]] LatencyStats latency_from_json(const JsonField& field);
 // One candidate of a capacity search run as a Slurm array task (perf serve --search --task I): its row with
 // every figure the table and the ranking use, exact (seconds as written, shortest round-trip form), so rows
 // merged from task files rank and print exactly as the local search's.
