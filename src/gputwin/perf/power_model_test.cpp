@@ -211,6 +211,45 @@ TEST(PowerModel, BadDataIsALocatedError) {
   EXPECT_NE(data.errors().front().field.find("idle"), std::string::npos);
 }
 
+// The seam end to end: a decode step that streams weights from HBM keeps its speed under a cap that slows a
+// long prompt's compute-bound prefill, and a training step slows by less than its compute terms.
+TEST(PowerModel, CappedHardwareSlowsPrefillAndNotDecode) {
+  const auto constants = load_inference_constants(source_path("data/perf/inference.yaml")).value();
+  const PerfHardware hw = perf_hardware_of_system(perf_setup().catalog, "dgx-h100", 1).value();
+  InferenceSetup setup;
+  setup.model = *find_model(testing::model_presets(), "llama3.1-70b");
+  setup.tp = 2;
+  setup.input_tokens = 4096;
+  const PowerOperatingPoint p = point_at("h100-sxm", 400);
+  const auto at_default = estimate_inference(hw, perf_setup().collectives, constants, setup, 1).value();
+  const auto capped =
+      estimate_inference(capped_hardware(hw, p), perf_setup().collectives, constants, setup, 1).value();
+  ASSERT_TRUE(at_default.prefill.compute_bound());
+  ASSERT_FALSE(at_default.decode.compute_bound());
+  EXPECT_GT(capped.prefill.seconds() / at_default.prefill.seconds(), 1.15);  // compute / 0.80 at 400 W
+  EXPECT_NEAR(capped.decode.seconds() / at_default.decode.seconds(), 1.0, 1e-9);
+}
+
+TEST(PowerModel, CappedTrainingStepSlowsLessThanItsComputeAndKeepsMfuAgainstTheDatasheet) {
+  const auto& s = perf_setup();
+  const PerfHardware hw = perf_hardware_of_system(s.catalog, "dgx-h100", 1).value();
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 16;
+  c.tp = 8;
+  c.dp = 1;
+  const TransformerModel& model = *find_model(testing::model_presets(), "llama3-8b");
+  const PowerOperatingPoint p = point_at("h100-sxm", 500);
+  const TrainingEstimate base = estimate_training(hw, s.collectives, s.calibration, model, c);
+  const TrainingEstimate capped =
+      at_datasheet_peak(estimate_training(capped_hardware(hw, p), s.collectives, s.calibration, model, c), p);
+  const double slowdown = capped.step_time_s / base.step_time_s;
+  EXPECT_GT(slowdown, 1.0);
+  EXPECT_LT(slowdown, 1.0 / p.compute_factor);  // communication is not slowed by the cap
+  EXPECT_DOUBLE_EQ(capped.peak_flops_per_gpu, base.peak_flops_per_gpu);
+  EXPECT_NEAR(capped.mfu, base.mfu / slowdown, 1e-12);  // same FLOPs, longer step, same peak
+}
+
 // Published points the model was not built from (data/reference/power-published.yaml: all `set: evaluation`).
 TEST(PowerValidation, HeldOutThroughputPointsWithinTheirTolerance) {
   const auto points = load_power_reference(source_path("data/reference/power-published.yaml"));
