@@ -12,6 +12,7 @@
 #include "gputwin/export/export_files.hpp"
 #include "gputwin/perf/hardware.hpp"
 #include "gputwin/perf/inference.hpp"
+#include "gputwin/perf/power_model.hpp"
 #include "gputwin/perf/training_inputs.hpp"
 #include "gputwin/plan/load_design.hpp"
 
@@ -74,6 +75,27 @@ void add_inference_model_options(CLI::App& command, InferenceModelOptions& optio
 // Prints the errors (prefixed with `command`) and returns empty when an input does not load.
 std::optional<InferenceInputs> load_inference_inputs(const InferenceModelOptions& options,
                                                      const std::string& command);
+// --power-cap (perf train, perf infer) and --run-tokens (perf train): cli/perf_power_options.cpp.
+struct PowerOptions {
+  std::string cap;         // "500W"; empty: the default limit
+  std::string run_tokens;  // "15T"; empty: per 1T tokens
+};
+struct PowerContext {
+  PowerModelData data;
+  std::optional<Power> cap;
+  PowerOperatingPoint point;
+  NodePower node;
+  std::string system_id;
+  std::optional<SystemPowerFigure> published;
+  double run_tokens = 0;
+};
+void add_power_options(CLI::App& command, PowerOptions& options, bool training);
+// Parses the options (UsageFailure on a bad value or a cap the data refuses, naming the figure), loads the
+// power model, the node's catalog system and the rack density; prints the errors and returns empty when a
+// file does not load.
+std::optional<PowerContext> load_power_context(const PowerOptions& options, const PerfHardware& hardware,
+                                               const CatalogOptions& catalog_options,
+                                               const std::string& command);
 void add_validate_command(CLI::App& app, int& exit_code);
 void add_export_command(CLI::App& app, int& exit_code);
 void add_sweep_command(CLI::App& app, int& exit_code);

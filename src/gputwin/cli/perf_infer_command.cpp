@@ -11,6 +11,7 @@
 #include "gputwin/perf/inference.hpp"
 #include "gputwin/perf/roofline.hpp"
 #include "gputwin/report/inference_report.hpp"
+#include "gputwin/report/power_report.hpp"
 #include "gputwin/serve/serving.hpp"
 
 namespace gputwin::cli {
@@ -21,6 +22,7 @@ struct InferOptions {
   std::vector<int> sequences{1, 8, 32, 128, 512};
   int load_rounds = 4;  // requests per client in the closed-loop simulation; 0 = none
   bool json = false;
+  PowerOptions power;
 };
 
 std::optional<PerfHardware> hardware_for(const InferenceModelOptions& options) {
@@ -123,9 +125,47 @@ bool simulate_under_load(const InferenceInputs& inputs, int rounds, InferenceRep
   return true;
 }
 
+// The max-load batch's power and energy on one node filled with replicas (the node's non-GPU power shared by
+// them); under a cap, the same batch's time at the default limit beside it.
+PowerReport power_report_of(const PowerContext& power, const InferenceInputs& inputs,
+                            const InferenceEstimate& max_load) {
+  const int replica_gpus = inputs.setup.tp * inputs.setup.ep;
+  const int replicas = std::max(1, power.node.gpus_per_node / replica_gpus);
+  const int output_tokens = inputs.setup.output_tokens;
+  PowerReport report;
+  report.point = power.point;
+  report.node = power.node;
+  report.system_id = power.system_id;
+  report.unit = PowerUnit::inference_batch;
+  report.energy =
+      energy_of(inference_phases(max_load, output_tokens), power.point, power.node, replicas * replica_gpus);
+  report.tokens_per_unit = static_cast<double>(replicas) * max_load.sequences * output_tokens;
+  if (power.point.capped) {
+    const auto at_default = estimate_inference(inputs.hardware, inputs.collectives, inputs.constants,
+                                               inputs.setup, max_load.sequences);
+    if (at_default.ok()) {
+      report.default_seconds =
+          at_default.value().prefill.seconds() + output_tokens * at_default.value().decode.seconds();
+    }
+  }
+  return report;
+}
+
 int run_infer(const InferOptions& options) {
-  const auto inputs = load_inference_inputs(options.deployment, "perf infer");
-  if (!inputs) return kInputError;
+  const auto loaded = load_inference_inputs(options.deployment, "perf infer");
+  if (!loaded) return kInputError;
+  std::optional<PowerContext> power;
+  try {
+    power = load_power_context(options.power, loaded->hardware, options.deployment.catalog, "perf infer");
+  } catch (const UsageFailure& failure) {
+    std::cerr << "perf infer: " << failure.message << "\n";
+    return kUsageError;
+  }
+  if (!power) return kInputError;
+  // The performance models see the GPU as the cap leaves it (power_model.hpp: slower GEMMs and HBM).
+  InferenceInputs capped = *loaded;
+  capped.hardware = capped_hardware(loaded->hardware, power->point);
+  const InferenceInputs* inputs = &capped;
   const auto estimate = [&](int sequences) {
     return estimate_inference(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup,
                               sequences);
@@ -135,7 +175,7 @@ int run_infer(const InferOptions& options) {
     std::cerr << max_load.error_text();
     return kInputError;
   }
-  InferenceReport report{inputs->hardware, inputs->setup, {}, std::move(max_load).value(), {}, {}, 0};
+  InferenceReport report{loaded->hardware, inputs->setup, {}, std::move(max_load).value(), {}, {}, 0};
   if (!report.max_load.weights_fit) {
     std::cerr << inference_refusal_text(report);
     return kInputError;
@@ -143,7 +183,14 @@ int run_infer(const InferOptions& options) {
   for (const int sequences : options.sequences) report.by_sequences.push_back(estimate(sequences).value());
   if (options.load_rounds > 0 && !simulate_under_load(*inputs, options.load_rounds, report))
     return kInputError;
-  std::cout << (options.json ? inference_json(report).dump(2) + "\n" : inference_text(report));
+  const PowerReport power_lines = power_report_of(*power, *loaded, report.max_load);
+  if (options.json) {
+    nlohmann::json document = inference_json(report);
+    document["power"] = power_json(power_lines);
+    std::cout << document.dump(2) << "\n";
+  } else {
+    std::cout << inference_text(report) << power_text(power_lines);
+  }
   return 0;
 }
 
@@ -163,6 +210,7 @@ void add_perf_infer_command(CLI::App& perf, int& exit_code) {
                    "(loaded TTFT/TPOT columns; 0 = skip; default 4)")
       ->check(CLI::NonNegativeNumber);
   command->add_flag("--json", options->json, std::string("print JSON (schema ") + kInferenceSchema + ")");
+  add_power_options(*command, options->power, false);
   command->callback([options, &exit_code] {
     if (options->deployment.cluster.empty() && options->deployment.system.empty()) {
       std::cerr << "perf infer: give --cluster SPEC or --system ID\n";

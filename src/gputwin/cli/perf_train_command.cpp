@@ -9,6 +9,7 @@
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/perf/training_search.hpp"
+#include "gputwin/report/power_report.hpp"
 #include "gputwin/report/training_report.hpp"
 
 namespace gputwin::cli {
@@ -34,6 +35,7 @@ struct TrainOptions {
   int gpus = 0;
   bool search = false, explain = false, json = false;
   CatalogOptions catalog;
+  PowerOptions power;
 };
 
 // A GPT-style shape from flags (4h MLP unless --ffn, biases, learned positions, tied embeddings), as the
@@ -141,11 +143,31 @@ std::optional<PerfHardware> hardware_of(const TrainOptions& o) {
   return std::move(hardware).value();
 }
 
-void print(const TrainOptions& o, const TrainingRunInfo& run, const TrainingEstimate& estimate) {
+// The step's power and energy: its terms as phases at the operating point; under a cap, the same
+// configuration's step time at the default limit beside it.
+PowerReport power_report_of(const PowerContext& power, const TrainingEstimate& estimate,
+                            std::optional<double> default_step_s) {
+  PowerReport report;
+  report.point = power.point;
+  report.node = power.node;
+  report.system_id = power.system_id;
+  report.unit = PowerUnit::training_step;
+  report.energy = energy_of(training_phases(estimate), power.point, power.node, estimate.config.gpus());
+  report.tokens_per_unit = static_cast<double>(estimate.config.global_batch) * estimate.config.sequence;
+  report.default_seconds = default_step_s;
+  report.run_tokens = power.run_tokens;
+  report.published_node = power.published;
+  return report;
+}
+
+void print(const TrainOptions& o, const TrainingRunInfo& run, const TrainingEstimate& estimate,
+           const PowerReport& power) {
   if (o.json) {
-    std::cout << training_json(run, estimate).dump(2) << "\n";
+    nlohmann::json document = training_json(run, estimate);
+    document["power"] = power_json(power);
+    std::cout << document.dump(2) << "\n";
   } else {
-    std::cout << training_text(run, estimate, o.explain);
+    std::cout << training_text(run, estimate, o.explain) << power_text(power);
   }
 }
 
@@ -168,6 +190,10 @@ int run_train(const TrainOptions& o) {
     if (!cluster) return kInputError;
     const int gpus = gpus_of(o, *cluster);
     const PerfHardware hw = job_hardware(*cluster, gpus);
+    const auto power = load_power_context(o.power, hw, o.catalog, "perf train");
+    if (!power) return kInputError;
+    // The performance models see the GPU as the cap leaves it (power_model.hpp: slower GEMMs and HBM).
+    const PerfHardware capped = capped_hardware(hw, power->point);
     TrainingConfig config = config_of(o, hw, *inputs);
     config.memory_reserve = memory_reserve_of(o.memory_reserve, inputs->memory_reserve, hw);
     // An architecture with no fitted GEMM fraction (cdna3: no published MI300X/MI325X run) has no step time:
@@ -178,15 +204,30 @@ int run_train(const TrainOptions& o) {
       return kInputError;
     }
     TrainingRunInfo run{&model, &hw, &inputs->calibration, std::nullopt, o.precision};
+    // MFU stays against the datasheet peak; under a cap, the step at the default limit is shown beside it.
+    const auto estimate_capped = [&](const TrainingConfig& c) {
+      return at_datasheet_peak(estimate_training(capped, inputs->collectives, inputs->calibration, model, c),
+                               power->point);
+    };
+    const auto default_step = [&](const TrainingConfig& c) -> std::optional<double> {
+      if (!power->point.capped) return std::nullopt;
+      return estimate_training(hw, inputs->collectives, inputs->calibration, model, c).step_time_s;
+    };
     if (o.search) {
-      const auto search = search_training(hw, inputs->collectives, inputs->calibration, model, config, gpus);
+      auto search = search_training(capped, inputs->collectives, inputs->calibration, model, config, gpus);
       if (!search.best) {
         std::cerr << "perf train --search: no split of " << model.name << " fits in memory on " << gpus
                   << " x " << hw.accelerator.info.id << " (" << search.candidates << " valid splits tried)\n";
         return kInputError;
       }
+      search.best = at_datasheet_peak(*search.best, power->point);
+      for (auto& top : search.top) top = at_datasheet_peak(top, power->point);
+      for (auto& alternative : search.alternatives) {
+        if (alternative.best) alternative.best = at_datasheet_peak(*alternative.best, power->point);
+      }
+      const TrainingEstimate best = *search.best;
       run.search = search;
-      print(o, run, *search.best);
+      print(o, run, best, power_report_of(*power, best, default_step(best.config)));
       return 0;
     }
     const auto problems = check_training_config(model, config, gpus);
@@ -194,7 +235,8 @@ int run_train(const TrainOptions& o) {
       for (const auto& problem : problems) std::cerr << "perf train: " << problem << "\n";
       return kUsageError;
     }
-    print(o, run, estimate_training(hw, inputs->collectives, inputs->calibration, model, config));
+    const TrainingEstimate estimate = estimate_capped(config);
+    print(o, run, estimate, power_report_of(*power, estimate, default_step(config)));
     return 0;
   } catch (const UsageFailure& failure) {
     std::cerr << "perf train: " << failure.message << "\n";
@@ -273,6 +315,7 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
                     "find the fastest split that fits (tp, pp, cp, dp, vp, micro-batch, recompute, ZeRO)");
   command->add_flag("--explain", o->explain, "how each term was computed");
   command->add_flag("--json", o->json, std::string("print JSON (schema ") + kTrainingSchema + ")");
+  add_power_options(*command, o->power, true);
   add_catalog_options(*command, o->catalog);
   command->callback([o, &exit_code] { exit_code = run_train(*o); });
 }

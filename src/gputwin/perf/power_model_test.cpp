@@ -1,0 +1,286 @@
+#include "gputwin/perf/power_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "gputwin/perf/perf_test_support.hpp"
+#include "gputwin/perf/power_validation.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::perf_setup;
+using testing::source_path;
+
+const PowerModelData& power_data() {
+  static const PowerModelData data = load_power_model(source_path("data/power/power-model.yaml")).value();
+  return data;
+}
+
+const Accelerator& accelerator(const std::string& id) {
+  return perf_setup().catalog.get<Accelerator>(id);
+}
+
+Power W(double watts) {
+  return Power::from_base(watts);
+}
+
+PowerOperatingPoint point_at(const std::string& id, std::optional<double> cap) {
+  auto p = power_operating_point(power_data(), accelerator(id), cap ? std::optional(W(*cap)) : std::nullopt);
+  EXPECT_TRUE(p.ok()) << p.error_text();
+  return p.value();
+}
+
+TEST(PowerModel, FactorsAreOneAtTheDefaultLimit) {
+  for (const std::string id : {"h100-sxm", "h200-sxm"}) {
+    const PowerOperatingPoint none = point_at(id, std::nullopt);
+    EXPECT_EQ(none.compute_factor, 1.0);
+    EXPECT_EQ(none.memory_factor, 1.0);
+    EXPECT_FALSE(none.capped);
+    const PowerOperatingPoint at_tdp = point_at(id, 700);
+    EXPECT_EQ(at_tdp.compute_factor, 1.0);
+    EXPECT_FALSE(at_tdp.capped);
+  }
+}
+
+TEST(PowerModel, FactorsAndDrawsRiseMonotonicallyWithTheCap) {
+  for (const std::string id : {"h100-sxm", "h200-sxm"}) {
+    double compute = 0, memory = 0, draw = 0;
+    for (double cap = 200; cap <= 700; cap += 10) {
+      const PowerOperatingPoint p = point_at(id, cap);
+      EXPECT_GE(p.compute_factor, compute) << id << " at " << cap;
+      EXPECT_GE(p.memory_factor, memory) << id << " at " << cap;
+      EXPECT_GE(p.draw.compute.base(), draw) << id << " at " << cap;
+      EXPECT_LE(p.draw.compute.base(), cap);  // a phase never draws more than the cap
+      EXPECT_LE(p.draw.memory.base(), cap);
+      compute = p.compute_factor;
+      memory = p.memory_factor;
+      draw = p.draw.compute.base();
+    }
+    EXPECT_EQ(compute, 1.0);
+  }
+}
+
+// The published measurements: memory-bound kernels draw far less than the limit and keep their speed under
+// caps that slow GEMMs down (data/power/power-model.yaml).
+TEST(PowerModel, ComputeBoundPhasesLoseMoreThanMemoryBoundOnesUnderTheSameCap) {
+  for (const std::string id : {"h100-sxm", "h200-sxm"}) {
+    for (double cap = 200; cap < 700; cap += 50) {
+      const PowerOperatingPoint p = point_at(id, cap);
+      EXPECT_LT(p.compute_factor, p.memory_factor) << id << " at " << cap;
+      EXPECT_LT(p.compute_factor, 1.0);
+    }
+    // At and above its own draw (300 W) a memory-bound phase is not slowed at all.
+    EXPECT_EQ(point_at(id, 300).memory_factor, 1.0);
+    EXPECT_LT(point_at(id, 250).memory_factor, 1.0);
+  }
+}
+
+TEST(PowerModel, ClockFractionFollowsTheStatedRule) {
+  // h100-sxm: idle 79 W, compute-bound 700 W, exponent 3: ((500 - 79) / (700 - 79))^(1/3).
+  const PowerOperatingPoint p = point_at("h100-sxm", 500);
+  EXPECT_NEAR(p.compute_factor, std::cbrt(421.0 / 621.0), 1e-12);
+  EXPECT_NEAR(p.compute_factor, 0.8785, 1e-4);
+  EXPECT_EQ(p.draw.compute.base(), 500);
+  EXPECT_EQ(p.draw.memory.base(), 300);
+  EXPECT_EQ(p.draw.idle.base(), 79);
+  EXPECT_FALSE(p.generic);
+}
+
+TEST(PowerModel, CappedHardwareScalesPeaksAndBandwidthOnly) {
+  const PerfHardware hw = perf_hardware_of_system(perf_setup().catalog, "dgx-h100", 1).value();
+  const PowerOperatingPoint p = point_at("h100-sxm", 250);
+  const PerfHardware capped = capped_hardware(hw, p);
+  EXPECT_NEAR(capped.accelerator.dense_compute.at("bf16")->base(),
+              hw.accelerator.dense_compute.at("bf16")->base() * p.compute_factor, 1);
+  EXPECT_NEAR(capped.accelerator.memory_bandwidth.base(),
+              hw.accelerator.memory_bandwidth.base() * p.memory_factor, 1);
+  EXPECT_EQ(capped.scale_up_bandwidth, hw.scale_up_bandwidth);
+  EXPECT_EQ(capped.nic_speed, hw.nic_speed);
+}
+
+TEST(PowerModel, CapBelowTheMinimumIsALocatedError) {
+  const auto p = power_operating_point(power_data(), accelerator("h100-sxm"), W(150));
+  ASSERT_FALSE(p.ok());
+  const InputError& e = p.errors().front();
+  EXPECT_EQ(e.where.file, "data/power/power-model.yaml");
+  EXPECT_GT(e.where.line, 0);
+  EXPECT_EQ(e.field, "accelerators[h100-sxm].min_limit");
+  EXPECT_NE(e.message.find("below h100-sxm's minimum settable power limit, 200 W"), std::string::npos)
+      << e.message;
+}
+
+TEST(PowerModel, CapAboveTheMaximumIsAnError) {
+  const auto p = power_operating_point(power_data(), accelerator("h100-sxm"), W(800));
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.errors().front().field, "accelerators[h100-sxm].max_limit");
+}
+
+TEST(PowerModel, CapOnAnAcceleratorWithoutFiguresIsRefusedByName) {
+  for (const std::string id : {"b200", "gb200", "mi300x"}) {
+    const auto p = power_operating_point(power_data(), accelerator(id), W(600));
+    ASSERT_FALSE(p.ok()) << id;
+    EXPECT_NE(p.errors().front().message.find(id + " has no published minimum"), std::string::npos);
+    // Without a cap the default limit is still modelled, with the generic draws, and says so.
+    const PowerOperatingPoint none = point_at(id, std::nullopt);
+    EXPECT_TRUE(none.generic);
+    EXPECT_NEAR(none.draw.memory.base(), 0.43 * accelerator(id).tdp.base(), 1e-9);
+  }
+}
+
+TEST(PowerModel, EnergyIsPowerTimesTimeOnAHandComputedCase) {
+  const PowerOperatingPoint p = point_at("h100-sxm", std::nullopt);  // 700 / 300 / 300 / 79 W
+  const std::vector<PhaseTime> phases{{PowerPhase::compute, 2},
+                                      {PowerPhase::memory, 1},
+                                      {PowerPhase::communication, 0.5},
+                                      {PowerPhase::idle, 0.5}};
+  const NodePower node{8, W(4600), "test", 4, "test"};
+  const EnergyEstimate e = energy_of(phases, p, node, 16);
+  // One GPU: 700 x 2 + 300 x 1 + 300 x 0.5 + 79 x 0.5 = 1889.5 J in 4 s.
+  EXPECT_DOUBLE_EQ(e.seconds, 4);
+  EXPECT_DOUBLE_EQ(e.gpu_average.base(), 1889.5 / 4);
+  EXPECT_DOUBLE_EQ(e.gpu_peak.base(), 700);
+  EXPECT_EQ(e.nodes, 2);
+  EXPECT_DOUBLE_EQ(e.node_average.base(), 8 * 1889.5 / 4 + 4600);
+  EXPECT_DOUBLE_EQ(e.node_peak.base(), 8 * 700 + 4600);
+  EXPECT_DOUBLE_EQ(e.rack_peak.base(), 4 * (8 * 700 + 4600));
+  EXPECT_DOUBLE_EQ(e.gpu_energy_j, 16 * 1889.5);
+  EXPECT_DOUBLE_EQ(e.energy_j, 16 * 1889.5 + 4600 * 2 * 4);  // 30232 + 36800 J
+}
+
+TEST(PowerModel, TrainingTermsMapToPhases) {
+  TrainingEstimate estimate;
+  estimate.terms = {{"compute", 3, ""},
+                    {"recompute", 1, ""},
+                    {"optimizer", 0.25, ""},
+                    {"pipeline bubble", 0.5, ""},
+                    {"tensor-parallel communication", 0.75, ""}};
+  const auto phases = training_phases(estimate);
+  ASSERT_EQ(phases.size(), 5U);
+  EXPECT_EQ(phases[0].phase, PowerPhase::compute);
+  EXPECT_EQ(phases[1].phase, PowerPhase::compute);
+  EXPECT_EQ(phases[2].phase, PowerPhase::memory);
+  EXPECT_EQ(phases[3].phase, PowerPhase::idle);
+  EXPECT_EQ(phases[4].phase, PowerPhase::communication);
+}
+
+TEST(PowerModel, InferencePhasesFollowTheBoundOfEachStep) {
+  InferenceEstimate estimate;
+  estimate.prefill = {2.0, 0.5, 0.25, 0.0};      // compute-bound
+  estimate.decode = {0.01, 0.02, 0.005, 0.001};  // memory-bound
+  const auto phases = inference_phases(estimate, 100);
+  double compute = 0, memory = 0, communication = 0, idle = 0;
+  for (const auto& t : phases) {
+    (t.phase == PowerPhase::compute         ? compute
+     : t.phase == PowerPhase::memory        ? memory
+     : t.phase == PowerPhase::communication ? communication
+                                            : idle) += t.seconds;
+  }
+  EXPECT_DOUBLE_EQ(compute, 2.0);
+  EXPECT_DOUBLE_EQ(memory, 100 * 0.02);
+  EXPECT_DOUBLE_EQ(communication, 0.25 + 100 * 0.005);
+  EXPECT_DOUBLE_EQ(idle, 100 * 0.001);
+}
+
+TEST(PowerModel, NonGpuPowerIsTheSystemMaximumLessItsGpus) {
+  const auto& catalog = perf_setup().catalog;
+  const System& dgx = catalog.get<System>("dgx-h100");
+  EXPECT_DOUBLE_EQ(non_gpu_power(dgx, accelerator("h100-sxm")).base(), 10200 - 8 * 700);
+}
+
+TEST(PowerModel, BadDataIsALocatedError) {
+  const std::string path = ::testing::TempDir() + "power-bad.yaml";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(
+      "dynamic_power_exponent: {value: 3, kind: parameter, source: s}\n"
+      "compute_bound_draw_fraction: {value: 1, kind: parameter, source: s}\n"
+      "communication_phase: memory_bound\nbubble_phase: idle\n"
+      "generic: {idle_fraction: 0.1, memory_bound_fraction: 0.4, source: s}\n"
+      "accelerators:\n"
+      "  - {id: h100-sxm, min_limit: 200 W, idle: 400 W, memory_bound_draw: 300 W, confidence: read, source: "
+      "s}\n"
+      "systems: []\n",
+      f);
+  std::fclose(f);
+  const auto data = load_power_model(path);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.errors().front().where.line, 7);
+  EXPECT_NE(data.errors().front().field.find("idle"), std::string::npos);
+}
+
+// The seam end to end: a decode step that streams weights from HBM keeps its speed under a cap that slows a
+// long prompt's compute-bound prefill, and a training step slows by less than its compute terms.
+TEST(PowerModel, CappedHardwareSlowsPrefillAndNotDecode) {
+  const auto constants = load_inference_constants(source_path("data/perf/inference.yaml")).value();
+  const PerfHardware hw = perf_hardware_of_system(perf_setup().catalog, "dgx-h100", 1).value();
+  InferenceSetup setup;
+  setup.model = *find_model(testing::model_presets(), "llama3.1-70b");
+  setup.tp = 2;
+  setup.input_tokens = 4096;
+  const PowerOperatingPoint p = point_at("h100-sxm", 400);
+  const auto at_default = estimate_inference(hw, perf_setup().collectives, constants, setup, 1).value();
+  const auto capped =
+      estimate_inference(capped_hardware(hw, p), perf_setup().collectives, constants, setup, 1).value();
+  ASSERT_TRUE(at_default.prefill.compute_bound());
+  ASSERT_FALSE(at_default.decode.compute_bound());
+  EXPECT_GT(capped.prefill.seconds() / at_default.prefill.seconds(), 1.15);  // compute / 0.80 at 400 W
+  EXPECT_NEAR(capped.decode.seconds() / at_default.decode.seconds(), 1.0, 1e-9);
+}
+
+TEST(PowerModel, CappedTrainingStepSlowsLessThanItsComputeAndKeepsMfuAgainstTheDatasheet) {
+  const auto& s = perf_setup();
+  const PerfHardware hw = perf_hardware_of_system(s.catalog, "dgx-h100", 1).value();
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 16;
+  c.tp = 8;
+  c.dp = 1;
+  const TransformerModel& model = *find_model(testing::model_presets(), "llama3-8b");
+  const PowerOperatingPoint p = point_at("h100-sxm", 500);
+  const TrainingEstimate base = estimate_training(hw, s.collectives, s.calibration, model, c);
+  const TrainingEstimate capped =
+      at_datasheet_peak(estimate_training(capped_hardware(hw, p), s.collectives, s.calibration, model, c), p);
+  const double slowdown = capped.step_time_s / base.step_time_s;
+  EXPECT_GT(slowdown, 1.0);
+  EXPECT_LT(slowdown, 1.0 / p.compute_factor);  // communication is not slowed by the cap
+  EXPECT_DOUBLE_EQ(capped.peak_flops_per_gpu, base.peak_flops_per_gpu);
+  EXPECT_NEAR(capped.mfu, base.mfu / slowdown, 1e-12);  // same FLOPs, longer step, same peak
+}
+
+// Published points the model was not built from (data/reference/power-published.yaml: all `set: evaluation`).
+TEST(PowerValidation, HeldOutThroughputPointsWithinTheirTolerance) {
+  const auto points = load_power_reference(source_path("data/reference/power-published.yaml"));
+  ASSERT_TRUE(points.ok()) << points.error_text();
+  int held = 0;
+  for (const PowerReferencePoint& point : points.value()) {
+    EXPECT_EQ(point.set, "evaluation") << point.id << ": the model has no fitted constant";
+    if (point.kind != "throughput_factor") continue;
+    const auto check = check_throughput_point(power_data(), perf_setup().catalog, point);
+    ASSERT_TRUE(check.ok()) << check.error_text();
+    // Under the cap of an accelerator with published figures the rule and the operating point agree.
+    if (const auto p = power_operating_point(power_data(), accelerator(point.accelerator), point.cap);
+        p.ok()) {
+      EXPECT_DOUBLE_EQ(check.value().predicted,
+                       point.phase == "compute" ? p.value().compute_factor : p.value().memory_factor);
+    }
+    std::printf("power validation %s: predicted %.3f, published %.3f-%.3f, error %+.1f %%\n",
+                point.id.c_str(), check.value().predicted, point.low, point.high, 100 * check.value().error);
+    if (point.tolerance) {
+      EXPECT_LE(std::abs(check.value().error), *point.tolerance) << point.id;
+      ++held;
+    }
+  }
+  EXPECT_GE(held, 1);
+}
+
+TEST(PowerValidation, RangeErrorIsZeroInsideAndRelativeOutside) {
+  EXPECT_EQ(range_error(0.93, 0.92, 0.95), 0);
+  EXPECT_NEAR(range_error(1.0, 0.92, 0.95), 1.0 / 0.95 - 1, 1e-12);
+  EXPECT_NEAR(range_error(0.46, 0.92, 0.95), -0.5, 1e-12);
+}
+
+}  // namespace
+}  // namespace gputwin

@@ -1,0 +1,67 @@
+#include "gputwin/perf/power_validation.hpp"
+
+#include "gputwin/core/yaml_input.hpp"
+
+namespace gputwin {
+namespace {
+
+std::vector<PowerReferencePoint> read_reference(const std::string& path) {
+  const YamlField root = YamlDocument::load(path).root();
+  root.expect_keys({"points"});
+  std::vector<PowerReferencePoint> points;
+  for (const YamlField& item : root.child("points").items()) {
+    item.expect_keys({"id", "set", "kind", "accelerator", "system", "phase", "cap", "published", "tolerance",
+                      "confidence", "source"});
+    PowerReferencePoint p;
+    p.id = item.child("id").text();
+    p.set = item.child("set").one_of({"fit", "evaluation"});
+    p.kind = item.child("kind").one_of({"throughput_factor", "node_training_power"});
+    p.source = item.child("source").text_or_list();
+    const std::vector<YamlField> range = item.child("published").items();
+    if (range.size() != 2) item.child("published").fail("expected [low, high]");
+    if (p.kind == "throughput_factor") {
+      p.accelerator = item.child("accelerator").text();
+      p.phase = item.child("phase").one_of({"compute", "memory"});
+      p.cap = item.child("cap").positive_quantity<Power>();
+      p.low = range[0].positive_number();
+      p.high = range[1].positive_number();
+    } else {
+      p.system = item.child("system").text();
+      p.low = range[0].positive_quantity<Power>().base();
+      p.high = range[1].positive_quantity<Power>().base();
+    }
+    if (p.low > p.high) item.child("published").fail("low is above high");
+    if (const auto tolerance = item.optional_child("tolerance")) p.tolerance = tolerance->positive_number();
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+}  // namespace
+
+Result<std::vector<PowerReferencePoint>> load_power_reference(const std::string& path) {
+  return result_of<std::vector<PowerReferencePoint>>([&] { return read_reference(path); });
+}
+
+double range_error(double predicted, double low, double high) {
+  if (predicted < low) return predicted / low - 1;
+  if (predicted > high) return predicted / high - 1;
+  return 0;
+}
+
+Result<PowerCheck> check_throughput_point(const PowerModelData& data, const Catalog& catalog,
+                                          const PowerReferencePoint& point) {
+  const auto* accelerator = catalog.find<Accelerator>(point.accelerator);
+  if (accelerator == nullptr)
+    return InputError{{}, point.id, "unknown accelerator '" + point.accelerator + "'"};
+  auto at_default = power_operating_point(data, *accelerator, std::nullopt);
+  if (!at_default.ok()) return at_default.errors();
+  const PhaseDraw& draw = at_default.value().draw;
+  PowerCheck check;
+  check.predicted = clock_fraction(point.cap, point.phase == "compute" ? draw.compute : draw.memory,
+                                   draw.idle, data.dynamic_power_exponent);
+  check.error = range_error(check.predicted, point.low, point.high);
+  return check;
+}
+
+}  // namespace gputwin

@@ -1,0 +1,48 @@
+// The power model against published points it was not built from (data/reference/power-published.yaml).
+//
+//   Result<std::vector<PowerReferencePoint>> points = load_power_reference(path);
+//   PowerCheck c = check_throughput_point(model_data, catalog, point);   // c.predicted, c.error (0 inside
+//   range)
+//
+// Every row is `set: evaluation` today: the model has no fitted constant (see the file's header).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gputwin/catalog/catalog.hpp"
+#include "gputwin/core/error.hpp"
+#include "gputwin/perf/power_model.hpp"
+
+namespace gputwin {
+
+struct PowerReferencePoint {
+  std::string id;
+  std::string set;   // fit | evaluation
+  std::string kind;  // throughput_factor | node_training_power
+  std::string accelerator, system;
+  std::string phase;  // compute | memory (throughput_factor)
+  Power cap;
+  double low = 0, high = 0;         // the published range (a factor, or watts)
+  std::optional<double> tolerance;  // the |error| a test holds it to; empty: reported only (a known gap)
+  std::string source;
+};
+
+[[nodiscard]] Result<std::vector<PowerReferencePoint>> load_power_reference(const std::string& path);
+
+struct PowerCheck {
+  double predicted = 0;
+  double error = 0;  // relative to the nearest end of the published range; 0 inside it
+};
+
+// Relative error of `predicted` against [low, high].
+[[nodiscard]] double range_error(double predicted, double low, double high);
+
+// A throughput_factor point: the model's factor of the point's phase at its cap, by the rule of
+// power_model.hpp with the accelerator's figures (or the generic draws), also where --power-cap refuses the
+// accelerator for want of a published minimum limit.
+[[nodiscard]] Result<PowerCheck> check_throughput_point(const PowerModelData& data, const Catalog& catalog,
+                                                        const PowerReferencePoint& point);
+
+}  // namespace gputwin
