@@ -5,7 +5,7 @@
 
 #include "gputwin/core/units.hpp"
 #include "gputwin/report/json_document.hpp"
-#include "gputwin/report/serve_report.hpp"
+#include "gputwin/report/serve_documents.hpp"
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
