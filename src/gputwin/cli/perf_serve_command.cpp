@@ -47,6 +47,7 @@ struct ServeOptions {
   int prefill_tp = 0;        // default: --tp
   int decode_tp = 0;
   int threads = 0;  // 0 = the hardware's concurrency
+  std::string engine_generation;
   std::vector<std::string> batch_limits;
   int max_domains = 4;
   // The search as a Slurm job array (export/serve_search_array.hpp).
@@ -228,7 +229,7 @@ DeploymentInputs deployment_of(const InferenceInputs& inputs) {
 }
 
 int run_search(const ServeOptions& options, const InferenceInputs& inputs,
-               const ServingEngineDefaults& engine, const ServeTraffic& traffic,
+               const ServingEngineDefaults& engine, double engine_efficiency, const ServeTraffic& traffic,
                const LatencyTargets& targets) {
   const auto catalog = load_catalog(options.deployment.catalog);
   if (!catalog) return kInputError;
@@ -245,7 +246,8 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
   for (const std::string& limits : options.batch_limits)
     spec.batch_limits.push_back(parse_batch_limits(limits));
   spec.max_domains = options.max_domains;
-  const CapacityInputs capacity = capacity_inputs(*catalog, deployment_of(inputs), engine, spec);
+  CapacityInputs capacity = capacity_inputs(*catalog, deployment_of(inputs), engine, spec);
+  capacity.engine_efficiency = engine_efficiency;
   const auto candidates =
       candidates_on(capacity, options.systems.empty() ? std::vector<std::string>{options.deployment.system}
                                                       : options.systems);
@@ -317,7 +319,8 @@ std::optional<PerfHardware> transfer_hardware(const ServeOptions& options, const
 }
 
 int run_disaggregated(const ServeOptions& options, const InferenceInputs& inputs,
-                      const ServingEngineDefaults& defaults, const ServeTraffic& traffic) {
+                      const ServingEngineDefaults& defaults, const std::string& engine,
+                      const ServeTraffic& traffic) {
   if (inputs.setup.ep > 1)
     throw UsageFailure{"--disaggregate: expert parallelism (--ep) in the pools is not modelled yet"};
   const auto [prefill_instances, decode_instances] = parse_pools(options.disaggregate);
@@ -346,18 +349,28 @@ int run_disaggregated(const ServeOptions& options, const InferenceInputs& inputs
   if (!hardware) return kInputError;
   const KvTransferModel transfer(*hardware, inputs.collectives, inputs.setup.model,
                                  inputs.setup.kv_bytes_per_element, pools.prefill.tp, pools.decode.tp);
-  ServeReport report{inputs.hardware,
-                     inputs.setup,
-                     traffic.description,
-                     {},
-                     {},
-                     defaults.engine + " defaults (" + defaults.source + ")",
-                     std::nullopt};
+  ServeReport report{inputs.hardware, inputs.setup, traffic.description, {}, {}, engine, std::nullopt};
   report.serving.targets = pools.targets;
   report.disaggregated = simulate_disaggregated(disaggregated.prefill, disaggregated.decode, transfer,
                                                 traffic.requests, disaggregated.pools);
   report.result = report.disaggregated->serving;
   return write_report(options, report);
+}
+
+// The engine defaults and, with --engine, the generation's fitted efficiency.
+std::optional<EngineChoice> engine_of(const ServeOptions& options, const ServingEngineDefaults& defaults) {
+  std::vector<EngineGeneration> generations;
+  if (!options.engine_generation.empty()) {
+    auto loaded = load_engine_generations(bundled_data_dir() + "/perf/serving-engine-generations.yaml");
+    if (!loaded.ok()) {
+      std::cerr << loaded.error_text();
+      return std::nullopt;
+    }
+    generations = std::move(loaded).value();
+  }
+  auto choice = engine_choice(defaults, generations, options.engine_generation);
+  if (!choice.ok()) throw UsageFailure{"--engine: " + choice.errors().front().message};
+  return std::move(choice).value();
 }
 
 int run_serve(const ServeOptions& options) {
@@ -368,14 +381,19 @@ int run_serve(const ServeOptions& options) {
     std::cerr << defaults.error_text();
     return kInputError;
   }
+  const auto engine = engine_of(options, defaults.value());
+  if (!engine) return kInputError;
   const auto traffic = traffic_of(options);
   if (!traffic) return kInputError;
   if (traffic->requests.empty()) {
     std::cerr << "perf serve: no request arrives (rate x duration is below one request)\n";
     return kUsageError;
   }
-  if (options.search) return run_search(options, *inputs, defaults.value(), *traffic, parse_slo(options.slo));
-  if (!options.disaggregate.empty()) return run_disaggregated(options, *inputs, defaults.value(), *traffic);
+  if (options.search)
+    return run_search(options, *inputs, defaults.value(), engine->efficiency, *traffic,
+                      parse_slo(options.slo));
+  if (!options.disaggregate.empty())
+    return run_disaggregated(options, *inputs, defaults.value(), engine->text, *traffic);
   auto model = IterationModel::make(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup);
   if (!model.ok()) {
     std::cerr << model.error_text();
@@ -389,13 +407,15 @@ int run_serve(const ServeOptions& options) {
   setup.options.concurrency = options.concurrency;
   setup.options.sample_every_s = options.sample_every_s;
   setup.targets = parse_slo(options.slo);
-  const ServeReport report{inputs->hardware,
-                           inputs->setup,
-                           traffic->description,
-                           setup,
-                           simulate_serving(model.value(), traffic->requests, setup),
-                           defaults.value().engine + " defaults (" + defaults.value().source + ")",
-                           std::nullopt};
+  setup.engine_efficiency = engine->efficiency;
+  const ServeReport report{
+      inputs->hardware,
+      inputs->setup,
+      traffic->description,
+      setup,
+      simulate_serving(model.value(), traffic->requests, pipelined(setup, inputs->setup.pp)),
+      engine->text,
+      std::nullopt};
   return write_report(options, report);
 }
 
@@ -491,6 +511,10 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
                    "--disaggregate: TP of a decode instance (default --tp)")
       ->check(CLI::PositiveNumber);
   disaggregate->excludes(concurrency);
+  command->add_option(
+      "--engine", options->engine_generation,
+      "an engine generation of data/perf/serving-engine-generations.yaml whose fitted efficiency "
+      "divides the perf model's iteration times (default: none, efficiency 1)");
   command
       ->add_option("--threads", options->threads,
                    "--search: candidates simulated at once (default: the hardware's concurrency); the "
@@ -534,6 +558,18 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
     if (!options->disaggregate.empty() && (options->search || options->replicas != 1)) {
       std::cerr << "perf serve: --disaggregate sets the instances itself; it does not combine with "
                    "--replicas or --search\n";
+      exit_code = kUsageError;
+      return;
+    }
+    if (!options->disaggregate.empty() && (d.pp > 1 || !options->engine_generation.empty())) {
+      std::cerr << "perf serve: --pp and --engine are not modelled in disaggregated pools yet\n";
+      exit_code = kUsageError;
+      return;
+    }
+    if (options->search && d.pp > 1) {
+      std::cerr
+          << "perf serve: --search chooses PP itself (when one scale-up domain cannot hold the weights; "
+             "--max-pp caps it): give no --pp\n";
       exit_code = kUsageError;
       return;
     }

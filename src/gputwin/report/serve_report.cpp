@@ -54,14 +54,19 @@ std::string deployment_text(const ServeReport& report) {
     return text;
   }
   std::string text = fmt::format(
-      "Serving {} ({}) on {}: {} replica(s) of TP {}{} = {} GPUs\n", report.setup.model.name,
+      "Serving {} ({}) on {}: {} replica(s) of TP {}{}{} = {} GPUs\n", report.setup.model.name,
       report.setup.precision, report.hardware.system_id, setup.replicas, report.setup.tp,
-      report.setup.ep > 1 ? fmt::format(" x EP {}", report.setup.ep) : std::string(), report.result.gpus);
+      report.setup.ep > 1 ? fmt::format(" x EP {}", report.setup.ep) : std::string(),
+      report.setup.pp > 1 ? fmt::format(" x PP {}", report.setup.pp) : std::string(), report.result.gpus);
   text += fmt::format("Traffic: {}\n", report.traffic);
   text += fmt::format(
       "Engine: {}; per replica {} batched tokens, {} sequences, KV cache {:.0f} tokens in blocks of {}\n",
       report.engine, setup.limits.max_batched_tokens, setup.limits.max_sequences,
       setup.limits.kv_capacity_tokens, setup.limits.block_tokens);
+  if (report.setup.pp > 1)
+    text += fmt::format(
+        "Pipeline: {} batches in flight per replica (one per stage), each engine with 1/{} of the KV cache\n",
+        report.setup.pp, report.setup.pp);
   return text;
 }
 
@@ -135,11 +140,13 @@ nlohmann::json serve_json(const ServeReport& report) {
                              {"precision", report.setup.precision},
                              {"tp", report.setup.tp},
                              {"ep", report.setup.ep},
+                             {"pp", report.setup.pp},
                              {"replicas", setup.replicas},
                              {"gpus", report.result.gpus},
                              {"traffic", report.traffic},
                              {"engine",
                               {{"name", report.engine},
+                               {"efficiency", setup.engine_efficiency},
                                {"max_batched_tokens", setup.limits.max_batched_tokens},
                                {"max_sequences", setup.limits.max_sequences},
                                {"block_tokens", setup.limits.block_tokens},

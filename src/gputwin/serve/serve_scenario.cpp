@@ -41,6 +41,27 @@ EngineLimits engine_limits_with(const ServingEngineDefaults& defaults, const Acc
   return limits;
 }
 
+Result<EngineChoice> engine_choice(const ServingEngineDefaults& defaults,
+                                   const std::vector<EngineGeneration>& generations,
+                                   const std::string& generation) {
+  const std::string limits = defaults.engine + " defaults (" + defaults.source + ")";
+  if (generation.empty())
+    return EngineChoice{
+        limits + "; efficiency 1 (the perf model's own timing; --engine GEN applies a fitted one)", 1.0, ""};
+  std::string known;
+  for (const EngineGeneration& g : generations) {
+    if (g.id == generation)
+      return EngineChoice{
+          fmt::format("{}; efficiency {:g} (engine generation {}, fitted)", limits, g.efficiency, g.id),
+          g.efficiency, g.id};
+    known += (known.empty() ? "" : ", ") + g.id;
+  }
+  InputError error;
+  error.field = "engine";
+  error.message = "no engine generation '" + generation + "' (known: " + known + ")";
+  return error;
+}
+
 Result<DisaggregatedRun> make_disaggregated_run(const DeploymentInputs& inputs, DisaggregatedSetup pools,
                                                 const ServingEngineDefaults& defaults,
                                                 const EngineLimitOverrides& overrides) {

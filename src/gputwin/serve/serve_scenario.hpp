@@ -24,6 +24,7 @@
 #include "gputwin/serve/disaggregated.hpp"
 #include "gputwin/serve/requests.hpp"
 #include "gputwin/serve/serving.hpp"
+#include "gputwin/serve/serving_references.hpp"
 
 namespace gputwin {
 
@@ -55,6 +56,21 @@ struct EngineLimitOverrides {
 [[nodiscard]] EngineLimits engine_limits_with(const ServingEngineDefaults& defaults, const Accelerator& gpu,
                                               double kv_capacity_tokens,
                                               const EngineLimitOverrides& overrides);
+
+// The engine a run simulates: its limits' source and the efficiency applied to the perf model's iteration
+// times, in words for the report.
+struct EngineChoice {
+  std::string text;
+  double efficiency = 1;
+  std::string generation;  // empty: the perf model's own timing
+};
+
+// `generation` empty: the engine's defaults at efficiency 1 (the perf model's own timing); else the engine
+// generation of that id (data/perf/serving-engine-generations.yaml) with its fitted efficiency, or an error
+// listing the known ids. The scheduler limits stay the engine defaults' either way.
+[[nodiscard]] Result<EngineChoice> engine_choice(const ServingEngineDefaults& defaults,
+                                                 const std::vector<EngineGeneration>& generations,
+                                                 const std::string& generation);
 
 // What a deployment is made of: the hardware, the cost models and the model's setup (perf infer's inputs).
 struct DeploymentInputs {

@@ -111,5 +111,76 @@ TEST(ServeScenario, TheSearchTakesFixedLimitsThenTheListedOnesAndRefusesUnknownS
   EXPECT_NE(unknown.error_text().find("no system 'no-such-box'"), std::string::npos) << unknown.error_text();
 }
 
+// --- issue 16 leftovers item 4: --pp and --engine ---
+
+TEST(ServeEngineChoice, TheDefaultIsThePerfModelsOwnTimingAndAGenerationBringsItsFittedEfficiency) {
+  const auto defaults =
+      load_serving_engine_defaults(bundled_data_dir() + "/perf/serving-engine.yaml").value();
+  const auto generations =
+      load_engine_generations(bundled_data_dir() + "/perf/serving-engine-generations.yaml").value();
+  ASSERT_FALSE(generations.empty());
+  const auto own = engine_choice(defaults, generations, "");
+  ASSERT_TRUE(own.ok());
+  EXPECT_EQ(own.value().efficiency, 1.0);
+  EXPECT_NE(own.value().text.find("efficiency 1 (the perf model's own timing"), std::string::npos)
+      << own.value().text;
+  const EngineGeneration& last = generations.back();
+  const auto fitted = engine_choice(defaults, generations, last.id);
+  ASSERT_TRUE(fitted.ok());
+  EXPECT_EQ(fitted.value().efficiency, last.efficiency);
+  EXPECT_NE(fitted.value().text.find(last.id), std::string::npos) << fitted.value().text;
+  const auto unknown = engine_choice(defaults, generations, "tgi-9");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error_text().find(generations.front().id), std::string::npos) << unknown.error_text();
+}
+
+TEST(ServePipeline, APipelinedReplicaIsOneEnginePerStageWithItsShareOfTheKvCache) {
+  ServingSetup setup;
+  setup.replicas = 3;
+  setup.gpus_per_replica = 8;
+  setup.limits.kv_capacity_tokens = 90000;
+  const ServingSetup same = pipelined(setup, 1);
+  EXPECT_EQ(same.replicas, 3);
+  EXPECT_EQ(same.limits.kv_capacity_tokens, 90000);
+  const ServingSetup piped = pipelined(setup, 3);
+  EXPECT_EQ(piped.replicas, 9);
+  EXPECT_EQ(piped.gpus_per_replica, 8);
+  EXPECT_EQ(piped.limits.kv_capacity_tokens, 30000);
+}
+
+// PP 2 halves what a GPU holds of Llama 3.1 70B's 80 layers (40 per stage) and adds one send of the batch's
+// activations (1/TP of them per rank, 16-bit) to a batch's time, over the GPUs of the two stages; the
+// compute and the memory traffic of a batch are the whole model's either way.
+TEST(ServePipeline, PpChangesTheMemoryAndTheIterationTimeAsTheModelSays) {
+  const CapacityInputs inputs = testing::capacity_inputs_for("llama3.1-70b");
+  const PerfHardware two_nodes = perf_hardware_of_system(inputs.catalog, "dgx-h100", 2).value();
+  InferenceSetup one{inputs.model, 8, "fp8", 1, 1024, 128};
+  InferenceSetup two = one;
+  two.pp = 2;
+  const auto flat = IterationModel::make(two_nodes, inputs.collectives, inputs.constants, one).value();
+  const auto piped = IterationModel::make(two_nodes, inputs.collectives, inputs.constants, two).value();
+  const double stage_share = ((inputs.model.layers + 1) / 2) / static_cast<double>(inputs.model.layers);
+  EXPECT_NEAR(piped.steady_state().weight_bytes_per_gpu,
+              flat.steady_state().weight_bytes_per_gpu * stage_share,
+              1e-6 * flat.steady_state().weight_bytes_per_gpu);
+  EXPECT_NEAR(piped.steady_state().kv_bytes_per_token_per_gpu,
+              flat.steady_state().kv_bytes_per_token_per_gpu * stage_share, 1e-9);
+  EXPECT_GT(piped.kv_capacity_tokens(), flat.kv_capacity_tokens());  // half the weights leave more room
+
+  const double tokens = 2048;
+  const StepTime a = flat.iteration(tokens, tokens * 512, 0, 0);
+  const StepTime b = piped.iteration(tokens, tokens * 512, 0, 0);
+  EXPECT_DOUBLE_EQ(b.compute_s, a.compute_s);
+  EXPECT_NEAR(b.memory_s, a.memory_s, 1e-9 * a.memory_s);
+  const double hidden_bytes = tokens * inputs.model.hidden * 2 / one.tp;
+  const double send_s =
+      estimate_collective(two_nodes, inputs.collectives, CollectiveOp::sendrecv,
+                          ByteSize::from_base(hidden_bytes), consecutive_group(two_nodes, 16))
+          .time_us *
+      1e-6;
+  EXPECT_GT(send_s, 0);
+  EXPECT_NEAR(b.communication_s - a.communication_s, send_s, 1e-12);
+}
+
 }  // namespace
 }  // namespace gputwin
