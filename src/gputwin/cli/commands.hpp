@@ -60,6 +60,7 @@ struct InferenceModelOptions {
   std::string model;
   int tp = 1;
   int ep = 1;
+  int pp = 1;
   std::string precision = "fp8";
   std::string kv_precision;  // default: as the weights
   int input_tokens = 128;

@@ -25,11 +25,18 @@ struct InferOptions {
   PowerOptions power;
 };
 
+// A cluster as given, or the nodes of a catalog system one replica fills: one node, or with PP as many as the
+// pipeline's tp x ep x pp GPUs need.
 std::optional<PerfHardware> hardware_for(const InferenceModelOptions& options) {
   if (!options.cluster.empty()) return load_perf_hardware(options.cluster, options.catalog);
   const auto catalog = load_catalog(options.catalog);
   if (!catalog) return std::nullopt;
-  auto hardware = perf_hardware_of_system(*catalog, options.system, 1);
+  int nodes = 1;
+  const System* system = catalog->find<System>(options.system);
+  if (options.pp > 1 && system != nullptr && system->accelerators > 0)
+    nodes =
+        std::max(1, (options.tp * options.ep * options.pp + system->accelerators - 1) / system->accelerators);
+  auto hardware = perf_hardware_of_system(*catalog, options.system, nodes);
   if (!hardware.ok()) {
     std::cerr << hardware.error_text();
     return std::nullopt;
@@ -64,6 +71,7 @@ std::optional<InferenceInputs> load_inference_inputs(const InferenceModelOptions
   setup.model = *model;
   setup.tp = options.tp;
   setup.ep = options.ep;
+  setup.pp = options.pp;
   setup.precision = options.precision;
   const std::string kv = options.kv_precision.empty() ? options.precision : options.kv_precision;
   setup.kv_bytes_per_element = bytes_per_element(kv);
@@ -84,6 +92,12 @@ void add_inference_model_options(CLI::App& command, InferenceModelOptions& optio
       .add_option("--ep", options.ep,
                   "MoE only: attention groups of --tp GPUs per replica, experts split over all EP x TP "
                   "GPUs (vLLM --data-parallel-size with --enable-expert-parallel; default 1)")
+      ->check(CLI::PositiveNumber);
+  command
+      .add_option(
+          "--pp", options.pp,
+          "pipeline-parallel stages of --tp GPUs per replica, each holding its share of the layers "
+          "(vLLM --pipeline-parallel-size; default 1; on a --system, as many nodes as the stages need)")
       ->check(CLI::PositiveNumber);
   command.add_option("--precision", options.precision, "weights and GEMMs: fp8 (default), bf16, fp16");
   command.add_option("--kv-precision", options.kv_precision,
@@ -114,7 +128,8 @@ bool simulate_under_load(const InferenceInputs& inputs, int rounds, InferenceRep
   for (const auto& row : report.by_sequences) concurrencies.push_back(row.sequences);
   if (report.max_load.sequences > 0) concurrencies.push_back(report.max_load.sequences);
   for (const int concurrency : concurrencies) {
-    const ClosedLoopLoad load{concurrency, inputs.setup.input_tokens, inputs.setup.output_tokens, rounds};
+    const ClosedLoopLoad load{concurrency, inputs.setup.input_tokens, inputs.setup.output_tokens, rounds,
+                              inputs.setup.pp};
     report.under_load.push_back(
         closed_loop_latency(model.value(), limits, load, inputs.setup.tp * inputs.setup.ep));
   }

@@ -17,10 +17,7 @@
 #include "gputwin/export/slurm_array.hpp"
 #include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/report/serve_report.hpp"
-#include "gputwin/serve/capacity_search.hpp"
-#include "gputwin/serve/disaggregated.hpp"
-#include "gputwin/serve/requests.hpp"
-#include "gputwin/serve/serving.hpp"
+#include "gputwin/serve/serve_scenario.hpp"
 
 namespace gputwin::cli {
 namespace {
@@ -50,6 +47,7 @@ struct ServeOptions {
   int prefill_tp = 0;        // default: --tp
   int decode_tp = 0;
   int threads = 0;  // 0 = the hardware's concurrency
+  std::string engine_generation;
   std::vector<std::string> batch_limits;
   int max_domains = 4;
   // The search as a Slurm job array (export/serve_search_array.hpp).
@@ -137,100 +135,55 @@ LatencyTargets parse_slo(const std::string& text) {
   return targets;
 }
 
-struct Traffic {
-  std::vector<ServeRequest> requests;
-  std::string description;
-};
-
-std::optional<Traffic> traffic_of(const ServeOptions& options) {
+std::optional<ServeTraffic> traffic_of(const ServeOptions& options) {
   const auto& d = options.deployment;
-  if (!options.trace.empty()) {
-    auto trace = read_request_trace(options.trace);
-    if (!trace.ok()) {
-      std::cerr << trace.error_text();
-      return std::nullopt;
-    }
-    Traffic traffic{std::move(trace).value(), ""};
-    if (options.requests > 0 && static_cast<int>(traffic.requests.size()) > options.requests)
-      traffic.requests.resize(static_cast<std::size_t>(options.requests));
-    traffic.description =
-        fmt::format("trace {} ({} requests over {:.0f} s, lengths from the trace)", options.trace,
-                    traffic.requests.size(), traffic.requests.back().arrival_s);
-    return traffic;
+  TrafficSpec spec{options.trace,
+                   options.concurrency,
+                   options.requests,
+                   {options.rate, options.duration_s, options.gap_cv, d.input_tokens, d.output_tokens},
+                   options.seed};
+  auto traffic = make_traffic(spec);
+  if (!traffic.ok()) {
+    std::cerr << traffic.error_text();
+    return std::nullopt;
   }
-  if (options.concurrency > 0) {
-    const int count = options.requests > 0 ? options.requests : 10 * options.concurrency;
-    return Traffic{
-        std::vector<ServeRequest>(static_cast<std::size_t>(count), {0.0, d.input_tokens, d.output_tokens}),
-        fmt::format("closed loop: {} clients, {} requests of {} in / {} out tokens", options.concurrency,
-                    count, d.input_tokens, d.output_tokens)};
-  }
-  ArrivalProcess process{options.rate, options.duration_s, options.gap_cv, d.input_tokens, d.output_tokens};
-  return Traffic{generate_arrivals(process, options.seed),
-                 fmt::format("{} at {:g} req/s for {:g} s (gap CV {:g}, seed {}), {} in / {} out tokens",
-                             options.gap_cv == 1 ? "Poisson" : "bursty", options.rate, options.duration_s,
-                             options.gap_cv, options.seed, d.input_tokens, d.output_tokens)};
+  return std::move(traffic).value();
 }
 
-// This run's arguments without the program and without the options that only steer the array itself, for
-// the array's tasks to repeat.
-std::vector<std::string> search_arguments() {
+EngineLimitOverrides limit_overrides(const ServeOptions& options) {
+  return {options.max_batched_tokens, options.max_sequences, options.block_tokens};
+}
+
+// This run's arguments without the program.
+std::vector<std::string> command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::vector<std::string> words;
   std::string word;
   while (std::getline(in, word, '\0')) words.push_back(word);
-  const std::vector<std::string> with_value{"--slurm-array", "--sbatch-option", "--threads", "--task",
-                                            "--out"};
-  const std::vector<std::string> flags{"--no-submit", "--wait", "--json"};
-  const auto named = [](const std::vector<std::string>& names, const std::string& w) {
-    return std::any_of(names.begin(), names.end(),
-                       [&](const std::string& n) { return w == n || w.starts_with(n + "="); });
-  };
-  std::vector<std::string> kept;
-  for (std::size_t k = 1; k < words.size(); ++k) {
-    if (named(flags, words[k])) continue;
-    if (named(with_value, words[k])) {
-      if (words[k].find('=') == std::string::npos) ++k;  // its value is the next word
-      continue;
-    }
-    kept.push_back(words[k]);
-  }
-  return kept;
+  if (!words.empty()) words.erase(words.begin());
+  return words;
 }
 
-// Written whole, then renamed: a task killed mid-write leaves no result the merge could take for complete.
-int write_task_result(const std::string& path, const std::string& text) {
-  const std::string partial = path + ".partial";
-  std::ofstream out(partial);
-  out << text;
-  out.close();
-  std::error_code error;
-  if (out) std::filesystem::rename(partial, path, error);
-  if (!out || error) {
-    std::cerr << "perf serve: cannot write " << path << "\n";
+int run_search_task(const ServeOptions& options, const CapacityInputs& capacity,
+                    const std::vector<DeploymentCandidate>& candidates, const ServeTraffic& traffic,
+                    const LatencyTargets& targets) {
+  if (options.out.empty() && options.task < static_cast<int>(candidates.size()))
+    throw UsageFailure{"--task needs --out FILE"};
+  const auto task =
+      search_task(capacity, candidates, options.task, traffic.requests, targets, options.max_gpus);
+  if (!task.ok()) {
+    std::cerr << "perf serve: --task " << task.errors().front().message << "\n";
+    return kUsageError;
+  }
+  if (!write_capacity_task(options.out, task.value())) {
+    std::cerr << "perf serve: cannot write " << options.out << "\n";
     return kInputError;
   }
   return 0;
 }
 
-int run_search_task(const ServeOptions& options, const CapacityInputs& capacity,
-                    const std::vector<DeploymentCandidate>& candidates, const Traffic& traffic,
-                    const LatencyTargets& targets) {
-  if (options.task >= static_cast<int>(candidates.size())) {
-    std::cerr << "perf serve: --task " << options.task << " is not a candidate of this search (0 to "
-              << candidates.size() - 1 << ")\n";
-    return kUsageError;
-  }
-  if (options.out.empty()) throw UsageFailure{"--task needs --out FILE"};
-  CapacityTask task;
-  task.task = options.task;
-  task.row = search_candidate(capacity, candidates[static_cast<std::size_t>(options.task)], traffic.requests,
-                              targets, options.max_gpus, task.simulations);
-  return write_task_result(options.out, capacity_task_json(task).dump(2) + "\n");
-}
-
 int run_search_array(const ServeOptions& options, const std::string& model, std::size_t tasks,
-                     const Traffic& traffic) {
+                     const ServeTraffic& traffic) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::absolute(options.slurm_array);
   if (!make_array_dirs(dir)) return kInputError;
@@ -242,10 +195,17 @@ int run_search_array(const ServeOptions& options, const std::string& model, std:
                                dir.string(),
                                fs::current_path().string(),
                                options.sbatch_options,
-                               search_arguments()};
+                               array_task_arguments(command_line())};
   return write_and_submit_array(serve_search_array_files(array), dir,
                                 {kServeSearchScript, tasks, options.no_submit, options.wait, "perf serve",
                                  "gputwin perf serve-merge " + dir.string()});
+}
+
+int print_search(const ServeOptions& options, const CapacitySearch& search, const std::string& model,
+                 const std::string& traffic, const LatencyTargets& targets) {
+  std::cout << (options.json ? capacity_json(search, model, traffic, targets).dump(2) + "\n"
+                             : capacity_text(search, model, traffic, targets));
+  return search.rows.empty() || !search.rows.front().meets ? kInputError : 0;
 }
 
 int run_merge_array(const ServeOptions& options) {
@@ -261,67 +221,47 @@ int run_merge_array(const ServeOptions& options) {
               << " candidates have no result\n";
     return kInputError;
   }
-  const LatencyTargets targets = parse_slo(array.slo);
-  const CapacitySearch search = rank_capacity_rows(array.rows, array.simulations);
-  std::cout << (options.json ? capacity_json(search, array.model, array.traffic, targets).dump(2) + "\n"
-                             : capacity_text(search, array.model, array.traffic, targets));
-  return search.rows.empty() || !search.rows.front().meets ? kInputError : 0;
+  return print_search(options, merged_search(array), array.model, array.traffic, parse_slo(array.slo));
+}
+
+DeploymentInputs deployment_of(const InferenceInputs& inputs) {
+  return {inputs.hardware, inputs.collectives, inputs.constants, inputs.setup};
 }
 
 int run_search(const ServeOptions& options, const InferenceInputs& inputs,
-               const ServingEngineDefaults& engine, const Traffic& traffic, const LatencyTargets& targets) {
+               const ServingEngineDefaults& engine, double engine_efficiency, const ServeTraffic& traffic,
+               const LatencyTargets& targets) {
   const auto catalog = load_catalog(options.deployment.catalog);
   if (!catalog) return kInputError;
-  CapacityInputs capacity{*catalog,
-                          inputs.collectives,
-                          inputs.constants,
-                          engine,
-                          inputs.setup.model,
-                          inputs.setup.precision,
-                          inputs.setup.kv_bytes_per_element,
-                          inputs.setup.input_tokens,
-                          inputs.setup.output_tokens,
-                          {},
-                          {},
-                          options.max_domains};
+  SearchSpec spec;
   if (!options.prices.empty()) {
     auto prices = load_gpu_hour_prices(options.prices, *catalog);
     if (!prices.ok()) {
       std::cerr << prices.error_text();
       return kInputError;
     }
-    capacity.gpu_hour_prices = std::move(prices).value();
+    spec.gpu_hour_prices = std::move(prices).value();
   }
-  capacity.max_domains = options.max_domains;
-  if (options.max_batched_tokens > 0 || options.max_sequences > 0) {  // fixed limits: not searched
-    const EngineLimits own = engine_limits_for(engine, inputs.hardware.accelerator, 0);
-    capacity.batch_limits.push_back(
-        {options.max_batched_tokens > 0 ? options.max_batched_tokens : own.max_batched_tokens,
-         options.max_sequences > 0 ? options.max_sequences : own.max_sequences});
-  }
+  spec.fixed_limits = limit_overrides(options);
   for (const std::string& limits : options.batch_limits)
-    capacity.batch_limits.push_back(parse_batch_limits(limits));
-  std::vector<DeploymentCandidate> candidates;
-  for (const std::string& system :
-       options.systems.empty() ? std::vector<std::string>{options.deployment.system} : options.systems) {
-    if (catalog->find<System>(system) == nullptr)
-      throw UsageFailure{"--systems: no system '" + system + "' in the catalog"};
-    for (const DeploymentCandidate& candidate : candidates_for(capacity, system))
-      candidates.push_back(candidate);
-  }
-  if (options.task >= 0) return run_search_task(options, capacity, candidates, traffic, targets);
+    spec.batch_limits.push_back(parse_batch_limits(limits));
+  spec.max_domains = options.max_domains;
+  CapacityInputs capacity = capacity_inputs(*catalog, deployment_of(inputs), engine, spec);
+  capacity.engine_efficiency = engine_efficiency;
+  const auto candidates =
+      candidates_on(capacity, options.systems.empty() ? std::vector<std::string>{options.deployment.system}
+                                                      : options.systems);
+  if (!candidates.ok()) throw UsageFailure{"--systems: " + candidates.errors().front().message};
+  if (options.task >= 0) return run_search_task(options, capacity, candidates.value(), traffic, targets);
   if (!options.slurm_array.empty())
-    return run_search_array(options, inputs.setup.model.name, candidates.size(), traffic);
+    return run_search_array(options, inputs.setup.model.name, candidates.value().size(), traffic);
   const int threads = options.threads > 0
                           ? options.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const CapacitySearch search =
-      search_capacity(capacity, candidates, traffic.requests, targets, options.max_gpus, threads);
-  std::cout << (options.json
-                    ? capacity_json(search, inputs.setup.model.name, traffic.description, targets).dump(2) +
-                          "\n"
-                    : capacity_text(search, inputs.setup.model.name, traffic.description, targets));
-  return search.rows.empty() || !search.rows.front().meets ? kInputError : 0;
+  return print_search(
+      options,
+      search_capacity(capacity, candidates.value(), traffic.requests, targets, options.max_gpus, threads),
+      inputs.setup.model.name, traffic.description, targets);
 }
 
 int write_report(const ServeOptions& options, const ServeReport& report);
@@ -356,20 +296,11 @@ std::pair<int, int> parse_pools(const std::string& text) {
   return {*prefill, *decode};
 }
 
-EngineLimits limits_for(const ServeOptions& options, const ServingEngineDefaults& defaults,
-                        const Accelerator& gpu, double kv_capacity_tokens) {
-  EngineLimits limits = engine_limits_for(defaults, gpu, kv_capacity_tokens);
-  if (options.max_batched_tokens > 0) limits.max_batched_tokens = options.max_batched_tokens;
-  if (options.max_sequences > 0) limits.max_sequences = options.max_sequences;
-  if (options.block_tokens > 0) limits.block_tokens = options.block_tokens;
-  return limits;
-}
-
 // The hardware the KV transfers cross: the cluster, or as many nodes of the system as the placed pools fill.
 std::optional<PerfHardware> transfer_hardware(const ServeOptions& options, const InferenceInputs& inputs,
                                               const PoolPlacement& placement) {
   const int domain = inputs.hardware.gpus_per_domain();
-  const int domains = 1 + std::max(placement.prefill_domain.back(), placement.decode_domain.back());
+  const int domains = domains_filled(placement);
   if (!options.deployment.cluster.empty()) {
     if (domains * domain > inputs.hardware.gpus())
       throw UsageFailure{fmt::format(
@@ -379,8 +310,7 @@ std::optional<PerfHardware> transfer_hardware(const ServeOptions& options, const
   }
   const auto catalog = load_catalog(options.deployment.catalog);
   if (!catalog) return std::nullopt;
-  auto hardware = perf_hardware_of_system(*catalog, options.deployment.system,
-                                          std::max(2, domains * inputs.hardware.nodes_per_domain()));
+  auto hardware = system_transfer_hardware(*catalog, options.deployment.system, inputs.hardware, placement);
   if (!hardware.ok()) {
     std::cerr << hardware.error_text();
     return std::nullopt;
@@ -389,7 +319,8 @@ std::optional<PerfHardware> transfer_hardware(const ServeOptions& options, const
 }
 
 int run_disaggregated(const ServeOptions& options, const InferenceInputs& inputs,
-                      const ServingEngineDefaults& defaults, const Traffic& traffic) {
+                      const ServingEngineDefaults& defaults, const std::string& engine,
+                      const ServeTraffic& traffic) {
   if (inputs.setup.ep > 1)
     throw UsageFailure{"--disaggregate: expert parallelism (--ep) in the pools is not modelled yet"};
   const auto [prefill_instances, decode_instances] = parse_pools(options.disaggregate);
@@ -405,41 +336,41 @@ int run_disaggregated(const ServeOptions& options, const InferenceInputs& inputs
     throw UsageFailure{
         (options.decode_tp > 0 && pools.decode.instances > 0 ? "--decode-tp: " : "--disaggregate: ") +
         *error};
-  const auto model_of = [&](int tp) {
-    InferenceSetup setup = inputs.setup;
-    setup.tp = tp;
-    return IterationModel::make(inputs.hardware, inputs.collectives, inputs.constants, setup);
-  };
-  const auto prefill = model_of(pools.prefill.tp);
-  const auto decode = model_of(pools.decode.tp);
-  for (const auto* model : {&prefill, &decode}) {
-    if (!model->ok()) {
-      std::cerr << model->error_text();
-      return kInputError;
-    }
-  }
-  pools.prefill.limits =
-      limits_for(options, defaults, inputs.hardware.accelerator, prefill.value().kv_capacity_tokens());
-  pools.decode.limits =
-      limits_for(options, defaults, inputs.hardware.accelerator, decode.value().kv_capacity_tokens());
   pools.sample_every_s = options.sample_every_s;
   pools.targets = parse_slo(options.slo);
-  const auto hardware = transfer_hardware(options, inputs, place_pools(domain, pools.prefill, pools.decode));
+  auto run = make_disaggregated_run(deployment_of(inputs), pools, defaults, limit_overrides(options));
+  if (!run.ok()) {
+    std::cerr << run.error_text();
+    return kInputError;
+  }
+  const DisaggregatedRun& disaggregated = run.value();
+  const auto hardware = transfer_hardware(
+      options, inputs, place_pools(domain, disaggregated.pools.prefill, disaggregated.pools.decode));
   if (!hardware) return kInputError;
   const KvTransferModel transfer(*hardware, inputs.collectives, inputs.setup.model,
                                  inputs.setup.kv_bytes_per_element, pools.prefill.tp, pools.decode.tp);
-  ServeReport report{inputs.hardware,
-                     inputs.setup,
-                     traffic.description,
-                     {},
-                     {},
-                     defaults.engine + " defaults (" + defaults.source + ")",
-                     std::nullopt};
+  ServeReport report{inputs.hardware, inputs.setup, traffic.description, {}, {}, engine, std::nullopt};
   report.serving.targets = pools.targets;
-  report.disaggregated =
-      simulate_disaggregated(prefill.value(), decode.value(), transfer, traffic.requests, pools);
+  report.disaggregated = simulate_disaggregated(disaggregated.prefill, disaggregated.decode, transfer,
+                                                traffic.requests, disaggregated.pools);
   report.result = report.disaggregated->serving;
   return write_report(options, report);
+}
+
+// The engine defaults and, with --engine, the generation's fitted efficiency.
+std::optional<EngineChoice> engine_of(const ServeOptions& options, const ServingEngineDefaults& defaults) {
+  std::vector<EngineGeneration> generations;
+  if (!options.engine_generation.empty()) {
+    auto loaded = load_engine_generations(bundled_data_dir() + "/perf/serving-engine-generations.yaml");
+    if (!loaded.ok()) {
+      std::cerr << loaded.error_text();
+      return std::nullopt;
+    }
+    generations = std::move(loaded).value();
+  }
+  auto choice = engine_choice(defaults, generations, options.engine_generation);
+  if (!choice.ok()) throw UsageFailure{"--engine: " + choice.errors().front().message};
+  return std::move(choice).value();
 }
 
 int run_serve(const ServeOptions& options) {
@@ -450,14 +381,19 @@ int run_serve(const ServeOptions& options) {
     std::cerr << defaults.error_text();
     return kInputError;
   }
+  const auto engine = engine_of(options, defaults.value());
+  if (!engine) return kInputError;
   const auto traffic = traffic_of(options);
   if (!traffic) return kInputError;
   if (traffic->requests.empty()) {
     std::cerr << "perf serve: no request arrives (rate x duration is below one request)\n";
     return kUsageError;
   }
-  if (options.search) return run_search(options, *inputs, defaults.value(), *traffic, parse_slo(options.slo));
-  if (!options.disaggregate.empty()) return run_disaggregated(options, *inputs, defaults.value(), *traffic);
+  if (options.search)
+    return run_search(options, *inputs, defaults.value(), engine->efficiency, *traffic,
+                      parse_slo(options.slo));
+  if (!options.disaggregate.empty())
+    return run_disaggregated(options, *inputs, defaults.value(), engine->text, *traffic);
   auto model = IterationModel::make(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup);
   if (!model.ok()) {
     std::cerr << model.error_text();
@@ -466,18 +402,20 @@ int run_serve(const ServeOptions& options) {
   ServingSetup setup;
   setup.replicas = options.replicas;
   setup.gpus_per_replica = inputs->setup.tp * inputs->setup.ep;
-  setup.limits =
-      limits_for(options, defaults.value(), inputs->hardware.accelerator, model.value().kv_capacity_tokens());
+  setup.limits = engine_limits_with(defaults.value(), inputs->hardware.accelerator,
+                                    model.value().kv_capacity_tokens(), limit_overrides(options));
   setup.options.concurrency = options.concurrency;
   setup.options.sample_every_s = options.sample_every_s;
   setup.targets = parse_slo(options.slo);
-  const ServeReport report{inputs->hardware,
-                           inputs->setup,
-                           traffic->description,
-                           setup,
-                           simulate_serving(model.value(), traffic->requests, setup),
-                           defaults.value().engine + " defaults (" + defaults.value().source + ")",
-                           std::nullopt};
+  setup.engine_efficiency = engine->efficiency;
+  const ServeReport report{
+      inputs->hardware,
+      inputs->setup,
+      traffic->description,
+      setup,
+      simulate_serving(model.value(), traffic->requests, pipelined(setup, inputs->setup.pp)),
+      engine->text,
+      std::nullopt};
   return write_report(options, report);
 }
 
@@ -573,6 +511,10 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
                    "--disaggregate: TP of a decode instance (default --tp)")
       ->check(CLI::PositiveNumber);
   disaggregate->excludes(concurrency);
+  command->add_option(
+      "--engine", options->engine_generation,
+      "an engine generation of data/perf/serving-engine-generations.yaml whose fitted efficiency "
+      "divides the perf model's iteration times (default: none, efficiency 1)");
   command
       ->add_option("--threads", options->threads,
                    "--search: candidates simulated at once (default: the hardware's concurrency); the "
@@ -616,6 +558,18 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
     if (!options->disaggregate.empty() && (options->search || options->replicas != 1)) {
       std::cerr << "perf serve: --disaggregate sets the instances itself; it does not combine with "
                    "--replicas or --search\n";
+      exit_code = kUsageError;
+      return;
+    }
+    if (!options->disaggregate.empty() && (d.pp > 1 || !options->engine_generation.empty())) {
+      std::cerr << "perf serve: --pp and --engine are not modelled in disaggregated pools yet\n";
+      exit_code = kUsageError;
+      return;
+    }
+    if (options->search && d.pp > 1) {
+      std::cerr
+          << "perf serve: --search chooses PP itself (when one scale-up domain cannot hold the weights; "
+             "--max-pp caps it): give no --pp\n";
       exit_code = kUsageError;
       return;
     }

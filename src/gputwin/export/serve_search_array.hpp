@@ -7,7 +7,9 @@
 //                          {"perf", "serve", "--search", ...}};
 //   ExportFiles files = serve_search_array_files(array);   // manifest.json, serve-search.sbatch
 //   Result<MergedServeSearch> merged = merge_serve_search_array("/shared/run");
-//   CapacitySearch search = rank_capacity_rows(merged.value().rows, merged.value().simulations);
+//   CapacitySearch search = merged_search(merged.value());
+//
+// An array task runs search_task (one candidate) and writes its row with write_capacity_task.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +18,7 @@
 
 #include "gputwin/core/error.hpp"
 #include "gputwin/export/export_files.hpp"
+#include "gputwin/report/serve_report.hpp"
 #include "gputwin/serve/capacity_search.hpp"
 
 namespace gputwin {
@@ -37,6 +40,20 @@ struct ServeSearchArray {
 
 [[nodiscard]] ExportFiles serve_search_array_files(const ServeSearchArray& array);
 
+// A search's command line (without the program) less the options that steer the array itself (the array's
+// folder, #SBATCH lines, threads, submission, task and output, JSON): what every task repeats.
+[[nodiscard]] std::vector<std::string> array_task_arguments(const std::vector<std::string>& command_line);
+
+// One candidate of the search, as an array task runs it; an error when `task` is not a candidate.
+[[nodiscard]] Result<CapacityTask> search_task(const CapacityInputs& inputs,
+                                               const std::vector<DeploymentCandidate>& candidates, int task,
+                                               const std::vector<ServeRequest>& requests,
+                                               const LatencyTargets& targets, int max_gpus);
+
+// The task's result written whole, then renamed into place: a task killed mid-write leaves no file the merge
+// could take for complete. False when it cannot be written.
+[[nodiscard]] bool write_capacity_task(const std::string& path, const CapacityTask& task);
+
 struct MergedServeSearch {
   std::string model;
   std::string traffic;
@@ -48,5 +65,8 @@ struct MergedServeSearch {
 };
 
 [[nodiscard]] Result<MergedServeSearch> merge_serve_search_array(const std::string& dir);
+
+// The merged rows ranked into the answer the local search gives.
+[[nodiscard]] CapacitySearch merged_search(const MergedServeSearch& merged);
 
 }  // namespace gputwin

@@ -10,30 +10,14 @@
 #include "gputwin/catalog/catalog_test_support.hpp"
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/export/slurm_array.hpp"
-#include "gputwin/report/serve_report.hpp"
+#include "gputwin/report/serve_documents.hpp"
 #include "gputwin/serve/requests.hpp"
+#include "gputwin/serve/serve_test_support.hpp"
 
 namespace gputwin {
 namespace {
 
 namespace fs = std::filesystem;
-
-CapacityInputs inputs_for(const std::string& model_name) {
-  const std::string data = bundled_data_dir() + "/perf/";
-  const auto presets = load_model_presets(data + "models.yaml").value();
-  return CapacityInputs{testing::bundled_catalog(),
-                        load_collective_model(data + "nccl-cost-model.yaml").value(),
-                        load_inference_constants(data + "inference.yaml").value(),
-                        load_serving_engine_defaults(data + "serving-engine.yaml").value(),
-                        *find_model(presets, model_name),
-                        "fp8",
-                        1.0,
-                        128,
-                        128,
-                        {},
-                        {},
-                        4};
-}
 
 fs::path fresh_dir(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("gputwin-" + name + "-" + std::to_string(::getpid()));
@@ -50,14 +34,12 @@ void write(const fs::path& path, const std::string& text) {
 // The array's files are written, each task's row is written as an array task would and read back, and the
 // merged rows rank into exactly the answer of the local search.
 TEST(ServeSearchArray, TaskResultsMergeIntoTheLocalAnswer) {
-  const CapacityInputs inputs = inputs_for("mixtral-8x7b");
+  const CapacityInputs inputs = testing::capacity_inputs_for("mixtral-8x7b", /*input_tokens=*/128);
   const auto candidates = candidates_for(inputs, "dgx-h100");
   ASSERT_GT(candidates.size(), 2u);
   const auto requests =
       generate_arrivals({.rate_per_s = 20, .duration_s = 10, .input_tokens = 1024, .output_tokens = 64}, 3);
-  LatencyTargets targets;
-  targets.ttft_s = 0.5;
-  targets.tpot_s = 0.04;
+  const LatencyTargets targets = testing::latency_targets(0.5, 0.04);
   const fs::path dir = fresh_dir("serve-array");
   const ServeSearchArray array{
       "mixtral-8x7b",
@@ -81,17 +63,18 @@ TEST(ServeSearchArray, TaskResultsMergeIntoTheLocalAnswer) {
             std::string::npos)
       << script;
 
-  for (std::size_t k = 0; k < candidates.size(); ++k) {
-    CapacityTask task;
-    task.task = static_cast<int>(k);
-    task.row = search_candidate(inputs, candidates[k], requests, targets, 64, task.simulations);
-    write(slurm_array_task_result(dir.string(), task.task), capacity_task_json(task).dump(2));
+  for (int k = 0; k < static_cast<int>(candidates.size()); ++k) {  // each task as the array runs it
+    const auto task = search_task(inputs, candidates, k, requests, targets, 64);
+    ASSERT_TRUE(task.ok()) << task.error_text();
+    const std::string path = slurm_array_task_result(dir.string(), k);
+    ASSERT_TRUE(write_capacity_task(path, task.value()));
+    EXPECT_FALSE(fs::exists(path + ".partial"));
   }
   const auto merged = merge_serve_search_array(dir.string());
   ASSERT_TRUE(merged.ok()) << merged.error_text();
   EXPECT_TRUE(merged.value().missing.empty());
   EXPECT_EQ(merged.value().slo, "ttft-p90=500ms,tpot-p90=40ms");
-  const CapacitySearch from_array = rank_capacity_rows(merged.value().rows, merged.value().simulations);
+  const CapacitySearch from_array = merged_search(merged.value());
   const CapacitySearch local = search_capacity(inputs, candidates, requests, targets, 64, 2);
   EXPECT_EQ(capacity_text(from_array, "m", "t", targets), capacity_text(local, "m", "t", targets));
   EXPECT_EQ(capacity_json(from_array, "m", "t", targets), capacity_json(local, "m", "t", targets));
@@ -105,6 +88,28 @@ TEST(ServeSearchArray, TaskResultsMergeIntoTheLocalAnswer) {
             std::string::npos)
       << partial.value().missing.front();
   fs::remove_all(dir);
+}
+
+// The tasks repeat the search's own arguments, without those that steer the array (in either spelling).
+TEST(ServeSearchArray, TasksRepeatTheSearchWithoutTheArraysOwnOptions) {
+  const std::vector<std::string> line{
+      "perf",        "serve",  "--search", "--slurm-array", "run", "--model",         "llama3.1-8b",
+      "--threads=4", "--json", "--wait",   "--rate",        "5",   "--sbatch-option", "--qos=x",
+      "--no-submit", "--task", "3",        "--out=r.json"};
+  EXPECT_EQ(array_task_arguments(line),
+            (std::vector<std::string>{"perf", "serve", "--search", "--model", "llama3.1-8b", "--rate", "5"}));
+}
+
+TEST(ServeSearchArray, ATaskBeyondTheCandidatesIsRefusedWithTheRange) {
+  const CapacityInputs inputs = testing::capacity_inputs_for("llama3.1-8b", /*input_tokens=*/128);
+  const auto candidates = candidates_for(inputs, "dgx-h100");
+  const auto requests =
+      generate_arrivals({.rate_per_s = 1, .duration_s = 5, .input_tokens = 128, .output_tokens = 16}, 1);
+  const auto task = search_task(inputs, candidates, static_cast<int>(candidates.size()), requests,
+                                testing::latency_targets(1, 0.1), 8);
+  ASSERT_FALSE(task.ok());
+  EXPECT_NE(task.error_text().find(fmt::format("(0 to {})", candidates.size() - 1)), std::string::npos)
+      << task.error_text();
 }
 
 TEST(ServeSearchArray, AManifestOfAnotherKindIsRefusedByField) {

@@ -71,12 +71,14 @@ double other_flops_per_token(const TransformerModel& model, double context) {
 class ServingModel {
  public:
   ServingModel(const PerfHardware& hardware, const CollectiveModel& collectives,
-               const InferenceConstants& constants, const InferenceSetup& setup, const Roofline& roofline)
+               const InferenceConstants& constants, const InferenceSetup& setup, const Roofline& roofline,
+               const CommunicationCache* communication = nullptr)
       : hardware_(hardware),
         collectives_(collectives),
         constants_(constants),
         setup_(setup),
-        roofline_(roofline) {}
+        roofline_(roofline),
+        communication_(communication) {}
 
   // Every expert is resident: the non-expert weights split over TP (each attention group keeps a copy), the
   // routed experts over all ep x tp GPUs.
@@ -187,8 +189,15 @@ class ServingModel {
     }
     // With PP, each stage reads its share of the weights and the stages run one after the other.
     time.memory_s = weight_bytes_read_per_gpu(replica_tokens) / stage_share() / memory_bandwidth();
-    time.communication_s = layer_communication(group_tokens) + (setup_.pp - 1) * stage_send_s(group_tokens);
+    time.communication_s = communication_s(group_tokens);
     return time;
+  }
+
+  [[nodiscard]] double communication_s(double group_tokens) const {
+    const auto compute = [&] {
+      return layer_communication(group_tokens) + (setup_.pp - 1) * stage_send_s(group_tokens);
+    };
+    return communication_ == nullptr ? compute() : communication_->seconds(group_tokens, compute);
   }
 
   // Megatron-style TP: an all-reduce of the activations after attention and one after the MLP of each layer.
@@ -234,7 +243,13 @@ class ServingModel {
   const InferenceConstants& constants_;
   const InferenceSetup& setup_;
   const Roofline& roofline_;
+  const CommunicationCache* communication_;
 };
+
+// Iterations of up to this many tokens per attention group keep their communication time (8 bytes each, 0.5
+// MB per model): above every engine's default token budget (data/perf/serving-engine.yaml). A cache bound,
+// not a model figure: larger iterations are computed each time, with the same result.
+constexpr std::size_t kCachedGroupTokens = 65536;
 
 // The message names the flag's meaning itself (TP, lengths); no field prefix.
 InputError setup_error(const std::string& message) {
@@ -244,6 +259,11 @@ InputError setup_error(const std::string& message) {
 }
 
 }  // namespace
+
+CommunicationCache::CommunicationCache(std::size_t tokens)
+    : size_(tokens), seconds_(std::make_unique<std::atomic<double>[]>(tokens)) {
+  for (std::size_t k = 0; k < size_; ++k) seconds_[k].store(-1, std::memory_order_relaxed);
+}
 
 Result<InferenceEstimate> estimate_inference(const PerfHardware& hardware, const CollectiveModel& collectives,
                                              const InferenceConstants& constants, const InferenceSetup& setup,
@@ -307,8 +327,8 @@ Result<InferenceEstimate> estimate_inference(const PerfHardware& hardware, const
 }
 
 Result<IterationModel> IterationModel::make(const PerfHardware& hardware, const CollectiveModel& collectives,
-                                            const InferenceConstants& constants,
-                                            const InferenceSetup& setup) {
+                                            const InferenceConstants& constants, const InferenceSetup& setup,
+                                            bool cache_communication) {
   auto estimate = estimate_inference(hardware, collectives, constants, setup, 1);
   if (!estimate.ok()) return estimate.errors();
   if (!estimate.value().weights_fit) {
@@ -324,6 +344,8 @@ Result<IterationModel> IterationModel::make(const PerfHardware& hardware, const 
   IterationModel model(hardware, collectives, constants, setup, roofline.value());
   model.kv_capacity_tokens_ = estimate.value().kv_capacity_tokens;
   model.steady_ = estimate.value();
+  if (cache_communication)
+    model.communication_ = std::make_shared<const CommunicationCache>(kCachedGroupTokens);
   return model;
 }
 
@@ -332,7 +354,7 @@ StepTime IterationModel::iteration(double prefill_tokens, double prefill_context
   const double tokens = prefill_tokens + decode_sequences;
   if (tokens <= 0) return {};
   const double mean_context = (prefill_context_tokens + decode_context_tokens) / tokens;
-  const ServingModel serving(hardware_, collectives_, constants_, setup_, roofline_);
+  const ServingModel serving(hardware_, collectives_, constants_, setup_, roofline_, communication_.get());
   return serving.mixed(tokens, mean_context, decode_sequences, decode_context_tokens);
 }
 

@@ -24,6 +24,9 @@
 // Overlapping several batches in the pipeline is the caller's (serve/capacity_search runs pp engines).
 #pragma once
 
+#include <atomic>
+#include <cstddef>
+#include <memory>
 #include <string>
 
 #include "gputwin/core/error.hpp"
@@ -110,13 +113,42 @@ struct InferenceEstimate {
 // and the decoding sequences' KV cache from HBM, TP all-reduces and EP all-to-alls, host time per sequence).
 // Chunked prefill's reads of the earlier chunks' KV cache are left out (one read per chunk, small beside the
 // weights).
+// The communication seconds of an iteration by its tokens in the busiest attention group (a whole number):
+// the collective cost model is the costliest part of an iteration and depends on nothing else, so an
+// IterationModel keeps each figure it computes. The same figure whichever thread computed it first (every
+// entry is the same pure function of its key), so results are identical with and without the cache.
+class CommunicationCache {
+ public:
+  explicit CommunicationCache(std::size_t tokens);
+  // The cached seconds for `group_tokens`, computed by `compute` the first time; computed every time for a
+  // fractional count or one beyond the cache.
+  template <class Compute>
+  [[nodiscard]] double seconds(double group_tokens, Compute compute) const {
+    const auto key = static_cast<std::size_t>(group_tokens);
+    if (group_tokens < 0 || static_cast<double>(key) != group_tokens || key >= size_) return compute();
+    std::atomic<double>& entry = seconds_[key];
+    double value = entry.load(std::memory_order_relaxed);
+    if (value < 0) {
+      value = compute();
+      entry.store(value, std::memory_order_relaxed);
+    }
+    return value;
+  }
+
+ private:
+  std::size_t size_ = 0;
+  std::unique_ptr<std::atomic<double>[]> seconds_;  // -1 = not computed yet
+};
+
 class IterationModel {
  public:
   // Checks the setup as estimate_inference does; an error when the weights leave no room for one sequence.
+  // `cache_communication` false computes every iteration's collectives afresh (to check the cache).
   [[nodiscard]] static Result<IterationModel> make(const PerfHardware& hardware,
                                                    const CollectiveModel& collectives,
                                                    const InferenceConstants& constants,
-                                                   const InferenceSetup& setup);
+                                                   const InferenceSetup& setup,
+                                                   bool cache_communication = true);
   [[nodiscard]] double kv_capacity_tokens() const { return kv_capacity_tokens_; }  // of the replica
   [[nodiscard]] const InferenceEstimate& steady_state() const { return steady_; }  // at one sequence
   [[nodiscard]] StepTime iteration(double prefill_tokens, double prefill_context_tokens, int decode_sequences,
@@ -137,6 +169,7 @@ class IterationModel {
   Roofline roofline_;
   double kv_capacity_tokens_ = 0;
   InferenceEstimate steady_;
+  std::shared_ptr<const CommunicationCache> communication_;  // shared by copies: the same setup
 };
 
 }  // namespace gputwin

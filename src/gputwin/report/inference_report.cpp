@@ -5,7 +5,7 @@
 
 #include "gputwin/core/units.hpp"
 #include "gputwin/report/json_document.hpp"
-#include "gputwin/report/serve_report.hpp"
+#include "gputwin/report/serve_documents.hpp"
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
@@ -82,7 +82,8 @@ std::string replica_text(const InferenceReport& report, const char* on, const ch
   const InferenceSetup& setup = report.setup;
   return setup.model.name + on + report.hardware.system_id + " (" + report.hardware.accelerator.info.id +
          ")" + between + "TP " + std::to_string(setup.tp) +
-         (setup.ep > 1 ? " x EP " + std::to_string(setup.ep) : std::string());
+         (setup.ep > 1 ? " x EP " + std::to_string(setup.ep) : std::string()) +
+         (setup.pp > 1 ? " x PP " + std::to_string(setup.pp) : std::string());
 }
 
 }  // namespace
@@ -112,7 +113,8 @@ nlohmann::json inference_json(const InferenceReport& report) {
       {"accelerator", report.hardware.accelerator.info.id},
       {"tp", setup.tp},
       {"ep", setup.ep},
-      {"gpus_per_replica", setup.tp * setup.ep},
+      {"pp", setup.pp},
+      {"gpus_per_replica", setup.tp * setup.ep * setup.pp},
       {"precision", setup.precision},
       {"kv_bytes_per_element", setup.kv_bytes_per_element},
       {"input_tokens", setup.input_tokens},

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "gputwin/report/json_document.hpp"
-
 namespace gputwin {
 namespace {
 
@@ -56,14 +54,19 @@ std::string deployment_text(const ServeReport& report) {
     return text;
   }
   std::string text = fmt::format(
-      "Serving {} ({}) on {}: {} replica(s) of TP {}{} = {} GPUs\n", report.setup.model.name,
+      "Serving {} ({}) on {}: {} replica(s) of TP {}{}{} = {} GPUs\n", report.setup.model.name,
       report.setup.precision, report.hardware.system_id, setup.replicas, report.setup.tp,
-      report.setup.ep > 1 ? fmt::format(" x EP {}", report.setup.ep) : std::string(), report.result.gpus);
+      report.setup.ep > 1 ? fmt::format(" x EP {}", report.setup.ep) : std::string(),
+      report.setup.pp > 1 ? fmt::format(" x PP {}", report.setup.pp) : std::string(), report.result.gpus);
   text += fmt::format("Traffic: {}\n", report.traffic);
   text += fmt::format(
       "Engine: {}; per replica {} batched tokens, {} sequences, KV cache {:.0f} tokens in blocks of {}\n",
       report.engine, setup.limits.max_batched_tokens, setup.limits.max_sequences,
       setup.limits.kv_capacity_tokens, setup.limits.block_tokens);
+  if (report.setup.pp > 1)
+    text += fmt::format(
+        "Pipeline: {} batches in flight per replica (one per stage), each engine with 1/{} of the KV cache\n",
+        report.setup.pp, report.setup.pp);
   return text;
 }
 
@@ -137,11 +140,13 @@ nlohmann::json serve_json(const ServeReport& report) {
                              {"precision", report.setup.precision},
                              {"tp", report.setup.tp},
                              {"ep", report.setup.ep},
+                             {"pp", report.setup.pp},
                              {"replicas", setup.replicas},
                              {"gpus", report.result.gpus},
                              {"traffic", report.traffic},
                              {"engine",
                               {{"name", report.engine},
+                               {"efficiency", setup.engine_efficiency},
                                {"max_batched_tokens", setup.limits.max_batched_tokens},
                                {"max_sequences", setup.limits.max_sequences},
                                {"block_tokens", setup.limits.block_tokens},
@@ -306,132 +311,8 @@ nlohmann::json capacity_task_json(const CapacityTask& task) {
             {"e2e_s", scaled_latency_json(s.e2e_s, 1)}}}};
 }
 
-Result<CapacityTask> read_capacity_task_json(std::string_view text, const std::string& source) {
-  return read_json_document<CapacityTask>(text, source, [](const JsonField& root) {
-    expect_schema(root, kServeCapacityTaskSchema, "perf serve --search --task");
-    CapacityTask task;
-    task.task = int_of(root.child("task"));
-    task.simulations = int_of(root.child("simulations"));
-    CapacityRow& row = task.row;
-    row.candidate = {root.child("system").string(), int_of(root.child("tp")),
-                     int_of(root.child("dp_attention")), int_of(root.child("pp"))};
-    row.accelerator = root.child("accelerator").string();
-    row.meets = boolean_of(root.child("meets"));
-    row.replicas = int_of(root.child("replicas"));
-    row.gpus = int_of(root.child("gpus"));
-    row.limits = {int_of(root.child("max_batched_tokens")), int_of(root.child("max_sequences"))};
-    if (const auto cost = optional_number(root.child("cost_per_hour")))
-      row.cost_per_hour = Money::from_base(*cost);
-    row.cost_per_million_tokens = root.child("cost_per_million_tokens").number();
-    row.memory_needed_bytes = root.child("memory_needed_bytes").number();
-    row.why = root.child("why").string();
-    const JsonField s = root.child("summary");
-    row.summary.requests = int_of(s.child("requests"));
-    row.summary.finished = int_of(s.child("finished"));
-    row.summary.meets_targets = boolean_of(s.child("meets_targets"));
-    row.summary.output_tokens_per_s = s.child("output_tokens_per_s").number();
-    row.summary.output_tokens_per_s_per_gpu = s.child("output_tokens_per_s_per_gpu").number();
-    row.summary.ttft_s = latency_from_json(s.child("ttft_s"));
-    row.summary.tpot_s = latency_from_json(s.child("tpot_s"));
-    row.summary.e2e_s = latency_from_json(s.child("e2e_s"));
-    return task;
-  });
-}
-
 nlohmann::json latency_ms_json(const LatencyStats& s) {
   return scaled_latency_json(s, 1e3);
-}
-
-LatencyStats latency_from_json(const JsonField& s) {
-  return LatencyStats{s.child("mean").number(), s.child("p50").number(), s.child("p90").number(),
-                      s.child("p99").number()};
-}
-
-std::string deployment_text(const ServeDocument& run) {
-  if (!run.pools) return fmt::format("{} x TP {}", run.replicas, run.tp);
-  return fmt::format("{} prefill x TP {} + {} decode x TP {}", run.pools->prefill.instances,
-                     run.pools->prefill.tp, run.pools->decode.instances, run.pools->decode.tp);
-}
-
-ServeDocument serve_document_from_json(const JsonField& root, const std::string& source) {
-  expect_schema(root, kServeSchema, "perf serve --json");
-  ServeDocument out;
-  out.source = source;
-  out.model = root.child("model").string();
-  out.system = root.child("system").string();
-  out.precision = root.child("precision").string();
-  out.traffic = root.child("traffic").string();
-  out.tp = root.child("tp").json().is_null() ? 0 : int_of(root.child("tp"));
-  out.replicas = int_of(root.child("replicas"));
-  out.gpus = int_of(root.child("gpus"));
-  out.requests_per_s = root.child("requests_per_s").number();
-  out.output_tokens_per_s = root.child("output_tokens_per_s").number();
-  out.output_tokens_per_s_per_gpu = root.child("output_tokens_per_s_per_gpu").number();
-  out.ttft_ms = latency_from_json(root.child("ttft_ms"));
-  out.tpot_ms = latency_from_json(root.child("tpot_ms"));
-  out.itl_ms = latency_from_json(root.child("itl_ms"));
-  out.e2e_ms = latency_from_json(root.child("e2e_ms"));
-  const JsonField targets = root.child("targets");
-  out.targets_percentile = targets.child("percentile").number();
-  if (targets.has("ttft_ms")) out.ttft_target_ms = targets.child("ttft_ms").number();
-  if (targets.has("tpot_ms")) out.tpot_target_ms = targets.child("tpot_ms").number();
-  out.share_meeting_targets = root.child("share_meeting_targets").number();
-  out.meets_targets = boolean_of(root.child("meets_targets"));
-  if (const auto pools = root.optional_child("pools")) {
-    const auto pool = [&](const char* key) {
-      const JsonField p = pools->child(key);
-      return ServeDocument::Pool{int_of(p.child("instances")), int_of(p.child("tp")),
-                                 int_of(p.child("gpus"))};
-    };
-    ServeDocument::Pools read;
-    read.prefill = pool("prefill");
-    read.decode = pool("decode");
-    const JsonField transfer = pools->child("kv_transfer");
-    read.kv_bytes_total = transfer.child("bytes_total").number();
-    read.kv_transfer_ms = latency_from_json(transfer.child("time_ms"));
-    out.pools = read;
-  }
-  return out;
-}
-
-Result<ServeDocument> read_serve_json(std::string_view text, const std::string& source) {
-  return read_json_document<ServeDocument>(
-      text, source, [&](const JsonField& root) { return serve_document_from_json(root, source); });
-}
-
-CapacityDocument capacity_document_from_json(const JsonField& root, const std::string& source) {
-  expect_schema(root, kServeCapacitySchema, "perf serve --search --json");
-  CapacityDocument out;
-  out.source = source;
-  out.model = root.child("model").string();
-  out.traffic = root.child("traffic").string();
-  out.targets_percentile = root.child("targets_percentile").number();
-  out.simulations = int_of(root.child("simulations"));
-  const JsonField rows = root.child("rows");
-  for (std::size_t i = 0; i < rows.array_size(); ++i) {
-    const JsonField row = rows.element(i);
-    CapacityDocumentRow r;
-    r.system = row.child("system").string();
-    r.accelerator = row.child("accelerator").string();
-    r.layout = row.child("layout").string();
-    r.tp = int_of(row.child("tp"));
-    r.meets = boolean_of(row.child("meets"));
-    r.replicas = int_of(row.child("replicas"));
-    r.gpus = int_of(row.child("gpus"));
-    r.output_tokens_per_s_per_gpu = row.child("output_tokens_per_s_per_gpu").number();
-    r.ttft_p90_ms = row.child("ttft_ms").child("p90").number();
-    r.tpot_p90_ms = row.child("tpot_ms").child("p90").number();
-    r.cost_per_hour = optional_number(row.child("cost_per_hour"));
-    r.cost_per_million_tokens = optional_number(row.child("cost_per_million_tokens"));
-    r.why = row.child("why").string();
-    out.rows.push_back(std::move(r));
-  }
-  return out;
-}
-
-Result<CapacityDocument> read_capacity_json(std::string_view text, const std::string& source) {
-  return read_json_document<CapacityDocument>(
-      text, source, [&](const JsonField& root) { return capacity_document_from_json(root, source); });
 }
 
 }  // namespace gputwin

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "gputwin/report/serve_documents.hpp"
+
 namespace gputwin {
 namespace {
 

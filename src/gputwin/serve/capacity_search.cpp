@@ -35,34 +35,35 @@ std::string binding_target(const ServeSummary& s, const LatencyTargets& t) {
   return worst->second;
 }
 
-// Replica counts of one candidate under one set of batch limits. A PP replica runs pp batches in flight, as
-// vLLM's pipeline keeps its stages busy: it is simulated as pp engines of tp x ep GPUs each, every one with
-// 1/pp of the KV cache and a batch's time through all the stages. A data-parallel attention group is an
-// engine core of its own in vLLM, so the limits apply per group: ep times them for the replica.
+// Replica counts of one candidate under one set of batch limits. A PP replica runs pp batches in flight
+// (serving.hpp's pipelined). A data-parallel attention group is an engine core of its own in vLLM, so the
+// limits apply per group: ep times them for the replica.
 class CandidateSearch {
  public:
   CandidateSearch(const DeploymentCandidate& candidate, const IterationModel& model,
                   const std::vector<ServeRequest>& requests, const LatencyTargets& targets,
-                  const EngineLimits& limits, int& simulations)
+                  const EngineLimits& limits, double engine_efficiency, int& simulations)
       : candidate_(candidate),
         model_(model),
         requests_(requests),
         targets_(targets),
         limits_(limits),
+        engine_efficiency_(engine_efficiency),
         simulations_(simulations) {}
 
   ServeSummary run(int replicas) {
     ServingSetup setup;
-    setup.replicas = replicas * candidate_.pp;
+    setup.replicas = replicas;
     setup.gpus_per_replica = candidate_.tp * candidate_.ep;
     setup.limits = limits_;
     setup.limits.max_batched_tokens *= candidate_.ep;
     setup.limits.max_sequences *= candidate_.ep;
-    setup.limits.kv_capacity_tokens = model_.kv_capacity_tokens() / candidate_.pp;
+    setup.limits.kv_capacity_tokens = model_.kv_capacity_tokens();
     setup.targets = targets_;
     setup.options.sample_every_s = 60;
+    setup.engine_efficiency = engine_efficiency_;
     ++simulations_;
-    return simulate_serving(model_, requests_, setup).summary;
+    return simulate_serving(model_, requests_, pipelined(setup, candidate_.pp)).summary;
   }
 
   // Fewest replicas up to `cap` that meet the targets; empty when none does (the last tried in `largest`).
@@ -109,6 +110,7 @@ class CandidateSearch {
   const std::vector<ServeRequest>& requests_;
   const LatencyTargets& targets_;
   EngineLimits limits_;
+  double engine_efficiency_ = 1;
   int& simulations_;
 };
 
@@ -243,7 +245,8 @@ CapacityRow search_candidate(const CapacityInputs& inputs, const DeploymentCandi
     EngineLimits engine = engine_limits_for(inputs.engine, hardware.value().accelerator, 0);
     engine.max_batched_tokens = limits.max_batched_tokens;
     engine.max_sequences = limits.max_sequences;
-    CandidateSearch search(candidate, model.value(), requests, targets, engine, simulations);
+    CandidateSearch search(candidate, model.value(), requests, targets, engine, inputs.engine_efficiency,
+                           simulations);
     auto found = row.meets ? search.fewer_than(row.replicas) : search.fewest(cap, largest);
     if (!found) {
       if (!row.meets && row.summary.requests == 0) {

@@ -53,6 +53,8 @@ struct CapacityInputs {
   // The most pipeline stages (or scale-up domains an expert-parallel group spans) tried for weights that do
   // not fit one domain: a search setting, not a fact (--max-pp).
   int max_domains = 4;
+  // The serving engine's speed against the perf model (ServingSetup::engine_efficiency): 1 = the model's own.
+  double engine_efficiency = 1;
 };
 
 struct DeploymentCandidate {

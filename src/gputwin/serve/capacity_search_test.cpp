@@ -7,41 +7,20 @@
 #include <cmath>
 
 #include "gputwin/catalog/catalog_test_support.hpp"
-#include "gputwin/core/data_dir.hpp"
 #include "gputwin/serve/requests.hpp"
+#include "gputwin/serve/serve_test_support.hpp"
 
 namespace gputwin {
 namespace {
 
-CapacityInputs inputs_for(const std::string& model_name) {
-  const std::string data = bundled_data_dir() + "/perf/";
-  const auto presets = load_model_presets(data + "models.yaml").value();
-  return CapacityInputs{testing::bundled_catalog(),
-                        load_collective_model(data + "nccl-cost-model.yaml").value(),
-                        load_inference_constants(data + "inference.yaml").value(),
-                        load_serving_engine_defaults(data + "serving-engine.yaml").value(),
-                        *find_model(presets, model_name),
-                        "fp8",
-                        1.0,
-                        1024,
-                        128,
-                        {},
-                        {},
-                        4};
-}
-
-LatencyTargets targets(double ttft_s, double tpot_s) {
-  LatencyTargets t;
-  t.ttft_s = ttft_s;
-  t.tpot_s = tpot_s;
-  return t;
-}
+using testing::capacity_inputs_for;
+using testing::latency_targets;
 
 TEST(CapacitySearch, TheAnswerIsTheFewestReplicasThatMeetTheTargets) {
-  const CapacityInputs inputs = inputs_for("llama3.1-8b");
+  const CapacityInputs inputs = capacity_inputs_for("llama3.1-8b");
   const auto requests =
       generate_arrivals({.rate_per_s = 300, .duration_s = 20, .input_tokens = 1024, .output_tokens = 128}, 3);
-  const LatencyTargets goal = targets(0.2, 0.02);
+  const LatencyTargets goal = latency_targets(0.2, 0.02);
   const CapacitySearch search = search_capacity(inputs, {{"dgx-h100", 1}}, requests, goal, 256);
   ASSERT_EQ(search.rows.size(), 1u);
   const CapacityRow& best = search.rows.front();
@@ -57,10 +36,10 @@ TEST(CapacitySearch, TheAnswerIsTheFewestReplicasThatMeetTheTargets) {
 }
 
 TEST(CapacitySearch, CandidatesThatCannotServeSayWhy) {
-  const CapacityInputs inputs = inputs_for("llama3.1-405b");
+  const CapacityInputs inputs = capacity_inputs_for("llama3.1-405b");
   const auto requests = generate_arrivals({.rate_per_s = 1, .duration_s = 30}, 1);
   const CapacitySearch search =
-      search_capacity(inputs, {{"dgx-h100", 1}, {"dgx-h100", 8}}, requests, targets(0.001, 1.0), 64);
+      search_capacity(inputs, {{"dgx-h100", 1}, {"dgx-h100", 8}}, requests, latency_targets(0.001, 1.0), 64);
   ASSERT_EQ(search.rows.size(), 2u);
   for (const CapacityRow& row : search.rows) EXPECT_FALSE(row.meets);
   const auto& tp1 = search.rows[0].candidate.tp == 1 ? search.rows[0] : search.rows[1];
@@ -70,12 +49,12 @@ TEST(CapacitySearch, CandidatesThatCannotServeSayWhy) {
 }
 
 TEST(CapacitySearch, PricesRankTheAnswersAndGiveCostPerMillionTokens) {
-  CapacityInputs inputs = inputs_for("llama3.1-8b");
+  CapacityInputs inputs = capacity_inputs_for("llama3.1-8b");
   inputs.gpu_hour_prices["h100-sxm"] = Money::from_base(2.5);
   const auto requests =
       generate_arrivals({.rate_per_s = 10, .duration_s = 60, .input_tokens = 1024, .output_tokens = 128}, 5);
   const CapacitySearch search =
-      search_capacity(inputs, {{"dgx-h100", 2}, {"dgx-h100", 1}}, requests, targets(0.5, 0.05), 64);
+      search_capacity(inputs, {{"dgx-h100", 2}, {"dgx-h100", 1}}, requests, latency_targets(0.5, 0.05), 64);
   ASSERT_TRUE(search.rows.front().meets);
   ASSERT_TRUE(search.rows.front().cost_per_hour.has_value());
   EXPECT_DOUBLE_EQ(search.rows.front().cost_per_hour->base(), 2.5 * search.rows.front().gpus);
@@ -87,7 +66,7 @@ TEST(CapacitySearch, PricesRankTheAnswersAndGiveCostPerMillionTokens) {
 }
 
 TEST(CapacitySearch, CandidatesAreTheTpSizesUpToTheDomainThatDivideTheHeads) {
-  const CapacityInputs inputs = inputs_for("llama3.1-70b");
+  const CapacityInputs inputs = capacity_inputs_for("llama3.1-70b");
   const auto h100 = candidates_for(inputs, "dgx-h100");
   ASSERT_EQ(h100.size(), 4u);  // 1, 2, 4, 8
   EXPECT_EQ(h100.back().tp, 8);
@@ -102,13 +81,13 @@ bool has(const std::vector<DeploymentCandidate>& candidates, const DeploymentCan
 }
 
 TEST(CapacitySearch, MoeCandidatesAddDataParallelAttentionWithExpertParallelism) {
-  const CapacityInputs inputs = inputs_for("qwen3-30b-a3b");
+  const CapacityInputs inputs = capacity_inputs_for("qwen3-30b-a3b");
   const auto h100 = candidates_for(inputs, "dgx-h100");
   EXPECT_TRUE(has(h100, {"dgx-h100", 1, 8, 1})) << "DP 8 attention, 128 experts over 8 GPUs";
   EXPECT_TRUE(has(h100, {"dgx-h100", 2, 4, 1}));
   EXPECT_TRUE(has(h100, {"dgx-h100", 4, 1, 1}));
   for (const auto& c : h100) EXPECT_LE(c.gpus(), 8) << layout_text(c) << ": it fits one node";
-  const CapacityInputs mixtral = inputs_for("mixtral-8x7b");
+  const CapacityInputs mixtral = capacity_inputs_for("mixtral-8x7b");
   int ep_layouts = 0;
   for (const auto& c : candidates_for(mixtral, "gb200-nvl72-tray")) {
     if (c.ep == 1) continue;  // TP alone shards every expert: no divisibility asked
@@ -121,7 +100,7 @@ TEST(CapacitySearch, MoeCandidatesAddDataParallelAttentionWithExpertParallelism)
 // The EP layouts are timed with their all-to-all on the real placement: the same tokens per GPU cost more
 // when the expert-parallel group spans two nodes (NICs) than inside one (NVLink).
 TEST(CapacitySearch, ExpertParallelIterationsPayTheAllToAllOfTheirPlacement) {
-  const CapacityInputs inputs = inputs_for("qwen3-30b-a3b");
+  const CapacityInputs inputs = capacity_inputs_for("qwen3-30b-a3b");
   const auto iteration = [&](int ep) {
     const auto hw = perf_hardware_of_system(inputs.catalog, "dgx-h100", (ep + 7) / 8).value();
     InferenceSetup setup{inputs.model, 1, "fp8", 1.0, 1024, 128, ep};
@@ -135,10 +114,10 @@ TEST(CapacitySearch, ExpertParallelIterationsPayTheAllToAllOfTheirPlacement) {
 }
 
 TEST(CapacitySearch, TheMoeAnswerIsMinimal) {
-  const CapacityInputs inputs = inputs_for("mixtral-8x7b");
+  const CapacityInputs inputs = capacity_inputs_for("mixtral-8x7b");
   const auto requests =
       generate_arrivals({.rate_per_s = 40, .duration_s = 20, .input_tokens = 1024, .output_tokens = 128}, 7);
-  const LatencyTargets goal = targets(0.5, 0.04);
+  const LatencyTargets goal = latency_targets(0.5, 0.04);
   const CapacitySearch search =
       search_capacity(inputs, candidates_for(inputs, "dgx-h100"), requests, goal, 64, 2);
   const CapacityRow& best = search.rows.front();
@@ -161,13 +140,14 @@ TEST(CapacitySearch, TheMoeAnswerIsMinimal) {
 }
 
 TEST(CapacitySearch, ThreadsGiveIdenticalRows) {
-  const CapacityInputs inputs = inputs_for("qwen3-30b-a3b");
+  const CapacityInputs inputs = capacity_inputs_for("qwen3-30b-a3b");
   const auto requests =
       generate_arrivals({.rate_per_s = 20, .duration_s = 10, .input_tokens = 1024, .output_tokens = 64}, 11);
   const auto candidates = candidates_for(inputs, "dgx-h100");
   ASSERT_GT(candidates.size(), 4u);
-  const CapacitySearch one = search_capacity(inputs, candidates, requests, targets(0.3, 0.03), 32, 1);
-  const CapacitySearch four = search_capacity(inputs, candidates, requests, targets(0.3, 0.03), 32, 4);
+  const CapacitySearch one = search_capacity(inputs, candidates, requests, latency_targets(0.3, 0.03), 32, 1);
+  const CapacitySearch four =
+      search_capacity(inputs, candidates, requests, latency_targets(0.3, 0.03), 32, 4);
   ASSERT_EQ(one.rows.size(), four.rows.size());
   EXPECT_EQ(one.simulations, four.simulations);
   for (std::size_t k = 0; k < one.rows.size(); ++k) {
@@ -183,7 +163,7 @@ TEST(CapacitySearch, ThreadsGiveIdenticalRows) {
 }
 
 TEST(CapacitySearch, The405bClassPipelinesOverNodesOnlyWhenOneNodeCannotHoldIt) {
-  CapacityInputs inputs = inputs_for("llama3.1-405b");
+  CapacityInputs inputs = capacity_inputs_for("llama3.1-405b");
   inputs.precision = "bf16";  // 810 GB of weights: more than one 8 x 80 GB node
   const auto h100 = candidates_for(inputs, "dgx-h100");
   ASSERT_EQ(h100.size(), 1u);
@@ -193,18 +173,19 @@ TEST(CapacitySearch, The405bClassPipelinesOverNodesOnlyWhenOneNodeCannotHoldIt) 
   const auto requests =
       generate_arrivals({.rate_per_s = 1, .duration_s = 20, .input_tokens = 1024, .output_tokens = 64}, 2);
   int simulations = 0;
-  const CapacityRow row = search_candidate(inputs, h100.front(), requests, targets(5, 0.2), 64, simulations);
+  const CapacityRow row =
+      search_candidate(inputs, h100.front(), requests, latency_targets(5, 0.2), 64, simulations);
   ASSERT_TRUE(row.meets) << row.why;
   EXPECT_EQ(row.gpus % 16, 0) << "whole TP 8 x PP 2 replicas";
 }
 
 TEST(CapacitySearch, AModelThatFitsNowhereIsRefusedWithTheMemoryItNeeds) {
-  CapacityInputs inputs = inputs_for("kimi-k2");
+  CapacityInputs inputs = capacity_inputs_for("kimi-k2");
   inputs.precision = "bf16";  // about 2 TB of weights
   inputs.max_domains = 2;
   const auto candidates = candidates_for(inputs, "dgx-h100");
   const auto requests = generate_arrivals({.rate_per_s = 1, .duration_s = 5}, 1);
-  const CapacitySearch search = search_capacity(inputs, candidates, requests, targets(1, 0.1), 64, 2);
+  const CapacitySearch search = search_capacity(inputs, candidates, requests, latency_targets(1, 0.1), 64, 2);
   ASSERT_FALSE(search.rows.empty());
   double least = 1e30;
   for (const auto& row : search.rows) {
@@ -220,7 +201,7 @@ TEST(CapacitySearch, AModelThatFitsNowhereIsRefusedWithTheMemoryItNeeds) {
 }
 
 TEST(CapacitySearch, BatchLimitsAreASearchedAxis) {
-  const CapacityInputs inputs = inputs_for("llama3.1-8b");
+  const CapacityInputs inputs = capacity_inputs_for("llama3.1-8b");
   const Accelerator& h100 = *inputs.catalog.find<Accelerator>("h100-sxm");
   const auto limits = searched_batch_limits(inputs, h100);
   ASSERT_EQ(limits.size(), 2u);
@@ -228,7 +209,7 @@ TEST(CapacitySearch, BatchLimitsAreASearchedAxis) {
   EXPECT_EQ(limits[1], (BatchLimits{2048, 256}));
   const auto requests =
       generate_arrivals({.rate_per_s = 200, .duration_s = 15, .input_tokens = 3000, .output_tokens = 200}, 4);
-  const LatencyTargets goal = targets(2.0, 0.015);
+  const LatencyTargets goal = latency_targets(2.0, 0.015);
   CapacityInputs fixed = inputs;
   fixed.batch_limits = {limits[0]};
   int searched_runs = 0, fixed_runs = 0;

@@ -69,6 +69,13 @@ EngineLimits engine_limits_for(const ServingEngineDefaults& defaults, const Acce
   return limits;
 }
 
+ServingSetup pipelined(ServingSetup setup, int pp) {
+  if (pp <= 1) return setup;
+  setup.replicas *= pp;
+  setup.limits.kv_capacity_tokens /= pp;
+  return setup;
+}
+
 ServingResult simulate_serving(const IterationModel& model, const std::vector<ServeRequest>& requests,
                                const ServingSetup& setup) {
   // A closed loop's clients are shared out over the replicas; a replica without a client would hold requests
@@ -126,7 +133,7 @@ ServeSummary closed_loop_latency(const IterationModel& model, const EngineLimits
   setup.limits = limits;
   setup.options.concurrency = load.concurrency;
   setup.options.sample_every_s = 0;  // no timeline wanted
-  return simulate_serving(model, requests, setup).summary;
+  return simulate_serving(model, requests, pipelined(setup, load.pipeline_stages)).summary;
 }
 
 }  // namespace gputwin

@@ -55,6 +55,12 @@ struct ServingResult {
   int gpus = 0;
 };
 
+// A pipeline-parallel replica keeps pp batches in flight, as vLLM's pipeline keeps its stages busy: it is
+// simulated as pp engines of one stage's GPUs each, every one with 1/pp of the replica's KV cache and a
+// batch's time through all the stages (the IterationModel's for setup.pp). `setup` is per replica of
+// gpus_per_replica GPUs per stage; the result is the same deployment as engines.
+[[nodiscard]] ServingSetup pipelined(ServingSetup setup, int pp);
+
 [[nodiscard]] ServingResult simulate_serving(const IterationModel& model,
                                              const std::vector<ServeRequest>& requests,
                                              const ServingSetup& setup);
@@ -68,6 +74,7 @@ struct ClosedLoopLoad {
   int input_tokens = 128;
   int output_tokens = 128;
   int rounds = 4;
+  int pipeline_stages = 1;  // a PP replica: simulated as pipelined() says
 };
 [[nodiscard]] ServeSummary closed_loop_latency(const IterationModel& model, const EngineLimits& limits,
                                                const ClosedLoopLoad& load, int gpus_per_replica);

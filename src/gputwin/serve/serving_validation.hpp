@@ -2,7 +2,8 @@
 // p99 TTFT/TPOT limits, Offline on the same systems). Each row's system is deployed as its harness configured
 // it (data/reference/serving-mlperf-v4.1.yaml), its scenario's load is generated (Offline: every request at
 // once; Server: Poisson at the row's target QPS) and simulated on the perf model, with the engine
-// generation's efficiency (data/perf/serving-engine-generations.yaml) as an explicit parameter.
+// generation's efficiency (data/perf/serving-engine-generations.yaml) as an explicit parameter. The files are
+// read by serve/serving_references.hpp; this is the harness.
 //
 //   auto plan = load_serving_check_plan("data/reference/serving-mlperf-v4.1.yaml");
 //   auto engines = load_engine_generations("data/perf/serving-engine-generations.yaml");
@@ -21,98 +22,9 @@
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/perf/inference.hpp"
 #include "gputwin/perf/model.hpp"
+#include "gputwin/serve/serving_references.hpp"
 
 namespace gputwin {
-
-// One published row of the results file (numbers as transcribed there).
-struct MlperfResult {
-  std::string submitter;
-  std::string system;
-  std::string accelerator;  // the systems list's accelerator text, e.g. "NVIDIA H100-SXM-80GB"
-  std::string engine;       // the systems list's software text, e.g. "TensorRT 10.2.0, CUDA 12.4"
-  std::string division;     // "closed" unless the systems list says otherwise
-  std::string benchmark;    // e.g. "llama2-70b-99"
-  std::string scenario;     // "Server" | "Offline" (case as normalised)
-  int gpus = 0;
-  double tokens_per_s = 0;
-  double samples_per_s = 0;
-  double target_qps = 0;
-  std::optional<double> ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms;
-  int line = 0;  // of the row in the results file
-  [[nodiscard]] bool server() const { return scenario == "Server"; }
-};
-
-struct ServerLimits {
-  std::string benchmark;  // a prefix of the rows' benchmark names ("llama2-70b" covers "llama2-70b-99")
-  double ttft_p99_ms = 0;
-  double tpot_p99_ms = 0;
-};
-
-struct MlperfResults {
-  std::string path;
-  std::vector<MlperfResult> rows;
-  std::vector<ServerLimits> limits;
-  [[nodiscard]] const ServerLimits* limits_of(const std::string& benchmark) const;
-};
-
-[[nodiscard]] Result<MlperfResults> load_mlperf_results(const std::string& path);
-
-// A serving engine generation: its scheduler limits and its fitted efficiency.
-struct EngineGeneration {
-  std::string id;
-  std::vector<std::string> engines;  // pieces of the results' engine text that select it
-  double efficiency = 1;             // iteration time = perf model time / efficiency
-  int max_batched_tokens = 8192;
-  int block_tokens = 16;
-  int max_sequences = 1024;
-};
-
-[[nodiscard]] Result<std::vector<EngineGeneration>> load_engine_generations(const std::string& path);
-
-struct ServingBenchmark {
-  std::string id;
-  std::string model;
-  std::string precision = "fp8";
-  double kv_bytes_per_element = 1;
-  int input_max_tokens = 1024;
-  int output_mean_tokens = 256;
-};
-
-struct ServingDeployment {
-  std::string benchmark;
-  std::string accelerator_contains;
-  std::string system;       // a catalog system, or empty
-  std::string accelerator;  // a catalog accelerator when no system is catalogued
-  int tp = 1;
-  int server_sequences = 0;  // 0 = the engine generation's max_sequences
-  int offline_sequences = 0;
-  std::string confidence;
-};
-
-struct RowExclusion {
-  std::string division, accelerator_contains, system_contains;  // every non-empty one must match
-  std::string reason;
-};
-
-struct ServingRunParameters {
-  double server_duration_s = 240;
-  int offline_requests_per_sequence = 6;
-  std::uint64_t seed = 1;
-  double qps_search_low = 0.25;
-  double qps_search_high = 2.0;
-  int qps_search_steps = 9;
-};
-
-struct ServingCheckPlan {
-  std::string results_path;  // relative to the repository root
-  std::vector<std::string> fit_submitters;
-  std::vector<RowExclusion> exclusions;
-  std::vector<ServingBenchmark> benchmarks;
-  std::vector<ServingDeployment> deployments;
-  ServingRunParameters run;
-};
-
-[[nodiscard]] Result<ServingCheckPlan> load_serving_check_plan(const std::string& path);
 
 enum class CheckSet { fit, evaluation, excluded };
 [[nodiscard]] const char* check_set_name(CheckSet set);

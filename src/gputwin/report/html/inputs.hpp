@@ -17,7 +17,7 @@
 #include "gputwin/report/inference_report.hpp"
 #include "gputwin/report/packing_report.hpp"
 #include "gputwin/report/replay_report.hpp"
-#include "gputwin/report/serve_report.hpp"
+#include "gputwin/report/serve_documents.hpp"
 #include "gputwin/report/training_report.hpp"
 
 namespace gputwin {

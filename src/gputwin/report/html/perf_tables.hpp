@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gputwin/report/inference_report.hpp"
-#include "gputwin/report/serve_report.hpp"
+#include "gputwin/report/serve_documents.hpp"
 #include "gputwin/report/training_report.hpp"
 
 namespace gputwin {

@@ -1,0 +1,181 @@
+#include "gputwin/serve/serving_references.hpp"
+
+#include <cctype>
+#include <map>
+
+#include "gputwin/core/yaml_input.hpp"
+
+namespace gputwin {
+namespace {
+
+std::optional<double> optional_number(const YamlField& row, std::string_view key) {
+  const auto field = row.optional_child(key);
+  if (!field) return std::nullopt;
+  return field->number();
+}
+
+std::string scenario_name(const YamlField& field) {
+  std::string text = field.text();
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (text == "server") return "Server";
+  if (text == "offline") return "Offline";
+  field.fail("expected a scenario Server or Offline, got '" + field.text() + "'");
+}
+
+struct SystemInfo {
+  std::string accelerator, engine, division;
+};
+
+MlperfResult read_row(const YamlField& row, const std::map<std::string, SystemInfo>& systems) {
+  MlperfResult r;
+  r.submitter = row.child("sub").text();
+  r.system = row.child("system").text();
+  const auto found = systems.find(r.submitter + "/" + r.system);
+  if (found == systems.end())
+    row.child("system").fail("no system '" + r.system + "' of '" + r.submitter + "' in the systems list");
+  r.accelerator = found->second.accelerator;
+  r.engine = found->second.engine;
+  r.division = found->second.division;
+  r.benchmark = row.child("bench").text();
+  r.scenario = scenario_name(row.child("scenario"));
+  r.gpus = static_cast<int>(row.child("gpus").positive_integer());
+  r.tokens_per_s = row.child("tok_s").positive_number();
+  r.samples_per_s = row.child("samples_s").positive_number();
+  r.target_qps = row.child("target_qps").positive_number();
+  r.ttft_p50_ms = optional_number(row, "ttft_p50_ms");
+  r.ttft_p99_ms = optional_number(row, "ttft_p99_ms");
+  r.tpot_p50_ms = optional_number(row, "tpot_p50_ms");
+  r.tpot_p99_ms = optional_number(row, "tpot_p99_ms");
+  if (r.server() && (!r.ttft_p99_ms || !r.tpot_p99_ms))
+    row.fail("a Server row needs ttft_p99_ms and tpot_p99_ms");
+  r.line = row.location().line;
+  return r;
+}
+
+std::string optional_text(const YamlField& field, std::string_view key) {
+  const auto child = field.optional_child(key);
+  return child ? child->text() : std::string();
+}
+
+}  // namespace
+
+const ServerLimits* MlperfResults::limits_of(const std::string& benchmark) const {
+  for (const ServerLimits& l : limits)
+    if (benchmark.rfind(l.benchmark, 0) == 0) return &l;
+  return nullptr;
+}
+
+Result<MlperfResults> load_mlperf_results(const std::string& path) {
+  return result_of<MlperfResults>([&] {
+    const YamlField root = YamlDocument::load(path).root();
+    MlperfResults results;
+    results.path = path;
+    for (const YamlField& limit : root.child("scenario_limits").child("rows").items()) {
+      if (scenario_name(limit.child("scenario")) != "Server") continue;
+      results.limits.push_back({limit.child("benchmark").text(),
+                                limit.child("ttft_p99_limit_ms").positive_number(),
+                                limit.child("tpot_p99_limit_ms").positive_number()});
+    }
+    std::map<std::string, SystemInfo> systems;
+    for (const YamlField& system : root.child("systems").items()) {
+      const std::string division = optional_text(system, "div");
+      systems[system.child("sub").text() + "/" + system.child("system").text()] = {
+          system.child("accel").text(), optional_text(system, "engine"),
+          division.empty() ? "closed" : division};
+    }
+    for (const YamlField& row : root.child("rows").items()) results.rows.push_back(read_row(row, systems));
+    return results;
+  });
+}
+
+Result<std::vector<EngineGeneration>> load_engine_generations(const std::string& path) {
+  return result_of<std::vector<EngineGeneration>>([&] {
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys({"generations"});
+    std::vector<EngineGeneration> engines;
+    for (const YamlField& item : root.child("generations").items()) {
+      item.expect_keys({"id", "engines", "description", "efficiency", "max_batched_tokens", "block_tokens",
+                        "max_sequences"});
+      EngineGeneration engine;
+      engine.id = item.child("id").text();
+      for (const YamlField& piece : item.child("engines").items()) engine.engines.push_back(piece.text());
+      engine.efficiency = item.child("efficiency").child("value").positive_number();
+      engine.max_batched_tokens =
+          static_cast<int>(item.child("max_batched_tokens").child("value").positive_integer());
+      engine.block_tokens = static_cast<int>(item.child("block_tokens").child("value").positive_integer());
+      engine.max_sequences = static_cast<int>(item.child("max_sequences").child("value").positive_integer());
+      engines.push_back(std::move(engine));
+    }
+    return engines;
+  });
+}
+
+const ServingBenchmark* benchmark_of(const ServingCheckPlan& plan, const std::string& id) {
+  for (const ServingBenchmark& b : plan.benchmarks)
+    if (b.id == id) return &b;
+  return nullptr;
+}
+
+Result<ServingCheckPlan> load_serving_check_plan(const std::string& path) {
+  return result_of<ServingCheckPlan>([&] {
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys({"results", "split", "excluded", "benchmarks", "deployments", "run"});
+    ServingCheckPlan plan;
+    plan.results_path = root.child("results").text();
+    const YamlField split = root.child("split");
+    split.expect_keys({"fit_submitters", "reason"});
+    for (const YamlField& s : split.child("fit_submitters").items()) plan.fit_submitters.push_back(s.text());
+    for (const YamlField& item : root.child("excluded").items()) {
+      item.expect_keys({"division", "accelerator_contains", "system_contains", "reason"});
+      RowExclusion exclusion{optional_text(item, "division"), optional_text(item, "accelerator_contains"),
+                             optional_text(item, "system_contains"), item.child("reason").text()};
+      if (exclusion.division.empty() && exclusion.accelerator_contains.empty() &&
+          exclusion.system_contains.empty())
+        item.fail("an exclusion needs division, accelerator_contains or system_contains");
+      plan.exclusions.push_back(std::move(exclusion));
+    }
+    for (const YamlField& item : root.child("benchmarks").items()) {
+      item.expect_keys({"id", "model", "precision", "kv_bytes_per_element", "input_max_tokens",
+                        "input_source", "output_mean_tokens", "output_source"});
+      plan.benchmarks.push_back({item.child("id").text(), item.child("model").text(),
+                                 item.child("precision").one_of({"fp8", "bf16", "fp16"}),
+                                 item.child("kv_bytes_per_element").positive_number(),
+                                 static_cast<int>(item.child("input_max_tokens").positive_integer()),
+                                 static_cast<int>(item.child("output_mean_tokens").positive_integer())});
+    }
+    for (const YamlField& item : root.child("deployments").items()) {
+      item.expect_keys({"bench", "accelerator_contains", "system", "accelerator", "tp", "server_sequences",
+                        "offline_sequences", "confidence", "source"});
+      ServingDeployment d;
+      d.benchmark = item.child("bench").text();
+      d.accelerator_contains = item.child("accelerator_contains").text();
+      d.system = optional_text(item, "system");
+      d.accelerator = optional_text(item, "accelerator");
+      if (d.system.empty() == d.accelerator.empty()) item.fail("give exactly one of system or accelerator");
+      d.tp = static_cast<int>(item.child("tp").positive_integer());
+      if (const auto s = item.optional_child("server_sequences"))
+        d.server_sequences = static_cast<int>(s->positive_integer());
+      if (const auto s = item.optional_child("offline_sequences"))
+        d.offline_sequences = static_cast<int>(s->positive_integer());
+      d.confidence = item.child("confidence").one_of({"read", "assumed"});
+      if (benchmark_of(plan, d.benchmark) == nullptr)
+        item.child("bench").fail("no benchmark '" + d.benchmark + "'");
+      plan.deployments.push_back(std::move(d));
+    }
+    const YamlField run = root.child("run");
+    run.expect_keys({"server_duration_s", "offline_requests_per_sequence", "seed", "qps_search_low",
+                     "qps_search_high", "qps_search_steps"});
+    plan.run.server_duration_s = run.child("server_duration_s").positive_number();
+    plan.run.offline_requests_per_sequence =
+        static_cast<int>(run.child("offline_requests_per_sequence").positive_integer());
+    plan.run.seed = static_cast<std::uint64_t>(run.child("seed").non_negative_integer());
+    plan.run.qps_search_low = run.child("qps_search_low").positive_number();
+    plan.run.qps_search_high = run.child("qps_search_high").positive_number();
+    if (plan.run.qps_search_high <= plan.run.qps_search_low)
+      run.child("qps_search_high").fail("must be above qps_search_low");
+    plan.run.qps_search_steps = static_cast<int>(run.child("qps_search_steps").positive_integer());
+    return plan;
+  });
+}
+
+}  // namespace gputwin
