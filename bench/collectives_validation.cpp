@@ -1,5 +1,6 @@
-// Prints the collective model's validation table: each published nccl-tests bus bandwidth
-// (data/reference/collectives-published.yaml, with sources) against the prediction, with the error.
+// Prints the collective model's validation table: each published nccl-tests bus bandwidth, or for a small
+// message its time (data/reference/collectives-published.yaml, with sources), against the prediction, with
+// the error (positive: the model is too fast).
 // Usage: collectives_validation [--markdown]
 #include "gputwin/perf/collectives_validation.hpp"
 
@@ -16,10 +17,32 @@ std::string source_path(const std::string& relative) {
 
 std::string range_text(const gputwin::PublishedCollectivePoint& p) {
   char text[64];
-  if (p.busbw_min_gbps == p.busbw_max_gbps)
+  if (p.time_us)
+    std::snprintf(text, sizeof text, "%.4g us", *p.time_us);
+  else if (p.busbw_min_gbps == p.busbw_max_gbps)
     std::snprintf(text, sizeof text, "%.0f", p.busbw_min_gbps);
   else
     std::snprintf(text, sizeof text, "%.4g-%.4g", p.busbw_min_gbps, p.busbw_max_gbps);
+  return text;
+}
+
+std::string size_text(double bytes) {
+  char text[32];
+  if (bytes >= 1048576)
+    std::snprintf(text, sizeof text, "%.0f MiB", bytes / 1048576);
+  else if (bytes >= 1024)
+    std::snprintf(text, sizeof text, "%.0f KiB", bytes / 1024);
+  else
+    std::snprintf(text, sizeof text, "%.0f B", bytes);
+  return text;
+}
+
+std::string predicted_text(const gputwin::ValidationRow& r) {
+  char text[32];
+  if (r.point.time_us)
+    std::snprintf(text, sizeof text, "%.1f us", r.predicted_time_us);
+  else
+    std::snprintf(text, sizeof text, "%.1f", r.predicted_busbw_gbps);
   return text;
 }
 
@@ -36,10 +59,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (markdown) {
-    std::printf("| point | size | published busbw GB/s | predicted GB/s | algorithm | error |\n");
+    std::printf("| point | size | published busbw GB/s (or time) | predicted | algorithm | error |\n");
     std::printf("|---|---:|---:|---:|---|---:|\n");
   } else {
-    std::printf("%-42s %8s %14s %10s %-13s %8s\n", "point", "size MiB", "published", "predicted", "algorithm",
+    std::printf("%-42s %8s %14s %10s %-13s %8s\n", "point", "size", "published", "predicted", "algorithm",
                 "error");
   }
   double worst = 0;
@@ -60,13 +83,13 @@ int main(int argc, char** argv) {
                              : point.known_gap.empty() ? ""
                                                        : " (known gap)";
     if (markdown) {
-      std::printf("| %s | %.0f MiB | %s | %.1f | %s | %+.1f %%%s |\n", point.name.c_str(),
-                  point.bytes / 1048576, range_text(point).c_str(), r.predicted_busbw_gbps, algorithm.c_str(),
-                  r.error_percent(), note.c_str());
+      std::printf("| %s | %s | %s | %s | %s | %+.1f %%%s |\n", point.name.c_str(),
+                  size_text(point.bytes).c_str(), range_text(point).c_str(), predicted_text(r).c_str(),
+                  algorithm.c_str(), r.error_percent(), note.c_str());
     } else {
-      std::printf("%-42s %8.0f %14s %10.1f %-13s %+7.1f%%%s\n", point.name.c_str(), point.bytes / 1048576,
-                  range_text(point).c_str(), r.predicted_busbw_gbps, algorithm.c_str(), r.error_percent(),
-                  note.c_str());
+      std::printf("%-42s %8s %14s %10s %-13s %+7.1f%%%s\n", point.name.c_str(),
+                  size_text(point.bytes).c_str(), range_text(point).c_str(), predicted_text(r).c_str(),
+                  algorithm.c_str(), r.error_percent(), note.c_str());
     }
     if (point.set == "evaluation") {
       evaluation_worst = std::max(evaluation_worst, std::abs(r.error_percent()));

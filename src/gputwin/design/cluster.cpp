@@ -102,6 +102,35 @@ const NodeType* Cluster::sole_node_type() const {
   return sole;
 }
 
+std::vector<NodeTypeCount> Cluster::node_type_counts() const {
+  std::vector<NodeTypeCount> counts;
+  for (const DeviceKind kind : {DeviceKind::node, DeviceKind::server}) {
+    for (const Device& device : devices) {
+      const NodeType* type = device.kind == kind ? node_type_of(device) : nullptr;
+      if (type == nullptr) continue;
+      auto same = [&](const NodeTypeCount& c) { return c.type == type && c.kind == kind; };
+      if (auto found = std::find_if(counts.begin(), counts.end(), same); found != counts.end())
+        ++found->count;
+      else
+        counts.push_back({type, kind, 1});
+    }
+  }
+  return counts;
+}
+
+std::string node_counts_text(const Cluster& cluster, DeviceKind kind) {
+  std::string text;
+  for (const NodeTypeCount& count : cluster.node_type_counts()) {
+    if (count.kind != kind) continue;
+    text += (text.empty() ? "" : " + ") + std::to_string(count.count) + " x " + count.type->system;
+  }
+  return text;
+}
+
+std::string several_node_types_text(const Cluster& cluster) {
+  return "the cluster holds nodes of several types (" + node_counts_text(cluster, DeviceKind::node) + ")";
+}
+
 const ScaleUpDomain* Cluster::first_node_domain() const {
   for (const Device& device : devices) {
     if (device.kind == DeviceKind::node) return domain_of(device);

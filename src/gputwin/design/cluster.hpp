@@ -174,10 +174,12 @@ struct Costs {
 struct PowerSummary {
   Power it_max;
   Power it_typical;
-  Power facility_max;      // it_max x PUE
-  Power facility_typical;  // it_typical x PUE
-  Power cooling_load;      // heat to remove from the white space = IT power at max
-  double pue = 1.0;
+  Power facility_max;       // it_max x PUE
+  Power facility_typical;   // it_typical x PUE
+  Power cooling_load;       // heat to remove from the white space = IT power at max
+  double pue = 1.0;         // facility over IT power, the air and liquid shares each at their own PUE
+  double air_pue = 1.0;     // of the heat left to the room's air: the spec's facility.pue (or the default)
+  double liquid_pue = 1.0;  // of the heat sent to liquid: facility.liquid_cooling.pue, else as air
   int circuits = 0;
   Power circuit_capacity;  // usable continuous power of one PDU's circuit
   bool typical_from_max = false;
@@ -215,6 +217,13 @@ struct Warning {
   bool prominent = false;  // changes what the design costs or holds: reports show it first, not in a list
 };
 
+// How many devices of one node type a cluster holds, and in which role (compute nodes or servers).
+struct NodeTypeCount {
+  const NodeType* type = nullptr;
+  DeviceKind kind = DeviceKind::node;  // node (compute) or server (management, login: CPU-only)
+  int count = 0;
+};
+
 struct Cluster {
   std::string name;
   std::string node_system;
@@ -240,8 +249,17 @@ struct Cluster {
   // The one node type of the compute nodes (DeviceKind::node), or nullptr when there are no nodes or they are
   // of several types: an analysis that models one type asks this and says so when it is nullptr.
   [[nodiscard]] const NodeType* sole_node_type() const;
+  // Every node type with its device count: the compute nodes' types first, in the order they were first
+  // placed, then the servers' types. Readers print per type rather than assume one system.
+  [[nodiscard]] std::vector<NodeTypeCount> node_type_counts() const;
   // The scale-up domain of the first compute node (all are alike when sole_node_type() is set).
   [[nodiscard]] const ScaleUpDomain* first_node_domain() const;
 };
+
+// The devices of `kind` by type, "127 x dgx-h100" or "18 x gb200-nvl72-tray + 4 x dgx-h100"; empty when none.
+[[nodiscard]] std::string node_counts_text(const Cluster& cluster, DeviceKind kind);
+// The sentence a model that takes one node type refuses a cluster of several with, listing every compute
+// node type and its count: "the cluster holds nodes of several types (18 x gb200-nvl72-tray + 4 x dgx-h100)".
+[[nodiscard]] std::string several_node_types_text(const Cluster& cluster);
 
 }  // namespace gputwin

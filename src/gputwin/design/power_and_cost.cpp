@@ -63,13 +63,40 @@ Power rack_power_ceiling(Power rack_power_limit, Power rack_cooling_limit) {
   return cooling_binds ? rack_cooling_limit : rack_power_limit;
 }
 
+namespace {
+
+// Facility power with each rack's heat removed at the PUE of what carries it: its share to liquid at the
+// liquid PUE, the rest at the room's (air) PUE. With no liquid PUE set the two are equal and this is IT power
+// x facility.pue.
+void facility_power_by_cooling(const ClusterSpec& spec, const Cooling& cooling, Cluster& cluster) {
+  PowerSummary& power = cluster.power;
+  power.air_pue = spec.facility.pue;
+  power.liquid_pue = spec.facility.liquid.pue.value_or(cooling.pue.value_or(spec.facility.pue));
+  if (power.liquid_pue == power.air_pue) {  // one PUE for the whole room
+    power.pue = spec.facility.pue;
+    power.facility_max = power.it_max * power.pue;
+    power.facility_typical = power.it_typical * power.pue;
+    return;
+  }
+  power.facility_max = Power{};
+  power.facility_typical = Power{};
+  for (const Rack& rack : cluster.racks) {
+    const double liquid_share = rack.power_max > Power{} ? rack.heat_to_liquid / rack.power_max : 0.0;
+    const double rack_pue = liquid_share * power.liquid_pue + (1.0 - liquid_share) * power.air_pue;
+    power.facility_max += rack.power_max * rack_pue;
+    power.facility_typical += rack.power_typical * rack_pue;
+  }
+  power.pue = power.it_max > Power{} ? power.facility_max / power.it_max : power.air_pue;
+}
+
+}  // namespace
+
 void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
   const FacilitySpec& facility = spec.facility;
   const Pdu& pdu = catalog.get<Pdu>(facility.pdu);
   const Cooling& cooling = catalog.get<Cooling>(facility.cooling);
   PowerSummary& power = cluster.power;
   power.circuit_capacity = catalog.get<Circuit>(pdu.circuit).usable_power();
-  power.pue = facility.pue;
   power.rack_power_limit = facility.rack_power_limit;
   power.rack_cooling_limit = cooling.max_rack_power;
   power.rack_power_ceiling = rack_power_ceiling(power.rack_power_limit, power.rack_cooling_limit);
@@ -97,8 +124,7 @@ void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& c
                                                          ") than " + cooling.info.id + " removes per rack (" +
                                                          format_power(cooling.max_rack_power) + ")"});
   }
-  power.facility_max = power.it_max * facility.pue;
-  power.facility_typical = power.it_typical * facility.pue;
+  facility_power_by_cooling(spec, cooling, cluster);
   power.cooling_load = power.it_max;
   power.typical_from_max = !catalog.get<System>(spec.node_system).power_typical.has_value();
   if (power.typical_from_max) {

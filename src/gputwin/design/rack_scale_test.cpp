@@ -312,5 +312,40 @@ TEST(RackScale, RackOverItsLiquidCapacityIsALocatedError) {
       << errors;
 }
 
+// PUE by cooling type: the heat a rack sends to liquid is removed at the liquid plant's PUE, the rest at the
+// room's. The example's 8 NVL72 racks send 85 % to liquid; its network racks are air-cooled.
+TEST(RackScale, HeatToLiquidCostsTheLiquidPueAndTheRestTheRoomsPue) {
+  const Cluster one_pue = plan_file(kGb200Example);
+  EXPECT_DOUBLE_EQ(one_pue.power.pue, 1.4);
+  EXPECT_DOUBLE_EQ(one_pue.power.liquid_pue, 1.4) << "no liquid PUE set: the room's";
+  EXPECT_NEAR(in_kilowatts(one_pue.power.facility_max), 1.4 * in_kilowatts(one_pue.power.it_max), 1e-6);
+
+  const Cluster split =
+      plan_text(gb200_with("    water_delta_t_c: 10\n", "    water_delta_t_c: 10\n    pue: 1.1\n"));
+  double expected_kw = 0;
+  double expected_typical_kw = 0;
+  for (const auto& rack : split.racks) {
+    expected_kw += 1.1 * in_kilowatts(rack.heat_to_liquid) + 1.4 * in_kilowatts(rack.heat_to_air);
+    const double share = in_kilowatts(rack.heat_to_liquid) / in_kilowatts(rack.power_max);
+    expected_typical_kw += in_kilowatts(rack.power_typical) * (1.1 * share + 1.4 * (1 - share));
+  }
+  EXPECT_NEAR(in_kilowatts(split.power.facility_max), expected_kw, 1e-6);
+  EXPECT_NEAR(in_kilowatts(split.power.facility_typical), expected_typical_kw, 1e-6);
+  EXPECT_LT(split.power.facility_max, one_pue.power.facility_max);
+  EXPECT_GT(split.power.pue, 1.1);
+  EXPECT_LT(split.power.pue, 1.4);
+  EXPECT_NEAR(split.power.pue, expected_kw / in_kilowatts(split.power.it_max), 1e-12);
+  EXPECT_DOUBLE_EQ(split.power.air_pue, 1.4);
+  EXPECT_DOUBLE_EQ(split.power.liquid_pue, 1.1);
+  const std::string text = plan_text(split);
+  EXPECT_NE(text.find("(heat to air at 1.4, to liquid at 1.1)"), std::string::npos) << text.substr(0, 600);
+}
+
+TEST(RackScale, LiquidPueBelowOneIsALocatedError) {
+  const std::string errors =
+      plan_errors(gb200_with("    water_delta_t_c: 10\n", "    water_delta_t_c: 10\n    pue: 0.9\n"));
+  EXPECT_NE(errors.find("facility.liquid_cooling.pue: a PUE is at least 1.0"), std::string::npos) << errors;
+}
+
 }  // namespace
 }  // namespace gputwin

@@ -7,7 +7,8 @@ namespace {
 
 PublishedCollectivePoint read_point(const YamlField& field, bool multi_node, const std::string& set) {
   field.expect_keys({"name", "source", "system", "accelerator", "gpus", "nodes", "nics_per_node", "nic_gbps",
-                     "op", "algorithm", "bytes", "busbw_gbps", "known_gap", "scale_up_domain", "confidence"});
+                     "op", "algorithm", "bytes", "busbw_gbps", "time_us", "known_gap", "scale_up_domain",
+                     "confidence"});
   PublishedCollectivePoint point;
   point.multi_node = multi_node;
   point.set = set;
@@ -36,6 +37,11 @@ PublishedCollectivePoint read_point(const YamlField& field, bool multi_node, con
   }
   if (const auto gap = field.optional_child("known_gap")) point.known_gap = gap->text();
   point.bytes = field.child("bytes").positive_number();
+  if (const auto time = field.optional_child("time_us")) {
+    if (field.optional_child("busbw_gbps")) time->fail("give busbw_gbps or time_us, not both");
+    point.time_us = time->positive_number();
+    return point;
+  }
   const auto range = field.child("busbw_gbps").items();
   if (range.size() != 2) field.child("busbw_gbps").fail("expected [min, max]");
   point.busbw_min_gbps = range[0].positive_number();
@@ -64,6 +70,7 @@ Result<PerfHardware> hardware_for(const Catalog& catalog, const PublishedCollect
 }  // namespace
 
 double ValidationRow::error_percent() const {
+  if (point.time_us) return (*point.time_us / predicted_time_us - 1) * 100;
   const double p = predicted_busbw_gbps;
   if (p < point.busbw_min_gbps) return (p - point.busbw_min_gbps) / point.busbw_min_gbps * 100;
   if (p > point.busbw_max_gbps) return (p - point.busbw_max_gbps) / point.busbw_max_gbps * 100;
@@ -102,6 +109,7 @@ Result<ValidationRow> validate_collective_point(const Catalog& catalog, const Co
   row.estimate = estimate_collective(hardware, model, point.op, ByteSize::from_base(point.bytes), group,
                                      CollectiveChoice{point.algorithm, std::nullopt});
   row.predicted_busbw_gbps = row.estimate.busbw_gbps;
+  row.predicted_time_us = row.estimate.time_us;
   return row;
 }
 

@@ -34,6 +34,9 @@ struct PublishedCollectivePoint {
   double bytes = 0;
   double busbw_min_gbps = 0;
   double busbw_max_gbps = 0;
+  // A small message is checked on its time rather than its bus bandwidth (0.00 GB/s at 8 B): the time
+  // nccl-tests printed, in microseconds; empty for bandwidth points.
+  std::optional<double> time_us;
   std::string known_gap;    // why the model misses this point, when it does and we know it; empty otherwise
   int scale_up_domain = 0;  // GPUs of one NVLink domain spanning nodes (NVL72 trays: 72); 0 = the node
   // "fit": a source the model's constants were read from; "evaluation": held out, never used to set anything.
@@ -45,7 +48,10 @@ struct ValidationRow {
   PublishedCollectivePoint point;
   CollectiveEstimate estimate;
   double predicted_busbw_gbps = 0;
-  // Signed error against the published range: 0 inside it, else relative to its nearest end.
+  double predicted_time_us = 0;
+  // Signed error against the published range: 0 inside it, else relative to its nearest end. A time point's
+  // error is that of the rate it implies (published time / predicted time - 1), so that for both kinds a
+  // positive error means the model is too fast.
   [[nodiscard]] double error_percent() const;
 };
 

@@ -21,9 +21,8 @@ Result<GpuHourPrice> gpu_hour_price_of(const Cluster& cluster, const Catalog& /*
   }
   const NodeType* type = cluster.sole_node_type();
   if (type == nullptr) {
-    return InputError{
-        where, "nodes.system",
-        "the cluster holds nodes of several types; one TCO per GPU-hour prices one accelerator"};
+    return InputError{where, "nodes.system",
+                      several_node_types_text(cluster) + "; one TCO per GPU-hour prices one accelerator"};
   }
   if (type->accelerator.empty()) {
     return InputError{where, "nodes.system", "'" + type->system + "' carries no accelerator"};

@@ -217,11 +217,30 @@ std::string cost_summary(const Costs& costs) {
                      format_money(*costs.cost_per_gpu_hour));
 }
 
+namespace {
+
+// Every node type and its count: a cluster may hold several (compute nodes of two systems, CPU login or
+// management servers beside them).
+Json node_types_json(const Cluster& cluster) {
+  Json types = Json::array();
+  for (const NodeTypeCount& count : cluster.node_type_counts()) {
+    types.push_back({{"system", count.type->system},
+                     {"role", count.kind == DeviceKind::node ? "compute" : "server"},
+                     {"count", count.count},
+                     {"gpus_per_node", count.type->gpus},
+                     {"accelerator", count.type->accelerator}});
+  }
+  return types;
+}
+
+}  // namespace
+
 Json plan_json(const Cluster& cluster) {
   Json json;
   json["schema"] = kPlanSchema;
   json["name"] = cluster.name;
   json["node_system"] = cluster.node_system;
+  json["node_types"] = node_types_json(cluster);
   int pdus = 0;
   for (const auto& rack : cluster.racks) pdus += rack.pdus;
   json["totals"] = {{"gpus", cluster.gpus},
@@ -240,6 +259,8 @@ Json plan_json(const Cluster& cluster) {
   for (const auto& fabric : cluster.fabrics) fabrics[role_name(fabric.role)] = fabric_json(fabric);
   json["fabrics"] = fabrics;
   json["power"] = {{"pue", cluster.power.pue},
+                   {"air_pue", cluster.power.air_pue},
+                   {"liquid_pue", cluster.power.liquid_pue},
                    {"circuit_capacity_kw", kw(cluster.power.circuit_capacity)},
                    {"circuits", cluster.power.circuits},
                    {"typical_from_max", cluster.power.typical_from_max}};
@@ -271,17 +292,30 @@ Json plan_json(const Cluster& cluster) {
   return json;
 }
 
+namespace {
+
+// The facility's PUE, and the air and liquid ones it blends when they differ.
+std::string pue_text(const PowerSummary& power) {
+  if (power.liquid_pue == power.air_pue) return format_number(power.pue, 2);
+  return fmt::format("{} (heat to air at {}, to liquid at {})", format_number(power.pue, 3),
+                     format_number(power.air_pue, 2), format_number(power.liquid_pue, 2));
+}
+
+}  // namespace
+
 std::string plan_text(const Cluster& cluster) {
   std::string text = fmt::format("{}\n", cluster.name);
-  text += fmt::format("  {} GPUs in {} x {}, {} racks ({} compute, {} network, {} management)\n",
-                      cluster.gpus, cluster.nodes, cluster.node_system, cluster.racks.size(),
+  text += fmt::format("  {} GPUs in {}, {} racks ({} compute, {} network, {} management)\n", cluster.gpus,
+                      node_counts_text(cluster, DeviceKind::node), cluster.racks.size(),
                       cluster.racks_of(RackKind::compute), cluster.racks_of(RackKind::network),
                       cluster.racks_of(RackKind::management));
+  if (const std::string servers = node_counts_text(cluster, DeviceKind::server); !servers.empty())
+    text += "  servers: " + servers + "\n";
   const PowerSummary& power = cluster.power;
   text += fmt::format("  IT power {} max, {} typical{}; facility {} at PUE {}; {} PDU circuits of {}\n",
                       format_power(power.it_max), format_power(power.it_typical),
                       power.typical_from_max ? " (node typical unknown: max used)" : "",
-                      format_power(power.facility_max), format_number(power.pue, 2), power.circuits,
+                      format_power(power.facility_max), pue_text(power), power.circuits,
                       format_power(power.circuit_capacity));
   text += rack_scale_text(cluster);
   if (cluster.costs.priced) text += "  " + cost_summary(cluster.costs) + "\n";
@@ -438,6 +472,15 @@ PlanSummary plan_summary_from_json(const JsonField& root) {
   PlanSummary plan;
   plan.name = root.child("name").string();
   plan.node_system = root.child("node_system").string();
+  // Documents written before node types were listed hold one compute type, named by node_system.
+  if (const auto types = root.optional_child("node_types")) {
+    for (std::size_t i = 0; i < types->array_size(); ++i) {
+      const JsonField type = types->element(i);
+      plan.node_types.push_back({type.child("system").string(), type.child("role").string(),
+                                 type.child("count").integer(), type.child("gpus_per_node").integer(),
+                                 type.child("accelerator").string()});
+    }
+  }
   const JsonField totals = root.child("totals");
   plan.gpus = totals.child("gpus").integer();
   plan.nodes = totals.child("nodes").integer();

@@ -85,9 +85,18 @@ struct PlanWorkloadSummary {
   std::string choice_rule;  // empty without candidates
   std::vector<PlanCandidateSummary> candidates;
 };
+// One node type of the design and how many devices are of it.
+struct PlanNodeTypeSummary {
+  std::string system;
+  std::string role;  // "compute" or "server"
+  long count = 0;
+  long gpus_per_node = 0;
+  std::string accelerator;  // empty for CPU-only servers
+};
 struct PlanSummary {
   std::string name;
-  std::string node_system;
+  std::string node_system;                      // the first compute node type (documents before node_types)
+  std::vector<PlanNodeTypeSummary> node_types;  // empty when read from a document that has none
   long gpus = 0;
   long nodes = 0;
   long racks = 0;

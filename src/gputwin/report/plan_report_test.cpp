@@ -8,6 +8,8 @@
 #include <set>
 
 #include "gputwin/design/design_test_support.hpp"
+#include "gputwin/perf/hardware.hpp"
+#include "gputwin/plan/cluster_price.hpp"
 #include "gputwin/report/html/html_report.hpp"
 #include "gputwin/report/report_test_support.hpp"
 
@@ -170,6 +172,94 @@ TEST(PlanJson, MissingFieldIsNamedByItsPointer) {
   mistyped_text.replace(at, mistyped_text.find(',', at) - at, "1");
   const std::string mistyped = error_of(read_plan_json(mistyped_text, "plan.json"));
   EXPECT_TRUE(contains(mistyped, "/costs/complete: expected true or false")) << mistyped;
+}
+
+// Two GB200 NVL72 racks with CPU login/head servers beside them (examples/): two node types in one spec.
+Cluster racks_with_login_nodes() {
+  return testing::plan_file("examples/gb200-nvl72-2-racks-login-nodes.yaml");
+}
+
+// The same cluster with 2 DGX H100 nodes added beside the racks, as a design holding two GPU node types would
+// be (a spec cannot ask for two compute systems yet: the writers and the refusals are checked on the model).
+Cluster with_dgx_h100_beside(Cluster cluster) {
+  const NodeType dgx{"dgx-h100", "h100-sxm", 8, 8, {}, "", 2, 112, std::nullopt};
+  cluster.node_types.push_back(dgx);
+  for (int n = 1; n <= 2; ++n) {
+    Device node;
+    node.name = "dgx-" + std::to_string(n);
+    node.kind = DeviceKind::node;
+    node.part = "dgx-h100";
+    node.node_type = static_cast<int>(cluster.node_types.size()) - 1;
+    cluster.devices.push_back(node);
+  }
+  cluster.nodes += 2;
+  cluster.gpus += 16;
+  return cluster;
+}
+
+TEST(PlanNodeTypes, ComputeAndServerTypesArePrintedWithTheirCounts) {
+  const Cluster cluster = racks_with_login_nodes();
+  ASSERT_EQ(cluster.node_types.size(), 2u);
+  const std::string headline = first_lines(plan_text(cluster));
+  EXPECT_TRUE(contains(headline, "144 GPUs in 36 x gb200-nvl72-tray, ")) << headline;
+  EXPECT_TRUE(contains(headline, "\n  servers: 4 x mgmt-server-2s\n")) << headline;
+
+  const auto json = plan_json(cluster);
+  ASSERT_EQ(json["node_types"].size(), 2u);
+  EXPECT_EQ(json["node_types"][0]["system"], "gb200-nvl72-tray");
+  EXPECT_EQ(json["node_types"][0]["role"], "compute");
+  EXPECT_EQ(json["node_types"][0]["count"], 36);
+  EXPECT_EQ(json["node_types"][0]["gpus_per_node"], 4);
+  EXPECT_EQ(json["node_types"][1]["system"], "mgmt-server-2s");
+  EXPECT_EQ(json["node_types"][1]["role"], "server");
+  EXPECT_EQ(json["node_types"][1]["count"], 4);
+  EXPECT_EQ(json["node_types"][1]["gpus_per_node"], 0);
+
+  const auto read = read_plan_json(json.dump(2), "plan.json");
+  ASSERT_TRUE(read.ok()) << read.error_text();
+  ASSERT_EQ(read.value().node_types.size(), 2u);
+  EXPECT_EQ(read.value().node_types[1].system, "mgmt-server-2s");
+  EXPECT_EQ(read.value().node_types[1].role, "server");
+  EXPECT_EQ(read.value().node_types[1].count, 4);
+}
+
+TEST(PlanNodeTypes, ServersDoNotMakeTheGpuModelsRefuse) {
+  const Cluster cluster = racks_with_login_nodes();
+  const auto hardware = perf_hardware(cluster, testing::bundled_catalog());
+  ASSERT_TRUE(hardware.ok()) << hardware.error_text();
+  EXPECT_EQ(hardware.value().gpus_per_node, 4);
+  EXPECT_EQ(hardware.value().scale_up_domain, 72);
+}
+
+TEST(PlanNodeTypes, TwoGpuNodeTypesArePrintedPerTypeInTextJsonAndHtml) {
+  const Cluster cluster = with_dgx_h100_beside(racks_with_login_nodes());
+  const std::string headline = first_lines(plan_text(cluster));
+  EXPECT_TRUE(contains(headline, "160 GPUs in 36 x gb200-nvl72-tray + 2 x dgx-h100, ")) << headline;
+  const auto json = plan_json(cluster);
+  ASSERT_EQ(json["node_types"].size(), 3u);
+  EXPECT_EQ(json["node_types"][1]["system"], "dgx-h100") << "compute types come before servers";
+  EXPECT_EQ(json["node_types"][1]["count"], 2);
+  const std::string html = html_report(cluster, {}, "");
+  EXPECT_TRUE(contains(html, "160 GPUs in 36 x gb200-nvl72-tray + 2 x dgx-h100;")) << "the page's header";
+  EXPECT_TRUE(contains(html,
+                       "data-system=\"dgx-h100\" data-role=\"compute\" data-count=\"2\" "
+                       "data-gpus-per-node=\"8\""));
+  EXPECT_TRUE(contains(html, "data-system=\"mgmt-server-2s\" data-role=\"server\" data-count=\"4\""));
+}
+
+TEST(PlanNodeTypes, ModelsOfOneNodeTypeRefuseSeveralListingThem) {
+  const Cluster cluster = with_dgx_h100_beside(racks_with_login_nodes());
+  const std::string listed = "(36 x gb200-nvl72-tray + 2 x dgx-h100)";
+  const std::string perf = error_of(perf_hardware(cluster, testing::bundled_catalog()));
+  EXPECT_TRUE(contains(perf, "several types " + listed + "; the performance models take one")) << perf;
+  Cluster priced = cluster;
+  priced.costs.priced = true;
+  priced.costs.unpriced_parts.clear();
+  priced.costs.cost_per_gpu_hour = usd(1.0);
+  const std::string price =
+      error_of(gpu_hour_price_of(priced, testing::bundled_catalog(), "examples/two-types.yaml"));
+  EXPECT_TRUE(contains(price, "several types " + listed + "; one TCO per GPU-hour prices one accelerator"))
+      << price;
 }
 
 }  // namespace

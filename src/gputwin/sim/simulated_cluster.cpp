@@ -69,7 +69,9 @@ std::optional<MigNodes> mig_nodes_of(const MigRequest& request, const Catalog& c
 int gpus_per_node(const Cluster& cluster, const Catalog& /*catalog*/) {
   const NodeType* type = cluster.sole_node_type();
   if (type == nullptr) {
-    throw std::invalid_argument("the cluster holds nodes of several types (or none); replay pools take one");
+    throw std::invalid_argument(cluster.nodes == 0
+                                    ? "the cluster has no nodes; replay pools need them"
+                                    : several_node_types_text(cluster) + "; replay pools take one");
   }
   return type->gpus;
 }

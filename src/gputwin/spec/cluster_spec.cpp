@@ -410,7 +410,7 @@ class SpecReader {
                        defaults->cable_slack};
     if (auto layout = f.optional_child("layout")) read_layout(*layout, facility.layout);
     facility.liquid = {defaults->cdu, defaults->coolant, defaults->water_supply_temperature_c,
-                       defaults->water_delta_t_c};
+                       defaults->water_delta_t_c, std::nullopt};
     if (auto liquid = f.optional_child("liquid_cooling")) read_liquid_cooling(*liquid, facility.liquid);
     if (auto air = f.optional_child("room_air_capacity")) {
       facility.room_air_capacity = air->positive_quantity<Power>();
@@ -424,7 +424,7 @@ class SpecReader {
   }
 
   void read_liquid_cooling(const YamlField& f, LiquidCoolingSpec& liquid) {
-    f.expect_keys({"cdu", "coolant", "water_supply_temperature_c", "water_delta_t_c"});
+    f.expect_keys({"cdu", "coolant", "water_supply_temperature_c", "water_delta_t_c", "pue"});
     remember(f);
     if (auto cdu = f.optional_child("cdu")) liquid.cdu = part(*cdu, "cdu");
     if (auto coolant = f.optional_child("coolant")) liquid.coolant = part(*coolant, "coolant");
@@ -435,6 +435,11 @@ class SpecReader {
     if (auto rise = f.optional_child("water_delta_t_c")) {
       liquid.water_delta_t_c = rise->positive_number();
       remember(*rise);
+    }
+    if (auto pue = f.optional_child("pue")) {
+      liquid.pue = pue->positive_number();
+      if (*liquid.pue < 1.0) pue->fail("a PUE is at least 1.0 (facility power over IT power)");
+      remember(*pue);
     }
   }
 

@@ -73,6 +73,10 @@ struct LiquidCoolingSpec {
   std::string coolant;  // catalog coolant id (facility water)
   double water_supply_temperature_c = 0.0;
   double water_delta_t_c = 0.0;
+  // PUE of the heat the racks send to liquid (facility power per watt of it). Empty: the cooling class's
+  // sourced PUE when the catalog has one, else facility.pue: no published figure separating liquid from air
+  // cooling could be read (docs/plan.md, "PUE by cooling type"), so it is the user's to set.
+  std::optional<double> pue;
 };
 
 struct FacilitySpec {

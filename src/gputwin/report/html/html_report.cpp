@@ -106,6 +106,22 @@ std::string prominent_warnings(const Cluster& cluster) {
   return html;
 }
 
+// Each node type with its count, role and GPUs, from the plan document (a cluster may hold several).
+std::string node_types_list(const Json& plan) {
+  std::string html = "<ul class=\"node-types\">";
+  for (const Json& type : plan["node_types"]) {
+    const int gpus = type["gpus_per_node"].get<int>();
+    html += fmt::format(
+        "<li data-system=\"{0}\" data-role=\"{1}\" data-count=\"{2}\" data-gpus-per-node=\"{3}\">{2} x "
+        "<b>{0}</b> ({1}, {4})</li>",
+        html_escape(type["system"].get<std::string>()), html_escape(type["role"].get<std::string>()),
+        type["count"].get<int>(), gpus,
+        gpus == 0 ? std::string("no GPUs")
+                  : fmt::format("{} x {}", gpus, html_escape(type["accelerator"].get<std::string>())));
+  }
+  return html + "</ul>";
+}
+
 std::string summary_section(const Cluster& cluster, const Json& plan) {
   const Json& totals = plan["totals"];
   const Json& costs = plan["costs"];
@@ -138,7 +154,7 @@ std::string summary_section(const Cluster& cluster, const Json& plan) {
           ? format_money(usd(costs["cost_per_gpu_hour_usd"].get<double>()))
           : (priced ? "prices incomplete" : "not priced"),
       fmt::format("TCO per GPU-hour over {} years", svg_number(costs["lifetime_years"].get<double>())));
-  html += "</div>";
+  html += "</div>" + node_types_list(plan);
   if (!complete && !cluster.costs.unpriced_parts.empty()) {
     html += "<p class=\"note incomplete\">" +
             html_escape((priced ? "Incomplete prices: no price for " : "Parts without a price: ") +
@@ -340,8 +356,9 @@ std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std:
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
       "content=\"width=device-width, initial-scale=1\"><title>gputwin report: "
       "{0}</title><style>{1}</style></head>"
-      "<body><header><h1>{0}</h1><p>{2} GPUs in {3} x {4}; report by gputwin</p></header><main>",
-      html_escape(cluster.name), kStyle, cluster.gpus, cluster.nodes, html_escape(cluster.node_system));
+      "<body><header><h1>{0}</h1><p>{2} GPUs in {3}; report by gputwin</p></header><main>",
+      html_escape(cluster.name), kStyle, cluster.gpus,
+      html_escape(node_counts_text(cluster, DeviceKind::node)));
   html += summary_section(cluster, plan) + warnings_section(cluster) + racks_section(cluster) +
           fabrics_section(cluster, plan);
   html += charts_section(charts, "design", "power-cost", "Power, cost and cabling");
