@@ -104,7 +104,7 @@ class CatalogBuilder {
     if (root.is_null()) return;  // an empty file holds no parts
     root.expect_keys({"title", "notes", "accelerators", "mig_profile_sets", "systems", "appliances",
                       "switches", "transceivers", "cables", "circuits", "pdus", "cooling",
-                      "facility_defaults", "rack_systems", "cdus", "busbars", "coolants"});
+                      "facility_defaults", "rack_systems", "cdus", "busbars", "coolants", "storage_tiers"});
     read_list(root, "accelerators", catalog_.accelerators_, "accelerator",
               [this](auto& f) { return accelerator(f); });
     read_list(root, "mig_profile_sets", catalog_.mig_profile_sets_, "mig_profile_set",
@@ -126,6 +126,8 @@ class CatalogBuilder {
     read_list(root, "cdus", catalog_.cdus_, "cdu", [this](auto& f) { return cdu(f); });
     read_list(root, "busbars", catalog_.busbars_, "busbar", [this](auto& f) { return busbar(f); });
     read_list(root, "coolants", catalog_.coolants_, "coolant", [this](auto& f) { return coolant(f); });
+    read_list(root, "storage_tiers", catalog_.storage_tiers_, "storage_tier",
+              [this](auto& f) { return storage_tier(f); });
   }
 
   void add_error(InputError error) { errors_.push_back(std::move(error)); }
@@ -306,12 +308,65 @@ class CatalogBuilder {
 
   Appliance appliance(const YamlField& f) {
     f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "rack_units",
-                   "power_max", "nics"});
+                   "power_max", "nics", "storage"});
     Appliance part;
     part.info = read_info(f);
     part.rack_units = f.child("rack_units").positive_quantity<RackSpace>();
     part.power_max = f.child("power_max").positive_quantity<Power>();
     part.nics = read_nics(f.child("nics"));
+    if (auto storage = f.optional_child("storage")) {
+      storage->expect_keys({"filesystem", "read_bandwidth", "write_bandwidth", "usable_capacity"});
+      if (!part.nics.contains(NetworkRole::storage)) {
+        f.child("nics").fail(
+            "a storage appliance needs storage ports (nics.storage) to join the storage fabric");
+      }
+      StoragePerformance performance;
+      if (auto filesystem = storage->optional_child("filesystem"))
+        performance.filesystem = filesystem->text();
+      performance.read_bandwidth = storage->child("read_bandwidth").positive_quantity<DataRate>();
+      performance.write_bandwidth = optional_quantity<DataRate>(*storage, "write_bandwidth");
+      performance.usable_capacity = optional_quantity<ByteSize>(*storage, "usable_capacity");
+      part.storage = performance;
+    }
+    return part;
+  }
+
+  static StorageRates storage_rates(const YamlField& f) {
+    f.expect_keys({"read", "write"});
+    return {f.child("read").positive_quantity<DataRate>(), f.child("write").positive_quantity<DataRate>()};
+  }
+
+  // Every tier, good/better/best, in one map; each must be given.
+  static std::map<StorageTier, StorageRates> tier_rates(const YamlField& f) {
+    std::map<StorageTier, StorageRates> rates;
+    for (const auto tier : {StorageTier::good, StorageTier::better, StorageTier::best}) {
+      rates[tier] = storage_rates(f.child(storage_tier_name(tier)));
+    }
+    return rates;
+  }
+
+  StorageTierTable storage_tier(const YamlField& f) {
+    f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes",
+                   "nodes_per_scalable_unit", "per_node", "aggregate"});
+    StorageTierTable part;
+    part.info = read_info(f);
+    part.nodes_per_scalable_unit = static_cast<int>(f.child("nodes_per_scalable_unit").positive_integer());
+    const auto per_node = f.child("per_node");
+    per_node.expect_keys({"good", "better", "best"});
+    part.per_node = tier_rates(per_node);
+    const auto rows = f.child("aggregate");
+    for (const auto& item : rows.items()) {
+      StorageTierTable::Row row;
+      const auto units = item.child("scalable_units");
+      row.scalable_units = static_cast<int>(units.positive_integer());
+      if (!part.aggregate.empty() && row.scalable_units <= part.aggregate.back().scalable_units) {
+        units.fail("rows are listed by ascending scalable_units");
+      }
+      item.expect_keys({"scalable_units", "good", "better", "best"});
+      row.rates = tier_rates(item);
+      part.aggregate.push_back(std::move(row));
+    }
+    if (part.aggregate.empty()) rows.fail("list at least one row of aggregate rates");
     return part;
   }
 
@@ -646,6 +701,7 @@ const PartInfo* Catalog::info(std::string_view id) const {
   look(cdus_);
   look(busbars_);
   look(coolants_);
+  look(storage_tiers_);
   return kind.empty() ? nullptr : found;
 }
 

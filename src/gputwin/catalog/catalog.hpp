@@ -68,6 +68,7 @@ class Catalog {
   std::vector<CoolantDistributionUnit> cdus_;
   std::vector<BusbarFeed> busbars_;
   std::vector<Coolant> coolants_;
+  std::vector<StorageTierTable> storage_tiers_;
   std::unordered_map<std::string, std::string> kinds_;  // id -> kind
 };
 
@@ -131,6 +132,11 @@ inline const std::vector<BusbarFeed>& Catalog::all() const {
 template <>
 inline const std::vector<Coolant>& Catalog::all() const {
   return coolants_;
+}
+
+template <>
+inline const std::vector<StorageTierTable>& Catalog::all() const {
+  return storage_tiers_;
 }
 
 }  // namespace gputwin

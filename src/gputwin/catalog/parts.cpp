@@ -51,6 +51,39 @@ RackSpace RackSystem::occupied_rack_units(const System& tray) const {
          power_shelves.rack_units * power_shelves.count + other_rack_units;
 }
 
+const char* storage_tier_name(StorageTier tier) {
+  switch (tier) {
+    case StorageTier::good:
+      return "good";
+    case StorageTier::better:
+      return "better";
+    case StorageTier::best:
+      return "best";
+  }
+  return "?";
+}
+
+StorageRates StorageTierTable::aggregate_at(StorageTier tier, double scalable_units) const {
+  if (aggregate.empty() || scalable_units <= 0.0) return {};
+  auto scaled = [&](const Row& row, double factor) {
+    const StorageRates& rates = row.rates.at(tier);
+    return StorageRates{rates.read * factor, rates.write * factor};
+  };
+  const Row& first = aggregate.front();
+  if (scalable_units <= first.scalable_units) return scaled(first, scalable_units / first.scalable_units);
+  for (std::size_t i = 1; i < aggregate.size(); ++i) {
+    const Row& low = aggregate[i - 1];
+    const Row& high = aggregate[i];
+    if (scalable_units > high.scalable_units) continue;
+    const double t = (scalable_units - low.scalable_units) / (high.scalable_units - low.scalable_units);
+    const StorageRates& a = low.rates.at(tier);
+    const StorageRates& b = high.rates.at(tier);
+    return {a.read + (b.read - a.read) * t, a.write + (b.write - a.write) * t};
+  }
+  const Row& last = aggregate.back();
+  return scaled(last, scalable_units / last.scalable_units);
+}
+
 bool needs_transceivers(Medium medium) {
   return medium == Medium::multimode || medium == Medium::singlemode;
 }

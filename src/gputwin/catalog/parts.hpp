@@ -175,11 +175,49 @@ struct Coolant {
   double density_kg_per_l = 0.0;
 };
 
+// What one storage appliance (one unit as sold: an appliance, an HA pair) delivers to the storage fabric.
+struct StoragePerformance {
+  std::string filesystem;
+  DataRate read_bandwidth;                  // aggregate sequential read of one unit
+  std::optional<DataRate> write_bandwidth;  // empty when no source prints one
+  std::optional<ByteSize> usable_capacity;  // of the largest configuration; empty when not published
+};
+
+// A device on a fabric that is not a node: a fabric manager (UFM), or a storage appliance (with `storage`).
 struct Appliance {
   PartInfo info;
   RackSpace rack_units;
   Power power_max;
   Nics nics;
+  std::optional<StoragePerformance> storage;  // set for storage appliances
+};
+
+enum class StorageTier { good, better, best };
+[[nodiscard]] const char* storage_tier_name(StorageTier tier);
+
+struct StorageRates {
+  DataRate read;
+  DataRate write;
+};
+
+// The storage performance a reference architecture asks for, per tier: what one node reads and writes, and
+// what the whole storage system delivers at the scalable-unit counts it prints.
+//
+//   const StorageTierTable& table = catalog.get<StorageTierTable>("dgx-h100-superpod");
+//   StorageRates four_su = table.aggregate_at(StorageTier::better, 4);   // 160 GB/s read, 80 GB/s write
+struct StorageTierTable {
+  struct Row {
+    int scalable_units = 0;
+    std::map<StorageTier, StorageRates> rates;
+  };
+  PartInfo info;
+  int nodes_per_scalable_unit = 0;
+  std::map<StorageTier, StorageRates> per_node;
+  std::vector<Row> aggregate;  // ascending scalable_units, every tier in every row
+
+  // The printed row at a printed SU count; between rows linear interpolation; below the first row and beyond
+  // the last, that row scaled in proportion to the SU count.
+  [[nodiscard]] StorageRates aggregate_at(StorageTier tier, double scalable_units) const;
 };
 
 struct PortMode {

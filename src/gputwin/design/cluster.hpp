@@ -211,6 +211,42 @@ struct CoolingPlant {
   [[nodiscard]] bool present() const { return liquid_load > Power{}; }
 };
 
+// What the storage was sized for: one requirement and the appliances it alone would take.
+enum class StorageNeed { checkpoint_write, dataset_read, capacity, tier_read, tier_write };
+[[nodiscard]] const char* storage_need_name(StorageNeed need);
+[[nodiscard]] bool is_capacity(StorageNeed need);
+
+struct StorageRequirement {
+  StorageNeed need = StorageNeed::capacity;
+  double amount = 0.0;    // GB/s for a rate, TB for capacity
+  double per_unit = 0.0;  // what one appliance gives, same unit
+  int appliances = 0;     // ceil(amount / per_unit)
+};
+
+// The storage appliances on the storage fabric: how many, what they deliver together, and which requirement
+// set the count. Absent (appliances == 0) when the spec has no `storage:` section.
+//
+//   if (cluster.storage.present()) write_time = checkpoint_bytes / cluster.storage.write_bandwidth->base() *
+//   8;
+struct StorageSummary {
+  std::string appliance;  // catalog appliance id
+  std::string filesystem;
+  int appliances = 0;
+  DataRate read_bandwidth;                       // appliances x one unit's read
+  std::optional<DataRate> write_bandwidth;       // empty when the appliance publishes none
+  std::optional<ByteSize> capacity;              // empty when the appliance publishes none
+  std::vector<StorageRequirement> requirements;  // in the order checkpoint, dataset, capacity, tier
+  int binding = -1;                              // index into requirements of the one that sets the count
+  std::string tier;                              // "good" | "better" | "best"; empty without a tier
+  std::string tier_table;                        // catalog storage_tier id
+  int scalable_units = 0;                        // the SU count the tier's aggregate rates were read at
+  std::optional<ByteSize> checkpoint_size;
+  double checkpoint_write_seconds = 0.0;
+  bool checkpoint_from_workload = false;
+
+  [[nodiscard]] bool present() const { return appliances > 0; }
+};
+
 struct Warning {
   std::string code;  // stable identifier, e.g. "rack-over-limit"
   std::string message;
@@ -239,6 +275,7 @@ struct Cluster {
   PowerSummary power;
   std::vector<BomLine> bom;
   Costs costs;
+  StorageSummary storage;
   std::vector<Warning> warnings;
 
   [[nodiscard]] const Fabric* fabric(NetworkRole role) const;

@@ -10,6 +10,7 @@
 #include "gputwin/design/fabric_builder.hpp"
 #include "gputwin/design/power_and_cost.hpp"
 #include "gputwin/design/rack_placement.hpp"
+#include "gputwin/design/storage_sizing.hpp"
 
 namespace gputwin {
 namespace {
@@ -236,18 +237,34 @@ Result<Cluster> design_cluster(const ClusterSpec& spec, const Catalog& catalog) 
     return InputError{spec.where("nodes.workload"), "nodes.workload",
                       "the node count is not sized for the workload yet (fit_workload does that)"};
   }
+  if (spec.storage_system.present && spec.storage_system.checkpoint_from_workload &&
+      !spec.storage_system.checkpoint_size) {
+    return InputError{spec.where("storage.checkpoint.size"), "storage.checkpoint.size",
+                      "the checkpoint is not sized for the workload yet (fit_workload does that)"};
+  }
   try {
-    Cluster cluster = Designer(spec, catalog).design();
+    // The storage appliances are sized first, then designed like any appliance on the storage fabric: placed
+    // in racks, cabled to its leaves, powered and in the BOM.
+    StorageSummary storage;
+    ClusterSpec with_storage = spec;
+    if (spec.storage_system.present) {
+      storage = size_storage(spec.storage_system, catalog, spec.node_count);
+      with_storage.storage.appliances.push_back({storage.appliance, storage.appliances});
+    }
+    Cluster cluster = Designer(with_storage, catalog).design();
+    cluster.storage = std::move(storage);
+    warn_about_storage(catalog, cluster);
     // Rack-scale systems are bought a rack at a time; the boundary-step variants remove single nodes, so
     // they are not priced for them yet.
     if (!spec.rack_system.empty()) return cluster;
-    warn_about_boundary_steps(spec, cluster, [&](const ClusterSpec& variant) -> std::optional<Cluster> {
-      try {
-        return Designer(variant, catalog).design();
-      } catch (const InputFailure&) {
-        return std::nullopt;  // a variant that cannot be built is no alternative
-      }
-    });
+    warn_about_boundary_steps(with_storage, cluster,
+                              [&](const ClusterSpec& variant) -> std::optional<Cluster> {
+                                try {
+                                  return Designer(variant, catalog).design();
+                                } catch (const InputFailure&) {
+                                  return std::nullopt;  // a variant that cannot be built is no alternative
+                                }
+                              });
     return cluster;
   } catch (const InputFailure& failure) {
     return failure.error();

@@ -235,6 +235,15 @@ WorkloadFit fit_candidates(ClusterSpec& spec, const Catalog& catalog, const Work
   return fit;
 }
 
+// `storage.checkpoint.size: workload`: a checkpoint holds the weights and the optimizer state, unsharded
+// (memory.hpp's model-state bytes per parameter less the gradients, which a checkpoint does not keep).
+void size_checkpoint(ClusterSpec& spec, const TransformerModel& model) {
+  if (!spec.storage_system.checkpoint_from_workload) return;
+  const ModelStateBytes bytes = model_state_bytes(0, 0.0, 1);
+  spec.storage_system.checkpoint_size =
+      ByteSize::from_base(model.parameters() * (bytes.weights + bytes.optimizer));
+}
+
 }  // namespace
 
 Result<WorkloadFit> fit_workload(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs) {
@@ -242,6 +251,11 @@ Result<WorkloadFit> fit_workload(ClusterSpec& spec, const Catalog& catalog, cons
     return InputError{spec.where("nodes"), "nodes", "the spec asks for no workload"};
   }
   return result_of<WorkloadFit>([&] {
+    if (spec.storage_system.checkpoint_from_workload) {
+      const TransformerModel& model = checked_model(spec, inputs);
+      size_checkpoint(spec, model);
+      for (ClusterSpec& candidate : spec.candidates) size_checkpoint(candidate, model);
+    }
     return spec.candidates.empty() ? fit_one(spec, catalog, inputs) : fit_candidates(spec, catalog, inputs);
   });
 }

@@ -72,10 +72,42 @@ Lines figures(const System& part) {
   return lines;
 }
 
+std::string bytes_per_second(DataRate rate) {
+  return format_number(rate.base() / 8e9, 2) + " GB/s";
+}
+
+std::string terabytes(ByteSize size) {
+  return format_number(size.base() / 1e12, 2) + " TB";
+}
+
 Lines figures(const Appliance& part) {
-  return {{"rack units", format_rack_units(part.rack_units)},
-          {"power max", format_power(part.power_max)},
-          {"NICs", nics_text(part.nics)}};
+  Lines lines{{"rack units", format_rack_units(part.rack_units)},
+              {"power max", format_power(part.power_max)},
+              {"NICs", nics_text(part.nics)}};
+  if (const auto& storage = part.storage) {
+    if (!storage->filesystem.empty()) lines.emplace_back("file system", storage->filesystem);
+    lines.emplace_back("read", bytes_per_second(storage->read_bandwidth));
+    lines.emplace_back(
+        "write", storage->write_bandwidth ? bytes_per_second(*storage->write_bandwidth) : "not published");
+    lines.emplace_back("usable capacity",
+                       storage->usable_capacity ? terabytes(*storage->usable_capacity) : "not published");
+  }
+  return lines;
+}
+
+Lines figures(const StorageTierTable& part) {
+  Lines lines{{"nodes per SU", std::to_string(part.nodes_per_scalable_unit)}};
+  auto rates_text = [](const StorageRates& rates) {
+    return "read " + bytes_per_second(rates.read) + ", write " + bytes_per_second(rates.write);
+  };
+  for (const auto& [tier, rates] : part.per_node)
+    lines.emplace_back(fmt::format("{} per node", storage_tier_name(tier)), rates_text(rates));
+  for (const auto& row : part.aggregate) {
+    for (const auto& [tier, rates] : row.rates)
+      lines.emplace_back(fmt::format("{} {} SU", storage_tier_name(tier), row.scalable_units),
+                         rates_text(rates));
+  }
+  return lines;
 }
 
 Lines figures(const Switch& part) {
@@ -207,6 +239,7 @@ std::string catalog_list(const Catalog& catalog, const std::string& kind_filter)
   list_kind<CoolantDistributionUnit>(catalog, "cdu", kind_filter, table);
   list_kind<BusbarFeed>(catalog, "busbar", kind_filter, table);
   list_kind<Coolant>(catalog, "coolant", kind_filter, table);
+  list_kind<StorageTierTable>(catalog, "storage_tier", kind_filter, table);
   return table.render("");
 }
 
@@ -223,7 +256,9 @@ std::string catalog_show(const Catalog& catalog, const std::string& id) {
       show_kind<FacilityDefaults>(catalog, "facility_defaults", id, text) ||
       show_kind<RackSystem>(catalog, "rack_system", id, text) ||
       show_kind<CoolantDistributionUnit>(catalog, "cdu", id, text) ||
-      show_kind<BusbarFeed>(catalog, "busbar", id, text) || show_kind<Coolant>(catalog, "coolant", id, text);
+      show_kind<BusbarFeed>(catalog, "busbar", id, text) ||
+      show_kind<Coolant>(catalog, "coolant", id, text) ||
+      show_kind<StorageTierTable>(catalog, "storage_tier", id, text);
   return text;
 }
 

@@ -182,6 +182,79 @@ std::string rack_scale_text(const Cluster& cluster) {
   return text;
 }
 
+double gb_per_s(DataRate rate) {
+  return rounded(in_gigabytes_per_second(rate), 3);
+}
+
+double terabytes(ByteSize size) {
+  return rounded(size.base() / 1e12, 3);
+}
+
+std::string need_unit(StorageNeed need) {
+  return is_capacity(need) ? "TB" : "GB/s";
+}
+
+Json storage_json(const StorageSummary& storage) {
+  Json requirements = Json::array();
+  for (const auto& requirement : storage.requirements) {
+    requirements.push_back({{"need", storage_need_name(requirement.need)},
+                            {"amount", rounded(requirement.amount)},
+                            {"unit", need_unit(requirement.need)},
+                            {"per_appliance", rounded(requirement.per_unit)},
+                            {"appliances", requirement.appliances}});
+  }
+  Json json;
+  json["appliance"] = storage.appliance;
+  json["filesystem"] = storage.filesystem;
+  json["appliances"] = storage.appliances;
+  json["read_gb_per_s"] = gb_per_s(storage.read_bandwidth);
+  json["write_gb_per_s"] = storage.write_bandwidth ? Json(gb_per_s(*storage.write_bandwidth)) : Json(nullptr);
+  json["capacity_tb"] = storage.capacity ? Json(terabytes(*storage.capacity)) : Json(nullptr);
+  json["binding"] = storage_need_name(storage.requirements.at(storage.binding).need);
+  json["requirements"] = requirements;
+  if (storage.checkpoint_write_seconds > 0.0 && storage.checkpoint_size) {
+    json["checkpoint"] = {{"size_tb", terabytes(*storage.checkpoint_size)},
+                          {"write_within_s", storage.checkpoint_write_seconds},
+                          {"from_workload", storage.checkpoint_from_workload}};
+  }
+  if (!storage.tier.empty()) {
+    json["tier"] = {
+        {"level", storage.tier}, {"table", storage.tier_table}, {"scalable_units", storage.scalable_units}};
+  }
+  return json;
+}
+
+std::string storage_text(const StorageSummary& storage) {
+  std::string text = "\nStorage\n";
+  text += fmt::format("  {} x {}{}: read {} GB/s, write {}, usable capacity {}\n", storage.appliances,
+                      storage.appliance, storage.filesystem.empty() ? "" : " (" + storage.filesystem + ")",
+                      format_number(gb_per_s(storage.read_bandwidth), 1),
+                      storage.write_bandwidth ? format_number(gb_per_s(*storage.write_bandwidth), 1) + " GB/s"
+                                              : std::string("not published"),
+                      storage.capacity ? format_number(terabytes(*storage.capacity), 1) + " TB"
+                                       : std::string("not published"));
+  if (storage.checkpoint_write_seconds > 0.0 && storage.checkpoint_size) {
+    text += fmt::format(
+        "  checkpoint: {} TB{} within {} s\n", format_number(terabytes(*storage.checkpoint_size), 3),
+        storage.checkpoint_from_workload ? " (the workload's weights and optimizer state)" : "",
+        format_number(storage.checkpoint_write_seconds, 1));
+  }
+  if (!storage.tier.empty()) {
+    text += fmt::format("  tier: {} of {} at {} scalable units\n", storage.tier, storage.tier_table,
+                        storage.scalable_units);
+  }
+  TextTable table({"requirement", "need", "per appliance", "appliances", ""},
+                  {Align::left, Align::right, Align::right, Align::right, Align::left});
+  for (std::size_t r = 0; r < storage.requirements.size(); ++r) {
+    const StorageRequirement& requirement = storage.requirements[r];
+    const std::string unit = " " + need_unit(requirement.need);
+    table.add_row({storage_need_name(requirement.need), format_number(requirement.amount, 2) + unit,
+                   format_number(requirement.per_unit, 2) + unit, std::to_string(requirement.appliances),
+                   static_cast<int>(r) == storage.binding ? "binds" : ""});
+  }
+  return text + table.render();
+}
+
 Json costs_json(const Cluster& cluster) {
   const Costs& costs = cluster.costs;
   Json json;
@@ -289,6 +362,7 @@ Json plan_json(const Cluster& cluster) {
     json["scale_up_domains"] = domains_json(cluster);
   }
   if (cluster.cooling.present()) json["liquid_cooling"] = cooling_json(cluster.cooling);
+  if (cluster.storage.present()) json["storage"] = storage_json(cluster.storage);
   return json;
 }
 
@@ -342,6 +416,7 @@ std::string plan_text(const Cluster& cluster) {
          std::to_string(fabric.ports_total - fabric.ports_used)});
   }
   text += fabrics.render();
+  if (cluster.storage.present()) text += storage_text(cluster.storage);
 
   text += "\nCables by medium\n";
   TextTable cables({"fabric", "medium", "links", "shortest", "longest"},
@@ -465,6 +540,24 @@ PlanWorkloadSummary workload_summary_from_json(const JsonField& fit) {
   return workload;
 }
 
+PlanStorageSummary storage_summary_from_json(const JsonField& storage) {
+  PlanStorageSummary summary;
+  summary.appliance = storage.child("appliance").string();
+  summary.appliances = storage.child("appliances").integer();
+  summary.read_gb_per_s = storage.child("read_gb_per_s").number();
+  summary.write_gb_per_s = optional_number(storage.child("write_gb_per_s"));
+  summary.capacity_tb = optional_number(storage.child("capacity_tb"));
+  summary.binding = storage.child("binding").string();
+  const JsonField requirements = storage.child("requirements");
+  for (std::size_t i = 0; i < requirements.array_size(); ++i) {
+    const JsonField item = requirements.element(i);
+    summary.requirements.push_back({item.child("need").string(), item.child("amount").number(),
+                                    item.child("per_appliance").number(),
+                                    item.child("appliances").integer()});
+  }
+  return summary;
+}
+
 }  // namespace
 
 PlanSummary plan_summary_from_json(const JsonField& root) {
@@ -516,6 +609,7 @@ PlanSummary plan_summary_from_json(const JsonField& root) {
                              boolean_of(warning.child("prominent"))});
   }
   if (root.has("workload_fit")) plan.workload_fit = workload_summary_from_json(root.child("workload_fit"));
+  if (root.has("storage")) plan.storage = storage_summary_from_json(root.child("storage"));
   return plan;
 }
 

@@ -93,6 +93,22 @@ struct PlanNodeTypeSummary {
   long gpus_per_node = 0;
   std::string accelerator;  // empty for CPU-only servers
 };
+// `storage`: the storage appliances sized for the spec's `storage:` section (docs/plan-json.md).
+struct PlanStorageRequirement {
+  std::string need;          // checkpoint_write, dataset_read, capacity, tier_read, tier_write
+  double amount = 0;         // GB/s, or TB for capacity
+  double per_appliance = 0;  // same unit
+  long appliances = 0;
+};
+struct PlanStorageSummary {
+  std::string appliance;
+  long appliances = 0;
+  double read_gb_per_s = 0;
+  std::optional<double> write_gb_per_s;  // empty when the appliance publishes no write rate
+  std::optional<double> capacity_tb;     // empty when it publishes no usable capacity
+  std::string binding;                   // the need that set the count
+  std::vector<PlanStorageRequirement> requirements;
+};
 struct PlanSummary {
   std::string name;
   std::string node_system;                      // the first compute node type (documents before node_types)
@@ -113,6 +129,7 @@ struct PlanSummary {
   std::vector<std::string> unpriced_parts;
   std::vector<PlanWarningSummary> warnings;
   std::optional<PlanWorkloadSummary> workload_fit;  // when the spec was sized for a workload
+  std::optional<PlanStorageSummary> storage;        // when the spec has a `storage:` section
 };
 
 // Reads a gputwin.plan/1 document back; throws InputFailure naming the field (JSON pointer) when the schema

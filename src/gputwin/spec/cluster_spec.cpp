@@ -18,7 +18,7 @@ class SpecReader {
       : catalog_(catalog), spec_(spec), candidate_(candidate) {}
 
   void read(const YamlField& root) {
-    root.expect_keys({"name", "nodes", "fabrics", "management", "facility", "cabling", "costs"});
+    root.expect_keys({"name", "nodes", "fabrics", "management", "storage", "facility", "cabling", "costs"});
     const YamlField nodes = root.child("nodes");
     if (candidate_ < 0 && nodes.is_map() && nodes.has("choose")) {
       read_candidates(root);
@@ -28,6 +28,7 @@ class SpecReader {
     read_nodes(nodes);
     read_fabrics(root.child("fabrics"));
     if (auto management = root.optional_child("management")) read_management(*management);
+    if (auto storage = root.optional_child("storage")) read_storage(*storage);
     read_facility(root.child("facility"));
     if (auto cabling = root.optional_child("cabling")) read_cabling(*cabling);
     if (auto costs = root.optional_child("costs")) read_costs(*costs);
@@ -366,6 +367,101 @@ class SpecReader {
       spec_.management_servers.push_back(
           {part(item.child("system"), "system"), static_cast<int>(item.child("count").positive_integer())});
     }
+  }
+
+  // "60 s", "2 min", "1 h": a duration in seconds.
+  static double duration_seconds(const YamlField& field) {
+    const std::string text = field.text();
+    const auto space = text.find(' ');
+    double value = 0.0;
+    const char* end = text.data() + (space == std::string::npos ? text.size() : space);
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    const std::string unit = space == std::string::npos ? "" : text.substr(space + 1);
+    const double scale = unit == "s" ? 1.0 : unit == "min" ? 60.0 : unit == "h" ? 3600.0 : 0.0;
+    if (error != std::errc() || stop != end || scale == 0.0) {
+      field.fail("expected a duration such as '60 s', '5 min' or '1 h', got '" + text + "'");
+    }
+    if (value <= 0.0) field.fail("must be greater than zero, got '" + text + "'");
+    return value * scale;
+  }
+
+  void read_storage(const YamlField& f) {
+    f.expect_keys({"appliance", "checkpoint", "dataset_read", "capacity", "tier", "tier_table"});
+    StorageSpec& storage = spec_.storage_system;
+    storage.present = true;
+    storage.where = f.location();
+    remember(f);
+    if (!spec_.storage.present) {
+      f.fail("storage appliances join the storage fabric: give fabrics.storage (docs/spec.md)");
+    }
+    const YamlField named = f.child("appliance");
+    storage.appliance = part(named, "appliance");
+    const Appliance& appliance = catalog_.get<Appliance>(storage.appliance);
+    if (!appliance.storage) {
+      named.fail("appliance '" + storage.appliance + "' is no storage appliance (it has no storage figures)");
+    }
+    const StoragePerformance& performance = *appliance.storage;
+    auto needs_write = [&](const YamlField& field, const std::string& what) {
+      if (!performance.write_bandwidth) {
+        field.fail(what + " needs a write rate, but appliance '" + storage.appliance +
+                   "' has no published write bandwidth (see `gputwin catalog show " + storage.appliance +
+                   "`)");
+      }
+    };
+    if (auto checkpoint = f.optional_child("checkpoint")) {
+      checkpoint->expect_keys({"size", "write_within"});
+      remember(*checkpoint);
+      const YamlField size = checkpoint->child("size");
+      if (size.text() == "workload") {
+        if (!spec_.workload) {
+          size.fail("'workload' sizes the checkpoint for nodes.workload, which this spec does not give");
+        }
+        storage.checkpoint_from_workload = true;
+      } else {
+        storage.checkpoint_size = size.positive_quantity<ByteSize>();
+      }
+      remember(size);
+      storage.checkpoint_write_seconds = duration_seconds(checkpoint->child("write_within"));
+      needs_write(*checkpoint, "a checkpoint target");
+    }
+    if (auto read = f.optional_child("dataset_read")) {
+      storage.dataset_read = read->positive_quantity<DataRate>();
+      remember(*read);
+    }
+    if (auto capacity = f.optional_child("capacity")) {
+      storage.capacity = capacity->positive_quantity<ByteSize>();
+      remember(*capacity);
+      if (!performance.usable_capacity) {
+        capacity->fail("appliance '" + storage.appliance + "' has no published usable capacity to size for");
+      }
+    }
+    if (auto tier = f.optional_child("tier")) {
+      const std::string level = tier->one_of({"good", "better", "best"});
+      storage.tier = level == "good"     ? StorageTier::good
+                     : level == "better" ? StorageTier::better
+                                         : StorageTier::best;
+      remember(*tier);
+      needs_write(*tier, "a storage tier");
+      storage.tier_table = tier_table(f, *tier);
+    } else if (f.has("tier_table")) {
+      f.child("tier_table").fail("a tier table applies with 'tier' (good, better or best)");
+    }
+    if (storage.checkpoint_write_seconds <= 0.0 && !storage.dataset_read && !storage.capacity &&
+        !storage.tier) {
+      f.fail(
+          "give at least one of 'checkpoint', 'dataset_read', 'capacity' or 'tier' to size the storage for");
+    }
+  }
+
+  // The table whose tiers `tier` names: `tier_table`, or the catalog's only one.
+  std::string tier_table(const YamlField& f, const YamlField& tier) {
+    if (auto table = f.optional_child("tier_table")) return part(*table, "storage_tier");
+    const auto& tables = catalog_.all<StorageTierTable>();
+    if (tables.size() != 1) {
+      tier.fail("the catalog has " + std::to_string(tables.size()) +
+                " storage tier tables; name one with 'tier_table'");
+    }
+    return tables.front().info.id;
   }
 
   void read_facility(const YamlField& f) {

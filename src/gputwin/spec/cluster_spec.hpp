@@ -53,6 +53,24 @@ struct WorkloadTarget {
   std::optional<ByteSize> memory_reserve;  // per GPU; empty = data/perf/memory.yaml's default
 };
 
+// `storage:`: the storage appliances the storage fabric carries, sized by design/storage_sizing for what the
+// spec asks (docs/plan.md, "Storage"). Each target is optional; at least one is given.
+struct StorageSpec {
+  bool present = false;
+  std::string appliance;  // catalog appliance with storage figures
+  // A checkpoint of `checkpoint_size` written within `checkpoint_write_seconds`: the write rate it needs.
+  // `checkpoint_from_workload`: the size is the workload's model weights and optimizer state, filled in by
+  // plan/workload_fit before the design (checkpoint_size is empty until then).
+  std::optional<ByteSize> checkpoint_size;
+  bool checkpoint_from_workload = false;
+  double checkpoint_write_seconds = 0.0;  // 0 = no checkpoint target
+  std::optional<DataRate> dataset_read;
+  std::optional<ByteSize> capacity;
+  std::optional<StorageTier> tier;  // the reference architecture's per-SU rates at the design's SU count
+  std::string tier_table;           // catalog storage_tier id, when `tier` is given
+  SourceLocation where;
+};
+
 struct ServerRequest {
   std::string system;
   int count = 0;
@@ -128,6 +146,7 @@ struct ClusterSpec {
   FabricSpec inband;
   FabricSpec oob;
   std::vector<ServerRequest> management_servers;
+  StorageSpec storage_system;
   FacilitySpec facility;
   CablingSpec cabling;
   CostSpec cost;

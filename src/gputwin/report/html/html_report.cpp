@@ -296,6 +296,37 @@ std::string cables_section(const Json& plan) {
   return html + "</tbody></table></section>";
 }
 
+// The storage appliances sized for the spec's `storage:` section, from the plan document's `storage` object.
+std::string storage_section(const Json& plan) {
+  if (!plan.contains("storage")) return "";
+  const Json& storage = plan["storage"];
+  auto optional_figure = [](const Json& value, const std::string& unit) {
+    return value.is_null() ? std::string("not published")
+                           : format_number(value.get<double>(), 1) + " " + unit;
+  };
+  std::string html = fmt::format(
+      "<section id=\"storage\" data-appliances=\"{}\" data-binding=\"{}\"><h2>Storage</h2><p>{} x {} "
+      "({}): read {} GB/s, write {}, usable capacity {}.</p><table><thead><tr><th>requirement</th>"
+      "<th class=\"num\">need</th><th class=\"num\">per appliance</th><th class=\"num\">appliances</th>"
+      "<th></th></tr></thead><tbody>",
+      json_text(storage["appliances"]), html_escape(storage["binding"].get<std::string>()),
+      json_text(storage["appliances"]), html_escape(storage["appliance"].get<std::string>()),
+      html_escape(storage["filesystem"].get<std::string>()),
+      format_number(storage["read_gb_per_s"].get<double>(), 1),
+      optional_figure(storage["write_gb_per_s"], "GB/s"), optional_figure(storage["capacity_tb"], "TB"));
+  for (const auto& requirement : storage["requirements"]) {
+    const std::string unit = " " + requirement["unit"].get<std::string>();
+    const std::string need = requirement["need"].get<std::string>();
+    html += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td>{}</td></tr>",
+        html_escape(need), format_number(requirement["amount"].get<double>(), 2) + unit,
+        format_number(requirement["per_appliance"].get<double>(), 2) + unit,
+        json_text(requirement["appliances"]), need == storage["binding"].get<std::string>() ? "binds" : "");
+  }
+  return html + "</tbody></table></section>";
+}
+
 std::string bom_section(const Json& plan) {
   std::string html =
       "<section id=\"bom\"><h2>Bill of materials</h2><table><thead><tr><th>category</th><th>part</th>"
@@ -362,7 +393,7 @@ std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std:
   html += summary_section(cluster, plan) + warnings_section(cluster) + racks_section(cluster) +
           fabrics_section(cluster, plan);
   html += charts_section(charts, "design", "power-cost", "Power, cost and cabling");
-  html += cables_section(plan) + bom_section(plan);
+  html += storage_section(plan) + cables_section(plan) + bom_section(plan);
   html += charts_section(charts, "simulation", "simulation", "Simulation");
   html += charts_section(charts, "perf", "perf", "Performance");
   html += inference_section(inputs.inferences) + sizing_section(inputs.sizings) +
