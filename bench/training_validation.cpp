@@ -8,6 +8,8 @@
 //   build-train/bench/training_validation        (Markdown tables, pasted into docs/accuracy.md)
 //   build-train/bench/training_validation --fit  (re-runs fit_gemm_calibration: the fitted constants)
 //   build-train/bench/training_validation --moe  (every MoE fit row's step-time terms)
+//   build-train/bench/training_validation --attention  (every predicted row's attention and context-parallel
+//                                                        share of the step, with its error: the diagnosis)
 #include "gputwin/perf/training_validation.hpp"
 
 #include <fmt/format.h>
@@ -115,6 +117,24 @@ void print_moe_breakdown(const std::vector<gputwin::ReferencePrediction>& rows) 
   }
 }
 
+// `--attention`: every predicted row (both sets) with its sequence, cp, the attention kernels' share of the
+// predicted step and the exposed context-parallel exchange's, and the error: where attention timing matters.
+void print_attention_shares(const std::vector<gputwin::ReferencePrediction>& rows) {
+  std::cout << "| run | set | seq | cp | kernel | attention share | CP comm share | error |\n"
+               "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& row : rows) {
+    if (!row.run.predictable) continue;
+    const auto& e = row.estimate;
+    double cp_comm = 0;
+    for (const auto& t : e.terms)
+      if (t.name == "context-parallel communication") cp_comm = t.seconds;
+    std::cout << fmt::format("| {} | {} | {} | {} | {} | {:.1f} % | {:.1f} % | {:+.1f} % |\n", row.run.id,
+                             row.run.set, e.config.sequence, e.config.cp, e.attention_rule,
+                             100 * e.attention_s / e.step_time_s, 100 * cp_comm / e.step_time_s,
+                             100 * row.error);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -173,6 +193,10 @@ int main(int argc, char** argv) {
   const auto predictions = gputwin::predict_reference_runs(collectives.value(), c, reference.value());
   if (moe_breakdown) {
     print_moe_breakdown(predictions);
+    return 0;
+  }
+  if (mode == "--attention") {
+    print_attention_shares(predictions);
     return 0;
   }
   std::cout << "\n## Fit set (training-runs.yaml sources with set: fit)\n\n";

@@ -30,6 +30,8 @@ struct TrainOptions {
   std::string recompute = "selective";
   std::string precision = "bf16";
   std::string attention = "flash";
+  std::string attention_kernel;  // empty: the architecture's default (gemm-efficiency.yaml)
+  std::string expert_comm_overlap = "off";
   bool no_sequence_parallel = false;
   bool no_overlap = false;
   int gpus = 0;
@@ -95,6 +97,8 @@ TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw, const Tr
   c.sequence_parallel = !o.no_sequence_parallel;
   c.overlap_data_parallel = !o.no_overlap;
   c.attention = o.attention == "unfused" ? Attention::unfused : Attention::flash;
+  c.attention_kernel = o.attention_kernel;
+  c.expert_comm_overlap = o.expert_comm_overlap == "on";
   c.first_stage_layers = o.first_stage_layers;
   c.last_stage_layers = o.last_stage_layers;
   const PrecisionRecipe* recipe = find_recipe(inputs.recipes, o.precision);
@@ -305,6 +309,16 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--attention", o->attention, "flash (default) | unfused (scores stored, as before 2022)")
       ->check(CLI::IsMember({"flash", "unfused"}));
+  command
+      ->add_option("--attention-kernel", o->attention_kernel,
+                   "fa2 | fa3 | cudnn: the flash-attention kernel's published speed by sequence length "
+                   "(default: the architecture's, cudnn on hopper; data/perf/gemm-efficiency.yaml)")
+      ->check(CLI::IsMember({"fa2", "fa3", "cudnn"}));
+  command
+      ->add_option("--expert-comm-overlap", o->expert_comm_overlap,
+                   "on | off (default): MoE dispatch/combine overlapped with another micro-batch's compute "
+                   "(Megatron overlap_moe_expert_parallel_comm, Bridge moe_a2a_overlap)")
+      ->check(CLI::IsMember({"on", "off"}));
   command->add_flag("--no-sequence-parallel", o->no_sequence_parallel,
                     "keep norms and dropout unsplit over tp");
   command->add_flag("--no-overlap", o->no_overlap,

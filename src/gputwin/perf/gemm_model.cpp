@@ -12,6 +12,61 @@ namespace {
 // C is written in bf16 by every recipe modelled (fp8 GEMMs output bf16).
 constexpr double kOutputBytes = 2;
 
+// One list of TFLOP/s per sequence length, as fractions of `peak_tflops`.
+std::vector<double> fractions_of(const YamlField& list, std::size_t count, double peak_tflops) {
+  std::vector<double> out;
+  for (const YamlField& v : list.items()) {
+    const double tflops = v.positive_number();
+    if (tflops > peak_tflops) v.fail("faster than the reference peak");
+    out.push_back(tflops / peak_tflops);
+  }
+  if (out.size() != count) list.fail("needs one value per sequence length");
+  return out;
+}
+
+std::vector<AttentionKernel> read_kernels(const YamlField& list) {
+  std::vector<AttentionKernel> kernels;
+  for (const YamlField& row : list.items()) {
+    row.expect_keys({"kernel", "architecture", "default", "reference_peak_tflops", "head_dim", "sequence",
+                     "forward_causal_tflops", "forward_tflops", "backward_tflops", "source"});
+    AttentionKernel k;
+    k.name = row.child("kernel").text();
+    k.architecture = row.child("architecture").text();
+    if (const auto d = row.optional_child("default")) k.is_default = d->boolean();
+    if (row.child("head_dim").positive_number() != 128)
+      row.child("head_dim").fail("only head dim 128 is modelled");
+    const double peak = row.child("reference_peak_tflops").positive_number();
+    double previous = 0;
+    for (const YamlField& v : row.child("sequence").items()) {
+      const double s = v.positive_number();
+      if (s <= previous) v.fail("sequence lengths must increase");
+      k.sequence.push_back(previous = s);
+    }
+    k.forward_causal = fractions_of(row.child("forward_causal_tflops"), k.sequence.size(), peak);
+    k.forward = fractions_of(row.child("forward_tflops"), k.sequence.size(), peak);
+    k.backward = fractions_of(row.child("backward_tflops"), k.sequence.size(), peak);
+    (void)row.child("source").text_or_list();  // required: where the figures were read
+    for (const auto& other : kernels) {
+      if (other.name == k.name && other.architecture == k.architecture)
+        row.child("kernel").fail("listed twice");
+      if (other.is_default && k.is_default && other.architecture == k.architecture)
+        row.child("default").fail("a second default kernel for " + k.architecture);
+    }
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
+// Linear in log2(x) between the points, held at the ends.
+double interpolate_log2(const std::vector<double>& xs, const std::vector<double>& ys, double x) {
+  if (x <= xs.front()) return ys.front();
+  if (x >= xs.back()) return ys.back();
+  std::size_t i = 1;
+  while (xs[i] < x) ++i;
+  const double t = (std::log2(x) - std::log2(xs[i - 1])) / (std::log2(xs[i]) - std::log2(xs[i - 1]));
+  return ys[i - 1] + t * (ys[i] - ys[i - 1]);
+}
+
 GemmModel read_gemm_model(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
   root.expect_keys({"precisions", "architectures", "attention", "quantisation", "grouped_gemm", "notes"});
@@ -38,7 +93,7 @@ GemmModel read_gemm_model(const std::string& path) {
     architectures.push_back(std::move(a));
   }
   const YamlField attention = root.child("attention");
-  attention.expect_keys({"tile_tokens", "backward_to_forward_flops", "source"});
+  attention.expect_keys({"tile_tokens", "backward_to_forward_flops", "source", "kernels"});
   const YamlField quantisation = root.child("quantisation");
   quantisation.expect_keys({"cast_bytes_per_element", "source"});
   GemmModel model(std::move(precisions), std::move(architectures),
@@ -62,6 +117,8 @@ GemmModel read_gemm_model(const std::string& path) {
     }
   }
   model.set_grouped_tiling(std::move(tiling));
+  if (const auto kernels = attention.optional_child("kernels"))
+    model.set_attention_kernels(read_kernels(*kernels));
   return model;
 }
 
@@ -95,15 +152,36 @@ double GemmDevice::gemm_efficiency(double m, double n, double k) const {
   return 2 * m * n * k / gemm_s(m, n, k) / peak_flops;
 }
 
-double GemmDevice::attention_forward_s(double model_flops, double sequence) const {
+double AttentionKernel::fraction(double sequence_tokens, bool causal, bool backward_pass) const {
+  const double forward_fraction =
+      interpolate_log2(sequence, causal ? forward_causal : forward, sequence_tokens);
+  if (!backward_pass) return forward_fraction;
+  const double unmasked = interpolate_log2(sequence, backward, sequence_tokens);
+  return causal ? unmasked * forward_fraction / interpolate_log2(sequence, forward, sequence_tokens)
+                : unmasked;
+}
+
+double GemmDevice::attention_forward_s(double model_flops, double sequence, double causal_share) const {
+  if (attention_kernel) {
+    const double masked = causal_share * model_flops / attention_kernel->fraction(sequence, true, false);
+    const double unmasked =
+        (1 - causal_share) * model_flops / attention_kernel->fraction(sequence, false, false);
+    return (masked + unmasked) / bf16_peak_flops;
+  }
   // The tiles on the causal diagonal are computed whole but count half: sequence / tile of them, each tile^2
   // / 2 wasted, against sequence^2 / 2 counted: a share tile / sequence of extra work.
-  const double causal_waste = 1 + attention_tile / std::max(1.0, sequence);
+  const double causal_waste = 1 + causal_share * attention_tile / std::max(1.0, sequence);
   return model_flops * causal_waste / (bf16_peak_flops * peak_fraction);
 }
 
-double GemmDevice::attention_backward_s(double model_flops, double sequence) const {
-  return attention_backward_ratio * attention_forward_s(model_flops, sequence);
+double GemmDevice::attention_backward_s(double model_flops, double sequence, double causal_share) const {
+  if (attention_kernel) {
+    const double flops = attention_backward_ratio * model_flops;
+    const double masked = causal_share * flops / attention_kernel->fraction(sequence, true, true);
+    const double unmasked = (1 - causal_share) * flops / attention_kernel->fraction(sequence, false, true);
+    return (masked + unmasked) / bf16_peak_flops;
+  }
+  return attention_backward_ratio * attention_forward_s(model_flops, sequence, causal_share);
 }
 
 GemmModel::GemmModel(std::map<std::string, GemmPrecision> precisions,
@@ -137,8 +215,8 @@ void GemmModel::set_peak_fraction(const std::string& architecture, double fracti
   }
 }
 
-Result<GemmDevice> GemmModel::device(const Accelerator& accelerator,
-                                     const std::string& precision_name) const {
+Result<GemmDevice> GemmModel::device(const Accelerator& accelerator, const std::string& precision_name,
+                                     const std::string& attention_kernel) const {
   const std::string& id = accelerator.info.id;
   const GemmPrecision* p = precision(precision_name);
   if (p == nullptr)
@@ -170,6 +248,10 @@ Result<GemmDevice> GemmModel::device(const Accelerator& accelerator,
   d.tile_m = tiling_.tile_m;
   d.tile_n = tiling_.tile_n;
   if (const auto sms = tiling_.sms.find(id); sms != tiling_.sms.end()) d.sms = sms->second;
+  for (const AttentionKernel& k : kernels_) {
+    if (k.architecture != a->name) continue;
+    if (attention_kernel.empty() ? k.is_default : k.name == attention_kernel) d.attention_kernel = k;
+  }
   return d;
 }
 

@@ -31,6 +31,25 @@ struct GemmPrecision {
   bool quantised = false;    // inputs are cast from bf16 before the GEMM (with scales)
 };
 
+// A flash-attention kernel's measured speed on one architecture (data/perf/gemm-efficiency.yaml
+// `attention.kernels`): TFLOP/s by sequence length for head dimension 128, as fractions of the bf16 peak of
+// the GPU it was measured on, so another GPU of the architecture (H200, a power-capped H100) scales by its
+// own bf16 peak. Between the measured lengths the fraction is interpolated in log2(sequence), outside them
+// held at the nearest end.
+struct AttentionKernel {
+  std::string name;          // fa2, fa3, cudnn
+  std::string architecture;  // hopper
+  bool is_default = false;   // the kernel a run gets when its framework's is not given
+  std::vector<double> sequence;
+  std::vector<double> forward_causal;  // fraction of the bf16 peak, causal mask (FLOPs of the causal half)
+  std::vector<double> forward;         // without mask
+  std::vector<double> backward;        // without mask (FLOPs = 2.5 x forward)
+  // Fraction of the bf16 peak at `sequence` tokens, causal or not, forward or backward. The causal backward
+  // is not published: the non-causal backward scaled by the forward's causal / non-causal ratio at that
+  // length.
+  [[nodiscard]] double fraction(double sequence_tokens, bool causal, bool backward_pass) const;
+};
+
 // Grouped-GEMM tiling (data/perf/gemm-efficiency.yaml `grouped_gemm`).
 struct GroupedGemmTiling {
   double tile_m = 128, tile_n = 128;
@@ -54,10 +73,11 @@ struct GemmDevice {
   double peak_fraction = 0;
   double element_bytes = 2;
   bool quantised = false;
-  double attention_tile = 128;            // tokens per flash-attention tile (causal diagonal waste)
-  double attention_backward_ratio = 2.5;  // backward / forward matrix FLOPs inside flash attention
-  int sms = 0;                            // streaming multiprocessors; 0: unknown, no wave quantisation
-  double tile_m = 128, tile_n = 128;      // output tile of the grouped GEMM kernels
+  double attention_tile = 128;                      // tokens per flash-attention tile (causal diagonal waste)
+  double attention_backward_ratio = 2.5;            // backward / forward matrix FLOPs inside flash attention
+  std::optional<AttentionKernel> attention_kernel;  // measured kernel speed; empty: the rule below
+  int sms = 0;                        // streaming multiprocessors; 0: unknown, no wave quantisation
+  double tile_m = 128, tile_n = 128;  // output tile of the grouped GEMM kernels
 
   // C[m x n] = A[m x k] B[k x n] at the device's precision.
   [[nodiscard]] double gemm_s(double m, double n, double k) const;
@@ -69,9 +89,16 @@ struct GemmDevice {
   // Achieved fraction of the precision's peak for that shape (for `perf roofline --gemm`).
   [[nodiscard]] double gemm_efficiency(double m, double n, double k) const;
   // Causal flash attention, forward and backward, of `model_flops` forward FLOPs (the causal half of the
-  // s x s square) at sequence length `sequence`: bf16, at the architecture's fraction, diagonal tiles wasted.
-  [[nodiscard]] double attention_forward_s(double model_flops, double sequence) const;
-  [[nodiscard]] double attention_backward_s(double model_flops, double sequence) const;
+  // s x s square), always in bf16. The kernel runs on blocks of `sequence` query and key tokens (the whole
+  // sequence, or one context-parallel chunk), a share `causal_share` of the work on blocks with the causal
+  // mask (1 without context parallelism; 1/c of it with ring attention over c ranks, whose other blocks are
+  // unmasked). With a measured kernel: its fraction of the bf16 peak at that length. Without one (an
+  // architecture with no published kernel table): the architecture's GEMM fraction, the diagonal tiles of
+  // the masked blocks computed whole (1 + causal_share x tile / sequence).
+  [[nodiscard]] double attention_forward_s(double model_flops, double sequence,
+                                           double causal_share = 1) const;
+  [[nodiscard]] double attention_backward_s(double model_flops, double sequence,
+                                            double causal_share = 1) const;
 };
 
 class GemmModel {
@@ -80,7 +107,13 @@ class GemmModel {
   GemmModel(std::map<std::string, GemmPrecision> precisions, std::vector<GemmArchitecture> architectures,
             double attention_tile, double attention_backward_ratio, double cast_bytes_per_element);
 
-  [[nodiscard]] Result<GemmDevice> device(const Accelerator& accelerator, const std::string& precision) const;
+  // `attention_kernel`: the flash-attention kernel by name (fa2, fa3, cudnn); empty = the architecture's
+  // default kernel. A name the architecture has no table for leaves the rule (GemmDevice::attention_kernel
+  // empty).
+  [[nodiscard]] Result<GemmDevice> device(const Accelerator& accelerator, const std::string& precision,
+                                          const std::string& attention_kernel = "") const;
+  [[nodiscard]] const std::vector<AttentionKernel>& attention_kernels() const { return kernels_; }
+  void set_attention_kernels(std::vector<AttentionKernel> kernels) { kernels_ = std::move(kernels); }
   [[nodiscard]] const GemmArchitecture* architecture_of(const Accelerator& accelerator) const;
   [[nodiscard]] const GemmPrecision* precision(const std::string& name) const;
   [[nodiscard]] double cast_bytes_per_element() const { return cast_bytes_per_element_; }
@@ -97,6 +130,7 @@ class GemmModel {
   double attention_backward_ratio_ = 2.5;
   double cast_bytes_per_element_ = 6;
   GroupedGemmTiling tiling_;
+  std::vector<AttentionKernel> kernels_;
 };
 
 [[nodiscard]] Result<GemmModel> load_gemm_model(const std::string& path);

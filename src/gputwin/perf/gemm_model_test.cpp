@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include "gputwin/perf/perf_test_support.hpp"
 
@@ -60,12 +62,60 @@ TEST(GemmModel, UnknownArchitectureIsAnErrorNamingIt) {
   EXPECT_NE(d.error_text().find("cdna3"), std::string::npos) << d.error_text();
 }
 
-TEST(GemmModel, CausalAttentionWastesTheDiagonalTiles) {
-  const GemmDevice h100 = device("h100-sxm", "bf16");
+// Without a published kernel table (blackwell) the rule: the GEMM fraction, the diagonal tiles whole.
+TEST(GemmModel, CausalAttentionWithoutKernelTableWastesTheDiagonalTiles) {
+  const GemmDevice b200 = device("b200", "bf16");
+  ASSERT_FALSE(b200.attention_kernel.has_value());
   const double flops = 1e12;
-  EXPECT_NEAR(h100.attention_forward_s(flops, 1024) / h100.attention_forward_s(flops, 1e9), 1 + 128.0 / 1024,
+  EXPECT_NEAR(b200.attention_forward_s(flops, 1024) / b200.attention_forward_s(flops, 1e9), 1 + 128.0 / 1024,
               1e-6);
-  EXPECT_DOUBLE_EQ(h100.attention_backward_s(flops, 8192), 2.5 * h100.attention_forward_s(flops, 8192));
+  EXPECT_DOUBLE_EQ(b200.attention_backward_s(flops, 8192), 2.5 * b200.attention_forward_s(flops, 8192));
+  // Ring attention over 4 ranks: one block in four masked, so the diagonal waste is a quarter's.
+  EXPECT_NEAR(b200.attention_forward_s(flops, 1024, 0.25) / b200.attention_forward_s(flops, 1e9),
+              1 + 0.25 * 128.0 / 1024, 1e-6);
+}
+
+// Hopper times attention at the published kernel speed (FlashAttention-3 paper, Figures 5-6): the default is
+// cuDNN (Transformer Engine's preference), FlashAttention-2 is slower at every length and gains with length.
+TEST(GemmModel, HopperAttentionRunsAtThePublishedKernelSpeed) {
+  const Accelerator& h100 = perf_setup().catalog.get<Accelerator>("h100-sxm");
+  const GemmDevice cudnn = gemm().device(h100, "bf16").value();
+  const GemmDevice fa2 = gemm().device(h100, "bf16", "fa2").value();
+  ASSERT_TRUE(cudnn.attention_kernel && fa2.attention_kernel);
+  EXPECT_EQ(cudnn.attention_kernel->name, "cudnn");
+  const double flops = 1e12;
+  // At 8K the causal forward runs at 529 (cuDNN) and 333 (FA2) of 989 TFLOP/s, scaled by the H100's own peak.
+  EXPECT_NEAR(flops / cudnn.attention_forward_s(flops, 8192) / cudnn.bf16_peak_flops, 529.0 / 989, 1e-9);
+  EXPECT_NEAR(flops / fa2.attention_forward_s(flops, 8192) / fa2.bf16_peak_flops, 333.0 / 989, 1e-9);
+  // Beyond the measured lengths the last figure holds; between them log2 interpolation (3K: between 2K and
+  // 4K).
+  EXPECT_DOUBLE_EQ(fa2.attention_forward_s(flops, 65536), fa2.attention_forward_s(flops, 16384));
+  const double at3k = flops / fa2.attention_forward_s(flops, 3072) / fa2.bf16_peak_flops * 989;
+  EXPECT_GT(at3k, 298);
+  EXPECT_LT(at3k, 319);
+  // Causal backward: the unmasked backward (318 at 8K) x the forward's causal / unmasked ratio (333 / 370).
+  EXPECT_NEAR(2.5 * flops / fa2.attention_backward_s(flops, 8192) / fa2.bf16_peak_flops,
+              318.0 / 989 * 333.0 / 370, 1e-9);
+  // Unmasked blocks (ring attention's off-diagonal ones) run at the unmasked speed: 370 at 8K.
+  EXPECT_NEAR(flops / fa2.attention_forward_s(flops, 8192, 0) / fa2.bf16_peak_flops, 370.0 / 989, 1e-9);
+  // A kernel the architecture has no table for falls back to the rule.
+  EXPECT_FALSE(gemm().device(h100, "bf16", "fa4").value().attention_kernel.has_value());
+}
+
+TEST(GemmModel, AKernelTableThatIsNotIncreasingIsALocatedError) {
+  const std::string path = ::testing::TempDir() + "/gemm-bad-kernel.yaml";
+  {
+    std::ifstream in(source_path("data/perf/gemm-efficiency.yaml"));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string good = "sequence:              [512, 1024, 2048, 4096, 8192, 16384]";
+    text.replace(text.find(good), good.size(), "sequence:              [512, 1024, 4096, 2048, 8192, 16384]");
+    std::ofstream(path) << text;
+  }
+  const auto model = load_gemm_model(path);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error_text().find("sequence lengths must increase"), std::string::npos)
+      << model.error_text();
+  EXPECT_NE(model.error_text().find(path), std::string::npos) << model.error_text();
 }
 
 TEST(GemmModel, GroupedGemmsPayForPartialTilesAndWaves) {

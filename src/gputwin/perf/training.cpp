@@ -128,7 +128,8 @@ struct LayerPass {
   double elementwise = 0;         // s, all stored activations written / read once
   double score_elementwise = 0;   // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
   double tensor_comm = 0;         // s, two all-reduces (or all-gather + reduce-scatter pairs), one pass
-  double context_comm = 0;        // s, key and value all-gather over the context-parallel group
+  double context_comm = 0;        // s, context-parallel key/value exchange the forward pass exposes
+  double context_comm_backward = 0;  // s, keys, values and their gradients the backward pass exposes
   double expert_comm = 0;  // s, MoE dispatch + combine all-to-all over the expert-parallel group, one pass
   double permute = 0;      // s, MoE token permute / unpermute and router traffic, one pass
   double host_wait = 0;    // s, GPU idle while the host synchronises on the MoE dispatch, one pass
@@ -136,6 +137,33 @@ struct LayerPass {
 
   [[nodiscard]] double forward() const { return matrices + attention + elementwise + permute + host_wait; }
 };
+
+// The context-parallel exchange of one layer's keys and values (and, backward, their gradients), exposed:
+// what the attention it runs beside does not hide. The chunk each rank holds: its tokens' keys and values.
+void context_exchange(const Context& x, double tokens, LayerPass& pass) {
+  const TrainingConfig& c = x.config;
+  const double chunk_bytes =
+      tokens * context_parallel_kv_elements_per_token(x.model, c.tp) * kActivationBytes;
+  const double cp = c.cp;
+  if (c.context_exchange == ContextExchange::ring) {
+    // c - 1 steps; each passes a chunk to the next rank while the current block is computed (the block is
+    // 1/c of the layer's attention). A ring whose group spans nodes has a hop over the NICs, which sets the
+    // pace of every step.
+    const CollectiveGroup& g = x.groups.context;
+    const CollectiveGroup hop{2, g.ranks_per_node >= g.ranks ? 2 : 1, g.ranks_per_domain >= g.ranks ? 2 : 1};
+    const double forward_hop = x.collective_s(CollectiveOp::sendrecv, chunk_bytes, hop);
+    const double backward_hop = x.collective_s(CollectiveOp::sendrecv, 2 * chunk_bytes, hop);
+    pass.context_comm = (cp - 1) * std::max(0.0, forward_hop - pass.attention / cp);
+    pass.context_comm_backward = (cp - 1) * std::max(0.0, backward_hop - pass.attention_backward / cp);
+    return;
+  }
+  // All-gather of every rank's chunk before the blocks that need it, hidden only by the local block.
+  const double gathered = cp * chunk_bytes;
+  const double gather = x.collective_s(CollectiveOp::all_gather, gathered, x.groups.context);
+  const double scatter = x.collective_s(CollectiveOp::reduce_scatter, gathered, x.groups.context);
+  pass.context_comm = std::max(0.0, gather - pass.attention / cp);
+  pass.context_comm_backward = std::max(0.0, gather + scatter - pass.attention_backward / cp);
+}
 
 // One layer's pass with its GEMMs on `d` (the config's precision, or bf16 for the layers a recipe keeps in
 // bf16).
@@ -210,8 +238,12 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
   }
   const double attention_flops = tokens * attention_flops_per_token(m, c.sequence) / c.tp;
   if (c.attention == Attention::flash) {
-    pass.attention = d.attention_forward_s(0.5 * attention_flops, c.sequence);
-    pass.attention_backward = d.attention_backward_s(0.5 * attention_flops, c.sequence);
+    // With context parallelism the kernels run on blocks of s / c queries and keys; of the c blocks a rank
+    // computes per layer (load-balanced causal ring, as Megatron and PyTorch split the sequence) one carries
+    // the causal mask.
+    const double chunk = static_cast<double>(c.sequence) / c.cp, masked_share = 1.0 / c.cp;
+    pass.attention = d.attention_forward_s(0.5 * attention_flops, chunk, masked_share);
+    pass.attention_backward = d.attention_backward_s(0.5 * attention_flops, chunk, masked_share);
   } else {  // unfused kernels: the whole square, as two batched bf16 GEMMs, backward twice the forward
     pass.attention = attention_flops / (d.bf16_peak_flops * d.peak_fraction);
     pass.attention_backward = 2 * pass.attention;
@@ -244,17 +276,14 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
   } else {
     pass.tensor_comm = 2 * x.collective_s(CollectiveOp::all_reduce, layer_output_bytes, x.groups.tensor);
   }
-  if (c.cp > 1) {
-    const double kv_bytes =
-        tokens * c.cp * context_parallel_kv_elements_per_token(m, c.tp) * kActivationBytes;
-    pass.context_comm = x.collective_s(CollectiveOp::all_gather, kv_bytes, x.groups.context);
-  }
+  if (c.cp > 1) context_exchange(x, tokens, pass);
   return pass;
 }
 
 struct StageTimes {
   double compute = 0, recompute = 0, tensor_comm = 0, context_comm = 0, pipeline_comm = 0, expert_comm = 0;
-  double backward = 0;  // the backward share of compute + recompute + communication (for DP overlap)
+  double attention = 0;  // the attention kernels' part of compute + recompute (not added to total())
+  double backward = 0;   // the backward share of compute + recompute + communication (for DP overlap)
   [[nodiscard]] double total() const {
     return compute + recompute + tensor_comm + context_comm + pipeline_comm + expert_comm;
   }
@@ -313,15 +342,17 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
                                  p.attention_backward + 2 * p.elementwise + p.permute;
     return std::max(0.0, 2 * p.expert_comm - layer_compute);
   });
-  t.context_comm = sum([](const LayerPass& p) {  // ring attention
-    return std::max(0.0, p.context_comm - p.attention) + std::max(0.0, p.context_comm - p.attention_backward);
-  });
+  t.context_comm = sum([](const LayerPass& p) { return p.context_comm + p.context_comm_backward; });
+  t.attention = sum([](const LayerPass& p) { return p.attention + p.attention_backward; });
   if (c.recompute == Recompute::full) {
     t.recompute = sum([](const LayerPass& p) { return p.forward(); });
+    t.attention += sum([](const LayerPass& p) { return p.attention; });
+    t.context_comm += sum([](const LayerPass& p) { return p.context_comm; });
     t.tensor_comm += sum(forward_tensor);
     t.expert_comm += sum([](const LayerPass& p) { return p.expert_comm; });
   } else if (c.recompute == Recompute::selective) {
     t.recompute = sum([](const LayerPass& p) { return p.attention + p.score_elementwise; });
+    t.attention += sum([](const LayerPass& p) { return p.attention; });
   } else if (c.recompute == Recompute::op_sac) {
     t.recompute = sum([](const LayerPass& p) { return p.every_second_matrix; });
   }
@@ -336,8 +367,8 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
     const double one_way = x.collective_s(CollectiveOp::sendrecv, boundary_bytes, x.groups.pipeline);
     t.pipeline_comm = pipeline_schedule_of(c)->transfers_per_micro_batch(c.virtual_stages) * one_way;
   }
-  const double forward =
-      sum([&](const LayerPass& p) { return p.forward() + forward_tensor(p) + p.expert_comm; });
+  const double forward = sum(
+      [&](const LayerPass& p) { return p.forward() + forward_tensor(p) + p.expert_comm + p.context_comm; });
   t.backward = t.total() - forward - output_forward;
   return t;
 }
@@ -438,7 +469,7 @@ double training_flops_per_step(const TransformerModel& model, const TrainingConf
 TrainingEstimate estimate_training(const PerfHardware& hardware, const CollectiveModel& collectives,
                                    const TrainingCalibration& calibration, const TransformerModel& model,
                                    const TrainingConfig& config) {
-  auto device = calibration.gemm.device(hardware.accelerator, config.precision);
+  auto device = calibration.gemm.device(hardware.accelerator, config.precision, config.attention_kernel);
   TrainingEstimate e;
   e.config = config;
   e.memory = training_memory(model, config, hardware.accelerator.memory);
@@ -450,7 +481,7 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
   Context x{hardware,       collectives,   calibration, model, config, groups_of(hardware, config),
             device.value(), device.value()};
   if (x.device.quantised) {
-    auto bf16 = calibration.gemm.device(hardware.accelerator, "bf16");
+    auto bf16 = calibration.gemm.device(hardware.accelerator, "bf16", config.attention_kernel);
     if (bf16.ok()) x.bf16_device = std::move(bf16).value();
   }
   x.memory_bandwidth = x.device.memory_bytes_per_s;
@@ -458,6 +489,12 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
   e.efficiency_rule = fmt::format(
       "{} ({}): GEMMs at {:.3f} of the {} peak plus operand traffic at memory bandwidth",
       x.device.architecture, hardware.accelerator.info.id, x.device.peak_fraction, x.device.precision);
+  e.attention_rule =
+      x.device.attention_kernel
+          ? fmt::format("{} {} kernel: published TFLOP/s by sequence length, bf16", x.device.architecture,
+                        x.device.attention_kernel->name)
+          : fmt::format("no kernel table for {}: bf16 at the GEMM fraction, diagonal tiles whole",
+                        x.device.architecture);
   const StageTimes stage = slowest_stage(x);
   const double m = config.micro_batches();
   const double bubble_stages = pipeline_schedule_of(config)->bubble_stage_times(
@@ -482,8 +519,11 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
            config.tp_comm_overlap
                ? "NCCL collectives on the tensor-parallel group not hidden by the GEMMs they feed"
                : "NCCL collectives on the tensor-parallel group"),
-      term("context-parallel communication", m * stage.context_comm,
-           "key/value all-gather not hidden by attention"),
+      term(
+          "context-parallel communication", m * stage.context_comm,
+          config.context_exchange == ContextExchange::ring
+              ? "ring attention: key/value (backward: and gradient) hops not hidden by each block's attention"
+              : "key/value all-gather (backward: + gradient reduce-scatter) not hidden by the local block"),
       term("expert-parallel all-to-all", m * stage.expert_comm,
            config.expert_comm_overlap
                ? "MoE dispatch + combine over the expert-parallel group not hidden by another micro-batch's "
@@ -498,6 +538,8 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
            "Adam state read and written at memory bandwidth"),
   };
   for (const auto& t : e.terms) e.step_time_s += t.seconds;
+  if (stage.total() > 0)
+    e.attention_s = m * stage.attention + pipeline_s * (1 - steady) * stage.attention / stage.total();
   const double gpus = config.gpus();
   e.tokens_per_second = static_cast<double>(config.global_batch) * config.sequence / e.step_time_s;
   e.model_flops_per_step = training_flops_per_step(model, config, false);

@@ -82,6 +82,9 @@ struct TrainingEstimate {
   double mfu = 0;                      // model FLOPs / (step time x GPUs x dense peak of config.precision)
   double hfu = 0;
   double peak_flops_per_gpu = 0;
+  double attention_s = 0;  // of step_time_s: the attention kernels (forward, backward, recomputed), their
+                           // share of the bubble included (for the validation harness's diagnosis)
+  std::string attention_rule;   // how attention was timed ("hopper cudnn kernel table" or the rule)
   std::string efficiency_rule;  // the GEMM model row used ("hopper: 0.600 of peak ..."), for --explain
   MemoryFootprint memory;
 };

@@ -28,6 +28,14 @@ enum class Attention {
   unfused
 };  // unfused: the a s^2 scores are written to memory (pre-2022 kernels)
 
+// How context parallelism moves keys and values between its ranks. ring: Megatron Core / Transformer Engine's
+// ring attention (cp_comm_type p2p): c - 1 steps, each sending one chunk's keys and values to the next rank
+// (and in the backward pass their gradients too) while the current block's attention runs. all_gather:
+// PyTorch's context_parallel (torchtitan) with its default rotate method ALL_GATHER: the whole sequence's
+// keys and values gathered at once (and their gradients reduce-scattered in the backward pass), overlapped
+// only with the local block's attention.
+enum class ContextExchange { ring, all_gather };
+
 [[nodiscard]] std::string_view recompute_name(Recompute recompute);
 [[nodiscard]] std::optional<Recompute> recompute_from_name(std::string_view name);
 
@@ -60,6 +68,10 @@ struct TrainingConfig {
   int bf16_layers_at_end = 0;
   bool sequence_parallel = true;  // with t > 1, norms and dropout split over the tensor-parallel group
   Attention attention = Attention::flash;
+  // The flash-attention kernel (gemm-efficiency.yaml attention.kernels: fa2, fa3, cudnn); empty = the
+  // architecture's default.
+  std::string attention_kernel;
+  ContextExchange context_exchange = ContextExchange::ring;
   std::string precision = "bf16";     // the GEMM precision (gemm-efficiency.yaml: bf16, fp8, mxfp8, nvfp4)
   bool overlap_data_parallel = true;  // gradient reduction overlaps the backward pass (Megatron
                                       // --overlap-grad-reduce); off in the 2021-2022 papers' runs

@@ -43,6 +43,8 @@ struct SourceSetup {
   bool micro_batches_are_stages = false;  // a pipeline splits the local batch into p v micro-batches
   int virtual_stages_when_null = 0;
   std::string flop_convention;
+  std::string attention_kernel;  // empty: the architecture's default kernel
+  ContextExchange context_exchange = ContextExchange::ring;
 };
 
 struct Setup {
@@ -171,7 +173,7 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
   for (const YamlField& row : root.child("sources").items()) {
     row.expect_keys({"source", "fsdp", "tp_comm_overlap", "recompute_when_null", "sequence_when_null",
                      "pipeline_micro_batch", "pipeline_micro_batches", "virtual_stages_when_null",
-                     "flop_convention", "selective_means"});
+                     "flop_convention", "selective_means", "attention_kernel", "context_parallel"});
     const std::string id = row.child("source").text();
     const auto set = sets.find(id);
     if (set == sets.end()) row.child("source").fail("no source '" + id + "' in training-runs.yaml");
@@ -192,6 +194,11 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
     if (const auto c = row.optional_child("flop_convention")) s.flop_convention = c->one_of({"palm"});
     if (const auto sel = row.optional_child("selective_means"))
       s.selective_is_per_op = sel->one_of({"megatron", "op-sac"}) == "op-sac";
+    if (const auto k = row.optional_child("attention_kernel"))
+      s.attention_kernel = k->one_of({"fa2", "fa3", "cudnn"});
+    if (const auto e = row.optional_child("context_parallel"))
+      s.context_exchange =
+          e->one_of({"ring", "all-gather"}) == "ring" ? ContextExchange::ring : ContextExchange::all_gather;
     setup.sources[id] = s;
   }
   return setup;
@@ -340,6 +347,8 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   c.recompute = *recompute;
   c.sequence_parallel = c.tp > 1;
   c.attention = Attention::flash;
+  c.attention_kernel = s.attention_kernel;
+  c.context_exchange = s.context_exchange;
   const auto label = setup.recipe_of_label.find(text_field(row, "precision_label"));
   const std::string recipe_name = label != setup.recipe_of_label.end() ? label->second : run.precision;
   const PrecisionRecipe* recipe = find_recipe(setup.recipes, recipe_name);

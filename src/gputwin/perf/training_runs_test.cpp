@@ -144,8 +144,10 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // % and 4.6 % before), MoE 51.7 % (49.0 % before: faster pipelines make the optimistic MoE rows more so).
   // MoE since the host wait per MoE layer and pass (moe_layer_host_s, fitted on these rows: 3.1 ms) and the
   // recipes' all-to-all overlap: 20.8 % (51.7 % before); dense untouched.
-  EXPECT_LE(dense_sum / dense, 0.072);
-  EXPECT_LE(hopper_sum / hopper, 0.054);
+  // Attention by the published kernel speed (cuDNN's on the Megatron rows) and the hopper refit (0.590):
+  // dense 6.93 % (H100 5.13 %).
+  EXPECT_LE(dense_sum / dense, 0.070);
+  EXPECT_LE(hopper_sum / hopper, 0.052);
   EXPECT_LE(moe_sum / moe, 0.21);
 }
 
@@ -165,12 +167,15 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // see docs/accuracy.md. Since: slowest-stage pipelines and the refit 49.3 % (worst 190 %); the torchtitan
   // Grand Teton rows on their published 96 GB HBM2e at 2.4 TB/s (the setup's system id now matches them) 45.0
   // % (worst 187 %); the 500 W bound of those rows' peak (torchtitan: between H100 NVL and SXM; the middle as
-  // a stated default) 40.3 % (worst 165 %); torchtitan's "selective" as its per-op SAC 39.2 %.
-  EXPECT_LE(evaluation.mean_abs_error, 0.395);
-  EXPECT_LE(evaluation.max_abs_error, 1.66);
+  // a stated default) 40.3 % (worst 165 %); torchtitan's "selective" as its per-op SAC 39.2 % (38.85 % with
+  // the MI355X row). Attention timed by the published speed of the framework's kernel (FlashAttention-3
+  // paper's H100 tables: FA2 for torchtitan and llm-foundry, cuDNN for Megatron), ring / all-gather CP
+  // exchange, hopper refitted on the fit set: 24.49 %, worst 113.7 % (was 165.3 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.246);
+  EXPECT_LE(evaluation.max_abs_error, 1.14);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
-      EXPECT_LE(std::abs(row.error), 0.10) << row.run.id;  // -5.6 % and -9.1 % (were -9.4 % and -12.7 %)
+      EXPECT_LE(std::abs(row.error), 0.10) << row.run.id;  // -6.2 % and -9.6 % (were -9.4 % and -12.7 %)
     }
   }
 }

@@ -183,6 +183,90 @@ TEST(TrainingContextParallel, DeepSeekV3ContextTermUsesThePerHeadSize) {
   EXPECT_GT(exposed, 0.0);
 }
 
+double term_seconds(const TrainingEstimate& e, const std::string& name) {
+  for (const auto& t : e.terms)
+    if (t.name == name) return t.seconds;
+  ADD_FAILURE() << "no term " << name;
+  return 0;
+}
+
+// Context parallelism across nodes (TP 8 in each node, CP 8 over eight DGX H100, 16K tokens): Megatron's ring
+// passes one chunk per step behind that block's attention; PyTorch's all-gather waits for the whole
+// sequence's keys and values behind the local block only, so it exposes more; full recomputation runs the
+// forward exchange again.
+TEST(TrainingContextParallel, RingHidesWhatTheAllGatherExposes) {
+  const TransformerModel& llama = preset("llama3.1-8b");
+  TrainingConfig c;
+  c.sequence = 16384;
+  c.global_batch = 8;
+  c.tp = 8;
+  c.cp = 8;
+  c.dp = 0;
+  c.recompute = Recompute::none;
+  c.attention_kernel = "fa2";
+  const PerfHardware hw = h100_nodes(8);
+  ASSERT_TRUE(check_training_config(llama, c, 64).empty());
+  const auto& s = perf_setup();
+  c.context_exchange = ContextExchange::ring;
+  const auto ring = estimate_training(hw, s.collectives, s.calibration, llama, c);
+  c.context_exchange = ContextExchange::all_gather;
+  const auto gather = estimate_training(hw, s.collectives, s.calibration, llama, c);
+  const double ring_s = term_seconds(ring, "context-parallel communication");
+  const double gather_s = term_seconds(gather, "context-parallel communication");
+  EXPECT_GE(ring_s, 0.0);
+  EXPECT_GT(gather_s, ring_s);
+  c.recompute = Recompute::full;
+  const auto recomputed = estimate_training(hw, s.collectives, s.calibration, llama, c);
+  EXPECT_GT(term_seconds(recomputed, "context-parallel communication"), gather_s);
+  EXPECT_NE(gather.attention_rule.find("fa2"), std::string::npos) << gather.attention_rule;
+}
+
+// The attention kernels are most of a 128K step over CP 8 in one node, a small share of an 8K one.
+TEST(TrainingContextParallel, AttentionShareGrowsWithTheSequence) {
+  const TransformerModel& llama = preset("llama3.1-8b");
+  TrainingConfig c;
+  c.sequence = 131072;
+  c.global_batch = 1;
+  c.cp = 8;
+  c.dp = 0;
+  c.zero = 3;
+  c.recompute = Recompute::full;
+  c.attention_kernel = "fa2";
+  const PerfHardware hw = h100_nodes(1);
+  ASSERT_TRUE(check_training_config(llama, c, 8).empty());
+  const auto& s = perf_setup();
+  const auto long_seq = estimate_training(hw, s.collectives, s.calibration, llama, c);
+  EXPECT_GT(long_seq.attention_s / long_seq.step_time_s, 0.5);
+  c.sequence = 8192;
+  c.cp = 1;
+  c.global_batch = 8;
+  c.dp = 0;
+  ASSERT_TRUE(check_training_config(llama, c, 8).empty());
+  const auto short_seq = estimate_training(hw, s.collectives, s.calibration, llama, c);
+  EXPECT_LT(short_seq.attention_s / short_seq.step_time_s, 0.25);
+  EXPECT_GT(short_seq.attention_s, 0.0);
+}
+
+// The kernel a framework ran is a setup fact: FlashAttention-2 makes a long-sequence step slower than cuDNN's
+// fused attention (Megatron's default on Hopper), a short one barely.
+TEST(TrainingContextParallel, TheFrameworksAttentionKernelSetsTheLongSequenceStep) {
+  const TransformerModel& llama = preset("llama3.1-8b");
+  TrainingConfig c;
+  c.sequence = 32768;
+  c.global_batch = 8;
+  c.dp = 0;
+  c.zero = 3;
+  c.recompute = Recompute::full;
+  const PerfHardware hw = h100_nodes(1);
+  ASSERT_TRUE(check_training_config(llama, c, 8).empty());
+  const auto& s = perf_setup();
+  const auto cudnn = estimate_training(hw, s.collectives, s.calibration, llama, c);
+  c.attention_kernel = "fa2";
+  const auto fa2 = estimate_training(hw, s.collectives, s.calibration, llama, c);
+  EXPECT_GT(fa2.step_time_s, 1.2 * cudnn.step_time_s);
+  EXPECT_NE(cudnn.attention_rule.find("cudnn"), std::string::npos) << cudnn.attention_rule;
+}
+
 TEST(TrainingPrecisionRecipes, BundledRecipesCarryMegatronBridgesBf16Layers) {
   const auto recipes = load_precision_recipes(source_path("data/perf/precision-recipes.yaml"));
   ASSERT_TRUE(recipes.ok()) << recipes.error_text();

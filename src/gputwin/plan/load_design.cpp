@@ -26,7 +26,8 @@ Result<DesignedSpec> load_design(const std::string& spec_path, const Catalog& ca
     if (!inputs.ok()) return inputs.errors();
     const TrainingInputs& data = inputs.value();
     auto fit = fit_workload(
-        sized, catalog, {&data.presets, &data.collectives, &data.calibration, 131072, data.memory_reserve});
+        sized, catalog,
+        {&data.presets, &data.collectives, &data.calibration, 131072, data.memory_reserve, &data.recipes});
     if (!fit.ok()) return fit.errors();
     workload_fit = std::move(fit).value();
   }

@@ -15,11 +15,26 @@ namespace {
   throw InputFailure(InputError{spec.where(field), field, message});
 }
 
-TrainingConfig base_config(const WorkloadTarget& target) {
+// The spec's precision as a recipe of precision-recipes.yaml; an unknown name is the spec's error.
+const PrecisionRecipe* checked_recipe(const ClusterSpec& spec, const WorkloadFitInputs& inputs) {
+  if (inputs.recipes == nullptr) return nullptr;
+  const PrecisionRecipe* recipe = find_recipe(*inputs.recipes, spec.workload->precision);
+  if (recipe == nullptr) {
+    fail_at(spec, "nodes.workload.precision",
+            "unknown precision recipe '" + spec.workload->precision +
+                "'; known: " + recipe_names(*inputs.recipes) + " (data/perf/precision-recipes.yaml)");
+  }
+  return recipe;
+}
+
+// The workload's precision recipe applied (its GEMM precision and the layers it keeps in bf16).
+TrainingConfig base_config(const ClusterSpec& spec, const WorkloadTarget& target,
+                           const WorkloadFitInputs& inputs) {
   TrainingConfig base;
   base.sequence = target.sequence;
   base.global_batch = target.global_batch;
   base.precision = target.precision;
+  if (inputs.recipes != nullptr) apply_recipe(*checked_recipe(spec, inputs), base);
   return base;
 }
 
@@ -96,14 +111,17 @@ WorkloadFit fit_one(ClusterSpec& spec, const Catalog& catalog, const WorkloadFit
   fit.system = spec.rack_system.empty() ? spec.node_system : spec.rack_system;
   fit.counts_racks = !spec.rack_system.empty();
   const System& system = catalog.get<System>(spec.node_system);
+  if (fit.target.global_batch == 0) fit.target.global_batch = default_global_batch(fit.target.sequence);
+  TrainingConfig base = base_config(spec, fit.target, inputs);
+  // The rate the recipe's GEMMs run at (mxfp8 at fp8's, nvfp4 and mxfp4 at fp4's).
+  const GemmPrecision* gemm = inputs.calibration->gemm.precision(base.precision);
+  const std::string peak_key = gemm != nullptr ? gemm->peak_key : base.precision;
   const auto& rates = catalog.get<Accelerator>(system.accelerator).dense_compute;
-  const auto rate = rates.find(fit.target.precision);
+  const auto rate = rates.find(peak_key);
   if (rate == rates.end() || !rate->second) {
     fail_at(spec, "nodes.workload.precision",
-            "'" + system.accelerator + "' has no dense " + fit.target.precision + " rate in the catalog");
+            "'" + system.accelerator + "' has no dense " + peak_key + " rate in the catalog");
   }
-  if (fit.target.global_batch == 0) fit.target.global_batch = default_global_batch(fit.target.sequence);
-  TrainingConfig base = base_config(fit.target);
   const ByteSize gpu_memory = catalog.get<Accelerator>(system.accelerator).memory;
   base.memory_reserve = fit.target.memory_reserve.value_or(inputs.memory_reserve.per_gpu(gpu_memory));
   if (base.memory_reserve.base() >= gpu_memory.base()) {
@@ -256,6 +274,7 @@ Result<WorkloadFit> fit_workload(ClusterSpec& spec, const Catalog& catalog, cons
       size_checkpoint(spec, model);
       for (ClusterSpec& candidate : spec.candidates) size_checkpoint(candidate, model);
     }
+    checked_recipe(spec, inputs);  // an unknown recipe is the spec's error, not a candidate's loss
     return spec.candidates.empty() ? fit_one(spec, catalog, inputs) : fit_candidates(spec, catalog, inputs);
   });
 }

@@ -26,6 +26,7 @@
 #include "gputwin/perf/collectives.hpp"
 #include "gputwin/perf/memory.hpp"
 #include "gputwin/perf/model.hpp"
+#include "gputwin/perf/precision_recipe.hpp"
 #include "gputwin/perf/training.hpp"
 #include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
@@ -76,6 +77,9 @@ struct WorkloadFitInputs {
   const TrainingCalibration* calibration = nullptr;
   int max_gpus = 131072;
   MemoryReserve memory_reserve;  // memory.yaml's per-GPU reserve, on the spec's accelerator
+  // precision-recipes.yaml: what nodes.workload.precision may name (bf16, fp8, fp8-cs, mxfp8, nvfp4, mxfp4);
+  // null: only bf16 and fp8, as GEMM precisions with no bf16 layers.
+  const std::vector<PrecisionRecipe>* recipes = nullptr;
 };
 
 // Sizes `spec` (which must ask for a workload) and sets its node count.

@@ -216,7 +216,13 @@ class SpecReader {
       workload.global_batch = static_cast<int>(batch->positive_integer());
     }
     if (auto precision = f.optional_child("precision")) {
-      workload.precision = precision->one_of({"bf16", "fp8"});
+      // A precision recipe of data/perf/precision-recipes.yaml (checked where the recipes are read: the
+      // workload fit); here only its form.
+      workload.precision = precision->text();
+      if (workload.precision.empty() ||
+          workload.precision.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+        precision->fail("expected a precision recipe name such as bf16, fp8, fp8-cs, mxfp8, nvfp4, got '" +
+                        workload.precision + "'");
       remember(*precision);
     }
     if (auto reserve = f.optional_child("memory_reserve")) {

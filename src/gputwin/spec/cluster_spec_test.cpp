@@ -85,13 +85,13 @@ std::vector<BadSpec> bad_specs() {
        replaced("count: 16", "count: 16\n  workload: {model: llama3-8b, tokens: 1T, days: 20}"),
        "test.yaml:3:3:", "nodes", "exactly one of 'count' (nodes), 'gpus' (a target) or 'workload'"},
       {"workload_tokens_without_suffix",
-       replaced("count: 16", "workload: {model: llama3-8b, tokens: 15000, days: 20}"), "test.yaml:4:40:",
-       "nodes.workload.tokens", "suffix, such as 15T"},
+       replaced("count: 16", "workload: {model: llama3-8b, tokens: 15000, days: 20}"),
+       "test.yaml:4:40:", "nodes.workload.tokens", "suffix, such as 15T"},
       {"workload_without_days", replaced("count: 16", "workload: {model: llama3-8b, tokens: 1T}"),
        "test.yaml:4:13:", "nodes.workload.days", "missing required field"},
       {"workload_unknown_precision",
-       replaced("count: 16", "workload: {model: llama3-8b, tokens: 1T, days: 9, precision: fp4}"),
-       "test.yaml:4:64:", "nodes.workload.precision", "fp4"},
+       replaced("count: 16", "workload: {model: llama3-8b, tokens: 1T, days: 9, precision: FP4}"),
+       "test.yaml:4:64:", "nodes.workload.precision", "FP4"},
       {"yaml_syntax", replaced("prices: {dgx-h100: 300000 USD}", "prices: {dgx-h100: 300000 USD"),
        "test.yaml:", "", "YAML syntax error"},
       {"pue_below_one", replaced("  cooling: air-standard\n", "  cooling: air-standard\n  pue: 0.9\n"),
@@ -176,8 +176,8 @@ TEST(ClusterSpec, TargetGpuCountRoundsUpToWholeNodes) {
 
 TEST(ClusterSpec, WorkloadLeavesTheNodeCountToSizing) {
   const auto spec = parse_cluster_spec(
-      replaced("count: 16", "workload: {model: llama3-8b, tokens: 1.5T, days: 20, sequence: 4096}"), "test.yaml",
-      bundled_catalog());
+      replaced("count: 16", "workload: {model: llama3-8b, tokens: 1.5T, days: 20, sequence: 4096}"),
+      "test.yaml", bundled_catalog());
   ASSERT_TRUE(spec.ok()) << spec.error_text();
   ASSERT_TRUE(spec.value().workload.has_value());
   const WorkloadTarget& workload = *spec.value().workload;
