@@ -112,4 +112,35 @@ nlohmann::json goodput_json(const GoodputJob& job, const GoodputResult& r) {
   };
 }
 
+std::string sizing_goodput_text(const std::vector<SizingGoodput>& rows, const std::string& basis) {
+  if (rows.empty()) return "";
+  std::string out = "Goodput: " + basis + "\n";
+  TextTable table({"accelerator", "GPUs", "work days", "MTTF", "checkpoint every", "ETTR", "time-to-train",
+                   "spare nodes"},
+                  {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
+                   Align::right, Align::right});
+  for (const auto& g : rows) {
+    table.add_row({g.accelerator, std::to_string(g.gpus), fmt::format("{:.1f}", g.work_days),
+                   fmt::format("{:.2f} h", g.mttf_hours), fmt::format("{:.1f} min", g.interval_minutes),
+                   fmt::format("{:.3f}", g.ettr), fmt::format("{:.1f} days", g.wall_days),
+                   std::to_string(g.spare_nodes)});
+  }
+  return out + table.render();
+}
+
+nlohmann::json sizing_goodput_json(const std::vector<SizingGoodput>& rows, const std::string& basis) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& g : rows) {
+    list.push_back({{"accelerator", g.accelerator},
+                    {"gpus", g.gpus},
+                    {"work_days", rounded(g.work_days, 4)},
+                    {"mttf_hours", rounded(g.mttf_hours, 4)},
+                    {"checkpoint_interval_minutes", rounded(g.interval_minutes, 3)},
+                    {"ettr", rounded(g.ettr, 5)},
+                    {"time_to_train_days", rounded(g.wall_days, 4)},
+                    {"spare_nodes", g.spare_nodes}});
+  }
+  return {{"basis", basis}, {"rows", list}};
+}
+
 }  // namespace gputwin

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gputwin/plan/sizing_goodput.hpp"
 #include "gputwin/sim/goodput.hpp"
 
 namespace gputwin {
@@ -31,5 +32,11 @@ struct GoodputJob {
 
 [[nodiscard]] std::string goodput_text(const GoodputJob& job, const GoodputResult& result);
 [[nodiscard]] nlohmann::json goodput_json(const GoodputJob& job, const GoodputResult& result);
+
+// The lines `perf size` adds under its table: each answer's ETTR, time-to-train and spares under failures.
+[[nodiscard]] std::string sizing_goodput_text(const std::vector<SizingGoodput>& rows,
+                                              const std::string& basis);
+[[nodiscard]] nlohmann::json sizing_goodput_json(const std::vector<SizingGoodput>& rows,
+                                                 const std::string& basis);
 
 }  // namespace gputwin
