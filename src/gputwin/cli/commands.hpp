@@ -51,6 +51,7 @@ void add_perf_collective_command(CLI::App& perf, int& exit_code);
 void add_perf_train_command(CLI::App& perf, int& exit_code);
 void add_perf_size_command(CLI::App& perf, int& exit_code);
 void add_perf_serve_command(CLI::App& perf, int& exit_code);
+void add_perf_goodput_command(CLI::App& perf, int& exit_code);
 
 // What `perf infer` and `perf serve` deploy: a model on TP (x EP) GPUs of a cluster or catalog system.
 struct InferenceModelOptions {

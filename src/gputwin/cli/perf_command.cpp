@@ -29,6 +29,7 @@ void add_perf_command(CLI::App& app, int& exit_code) {
   add_perf_train_command(*perf, exit_code);
   add_perf_size_command(*perf, exit_code);
   add_perf_serve_command(*perf, exit_code);
+  add_perf_goodput_command(*perf, exit_code);
 }
 
 }  // namespace gputwin::cli

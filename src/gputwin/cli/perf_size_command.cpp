@@ -15,7 +15,10 @@
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/plan/cluster_price.hpp"
+#include "gputwin/plan/sizing_goodput.hpp"
+#include "gputwin/report/goodput_report.hpp"
 #include "gputwin/report/training_report.hpp"
+#include "gputwin/sim/failure_rates.hpp"
 
 namespace gputwin::cli {
 namespace {
@@ -37,6 +40,9 @@ struct SizeOptions {
 };
 
 constexpr const char* kDefaultAccelerators = "h100-sxm,h200-sxm,b200,mi300x";
+// The failures every answer is run under (perf goodput answers for one job with any profile and times).
+constexpr const char* kGoodputProfile = "llama3-table5";
+constexpr int kGoodputSeeds = 10;
 
 double parse_tokens(const std::string& text) {
   const double tokens = parse_parameter_count(text);
@@ -163,10 +169,27 @@ int run_size(const SizeOptions& o) {
     }
     request.accelerators = split_list(accelerators);
     const auto rows = size_training(*catalog, inputs->collectives, inputs->calibration, request);
+    auto rates = load_failure_rates(bundled_data_dir() + "/reliability/failure-rates.yaml");
+    if (!rates.ok()) {
+      std::cerr << rates.error_text();
+      return kInputError;
+    }
+    const auto goodput = goodput_of_sizing(rows, *catalog, rates.value(), kGoodputProfile, kGoodputSeeds);
+    const std::string goodput_basis = fmt::format(
+        "failures of data/reliability/failure-rates.yaml {} (its H100 rates for every accelerator), "
+        "checkpoint write {:g} min and restart {:g} min "
+        "(assumed), Daly's interval, spares that cover repairs 99 % of the time, {} seeds (perf goodput for "
+        "one "
+        "job)",
+        kGoodputProfile, rates.value().job_defaults.checkpoint_write_hours * 60,
+        rates.value().job_defaults.restart_hours * 60, kGoodputSeeds);
     if (o.json) {
-      std::cout << sizing_json(*model, tokens, o.days, rows, cost_basis).dump(2) << "\n";
+      nlohmann::json doc = sizing_json(*model, tokens, o.days, rows, cost_basis);
+      doc["goodput"] = sizing_goodput_json(goodput, goodput_basis);
+      std::cout << doc.dump(2) << "\n";
     } else {
       std::cout << sizing_text(*model, tokens, o.days, rows, cost_basis);
+      std::cout << sizing_goodput_text(goodput, goodput_basis);
     }
     return 0;
   } catch (const UsageFailure& failure) {

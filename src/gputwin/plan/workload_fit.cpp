@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/design/design.hpp"
 #include "gputwin/perf/hardware.hpp"
 #include "gputwin/perf/training_search.hpp"
@@ -104,6 +105,22 @@ const TransformerModel& checked_model(const ClusterSpec& spec, const WorkloadFit
 }
 
 // Sizes one spec that names one system; throws InputFailure located at the spec field that forbids it.
+// The answer under the bundled failure rates (plan/sizing_goodput); empty when they do not apply.
+std::optional<SizingGoodput> answer_goodput(const ClusterSpec& spec, const Catalog& catalog,
+                                            const WorkloadFit& fit) {
+  constexpr int kSeeds = 10;
+  const auto rates = load_failure_rates(bundled_data_dir() + "/reliability/failure-rates.yaml");
+  if (!rates.ok()) throw InputFailure(rates.errors().front());
+  SizingRow row;
+  row.accelerator = catalog.get<System>(spec.node_system).accelerator;
+  row.system = spec.node_system;
+  row.gpus = fit.answer.gpus;
+  row.days = fit.answer.days;
+  const auto goodput = goodput_of_sizing({row}, catalog, rates.value(), "llama3-table5", kSeeds);
+  if (goodput.empty()) return std::nullopt;
+  return goodput.front();
+}
+
 WorkloadFit fit_one(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs) {
   WorkloadFit fit;
   fit.target = *spec.workload;
@@ -275,7 +292,10 @@ Result<WorkloadFit> fit_workload(ClusterSpec& spec, const Catalog& catalog, cons
       for (ClusterSpec& candidate : spec.candidates) size_checkpoint(candidate, model);
     }
     checked_recipe(spec, inputs);  // an unknown recipe is the spec's error, not a candidate's loss
-    return spec.candidates.empty() ? fit_one(spec, catalog, inputs) : fit_candidates(spec, catalog, inputs);
+    WorkloadFit fit =
+        spec.candidates.empty() ? fit_one(spec, catalog, inputs) : fit_candidates(spec, catalog, inputs);
+    fit.goodput = answer_goodput(spec, catalog, fit);
+    return fit;
   });
 }
 

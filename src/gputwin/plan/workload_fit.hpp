@@ -29,6 +29,7 @@
 #include "gputwin/perf/precision_recipe.hpp"
 #include "gputwin/perf/training.hpp"
 #include "gputwin/perf/training_sizing.hpp"
+#include "gputwin/plan/sizing_goodput.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 
 namespace gputwin {
@@ -60,6 +61,9 @@ struct WorkloadFit {
   int unit_nodes = 1;  // the design's purchase step the count was bisected in (racks when counts_racks)
   std::vector<CandidateFit> candidates;  // `nodes.choose` in the listed order; empty for one system
   std::string choice_rule;               // how the candidate was chosen, for the output
+  // The answer under failures (plan/sizing_goodput: the bundled llama3-table5 rates, assumed checkpoint
+  // defaults, the spares that cover repairs 99 % of the time); empty when the answer has no GPU system.
+  std::optional<SizingGoodput> goodput;
 
   // The largest count tried below the answer (not in time), or none when the answer is one node.
   [[nodiscard]] const SizingTrial* next_smaller_trial() const {

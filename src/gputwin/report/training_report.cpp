@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "gputwin/report/json_document.hpp"
 #include "gputwin/report/text_table.hpp"
@@ -390,6 +391,15 @@ std::string workload_fit_text(const WorkloadFit& fit) {
                       100 * a.estimate->mfu, fewer);
   text += fmt::format("  split: {}\n  memory: {:.0f} of {:.0f} GB per GPU\n", split_text(a.estimate->config),
                       in_gigabytes(a.estimate->memory.total()), in_gigabytes(a.estimate->memory.capacity));
+  if (fit.goodput) {
+    const SizingGoodput& g = *fit.goodput;
+    text += fmt::format(
+        "  under failures: job MTTF {:.2f} h, checkpoint every {:.1f} min, ETTR {:.3f}, time-to-train {:.1f} "
+        "days; {} spare nodes cover repairs 99 % of the time (Llama 3 Table 5 rates, assumed 5-min "
+        "checkpoint "
+        "write and 10-min restart: perf goodput)\n",
+        g.mttf_hours, g.interval_minutes, g.ettr, g.wall_days, g.spare_nodes);
+  }
   text += fit.counts_racks
               ? fmt::format(
                     "Rack counts tried (whole {} racks, never cutting a scale-up domain: doubling, then "
@@ -462,6 +472,15 @@ nlohmann::json workload_fit_json(const WorkloadFit& fit) {
                       {"flop_convention", flop_convention()},
                       {"unit_nodes", fit.unit_nodes},
                       {"trials", trials}};
+  if (fit.goodput) {
+    const SizingGoodput& g = *fit.goodput;
+    json["goodput"] = {{"profile", "llama3-table5"},
+                       {"mttf_hours", std::round(g.mttf_hours * 1e4) / 1e4},
+                       {"checkpoint_interval_minutes", std::round(g.interval_minutes * 1e3) / 1e3},
+                       {"ettr", std::round(g.ettr * 1e5) / 1e5},
+                       {"time_to_train_days", std::round(g.wall_days * 1e4) / 1e4},
+                       {"spare_nodes", g.spare_nodes}};
+  }
   if (fit.counts_racks) {
     json["racks"] = a.racks;
     json["unit_racks"] = fit.unit_nodes;

@@ -1,0 +1,134 @@
+// Prints the goodput model's checks (issue 17 item 7): the fit check against Llama 3's 54-day snapshot
+// (interruptions over 20 seeds and the causes' shares, from the rates derived from its Table 5 counts), the
+// Young/Daly test vectors of ../shared/data/reliability.yaml, the ETTR Llama 3 reports, and the evaluation:
+// MTTF by job size against Meta's RSC-1 study (data/reference/reliability-published.yaml), which no rate was
+// fitted to. Not run by CI; the bounds are asserted by sim/goodput_test.cpp and
+// sim/checkpoint_interval_test.cpp.
+//
+//   ninja -C build goodput_validation && build/bench/goodput_validation
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "gputwin/sim/checkpoint_interval.hpp"
+#include "gputwin/sim/failure_rates.hpp"
+#include "gputwin/sim/goodput.hpp"
+
+namespace {
+
+using namespace gputwin;
+
+std::string source_path(const std::string& relative) {
+  return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative;
+}
+
+GoodputRequest snapshot(const FailureRates& rates, const std::string& profile, int gpus, double days) {
+  GoodputRequest request;
+  request.gpus = gpus;
+  request.shape = ClusterShape{.gpus_per_node = 8};
+  request.processes = failure_processes(*rates.profile(profile), request.shape);
+  request.checkpoint_write_hours = rates.job_defaults.checkpoint_write_hours;
+  request.restart_hours = rates.job_defaults.restart_hours;
+  request.work_hours = 1e9;
+  request.wall_limit_hours = days * 24;
+  request.spare_nodes = 64;
+  request.seeds = 20;
+  return request;
+}
+
+void fit_check(const FailureRates& rates) {
+  std::printf("## Fit: Llama 3, 16,384 GPUs, 54 days (rates derived from these counts)\n\n");
+  const GoodputResult r = simulate_goodput(snapshot(rates, "llama3-table5", 16384, 54)).value();
+  std::printf(
+      "unexpected interruptions: published 419, simulated %.1f +- %.1f over %d seeds (mean +- stdev); "
+      "MTTF %.2f h\n\n",
+      r.interruptions.mean, r.interruptions.stdev, r.seeds, r.mttf_hours);
+  std::printf(
+      "| cause | Table 5 count | share by count | simulated mean | simulated share "
+      "|\n|---|---|---|---|---|\n");
+  const FailureProfile& llama = *rates.profile("llama3-table5");
+  for (std::size_t i = 0; i < llama.rows.size(); ++i) {
+    std::printf("| %s | %.0f | %.1f %% | %.1f | %.1f %% |\n", llama.rows[i].id.c_str(), llama.rows[i].count,
+                100.0 * llama.rows[i].count / 419.0, r.by_cause[i].count.mean,
+                100.0 * r.by_cause[i].count.mean / r.interruptions.mean);
+  }
+}
+
+void young_daly() {
+  std::printf("\n## Young/Daly test vectors (Daly, FGCS 2006; ../shared/data/reliability.yaml)\n\n");
+  const std::string path = std::string(GPUTWIN_SHARED_DIR) + "/data/reliability.yaml";
+  if (!std::filesystem::exists(path)) {
+    std::printf("skipped: ../shared is absent (%s)\n", path.c_str());
+    return;
+  }
+  const YAML::Node vectors = YAML::LoadFile(path)["checkpoint_interval"]["test_vectors"];
+  const double write = vectors["conditions"]["checkpoint_write_min"].as<double>() / 60;
+  std::printf(
+      "| MTBF h | published min | Daly min | Young min | gputwin Daly | gputwin Young "
+      "|\n|---|---|---|---|---|---|\n");
+  for (const auto& row : vectors["rows"]) {
+    const double m = row["mtbf_h"].as<double>();
+    std::printf("| %.0f | %.0f | %.1f | %.0f | %.1f | %.1f |\n", m, row["tau_opt_published_min"].as<double>(),
+                row["daly_formula_min"].as<double>(), row["young_formula_min"].as<double>(),
+                daly_interval_hours(write, m) * 60, young_interval_hours(write, m) * 60);
+  }
+}
+
+void ettr_check(const FailureRates& rates) {
+  std::printf("\n## ETTR of the 16,384-GPU, 54-day run (Llama 3 reports more than 90 %%; fit source)\n\n");
+  std::printf(
+      "Llama 3 gives no checkpoint write or restart time: ETTR by assumed times (Daly's interval, 64 "
+      "spares)\n\n| write \\ restart |");
+  const double restarts[] = {2, 5, 10, 20};
+  const double writes[] = {0.5, 1, 2, 5};
+  for (double restart : restarts) std::printf(" %.0f min |", restart);
+  std::printf("\n|---|---|---|---|---|\n");
+  for (double write : writes) {
+    std::printf("| %.1f min |", write);
+    for (double restart : restarts) {
+      GoodputRequest request = snapshot(rates, "llama3-table5", 16384, 54);
+      request.checkpoint_write_hours = write / 60;
+      request.restart_hours = restart / 60;
+      std::printf(" %.3f |", simulate_goodput(request).value().ettr.mean);
+    }
+    std::printf("\n");
+  }
+}
+
+void mttf_evaluation(const FailureRates& rates) {
+  std::printf(
+      "\n## Evaluation: MTTF by job size against Meta RSC-1 (arXiv 2410.21680; no rate fitted to it)\n\n");
+  const YAML::Node published = YAML::LoadFile(source_path("data/reference/reliability-published.yaml"));
+  std::printf(
+      "| GPUs | kind | published h | llama3-table5 h | error | meta-rsc1 profile h "
+      "|\n|---|---|---|---|---|---|\n");
+  for (const auto& row : published["mttf_by_job_size"]) {
+    const int gpus = row["gpus"].as<int>();
+    const double mttf = row["mttf_hours"].as<double>();
+    GoodputRequest request = snapshot(rates, "llama3-table5", gpus, 1);
+    request.seeds = 1;
+    const double llama = simulate_goodput(request).value().mttf_hours;
+    request.processes = failure_processes(*rates.profile("meta-rsc1"), request.shape);
+    const double rsc = simulate_goodput(request).value().mttf_hours;
+    std::printf("| %d | %s | %.2f | %.2f | %+.0f %% | %.2f |\n", gpus, row["kind"].as<std::string>().c_str(),
+                mttf, llama, 100.0 * (llama - mttf) / mttf, rsc);
+  }
+}
+
+}  // namespace
+
+int main() {
+  auto rates = load_failure_rates(source_path("data/reliability/failure-rates.yaml"));
+  if (!rates.ok()) {
+    std::fprintf(stderr, "%s", rates.error_text().c_str());
+    return 1;
+  }
+  fit_check(rates.value());
+  young_daly();
+  ettr_check(rates.value());
+  mttf_evaluation(rates.value());
+  return 0;
+}

@@ -1,0 +1,306 @@
+// `gputwin perf goodput`: one training job on a cluster that fails. How many interruptions it meets, its
+// MTTF, the Young/Daly checkpoint intervals, its effective training time ratio (ETTR) and wall-clock days,
+// from a seeded Monte Carlo over the failure processes of its nodes (data/reliability/failure-rates.yaml, or
+// one rate given on the command line).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+#include "gputwin/cli/commands.hpp"
+#include "gputwin/core/data_dir.hpp"
+#include "gputwin/report/goodput_report.hpp"
+#include "gputwin/sim/failure_rates.hpp"
+#include "gputwin/sim/goodput.hpp"
+
+namespace gputwin::cli {
+namespace {
+
+// The repair of a node struck by --node-failure-rate when --repair-time is not given: an assumption (no
+// source gives one), printed as such.
+constexpr double kAssumedNodeRepairHours = 24;
+
+struct GoodputOptions {
+  CatalogOptions catalog;
+  std::string system;
+  std::string cluster;
+  int gpus = 0;
+  double days = 0;
+  std::string rates;  // empty: the bundled data/reliability/failure-rates.yaml
+  std::string profile = "llama3-table5";
+  std::string node_failure_rate;
+  std::string mtbf;
+  std::string repair_time;
+  std::string checkpoint_write;
+  std::string restart;
+  std::string checkpoint_interval;
+  int spare_nodes = 0;
+  int seeds = 20;
+  int seed = 1;
+  int nodes_per_leaf = 32;
+  bool json = false;
+};
+
+double hours_option(const std::string& option, const std::string& text, bool zero_allowed) {
+  const auto hours = parse_hours(text);
+  if (!hours || (!zero_allowed && !(*hours > 0))) {
+    throw UsageFailure{option + ": expected a duration with its unit (s, min, h, d), such as 3h or 90min" +
+                       std::string(zero_allowed ? "" : ", greater than zero") + ", got '" + text + "'"};
+  }
+  return *hours;
+}
+
+// "6.5/1000/day" (failures per 1000 node-days), "0.0065/day", "2.7e-4/hour": failures per node.
+double node_rate_per_hour(const std::string& text) {
+  const auto fail = [&]() -> double {
+    throw UsageFailure{
+        "--node-failure-rate: expected failures per node per period, such as 6.5/1000/day, "
+        "0.0065/day or 2.7e-4/hour, got '" +
+        text + "'"};
+  };
+  const auto last = text.rfind('/');
+  if (last == std::string::npos) return fail();
+  const std::string period = text.substr(last + 1);
+  const double period_hours = period == "hour" ? 1 : period == "day" ? 24 : period == "month" ? 730.5 : 0;
+  if (period_hours == 0) return fail();
+  std::string head = text.substr(0, last);
+  double divisor = 1;
+  if (const auto slash = head.find('/'); slash != std::string::npos) {
+    char* end = nullptr;
+    divisor = std::strtod(head.c_str() + slash + 1, &end);
+    if (*end != '\0' || !(divisor > 0)) return fail();
+    head = head.substr(0, slash);
+  }
+  char* end = nullptr;
+  const double count = std::strtod(head.c_str(), &end);
+  if (head.empty() || *end != '\0' || !(count > 0)) return fail();
+  return count / divisor / period_hours;
+}
+
+struct Where {
+  ClusterShape shape;
+  std::string system;
+  std::string where;
+  std::string shape_note;
+  int cluster_nodes = 0;  // 0: a catalog system, no limit
+};
+
+Where shape_of_system(const Catalog& catalog, const GoodputOptions& o) {
+  const System* system = catalog.find<System>(o.system);
+  if (system == nullptr || system->accelerators == 0) {
+    throw UsageFailure{"--system: '" + o.system +
+                       "' is not a GPU system of the catalog (gputwin catalog list --kind system)"};
+  }
+  Where w;
+  w.system = o.system;
+  w.where = "catalog system " + o.system;
+  w.shape.gpus_per_node = system->accelerators;
+  const auto compute = system->nics.find(NetworkRole::compute);
+  w.shape.nics_per_node = compute == system->nics.end() ? 1 : compute->second.ports;
+  w.shape.leaves_per_node = std::max(1, w.shape.nics_per_node);  // rail-optimized: one leaf per rail
+  w.shape.nodes_per_leaf = o.nodes_per_leaf;
+  w.shape.nodes_per_domain = std::max(1, system->scale_up_domain / system->accelerators);
+  w.shape_note = fmt::format(
+      "{} GPUs, {} compute NIC ports a node; {} nodes a leaf (--nodes-per-leaf, assumed), "
+      "{} leaves a node (one a rail); {} node(s) a scale-up domain",
+      w.shape.gpus_per_node, w.shape.nics_per_node, w.shape.nodes_per_leaf, w.shape.leaves_per_node,
+      w.shape.nodes_per_domain);
+  return w;
+}
+
+std::optional<Where> shape_of_cluster(const Catalog& catalog, const GoodputOptions& o) {
+  const auto cluster = load_designed_cluster(o.cluster, catalog);
+  if (!cluster) return std::nullopt;
+  const NodeType* node = cluster->sole_node_type();
+  if (node == nullptr || node->gpus == 0)
+    throw UsageFailure{"--cluster: the design has no single GPU node type"};
+  Where w;
+  w.system = node->system;
+  w.cluster_nodes = cluster->nodes;
+  w.where = fmt::format("cluster {} ({} nodes)", o.cluster, cluster->nodes);
+  w.shape.gpus_per_node = node->gpus;
+  const auto compute = node->nics.find(NetworkRole::compute);
+  w.shape.nics_per_node = compute == node->nics.end() ? 1 : compute->second.ports;
+  if (const Fabric* fabric = cluster->fabric(NetworkRole::compute);
+      fabric != nullptr && fabric->leaf_downlinks > 0) {
+    const bool rail = fabric->topology == "rail_optimized";
+    w.shape.nodes_per_leaf =
+        rail ? fabric->leaf_downlinks : std::max(1, fabric->leaf_downlinks / fabric->node_slots);
+    w.shape.leaves_per_node = rail ? fabric->rails : 1;
+  } else {
+    w.shape.nodes_per_leaf = o.nodes_per_leaf;
+  }
+  if (const ScaleUpDomain* domain = cluster->first_node_domain(); domain != nullptr) {
+    w.shape.nodes_per_domain = std::max<int>(1, static_cast<int>(domain->nodes.size()));
+  }
+  w.shape_note = fmt::format(
+      "{} GPUs, {} compute NIC ports a node; {} nodes a leaf, {} leaves a node; {} node(s) "
+      "a scale-up domain (from the design)",
+      w.shape.gpus_per_node, w.shape.nics_per_node, w.shape.nodes_per_leaf, w.shape.leaves_per_node,
+      w.shape.nodes_per_domain);
+  return w;
+}
+
+int run_goodput(const GoodputOptions& o) {
+  try {
+    if (o.system.empty() == o.cluster.empty())
+      throw UsageFailure{"give --system ID or --cluster SPEC (one of them)"};
+    if (!(o.gpus > 0)) throw UsageFailure{"--gpus: must be greater than zero"};
+    if (!(o.days > 0)) throw UsageFailure{fmt::format("--days: must be greater than zero, got {:g}", o.days)};
+    if (o.spare_nodes < 0) throw UsageFailure{"--spare-nodes: must not be negative"};
+    if (o.seeds < 1) throw UsageFailure{"--seeds: must be at least 1"};
+    if (!o.node_failure_rate.empty() && !o.mtbf.empty()) {
+      throw UsageFailure{"give --node-failure-rate or --mtbf, not both"};
+    }
+    const auto catalog = load_catalog(o.catalog);
+    if (!catalog) return kInputError;
+    std::optional<Where> where = o.cluster.empty() ? std::optional<Where>(shape_of_system(*catalog, o))
+                                                   : shape_of_cluster(*catalog, o);
+    if (!where) return kInputError;
+    const std::string rates_path =
+        o.rates.empty() ? bundled_data_dir() + "/reliability/failure-rates.yaml" : o.rates;
+    auto rates = load_failure_rates(rates_path);
+    if (!rates.ok()) {
+      std::cerr << rates.error_text();
+      return kInputError;
+    }
+
+    GoodputRequest request;
+    request.gpus = o.gpus;
+    request.work_hours = o.days * 24;
+    request.shape = where->shape;
+    request.spare_nodes = o.spare_nodes;
+    request.seeds = o.seeds;
+    request.first_seed = static_cast<std::uint64_t>(o.seed);
+    const int nodes = job_nodes(o.gpus, request.shape);
+    if (where->cluster_nodes > 0 && nodes + o.spare_nodes > where->cluster_nodes) {
+      throw UsageFailure{fmt::format("the job's {} nodes and {} spares do not fit the cluster's {} nodes",
+                                     nodes, o.spare_nodes, where->cluster_nodes)};
+    }
+    // 0: not given (a given repair time is greater than zero).
+    const double repair_given =
+        o.repair_time.empty() ? 0 : hours_option("--repair-time", o.repair_time, false);
+
+    GoodputJob job;
+    job.system = where->system;
+    job.where = where->where;
+    job.shape_note = where->shape_note;
+    job.gpus = o.gpus;
+    job.work_days = o.days;
+    if (!o.node_failure_rate.empty()) {
+      const double rate = node_rate_per_hour(o.node_failure_rate);
+      const double repair_hours = repair_given > 0 ? repair_given : kAssumedNodeRepairHours;
+      request.processes.push_back({.cause = "node-failure",
+                                   .category = "All",
+                                   .scope = FailureScope::node,
+                                   .rate_per_unit_hour = rate,
+                                   .weibull_shape = 1,
+                                   .repair_hours = repair_hours,
+                                   .source = "--node-failure-rate " + o.node_failure_rate});
+      job.failure_model =
+          fmt::format("--node-failure-rate {} ({:.3g} per node-hour), repair {:g} h{}", o.node_failure_rate,
+                      rate, repair_hours, repair_given > 0 ? "" : " (assumed default; --repair-time)");
+    } else if (!o.mtbf.empty()) {
+      const double mtbf = hours_option("--mtbf", o.mtbf, false);
+      request.processes.push_back({.cause = "job-failure",
+                                   .category = "All",
+                                   .scope = FailureScope::job_on_node,
+                                   .rate_per_unit_hour = 1.0 / (mtbf * nodes),
+                                   .weibull_shape = 1,
+                                   .repair_hours = 0,
+                                   .source = "--mtbf " + o.mtbf});
+      job.failure_model = "--mtbf " + o.mtbf + " for the whole job (restart only: no node goes to repair)";
+    } else {
+      const FailureProfile* profile = rates.value().profile(o.profile);
+      if (profile == nullptr) {
+        throw UsageFailure{
+            "--profile: unknown profile '" + o.profile + "'; known: " + rates.value().profile_names() + " (" +
+            (o.rates.empty() ? std::string("data/reliability/failure-rates.yaml") : o.rates) + ")"};
+      }
+      request.processes = failure_processes(*profile, request.shape);
+      const double every_repair = repair_given;
+      if (every_repair > 0) {
+        for (auto& process : request.processes) {
+          if (process.scope != FailureScope::job_on_node) process.repair_hours = every_repair;
+        }
+      }
+      job.failure_model =
+          o.profile + " (" + profile->description + ")" +
+          (every_repair > 0 ? fmt::format("; every repair {:g} h (--repair-time)", every_repair)
+                            : "; repair times assumed (data/reliability/failure-rates.yaml)");
+    }
+
+    const JobDefaults& defaults = rates.value().job_defaults;
+    request.checkpoint_write_hours = o.checkpoint_write.empty()
+                                         ? defaults.checkpoint_write_hours
+                                         : hours_option("--checkpoint-write", o.checkpoint_write, true);
+    request.restart_hours =
+        o.restart.empty() ? defaults.restart_hours : hours_option("--restart", o.restart, true);
+    if (!o.checkpoint_interval.empty()) {
+      request.checkpoint_interval_hours = hours_option("--checkpoint-interval", o.checkpoint_interval, false);
+    }
+    job.checkpoint_write_hours = request.checkpoint_write_hours;
+    job.restart_hours = request.restart_hours;
+    job.interval_given = request.checkpoint_interval_hours.has_value();
+    job.checkpoint_note = o.checkpoint_write.empty() || o.restart.empty()
+                              ? "defaults are assumed, not measured: " + defaults.source
+                              : "as given";
+
+    const auto result = simulate_goodput(request);
+    if (!result.ok()) {
+      std::cerr << "perf goodput: " << result.error_text();
+      return kInputError;
+    }
+    if (o.json) {
+      std::cout << goodput_json(job, result.value()).dump(2) << "\n";
+    } else {
+      std::cout << goodput_text(job, result.value());
+    }
+    return 0;
+  } catch (const UsageFailure& failure) {
+    std::cerr << "perf goodput: " << failure.message << "\n";
+    return kUsageError;
+  }
+}
+
+}  // namespace
+
+void add_perf_goodput_command(CLI::App& perf, int& exit_code) {
+  auto o = std::make_shared<GoodputOptions>();
+  auto* command = perf.add_subcommand(
+      "goodput",
+      "one job under failures: interruptions, MTTF, checkpoint interval, ETTR and wall-clock days");
+  command->add_option("--system", o->system, "catalog system of the job's nodes, e.g. dgx-h100");
+  command->add_option("--cluster", o->cluster, "cluster spec: its node type, leaves and scale-up domains")
+      ->check(CLI::ExistingFile);
+  command->add_option("--gpus", o->gpus, "GPUs of the job")->required();
+  command->add_option("--days", o->days, "days of work at 100 % ETTR (no failure, no checkpoint)")
+      ->required();
+  command->add_option("--rates", o->rates, "failure-rate file (default data/reliability/failure-rates.yaml)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--profile", o->profile, "failure profile of the rate file (default llama3-table5)");
+  command->add_option("--node-failure-rate", o->node_failure_rate,
+                      "one rate for every cause instead, per node: 6.5/1000/day, 0.0065/day, 2.7e-4/hour");
+  command->add_option("--mtbf", o->mtbf,
+                      "the job's mean time between failures instead, e.g. 3h (restart only)");
+  command->add_option("--repair-time", o->repair_time, "every hardware repair takes this long, e.g. 48h");
+  command->add_option("--checkpoint-write", o->checkpoint_write, "time to write a checkpoint, e.g. 2min");
+  command->add_option("--restart", o->restart, "time from a failure to training again, e.g. 10min");
+  command->add_option("--checkpoint-interval", o->checkpoint_interval,
+                      "compute time between checkpoints (default: Daly's optimum)");
+  command->add_option("--spare-nodes", o->spare_nodes,
+                      "hot-spare nodes that replace failed ones (default 0)");
+  command->add_option("--seeds", o->seeds, "Monte Carlo runs (default 20)");
+  command->add_option("--seed", o->seed, "first seed (default 1); run i uses seed + i");
+  command
+      ->add_option("--nodes-per-leaf", o->nodes_per_leaf,
+                   "with --system: nodes one leaf switch serves (default 32, a DGX SuperPOD scalable unit)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--json", o->json, std::string("print JSON (schema ") + kGoodputSchema + ")");
+  add_catalog_options(*command, o->catalog);
+  command->callback([o, &exit_code] { exit_code = run_goodput(*o); });
+}
+
+}  // namespace gputwin::cli

@@ -1,0 +1,146 @@
+#include "gputwin/sim/goodput.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "gputwin/core/data_dir.hpp"
+#include "gputwin/sim/checkpoint_interval.hpp"
+
+namespace gputwin {
+namespace {
+
+FailureRates bundled() {
+  auto rates = load_failure_rates(bundled_data_dir() + "/reliability/failure-rates.yaml");
+  EXPECT_TRUE(rates.ok()) << rates.error_text();
+  return std::move(rates).value();
+}
+
+GoodputRequest llama3_snapshot(const FailureRates& rates) {
+  GoodputRequest request;
+  request.gpus = 16384;
+  request.shape = ClusterShape{.gpus_per_node = 8};
+  request.processes = failure_processes(*rates.profile("llama3-table5"), request.shape);
+  request.checkpoint_write_hours = rates.job_defaults.checkpoint_write_hours;
+  request.restart_hours = rates.job_defaults.restart_hours;
+  request.work_hours = 1e9;  // the window, not the work, ends the run
+  request.wall_limit_hours = 54 * 24;
+  request.spare_nodes = 64;
+  request.seeds = 20;
+  return request;
+}
+
+// Fit check (the rates are derived from these counts): a 54-day, 16,384-GPU run with Llama 3's per-component
+// rates sees the 419 unexpected interruptions within the spread of 20 seeds, and the causes' shares.
+TEST(Goodput, LlamaThreeSnapshotReproducesItsInterruptionsAndShares) {
+  const FailureRates rates = bundled();
+  const auto result = simulate_goodput(llama3_snapshot(rates));
+  ASSERT_TRUE(result.ok()) << result.error_text();
+  const GoodputResult& r = result.value();
+  EXPECT_EQ(r.nodes, 2048);
+  EXPECT_NEAR(r.mttf_hours, 1296.0 / 419.0, 1e-9);
+  EXPECT_LE(std::abs(r.interruptions.mean - 419.0), r.interruptions.stdev) << r.interruptions.mean;
+  // A Poisson count of mean 419 has a standard deviation of about 20.5.
+  EXPECT_GT(r.interruptions.stdev, 10);
+  EXPECT_LT(r.interruptions.stdev, 35);
+  EXPECT_EQ(r.repair_wait_hours, 0);  // 64 spares cover the nodes in repair
+  const FailureProfile& llama = *rates.profile("llama3-table5");
+  for (std::size_t i = 0; i < llama.rows.size(); ++i) {
+    const double share = r.by_cause[i].count.mean / r.interruptions.mean;
+    EXPECT_NEAR(share, llama.rows[i].count / 419.0, 0.02) << llama.rows[i].id;
+  }
+}
+
+TEST(Goodput, MonteCarloAgreesWithTheFirstOrderModelWhenNoOneWaitsForRepair) {
+  const FailureRates rates = bundled();
+  GoodputRequest request = llama3_snapshot(rates);
+  request.wall_limit_hours.reset();
+  request.work_hours = 30 * 24;
+  request.gpus = 4096;
+  request.spare_nodes = 32;
+  const GoodputResult r = simulate_goodput(request).value();
+  EXPECT_DOUBLE_EQ(r.used_interval_hours, r.daly_interval_hours);
+  EXPECT_EQ(r.repair_wait_hours, 0);
+  EXPECT_NEAR(r.ettr.mean, r.first_order_ettr, 0.02);
+  EXPECT_NEAR(r.wall_hours.mean, r.useful_hours + r.checkpoint_hours + r.lost_work_hours + r.restart_hours,
+              1e-6);
+  EXPECT_NEAR(r.useful_hours, request.work_hours, 1e-6);
+  // The mean time between interruptions the runs see is the analytic MTTF (1 / the sum of the rates).
+  const double up_hours = r.wall_hours.mean - r.repair_wait_hours;
+  EXPECT_NEAR(up_hours / r.interruptions.mean, r.mttf_hours, 0.1 * r.mttf_hours);
+}
+
+TEST(Goodput, WithoutSparesTheJobWaitsForRepairs) {
+  const FailureRates rates = bundled();
+  GoodputRequest request = llama3_snapshot(rates);
+  request.wall_limit_hours.reset();
+  request.work_hours = 10 * 24;
+  request.gpus = 1024;
+  request.spare_nodes = 0;
+  const GoodputResult none = simulate_goodput(request).value();
+  request.spare_nodes = none.spare_nodes_p99;
+  const GoodputResult spared = simulate_goodput(request).value();
+  EXPECT_GT(none.repair_wait_hours, 0);
+  // The p99 spares leave the job short about 1 % of the time; a shortage lasts until the earliest repair.
+  EXPECT_LT(spared.repair_wait_hours, 0.03 * spared.wall_hours.mean);
+  EXPECT_GT(none.repair_wait_hours, 5 * spared.repair_wait_hours);
+  EXPECT_GT(spared.ettr.mean, none.ettr.mean);
+  EXPECT_GT(none.spare_nodes_p99, 0);
+}
+
+TEST(Goodput, SameSeedsSameAnswerOtherSeedsAnother) {
+  const FailureRates rates = bundled();
+  const GoodputRequest request = llama3_snapshot(rates);
+  const GoodputResult a = simulate_goodput(request).value();
+  const GoodputResult b = simulate_goodput(request).value();
+  EXPECT_EQ(a.interruptions.mean, b.interruptions.mean);
+  EXPECT_EQ(a.ettr.mean, b.ettr.mean);
+  GoodputRequest other = request;
+  other.first_seed = 101;
+  EXPECT_NE(simulate_goodput(other).value().interruptions.mean, a.interruptions.mean);
+}
+
+TEST(Goodput, NoFailuresNoLoss) {
+  GoodputRequest request;
+  request.gpus = 64;
+  request.work_hours = 100;
+  request.checkpoint_write_hours = 0.1;
+  request.seeds = 3;
+  const GoodputResult r = simulate_goodput(request).value();
+  EXPECT_EQ(r.interruptions.mean, 0);
+  EXPECT_DOUBLE_EQ(r.ettr.mean, 1.0);
+  EXPECT_DOUBLE_EQ(r.wall_hours.mean, 100);
+}
+
+TEST(Goodput, AGivenIntervalIsUsedAndALongerOneLosesMoreWork) {
+  const FailureRates rates = bundled();
+  GoodputRequest request = llama3_snapshot(rates);
+  request.wall_limit_hours.reset();
+  request.work_hours = 20 * 24;
+  request.checkpoint_interval_hours = 4.0;
+  const GoodputResult slow = simulate_goodput(request).value();
+  EXPECT_DOUBLE_EQ(slow.used_interval_hours, 4.0);
+  request.checkpoint_interval_hours.reset();
+  const GoodputResult best = simulate_goodput(request).value();
+  EXPECT_GT(slow.lost_work_hours, best.lost_work_hours);
+  EXPECT_GT(best.ettr.mean, slow.ettr.mean);
+}
+
+TEST(Goodput, AWeibullProcessIsRefused) {
+  GoodputRequest request;
+  request.gpus = 8;
+  request.work_hours = 1;
+  request.processes.push_back({.cause = "aging-gpu",
+                               .category = "GPU",
+                               .rate_per_unit_hour = 1e-4,
+                               .weibull_shape = 0.7,
+                               .repair_hours = 1,
+                               .source = "test"});
+  const auto result = simulate_goodput(request);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.error_text().find("aging-gpu"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gputwin
