@@ -6,6 +6,7 @@
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/design/design.hpp"
 #include "gputwin/report/packing_report.hpp"
 #include "gputwin/report/replay_report.hpp"
@@ -13,6 +14,7 @@
 #include "gputwin/sim/failure_options.hpp"
 #include "gputwin/sim/maintenance.hpp"
 #include "gputwin/sim/mig.hpp"
+#include "gputwin/sim/out_of_service.hpp"
 #include "gputwin/sim/packing.hpp"
 #include "gputwin/sim/process_failures.hpp"
 #include "gputwin/sim/replay.hpp"
@@ -53,6 +55,7 @@ struct ReplayCommandOptions {
   std::string restart;
   int spare_nodes = 0;
   std::string maintenance;
+  std::string out_of_service;  // gputwin validate --json output
 };
 
 // The failure processes the options give: today one node-scope process from --node-mtbf or
@@ -266,9 +269,28 @@ int run_replay(const ReplayCommandOptions& options) {
     std::cerr << "simulate replay: " << error.what() << "\n";
     return kUsageError;
   }
-  ReplayResult result = ReplayEngine(jobs->jobs, std::move(cluster->whole), std::move(cluster->mig), *policy,
-                                     replay_options, std::move(models))
-                            .run();
+  if (!options.out_of_service.empty()) {
+    const auto nodes = result_of<std::vector<std::pair<int, std::string>>>([&] {
+      const std::string text = read_input_file(options.out_of_service);
+      auto read = out_of_service_nodes(text, options.out_of_service, cluster->topology);
+      if (!read.ok()) throw InputFailure(read.errors().front());
+      return std::move(read).value();
+    });
+    if (!nodes.ok()) {
+      std::cerr << nodes.error_text();
+      return kInputError;
+    }
+    models.out_of_service = nodes.value();
+  }
+  std::optional<ReplayEngine> engine;
+  try {
+    engine.emplace(jobs->jobs, std::move(cluster->whole), std::move(cluster->mig), *policy, replay_options,
+                   std::move(models));
+  } catch (const std::invalid_argument& error) {  // spares and out-of-service nodes that collide
+    std::cerr << "simulate replay: " << error.what() << "\n";
+    return kUsageError;
+  }
+  ReplayResult result = engine->run();
   add_reader_skips(result, jobs->skipped);
   if (const auto refusal = no_job_can_run(result)) {
     std::cerr << "simulate replay: " << options.jobs << ": " << *refusal << "\n";
@@ -305,6 +327,12 @@ void add_failure_options(CLI::App& command, ReplayCommandOptions& options) {
       ->check(CLI::NonNegativeNumber);
   command.add_option("--maintenance", options.maintenance,
                      "planned windows: every=90d,duration=8h,mode=rolling|all");
+  command
+      .add_option(
+          "--out-of-service", options.out_of_service,
+          "gputwin validate --json output: nodes with an uncorrectable ECC error, a row-remap failure or a "
+          "failed DCGM diagnostic are out of service from the start")
+      ->check(CLI::ExistingFile);
 }
 
 void add_replay_command(CLI::App& simulate, int& exit_code) {

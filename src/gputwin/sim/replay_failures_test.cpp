@@ -5,11 +5,13 @@
 #include <cmath>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "gputwin/sim/checkpoint_interval.hpp"
 #include "gputwin/sim/checkpoint_policies.hpp"
 #include "gputwin/sim/failure_options.hpp"
 #include "gputwin/sim/maintenance.hpp"
+#include "gputwin/sim/out_of_service.hpp"
 #include "gputwin/sim/process_failures.hpp"
 #include "gputwin/sim/replay_engine.hpp"
 
@@ -59,8 +61,9 @@ ReplayModels checkpointed(std::vector<NodeEvent> events, double interval, double
 TEST(ReplayFailures, AJobOnAFailedNodeRestartsFromItsLastCheckpoint) {
   const std::vector<JobSpec> jobs{job("a", 0, 4, 100)};
   const auto fifo = make_queue_policy("fifo");
-  ReplayEngine engine(jobs, GpuPool::uniform(2, 4), std::nullopt, *fifo, every(50),
-                      checkpointed({{70, 0, false, "gpu"}, {1000, 0, true, "gpu"}}, 30, 0, 5));
+  ReplayEngine engine(
+      jobs, GpuPool::uniform(2, 4), std::nullopt, *fifo, every(50),
+      checkpointed({{70, 0, false, "gpu", false, false}, {1000, 0, true, "gpu", false, false}}, 30, 0, 5));
   const ReplayResult result = engine.run();
   ASSERT_EQ(result.completed, 1);
   EXPECT_DOUBLE_EQ(result.outcomes[0].end, 100 + 10 + 5);
@@ -85,8 +88,9 @@ TEST(ReplayFailures, AJobOnAFailedNodeRestartsFromItsLastCheckpoint) {
 TEST(ReplayFailures, SummariesAfterAnInterruptionCountWhatRan) {
   const std::vector<JobSpec> jobs{job("a", 0, 4, 100)};
   const auto fifo = make_queue_policy("fifo");
-  ReplayEngine engine(jobs, GpuPool::uniform(1, 4), std::nullopt, *fifo, every(50),
-                      checkpointed({{70, 0, false, "gpu"}, {90, 0, true, "gpu"}}, 30, 0, 5));
+  ReplayEngine engine(
+      jobs, GpuPool::uniform(1, 4), std::nullopt, *fifo, every(50),
+      checkpointed({{70, 0, false, "gpu", false, false}, {90, 0, true, "gpu", false, false}}, 30, 0, 5));
   const ReplayResult result = engine.run();
   EXPECT_DOUBLE_EQ(result.outcomes[0].end, 90 + 5 + 40);
   ASSERT_EQ(result.by_group.size(), 1U);
@@ -200,7 +204,7 @@ TEST(ReplayFailures, ALeafSwitchFailureTakesOutExactlyItsLeafsNodes) {
 TEST(ReplayFailures, AJobFaultInterruptsTheJobAndLeavesTheNodeInService) {
   const std::vector<JobSpec> jobs{job("a", 0, 4, 100)};
   const auto fifo = make_queue_policy("fifo");
-  NodeEvent fault{40, 0, false, "nccl-timeout", true};
+  NodeEvent fault{40, 0, false, "nccl-timeout", true, false};
   ReplayEngine engine(jobs, GpuPool::uniform(1, 4), std::nullopt, *fifo, every(50),
                       checkpointed({fault}, 25, 0, 2));
   const ReplayResult result = engine.run();
@@ -215,8 +219,8 @@ TEST(ReplayFailures, SparesKeepCapacity) {
   const std::vector<JobSpec> jobs{job("a", 0, 2, 100), job("b", 200, 2, 100)};
   const auto fifo = make_queue_policy("fifo");
   ReplayModels models;
-  models.failures =
-      std::make_unique<Scripted>(std::vector<NodeEvent>{{10, 0, false, "gpu"}, {250, 0, true, "gpu"}});
+  models.failures = std::make_unique<Scripted>(
+      std::vector<NodeEvent>{{10, 0, false, "gpu", false, false}, {250, 0, true, "gpu", false, false}});
   models.spare_nodes = 1;
   ReplayEngine engine(jobs, GpuPool::uniform(3, 1), std::nullopt, *fifo, every(50), std::move(models));
   engine.run_until(5);
@@ -307,6 +311,52 @@ TEST(CheckpointInterval, YoungDalyPolicyUsesTheMtbfTheJobsNodesSee) {
   EXPECT_DOUBLE_EQ(policy->rate(job("s", 0, 8, 1)), small / (small + 60));
   EXPECT_DOUBLE_EQ(policy->rate(job("l", 0, 64, 1)), large / (large + 60));
   EXPECT_DOUBLE_EQ(policy->work_kept(job("l", 0, 64, 1), 2.5 * large), 2 * large);
+}
+
+}  // namespace
+}  // namespace gputwin
+
+namespace gputwin {
+namespace {
+
+ReplayTopology named(std::vector<std::string> hosts) {
+  ReplayTopology topology = leaves(std::vector<int>(hosts.size(), 0));
+  topology.host_names = std::move(hosts);
+  return topology;
+}
+
+TEST(ReplayOutOfService, DrainWorthyFindingsPutTheirNodesOut) {
+  const std::string text = R"({"schema": "gputwin.validate/1", "findings": [
+    {"rule": "dcgm-diag-fail", "node": "n2"}, {"rule": "ecc-uncorrectable", "node": "n2"},
+    {"rule": "clocks-throttled", "node": "n1"}, {"rule": "row-remap-failure", "node": "n3"}]})";
+  const auto nodes = out_of_service_nodes(text, "v.json", named({"n1", "n2", "n3"}));
+  ASSERT_TRUE(nodes.ok()) << nodes.error_text();
+  const std::vector<std::pair<int, std::string>> expected{{1, "dcgm-diag-fail on n2"},
+                                                          {2, "row-remap-failure on n3"}};
+  EXPECT_EQ(nodes.value(), expected);
+}
+
+TEST(ReplayOutOfService, AnUnknownHostIsALocatedError) {
+  const std::string text =
+      "{\"schema\": \"gputwin.validate/1\",\n\"findings\": [\n{\"rule\": \"dcgm-diag-fail\", "
+      "\"node\": \"n9\"}]}";
+  const auto nodes = out_of_service_nodes(text, "v.json", named({"n1"}));
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_NE(nodes.error_text().find("v.json"), std::string::npos) << nodes.error_text();
+  EXPECT_NE(nodes.error_text().find("findings/0/node"), std::string::npos) << nodes.error_text();
+  EXPECT_NE(nodes.error_text().find("n9"), std::string::npos) << nodes.error_text();
+}
+
+TEST(ReplayOutOfService, OutOfServiceNodesStayOutAndCountAgainstAvailability) {
+  const std::vector<JobSpec> jobs{job("a", 0, 8, 100)};
+  const auto fifo = make_queue_policy("fifo");
+  ReplayModels models;
+  models.out_of_service = {{0, "ecc-uncorrectable on n1"}};
+  ReplayEngine engine(jobs, GpuPool::uniform(2, 8), std::nullopt, *fifo, every(50), std::move(models));
+  const ReplayResult result = engine.run();
+  EXPECT_TRUE(engine.pool().node_down(0));
+  EXPECT_DOUBLE_EQ(result.failures->availability, 0.5);
+  EXPECT_EQ(result.failures->out_of_service_nodes, 1);
 }
 
 }  // namespace
