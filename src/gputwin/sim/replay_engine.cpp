@@ -57,6 +57,7 @@ ReplayEngine::ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, std::
     }
     take_node_down(node, cause_id(why), /*planned=*/true);
   }
+  schedulable_gpus_ = pool_.total_gpus() - pool_.down_gpus();
   if (models_.active()) {
     failure_metrics_ = std::make_unique<FailureAccounting>(
         jobs,
@@ -247,6 +248,10 @@ void ReplayEngine::submit(int index) {
   }
   if (job.gpus > pool_.total_gpus() || (job.gpus_per_node > pool_.largest_node())) {
     ++result_.rejected["larger than the whole cluster"];
+    return;
+  }
+  if (job.gpus > schedulable_gpus_) {
+    ++result_.rejected["larger than the nodes in service (hot spares and out-of-service nodes held out)"];
     return;
   }
   accept(index);

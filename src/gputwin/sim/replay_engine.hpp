@@ -155,6 +155,7 @@ class ReplayEngine final : private SchedulerView {
   std::set<int> unreplaced_;            // failed nodes no spare stood in for yet
   int spare_gpus_ = 0;                  // GPUs of the nodes held as spares at the start
   int idle_spare_gpus_ = 0;             // GPUs of the idle spares now
+  int schedulable_gpus_ = 0;            // GPUs not held as spares nor out of service from the start
   std::unique_ptr<FailureAccounting> failure_metrics_;  // when the models are active
 };
 
