@@ -2,16 +2,25 @@
 
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
+#include "gputwin/core/input_file.hpp"
 #include "gputwin/design/design.hpp"
 #include "gputwin/report/packing_report.hpp"
 #include "gputwin/report/replay_report.hpp"
+#include "gputwin/sim/checkpoint_policies.hpp"
+#include "gputwin/sim/failure_options.hpp"
+#include "gputwin/sim/failure_rates.hpp"
+#include "gputwin/sim/maintenance.hpp"
 #include "gputwin/sim/mig.hpp"
+#include "gputwin/sim/out_of_service.hpp"
 #include "gputwin/sim/packing.hpp"
+#include "gputwin/sim/process_failures.hpp"
 #include "gputwin/sim/replay.hpp"
+#include "gputwin/sim/replay_engine.hpp"
 #include "gputwin/sim/simulated_cluster.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 #include "gputwin/trace/job_traces.hpp"
@@ -38,7 +47,151 @@ struct ReplayCommandOptions {
   std::string mig_profile_set;
   std::string mig_layout;
   double runtime_estimate_factor = 0;  // 0 = the data default (data/reference/runtime-estimates.yaml)
+  // Failures, checkpoints, spares and maintenance (docs/simulate.md, "Failures").
+  std::string node_mtbf;
+  std::string node_failure_rate;
+  std::string failure_profile;  // a profile of the failure-rate data (data/reliability/failure-rates.yaml)
+  std::string failure_rates;    // another rate file of the same form
+  std::string repair;
+  std::uint64_t failure_seed = 1;
+  std::string checkpoint_interval;  // a duration, or "young-daly"
+  std::string checkpoint_write;
+  std::string restart;
+  int spare_nodes = 0;
+  std::string maintenance;
+  std::string out_of_service;  // gputwin validate --json output
 };
+
+// The replay's cluster as the failure data sees it: nodes per leaf group and per scale-up domain counted on
+// the topology; one compute NIC per GPU is assumed (the topology does not carry NICs; docs/simulate.md).
+ClusterShape shape_of(const ReplayTopology& topology) {
+  auto largest_group = [](const std::vector<int>& group_of_node) {
+    std::map<int, int> members;
+    for (int group : group_of_node) ++members[group];
+    int largest = 1;
+    for (const auto& [group, count] : members) largest = std::max(largest, count);
+    return largest;
+  };
+  ClusterShape shape;
+  shape.gpus_per_node = topology.gpus_per_node;
+  shape.nics_per_node = topology.gpus_per_node;
+  shape.nodes_per_leaf = largest_group(topology.leaf_of_node);
+  shape.leaves_per_node = 1;  // the replay's leaf group is one unit: its switch failure takes its nodes out
+  shape.nodes_per_domain = largest_group(topology.domain_of_node);
+  return shape;
+}
+
+// The processes of a profile of the failure data, on the replay's cluster.
+std::vector<FailureProcess> profile_processes(const ReplayCommandOptions& options,
+                                              const ReplayTopology& topology) {
+  const std::string path = options.failure_rates.empty()
+                               ? bundled_data_dir() + "/reliability/failure-rates.yaml"
+                               : options.failure_rates;
+  auto rates = load_failure_rates(path);
+  if (!rates.ok()) throw std::invalid_argument(rates.error_text());
+  const std::string name = options.failure_profile.empty() ? "llama3-table5" : options.failure_profile;
+  const FailureProfile* profile = rates.value().profile(name);
+  if (profile == nullptr) {
+    throw std::invalid_argument("--failure-profile: unknown profile '" + name +
+                                "'; known: " + rates.value().profile_names() + " (" + path + ")");
+  }
+  return failure_processes(*profile, shape_of(topology));
+}
+
+// The failure processes the options give: a profile of the failure data (--failure-profile/--failure-rates)
+// or one node-scope process from --node-mtbf or --node-failure-rate with --repair.
+std::vector<FailureProcess> failure_processes(const ReplayCommandOptions& options,
+                                              const ReplayTopology& topology) {
+  const bool from_data = !options.failure_profile.empty() || !options.failure_rates.empty();
+  if (from_data) {
+    if (!options.node_mtbf.empty() || !options.node_failure_rate.empty() || !options.repair.empty()) {
+      throw std::invalid_argument(
+          "--failure-profile/--failure-rates: the data gives rates and repair times; drop --node-mtbf, "
+          "--node-failure-rate and --repair");
+    }
+    return profile_processes(options, topology);
+  }
+  if (options.node_mtbf.empty() && options.node_failure_rate.empty()) {
+    if (!options.repair.empty())
+      throw std::invalid_argument(
+          "--repair: give the failures it repairs (--node-mtbf or --node-failure-rate)");
+    return {};
+  }
+  if (!options.node_mtbf.empty() && !options.node_failure_rate.empty()) {
+    throw std::invalid_argument("--node-mtbf and --node-failure-rate say the same thing: give one");
+  }
+  FailureProcess node;
+  node.cause = "node";
+  node.category = "node";
+  node.scope = FailureScope::node;
+  if (!options.node_mtbf.empty()) {
+    const double mtbf_s = parse_duration_s(options.node_mtbf, "--node-mtbf");
+    if (!(mtbf_s > 0)) throw std::invalid_argument("--node-mtbf: must be > 0");
+    node.rate_per_unit_hour = 3600 / mtbf_s;
+    node.source = "--node-mtbf " + options.node_mtbf;
+  } else {
+    node.rate_per_unit_hour = parse_failure_rate_per_hour(options.node_failure_rate, "--node-failure-rate");
+    node.source = "--node-failure-rate " + options.node_failure_rate;
+  }
+  if (options.repair.empty())
+    throw std::invalid_argument("--repair: give how long a failed node is out (e.g. --repair 48h)");
+  node.repair_hours = parse_duration_s(options.repair, "--repair") / 3600;
+  if (!(node.repair_hours > 0)) {
+    throw std::invalid_argument("--repair: '" + options.repair + "': a failed node is out for a time > 0");
+  }
+  return {node};
+}
+
+std::unique_ptr<CheckpointPolicy> checkpoint_policy(const ReplayCommandOptions& options,
+                                                    const std::vector<FailureProcess>& processes,
+                                                    const ReplayTopology& topology) {
+  CheckpointSettings settings;
+  if (!options.checkpoint_write.empty())
+    settings.write_s = parse_duration_s(options.checkpoint_write, "--checkpoint-write");
+  if (!options.restart.empty()) settings.restart_s = parse_duration_s(options.restart, "--restart");
+  if (options.checkpoint_interval.empty()) {
+    if (!options.checkpoint_write.empty()) {
+      throw std::invalid_argument("--checkpoint-write: give --checkpoint-interval T or young-daly");
+    }
+    if (settings.restart_s > 0) {
+      // Restarts without checkpoints: every interruption starts the job over, after the restart time.
+      settings.interval_s = INFINITY;
+      return make_checkpoint_policy("interval", settings);
+    }
+    return make_checkpoint_policy("none");
+  }
+  if (options.checkpoint_interval == "young-daly") {
+    if (processes.empty())
+      throw std::invalid_argument(
+          "--checkpoint-interval young-daly: give a failure rate (--node-mtbf, --node-failure-rate or "
+          "--failure-profile)");
+    settings.failures_per_hour = [processes, topology](const JobSpec& job) {
+      return failures_per_hour_seen(processes, topology, job.gpus);
+    };
+    return make_checkpoint_policy("young-daly", settings);
+  }
+  settings.interval_s = parse_duration_s(options.checkpoint_interval, "--checkpoint-interval");
+  return make_checkpoint_policy("interval", settings);
+}
+
+// The models the failure options ask for; throws std::invalid_argument naming the option that is wrong.
+ReplayModels replay_models(const ReplayCommandOptions& options, const ReplayTopology& topology) {
+  ReplayModels models;
+  const std::vector<FailureProcess> processes = failure_processes(options, topology);
+  if (!processes.empty()) models.failures = make_process_failures(processes, topology, options.failure_seed);
+  if (!options.maintenance.empty()) {
+    models.failures = merge_failure_models(
+        std::move(models.failures), make_maintenance(parse_maintenance(options.maintenance), topology));
+  }
+  models.checkpoints = checkpoint_policy(options, processes, topology);
+  if (options.spare_nodes >= static_cast<int>(topology.leaf_of_node.size()) && options.spare_nodes > 0) {
+    throw std::invalid_argument("--spare-nodes: " + std::to_string(options.spare_nodes) +
+                                " spares leave no node of " + std::to_string(topology.leaf_of_node.size()) +
+                                " to run jobs");
+  }
+  models.spare_nodes = options.spare_nodes;
+  return models;
+}
 
 // What the MIG options ask for: nothing (`setup` empty), a setup, or an error already printed (`ok` false).
 struct MigChoice {
@@ -123,8 +276,7 @@ std::optional<SimulatedCluster> build_cluster(const ReplayCommandOptions& option
     return std::nullopt;
   }
   if (jobs.swf_max_procs > 0) {
-    return SimulatedCluster{GpuPool::uniform(jobs.swf_max_procs, 1),
-                            std::nullopt};  // one processor per SWF node
+    return uniform_simulated_cluster(jobs.swf_max_procs, 1);  // one processor per SWF node
   }
   std::cerr << "simulate replay: give the cluster with --cluster SPEC or --nodes N [--gpus-per-node G]\n";
   return std::nullopt;
@@ -161,8 +313,35 @@ int run_replay(const ReplayCommandOptions& options) {
   const auto estimate = run_time_estimate(options.runtime_estimate_factor);
   if (!estimate) return kInputError;
   replay_options.run_time_estimate = *estimate;
-  ReplayResult result =
-      replay(jobs->jobs, std::move(cluster->whole), std::move(cluster->mig), *policy, replay_options);
+  ReplayModels models;
+  try {
+    models = replay_models(options, cluster->topology);
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "simulate replay: " << error.what() << "\n";
+    return kUsageError;
+  }
+  if (!options.out_of_service.empty()) {
+    const auto nodes = result_of<std::vector<std::pair<int, std::string>>>([&] {
+      const std::string text = read_input_file(options.out_of_service);
+      auto read = out_of_service_nodes(text, options.out_of_service, cluster->topology);
+      if (!read.ok()) throw InputFailure(read.errors().front());
+      return std::move(read).value();
+    });
+    if (!nodes.ok()) {
+      std::cerr << nodes.error_text();
+      return kInputError;
+    }
+    models.out_of_service = nodes.value();
+  }
+  std::optional<ReplayEngine> engine;
+  try {
+    engine.emplace(jobs->jobs, std::move(cluster->whole), std::move(cluster->mig), *policy, replay_options,
+                   std::move(models));
+  } catch (const std::invalid_argument& error) {  // spares and out-of-service nodes that collide
+    std::cerr << "simulate replay: " << error.what() << "\n";
+    return kUsageError;
+  }
+  ReplayResult result = engine->run();
   add_reader_skips(result, jobs->skipped);
   if (const auto refusal = no_job_can_run(result)) {
     std::cerr << "simulate replay: " << options.jobs << ": " << *refusal << "\n";
@@ -178,6 +357,39 @@ int run_replay(const ReplayCommandOptions& options) {
   }
   std::cout << (options.json ? replay_json(result).dump(2) + "\n" : replay_text(result, options.jobs));
   return 0;
+}
+
+void add_failure_options(CLI::App& command, ReplayCommandOptions& options) {
+  command.add_option("--node-mtbf", options.node_mtbf,
+                     "each node fails on average once in this time, e.g. 3000h");
+  command.add_option("--node-failure-rate", options.node_failure_rate,
+                     "or: node failures per nodes and time, e.g. 6.5/1000/day");
+  command.add_option(
+      "--failure-profile", options.failure_profile,
+      "or: the failure data's profile (data/reliability/failure-rates.yaml), e.g. llama3-table5: "
+      "every component's rate, scope and repair time");
+  command.add_option("--failure-rates", options.failure_rates,
+                     "a failure-rate file of the same form (default: the bundled one)");
+  command.add_option("--repair", options.repair,
+                     "how long a failed node is out, e.g. 48h (needed with failures)");
+  command.add_option("--failure-seed", options.failure_seed, "seed of the failure times (default 1)");
+  command.add_option("--checkpoint-interval", options.checkpoint_interval,
+                     "work between checkpoints, e.g. 30min, or young-daly (Daly's optimum per job)");
+  command.add_option("--checkpoint-write", options.checkpoint_write,
+                     "time one checkpoint takes to write, e.g. 1min");
+  command.add_option("--restart", options.restart,
+                     "time a job takes to restart after an interruption, e.g. 10min");
+  command
+      .add_option("--spare-nodes", options.spare_nodes, "hold this many nodes (the last ones) as hot spares")
+      ->check(CLI::NonNegativeNumber);
+  command.add_option("--maintenance", options.maintenance,
+                     "planned windows: every=90d,duration=8h,mode=rolling|all");
+  command
+      .add_option(
+          "--out-of-service", options.out_of_service,
+          "gputwin validate --json output: nodes with an uncorrectable ECC error, a row-remap failure or a "
+          "failed DCGM diagnostic are out of service from the start")
+      ->check(CLI::ExistingFile);
 }
 
 void add_replay_command(CLI::App& simulate, int& exit_code) {
@@ -218,6 +430,7 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
   command->add_option(
       "--mig-layout", options->mig_layout,
       "pre-partition every MIG GPU, e.g. \"3g.40gb+2g.20gb+1g.10gb+1g.10gb\" (default: slices on demand)");
+  add_failure_options(*command, *options);
   add_catalog_options(*command, options->catalog);
   command->callback([options, &exit_code] { exit_code = run_replay(*options); });
 }

@@ -142,6 +142,101 @@ std::string mig_text(const MigReplayMetrics& mig) {
       percent(mig.utilisation), format_number(mig.mean_stranded_slices, 1), hours(mig.wait.mean));
 }
 
+Json optional_number(const std::optional<double>& value, int decimals = 3) {
+  return value ? Json(rounded(*value, decimals)) : Json();
+}
+
+std::string size_name(const JobSizeFailures& bucket) {
+  if (bucket.max_gpus == 0) return fmt::format("{}+ GPUs", bucket.min_gpus);
+  if (bucket.min_gpus == bucket.max_gpus)
+    return fmt::format("{} GPU{}", bucket.min_gpus, bucket.min_gpus == 1 ? "" : "s");
+  return fmt::format("{}-{} GPUs", bucket.min_gpus, bucket.max_gpus);
+}
+
+Json failures_json(const FailureMetrics& failures) {
+  Json causes = Json::array();
+  for (const auto& row : failures.by_cause) {
+    causes.push_back({{"cause", row.cause},
+                      {"interruptions", row.interruptions},
+                      {"lost_work_gpu_hours", rounded(row.lost_work_gpu_hours)},
+                      {"restart_gpu_hours", rounded(row.restart_gpu_hours)},
+                      {"repair_wait_gpu_hours", rounded(row.repair_wait_gpu_hours)}});
+  }
+  Json sizes = Json::array();
+  for (const auto& bucket : failures.by_job_size) {
+    sizes.push_back({{"min_gpus", bucket.min_gpus},
+                     {"max_gpus", bucket.max_gpus == 0 ? Json() : Json(bucket.max_gpus)},
+                     {"jobs", bucket.jobs},
+                     {"interruptions", bucket.interruptions},
+                     {"run_hours", rounded(bucket.run_hours)},
+                     {"mttf_hours", optional_number(bucket.mttf_hours)},
+                     {"ettr", optional_number(bucket.ettr, 5)}});
+  }
+  return {{"failure_model", failures.failure_model},
+          {"checkpoint_policy", failures.checkpoint_policy},
+          {"spare_nodes", failures.spare_nodes},
+          {"out_of_service_nodes", failures.out_of_service_nodes},
+          {"interruptions", failures.interruptions},
+          {"jobs_interrupted", failures.jobs_interrupted},
+          {"useful_gpu_hours", rounded(failures.useful_gpu_hours)},
+          {"allocated_gpu_hours", rounded(failures.allocated_gpu_hours)},
+          {"goodput", rounded(failures.goodput, 5)},
+          {"ettr", optional_number(failures.ettr, 5)},
+          {"ettr_by_job", summary_json(failures.ettr_by_job)},
+          {"lost_gpu_hours",
+           {{"lost_work", rounded(failures.lost_work_gpu_hours)},
+            {"restart", rounded(failures.restart_gpu_hours)},
+            {"repair_wait", rounded(failures.repair_wait_gpu_hours)},
+            {"checkpoint_writes", rounded(failures.checkpoint_gpu_hours)}}},
+          {"by_cause", causes},
+          {"availability", rounded(failures.availability, 5)},
+          {"in_service_gpu_hours", rounded(failures.in_service_gpu_hours)},
+          {"schedulable_gpu_hours", rounded(failures.schedulable_gpu_hours)},
+          {"by_job_size", sizes}};
+}
+
+std::string failures_text(const FailureMetrics& failures) {
+  std::string text =
+      fmt::format("\nFailures ({}; checkpoints {}; {} spare node{}{})\n", failures.failure_model,
+                  failures.checkpoint_policy, failures.spare_nodes, failures.spare_nodes == 1 ? "" : "s",
+                  failures.out_of_service_nodes > 0
+                      ? fmt::format("; {} nodes out of service", failures.out_of_service_nodes)
+                      : std::string());
+  text += fmt::format("  {} interruptions of {}; goodput {} ({} useful of {} GPU-hours held)\n",
+                      failures.interruptions, jobs_count(failures.jobs_interrupted),
+                      percent(failures.goodput), format_number(failures.useful_gpu_hours, 1),
+                      format_number(failures.allocated_gpu_hours, 1));
+  text += fmt::format("  ETTR {} over the finished jobs (per job: mean {}, median {})\n",
+                      failures.ettr ? percent(*failures.ettr) : std::string("none"),
+                      percent(failures.ettr_by_job.mean), percent(failures.ettr_by_job.median));
+  text +=
+      fmt::format("  availability {} (GPU-hours in service / GPU-hours of the nodes not held as spares)\n",
+                  percent(failures.availability));
+  text += fmt::format(
+      "  lost GPU-hours: {} lost work, {} restarting, {} waiting for GPUs after an interruption, {} writing "
+      "checkpoints\n",
+      format_number(failures.lost_work_gpu_hours, 1), format_number(failures.restart_gpu_hours, 1),
+      format_number(failures.repair_wait_gpu_hours, 1), format_number(failures.checkpoint_gpu_hours, 1));
+  if (!failures.by_cause.empty()) {
+    TextTable causes({"cause", "interruptions", "lost work", "restart", "waiting"},
+                     {Align::left, Align::right, Align::right, Align::right, Align::right});
+    for (const auto& row : failures.by_cause) {
+      causes.add_row({row.cause, std::to_string(row.interruptions), format_number(row.lost_work_gpu_hours, 1),
+                      format_number(row.restart_gpu_hours, 1), format_number(row.repair_wait_gpu_hours, 1)});
+    }
+    text += "By cause (GPU-hours)\n" + causes.render();
+  }
+  TextTable sizes({"job size", "jobs", "interruptions", "MTTF", "ETTR"},
+                  {Align::left, Align::right, Align::right, Align::right, Align::right});
+  for (const auto& bucket : failures.by_job_size) {
+    sizes.add_row({size_name(bucket), std::to_string(bucket.jobs), std::to_string(bucket.interruptions),
+                   bucket.mttf_hours ? format_number(*bucket.mttf_hours, 1) + " h" : std::string("-"),
+                   bucket.ettr ? percent(*bucket.ettr) : std::string("-")});
+  }
+  text += "By job size\n" + sizes.render();
+  return text;
+}
+
 }  // namespace
 
 Json replay_json(const ReplayResult& result) {
@@ -171,6 +266,7 @@ Json replay_json(const ReplayResult& result) {
   json["run_time_estimate"] = run_time_estimate_json(result);
   json["mean_stranded_gpus"] = rounded(result.mean_stranded_gpus);
   if (result.mig) json["mig"] = mig_json(*result.mig);
+  if (result.failures) json["failures"] = failures_json(*result.failures);
   json["jain_fairness_by_group"] = rounded(result.jain_fairness, 5);
   json["by_group"] = groups_json(result.by_group);
   json["by_user_count"] = result.by_user.size();
@@ -188,6 +284,10 @@ Json replay_json(const ReplayResult& result) {
     interval["submitted"] = row.submitted;
     interval["started"] = row.started;
     interval["finished"] = row.finished;
+    if (result.failures) {
+      interval["down_gpus"] = rounded(row.down_gpus);
+      interval["interrupted"] = row.interrupted;
+    }
     intervals.push_back(std::move(interval));
   }
   json["intervals"] = intervals;
@@ -227,12 +327,14 @@ std::string replay_text(const ReplayResult& result, const std::string& trace_nam
     }
     text += "\nBy group\n" + groups.render();
   }
+  if (result.failures) text += failures_text(*result.failures);
   return text;
 }
 
 std::string replay_intervals_csv(const ReplayResult& result) {
   std::string csv = "start_s,utilisation,queue_length,running,stranded_gpus,submitted,started,finished";
-  csv += result.mig ? ",mig_utilisation,mig_stranded_slices\n" : "\n";
+  csv += result.mig ? ",mig_utilisation,mig_stranded_slices" : "";
+  csv += result.failures ? ",down_gpus,interrupted\n" : "\n";
   for (const auto& row : result.intervals) {
     csv +=
         fmt::format("{},{},{},{},{},{},{},{}", format_number(row.start, 3), format_number(row.utilisation, 5),
@@ -242,6 +344,7 @@ std::string replay_intervals_csv(const ReplayResult& result) {
       csv += fmt::format(",{},{}", format_number(row.mig_utilisation, 5),
                          format_number(row.mig_stranded_slices, 3));
     }
+    if (result.failures) csv += fmt::format(",{},{}", format_number(row.down_gpus, 3), row.interrupted);
     csv += "\n";
   }
   return csv;

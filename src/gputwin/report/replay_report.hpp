@@ -7,6 +7,11 @@
 // Utilisation is given over the arrival window (JSON arrival_window.utilisation, null when every job arrives
 // at once), over the drain tail (drain_tail) and, as `utilisation` has always meant, from the first arrival
 // to the makespan (docs/simulate.md).
+//
+// A replay with failure, checkpoint or spare models adds, in the same schema (an optional object, so readers
+// of gputwin.replay/1 are unaffected), "failures": goodput, ETTR, lost GPU-hours by cause, availability and
+// MTTF by job size; its intervals gain down_gpus and interrupted (also as CSV columns). Without those models
+// the output is what it always was.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -109,6 +109,10 @@ std::vector<int> GpuPool::set_node_down(int node) {
   down_[node] = 1;
   ++down_count_;
   down_gpus_ += capacity_[node];
+  return owners_on(node);
+}
+
+std::vector<int> GpuPool::owners_on(int node) const {
   std::vector<int> owners = owners_on_[node];
   std::sort(owners.begin(), owners.end());
   owners.erase(std::unique(owners.begin(), owners.end()), owners.end());

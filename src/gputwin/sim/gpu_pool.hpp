@@ -76,6 +76,8 @@ class GpuPool {
   // Brings `node` back: its idle GPUs are placeable again (allocations still on it keep their GPUs).
   void set_node_up(int node);
   [[nodiscard]] bool node_down(int node) const { return down_[node] != 0; }
+  // The owners of the tracked allocations with GPUs on `node` (ascending, each once), the node left as it is.
+  [[nodiscard]] std::vector<int> owners_on(int node) const;
   [[nodiscard]] int down_nodes() const { return down_count_; }
   [[nodiscard]] int down_gpus() const { return down_gpus_; }  // installed GPUs on nodes out of service
 
@@ -84,6 +86,8 @@ class GpuPool {
   [[nodiscard]] int largest_node() const { return largest_node_; }
   [[nodiscard]] int node_count() const { return static_cast<int>(free_.size()); }
   [[nodiscard]] int free_on(int node) const { return free_[node]; }
+  [[nodiscard]] int node_gpus(int node) const { return capacity_[node]; }
+  [[nodiscard]] int leaf_of(int node) const { return leaf_.empty() ? 0 : leaf_[node]; }
   // Free GPUs on nodes that are partly in use: capacity a whole-node job cannot use.
   [[nodiscard]] int stranded_gpus() const { return free_gpus_ - whole_free_gpus_; }
   [[nodiscard]] int leaves_used(const Allocation& allocation) const;

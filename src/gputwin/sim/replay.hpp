@@ -47,7 +47,10 @@ struct ReplayOptions {
 struct JobOutcome {
   double start = -1;
   double end = -1;
-  int leaves = 0;  // leaf switches its GPUs span
+  int leaves = 0;         // leaf switches its GPUs span
+  int interruptions = 0;  // times it was stopped before its end
+  double held_s = 0;      // wall seconds it held its GPUs (its duration when it ran once, as recorded)
+  bool finished = false;  // did all its work
 };
 
 struct IntervalMetrics {
@@ -61,6 +64,8 @@ struct IntervalMetrics {
   int submitted = 0;
   int started = 0;
   int finished = 0;
+  double down_gpus = 0;  // time-averaged GPUs out of service (hot spares included)
+  int interrupted = 0;   // running jobs stopped before their end
 };
 
 struct GroupMetrics {
@@ -91,6 +96,51 @@ struct MigReplayMetrics {
   double utilisation = 0;  // busy slice-seconds / (compute slices x (makespan - first arrival))
   std::optional<double> window_utilisation;  // the same over the arrival window (ReplayResult)
   double mean_stranded_slices = 0;           // time-averaged over the makespan
+};
+
+// Lost GPU-hours of the interruptions one cause made (its restarts and the waits for GPUs after them).
+struct CauseLosses {
+  std::string cause;
+  int interruptions = 0;
+  double lost_work_gpu_hours = 0;    // work done since the last checkpoint, done again
+  double restart_gpu_hours = 0;      // GPUs held while restarting
+  double repair_wait_gpu_hours = 0;  // GPUs the interrupted jobs waited for before they ran again
+};
+
+// Mean time to failure seen by the jobs of one size: their hours on GPUs per interruption.
+struct JobSizeFailures {
+  int min_gpus = 0;
+  int max_gpus = 0;  // 0: no upper bound
+  int jobs = 0;
+  int interruptions = 0;
+  double run_hours = 0;              // wall hours the jobs held their GPUs
+  std::optional<double> mttf_hours;  // run_hours / interruptions; none without an interruption
+  std::optional<double> ettr;        // the finished jobs' work / (end - first start), GPU-weighted
+};
+
+// What failures, repairs, spares and checkpoints cost, when the replay had a failure or checkpoint model.
+struct FailureMetrics {
+  std::string failure_model;
+  std::string checkpoint_policy;
+  int spare_nodes = 0;
+  int out_of_service_nodes = 0;
+  int jobs_interrupted = 0;
+  int interruptions = 0;
+  double useful_gpu_hours = 0;     // the finished jobs' work
+  double allocated_gpu_hours = 0;  // every GPU-hour a job held
+  double goodput = 1;              // useful / allocated
+  std::optional<double> ettr;      // effective training time ratio over the finished jobs, GPU-weighted
+  Summary ettr_by_job;             // each finished job's work / (end - first start)
+  double lost_work_gpu_hours = 0;
+  double restart_gpu_hours = 0;
+  double repair_wait_gpu_hours = 0;
+  double checkpoint_gpu_hours = 0;  // GPUs held while writing checkpoints
+  std::vector<CauseLosses> by_cause;
+  double availability =
+      1;  // in-service GPU-hours / GPU-hours of the nodes not held as spares, first arrival on
+  double in_service_gpu_hours = 0;
+  double schedulable_gpu_hours = 0;
+  std::vector<JobSizeFailures> by_job_size;
 };
 
 struct ReplayResult {
@@ -128,7 +178,9 @@ struct ReplayResult {
   std::vector<GroupMetrics> by_user;
   std::vector<JobOutcome> outcomes;  // by job index
   int interruptions = 0;  // running jobs stopped before their end (ReplayEngine; 0 in plain replays)
+  int jobs_interrupted = 0;
   std::optional<MigReplayMetrics> mig;
+  std::optional<FailureMetrics> failures;  // when the replay had failure, checkpoint or spare models
 };
 
 [[nodiscard]] ReplayResult replay(const std::vector<JobSpec>& jobs, GpuPool pool, const QueuePolicy& policy,

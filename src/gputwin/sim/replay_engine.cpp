@@ -35,7 +35,46 @@ ReplayEngine::ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, std::
   std::iota(arrival_order_.begin(), arrival_order_.end(), 0);
   std::stable_sort(arrival_order_.begin(), arrival_order_.end(),
                    [&](int a, int b) { return jobs_[a].submit_time < jobs_[b].submit_time; });
+  last_cause_.assign(jobs.size(), kNoCause);
+  interrupted_at_.assign(jobs.size(), 0);
+  const auto nodes = static_cast<std::size_t>(pool_.node_count());
+  down_reasons_.assign(nodes, 0);
+  spare_.assign(nodes, 0);
+  returns_as_spare_.assign(nodes, 0);
+  if (models_.spare_nodes > pool_.node_count()) {
+    throw std::invalid_argument(std::to_string(models_.spare_nodes) + " spare nodes, but the cluster has " +
+                                std::to_string(pool_.node_count()) + " whole-GPU nodes");
+  }
+  for (int node = pool_.node_count() - models_.spare_nodes; node < pool_.node_count(); ++node) {
+    pool_.set_node_down(node);
+    add_spare(node);
+  }
+  spare_gpus_ = pool_.down_gpus();
+  for (const auto& [node, why] : models_.out_of_service) {
+    if (node < 0 || node >= pool_.node_count() || spare_[node] != 0) {
+      throw std::invalid_argument("out-of-service node " + std::to_string(node) +
+                                  " is not a schedulable node");
+    }
+    take_node_down(node, cause_id(why), /*planned=*/true);
+  }
+  schedulable_gpus_ = pool_.total_gpus() - pool_.down_gpus();
+  if (models_.active()) {
+    failure_metrics_ = std::make_unique<FailureAccounting>(
+        jobs,
+        FailureSetupNames{std::string(models_.failures->name()), std::string(models_.checkpoints->name()),
+                          models_.spare_nodes, static_cast<int>(models_.out_of_service.size())},
+        pool_.total_gpus(), pool_.total_gpus() - spare_gpus_);
+    observers_.push_back(failure_metrics_.get());
+  }
   next_node_event_ = models_.failures->next_event(now_);
+}
+
+int ReplayEngine::cause_id(const std::string& cause) {
+  const std::string& name = cause.empty() ? std::string("node down") : cause;
+  const auto found = std::find(causes_.begin(), causes_.end(), name);
+  if (found != causes_.end()) return static_cast<int>(found - causes_.begin());
+  causes_.push_back(name);
+  return static_cast<int>(causes_.size()) - 1;
 }
 
 // ---- The event loop: arrivals, completions and node events, in time order; at one instant completions
@@ -43,7 +82,9 @@ ReplayEngine::ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, std::
 
 ReplayResult ReplayEngine::run() {
   while (has_events()) step(next_event_time());
-  metrics_.summarize(ReplayEnd{jobs_, options_, pool_.total_gpus(), mig_ ? &*mig_ : nullptr}, result_);
+  const ReplayEnd end{jobs_, options_, pool_.total_gpus(), mig_ ? &*mig_ : nullptr};
+  metrics_.summarize(end, result_);
+  if (failure_metrics_) failure_metrics_->summarize(end, result_);
   return std::move(result_);
 }
 
@@ -97,14 +138,76 @@ void ReplayEngine::finish_due() {
 
 void ReplayEngine::apply_node_events() {
   while (next_node_event_ && next_node_event_->time <= now_) {
-    const NodeEvent event = *next_node_event_;
-    if (event.up) {
-      pool_.set_node_up(event.node);
-    } else {
-      for (const int job : pool_.set_node_down(event.node)) interrupt_job(job, InterruptAction::requeue);
-    }
+    apply_node_event(*next_node_event_);
     next_node_event_ = models_.failures->next_event(now_);
   }
+}
+
+// A node is out while any of its down events is unmatched; the first takes it out (and a spare in, unless the
+// event is planned), the last up brings it back, or into the spares when one stood in for it.
+void ReplayEngine::apply_node_event(const NodeEvent& event) {
+  if (event.node < 0 || event.node >= pool_.node_count()) {
+    throw std::invalid_argument("node event for node " + std::to_string(event.node) + " of " +
+                                std::to_string(pool_.node_count()));
+  }
+  if (event.job_only) {
+    const int cause = cause_id(event.cause);
+    for (const int job : pool_.owners_on(event.node)) interrupt_job(job, InterruptAction::requeue, cause);
+    return;
+  }
+  if (event.up) {
+    bring_node_up(event.node);
+  } else {
+    take_node_down(event.node, cause_id(event.cause), event.planned);
+  }
+}
+
+void ReplayEngine::take_node_down(int node, int cause, bool planned) {
+  if (down_reasons_[node]++ > 0) return;
+  if (spare_[node] != 0) {  // an idle spare fails: it is repaired, then a spare again
+    spare_[node] = 0;
+    spares_.erase(node);
+    idle_spare_gpus_ -= pool_.node_gpus(node);
+    returns_as_spare_[node] = 1;
+    return;
+  }
+  for (const int job : pool_.set_node_down(node)) interrupt_job(job, InterruptAction::requeue, cause);
+  if (planned) return;
+  if (spares_.empty()) {
+    unreplaced_.insert(node);
+    return;
+  }
+  const int spare = *spares_.begin();
+  spares_.erase(spares_.begin());
+  spare_[spare] = 0;
+  idle_spare_gpus_ -= pool_.node_gpus(spare);
+  pool_.set_node_up(spare);
+  returns_as_spare_[node] = 1;
+}
+
+void ReplayEngine::bring_node_up(int node) {
+  if (down_reasons_[node] == 0 || --down_reasons_[node] > 0) return;
+  unreplaced_.erase(node);
+  if (returns_as_spare_[node] != 0) {
+    returns_as_spare_[node] = 0;
+    add_spare(node);
+    return;
+  }
+  pool_.set_node_up(node);
+}
+
+// A node joins the idle spares (down in the pool), or stands in at once for a failed node none replaced.
+void ReplayEngine::add_spare(int node) {
+  if (!unreplaced_.empty()) {
+    const int failed = *unreplaced_.begin();
+    unreplaced_.erase(unreplaced_.begin());
+    returns_as_spare_[failed] = 1;
+    pool_.set_node_up(node);
+    return;
+  }
+  spare_[node] = 1;
+  spares_.insert(node);
+  idle_spare_gpus_ += pool_.node_gpus(node);
 }
 
 // Tells the observers what held from now to `time`, then moves the clock.
@@ -117,9 +220,12 @@ void ReplayEngine::advance_to(double time) {
 }
 
 PartitionState ReplayEngine::whole_state() const {
-  return PartitionState{pool_.total_gpus() - pool_.free_gpus() - pool_.down_gpus(), pool_.stranded_gpus(),
-                        static_cast<int>(waiting_.size()), static_cast<int>(releases_.size()),
-                        pool_.down_gpus()};
+  return PartitionState{pool_.total_gpus() - pool_.free_gpus() - pool_.down_gpus(),
+                        pool_.stranded_gpus(),
+                        static_cast<int>(waiting_.size()),
+                        static_cast<int>(releases_.size()),
+                        pool_.down_gpus(),
+                        idle_spare_gpus_};
 }
 
 PartitionState ReplayEngine::mig_state() const {
@@ -142,6 +248,10 @@ void ReplayEngine::submit(int index) {
   }
   if (job.gpus > pool_.total_gpus() || (job.gpus_per_node > pool_.largest_node())) {
     ++result_.rejected["larger than the whole cluster"];
+    return;
+  }
+  if (job.gpus > schedulable_gpus_) {
+    ++result_.rejected["larger than the nodes in service (hot spares and out-of-service nodes held out)"];
     return;
   }
   accept(index);
@@ -216,7 +326,10 @@ void ReplayEngine::start_slices(const std::vector<int>& started) {
 // The job runs from now at rate 1; its completion is queued under its new generation.
 void ReplayEngine::begin_run(int index) {
   JobRun& run = runs_[index];
-  run.start(now_);
+  const ReplayModels& models = models_;
+  const bool restart = run.starts > 0;
+  run.start(now_, models.checkpoints->rate(jobs_[index]),
+            restart ? models.checkpoints->restart_seconds(jobs_[index]) : 0.0);
   JobOutcome& outcome = result_.outcomes[index];
   if (run.starts == 1) outcome.start = now_;
   outcome.end = run.completion_time();
@@ -226,12 +339,37 @@ void ReplayEngine::begin_run(int index) {
 
 void ReplayEngine::finish(int index) {
   JobRun& run = runs_[index];
+  run.advance(now_);
   run.state = JobRunState::finished;
   run.remaining_work = 0;
   run.since = now_;
   release_resources(index);
   ++result_.completed;
+  result_.outcomes[index].finished = true;
   for (ReplayObserver* observer : observers_) observer->on_finish(index, now_);
+  report_segment(index, 0, kNoCause);
+}
+
+// Books the stretch the job held its GPUs since it last started and tells the observers.
+void ReplayEngine::report_segment(int index, double work_lost, int cause) {
+  JobRun& run = runs_[index];
+  const double held = now_ - run.started_at;
+  run.busy_seconds += held;
+  JobOutcome& outcome = result_.outcomes[index];
+  outcome.held_s = run.as_recorded ? jobs_[index].duration : run.busy_seconds;
+  if (observers_.size() == 1) return;  // only today's metrics, which need no segments
+  RunSegment segment;
+  segment.job = index;
+  segment.from = run.started_at;
+  segment.to = now_;
+  segment.restart_s = run.restart_at_start - run.pending_restart;
+  segment.work_done_s = run.work_at_start - run.remaining_work;
+  segment.work_lost_s = work_lost;
+  const int restarted_after = run.starts > 1 ? last_cause_[index] : kNoCause;
+  segment.waited_s = restarted_after != kNoCause ? run.started_at - interrupted_at_[index] : 0.0;
+  if (cause != kNoCause) segment.cause = causes_[static_cast<std::size_t>(cause)];
+  if (restarted_after != kNoCause) segment.restart_cause = causes_[static_cast<std::size_t>(restarted_after)];
+  for (ReplayObserver* observer : observers_) observer->on_segment(segment);
 }
 
 void ReplayEngine::release_resources(int index) {
@@ -261,22 +399,28 @@ void ReplayEngine::interrupt(int index, InterruptAction action) {
   if (runs_.at(static_cast<std::size_t>(index)).state != JobRunState::running) {
     throw std::invalid_argument("job " + jobs_[index].id + " is not running: it cannot be interrupted");
   }
-  interrupt_job(index, action);
+  interrupt_job(index, action, cause_id("interrupted"));
   schedule();
 }
 
 // Books the work done, keeps what the checkpoint policy saves, frees the job's GPUs and stales its
 // completion.
-void ReplayEngine::interrupt_job(int index, InterruptAction action) {
+void ReplayEngine::interrupt_job(int index, InterruptAction action, int cause) {
   JobRun& run = runs_[index];
   run.advance(now_);
   const double done = run.work_at_start - run.remaining_work;
-  run.remaining_work = run.work_at_start - models_.checkpoints->work_kept(jobs_[index], done);
+  const double kept = models_.checkpoints->work_kept(jobs_[index], done);
+  run.as_recorded = false;
   ++run.generation;
   release_resources(index);
   ++result_.interruptions;
+  if (result_.outcomes[index].interruptions++ == 0) ++result_.jobs_interrupted;
   const bool requeued = action == InterruptAction::requeue;
   for (ReplayObserver* observer : observers_) observer->on_interrupt(index, now_, requeued);
+  report_segment(index, done - kept, cause);  // sees the work done before the kept part is given back
+  run.remaining_work = run.work_at_start - kept;
+  last_cause_[index] = cause;
+  interrupted_at_[index] = now_;
   if (requeued) {
     requeue(index);
   } else {
@@ -299,7 +443,8 @@ void ReplayEngine::requeue(int index) {
 
 std::vector<int> ReplayEngine::set_node_down(int node, InterruptAction action) {
   std::vector<int> hit = pool_.set_node_down(node);
-  for (const int job : hit) interrupt_job(job, action);
+  const int cause = cause_id("node down");
+  for (const int job : hit) interrupt_job(job, action, cause);
   schedule();
   return hit;
 }

@@ -32,6 +32,7 @@
 #include "gputwin/sim/mig_pool.hpp"
 #include "gputwin/sim/queue_policy.hpp"
 #include "gputwin/sim/replay.hpp"
+#include "gputwin/sim/replay_failure_metrics.hpp"
 #include "gputwin/sim/replay_metrics.hpp"
 #include "gputwin/sim/replay_models.hpp"
 #include "gputwin/sim/replay_observer.hpp"
@@ -72,6 +73,7 @@ class ReplayEngine final : private SchedulerView {
   void set_node_up(int node);
 
  private:
+  static constexpr int kNoCause = -1;
   // SchedulerView, for the queue policy over the whole-GPU partition.
   [[nodiscard]] const std::vector<int>& waiting() const override { return waiting_; }
   [[nodiscard]] const JobSpec& job(int index) const override { return jobs_[index]; }
@@ -95,6 +97,11 @@ class ReplayEngine final : private SchedulerView {
   void drop_stale_completions();
   void finish_due();
   void apply_node_events();
+  void apply_node_event(const NodeEvent& event);
+  void take_node_down(int node, int cause, bool planned);
+  void bring_node_up(int node);
+  void add_spare(int node);
+  [[nodiscard]] int cause_id(const std::string& cause);
   void advance_to(double time);
   [[nodiscard]] PartitionState whole_state() const;
   [[nodiscard]] PartitionState mig_state() const;
@@ -107,7 +114,8 @@ class ReplayEngine final : private SchedulerView {
   void start_slices(const std::vector<int>& started);
   void finish(int index);
   void release_resources(int index);
-  void interrupt_job(int index, InterruptAction action);
+  void interrupt_job(int index, InterruptAction action, int cause);
+  void report_segment(int index, double work_lost, int cause);
   void requeue(int index);
   void schedule();
   void schedule_pass();
@@ -136,6 +144,19 @@ class ReplayEngine final : private SchedulerView {
   std::vector<std::multiset<std::pair<double, int>>::iterator> release_of_;  // running job -> its entry
   FairShareUsage usage_;                                                     // GPUs in use per fair-share key
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
+  // Failures: why each job was last interrupted and when; nodes' outstanding down events; hot spares.
+  std::vector<std::string> causes_;  // cause id -> name
+  std::vector<int> last_cause_;      // job -> cause of its last interruption (kNoCause: none)
+  std::vector<double> interrupted_at_;
+  std::vector<int> down_reasons_;       // node -> down events not yet matched by an up
+  std::vector<char> spare_;             // node -> an idle hot spare
+  std::vector<char> returns_as_spare_;  // node -> a spare stood in for it: it joins the spares when repaired
+  std::set<int> spares_;                // idle hot spares
+  std::set<int> unreplaced_;            // failed nodes no spare stood in for yet
+  int spare_gpus_ = 0;                  // GPUs of the nodes held as spares at the start
+  int idle_spare_gpus_ = 0;             // GPUs of the idle spares now
+  int schedulable_gpus_ = 0;            // GPUs not held as spares nor out of service from the start
+  std::unique_ptr<FailureAccounting> failure_metrics_;  // when the models are active
 };
 
 }  // namespace gputwin

@@ -181,7 +181,7 @@ class ScriptedFailures final : public FailureModel {
   }
 
  private:
-  std::vector<NodeEvent> events_{{10, 1, false}, {50, 1, true}};
+  std::vector<NodeEvent> events_{{10, 1, false, "", false, false}, {50, 1, true, "", false, false}};
   std::size_t next_ = 0;
 };
 

@@ -84,14 +84,14 @@ JobMeasures measure_jobs(const ReplayEnd& end, ReplayResult& result) {
     }
     measures.first_submit = std::min(measures.first_submit, job.submit_time);
     result.makespan = std::max(result.makespan, outcome.end);
-    measures.busy_gpu_seconds += job.duration * job.gpus;
+    measures.busy_gpu_seconds += outcome.held_s * job.gpus;  // what really ran, restarts and lost work too
     for (auto* table : {&measures.groups, &measures.users}) {
       GroupMetrics& metrics = (*table)[table == &measures.groups ? job.group : job.user];
       metrics.jobs += 1;
       metrics.mean_wait += wait;
       metrics.mean_jct += jct;
       metrics.mean_bounded_slowdown += slowdown;
-      metrics.gpu_hours += job.duration * job.gpus / 3600.0;
+      metrics.gpu_hours += outcome.held_s * job.gpus / 3600.0;
     }
   }
   return measures;
@@ -129,6 +129,7 @@ void ReplayMetrics::integrate(const ReplaySpan& span) {
     row.queue_length += static_cast<double>(span.whole.waiting_jobs) * width;
     row.running += static_cast<double>(span.whole.running_jobs) * width;
     row.stranded_gpus += stranded * width;
+    row.down_gpus += static_cast<double>(span.whole.down) * width;
     if (span.mig) {
       row.queue_length += span.mig->waiting_jobs * width;
       row.running += span.mig->running_jobs * width;
@@ -154,6 +155,10 @@ void ReplayMetrics::on_start(int /*job*/, double time) {
 
 void ReplayMetrics::on_finish(int /*job*/, double time) {
   interval_at(time).finished += 1;
+}
+
+void ReplayMetrics::on_interrupt(int /*job*/, double time, bool /*requeued*/) {
+  interval_at(time).interrupted += 1;
 }
 
 void ReplayMetrics::summarize(const ReplayEnd& end, ReplayResult& result) {
@@ -203,6 +208,7 @@ void ReplayMetrics::summarize_intervals(const ReplayEnd& end, ReplayResult& resu
     result.intervals.back().submitted += last.submitted;
     result.intervals.back().started += last.started;
     result.intervals.back().finished += last.finished;
+    result.intervals.back().interrupted += last.interrupted;
   }
   double stranded_integral = 0;
   for (auto& row : result.intervals) {
@@ -212,6 +218,7 @@ void ReplayMetrics::summarize_intervals(const ReplayEnd& end, ReplayResult& resu
     row.queue_length /= scale;
     row.running /= scale;
     row.stranded_gpus /= scale;
+    row.down_gpus /= scale;
   }
   if (result.makespan > 0) result.mean_stranded_gpus = stranded_integral / result.makespan;
 }
@@ -234,7 +241,7 @@ void ReplayMetrics::summarize_mig(const ReplayEnd& end, ReplayResult& result) {
     if (outcome.start >= 0) first_submit = std::min(first_submit, job.submit_time);
     if (outcome.start < 0 || job.mig_profile.empty()) continue;
     waits.push_back(outcome.start - job.submit_time);
-    const double slice_seconds = job.duration * mig.compute_slices_of(job);
+    const double slice_seconds = outcome.held_s * mig.compute_slices_of(job);
     busy_slice_seconds += slice_seconds;
     // In the group and user tables a slice counts as its share of one GPU's compute slices.
     const double gpu_hours = slice_seconds / pool.profile_set().compute_slices / 3600.0;

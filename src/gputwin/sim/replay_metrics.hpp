@@ -33,6 +33,7 @@ class ReplayMetrics final : public ReplayObserver {
   void on_submit(int job, double time) override;
   void on_start(int job, double time) override;
   void on_finish(int job, double time) override;
+  void on_interrupt(int job, double time, bool requeued) override;
 
   [[nodiscard]] double busy_gpu_seconds() const { return busy_gpu_seconds_; }
   [[nodiscard]] double busy_slice_seconds() const { return busy_slice_seconds_; }

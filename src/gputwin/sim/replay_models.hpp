@@ -17,17 +17,33 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gputwin/trace/records.hpp"
 
 namespace gputwin {
 
-// A node of the whole-GPU pool going down or coming back at `time`.
+// A node of the whole-GPU pool going down or coming back at `time`, or (job_only) the job on it failing while
+// the node stays in service. A node is out of service while any of its down events is not yet matched by an
+// up.
 struct NodeEvent {
   double time = 0;
   int node = 0;
   bool up = false;
+  std::string
+      cause;  // what struck, reported per interruption ("faulty-gpu", "maintenance"); empty: "node down"
+  bool job_only = false;  // interrupts the jobs on the node; the node is not taken out
+  bool planned = false;   // maintenance: a spare node does not stand in for it
+};
+
+// Where each whole-GPU node of a replay sits: what a leaf-switch or scale-up-domain failure takes out, and
+// the host names out-of-service lists use. Built with the pool (SimulatedCluster).
+struct ReplayTopology {
+  std::vector<int> leaf_of_node;        // node -> leaf switch group (the pool's placement groups)
+  std::vector<int> domain_of_node;      // node -> scale-up domain
+  std::vector<std::string> host_names;  // node -> the design's host name; empty for a plain node count
+  int gpus_per_node = 0;
 };
 
 class FailureModel {
@@ -46,6 +62,10 @@ class CheckpointPolicy {
   // Of `work_done` seconds of `job`'s work since it last started, the seconds an interruption keeps (0 to
   // work_done).
   [[nodiscard]] virtual double work_kept(const JobSpec& job, double work_done) const = 0;
+  // Work per second while the job runs (1 = as recorded): time spent writing checkpoints slows it.
+  [[nodiscard]] virtual double rate(const JobSpec& /*job*/) const { return 1; }
+  // Wall seconds a restart after an interruption costs before work resumes.
+  [[nodiscard]] virtual double restart_seconds(const JobSpec& /*job*/) const { return 0; }
 };
 
 // Throw std::invalid_argument naming the known models when `name` is not one of them.
@@ -59,6 +79,16 @@ class CheckpointPolicy {
 struct ReplayModels {
   std::unique_ptr<FailureModel> failures = make_failure_model("none");
   std::unique_ptr<CheckpointPolicy> checkpoints = make_checkpoint_policy("none");
+  // Whole-GPU nodes held out of scheduling as hot spares (the last ones): a node that fails is replaced by
+  // one at once, and the repaired node joins the spares.
+  int spare_nodes = 0;
+  // Nodes out of service for the whole replay (e.g. with drain-worthy validate findings), with why.
+  std::vector<std::pair<int, std::string>> out_of_service;
+  // Failure figures (goodput, ETTR, lost GPU-hours, availability) in the result even with no failure.
+  [[nodiscard]] bool active() const {
+    return failures->name() != "none" || checkpoints->name() != "none" || spare_nodes > 0 ||
+           !out_of_service.empty();
+  }
 };
 
 }  // namespace gputwin

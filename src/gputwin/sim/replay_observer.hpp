@@ -15,6 +15,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 namespace gputwin {
 
@@ -25,7 +26,8 @@ struct PartitionState {
   int stranded = 0;  // idle GPUs on partly used nodes (idle slices no MIG job can get)
   int waiting_jobs = 0;
   int running_jobs = 0;
-  int down = 0;  // GPUs out of service (whole-GPU nodes only)
+  int down = 0;   // GPUs out of service (whole-GPU nodes only), hot spares included
+  int spare = 0;  // of those, GPUs of idle hot-spare nodes
 };
 
 // [from, to): nothing happened inside it; the state is what held after the events at `from`.
@@ -34,6 +36,20 @@ struct ReplaySpan {
   double to = 0;
   PartitionState whole;
   std::optional<PartitionState> mig;  // when the cluster has MIG-mode GPUs
+};
+
+// One stretch a job held its GPUs, from a start to the stop that ended it: what the failure figures (goodput,
+// lost GPU-hours by cause) integrate.
+struct RunSegment {
+  int job = 0;
+  double from = 0;         // when it started
+  double to = 0;           // when it stopped
+  double restart_s = 0;    // wall seconds of it spent restarting (no work done)
+  double work_done_s = 0;  // work (seconds at rate 1) done in it
+  double work_lost_s = 0;  // of that, lost at its end (0 when it finished)
+  double waited_s = 0;     // queued between the interruption before it and its start (0 for a first start)
+  std::string_view cause;  // why it stopped; empty when the job finished
+  std::string_view restart_cause;  // the interruption it restarted after; empty for a first start
 };
 
 class ReplayObserver {
@@ -49,6 +65,9 @@ class ReplayObserver {
   virtual void on_finish(int /*job*/, double /*time*/) {}
   // A running job was stopped before its end; `requeued` when it went back to its queue.
   virtual void on_interrupt(int /*job*/, double /*time*/, bool /*requeued*/) {}
+  // A job stopped (finished or interrupted): the stretch it ran since it last started. After on_finish or
+  // on_interrupt.
+  virtual void on_segment(const RunSegment& /*segment*/) {}
 };
 
 }  // namespace gputwin

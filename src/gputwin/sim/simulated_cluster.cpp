@@ -12,14 +12,14 @@ namespace {
 template <class WholePool>
 SimulatedCluster split_mig_nodes(int nodes, int gpus_per_node, const std::optional<MigNodes>& mig,
                                  WholePool whole_pool_of) {
-  if (!mig) return SimulatedCluster{whole_pool_of(0), std::nullopt};
+  if (!mig) return SimulatedCluster{whole_pool_of(0), std::nullopt, {}};
   if (mig->count > nodes) {
     throw std::invalid_argument(std::to_string(mig->count) + " MIG-mode nodes, but the cluster has " +
                                 std::to_string(nodes));
   }
   const int mig_gpus = mig->count * gpus_per_node;
   MigPool mig_pool = mig->layout ? MigPool(mig->set, mig_gpus, *mig->layout) : MigPool(mig->set, mig_gpus);
-  return SimulatedCluster{whole_pool_of(mig->count), std::move(mig_pool)};
+  return SimulatedCluster{whole_pool_of(mig->count), std::move(mig_pool), {}};
 }
 
 std::string profile_set_id(const MigRequest& request, const Accelerator* cluster_gpu) {
@@ -35,6 +35,22 @@ std::string profile_set_id(const MigRequest& request, const Accelerator* cluster
                                 ") has no MIG profiles in the catalog; give --mig-profile-set");
   }
   return cluster_gpu->mig_profile_set;
+}
+
+// The pool's nodes are the cluster's node devices in order (sim/cluster_pool.cpp), the MIG-mode ones last.
+ReplayTopology topology_of(const Cluster& cluster, const GpuPool& pool, int per_node) {
+  ReplayTopology topology;
+  topology.gpus_per_node = per_node;
+  for (std::size_t d = 0; d < cluster.devices.size(); ++d) {
+    const Device& device = cluster.devices[d];
+    if (device.kind != DeviceKind::node) continue;
+    if (static_cast<int>(topology.host_names.size()) == pool.node_count()) break;
+    const int node = static_cast<int>(topology.host_names.size());
+    topology.host_names.push_back(device.name);
+    topology.leaf_of_node.push_back(pool.leaf_of(node));
+    topology.domain_of_node.push_back(device.domain >= 0 ? device.domain : -1 - node);
+  }
+  return topology;
 }
 
 }  // namespace
@@ -80,13 +96,21 @@ SimulatedCluster simulated_cluster(const Cluster& cluster, const Catalog& catalo
                                    const std::optional<MigNodes>& mig) {
   const int per_node = gpus_per_node(cluster, catalog);
   const int nodes = pool_from_cluster(cluster, per_node).node_count();
-  return split_mig_nodes(nodes, per_node, mig,
-                         [&](int mig_nodes) { return pool_from_cluster(cluster, per_node, mig_nodes); });
+  SimulatedCluster simulated = split_mig_nodes(
+      nodes, per_node, mig, [&](int mig_nodes) { return pool_from_cluster(cluster, per_node, mig_nodes); });
+  simulated.topology = topology_of(cluster, simulated.whole, per_node);
+  return simulated;
 }
 
 SimulatedCluster uniform_simulated_cluster(int nodes, int gpus_per_node, const std::optional<MigNodes>& mig) {
-  return split_mig_nodes(nodes, gpus_per_node, mig,
-                         [&](int mig_nodes) { return GpuPool::uniform(nodes - mig_nodes, gpus_per_node); });
+  SimulatedCluster simulated = split_mig_nodes(nodes, gpus_per_node, mig, [&](int mig_nodes) {
+    return GpuPool::uniform(nodes - mig_nodes, gpus_per_node);
+  });
+  const int whole = simulated.whole.node_count();
+  simulated.topology.gpus_per_node = gpus_per_node;
+  simulated.topology.leaf_of_node.assign(static_cast<std::size_t>(whole), 0);
+  for (int n = 0; n < whole; ++n) simulated.topology.domain_of_node.push_back(n);  // a box is its own domain
+  return simulated;
 }
 
 }  // namespace gputwin

@@ -15,6 +15,7 @@
 #include "gputwin/design/cluster.hpp"
 #include "gputwin/sim/gpu_pool.hpp"
 #include "gputwin/sim/mig_pool.hpp"
+#include "gputwin/sim/replay_models.hpp"
 
 namespace gputwin {
 
@@ -42,6 +43,7 @@ struct MigRequest {
 struct SimulatedCluster {
   GpuPool whole;               // nodes in whole-GPU mode
   std::optional<MigPool> mig;  // GPUs of the MIG-mode nodes
+  ReplayTopology topology;     // the whole-GPU nodes' leaves, scale-up domains and host names
 };
 
 // GPUs per node of a designed cluster: its one node type's GPUs (std::invalid_argument when it holds
