@@ -92,8 +92,10 @@ std::vector<FailureProcess> profile_processes(const ReplayCommandOptions& option
   const std::string name = options.failure_profile.empty() ? "llama3-table5" : options.failure_profile;
   const FailureProfile* profile = rates.value().profile(name);
   if (profile == nullptr) {
-    throw std::invalid_argument("--failure-profile: unknown profile '" + name +
-                                "'; known: " + rates.value().profile_names() + " (" + path + ")");
+    throw std::invalid_argument(
+        "--failure-profile: unknown profile '" + name + "'; known: " + rates.value().profile_names() + " (" +
+        (options.failure_rates.empty() ? "data/reliability/failure-rates.yaml" : options.failure_rates) +
+        ")");
   }
   return failure_processes(*profile, shape_of(topology));
 }
