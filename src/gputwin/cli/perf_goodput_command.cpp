@@ -12,6 +12,7 @@
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/report/goodput_report.hpp"
+#include "gputwin/sim/failure_options.hpp"
 #include "gputwin/sim/failure_rates.hpp"
 #include "gputwin/sim/goodput.hpp"
 
@@ -43,40 +44,26 @@ struct GoodputOptions {
   bool json = false;
 };
 
+// The shared readers of sim/failure_options (durations and rates need their units), as usage errors.
 double hours_option(const std::string& option, const std::string& text, bool zero_allowed) {
-  const auto hours = parse_hours(text);
-  if (!hours || (!zero_allowed && !(*hours > 0))) {
-    throw UsageFailure{option + ": expected a duration with its unit (s, min, h, d), such as 3h or 90min" +
-                       std::string(zero_allowed ? "" : ", greater than zero") + ", got '" + text + "'"};
+  double hours = 0;
+  try {
+    hours = parse_duration_s(text, option) / 3600;
+  } catch (const std::invalid_argument& error) {
+    throw UsageFailure{error.what()};
   }
-  return *hours;
+  if (!zero_allowed && !(hours > 0))
+    throw UsageFailure{option + ": '" + text + "': must be greater than zero"};
+  return hours;
 }
 
-// "6.5/1000/day" (failures per 1000 node-days), "0.0065/day", "2.7e-4/hour": failures per node.
+// "6.5/1000/day" (failures per 1000 node-days), "0.0065/day", "2.7e-4/h": failures per node and hour.
 double node_rate_per_hour(const std::string& text) {
-  const auto fail = [&]() -> double {
-    throw UsageFailure{
-        "--node-failure-rate: expected failures per node per period, such as 6.5/1000/day, "
-        "0.0065/day or 2.7e-4/hour, got '" +
-        text + "'"};
-  };
-  const auto last = text.rfind('/');
-  if (last == std::string::npos) return fail();
-  const std::string period = text.substr(last + 1);
-  const double period_hours = period == "hour" ? 1 : period == "day" ? 24 : period == "month" ? 730.5 : 0;
-  if (period_hours == 0) return fail();
-  std::string head = text.substr(0, last);
-  double divisor = 1;
-  if (const auto slash = head.find('/'); slash != std::string::npos) {
-    char* end = nullptr;
-    divisor = std::strtod(head.c_str() + slash + 1, &end);
-    if (*end != '\0' || !(divisor > 0)) return fail();
-    head = head.substr(0, slash);
+  try {
+    return parse_failure_rate_per_hour(text, "--node-failure-rate");
+  } catch (const std::invalid_argument& error) {
+    throw UsageFailure{error.what()};
   }
-  char* end = nullptr;
-  const double count = std::strtod(head.c_str(), &end);
-  if (head.empty() || *end != '\0' || !(count > 0)) return fail();
-  return count / divisor / period_hours;
 }
 
 struct Where {

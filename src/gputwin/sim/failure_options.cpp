@@ -53,9 +53,10 @@ double parse_failure_rate_per_hour(std::string_view text, std::string_view optio
     from = slash + 1;
   }
   const std::string form =
-      "give failures per unit and time, e.g. 6.5/1000/day (per 1000 nodes a day) or 0.01/h";
+      "give failures per unit and time, e.g. 6.5/1000/day (per 1000 nodes a day), 0.01/h or 0.2/month";
   if (parts.size() < 2 || parts.size() > 3) throw bad(option, text, "a rate needs its time unit: " + form);
-  const auto unit = seconds_per(parts.back());
+  // A month in a rate is the average calendar month (365.25 x 24 / 12 = 730.5 h); not a duration unit.
+  const auto unit = parts.back() == "month" ? std::optional<double>(730.5 * 3600) : seconds_per(parts.back());
   if (!unit) throw bad(option, text, "unknown time unit '" + std::string(parts.back()) + "': " + form);
   const auto count = number_of(parts.front());
   const auto per = parts.size() == 3 ? number_of(parts[1]) : std::optional<double>(1.0);

@@ -1,5 +1,5 @@
 // The failure options' text, parsed at the edge with their units required: durations ("3h", "90d", "30min",
-// "45s") and failure rates ("6.5/1000/day": failures per 1,000 units per day; "0.01/h": per unit per hour).
+// "45s") and failure rates ("6.5/1000/day": failures per 1,000 units per day; "0.01/h": per unit per hour; "/month": 730.5 h).
 //
 //   double repair_s = parse_duration_s("48h", "--repair");                       // 172800
 //   double per_unit_hour = parse_failure_rate_per_hour("6.5/1000/day", "--node-failure-rate");

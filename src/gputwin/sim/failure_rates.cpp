@@ -6,6 +6,7 @@
 #include <map>
 
 #include "gputwin/core/yaml_input.hpp"
+#include "gputwin/sim/failure_options.hpp"
 
 namespace gputwin {
 namespace {
@@ -179,19 +180,14 @@ const char* scope_name(FailureScope scope) {
 }
 
 std::optional<double> parse_hours(std::string_view text) {
-  std::size_t at = 0;
-  while (at < text.size() && (std::isdigit(static_cast<unsigned char>(text[at])) != 0 || text[at] == '.'))
-    ++at;
-  double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + at, value);
-  if (at == 0 || error != std::errc() || end != text.data() + at) return std::nullopt;
-  std::string_view unit = text.substr(at);
-  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
-  if (unit == "s") return value / 3600.0;
-  if (unit == "min") return value / 60.0;
-  if (unit == "h") return value;
-  if (unit == "d") return value * kHoursPerDay;
-  return std::nullopt;
+  std::string compact;  // "1.5 h" as "1.5h": the one duration reader takes no space before the unit
+  for (char c : text)
+    if (c != ' ') compact += c;
+  try {
+    return parse_duration_s(compact, "") / 3600;
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
 }
 
 const FailureProfile* FailureRates::profile(std::string_view name) const {
