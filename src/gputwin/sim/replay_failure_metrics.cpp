@@ -4,6 +4,8 @@
 #include <numeric>
 #include <utility>
 
+#include "gputwin/sim/replay_metrics.hpp"
+
 namespace gputwin {
 namespace {
 
@@ -23,18 +25,6 @@ std::size_t bucket_of(int gpus) {
     if (buckets[b].second == 0 || gpus <= buckets[b].second) return b;
   }
   return buckets.size() - 1;
-}
-
-Summary summary_of(std::vector<double> values) {
-  Summary summary;
-  if (values.empty()) return summary;
-  std::sort(values.begin(), values.end());
-  summary.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-  summary.median = values[values.size() / 2];
-  summary.p95 = values[std::min(values.size() - 1,
-                                static_cast<std::size_t>(0.95 * static_cast<double>(values.size())))];
-  summary.max = values.back();
-  return summary;
 }
 
 }  // namespace

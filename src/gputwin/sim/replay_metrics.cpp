@@ -7,7 +7,6 @@
 #include <string>
 
 namespace gputwin {
-namespace {
 
 Summary summary_of(std::vector<double> values) {
   Summary summary;
@@ -20,6 +19,8 @@ Summary summary_of(std::vector<double> values) {
   summary.max = values.back();
   return summary;
 }
+
+namespace {
 
 std::vector<GroupMetrics> finish_groups(std::map<std::string, GroupMetrics>& table) {
   std::vector<GroupMetrics> rows;

@@ -17,6 +17,9 @@
 
 namespace gputwin {
 
+// Mean, median, p95 and max of `values` (all zero when empty), as the replay's summaries print them.
+[[nodiscard]] Summary summary_of(std::vector<double> values);
+
 // What the summary reads from the engine once the replay is over.
 struct ReplayEnd {
   const std::vector<JobSpec>& jobs;
