@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
@@ -72,7 +73,20 @@ struct Where {
   std::string where;
   std::string shape_note;
   int cluster_nodes = 0;  // 0: a catalog system, no limit
+  // The checkpoint's write time on the designed storage, when the spec sizes storage for a checkpoint.
+  std::optional<double> designed_write_hours;
+  std::string designed_write_note;
 };
+
+// The spec's checkpoint (size) over the designed storage's aggregate write rate (docs/plan.md, Storage).
+void read_designed_checkpoint(const StorageSummary& storage, Where& w) {
+  if (!storage.present() || !storage.checkpoint_size || !storage.write_bandwidth) return;
+  const double bytes = storage.checkpoint_size->base();
+  const double bytes_per_s = storage.write_bandwidth->base() / 8;
+  w.designed_write_hours = bytes / bytes_per_s / 3600;
+  w.designed_write_note = fmt::format("written to the designed storage: {:.3g} TB at {:.4g} GB/s ({} x {})",
+                                      bytes / 1e12, bytes_per_s / 1e9, storage.appliances, storage.appliance);
+}
 
 Where shape_of_system(const Catalog& catalog, const GoodputOptions& o) {
   const System* system = catalog.find<System>(o.system);
@@ -119,6 +133,7 @@ std::optional<Where> shape_of_cluster(const Catalog& catalog, const GoodputOptio
   } else {
     w.shape.nodes_per_leaf = o.nodes_per_leaf;
   }
+  read_designed_checkpoint(cluster->storage, w);
   if (const ScaleUpDomain* domain = cluster->first_node_domain(); domain != nullptr) {
     w.shape.nodes_per_domain = std::max<int>(1, static_cast<int>(domain->nodes.size()));
   }
@@ -220,9 +235,11 @@ int run_goodput(const GoodputOptions& o) {
     }
 
     const JobDefaults& defaults = rates.value().job_defaults;
-    request.checkpoint_write_hours = o.checkpoint_write.empty()
-                                         ? defaults.checkpoint_write_hours
-                                         : hours_option("--checkpoint-write", o.checkpoint_write, true);
+    const bool designed_write = o.checkpoint_write.empty() && where->designed_write_hours.has_value();
+    request.checkpoint_write_hours = !o.checkpoint_write.empty()
+                                         ? hours_option("--checkpoint-write", o.checkpoint_write, true)
+                                     : designed_write ? *where->designed_write_hours
+                                                      : defaults.checkpoint_write_hours;
     request.restart_hours =
         o.restart.empty() ? defaults.restart_hours : hours_option("--restart", o.restart, true);
     if (!o.checkpoint_interval.empty()) {
@@ -234,6 +251,11 @@ int run_goodput(const GoodputOptions& o) {
     job.checkpoint_note = o.checkpoint_write.empty() || o.restart.empty()
                               ? "defaults are assumed, not measured: " + defaults.source
                               : "as given";
+    if (designed_write) {
+      job.checkpoint_note =
+          where->designed_write_note +
+          (o.restart.empty() ? "; restart assumed, not measured: " + defaults.source : "; restart as given");
+    }
 
     const auto result = simulate_goodput(request);
     if (!result.ok()) {
