@@ -108,6 +108,10 @@ int run_export_prometheus(const PrometheusExportOptions& options) {
       *cluster,    *catalog, checks.value(), rates.value().replacement_thresholds, std::move(rule_settings),
       utilization, hold};
   const ExportFiles files = prometheus_rules(inputs);
+  if (options.out == "-") {
+    for (const ExportFile& file : files.files) std::cout << "# file: " << file.name << "\n" << file.text;
+    return 0;
+  }
   if (const auto problem = write_export_files(files, options.out)) {
     std::cerr << *problem << "\n";
     return kInputError;
@@ -148,7 +152,10 @@ void add_export_command(CLI::App& app, int& exit_code) {
   prometheus->add_option("spec", prometheus_options->spec, "cluster spec (YAML)")
       ->required()
       ->check(CLI::ExistingFile);
-  prometheus->add_option("--out", prometheus_options->out, "directory to write the two rule files into")
+  prometheus
+      ->add_option(
+          "--out", prometheus_options->out,
+          "directory to write the two rule files into; - prints both, each after a line '# file: NAME'")
       ->required();
   prometheus->add_option("--replay", prometheus_options->replay,
                          "simulate replay --json result on this design: adds the utilisation alert");
