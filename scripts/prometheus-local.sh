@@ -3,6 +3,7 @@
 # integration tests of what gputwin exports to (alert rules) and reads from (validate --prometheus) Prometheus.
 #
 #   bash scripts/prometheus-local.sh start STATE_DIR RULES_DIR FLEET_JSON   # install, start, wait for data
+#                                                                           # (RULES_DIR "" loads no rules)
 #   bash scripts/prometheus-local.sh status STATE_DIR                       # URL and what runs; exit 1 if down
 #   bash scripts/prometheus-local.sh url STATE_DIR                          # the URL alone
 #   bash scripts/prometheus-local.sh stop STATE_DIR                         # stop exactly what `start` started
@@ -184,8 +185,8 @@ write_config() {
     echo "  scrape_interval: $interval"
     echo "  evaluation_interval: $interval"
     echo "rule_files:"
-    if [[ -n $rules_dir ]]; then echo "  - $rules_dir/*.rules.yml"; else echo "  []"; fi
-    echo "scrape_configs:"
+    if [[ -n $rules_dir ]]; then echo "  - $rules_dir/*.rules.yml"; else echo "  []"; fi  # "" = no rules
+    if [[ $fleet == - ]]; then echo "scrape_configs: []"; else echo "scrape_configs:"; fi
     if [[ $fleet != - ]]; then
       # One target per node on the one fake exporter: ?node=NAME picks the node, and instance names it.
       echo "  - job_name: dcgm-exporter"
