@@ -127,8 +127,14 @@ stop_recorded() {
 
 # ---- ports and waiting --------------------------------------------------------------------------------------------
 
+# Free when nothing listens on it: binding 127.0.0.1:PORT succeeds (python3, since a fresh Debian has no `ss`).
 port_is_free() {
-  ! ss -Hltn "sport = :$1" | grep -q .
+  python3 -c 'import socket, sys
+s = socket.socket()
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError:
+    sys.exit(1)' "$1"
 }
 
 # The first free port from $1, skipping $2 (a port already chosen).
