@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -62,7 +61,7 @@ std::string duration_of(const YamlField& field) {
   return text;
 }
 
-PrometheusRuleSettings read_settings(const YamlDocument& document, const std::string& name) {
+PrometheusRuleSettings read_settings(const YamlDocument& document) {
   const YamlField root = document.root();
   root.expect_keys({"schema", "alerts", "utilization"});
   if (root.child("schema").text() != "gputwin.prometheus-rules/1")
@@ -98,7 +97,6 @@ PrometheusRuleSettings read_settings(const YamlDocument& document, const std::st
   margin.expect_keys({"value", "source"});
   settings.utilization_margin = fraction_of_percent(margin.child("value"));
   settings.utilization_margin_source = margin.child("source").text_or_list();
-  (void)name;
   return settings;
 }
 
@@ -432,13 +430,12 @@ bool is_prometheus_duration(std::string_view text) {
 }
 
 Result<PrometheusRuleSettings> load_prometheus_rule_settings(const std::string& path) {
-  return result_of<PrometheusRuleSettings>([&] { return read_settings(YamlDocument::load(path), path); });
+  return result_of<PrometheusRuleSettings>([&] { return read_settings(YamlDocument::load(path)); });
 }
 
 Result<PrometheusRuleSettings> parse_prometheus_rule_settings(const std::string& text,
                                                               const std::string& name) {
-  return result_of<PrometheusRuleSettings>(
-      [&] { return read_settings(YamlDocument::parse(text, name), name); });
+  return result_of<PrometheusRuleSettings>([&] { return read_settings(YamlDocument::parse(text, name)); });
 }
 
 Result<PredictedUtilization> read_predicted_utilization(const std::string& path) {
