@@ -2,7 +2,10 @@
 # Issue 19 item 6: 1,000 nodes x 8 GPUs over 24 h at 5-minute steps in a real local Prometheus, and the time
 # `gputwin validate --prometheus` takes to check them against the design (target: under 10 s).
 #
-#   bash bench/prometheus_load.sh [--nodes 1000] [--gpus 8] [--hours 24] [--step 300] [--keep] [BUILD_DIR]
+#   bash bench/prometheus_load.sh [--nodes 1000] [--gpus 8] [--hours 24] [--step 300] [--keep] [--reuse] [BUILD_DIR]
+#
+# --reuse skips steps 1-2 when BUILD_DIR/bench-prometheus holds the blocks of an earlier run of the same size (at
+# 1,000 nodes promtool takes about half an hour on a busy 2-core machine); the range then ends at their last sample.
 #
 # 1. designs the fleet (tests/prometheus/l4-fleet.yaml with --nodes test L4 servers; its user catalog) and takes
 #    the GPU hosts from the rules `export prometheus` writes for it;
@@ -19,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-nodes=1000 gpus=8 hours=24 step=300 keep=false build=build
+nodes=1000 gpus=8 hours=24 step=300 keep=false reuse=false build=build
 while (($#)); do
   case $1 in
     --nodes) nodes=$2; shift 2 ;;
@@ -27,7 +30,8 @@ while (($#)); do
     --hours) hours=$2; shift 2 ;;
     --step) step=$2; shift 2 ;;
     --keep) keep=true; shift ;;
-    -*) echo "usage: bash $0 [--nodes N] [--gpus G] [--hours H] [--step S] [--keep] [BUILD_DIR]" >&2; exit 2 ;;
+    --reuse) reuse=true; shift ;;
+    -*) echo "usage: bash $0 [--nodes N] [--gpus G] [--hours H] [--step S] [--keep] [--reuse] [BUILD_DIR]" >&2; exit 2 ;;
     *) build=$1; shift ;;
   esac
 done
@@ -39,31 +43,42 @@ counters=$fixtures/dcgm/dcgm-exporter/default-counters.csv
 [[ -f $capture && -f $counters ]] || { echo "prometheus_load: the shared fixtures ($fixtures) are absent" >&2; exit 1; }
 work=$repo/$build/bench-prometheus
 state=$work/state
-rm -rf "$work"
-mkdir -p "$work"
 seconds() { python3 -c 'import sys; print(f"{float(sys.argv[2]) - float(sys.argv[1]):.2f}")' "$1" "$2"; }
 target_s=10
 
-sed "s/^  count: 8$/  count: $nodes/" tests/prometheus/l4-fleet.yaml >"$work/fleet.yaml"
-"$gputwin" export prometheus "$work/fleet.yaml" --catalog tests/prometheus/catalog --out "$work/rules" >/dev/null
-python3 - "$work/rules/gputwin-recording.rules.yml" >"$work/hosts.txt" <<'PY'
+make_blocks() {
+  rm -rf "$work"
+  mkdir -p "$work"
+  sed "s/^  count: 8$/  count: $nodes/" tests/prometheus/l4-fleet.yaml >"$work/fleet.yaml"
+  "$gputwin" export prometheus "$work/fleet.yaml" --catalog tests/prometheus/catalog --out "$work/rules" >/dev/null
+  python3 - "$work/rules/gputwin-recording.rules.yml" >"$work/hosts.txt" <<'PY'
 import re, sys
 for hosts in re.findall(r'Hostname=~\\"([^\\]+)\\"', open(sys.argv[1]).read()):
     print("\n".join(hosts.split("|")))
 PY
-echo "prometheus_load: $(wc -l <"$work/hosts.txt") hosts x $gpus GPUs, ${hours} h at ${step} s"
+  echo "prometheus_load: $(wc -l <"$work/hosts.txt") hosts x $gpus GPUs, ${hours} h at ${step} s"
+  end=$(($(date +%s) / step * step))
+  echo "$end" >"$work/end"
+  local started generated converted
+  started=$(date +%s.%N)
+  python3 bench/dcgm_openmetrics.py --capture "$capture" --counters "$counters" --hosts "$work/hosts.txt" \
+    --gpus "$gpus" --end "$end" --hours "$hours" --step "$step" --out "$work/history.om"
+  generated=$(date +%s.%N)
+  # One pass over the file per block: 24 h blocks (two passes for a day not aligned to midnight UTC), not 2 h.
+  promtool tsdb create-blocks-from openmetrics --max-block-duration=24h "$work/history.om" "$work/blocks" \
+    >"$work/promtool.log"
+  converted=$(date +%s.%N)
+  echo "prometheus_load: OpenMetrics $(du -h "$work/history.om" | cut -f1) in $(seconds "$started" "$generated") s," \
+    "TSDB blocks $(du -sh "$work/blocks" | cut -f1) in $(seconds "$generated" "$converted") s"
+  rm -f "$work/history.om"
+}
 
-end=$(($(date +%s) / step * step))
-started=$(date +%s.%N)
-python3 bench/dcgm_openmetrics.py --capture "$capture" --counters "$counters" --hosts "$work/hosts.txt" \
-  --gpus "$gpus" --end "$end" --hours "$hours" --step "$step" --out "$work/history.om"
-generated=$(date +%s.%N)
-# One pass over the file per block: 24 h blocks (two passes for a day not aligned to midnight UTC), not 2 h.
-promtool tsdb create-blocks-from openmetrics --max-block-duration=24h "$work/history.om" "$work/blocks" >"$work/promtool.log"
-converted=$(date +%s.%N)
-echo "prometheus_load: OpenMetrics $(du -h "$work/history.om" | cut -f1) in $(seconds "$started" "$generated") s," \
-  "TSDB blocks $(du -sh "$work/blocks" | cut -f1) in $(seconds "$generated" "$converted") s"
-rm -f "$work/history.om"
+if [[ $reuse == true && -f $work/end && -d $work/blocks && $(wc -l <"$work/hosts.txt" 2>/dev/null) == "$nodes" ]]; then
+  end=$(cat "$work/end")
+  echo "prometheus_load: reusing the blocks of $work ($nodes hosts, ending $(date -u -d "@$end" +%FT%TZ))"
+else
+  make_blocks
+fi
 
 stop() { [[ $keep == true ]] || bash scripts/prometheus-local.sh stop "$state" >/dev/null; }
 trap stop EXIT
