@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages gputwin needs to build and test (chromium: the HTML report's browser test). Idempotent; quiet when all are present.
+# Installs the Debian packages gputwin needs to build and test (chromium: the HTML report's browser test;
+# prometheus: promtool and the local Prometheus of the prometheus.* tests, kept from starting its system service).
+# Idempotent; quiet when all are present.
 set -euo pipefail
 
 packages=(
@@ -8,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang-format clang-tidy python3 golang-1.19-src
   libtinyxml2-dev clang libclang-rt-14-dev
-  nodejs chromium
+  nodejs chromium prometheus
 )
 # The build runs `npm ci` for the HTML report's Chart.js and the browser test's playwright-core. Debian's npm
 # package only when no npm is on the PATH: a Node.js from elsewhere brings its own and conflicts with Debian's.
@@ -32,5 +34,16 @@ fi
 
 echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# Debian's prometheus (and others) start a system service on install where an init system lets them; the tests run
+# their own. Say "do not start services" for the install (invoke-rc.d's policy-rc.d, exit 101), unless the machine
+# already has a policy, which is then left as it is.
+policy=/usr/sbin/policy-rc.d
+made_policy=false
+if [[ ! -e $policy ]]; then
+  printf '#!/bin/sh\n# Written by gputwin scripts/setup.sh during its apt-get install; removed after.\nexit 101\n' >"$policy"
+  chmod 755 "$policy"
+  made_policy=true
+fi
+trap '[[ $made_policy == false ]] || rm -f "$policy"' EXIT
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

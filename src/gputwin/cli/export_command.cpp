@@ -1,10 +1,16 @@
 // `gputwin export slurm SPEC --out DIR`: slurm.conf lines, gres.conf and topology.conf for a design.
+// `gputwin export prometheus SPEC --out DIR [--replay RESULT.json]`: recording and alerting rules for a
+// design.
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
+#include "gputwin/core/data_dir.hpp"
+#include "gputwin/export/prometheus_rules.hpp"
 #include "gputwin/export/slurm_config.hpp"
+#include "gputwin/sim/failure_rates.hpp"
+#include "gputwin/validate/checks_data.hpp"
 
 namespace gputwin::cli {
 namespace {
@@ -31,6 +37,102 @@ int run_export_slurm(const ExportOptions& options) {
   return 0;
 }
 
+struct PrometheusExportOptions {
+  CatalogOptions catalog;
+  std::string spec;
+  std::string out;
+  std::string replay;
+  std::string hold;
+  std::string utilization_margin;
+  std::string utilization_window;
+};
+
+// "10%", "10 %" or "10" (percent) -> 0.10.
+double parse_percentage(const std::string& option, const std::string& text) {
+  std::string digits = text;
+  while (!digits.empty() && (digits.back() == '%' || digits.back() == ' ')) digits.pop_back();
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(digits, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (digits.empty() || used != digits.size() || value < 0 || value >= 100)
+    throw UsageFailure{option + ": expected a percentage from 0% to below 100%, e.g. 10%, got '" + text +
+                       "'"};
+  return value / 100.0;
+}
+
+std::string checked_duration(const std::string& option, const std::string& text) {
+  if (!is_prometheus_duration(text))
+    throw UsageFailure{option +
+                       ": expected a Prometheus duration (digits and one of ms, s, m, h, d, w, y, e.g. " +
+                       "5m), got '" + text + "'"};
+  return text;
+}
+
+// Prints the errors of a failed load and says whether it loaded.
+template <class T>
+bool loaded(const Result<T>& result) {
+  if (!result.ok()) std::cerr << result.error_text();
+  return result.ok();
+}
+
+int run_export_prometheus(const PrometheusExportOptions& options) {
+  std::optional<std::string> hold;
+  if (!options.hold.empty()) hold = checked_duration("--for", options.hold);
+  const std::string data = bundled_data_dir();
+  auto settings = load_prometheus_rule_settings(data + "/export/prometheus-rules.yaml");
+  if (!loaded(settings)) return kInputError;
+  PrometheusRuleSettings rule_settings = std::move(settings).value();
+  if (!options.utilization_margin.empty())
+    rule_settings.utilization_margin = parse_percentage("--utilization-margin", options.utilization_margin);
+  if (!options.utilization_window.empty())
+    rule_settings.utilization_window = checked_duration("--utilization-window", options.utilization_window);
+  const auto checks = validate::load_checks_data(data + "/validate/checks.yaml");
+  if (!loaded(checks)) return kInputError;
+  const auto rates = load_failure_rates(data + "/reliability/failure-rates.yaml");
+  if (!loaded(rates)) return kInputError;
+  std::optional<PredictedUtilization> utilization;
+  if (!options.replay.empty()) {
+    auto predicted = read_predicted_utilization(options.replay);
+    if (!loaded(predicted)) return kInputError;
+    utilization = std::move(predicted).value();
+  }
+  const auto catalog = load_catalog(options.catalog);
+  if (!catalog) return kInputError;
+  const auto cluster = load_designed_cluster(options.spec, *catalog);
+  if (!cluster) return kInputError;
+  const PrometheusRuleInputs inputs{
+      *cluster,    *catalog, checks.value(), rates.value().replacement_thresholds, std::move(rule_settings),
+      utilization, hold};
+  const ExportFiles files = prometheus_rules(inputs);
+  if (options.out == "-") {
+    for (const ExportFile& file : files.files) std::cout << "# file: " << file.name << "\n" << file.text;
+    return 0;
+  }
+  if (const auto problem = write_export_files(files, options.out)) {
+    std::cerr << *problem << "\n";
+    return kInputError;
+  }
+  const std::filesystem::path dir(options.out);
+  std::cout << "wrote " << (dir / files.files.front().name).string() << " and " << files.files.back().name
+            << " for " << cluster->nodes << " nodes, " << cluster->gpus << " GPUs and "
+            << cluster->racks.size() << " racks"
+            << (utilization ? "" : " (no utilisation alert without --replay)") << "\n";
+  return 0;
+}
+
+int run_export_prometheus_guarded(const PrometheusExportOptions& options) {
+  try {
+    return run_export_prometheus(options);
+  } catch (const UsageFailure& failure) {
+    std::cerr << "export prometheus: " << failure.message << "\n";
+    return kUsageError;
+  }
+}
+
 }  // namespace
 
 void add_export_command(CLI::App& app, int& exit_code) {
@@ -43,6 +145,32 @@ void add_export_command(CLI::App& app, int& exit_code) {
   slurm->add_option("--out", options->out, "directory to write the three files into")->required();
   add_catalog_options(*slurm, options->catalog);
   slurm->callback([options, &exit_code] { exit_code = run_export_slurm(*options); });
+
+  auto prometheus_options = std::make_shared<PrometheusExportOptions>();
+  auto* prometheus = export_command->add_subcommand(
+      "prometheus", "Prometheus recording and alerting rules from the design (docs/prometheus.md)");
+  prometheus->add_option("spec", prometheus_options->spec, "cluster spec (YAML)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  prometheus
+      ->add_option(
+          "--out", prometheus_options->out,
+          "directory to write the two rule files into; - prints both, each after a line '# file: NAME'")
+      ->required();
+  prometheus->add_option("--replay", prometheus_options->replay,
+                         "simulate replay --json result on this design: adds the utilisation alert");
+  prometheus->add_option("--for", prometheus_options->hold,
+                         "every alert's hold time (Prometheus `for:`), e.g. 0s; default per alert from "
+                         "data/export/prometheus-rules.yaml");
+  prometheus->add_option("--utilization-margin", prometheus_options->utilization_margin,
+                         "how far measured utilisation may fall below the prediction, e.g. 10%; default from "
+                         "data/export/prometheus-rules.yaml");
+  prometheus->add_option("--utilization-window", prometheus_options->utilization_window,
+                         "window of the mean utilisation, a Prometheus duration, e.g. 1h; default from "
+                         "data/export/prometheus-rules.yaml");
+  add_catalog_options(*prometheus, prometheus_options->catalog);
+  prometheus->callback(
+      [prometheus_options, &exit_code] { exit_code = run_export_prometheus_guarded(*prometheus_options); });
 }
 
 }  // namespace gputwin::cli

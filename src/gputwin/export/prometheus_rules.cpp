@@ -1,0 +1,496 @@
+#include "gputwin/export/prometheus_rules.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "gputwin/core/input_file.hpp"
+#include "gputwin/core/json_input.hpp"
+#include "gputwin/core/yaml_input.hpp"
+#include "gputwin/report/json_document.hpp"
+#include "gputwin/report/replay_report.hpp"
+
+namespace gputwin {
+namespace {
+
+// The alerts the exporter writes, in the order they are written; the settings file must name each once.
+constexpr const char* kRackPower = "GputwinRackGpuPowerOverDesign";
+constexpr const char* kGpusMissing = "GputwinNodeGpusMissing";
+constexpr const char* kXidDrain = "GputwinGpuXidNeedsDrain";
+constexpr const char* kRowRemapFailure = "GputwinGpuRowRemapFailure";
+constexpr const char* kRowRemapsAtLimit = "GputwinGpuRowRemapsAtLimit";
+constexpr const char* kRetiredPagesAtLimit = "GputwinGpuRetiredPagesAtLimit";
+constexpr const char* kUtilization = "GputwinUtilizationBelowPrediction";
+constexpr std::array<const char*, 7> kAlertNames = {kRackPower,       kGpusMissing,      kXidDrain,
+                                                    kRowRemapFailure, kRowRemapsAtLimit, kRetiredPagesAtLimit,
+                                                    kUtilization};
+
+// The failure-rates.yaml mechanisms whose limits the memory alerts use.
+constexpr const char* kRowRemapping = "row remapping";
+constexpr const char* kPageRetirement = "dynamic page retirement";
+
+constexpr const char* kDcgmExporterSource =
+    "dcgm-exporter etc/default-counters.csv (NVIDIA/dcgm-exporter; metric names and the Hostname and gpu "
+    "labels)";
+
+double fraction_of_percent(const YamlField& field) {
+  const std::string text = field.text();
+  if (text.size() < 2 || text.back() != '%')
+    field.fail("expected a percentage such as 10%, got '" + text + "'");
+  double value = 0;
+  try {
+    std::size_t used = 0;
+    value = std::stod(text.substr(0, text.size() - 1), &used);
+    if (used != text.size() - 1) throw std::invalid_argument(text);
+  } catch (const std::exception&) {
+    field.fail("expected a percentage such as 10%, got '" + text + "'");
+  }
+  if (value < 0 || value >= 100)
+    field.fail("expected a percentage from 0% to below 100%, got '" + text + "'");
+  return value / 100.0;
+}
+
+std::string duration_of(const YamlField& field) {
+  const std::string text = field.text();
+  if (!is_prometheus_duration(text))
+    field.fail("expected a Prometheus duration (digits and one of ms, s, m, h, d, w, y, such as 5m), got '" +
+               text + "'");
+  return text;
+}
+
+PrometheusRuleSettings read_settings(const YamlDocument& document) {
+  const YamlField root = document.root();
+  root.expect_keys({"schema", "alerts", "utilization"});
+  if (root.child("schema").text() != "gputwin.prometheus-rules/1")
+    root.child("schema").fail("expected gputwin.prometheus-rules/1");
+  PrometheusRuleSettings settings;
+  for (const YamlField& item : root.child("alerts").items()) {
+    item.expect_keys({"name", "severity", "for", "source"});
+    PrometheusAlertSetting alert;
+    alert.name = item.child("name").text();
+    if (std::find_if(kAlertNames.begin(), kAlertNames.end(),
+                     [&](const char* n) { return alert.name == n; }) == kAlertNames.end())
+      item.child("name").fail("unknown alert '" + alert.name + "'");
+    if (std::any_of(settings.alerts.begin(), settings.alerts.end(),
+                    [&](const PrometheusAlertSetting& a) { return a.name == alert.name; }))
+      item.child("name").fail("alert '" + alert.name + "' is listed twice");
+    alert.severity = item.child("severity").one_of({"critical", "warning", "info"});
+    alert.hold = duration_of(item.child("for"));
+    alert.source = item.child("source").text_or_list();
+    settings.alerts.push_back(alert);
+  }
+  for (const char* alert : kAlertNames) {
+    if (std::none_of(settings.alerts.begin(), settings.alerts.end(),
+                     [&](const PrometheusAlertSetting& a) { return a.name == alert; }))
+      root.child("alerts").fail(std::string("alert '") + alert + "' is missing");
+  }
+  const YamlField utilization = root.child("utilization");
+  utilization.expect_keys({"window", "margin"});
+  const YamlField window = utilization.child("window");
+  window.expect_keys({"value", "source"});
+  settings.utilization_window = duration_of(window.child("value"));
+  settings.utilization_window_source = window.child("source").text_or_list();
+  const YamlField margin = utilization.child("margin");
+  margin.expect_keys({"value", "source"});
+  settings.utilization_margin = fraction_of_percent(margin.child("value"));
+  settings.utilization_margin_source = margin.child("source").text_or_list();
+  return settings;
+}
+
+// ---- writing
+// ------------------------------------------------------------------------------------------------
+
+// A YAML double-quoted scalar: JSON's string escaping is valid YAML.
+std::string yaml_quoted(std::string_view text) {
+  return nlohmann::json(std::string(text)).dump();
+}
+
+// A host name as a literal inside a PromQL regular expression.
+std::string regex_literal(std::string_view name) {
+  std::string out;
+  for (const char c : name) {
+    if (std::string_view(".+*?()[]{}|^$\\").find(c) != std::string_view::npos) out += "\\\\";
+    out += c;
+  }
+  return out;
+}
+
+std::string host_regex(const std::vector<std::string>& hosts) {
+  std::string regex;
+  for (const std::string& host : hosts) regex += (regex.empty() ? "" : "|") + regex_literal(host);
+  return regex;
+}
+
+// A number as PromQL reads it, without trailing noise: 1252, 0.7245.
+std::string number_text(double value) {
+  return fmt::format("{:.6g}", value);
+}
+
+struct Rule {
+  std::string alert;  // empty for a recording rule
+  std::string record;
+  std::string expr;
+  std::string hold;
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::vector<std::pair<std::string, std::string>> annotations;
+  std::string comment;  // written above the rule
+};
+
+void write_rule(std::string& out, const Rule& rule) {
+  if (!rule.comment.empty()) out += "      # " + rule.comment + "\n";
+  if (rule.alert.empty())
+    out += "      - record: " + rule.record + "\n";
+  else
+    out += "      - alert: " + rule.alert + "\n";
+  out += "        expr: " + yaml_quoted(rule.expr) + "\n";
+  if (!rule.alert.empty()) out += "        for: " + rule.hold + "\n";
+  if (!rule.labels.empty()) {
+    out += "        labels:\n";
+    for (const auto& [key, value] : rule.labels) out += "          " + key + ": " + yaml_quoted(value) + "\n";
+  }
+  if (!rule.annotations.empty()) {
+    out += "        annotations:\n";
+    for (const auto& [key, value] : rule.annotations)
+      out += "          " + key + ": " + yaml_quoted(value) + "\n";
+  }
+}
+
+void write_group(std::string& out, const std::string& name, const std::vector<Rule>& rules) {
+  out += "  - name: " + name + "\n    rules:\n";
+  for (const Rule& rule : rules) write_rule(out, rule);
+}
+
+std::string header(const Cluster& cluster, std::string_view what) {
+  return fmt::format("# gputwin export prometheus: {} of \"{}\" ({} nodes, {} GPUs, {} racks)\n", what,
+                     cluster.name, cluster.nodes, cluster.gpus, cluster.racks.size());
+}
+
+// ---- what the design says
+// -----------------------------------------------------------------------------------
+
+struct RackBudget {
+  std::string rack;
+  std::vector<std::string> hosts;  // GPU nodes in the rack
+  Power limit;
+  Power other_max;  // everything but the GPUs at their maximum
+  Power gpu_tdp;    // the GPUs' TDP summed
+  int gpus = 0;
+  [[nodiscard]] Power budget() const { return limit - other_max; }
+};
+
+std::vector<RackBudget> rack_budgets(const Cluster& cluster, const Catalog& catalog) {
+  std::vector<RackBudget> budgets;
+  for (const Rack& rack : cluster.racks) {
+    RackBudget budget{rack.name, {}, rack.power_limit, rack.power_max, Power{}, 0};
+    for (const int index : rack.devices) {
+      const Device& device = cluster.devices[index];
+      const NodeType* type = device.kind == DeviceKind::node ? cluster.node_type_of(device) : nullptr;
+      if (type == nullptr || type->gpus == 0 || type->accelerator.empty()) continue;
+      budget.hosts.push_back(device.name);
+      budget.gpus += type->gpus;
+      budget.gpu_tdp = budget.gpu_tdp + catalog.get<Accelerator>(type->accelerator).tdp * type->gpus;
+    }
+    if (budget.hosts.empty()) continue;
+    budget.other_max = rack.power_max - budget.gpu_tdp;
+    budgets.push_back(budget);
+  }
+  return budgets;
+}
+
+// Compute nodes with GPUs by GPU count, in the order the counts first appear.
+std::vector<std::pair<int, std::vector<std::string>>> hosts_by_gpus(const Cluster& cluster) {
+  std::vector<std::pair<int, std::vector<std::string>>> groups;
+  for (const Device& device : cluster.devices) {
+    const NodeType* type = device.kind == DeviceKind::node ? cluster.node_type_of(device) : nullptr;
+    if (type == nullptr || type->gpus == 0) continue;
+    auto group =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == type->gpus; });
+    if (group == groups.end()) group = groups.insert(groups.end(), {type->gpus, {}});
+    group->second.push_back(device.name);
+  }
+  return groups;
+}
+
+const ReplacementThreshold* threshold_of(const std::vector<ReplacementThreshold>& thresholds,
+                                         std::string_view mechanism) {
+  const auto found = std::find_if(thresholds.begin(), thresholds.end(),
+                                  [&](const ReplacementThreshold& t) { return t.mechanism == mechanism; });
+  return found == thresholds.end() ? nullptr : &*found;
+}
+
+// ---- the rules
+// ----------------------------------------------------------------------------------------------
+
+class RuleWriter {
+ public:
+  explicit RuleWriter(const PrometheusRuleInputs& inputs) : inputs_(inputs) {}
+
+  Rule alert(const char* name, std::string expr) const {
+    const PrometheusAlertSetting& setting = inputs_.settings.alert(name);
+    Rule rule;
+    rule.alert = name;
+    rule.expr = std::move(expr);
+    rule.hold = inputs_.hold_override.value_or(setting.hold);
+    rule.labels = {{"severity", setting.severity}};
+    return rule;
+  }
+
+  [[nodiscard]] std::string severity_and_hold_source(const char* name) const {
+    const PrometheusAlertSetting& setting = inputs_.settings.alert(name);
+    return "severity and hold: " + (inputs_.hold_override ? "--for " + *inputs_.hold_override + "; " : "") +
+           setting.source + " (data/export/prometheus-rules.yaml)";
+  }
+
+ private:
+  const PrometheusRuleInputs& inputs_;
+};
+
+std::vector<Rule> rack_power_records(const std::vector<RackBudget>& budgets) {
+  std::vector<Rule> rules;
+  for (const RackBudget& rack : budgets) {
+    Rule sum;
+    sum.record = "gputwin:rack_gpu_power:sum_watts";
+    sum.expr = "sum(DCGM_FI_DEV_POWER_USAGE{Hostname=~\"" + host_regex(rack.hosts) + "\"})";
+    sum.labels = {{"rack", rack.rack}};
+    sum.comment = fmt::format("{}: {} nodes, {} GPUs", rack.rack, rack.hosts.size(), rack.gpus);
+    rules.push_back(sum);
+    Rule budget;
+    budget.record = "gputwin:rack_gpu_power_budget:watts";
+    budget.expr = "vector(" + number_text(in_watts(rack.budget())) + ")";
+    budget.labels = {{"rack", rack.rack}};
+    budget.comment =
+        fmt::format("{}: limit {} less {} the rest of the rack may draw at maximum (GPUs' TDP {})", rack.rack,
+                    format_power(rack.limit), format_power(rack.other_max), format_power(rack.gpu_tdp));
+    rules.push_back(budget);
+  }
+  return rules;
+}
+
+Rule rack_power_alert(const RuleWriter& writer, const Cluster& cluster) {
+  Rule rule = writer.alert(kRackPower,
+                           "gputwin:rack_gpu_power:sum_watts > on(rack) gputwin:rack_gpu_power_budget:watts");
+  rule.annotations = {
+      {"summary",
+       "Rack {{ $labels.rack }}: its GPUs draw {{ $value | printf \"%.0f\" }} W, over the design's GPU "
+       "power budget"},
+      {"description",
+       "The GPUs of the rack's hosts (DCGM_FI_DEV_POWER_USAGE summed) draw more than the rack's "
+       "designed power limit leaves them once every other part of the rack draws its maximum."},
+      {"source",
+       "design \"" + cluster.name +
+           "\": each rack's power limit (facility.rack_power_limit, or the cooling's limit when lower) "
+           "less the rack's maximum draw other than its GPUs (catalog power_max of its parts minus the "
+           "accelerators' TDP); hosts per rack from the design's placement; " +
+           kDcgmExporterSource + "; " + writer.severity_and_hold_source(kRackPower)}};
+  return rule;
+}
+
+std::vector<Rule> gpus_missing_alerts(const RuleWriter& writer, const Cluster& cluster) {
+  const auto groups = hosts_by_gpus(cluster);
+  std::vector<Rule> rules;
+  for (const auto& [gpus, hosts] : groups) {
+    // With one GPU count in the cluster every host is judged; otherwise each count names its hosts.
+    const std::string selector = groups.size() == 1 ? "" : "{Hostname=~\"" + host_regex(hosts) + "\"}";
+    Rule rule =
+        writer.alert(kGpusMissing, "count by (Hostname) (count by (Hostname, gpu) (DCGM_FI_DEV_GPU_TEMP" +
+                                       selector + ")) < " + std::to_string(gpus));
+    rule.labels.emplace_back("designed_gpus", std::to_string(gpus));
+    rule.annotations = {
+        {"summary",
+         "{{ $labels.Hostname }}: {{ $value }} GPUs report where the design has " + std::to_string(gpus)},
+        {"description",
+         "Fewer GPUs of the node have series in dcgm-exporter than the design fits: a GPU has "
+         "fallen off the bus, or was never fitted. A node with no series at all is not seen by "
+         "this rule: watch its exporter's up series."},
+        {"source", "design \"" + cluster.name +
+                       "\": GPUs per node of the node's system (catalog systems.yaml " +
+                       "accelerators); data/validate/checks.yaml gpu-count-mismatch; " + kDcgmExporterSource +
+                       " (DCGM_FI_DEV_GPU_TEMP, one series per GPU); " +
+                       writer.severity_and_hold_source(kGpusMissing)}};
+    rules.push_back(rule);
+  }
+  return rules;
+}
+
+Rule xid_alert(const RuleWriter& writer, const validate::CheckRule& xid_rule) {
+  const auto found = xid_rule.word_parameters.find("xids");
+  const std::vector<std::string> xids =
+      found == xid_rule.word_parameters.end() ? std::vector<std::string>{} : found->second;
+  std::string expr;
+  std::string list;
+  for (const std::string& xid : xids) {
+    expr += (expr.empty() ? "" : " or ") + std::string("DCGM_FI_DEV_XID_ERRORS == ") + xid;
+    list += (list.empty() ? "" : ", ") + xid;
+  }
+  Rule rule = writer.alert(kXidDrain, expr);
+  rule.annotations = {
+      {"summary", "{{ $labels.Hostname }} GPU {{ $labels.gpu }}: XID {{ $value }}, drain the node"},
+      {"description",
+       "The GPU's last XID (" + list +
+           ") is one NVIDIA answers with a GPU reset, a node reboot or a service call: drain the "
+           "node so no new job lands on it."},
+      {"source", "data/validate/checks.yaml xid-critical: " + xid_rule.source + "; " + kDcgmExporterSource +
+                     " (DCGM_FI_DEV_XID_ERRORS); " + writer.severity_and_hold_source(kXidDrain)}};
+  return rule;
+}
+
+Rule row_remap_failure_alert(const RuleWriter& writer, const validate::CheckRule& check) {
+  Rule rule = writer.alert(kRowRemapFailure, "DCGM_FI_DEV_ROW_REMAP_FAILURE > 0");
+  rule.annotations = {
+      {"summary", "{{ $labels.Hostname }} GPU {{ $labels.gpu }}: row remapping failed"},
+      {"description",
+       "A bank ran out of spare rows: the GPU meets NVIDIA's RMA criteria. Drain the node and "
+       "replace the GPU."},
+      {"source", "data/validate/checks.yaml row-remap-failure: " + check.source + "; " + kDcgmExporterSource +
+                     " (DCGM_FI_DEV_ROW_REMAP_FAILURE); " +
+                     writer.severity_and_hold_source(kRowRemapFailure)}};
+  return rule;
+}
+
+Rule row_remaps_at_limit_alert(const RuleWriter& writer, const ReplacementThreshold& limit) {
+  Rule rule =
+      writer.alert(kRowRemapsAtLimit,
+                   "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS + DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS >= " +
+                       std::to_string(limit.limit));
+  rule.annotations = {
+      {"summary",
+       "{{ $labels.Hostname }} GPU {{ $labels.gpu }}: {{ $value }} rows remapped, at NVIDIA's limit of " +
+           std::to_string(limit.limit)},
+      {"description", "The GPU has used the row remappings its memory allows (" + limit.generation +
+                          "); the "
+                          "next uncorrectable error cannot be remapped."},
+      {"source", "data/reliability/failure-rates.yaml replacement_thresholds (" + limit.mechanism +
+                     "): " + limit.source + "; " + kDcgmExporterSource +
+                     " (DCGM_FI_DEV_{UNCORRECTABLE,CORRECTABLE}_REMAPPED_ROWS); " +
+                     writer.severity_and_hold_source(kRowRemapsAtLimit)}};
+  return rule;
+}
+
+Rule retired_pages_alert(const RuleWriter& writer, const ReplacementThreshold& limit) {
+  Rule rule = writer.alert(kRetiredPagesAtLimit, "DCGM_FI_DEV_RETIRED_SBE + DCGM_FI_DEV_RETIRED_DBE >= " +
+                                                     std::to_string(limit.limit));
+  rule.annotations = {
+      {"summary",
+       "{{ $labels.Hostname }} GPU {{ $labels.gpu }}: {{ $value }} pages retired, at NVIDIA's limit of " +
+           std::to_string(limit.limit)},
+      {"description",
+       "The GPU (" + limit.generation +
+           ") has retired as many pages as NVIDIA's RMA criteria allow. dcgm-exporter ships "
+           "DCGM_FI_DEV_RETIRED_SBE and _DBE commented out: enable them in its counters file."},
+      {"source", "data/reliability/failure-rates.yaml replacement_thresholds (" + limit.mechanism + "): " +
+                     limit.source + "; " + kDcgmExporterSource + " (DCGM_FI_DEV_RETIRED_SBE, _DBE); " +
+                     writer.severity_and_hold_source(kRetiredPagesAtLimit)}};
+  return rule;
+}
+
+Rule utilization_alert(const RuleWriter& writer, const PrometheusRuleInputs& inputs,
+                       const PredictedUtilization& predicted) {
+  const PrometheusRuleSettings& settings = inputs.settings;
+  const double floor = predicted.fraction * (1.0 - settings.utilization_margin);
+  Rule rule =
+      writer.alert(kUtilization, "avg(avg_over_time(DCGM_FI_DEV_GPU_UTIL[" + settings.utilization_window +
+                                     "])) / 100 < " + number_text(floor));
+  rule.annotations = {
+      {"summary", "Fleet GPU utilisation {{ $value | humanizePercentage }} over " +
+                      settings.utilization_window + ", below the predicted " +
+                      fmt::format("{:.1f}", predicted.fraction * 100) + " %"},
+      {"description",
+       fmt::format("The mean DCGM_FI_DEV_GPU_UTIL of every GPU over {} is below {:.1f} % ({:.1f} % "
+                   "predicted less a {:.0f} % margin). The prediction is the share of GPU time "
+                   "allocated to jobs; a GPU allocated but idle counts as unused here, so either "
+                   "fewer jobs ran than predicted or they left GPUs idle.",
+                   settings.utilization_window, floor * 100, predicted.fraction * 100,
+                   settings.utilization_margin * 100)},
+      {"source", "gputwin simulate replay --json on the design (" + predicted.source + ": policy " +
+                     predicted.policy + ", " + std::to_string(predicted.jobs) +
+                     " jobs, utilisation); window: " + settings.utilization_window_source +
+                     "; margin: " + settings.utilization_margin_source + "; " + kDcgmExporterSource +
+                     " (DCGM_FI_DEV_GPU_UTIL); " + writer.severity_and_hold_source(kUtilization)}};
+  return rule;
+}
+
+}  // namespace
+
+const PrometheusAlertSetting& PrometheusRuleSettings::alert(std::string_view name) const {
+  for (const PrometheusAlertSetting& setting : alerts)
+    if (setting.name == name) return setting;
+  throw std::out_of_range("no setting for alert " + std::string(name));
+}
+
+bool is_prometheus_duration(std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0) return false;
+  const std::string_view unit = text.substr(digits);
+  return unit == "ms" || unit == "s" || unit == "m" || unit == "h" || unit == "d" || unit == "w" ||
+         unit == "y";
+}
+
+Result<PrometheusRuleSettings> load_prometheus_rule_settings(const std::string& path) {
+  return result_of<PrometheusRuleSettings>([&] { return read_settings(YamlDocument::load(path)); });
+}
+
+Result<PrometheusRuleSettings> parse_prometheus_rule_settings(const std::string& text,
+                                                              const std::string& name) {
+  return result_of<PrometheusRuleSettings>([&] { return read_settings(YamlDocument::parse(text, name)); });
+}
+
+Result<PredictedUtilization> read_predicted_utilization(const std::string& path) {
+  return result_of<PredictedUtilization>([&]() -> Result<PredictedUtilization> {
+    const std::string text = read_input_file(path);
+    return read_json_document<PredictedUtilization>(text, path, [&](const JsonField& root) {
+      expect_schema(root, kReplaySchema, "simulate replay --json");
+      const ReplaySeries replay = replay_series_from_json(root, path);
+      if (replay.utilisation < 0 || replay.utilisation > 1)
+        root.child("utilisation").fail("expected a fraction from 0 to 1");
+      return PredictedUtilization{replay.utilisation, path, replay.policy, replay.jobs};
+    });
+  });
+}
+
+ExportFiles prometheus_rules(const PrometheusRuleInputs& inputs) {
+  const Cluster& cluster = inputs.cluster;
+  const RuleWriter writer(inputs);
+  const auto budgets = rack_budgets(cluster, inputs.catalog);
+
+  std::string recording = header(cluster, "recording rules");
+  recording +=
+      "# Each rack's GPU power summed from dcgm-exporter, and the most its GPUs may draw by the design: the\n"
+      "# rack's power limit less what its other parts draw at maximum. gputwin-alerts.rules.yml compares "
+      "them.\n"
+      "groups:\n";
+  write_group(recording, "gputwin-rack-gpu-power", rack_power_records(budgets));
+
+  std::vector<Rule> alerts;
+  if (!budgets.empty()) alerts.push_back(rack_power_alert(writer, cluster));
+  for (Rule& rule : gpus_missing_alerts(writer, cluster)) alerts.push_back(std::move(rule));
+  alerts.push_back(xid_alert(writer, inputs.checks.rule("xid-critical")));
+  alerts.push_back(row_remap_failure_alert(writer, inputs.checks.rule("row-remap-failure")));
+  std::string notes;
+  if (const auto* limit = threshold_of(inputs.replacement_thresholds, kRowRemapping))
+    alerts.push_back(row_remaps_at_limit_alert(writer, *limit));
+  else
+    notes += "# No row-remapping limit in the failure data: no alert on remapped rows.\n";
+  if (const auto* limit = threshold_of(inputs.replacement_thresholds, kPageRetirement))
+    alerts.push_back(retired_pages_alert(writer, *limit));
+  else
+    notes += "# No page-retirement limit in the failure data: no alert on retired pages.\n";
+  if (inputs.utilization)
+    alerts.push_back(utilization_alert(writer, inputs, *inputs.utilization));
+  else
+    notes += "# No utilisation alert: give --replay RESULT.json (simulate replay --json on this design).\n";
+  notes +=
+      "# No busbw alert: dcgm-exporter has no bus-bandwidth series (NCCL's busbw is measured by nccl-tests; "
+      "see\n"
+      "# gputwin validate --measured with --cluster).\n";
+
+  std::string alerting = header(cluster, "alerting rules");
+  alerting += "# Every alert's annotations cite where its threshold comes from.\n" + notes + "groups:\n";
+  write_group(alerting, "gputwin-alerts", alerts);
+  return ExportFiles{{{"gputwin-recording.rules.yml", recording}, {"gputwin-alerts.rules.yml", alerting}}};
+}
+
+}  // namespace gputwin

@@ -1,0 +1,240 @@
+#include "gputwin/export/prometheus_rules.hpp"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "gputwin/core/data_dir.hpp"
+#include "gputwin/design/design_test_support.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::bundled_catalog;
+using testing::plan_file;
+
+struct Loaded {
+  validate::ChecksData checks;
+  FailureRates rates;
+  PrometheusRuleSettings settings;
+};
+
+const Loaded& bundled_data() {
+  static const Loaded loaded = [] {
+    const std::string data = bundled_data_dir();
+    auto checks = validate::load_checks_data(data + "/validate/checks.yaml");
+    auto rates = load_failure_rates(data + "/reliability/failure-rates.yaml");
+    auto settings = load_prometheus_rule_settings(data + "/export/prometheus-rules.yaml");
+    EXPECT_TRUE(checks.ok()) << checks.error_text();
+    EXPECT_TRUE(rates.ok()) << rates.error_text();
+    EXPECT_TRUE(settings.ok()) << settings.error_text();
+    return Loaded{checks.value(), rates.value(), settings.value()};
+  }();
+  return loaded;
+}
+
+ExportFiles rules_of(const Cluster& cluster, std::optional<PredictedUtilization> utilization = std::nullopt,
+                     std::optional<std::string> hold = std::nullopt) {
+  const Loaded& data = bundled_data();
+  return prometheus_rules({cluster, bundled_catalog(), data.checks, data.rates.replacement_thresholds,
+                           data.settings, std::move(utilization), std::move(hold)});
+}
+
+// Every rule of a rules file, as Prometheus reads it (YAML, groups of rules).
+std::vector<YAML::Node> rules_in(const std::string& text) {
+  std::vector<YAML::Node> rules;
+  const YAML::Node root = YAML::Load(text);
+  for (const auto& group : root["groups"])
+    for (const auto& rule : group["rules"]) rules.push_back(rule);
+  return rules;
+}
+
+const YAML::Node* alert_named(const std::vector<YAML::Node>& rules, const std::string& name) {
+  for (const auto& rule : rules)
+    if (rule["alert"] && rule["alert"].as<std::string>() == name) return &rule;
+  return nullptr;
+}
+
+TEST(PrometheusRules, OneSumAndOneBudgetPerComputeRackNamingItsHosts) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  const auto rules = rules_in(rules_of(cluster).text("gputwin-recording.rules.yml"));
+  std::set<std::string> summed_racks;
+  std::set<std::string> hosts_named;
+  const std::regex hosts(R"(Hostname=~"([^"]+)\")");
+  for (const auto& rule : rules) {
+    const std::string record = rule["record"].as<std::string>();
+    const std::string rack = rule["labels"]["rack"].as<std::string>();
+    if (record != "gputwin:rack_gpu_power:sum_watts") continue;
+    summed_racks.insert(rack);
+    std::smatch match;
+    const std::string expr = rule["expr"].as<std::string>();
+    ASSERT_TRUE(std::regex_search(expr, match, hosts)) << expr;
+    std::string list = match[1];
+    for (std::size_t start = 0, bar = 0; bar != std::string::npos; start = bar + 1) {
+      bar = list.find('|', start);
+      EXPECT_TRUE(hosts_named.insert(list.substr(start, bar - start)).second) << "host in two racks";
+    }
+  }
+  EXPECT_EQ(static_cast<int>(summed_racks.size()), cluster.racks_of(RackKind::compute));
+  EXPECT_EQ(static_cast<int>(hosts_named.size()), cluster.nodes);
+  EXPECT_EQ(rules.size(), 2 * summed_racks.size());
+}
+
+TEST(PrometheusRules, RackBudgetIsTheLimitLessEverythingButTheGpusAtMaximum) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  const auto rules = rules_in(rules_of(cluster).text("gputwin-recording.rules.yml"));
+  const Rack& rack = *std::find_if(cluster.racks.begin(), cluster.racks.end(),
+                                   [](const Rack& r) { return r.kind == RackKind::compute; });
+  int gpus = 0;
+  for (const int device : rack.devices) {
+    const NodeType* type = cluster.node_type_of(cluster.devices[device]);
+    if (cluster.devices[device].kind == DeviceKind::node && type != nullptr) gpus += type->gpus;
+  }
+  const double tdp = in_watts(bundled_catalog().get<Accelerator>("h100-sxm").tdp);
+  const double expected = in_watts(rack.power_limit) - (in_watts(rack.power_max) - gpus * tdp);
+  bool found = false;
+  for (const auto& rule : rules) {
+    if (rule["record"].as<std::string>() != "gputwin:rack_gpu_power_budget:watts") continue;
+    if (rule["labels"]["rack"].as<std::string>() != rack.name) continue;
+    const std::string expr = rule["expr"].as<std::string>();
+    EXPECT_NEAR(std::stod(expr.substr(expr.find('(') + 1)), expected, 1.0) << expr;
+    found = true;
+  }
+  EXPECT_TRUE(found) << "no budget for " << rack.name;
+  EXPECT_GT(expected, gpus * tdp) << "a rack the design fills keeps room for its GPUs at TDP";
+}
+
+TEST(PrometheusRules, ThresholdsComeFromTheDataFiles) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  const auto alerts = rules_in(rules_of(cluster).text("gputwin-alerts.rules.yml"));
+  const Loaded& data = bundled_data();
+
+  const YAML::Node* xid = alert_named(alerts, "GputwinGpuXidNeedsDrain");
+  ASSERT_NE(xid, nullptr);
+  const std::string xid_expr = (*xid)["expr"].as<std::string>();
+  for (const std::string& value : data.checks.rule("xid-critical").word_parameters.at("xids"))
+    EXPECT_NE(xid_expr.find("DCGM_FI_DEV_XID_ERRORS == " + value), std::string::npos) << value;
+  EXPECT_EQ(xid_expr.find("== 13"), std::string::npos)
+      << "XID 13 (a graphics engine exception) needs no drain";
+
+  const YAML::Node* gpus = alert_named(alerts, "GputwinNodeGpusMissing");
+  ASSERT_NE(gpus, nullptr);
+  EXPECT_NE((*gpus)["expr"].as<std::string>().find("< 8"), std::string::npos);
+
+  for (const ReplacementThreshold& limit : data.rates.replacement_thresholds) {
+    const char* name =
+        limit.mechanism == "row remapping" ? "GputwinGpuRowRemapsAtLimit" : "GputwinGpuRetiredPagesAtLimit";
+    const YAML::Node* alert = alert_named(alerts, name);
+    ASSERT_NE(alert, nullptr) << name;
+    EXPECT_NE((*alert)["expr"].as<std::string>().find(">= " + std::to_string(limit.limit)),
+              std::string::npos);
+  }
+}
+
+TEST(PrometheusRules, EveryAlertCarriesSeverityHoldAndSource) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  const auto alerts = rules_in(rules_of(cluster, PredictedUtilization{0.7, "replay.json", "fifo", 100})
+                                   .text("gputwin-alerts.rules.yml"));
+  const Loaded& data = bundled_data();
+  EXPECT_EQ(alerts.size(), data.settings.alerts.size());
+  for (const auto& alert : alerts) {
+    const std::string name = alert["alert"].as<std::string>();
+    EXPECT_EQ(alert["labels"]["severity"].as<std::string>(), data.settings.alert(name).severity) << name;
+    EXPECT_EQ(alert["for"].as<std::string>(), data.settings.alert(name).hold) << name;
+    EXPECT_FALSE(alert["annotations"]["source"].as<std::string>().empty()) << name;
+    EXPECT_FALSE(alert["annotations"]["summary"].as<std::string>().empty()) << name;
+  }
+}
+
+TEST(PrometheusRules, UtilizationAlertOnlyWithAPredictionAndAtItsFloor) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  EXPECT_EQ(alert_named(rules_in(rules_of(cluster).text("gputwin-alerts.rules.yml")),
+                        "GputwinUtilizationBelowPrediction"),
+            nullptr);
+  const auto alerts = rules_in(rules_of(cluster, PredictedUtilization{0.8, "replay.json", "fifo", 10})
+                                   .text("gputwin-alerts.rules.yml"));
+  const YAML::Node* alert = alert_named(alerts, "GputwinUtilizationBelowPrediction");
+  ASSERT_NE(alert, nullptr);
+  const double floor = 0.8 * (1 - bundled_data().settings.utilization_margin);
+  const std::string expr = (*alert)["expr"].as<std::string>();
+  EXPECT_NEAR(std::stod(expr.substr(expr.rfind('<') + 1)), floor, 1e-9) << expr;
+  EXPECT_NE(expr.find("[" + bundled_data().settings.utilization_window + "]"), std::string::npos) << expr;
+}
+
+TEST(PrometheusRules, HoldOverrideSetsEveryAlertsFor) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  for (const auto& alert : rules_in(rules_of(cluster, std::nullopt, "0s").text("gputwin-alerts.rules.yml")))
+    EXPECT_EQ(alert["for"].as<std::string>(), "0s");
+}
+
+TEST(PrometheusRules, SameDesignSameText) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  EXPECT_EQ(rules_of(cluster).text("gputwin-recording.rules.yml"),
+            rules_of(cluster).text("gputwin-recording.rules.yml"));
+  EXPECT_EQ(rules_of(cluster).text("gputwin-alerts.rules.yml"),
+            rules_of(cluster).text("gputwin-alerts.rules.yml"));
+}
+
+TEST(PrometheusRuleSettings, BadFilesAreLocated) {
+  const std::string good = R"(schema: gputwin.prometheus-rules/1
+alerts:
+  - {name: GputwinRackGpuPowerOverDesign, severity: critical, for: 5 minutes, source: x}
+utilization:
+  window: {value: 1h, source: x}
+  margin: {value: 10%, source: x}
+)";
+  const auto bad_for = parse_prometheus_rule_settings(good, "s.yaml");
+  ASSERT_FALSE(bad_for.ok());
+  EXPECT_NE(bad_for.error_text().find("s.yaml:3:"), std::string::npos) << bad_for.error_text();
+  EXPECT_NE(bad_for.error_text().find("Prometheus duration"), std::string::npos) << bad_for.error_text();
+
+  std::string missing = good;
+  missing.replace(missing.find("5 minutes"), 9, "5m");
+  const auto incomplete = parse_prometheus_rule_settings(missing, "s.yaml");
+  ASSERT_FALSE(incomplete.ok());
+  EXPECT_NE(incomplete.error_text().find("GputwinNodeGpusMissing' is missing"), std::string::npos)
+      << incomplete.error_text();
+
+  std::string unknown = missing;
+  unknown.replace(unknown.find("GputwinRackGpuPowerOverDesign"), 29, "GputwinTypo");
+  const auto typo = parse_prometheus_rule_settings(unknown, "s.yaml");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.error_text().find("unknown alert 'GputwinTypo'"), std::string::npos) << typo.error_text();
+}
+
+TEST(PrometheusRuleSettings, DurationsAsPrometheusReadsThem) {
+  EXPECT_TRUE(is_prometheus_duration("0s"));
+  EXPECT_TRUE(is_prometheus_duration("90s"));
+  EXPECT_TRUE(is_prometheus_duration("1h"));
+  EXPECT_TRUE(is_prometheus_duration("250ms"));
+  EXPECT_FALSE(is_prometheus_duration("5"));
+  EXPECT_FALSE(is_prometheus_duration("m"));
+  EXPECT_FALSE(is_prometheus_duration("5 m"));
+  EXPECT_FALSE(is_prometheus_duration("5min"));
+  EXPECT_FALSE(is_prometheus_duration("-5m"));
+}
+
+TEST(PredictedUtilization, ReadsAReplayAndRefusesOtherDocuments) {
+  const std::string dir = ::testing::TempDir();
+  const std::string replay = dir + "/prometheus-rules-replay.json";
+  std::ofstream(replay)
+      << R"({"schema": "gputwin.replay/1", "policy": "fifo", "jobs": 3, "utilisation": 0.625,
+    "jct_s": {"mean": 1, "median": 1, "p95": 1, "max": 1}, "wait_s": {"mean": 0, "median": 0, "p95": 0, "max": 0},
+    "intervals": []})";
+  const auto read = read_predicted_utilization(replay);
+  ASSERT_TRUE(read.ok()) << read.error_text();
+  EXPECT_DOUBLE_EQ(read.value().fraction, 0.625);
+  EXPECT_EQ(read.value().policy, "fifo");
+
+  const std::string other = dir + "/prometheus-rules-other.json";
+  std::ofstream(other) << R"({"schema": "gputwin.plan/1"})";
+  const auto refused = read_predicted_utilization(other);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error_text().find("/schema"), std::string::npos) << refused.error_text();
+}
+
+}  // namespace
+}  // namespace gputwin

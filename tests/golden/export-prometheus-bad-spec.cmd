@@ -1,0 +1,2 @@
+# exit: 1
+export prometheus tests/specs/bad-unit.yaml --out /tmp/gputwin-golden-unwritten

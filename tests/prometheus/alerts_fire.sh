@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The exported rules in a real Prometheus: `gputwin export prometheus` writes the rules of tests/prometheus/l4-fleet.yaml
+# (holds set to 0s with --for, so nothing waits minutes), scripts/prometheus-local.sh loads them into a local
+# Prometheus scraping the fake exporters of fleet.json, and the faults it injects after 10 s must make exactly the
+# expected alerts fire (/api/v1/alerts), none on the clean nodes.
+#
+#   bash tests/prometheus/alerts_fire.sh GPUTWIN_BINARY
+#
+# Exit 0 passed, 1 failed, 77 skipped (not root, not Debian, or no shared fixtures).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+source "$here/require_local_prometheus.sh"
+gputwin=$(realpath "$1")
+work=$(mktemp -d /tmp/gputwin-prometheus-alerts.XXXXXX)
+cleanup() {
+  bash "$repo/scripts/prometheus-local.sh" stop "$work/state" >/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The utilisation alert compares with a replay of a synthetic day on the design; the recorded L4 scrape is of an
+# idle GPU (0 % utilisation), so it fires for the fleet as a whole (no node label).
+"$gputwin" trace generate --gpus 64 --days 1 --seed 1 --out "$work/jobs.csv" >/dev/null 2>&1
+"$gputwin" simulate replay --jobs "$work/jobs.csv" --format jobs --cluster "$here/l4-fleet.yaml" \
+  --catalog "$here/catalog" --policy fifo --json >"$work/replay.json"
+"$gputwin" export prometheus "$here/l4-fleet.yaml" --catalog "$here/catalog" --for 0s --replay "$work/replay.json" \
+  --utilization-window 30s --out "$work/rules"
+bash "$repo/scripts/prometheus-local.sh" start "$work/state" "$work/rules" "$here/fleet.json"
+url=$(bash "$repo/scripts/prometheus-local.sh" url "$work/state")
+
+# Every rule group loaded, with no evaluation error.
+python3 - "$url" <<'PY'
+import json, sys, urllib.request
+groups = json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/rules", timeout=5))["data"]["groups"]
+names = sorted(g["name"] for g in groups)
+rules = sum(len(g["rules"]) for g in groups)
+assert names == ["gputwin-alerts", "gputwin-rack-gpu-power"], names
+print(f"ok: Prometheus loaded {rules} rules in groups {', '.join(names)}")
+PY
+
+# Polls /api/v1/alerts until the firing set is exactly the expected one (the faults start 10 s after the exporter,
+# alerts fire at the next evaluations), or fails after 90 s showing what fired.
+python3 - "$url" <<'PY'
+import json, sys, time, urllib.request
+expected = {
+    ("GputwinNodeGpusMissing", "node-3", None, None),
+    ("GputwinGpuXidNeedsDrain", "node-5", "2", None),
+    ("GputwinGpuRowRemapFailure", "node-6", "5", None),
+    ("GputwinRackGpuPowerOverDesign", None, None, "compute-4"),
+    ("GputwinUtilizationBelowPrediction", None, None, None),
+}
+clean = {"node-1", "node-2", "node-4"}
+deadline = time.monotonic() + 90
+while True:
+    alerts = json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/alerts", timeout=5))["data"]["alerts"]
+    firing = {(a["labels"]["alertname"], a["labels"].get("Hostname"), a["labels"].get("gpu"), a["labels"].get("rack"))
+              for a in alerts if a["state"] == "firing"}
+    if firing == expected or time.monotonic() > deadline:
+        break
+    time.sleep(1)
+for alert in sorted(firing, key=str):
+    print("firing:", alert)
+on_clean = [a for a in firing if a[1] in clean or a[3] in {"compute-1"}]
+if on_clean:
+    sys.exit(f"FAIL: alerts on clean nodes or racks: {on_clean}")
+if firing != expected:
+    sys.exit(f"FAIL: expected {sorted(expected, key=str)}, missing {sorted(expected - firing, key=str)}, "
+             f"unexpected {sorted(firing - expected, key=str)}")
+print("ok: exactly the injected faults fire, nothing on node-1, node-2, node-4")
+PY
+echo "prometheus alerts: passed"
