@@ -77,14 +77,16 @@ Result<HttpResponse> FakeTransport::get(const std::string& path, const QueryPara
     if (recording.path != path) continue;
     if (recording.query == query) return recording.response;
     const bool prefix = recording.query.empty() || recording.query.back() == '*';
-    const std::string_view stem = std::string_view(recording.query).substr(0, recording.query.empty() ? 0 : recording.query.size() - 1);
+    const std::string_view stem =
+        std::string_view(recording.query).substr(0, recording.query.empty() ? 0 : recording.query.size() - 1);
     if (prefix && query.starts_with(stem) && (best == nullptr || stem.size() + 1 > best_length)) {
       best = &recording;
       best_length = stem.size() + 1;
     }
   }
   if (best != nullptr) return best->response;
-  return InputError{{url_, 0, 0}, "", "fake transport: no recorded answer for GET " + path + " query=" + query};
+  return InputError{
+      {url_, 0, 0}, "", "fake transport: no recorded answer for GET " + path + " query=" + query};
 }
 
 }  // namespace gputwin::prometheus

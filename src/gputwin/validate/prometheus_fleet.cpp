@@ -41,9 +41,9 @@ class FleetAssembler {
   FleetAssembler(std::string url, PrometheusRead& read) : url_(std::move(url)), read_(read) {}
 
   // `name` names series of a query whose answer drops __name__ (max_over_time).
-  void add(const QueryAnswer& answer, const std::optional<std::string>& name) {
+  void add(QueryAnswer answer, const std::optional<std::string>& name) {
     read_.series += static_cast<int>(answer.series.size());
-    for (const Series& series : answer.series) add_series(series, name);
+    for (Series& series : answer.series) add_series(std::move(series), name);
   }
 
   Fleet fleet() {
@@ -63,7 +63,7 @@ class FleetAssembler {
   }
 
  private:
-  void add_series(const Series& series, const std::optional<std::string>& name) {
+  void add_series(Series series, const std::optional<std::string>& name) {
     const std::string host = host_of(series.metric);
     if (host.empty()) return skip("no Hostname or instance label");
     const auto gpu = prometheus::label_of(series.metric, "gpu");
@@ -72,14 +72,16 @@ class FleetAssembler {
     if (!metric) return skip("no metric name");
     NodeSeries& node = nodes_[host];
     if (node.scrape.source.empty()) node.scrape.source = source_of(url_, series.metric, host);
-    for (const prometheus::SeriesPoint& point : series.points) {
+    for (std::size_t i = 0; i < series.points.size(); ++i) {
+      const prometheus::SeriesPoint& point = series.points[i];
       if (std::isnan(point.value)) {
         ++read_.nan_samples;
         continue;
       }
       prometheus::MetricSample sample;
       sample.name = *metric;
-      sample.labels = series.metric;
+      // An instant answer has one point per series: its labels move into the sample.
+      sample.labels = i + 1 == series.points.size() ? std::move(series.metric) : series.metric;
       sample.value = point.value;
       sample.timestamp_ms = std::llround(point.time_s * 1000);
       node.scrape.samples.push_back(std::move(sample));
@@ -169,17 +171,17 @@ Result<PrometheusFleet> read_prometheus_fleet(prometheus::Transport& transport,
 
   const std::string every_fact =
       "{__name__=~\"" + joined(dcgm_fact_metrics(), "|") + "|" + kUtilization + "\"}";
-  const auto now = client.instant(every_fact, window.at_s);
+  auto now = client.instant(every_fact, window.at_s);
   if (!now.ok()) return now.errors();
   if (now.value().series.empty()) return no_series_error(read.url, window);
-  assembler.add(now.value(), std::nullopt);
+  assembler.add(std::move(now).value(), std::nullopt);
 
   if (window.range_s && window.at_s) {
     const std::string range = prometheus::duration_text(*window.range_s);
     for (const std::string& metric : dcgm_fault_metrics()) {
-      const auto worst = client.instant("max_over_time(" + metric + "[" + range + "])", window.at_s);
+      auto worst = client.instant("max_over_time(" + metric + "[" + range + "])", window.at_s);
       if (!worst.ok()) return worst.errors();
-      assembler.add(worst.value(), metric);
+      assembler.add(std::move(worst).value(), metric);
     }
     const double start_s = *window.at_s - *window.range_s;
     const auto utilization = client.range(kUtilization, start_s, *window.at_s, window.step_s);
