@@ -16,6 +16,7 @@
 
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/prometheus/fake_transport.hpp"
+#include "gputwin/prometheus/query_api.hpp"
 #include "gputwin/validate/checks.hpp"
 #include "gputwin/validate/checks_data.hpp"
 #include "gputwin/validate/dcgm_exporter_facts.hpp"
@@ -137,6 +138,15 @@ int main(int argc, char** argv) {
   }
   const double read_s = seconds_since(reading);
   const double read_cpu_s = cpu_seconds() - reading_cpu;
+  // Of which: the query-API reader alone on the same answers (nlohmann-json's document, then series).
+  const double parsing_cpu = cpu_seconds();
+  std::size_t parsed_series = 0;
+  const auto requests = fake.requests();  // get() below records more
+  for (const auto& request : requests) {
+    const auto body = fake.get(request.path, request.params).value().body;
+    parsed_series += prometheus::read_query_answer(body, "bench").value().series.size();
+  }
+  const double parse_cpu_s = cpu_seconds() - parsing_cpu;
   const auto checks = validate::load_checks_data(bundled_data_dir() + "/validate/checks.yaml").value();
   const auto checking = Clock::now();
   const double checking_cpu = cpu_seconds();
@@ -149,6 +159,7 @@ int main(int argc, char** argv) {
       "read (queries, JSON, facts, timeline): {:.2f} s wall, {:.2f} s CPU; {} queries, {} series, {} nodes, "
       "{} timeline points\n",
       read_s, read_cpu_s, info.queries, info.series, read.value().fleet.nodes.size(), info.timeline.size());
+  fmt::print("  of which the query-API JSON reader: {:.2f} s CPU ({} series)\n", parse_cpu_s, parsed_series);
   fmt::print("checks and outliers: {:.2f} s wall, {:.2f} s CPU; {} findings ({}), {} outliers\n", check_s,
              check_cpu_s, findings.size(),
              findings.empty() ? "-" : findings.front().rule + " on " + findings.front().node,
