@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -124,11 +125,18 @@ Totals totals_of(const validate::Fleet& fleet) {
   return totals;
 }
 
+// "24h", "15m", "90s": the largest whole unit, as the durations were likely written.
+std::string readable_duration(double seconds) {
+  for (const auto& [unit, size] : {std::pair{"d", 86400.0}, std::pair{"h", 3600.0}, std::pair{"m", 60.0}})
+    if (seconds >= size && std::fmod(seconds, size) == 0) return fmt::format("{:g}{}", seconds / size, unit);
+  return prometheus::duration_text(seconds);
+}
+
 std::string window_text(const validate::PrometheusWindow& window) {
   std::string text = window.at_s ? " at " + prometheus::rfc3339(*window.at_s) : " at the server's now";
   if (window.range_s)
-    text += fmt::format(" over {} in steps of {}", prometheus::duration_text(*window.range_s),
-                        prometheus::duration_text(window.step_s));
+    text += fmt::format(" over {} in steps of {}", readable_duration(*window.range_s),
+                        readable_duration(window.step_s));
   return text;
 }
 
