@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target of each validate reader with clang++ (ASan + UBSan) in build-fuzz/ and runs each
+# Builds the libFuzzer target of each validate and prometheus reader with clang++ (ASan + UBSan) in build-fuzz/ and runs each
 # for a bounded time, seeded with the malformed corpus and the shared real captures. Fails on the first crash.
 #
-#   bash scripts/fuzz.sh            # 60 s per reader, 7 readers: 7.5 min, plus about 8 min to build once
+#   bash scripts/fuzz.sh            # 60 s per reader, 8 readers: 8.5 min, plus about 8 min to build once
 #   FUZZ_SECONDS=10 bash scripts/fuzz.sh
 set -euo pipefail
 
@@ -24,7 +24,8 @@ declare -A seeds=(
   [fuzz_nccl_tests_text]="nccl-tests"
   [fuzz_nccl_tests_json]="nccl-tests"
   [fuzz_dcgm_diag]="dcgm"
-  [fuzz_prometheus_text]="dcgm"
+  [fuzz_exposition_text]="dcgm"
+  [fuzz_query_api]=""
 )
 
 ninja -C "$build" "${!seeds[@]}"
@@ -32,7 +33,15 @@ for fuzzer in $(printf '%s\n' "${!seeds[@]}" | sort); do
   corpus="$build/corpus/$fuzzer"
   mkdir -p "$corpus"
   seed_dirs=("$root/tests/malformed")
-  [[ -d "$fixtures/${seeds[$fuzzer]}" ]] && seed_dirs+=("$fixtures/${seeds[$fuzzer]}")
+  [[ -n "${seeds[$fuzzer]}" && -d "$fixtures/${seeds[$fuzzer]}" ]] && seed_dirs+=("$fixtures/${seeds[$fuzzer]}")
+  # The query-API reader is seeded with the recorded server answers' bodies (their request and status lines cut).
+  if [[ $fuzzer == fuzz_query_api ]]; then
+    mkdir -p "$build/seeds/query_api"
+    for answer in "$root"/tests/prometheus/*/*.http; do
+      tail -n +4 "$answer" >"$build/seeds/query_api/$(basename "$(dirname "$answer")")-$(basename "$answer")"
+    done
+    seed_dirs+=("$build/seeds/query_api")
+  fi
   echo "fuzz: $fuzzer for ${seconds} s"
   "$build/fuzz/$fuzzer" "$corpus" "${seed_dirs[@]}" -max_total_time="$seconds" -max_len=262144 -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$build/$fuzzer-" 2>"$build/$fuzzer.log" ||

@@ -9,7 +9,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang-format clang-tidy python3 golang-1.19-src
-  libtinyxml2-dev clang libclang-rt-14-dev
+  libtinyxml2-dev libcpp-httplib-dev clang libclang-rt-14-dev
   nodejs chromium prometheus
 )
 # The build runs `npm ci` for the HTML report's Chart.js and the browser test's playwright-core. Debian's npm

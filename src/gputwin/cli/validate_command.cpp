@@ -1,20 +1,31 @@
 // `gputwin validate`: measured outputs of a built cluster checked against the checks data, the fleet's own
 // norms (outliers) and, with --cluster, the design's predicted busbw. `validate inventory` only lists nodes.
+#include <chrono>
+#include <cmath>
 #include <iostream>
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
+#include "gputwin/prometheus/http_transport.hpp"
+#include "gputwin/prometheus/time_params.hpp"
 #include "gputwin/report/validate_report.hpp"
 #include "gputwin/validate/checks.hpp"
 #include "gputwin/validate/design_inputs.hpp"
 #include "gputwin/validate/inventory.hpp"
+#include "gputwin/validate/prometheus_fleet.hpp"
 
 namespace gputwin::cli {
 namespace {
 
 struct ValidateOptions {
   std::string measured;
+  std::string prometheus;  // a Prometheus server's URL instead of --measured
+  std::string at;          // RFC 3339 or Unix seconds; empty: now
+  std::string range;       // Prometheus duration ("24h"); empty: one instant
+  std::string step;        // Prometheus duration, with --range (default 5m)
+  std::string timeout = "10s";
+  std::string connect_timeout = "5s";
   std::string cluster;
   std::string checks;
   std::string fail_on = "critical";
@@ -63,9 +74,81 @@ bool add_design(const ValidateOptions& options, validate::CheckOptions& check_op
   return true;
 }
 
+std::chrono::milliseconds timeout_of(const std::string& text, const char* option) {
+  const auto seconds = prometheus::parse_duration(text);
+  if (!seconds)
+    throw UsageFailure{std::string(option) + ": expected a duration such as 10s or 500ms, got '" + text +
+                       "'"};
+  return std::chrono::milliseconds(std::llround(*seconds * 1000));
+}
+
+// --at, --range and --step as a window of the server's time; --range without --at ends now.
+validate::PrometheusWindow window_of(const ValidateOptions& options) {
+  validate::PrometheusWindow window;
+  if (!options.at.empty()) {
+    window.at_s = prometheus::parse_time(options.at);
+    if (!window.at_s)
+      throw UsageFailure{"--at: expected an RFC 3339 time (2026-11-26T12:00:00Z) or Unix seconds, got '" +
+                         options.at + "'"};
+  }
+  if (!options.step.empty() && options.range.empty()) throw UsageFailure{"--step needs --range"};
+  if (options.range.empty()) return window;
+  window.range_s = prometheus::parse_duration(options.range);
+  if (!window.range_s)
+    throw UsageFailure{"--range: expected a duration such as 24h or 90m, got '" + options.range + "'"};
+  const std::string step = options.step.empty() ? "5m" : options.step;
+  const auto step_s = prometheus::parse_duration(step);
+  if (!step_s) throw UsageFailure{"--step: expected a duration such as 5m, got '" + step + "'"};
+  if (*step_s > *window.range_s)
+    throw UsageFailure{"--step " + step + " is longer than --range " + options.range};
+  window.step_s = *step_s;
+  if (!window.at_s)
+    window.at_s = std::floor(
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+  return window;
+}
+
+void check_source_options(const ValidateOptions& options) {
+  if (options.measured.empty() == options.prometheus.empty())
+    throw UsageFailure{options.measured.empty() ? "--measured DIR or --prometheus URL is required"
+                                                : "--measured and --prometheus exclude each other"};
+  if (options.prometheus.empty() && (!options.at.empty() || !options.range.empty() || !options.step.empty()))
+    throw UsageFailure{"--at, --range and --step need --prometheus URL"};
+}
+
+// The fleet from the directory or the server; the Prometheus read (queries, skips, timeline) when there.
+struct FleetSource {
+  validate::Fleet fleet;
+  std::optional<validate::PrometheusRead> prometheus;
+};
+
+std::optional<FleetSource> read_source(const ValidateOptions& options,
+                                       const validate::PrometheusWindow& window) {
+  if (!options.measured.empty()) {
+    auto fleet = validate::read_fleet(options.measured);
+    if (!fleet.ok()) {
+      std::cerr << fleet.error_text();
+      return std::nullopt;
+    }
+    return FleetSource{std::move(fleet).value(), std::nullopt};
+  }
+  prometheus::HttpOptions http;
+  http.read_timeout = timeout_of(options.timeout, "--timeout");
+  http.connect_timeout = timeout_of(options.connect_timeout, "--connect-timeout");
+  auto transport = prometheus::make_http_transport(options.prometheus, http);
+  if (!transport.ok()) throw UsageFailure{"--prometheus: " + transport.errors().front().message};
+  auto read = validate::read_prometheus_fleet(*transport.value(), window);
+  if (!read.ok()) {
+    std::cerr << read.error_text();
+    return std::nullopt;
+  }
+  auto value = std::move(read).value();
+  return FleetSource{std::move(value.fleet), std::move(value.read)};
+}
+
 int run_validate(const ValidateOptions& options) {
   try {
-    if (options.measured.empty()) throw UsageFailure{"--measured DIR is required"};
+    check_source_options(options);
     if (!options.mig_layout.empty() && options.cluster.empty())
       throw UsageFailure{"--mig-layout needs --cluster SPEC (the layout is read against the cluster's GPU)"};
     const auto fail_on = validate::severity_from_name(options.fail_on);
@@ -79,18 +162,24 @@ int run_validate(const ValidateOptions& options) {
       std::cerr << checks.error_text();
       return kInputError;
     }
-    if (!options.cluster.empty() && !add_design(options, check_options)) return kInputError;
-    const auto fleet = validate::read_fleet(options.measured);
-    if (!fleet.ok()) {
-      std::cerr << fleet.error_text();
-      return kInputError;
+    // Usage errors of the Prometheus options before any file or connection is read.
+    validate::PrometheusWindow window;
+    if (!options.prometheus.empty()) {
+      (void)timeout_of(options.timeout, "--timeout");
+      (void)timeout_of(options.connect_timeout, "--connect-timeout");
+      window = window_of(options);
     }
-    ValidateRun run{&fleet.value(),
-                    validate::evaluate_checks(fleet.value(), checks.value(), check_options),
-                    validate::find_outliers(fleet.value(), checks.value().outliers),
+    if (!options.cluster.empty() && !add_design(options, check_options)) return kInputError;
+    const auto source = read_source(options, window);
+    if (!source) return kInputError;
+    const validate::Fleet& fleet = source->fleet;
+    ValidateRun run{&fleet,
+                    validate::evaluate_checks(fleet, checks.value(), check_options),
+                    validate::find_outliers(fleet, checks.value().outliers),
                     options.cluster,
                     *fail_on,
-                    checks.value().outliers.threshold};
+                    checks.value().outliers.threshold,
+                    source->prometheus ? &*source->prometheus : nullptr};
     if (options.json)
       std::cout << validate_json(run).dump(2) << "\n";
     else
@@ -107,6 +196,22 @@ void add_validate_options(CLI::App& validate, ValidateOptions& options) {
       "--measured", options.measured,
       "directory of per-node outputs: a subdirectory per node (or a file per node) holding "
       "nvidia-smi XML/CSV/table, nccl-tests logs or -J JSON, dcgmi diag -j JSON, /metrics scrapes");
+  validate.add_option(
+      "--prometheus", options.prometheus,
+      "a Prometheus server scraping dcgm-exporter (http://HOST:9090[/PREFIX]): its series are "
+      "read instead of --measured, into the same facts and checks");
+  validate.add_option("--at", options.at,
+                      "with --prometheus: the time read, RFC 3339 (2026-11-26T12:00:00Z) or Unix seconds "
+                      "(default: now)");
+  validate.add_option(
+      "--range", options.range,
+      "with --prometheus: read the range ending at --at (24h, 90m): faults are the worst value "
+      "in it, and GPU utilisation and occupancy are shown by interval");
+  validate.add_option("--step", options.step, "with --range: the interval (default 5m)");
+  validate.add_option("--timeout", options.timeout,
+                      "with --prometheus: the read time-out of each request (default 10s)");
+  validate.add_option("--connect-timeout", options.connect_timeout,
+                      "with --prometheus: the connect time-out (default 5s)");
   validate.add_option("--cluster", options.cluster,
                       "cluster spec (YAML): the fleet is compared with this design (nodes, GPU model, count "
                       "and memory) and busbw with perf's prediction for it");

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 
+#include "gputwin/prometheus/time_params.hpp"
 #include "gputwin/report/json_document.hpp"
 #include "gputwin/report/text_table.hpp"
 
@@ -123,6 +125,78 @@ Totals totals_of(const validate::Fleet& fleet) {
   return totals;
 }
 
+// "24h", "15m", "90s": the largest whole unit, as the durations were likely written.
+std::string readable_duration(double seconds) {
+  for (const auto& [unit, size] : {std::pair{"d", 86400.0}, std::pair{"h", 3600.0}, std::pair{"m", 60.0}})
+    if (seconds >= size && std::fmod(seconds, size) == 0) return fmt::format("{:g}{}", seconds / size, unit);
+  return prometheus::duration_text(seconds);
+}
+
+std::string window_text(const validate::PrometheusWindow& window) {
+  std::string text = window.at_s ? " at " + prometheus::rfc3339(*window.at_s) : " at the server's now";
+  if (window.range_s)
+    text += fmt::format(" over {} in steps of {}", readable_duration(*window.range_s),
+                        readable_duration(window.step_s));
+  return text;
+}
+
+std::string skipped_text(const validate::PrometheusRead& read) {
+  int total = 0;
+  std::string reasons;
+  for (const auto& [reason, count] : read.skipped_series) {
+    total += count;
+    reasons += fmt::format("{}{}: {}", reasons.empty() ? "" : ", ", reason, count);
+  }
+  return total == 0 ? "none skipped" : fmt::format("{} skipped ({})", total, reasons);
+}
+
+std::string prometheus_text(const validate::PrometheusRead& read) {
+  return fmt::format("Prometheus {}{}: {} queries, {} series, {}; {} NaN samples (read as no value)\n\n",
+                     read.url, window_text(read.window), read.queries, read.series, skipped_text(read),
+                     read.nan_samples);
+}
+
+double occupancy_of(const validate::UtilizationPoint& point) {
+  return point.gpus > 0 ? static_cast<double>(point.busy_gpus) / point.gpus : 0.0;
+}
+
+std::string timeline_text(const validate::PrometheusRead& read) {
+  if (read.timeline.empty()) return "";
+  TextTable table({"time", "GPUs", "busy", "occupancy", "mean utilisation"},
+                  {Align::left, Align::right, Align::right, Align::right, Align::right});
+  for (const validate::UtilizationPoint& point : read.timeline)
+    table.add_row({prometheus::rfc3339(point.time_s), std::to_string(point.gpus),
+                   std::to_string(point.busy_gpus), fmt::format("{:.1f} %", 100 * occupancy_of(point)),
+                   fmt::format("{:.1f} %", point.mean_utilization_percent)});
+  return "\nGPU utilisation by interval (DCGM_FI_DEV_GPU_UTIL; busy: above 0 %)\n" + table.render();
+}
+
+nlohmann::ordered_json optional_number(const std::optional<double>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json();
+}
+
+void add_prometheus_json(const validate::PrometheusRead& read, nlohmann::ordered_json& out) {
+  nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
+  for (const auto& [reason, count] : read.skipped_series) skipped[reason] = count;
+  out["prometheus"] = {
+      {"url", read.url},
+      {"at", read.window.at_s ? nlohmann::ordered_json(prometheus::rfc3339(*read.window.at_s))
+                              : nlohmann::ordered_json()},
+      {"range_s", optional_number(read.window.range_s)},
+      {"step_s", read.window.range_s ? nlohmann::ordered_json(read.window.step_s) : nlohmann::ordered_json()},
+      {"queries", read.queries},
+      {"series", read.series},
+      {"nan_samples", read.nan_samples},
+      {"skipped_series", skipped}};
+  auto& timeline = out["timeline"] = nlohmann::ordered_json::array();
+  for (const validate::UtilizationPoint& point : read.timeline)
+    timeline.push_back({{"time", prometheus::rfc3339(point.time_s)},
+                        {"gpus", point.gpus},
+                        {"busy_gpus", point.busy_gpus},
+                        {"occupancy", occupancy_of(point)},
+                        {"mean_utilization_percent", point.mean_utilization_percent}});
+}
+
 }  // namespace
 
 std::string validate_inventory_text(const validate::Inventory& inventory) {
@@ -152,7 +226,9 @@ std::string validate_text(const ValidateRun& run) {
           ? fmt::format("\nbusbw of {} nccl-tests run(s) not compared with a design (no --cluster given)\n",
                         totals.nccl_runs)
           : "";
-  return inventory_text(run) + findings_text(run) + outliers_text(run) + not_compared +
+  const std::string source = run.prometheus ? prometheus_text(*run.prometheus) : "";
+  const std::string timeline = run.prometheus ? timeline_text(*run.prometheus) : "";
+  return source + inventory_text(run) + findings_text(run) + outliers_text(run) + timeline + not_compared +
          fmt::format(
              "\n{} nodes, {} GPUs, {} files ({} not understood); {} critical, {} warning, {} info, "
              "{} outliers; {} (--fail-on {})\n",
@@ -219,6 +295,7 @@ nlohmann::ordered_json validate_json(const ValidateRun& run) {
                     {"outlier_threshold", run.outlier_threshold},
                     {"fail_on", validate::severity_name(run.fail_on)},
                     {"failed", validate_failed(run)}};
+  if (run.prometheus) add_prometheus_json(*run.prometheus, out);
   return out;
 }
 

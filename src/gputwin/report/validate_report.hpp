@@ -20,6 +20,7 @@
 #include "gputwin/validate/fleet.hpp"
 #include "gputwin/validate/inventory.hpp"
 #include "gputwin/validate/outliers.hpp"
+#include "gputwin/validate/prometheus_fleet.hpp"
 
 namespace gputwin {
 
@@ -32,6 +33,9 @@ struct ValidateRun {
   std::string cluster;  // the spec compared with; empty when none
   validate::Severity fail_on = validate::Severity::critical;
   double outlier_threshold = 0;
+  // With `validate --prometheus`: the server, the queries and what was skipped, and the utilisation
+  // timeline over a range (text: a "Prometheus" line and a table; JSON: "prometheus" and "timeline").
+  const validate::PrometheusRead* prometheus = nullptr;
 };
 
 // A finding at or above the --fail-on severity exists.

@@ -196,4 +196,36 @@ NodeFacts facts_from_dcgm_scrape(const MetricScrape& scrape) {
   return node;
 }
 
+std::vector<std::string> dcgm_fact_metrics() {
+  std::vector<std::string> names;
+  for (const auto& [name, setter] : dcgm_fields()) names.emplace_back(name);
+  return names;
+}
+
+std::vector<std::string> dcgm_fault_metrics() {
+  static const std::set<std::string_view> kFaults = {
+      "DCGM_FI_DEV_XID_ERRORS",
+      "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL",
+      "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
+      "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL",
+      "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL",
+      "DCGM_FI_DEV_RETIRED_SBE",
+      "DCGM_FI_DEV_RETIRED_DBE",
+      "DCGM_FI_DEV_RETIRED_PENDING",
+      "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
+      "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
+      "DCGM_FI_DEV_ROW_REMAP_FAILURE",
+      "DCGM_FI_DEV_ROW_REMAP_PENDING",
+      "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
+      "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+      "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL",
+      "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL",
+      "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL",
+  };
+  std::vector<std::string> names;
+  for (const auto& [name, setter] : dcgm_fields())
+    if (kFaults.contains(name)) names.emplace_back(name);
+  return names;
+}
+
 }  // namespace gputwin::validate

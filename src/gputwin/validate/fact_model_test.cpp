@@ -8,10 +8,10 @@
 #include <fstream>
 
 #include "gputwin/catalog/catalog.hpp"
+#include "gputwin/prometheus/exposition_text.hpp"
 #include "gputwin/validate/checks.hpp"
 #include "gputwin/validate/dcgm_exporter_facts.hpp"
 #include "gputwin/validate/node_facts_merge.hpp"
-#include "gputwin/validate/prometheus_text.hpp"
 #include "gputwin/validate/text_values.hpp"
 #include "gputwin/validate/validate_test_support.hpp"
 
@@ -51,7 +51,7 @@ bool has_rule(const std::vector<Finding>& findings, const std::string& rule) {
 }
 
 TEST(DcgmExporterFacts, FillsTheFactModelFromDefaultCounterNames) {
-  const auto scrape = PrometheusText::parse(kSickScrape, "metrics.txt");
+  const auto scrape = prometheus::ExpositionText::parse(kSickScrape, "metrics.txt");
   ASSERT_TRUE(scrape.ok()) << scrape.error_text();
   const NodeFacts facts = facts_from_dcgm_scrape(scrape.value());
   EXPECT_EQ(facts.driver_version, "550.90.07");
@@ -88,10 +88,10 @@ TEST(DcgmExporterFacts, ASickScrapeFailsEveryCheckItCarries) {
 }
 
 TEST(DcgmExporterFacts, ReadsClockEventReasonsAndNvlinkErrors) {
-  const auto scrape =
-      PrometheusText::parse("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS" + labels(0) + " 68\n" +
-                                "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL" + labels(0) + " 3\n",
-                            "m.txt");
+  const auto scrape = prometheus::ExpositionText::parse(
+      "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS" + labels(0) + " 68\n" +
+          "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL" + labels(0) + " 3\n",
+      "m.txt");
   ASSERT_TRUE(scrape.ok()) << scrape.error_text();
   const GpuFacts gpu = facts_from_dcgm_scrape(scrape.value()).gpus.at(0);
   // 68 = 0x44: sw_power_cap (0x4) and hw_thermal_slowdown (0x40)
@@ -104,7 +104,7 @@ TEST(DcgmExporterFacts, ReadsTheDriverLabelOfARealScrape) {
   const std::string path =
       fixture("dcgm/k8s-ai-conformance/dcgm-exporter-metrics_L4_kops__output.md_L51-121.txt");
   GPUTWIN_REQUIRE_FIXTURE(path);
-  const NodeFacts facts = facts_from_dcgm_scrape(PrometheusText::read_file(path).value());
+  const NodeFacts facts = facts_from_dcgm_scrape(prometheus::ExpositionText::read_file(path).value());
   EXPECT_EQ(facts.driver_version, "580.105.08");
   ASSERT_EQ(facts.gpus.size(), 1U);
   EXPECT_EQ(facts.gpus[0].model, "NVIDIA L4");

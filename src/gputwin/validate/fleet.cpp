@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "gputwin/core/input_file.hpp"
+#include "gputwin/prometheus/exposition_text.hpp"
 #include "gputwin/validate/capture_sections.hpp"
 #include "gputwin/validate/dcgm_diag.hpp"
 #include "gputwin/validate/dcgm_exporter_facts.hpp"
@@ -16,7 +17,6 @@
 #include "gputwin/validate/nvidia_smi_query_csv.hpp"
 #include "gputwin/validate/nvidia_smi_table.hpp"
 #include "gputwin/validate/nvidia_smi_xml.hpp"
-#include "gputwin/validate/prometheus_text.hpp"
 #include "gputwin/validate/text_values.hpp"
 
 namespace gputwin::validate {
@@ -165,7 +165,7 @@ void read_file_into(FleetNode& node, FleetFile& file, FactsCandidates& candidate
       keep(DcgmDiag::parse(text, file.path), node.diag_reports, node.errors);
       return;
     case FileKind::prometheus_text:
-      keep_scrape(PrometheusText::parse(text, file.path), node, candidates);
+      keep_scrape(prometheus::ExpositionText::parse(text, file.path), node, candidates);
       return;
     case FileKind::unknown:
       file.unknown_reason = text.empty() ? "empty file"
@@ -248,6 +248,8 @@ std::string_view file_kind_name(FileKind kind) {
       return "dcgm-diag-json";
     case FileKind::prometheus_text:
       return "prometheus-text";
+    case FileKind::prometheus_query:
+      return "prometheus-query";
     case FileKind::unknown:
       return "unknown";
   }

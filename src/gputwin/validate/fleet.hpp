@@ -31,6 +31,7 @@ enum class FileKind {
   nccl_tests_json,
   dcgm_diag,
   prometheus_text,
+  prometheus_query,  // a node's series read from a Prometheus server (read_prometheus_fleet), not a file
   unknown,
 };
 [[nodiscard]] std::string_view file_kind_name(FileKind kind);  // "nvidia-smi-xml", ...

@@ -8,13 +8,13 @@
 #include <map>
 #include <sstream>
 
+#include "gputwin/prometheus/exposition_text.hpp"
 #include "gputwin/validate/dcgm_diag.hpp"
 #include "gputwin/validate/nccl_tests_json.hpp"
 #include "gputwin/validate/nccl_tests_text.hpp"
 #include "gputwin/validate/nvidia_smi_query_csv.hpp"
 #include "gputwin/validate/nvidia_smi_table.hpp"
 #include "gputwin/validate/nvidia_smi_xml.hpp"
-#include "gputwin/validate/prometheus_text.hpp"
 #include "gputwin/validate/validate_test_support.hpp"
 
 namespace gputwin::validate {
@@ -60,7 +60,7 @@ const std::map<std::string, std::function<Outcome(const std::string&)>>& readers
        }},
       {"metrics",
        [](const std::string& p) {
-         return outcome_of(PrometheusText::read_file(p),
+         return outcome_of(prometheus::ExpositionText::read_file(p),
                            [](const MetricScrape& s) { return s.samples.size(); });
        }},
   };

@@ -17,15 +17,13 @@
 #include <vector>
 
 #include "gputwin/core/units.hpp"
+#include "gputwin/prometheus/metric_scrape.hpp"
 
 namespace gputwin::validate {
 
 // A line of input a reader did not turn into a fact, with why (an elided "..." line, a log line of another
 // program): counted and shown, never silently dropped.
-struct SkippedLine {
-  int line = 0;
-  std::string reason;
-};
+using prometheus::SkippedLine;
 
 // ECC error counts. Correctable = single-bit (SBE), uncorrectable = double-bit (DBE). Volatile counts reset
 // at driver load; aggregate counts persist across reboots. Summed over DRAM and SRAM where both are reported.
@@ -216,27 +214,9 @@ struct DcgmDiagReport {
   std::vector<DiagEntity> entities;
 };
 
-// One sample of a Prometheus text exposition (a dcgm-exporter /metrics scrape).
-struct MetricSample {
-  int line = 0;
-  std::string name;
-  std::vector<std::pair<std::string, std::string>> labels;  // in the order written, values unescaped
-  double value = 0;                                         // may be NaN or +-Inf, as written
-  std::optional<std::int64_t> timestamp_ms;
-
-  [[nodiscard]] std::optional<std::string> label(std::string_view key) const {
-    for (const auto& [name_of_label, text] : labels)
-      if (name_of_label == key) return text;
-    return std::nullopt;
-  }
-};
-
-struct MetricScrape {
-  std::string source;
-  std::vector<std::pair<std::string, std::string>> help;  // metric name, help text
-  std::vector<std::pair<std::string, std::string>> type;  // metric name, counter|gauge|...
-  std::vector<MetricSample> samples;
-  std::vector<SkippedLine> skipped;
-};
+// A dcgm-exporter scrape's samples, read by the prometheus module (its text exposition reader, or its query
+// API reader for series from a Prometheus server).
+using prometheus::MetricSample;
+using prometheus::MetricScrape;
 
 }  // namespace gputwin::validate

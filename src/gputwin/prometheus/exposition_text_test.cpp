@@ -1,12 +1,12 @@
-#include "gputwin/validate/prometheus_text.hpp"
+#include "gputwin/prometheus/exposition_text.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "gputwin/validate/validate_test_support.hpp"
+#include "gputwin/prometheus/prometheus_test_support.hpp"
 
-namespace gputwin::validate {
+namespace gputwin::prometheus {
 namespace {
 
 using testing::fixture;
@@ -17,11 +17,11 @@ const MetricSample* find_sample(const MetricScrape& scrape, const std::string& n
   return nullptr;
 }
 
-TEST(PrometheusText, ReadsAFullDcgmExporterScrape) {
+TEST(ExpositionText, ReadsAFullDcgmExporterScrape) {
   const std::string path =
       fixture("dcgm/k8s-ai-conformance/dcgm-exporter-metrics_L4_kops__output.md_L51-121.txt");
   GPUTWIN_REQUIRE_FIXTURE(path);
-  const auto result = PrometheusText::read_file(path);
+  const auto result = ExpositionText::read_file(path);
   ASSERT_TRUE(result.ok()) << result.error_text();
   const MetricScrape& scrape = result.value();
   EXPECT_EQ(scrape.samples.size(), 23U);
@@ -37,11 +37,11 @@ TEST(PrometheusText, ReadsAFullDcgmExporterScrape) {
   EXPECT_EQ(scrape.help.front().second, "SM clock frequency (in MHz).");
 }
 
-TEST(PrometheusText, SkipsTheCommandAboveAScrapeWithoutHelpLines) {
+TEST(ExpositionText, SkipsTheCommandAboveAScrapeWithoutHelpLines) {
   const std::string path = fixture(
       "dcgm/k8s-ai-conformance/dcgm-exporter-metrics_T4_ericsson-ccd__accelerator_metrics.md_L14-35.txt");
   GPUTWIN_REQUIRE_FIXTURE(path);
-  const auto result = PrometheusText::read_file(path);
+  const auto result = ExpositionText::read_file(path);
   ASSERT_TRUE(result.ok()) << result.error_text();
   const MetricScrape& scrape = result.value();
   EXPECT_EQ(scrape.samples.size(), 20U);
@@ -53,12 +53,12 @@ TEST(PrometheusText, SkipsTheCommandAboveAScrapeWithoutHelpLines) {
   EXPECT_EQ(temperature->label("modelName"), "Tesla T4");
 }
 
-TEST(PrometheusText, ReadsEscapesSpecialValuesAndTimestamps) {
+TEST(ExpositionText, ReadsEscapesSpecialValuesAndTimestamps) {
   const std::string text =
       "# HELP up Whether \\\"up\\\".\n# TYPE up gauge\n"
       "up{job=\"a\\\"b\",path=\"C:\\\\x\",note=\"two\\nlines\",} NaN 1700000000000\n"
       "temperature +Inf\nfree -Inf\n";
-  const auto result = PrometheusText::parse(text, "m.txt");
+  const auto result = ExpositionText::parse(text, "m.txt");
   ASSERT_TRUE(result.ok()) << result.error_text();
   const auto& samples = result.value().samples;
   ASSERT_EQ(samples.size(), 3U);
@@ -71,21 +71,21 @@ TEST(PrometheusText, ReadsEscapesSpecialValuesAndTimestamps) {
   EXPECT_TRUE(std::isinf(samples[2].value) && samples[2].value < 0);
 }
 
-TEST(PrometheusText, NamesLineAndColumnOfAnUnterminatedLabel) {
-  const auto result = PrometheusText::parse("# TYPE a gauge\na{gpu=\"0} 1\n", "m.txt");
+TEST(ExpositionText, NamesLineAndColumnOfAnUnterminatedLabel) {
+  const auto result = ExpositionText::parse("# TYPE a gauge\na{gpu=\"0} 1\n", "m.txt");
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.errors()[0].where.line, 2);
   EXPECT_GT(result.errors()[0].where.column, 0);
 }
 
-TEST(PrometheusText, RejectsAnUnknownMetricType) {
-  const auto result = PrometheusText::parse("# TYPE a thermometer\n", "m.txt");
+TEST(ExpositionText, RejectsAnUnknownMetricType) {
+  const auto result = ExpositionText::parse("# TYPE a thermometer\n", "m.txt");
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.errors()[0].field, "a");
 }
 
-TEST(PrometheusText, SkipsCurlsTrailingConnectionLine) {
-  const auto result = PrometheusText::parse(
+TEST(ExpositionText, SkipsCurlsTrailingConnectionLine) {
+  const auto result = ExpositionText::parse(
       "# TYPE DCGM_FI_DEV_GPU_TEMP gauge\nDCGM_FI_DEV_GPU_TEMP{gpu=\"0\"} 40\n"
       "* Connection #0 to host localhost left intact\n",
       "m.txt");
@@ -95,9 +95,9 @@ TEST(PrometheusText, SkipsCurlsTrailingConnectionLine) {
   EXPECT_EQ(result.value().skipped[0].line, 3);
 }
 
-TEST(PrometheusText, TextBetweenMetricLinesIsAnErrorQuotingIt) {
+TEST(ExpositionText, TextBetweenMetricLinesIsAnErrorQuotingIt) {
   const auto result =
-      PrometheusText::parse("a 1\n* Connection #0 to host localhost left intact\nb 2\n", "m.txt");
+      ExpositionText::parse("a 1\n* Connection #0 to host localhost left intact\nb 2\n", "m.txt");
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.errors()[0].where.line, 2);
   EXPECT_NE(result.errors()[0].message.find("'* Connection #0 to host localhost left intact'"),
@@ -105,12 +105,12 @@ TEST(PrometheusText, TextBetweenMetricLinesIsAnErrorQuotingIt) {
       << result.error_text();
 }
 
-TEST(PrometheusText, AMalformedLastSampleIsStillAnError) {
-  const auto result = PrometheusText::parse("a 1\nDCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 16.3W\n", "m.txt");
+TEST(ExpositionText, AMalformedLastSampleIsStillAnError) {
+  const auto result = ExpositionText::parse("a 1\nDCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 16.3W\n", "m.txt");
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.errors()[0].where.line, 2);
   EXPECT_NE(result.errors()[0].message.find("16.3W"), std::string::npos) << result.error_text();
 }
 
 }  // namespace
-}  // namespace gputwin::validate
+}  // namespace gputwin::prometheus

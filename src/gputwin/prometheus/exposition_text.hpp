@@ -1,7 +1,7 @@
 // Reads the Prometheus text exposition format (a dcgm-exporter /metrics scrape): # HELP and # TYPE lines,
 // samples with labels (escapes \\ \" \n unescaped), values including NaN, +Inf and -Inf, optional timestamps.
 //
-//   Result<MetricScrape> scrape = PrometheusText::read_file("node017/metrics.txt");
+//   Result<MetricScrape> scrape = ExpositionText::read_file("node017/metrics.txt");
 //   for (const MetricSample& sample : scrape.value().samples)
 //     if (sample.name == "DCGM_FI_DEV_GPU_TEMP") sample.label("gpu");   // "0"
 //
@@ -15,14 +15,14 @@
 #include <string_view>
 
 #include "gputwin/core/error.hpp"
-#include "gputwin/validate/measurements.hpp"
+#include "gputwin/prometheus/metric_scrape.hpp"
 
-namespace gputwin::validate {
+namespace gputwin::prometheus {
 
-class PrometheusText {
+class ExpositionText {
  public:
   [[nodiscard]] static Result<MetricScrape> read_file(const std::string& path);
   [[nodiscard]] static Result<MetricScrape> parse(std::string_view text, const std::string& source);
 };
 
-}  // namespace gputwin::validate
+}  // namespace gputwin::prometheus

@@ -1,14 +1,13 @@
-#include "gputwin/validate/prometheus_text.hpp"
+#include "gputwin/prometheus/exposition_text.hpp"
 
 #include <cctype>
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "gputwin/core/input_file.hpp"
-#include "gputwin/validate/text_values.hpp"
+#include "gputwin/prometheus/text_scan.hpp"
 
-namespace gputwin::validate {
+namespace gputwin::prometheus {
 namespace {
 
 bool is_name_start(char c) {
@@ -81,13 +80,6 @@ class LineCursor {
   std::size_t position_ = 0;
 };
 
-std::optional<double> sample_value(std::string_view text) {
-  if (text == "NaN") return std::numeric_limits<double>::quiet_NaN();
-  if (text == "+Inf" || text == "Inf") return std::numeric_limits<double>::infinity();
-  if (text == "-Inf") return -std::numeric_limits<double>::infinity();
-  return parse_double(text);
-}
-
 MetricSample sample_of(std::string_view line, const std::string& source, int number) {
   LineCursor cursor(line, source, number);
   MetricSample sample;
@@ -112,7 +104,7 @@ MetricSample sample_of(std::string_view line, const std::string& source, int num
     cursor.expect('}');
   }
   const std::string_view value = cursor.word();
-  const auto parsed = sample_value(value);
+  const auto parsed = parse_sample_value(value);
   if (!parsed)
     cursor.fail("expected a sample value (a number, NaN, +Inf or -Inf), got '" + std::string(value) + "'");
   sample.value = *parsed;
@@ -180,7 +172,8 @@ class ScrapeBuilder {
     const std::size_t value = content.find_first_not_of(" \t", end);
     if (value == end || value == std::string_view::npos) return false;
     const std::string_view token = split_whitespace(content.substr(value)).front();
-    return std::isdigit(static_cast<unsigned char>(token.front())) != 0 || sample_value(token).has_value();
+    return std::isdigit(static_cast<unsigned char>(token.front())) != 0 ||
+           parse_sample_value(token).has_value();
   }
 
   [[noreturn]] void fail_on_unparsed() const {
@@ -226,15 +219,15 @@ class ScrapeBuilder {
 
 }  // namespace
 
-Result<MetricScrape> PrometheusText::read_file(const std::string& path) {
+Result<MetricScrape> ExpositionText::read_file(const std::string& path) {
   return guarded_parse<MetricScrape>(path, [&] {
     const std::string text = read_input_file(path);
     return ScrapeBuilder(text, path).build();
   });
 }
 
-Result<MetricScrape> PrometheusText::parse(std::string_view text, const std::string& source) {
+Result<MetricScrape> ExpositionText::parse(std::string_view text, const std::string& source) {
   return guarded_parse<MetricScrape>(source, [&] { return ScrapeBuilder(text, source).build(); });
 }
 
-}  // namespace gputwin::validate
+}  // namespace gputwin::prometheus

@@ -1,0 +1,84 @@
+#include "gputwin/prometheus/query_api.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace gputwin::prometheus {
+namespace {
+
+constexpr const char* kVector = R"({"status":"success","data":{"resultType":"vector","result":[
+ {"metric":{"__name__":"DCGM_FI_DEV_GPU_TEMP","Hostname":"node01","gpu":"0"},"value":[1795003200.5,"41"]},
+ {"metric":{"__name__":"DCGM_FI_DEV_GPU_TEMP","Hostname":"node01","gpu":"1"},"value":[1795003200.5,"NaN"]},
+ {"metric":{"__name__":"DCGM_FI_DEV_POWER_USAGE","Hostname":"node01","gpu":"1"},"value":[1795003200.5,"+Inf"]}
+]},"warnings":["some warning"]})";
+
+TEST(QueryAnswer, ReadsAVectorWithSpecialValues) {
+  const auto answer = read_query_answer(kVector, "http://p:9090/api/v1/query");
+  ASSERT_TRUE(answer.ok()) << answer.error_text();
+  EXPECT_EQ(answer.value().type, ResultType::vector);
+  ASSERT_EQ(answer.value().series.size(), 3U);
+  const Series& first = answer.value().series[0];
+  EXPECT_EQ(label_of(first.metric, "Hostname"), "node01");
+  EXPECT_EQ(label_of(first.metric, "__name__"), "DCGM_FI_DEV_GPU_TEMP");
+  ASSERT_EQ(first.points.size(), 1U);
+  EXPECT_DOUBLE_EQ(first.points[0].time_s, 1795003200.5);
+  EXPECT_DOUBLE_EQ(first.points[0].value, 41);
+  EXPECT_TRUE(std::isnan(answer.value().series[1].points[0].value));
+  EXPECT_TRUE(std::isinf(answer.value().series[2].points[0].value));
+  EXPECT_EQ(answer.value().warnings, std::vector<std::string>{"some warning"});
+}
+
+TEST(QueryAnswer, ReadsAMatrix) {
+  const auto answer = read_query_answer(
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"gpu":"0"},
+          "values":[[100,"1"],[400,"-Inf"],[700,"2.5e1"]]}]}})",
+      "q");
+  ASSERT_TRUE(answer.ok()) << answer.error_text();
+  EXPECT_EQ(answer.value().type, ResultType::matrix);
+  const auto& points = answer.value().series.at(0).points;
+  ASSERT_EQ(points.size(), 3U);
+  EXPECT_DOUBLE_EQ(points[2].time_s, 700);
+  EXPECT_DOUBLE_EQ(points[2].value, 25);
+  EXPECT_TRUE(std::isinf(points[1].value) && points[1].value < 0);
+}
+
+TEST(QueryAnswer, QuotesPrometheusErrors) {
+  const auto answer = read_query_answer(
+      R"({"status":"error","errorType":"bad_data","error":"invalid parameter \"query\": parse error"})", "q");
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(answer.error_text(),
+            "q: Prometheus answered an error (bad_data): invalid parameter \"query\": parse error\n");
+}
+
+TEST(QueryAnswer, NamesTheJsonPathOfAWrongValue) {
+  const auto answer = read_query_answer(
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"1"],[2,"lots"]]}]}})",
+      "q");
+  ASSERT_FALSE(answer.ok());
+  EXPECT_NE(answer.error_text().find("/data/result/0/values/1/1"), std::string::npos) << answer.error_text();
+  EXPECT_NE(answer.error_text().find("\"lots\""), std::string::npos);
+}
+
+TEST(QueryAnswer, RejectsScalarsAndOtherShapes) {
+  EXPECT_NE(read_query_answer(R"({"status":"success","data":{"resultType":"scalar","result":[1,"2"]}})", "q")
+                .error_text()
+                .find("expected vector or matrix"),
+            std::string::npos);
+  EXPECT_NE(read_query_answer(R"({"status":"success"})", "q").error_text().find("missing \"data\""),
+            std::string::npos);
+  EXPECT_NE(read_query_answer(R"([1,2])", "q").error_text().find("expected a JSON object"),
+            std::string::npos);
+  const auto cut = read_query_answer(R"({"status":"success","data":{"resu)", "q");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error_text().find("q:1:"), std::string::npos) << cut.error_text();
+  EXPECT_NE(read_query_answer(R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},
+      "value":[1,2]}]}})",
+                              "q")
+                .error_text()
+                .find("/data/result/0/value"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gputwin::prometheus

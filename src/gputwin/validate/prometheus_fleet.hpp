@@ -1,0 +1,66 @@
+// A measured fleet read from a Prometheus server that scrapes dcgm-exporter, instead of from a directory of
+// files: the same per-GPU facts (facts_from_dcgm_scrape), so the same checks, outliers and design comparison
+// run on it. Over a time range it also gives GPU utilisation and occupancy by interval.
+//
+//   auto transport = prometheus::make_http_transport("http://127.0.0.1:9090", {}).value();
+//   PrometheusWindow window{.at_s = 1795694400, .range_s = 86400, .step_s = 300};
+//   Result<PrometheusFleet> read = read_prometheus_fleet(*transport, window);
+//   evaluate_checks(read.value().fleet, checks, options);
+//   read.value().read.timeline;   // one point per 5 min: GPUs reporting, busy GPUs, mean utilisation
+//
+// Queries are batched, never one per GPU: one instant query for every metric the facts read (a regex over
+// __name__), and over a range one max_over_time query per fault metric (the worst value seen in the range is
+// the fact, as when a node's outputs are merged) and one range query of DCGM_FI_DEV_GPU_UTIL. Series are
+// grouped into nodes by dcgm-exporter's Hostname label, else by the scrape target's `instance` without its
+// port; into GPUs by the `gpu` label. A series without them is skipped and counted by reason; NaN samples are
+// counted and read as no value. No DCGM_FI_* series at all is an error naming the URL.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gputwin/core/error.hpp"
+#include "gputwin/prometheus/transport.hpp"
+#include "gputwin/validate/fleet.hpp"
+
+namespace gputwin::validate {
+
+struct PrometheusWindow {
+  std::optional<double> at_s;     // Unix seconds: the instant read, or a range's end; empty: the server's now
+  std::optional<double> range_s;  // read the range (at_s - range_s, at_s]; needs at_s
+  double step_s = 300;            // the timeline's interval
+};
+
+// One interval of the timeline: the GPUs reporting a utilisation sample at `time_s`, those above 0 %
+// (occupied) and the mean utilisation over the reporting GPUs.
+struct UtilizationPoint {
+  double time_s = 0;
+  int gpus = 0;
+  int busy_gpus = 0;
+  double mean_utilization_percent = 0;
+};
+
+struct PrometheusRead {
+  std::string url;
+  PrometheusWindow window;
+  int queries = 0;
+  int series = 0;                             // series read over all queries
+  int nan_samples = 0;                        // samples whose value was NaN (read as no value)
+  std::map<std::string, int> skipped_series;  // why -> how many series
+  std::vector<UtilizationPoint> timeline;     // empty without a range
+};
+
+struct PrometheusFleet {
+  Fleet fleet;  // directory: the URL; one node per host, its one "file" kind prometheus-query
+  PrometheusRead read;
+};
+
+[[nodiscard]] Result<PrometheusFleet> read_prometheus_fleet(prometheus::Transport& transport,
+                                                            const PrometheusWindow& window);
+
+// The node a series belongs to: its Hostname label, else its instance without the port; empty when neither.
+[[nodiscard]] std::string host_of(const prometheus::Labels& labels);
+
+}  // namespace gputwin::validate

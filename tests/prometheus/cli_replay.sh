@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `gputwin validate --prometheus` end to end over HTTP against replayed answers (replay_server.py serving
+# tests/prometheus/dcgm-fleet on loopback): an instant read and a 1 h range, text and JSON, compared with the
+# expected outputs beside this script; and a closed port. No Prometheus needed (the prometheus.* tests use a
+# real one).
+#
+#   bash tests/prometheus/cli_replay.sh build/src/gputwin/gputwin [--update]
+set -euo pipefail
+
+gputwin=$(realpath "$1")
+update=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  [[ -n $server_pid ]] && kill "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+python3 "$here/replay_server.py" "$here/dcgm-fleet" "$work/port" &
+server_pid=$!
+for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.05; done
+url="http://127.0.0.1:$(cat "$work/port")"
+
+failed=0
+# check NAME EXPECTED_EXIT ARGS...: the output (URL replaced by URL) must equal expected/NAME.out.
+check() {
+  local name=$1 expected_exit=$2
+  shift 2
+  local status=0
+  "$gputwin" "$@" >"$work/$name.out" 2>&1 || status=$?
+  sed -i "s|$url|URL|g" "$work/$name.out"
+  if [[ $update == --update ]]; then cp "$work/$name.out" "$here/expected/$name.out"; fi
+  if [[ $status -ne $expected_exit ]]; then
+    echo "cli_replay: $name: exit $status, expected $expected_exit"; failed=1
+  fi
+  if ! diff -u "$here/expected/$name.out" "$work/$name.out"; then
+    echo "cli_replay: $name: output differs"; failed=1
+  fi
+}
+
+mkdir -p "$here/expected"
+check instant 1 validate --prometheus "$url" --at 2026-11-26T12:00:00Z
+check range 1 validate --prometheus "$url" --at 2026-11-26T12:00:00Z --range 1h --step 15m
+check range-json 1 validate --prometheus "$url" --at 1795694400 --range 1h --step 15m --json
+check both-sources 2 validate --prometheus "$url" --measured tests/validate-fleets/clean
+check bad-range 2 validate --prometheus "$url" --range 1day
+kill "$server_pid"
+wait "$server_pid" 2>/dev/null || true
+server_pid=""
+check refused 1 validate --prometheus "$url" --at 2026-11-26T12:00:00Z
+exit $failed
