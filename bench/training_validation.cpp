@@ -8,15 +8,20 @@
 //   build-train/bench/training_validation        (Markdown tables, pasted into docs/accuracy.md)
 //   build-train/bench/training_validation --fit  (re-runs fit_gemm_calibration: the fitted constants)
 //   build-train/bench/training_validation --moe  (every MoE fit row's step-time terms)
+//   build-train/bench/training_validation --groups  (mean and worst |error| by set, GPU, dense/MoE, model)
 //   build-train/bench/training_validation --attention  (every predicted row's attention and context-parallel
 //                                                        share of the step, with its error: the diagnosis)
 #include "gputwin/perf/training_validation.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <map>
 
 #include "gputwin/perf/pipeline_schedule.hpp"
+#include "gputwin/perf/precision_recipe.hpp"
 #include "gputwin/perf/training_runs.hpp"
 
 namespace {
@@ -135,6 +140,32 @@ void print_attention_shares(const std::vector<gputwin::ReferencePrediction>& row
   }
 }
 
+// `--groups`: mean and worst |error| of each set by GEMM architecture, dense / MoE and model: the before /
+// after table of docs/accuracy.md.
+void print_groups(const std::vector<gputwin::ReferencePrediction>& rows) {
+  struct Sum {
+    int rows = 0;
+    double sum = 0, worst = 0;
+  };
+  std::map<std::string, Sum> groups;
+  for (const auto& row : rows) {
+    if (!row.run.predictable) continue;
+    const std::string kind = row.run.model.is_moe() ? "MoE" : "dense";
+    for (const std::string& key :
+         {fmt::format("{} | {} | {} | all", row.run.set, row.run.gpu, kind),
+          fmt::format("{} | {} | {} | {}", row.run.set, row.run.gpu, kind, row.run.model_id)}) {
+      Sum& s = groups[key];
+      ++s.rows;
+      s.sum += std::abs(row.error);
+      s.worst = std::max(s.worst, std::abs(row.error));
+    }
+  }
+  std::cout << "| set | GPU | kind | model | rows | mean |error| | worst |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& [key, s] : groups)
+    std::cout << fmt::format("| {} | {} | {:.1f} % | {:.1f} % |\n", key, s.rows, 100 * s.sum / s.rows,
+                             100 * s.worst);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -175,6 +206,26 @@ int main(int argc, char** argv) {
           "  {}: {}\n", a.name,
           a.peak_fraction ? fmt::format("{:.3f}", *a.peak_fraction) : std::string("unknown"));
     std::cout << fmt::format("  moe_layer_host_s: {:.5f}\n", fit.value().moe_layer_host_s);
+    // The recipes' GEMM rates, each from its published benchmark (precision-recipes.yaml gemm_rate).
+    const auto recipes = gputwin::load_precision_recipes(path("data/perf/precision-recipes.yaml"));
+    if (!recipes.ok()) {
+      std::cerr << recipes.error_text();
+      return 1;
+    }
+    for (const auto& r : recipes.value()) {
+      if (!r.rate_benchmark) continue;
+      const auto rate =
+          gputwin::fit_recipe_gemm_rate(collectives.value(), c, reference.value(), presets.value(), r);
+      const auto stored = gputwin::recipe_step_ratio(collectives.value(), c, reference.value(),
+                                                     presets.value(), r, r.gemm_rate);
+      if (!rate.ok() || !stored.ok()) {
+        std::cerr << rate.error_text() << stored.error_text();
+        return 1;
+      }
+      std::cout << fmt::format(
+          "  {} gemm_rate: {:.3f} (stored {:.3f}: predicted step ratio {:.4f}, published {:.4f})\n", r.name,
+          rate.value(), r.gemm_rate, stored.value(), r.rate_benchmark->published_step_ratio);
+    }
     return 0;
   }
   // The calibration re-run: every architecture's fraction fitted again on the fit set only (the stored values
@@ -197,6 +248,10 @@ int main(int argc, char** argv) {
   }
   if (mode == "--attention") {
     print_attention_shares(predictions);
+    return 0;
+  }
+  if (mode == "--groups") {
+    print_groups(predictions);
     return 0;
   }
   std::cout << "\n## Fit set (training-runs.yaml sources with set: fit)\n\n";

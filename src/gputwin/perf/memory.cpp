@@ -109,6 +109,19 @@ double parameters_per_gpu(const TransformerModel& model, const TrainingConfig& c
   return most;
 }
 
+double expert_parameters_per_gpu(const TransformerModel& model, const TrainingConfig& config) {
+  const LayerParameters per_layer = layer_parameters(model);
+  double most = 0, experts = 0;
+  for (int rank = 0; rank < config.pp; ++rank) {
+    const LayerParameters p = rank_parameters(model, config, rank, per_layer);
+    if (total(p) > most) {
+      most = total(p);
+      experts = p.experts;
+    }
+  }
+  return experts;
+}
+
 double activation_layers_in_flight(const TransformerModel& model, const TrainingConfig& config, int rank) {
   const double layers = layers_on_rank(model, config, rank);
   const int p = config.pp, v = config.virtual_stages;

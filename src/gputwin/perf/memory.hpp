@@ -51,6 +51,9 @@ struct MemoryFootprint {
 // Parameters held by the most loaded GPU: its pipeline stage's layers split over t, plus the embedding or
 // output layer of a first or last stage.
 [[nodiscard]] double parameters_per_gpu(const TransformerModel& model, const TrainingConfig& config);
+// Of parameters_per_gpu, the routed experts' (over ep x expert tp): Megatron reduces their gradients over the
+// expert-data-parallel group, not the data-parallel one. Zero for a dense model.
+[[nodiscard]] double expert_parameters_per_gpu(const TransformerModel& model, const TrainingConfig& config);
 // Parameters on pipeline rank `rank` (its layers, the embedding on rank 0, the output layer on the last),
 // over t.
 [[nodiscard]] double parameters_on_rank(const TransformerModel& model, const TrainingConfig& config,

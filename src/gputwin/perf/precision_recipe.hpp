@@ -7,6 +7,7 @@
 //   apply_recipe(*cs, config);   // config.precision = "fp8", bf16_layers_at_start = end = 1
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,19 @@ struct PrecisionRecipe {
   std::string gemm;  // the GEMM precision (gemm-efficiency.yaml)
   int bf16_layers_at_start = 0;
   int bf16_layers_at_end = 0;
+  // The quantised GEMMs' rate against the per-tensor-scaled kernels of the same precision (1 unless the
+  // recipe's file says otherwise, with its source).
+  double gemm_rate = 1.0;
+  // Where gemm_rate comes from: a published end-to-end benchmark of this recipe against the per-tensor one,
+  // its step-time ratio (per-tensor tokens/s over this recipe's) and the benchmark's setup, so that the rate
+  // can be re-derived (fit_recipe_gemm_rate).
+  struct RateBenchmark {
+    double published_step_ratio = 1;
+    std::string model, gpu;  // a model preset, a GPU of training-runs-setup.yaml
+    int gpus = 0, micro_batch = 1, sequence = 0, zero = 0;
+    std::string recompute, attention_kernel;
+  };
+  std::optional<RateBenchmark> rate_benchmark;
   std::string source;
 };
 

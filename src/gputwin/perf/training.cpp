@@ -41,6 +41,9 @@ double attention_flops_per_token(const TransformerModel& m, double sequence) {
 
 struct Groups {
   CollectiveGroup tensor, context, data, pipeline, expert;
+  // The routed experts' gradient group (Megatron's expert-data-parallel group): the ranks holding the same
+  // experts, t c d / (expert tp x ep) of them, expert tp x ep apart.
+  CollectiveGroup expert_data;
 };
 
 // Megatron's rank order fills consecutive GPUs with tensor-parallel ranks first, then context, then data
@@ -71,6 +74,10 @@ Groups groups_of(const PerfHardware& hw, const TrainingConfig& c) {
   // Expert parallelism is folded into data parallelism (Megatron): the EP ranks follow the tensor-parallel
   // ones.
   g.expert = {c.ep, per_unit(node, c.tp, c.ep), per_domain(c.tp, c.ep)};
+  const int expert_stride = std::max(1, c.expert_tp() * c.ep);
+  const int expert_data = std::max(1, c.tp * c.cp * c.dp / expert_stride);
+  g.expert_data = {expert_data, per_unit(node, expert_stride, expert_data),
+                   per_domain(expert_stride, expert_data)};
   auto stage_pairs_share = [&](int unit) { return c.tp * c.cp * c.dp * 2 <= unit ? 2 : 1; };
   g.pipeline = {2, stage_pairs_share(node), stage_pairs_share(domain)};
   return g;
@@ -393,24 +400,27 @@ struct DataParallelTimes {
   double per_micro_batch = 0;  // s, ZeRO-3 / FSDP weight re-gathers of one micro-batch (forward + backward)
 };
 
-DataParallelTimes data_parallel_s(const Context& x, double parameters) {
+DataParallelTimes data_parallel_s(const Context& x, double parameters, double expert_parameters) {
   const TrainingConfig& c = x.config;
-  const CollectiveGroup group = x.groups.data;
-  if (group.ranks <= 1) return {};
-  const double gradient_bytes = parameters * c.gradient_bytes;
-  const double weight_bytes = parameters * kWeightBytes;
-  double seconds = 0;
-  if (c.zero == 0) {
-    seconds = x.collective_s(CollectiveOp::all_reduce, gradient_bytes, group);
-  } else {
-    seconds = x.collective_s(CollectiveOp::reduce_scatter, gradient_bytes, group) +
-              x.collective_s(CollectiveOp::all_gather, weight_bytes, group);
-  }
-  DataParallelTimes t{seconds, 0};
-  if (c.zero == 3) {
+  DataParallelTimes t;
+  // The dense parameters over the data-parallel group; the routed experts over the expert-data-parallel
+  // group (Megatron's expert_data_parallel group: the ranks that hold the same experts). With expert
+  // parallelism inside a node, that group has one rank per node and runs on the NICs alone.
+  auto reduce = [&](double count, const CollectiveGroup& group) {
+    if (group.ranks <= 1 || count <= 0) return 0.0;
+    const double gradient_bytes = count * c.gradient_bytes;
+    const double weight_bytes = count * kWeightBytes;
+    if (c.zero == 0) return x.collective_s(CollectiveOp::all_reduce, gradient_bytes, group);
+    return x.collective_s(CollectiveOp::reduce_scatter, gradient_bytes, group) +
+           x.collective_s(CollectiveOp::all_gather, weight_bytes, group);
+  };
+  const double experts = c.ep > 1 || x.model.is_moe() ? expert_parameters : 0;
+  t.per_step = reduce(parameters - experts, x.groups.data) + reduce(experts, x.groups.expert_data);
+  if (c.zero == 3 && x.groups.data.ranks > 1) {
     // Weights gathered again for the forward and the backward pass of every micro-batch (ZeRO-3: 1.5x traffic
     // per pass, here per micro-batch as FSDP does without caching).
-    t.per_micro_batch = 2.0 * x.collective_s(CollectiveOp::all_gather, weight_bytes, group);
+    const double weight_bytes = parameters * kWeightBytes;
+    t.per_micro_batch = 2.0 * x.collective_s(CollectiveOp::all_gather, weight_bytes, x.groups.data);
   }
   return t;
 }
@@ -486,6 +496,9 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
   }
   x.memory_bandwidth = x.device.memory_bytes_per_s;
   e.peak_flops_per_gpu = x.device.peak_flops;
+  // A recipe whose quantised GEMM kernels are slower than the per-tensor-scaled ones (row-wise FP8): their
+  // rate scaled (MFU still counts against the datasheet peak above).
+  if (x.device.quantised) x.device.peak_flops *= config.gemm_rate;
   e.efficiency_rule = fmt::format(
       "{} ({}): GEMMs at {:.3f} of the {} peak plus operand traffic at memory bandwidth",
       x.device.architecture, hardware.accelerator.info.id, x.device.peak_fraction, x.device.precision);
@@ -501,7 +514,8 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
       config.pp, config.virtual_stages, config.micro_batches());
   const double steady = m / (m + bubble_stages);  // share of the pipeline time that is not bubble
   const double pipeline_s = (m + bubble_stages) * stage.total();
-  const DataParallelTimes dp = data_parallel_s(x, e.memory.parameters_per_gpu);
+  const DataParallelTimes dp =
+      data_parallel_s(x, e.memory.parameters_per_gpu, expert_parameters_per_gpu(model, config));
   // With overlap, the step's reduction hides behind the last backward pass and FSDP's per-layer gathers are
   // prefetched behind the micro-batch's own compute (what is left of them is exposed).
   const double dp_exposed = config.overlap_data_parallel
@@ -533,7 +547,9 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
            "send + receive per micro-batch and model chunk"),
       term("pipeline bubble", pipeline_s * (1 - steady), "(p - 1) / (v m) of the pipeline time"),
       term("data-parallel communication", dp_exposed,
-           config.zero == 0 ? "gradient all-reduce" : "gradient reduce-scatter + weight all-gather"),
+           std::string(config.zero == 0 ? "gradient all-reduce"
+                                        : "gradient reduce-scatter + weight all-gather") +
+               (model.is_moe() ? " (routed experts over the expert-data-parallel group)" : "")),
       term("optimizer", optimizer_s(x, e.memory.parameters_per_gpu),
            "Adam state read and written at memory bandwidth"),
   };

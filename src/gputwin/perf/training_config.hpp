@@ -72,7 +72,10 @@ struct TrainingConfig {
   // architecture's default.
   std::string attention_kernel;
   ContextExchange context_exchange = ContextExchange::ring;
-  std::string precision = "bf16";     // the GEMM precision (gemm-efficiency.yaml: bf16, fp8, mxfp8, nvfp4)
+  std::string precision = "bf16";  // the GEMM precision (gemm-efficiency.yaml: bf16, fp8, mxfp8, nvfp4)
+  // The recipe's quantised GEMMs' rate against the precision's per-tensor-scaled GEMMs (1 = the same; a
+  // row-wise scaled FP8 recipe is slower: data/perf/precision-recipes.yaml gemm_rate).
+  double gemm_rate = 1.0;
   bool overlap_data_parallel = true;  // gradient reduction overlaps the backward pass (Megatron
                                       // --overlap-grad-reduce); off in the 2021-2022 papers' runs
   double gradient_bytes = 4;  // bytes per gradient element: 4 = fp32 main gradients (Megatron), 2 = fp16

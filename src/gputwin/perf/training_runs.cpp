@@ -522,4 +522,77 @@ Result<TrainingCalibration> fit_gemm_calibration(const Catalog& catalog, const C
   return fitted;
 }
 
+namespace {
+
+// The benchmark's setup on the fit set's hardware of that GPU and GPU count; `recipe_rate` the recipe's GEMM
+// rate (1 = the per-tensor recipe of the same precision).
+Result<double> benchmark_step_s(const CollectiveModel& collectives, const TrainingCalibration& calibration,
+                                const std::vector<ReferenceRun>& runs,
+                                const std::vector<TransformerModel>& presets, const PrecisionRecipe& recipe,
+                                double recipe_rate) {
+  const auto& b = *recipe.rate_benchmark;
+  const ReferenceRun* host = nullptr;
+  for (const ReferenceRun& run : runs) {
+    if (run.predictable && run.set == "fit" && run.gpu == b.gpu && run.gpus == b.gpus) {
+      host = &run;
+      break;
+    }
+  }
+  if (host == nullptr)
+    return InputErrors{
+        InputError{{}, "benchmark", "no fit row on " + std::to_string(b.gpus) + " x " + b.gpu}};
+  const auto model = std::find_if(presets.begin(), presets.end(),
+                                  [&](const TransformerModel& m) { return m.name == b.model; });
+  if (model == presets.end()) return InputErrors{InputError{{}, "benchmark", "no model preset " + b.model}};
+  TrainingConfig c;
+  c.tp = c.pp = c.cp = c.ep = 1;
+  c.dp = b.gpus;
+  c.micro_batch = b.micro_batch;
+  c.global_batch = b.micro_batch * b.gpus;
+  c.sequence = b.sequence;
+  c.zero = b.zero;
+  c.recompute = *recompute_from_name(b.recompute);
+  c.attention_kernel = b.attention_kernel;
+  c.precision = recipe.gemm;
+  c.gemm_rate = recipe_rate;
+  const TrainingEstimate e = estimate_training(host->hardware, collectives, calibration, *model, c);
+  if (!std::isfinite(e.step_time_s)) return InputErrors{InputError{{}, "benchmark", e.efficiency_rule}};
+  return e.step_time_s;
+}
+
+}  // namespace
+
+Result<double> recipe_step_ratio(const CollectiveModel& collectives, const TrainingCalibration& calibration,
+                                 const std::vector<ReferenceRun>& runs,
+                                 const std::vector<TransformerModel>& presets, const PrecisionRecipe& recipe,
+                                 double gemm_rate) {
+  if (!recipe.rate_benchmark)
+    return InputErrors{InputError{{}, "gemm_rate", "recipe " + recipe.name + " has no benchmark"}};
+  const auto per_tensor = benchmark_step_s(collectives, calibration, runs, presets, recipe, 1.0);
+  const auto with_recipe = benchmark_step_s(collectives, calibration, runs, presets, recipe, gemm_rate);
+  if (!per_tensor.ok()) return per_tensor;
+  if (!with_recipe.ok()) return with_recipe;
+  return with_recipe.value() / per_tensor.value();
+}
+
+Result<double> fit_recipe_gemm_rate(const CollectiveModel& collectives,
+                                    const TrainingCalibration& calibration,
+                                    const std::vector<ReferenceRun>& runs,
+                                    const std::vector<TransformerModel>& presets,
+                                    const PrecisionRecipe& recipe) {
+  if (!recipe.rate_benchmark)
+    return InputErrors{InputError{{}, "gemm_rate", "recipe " + recipe.name + " has no benchmark"}};
+  double best = 1, best_error = std::numeric_limits<double>::infinity();
+  for (int i = 60; i <= 200; ++i) {
+    const auto ratio = recipe_step_ratio(collectives, calibration, runs, presets, recipe, i * 0.005);
+    if (!ratio.ok()) return ratio;
+    const double e = std::abs(ratio.value() - recipe.rate_benchmark->published_step_ratio);
+    if (e < best_error - 1e-12) {
+      best_error = e;
+      best = i * 0.005;
+    }
+  }
+  return best;
+}
+
 }  // namespace gputwin

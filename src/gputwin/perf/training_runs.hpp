@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
+#include "gputwin/perf/precision_recipe.hpp"
 #include "gputwin/perf/training.hpp"
 #include "gputwin/perf/training_validation.hpp"
 
@@ -64,5 +65,21 @@ struct ReferencePrediction {
                                                                const TrainingCalibration& calibration,
                                                                const std::vector<ReferenceRun>& runs,
                                                                const std::vector<PublishedRun>& a100);
+
+// A recipe's published end-to-end benchmark against the per-tensor recipe of its precision
+// (PrecisionRecipe::rate_benchmark), predicted: the model's step time with the recipe at `gemm_rate` over its
+// step time with the per-tensor recipe, on the benchmark's setup and the hardware of the fit set's row of
+// that GPU and GPU count.
+[[nodiscard]] Result<double> recipe_step_ratio(const CollectiveModel& collectives,
+                                               const TrainingCalibration& calibration,
+                                               const std::vector<ReferenceRun>& runs,
+                                               const std::vector<TransformerModel>& presets,
+                                               const PrecisionRecipe& recipe, double gemm_rate);
+// The gemm_rate (grid 0.300..1.000, step 0.005) whose predicted step ratio is nearest the published one.
+[[nodiscard]] Result<double> fit_recipe_gemm_rate(const CollectiveModel& collectives,
+                                                  const TrainingCalibration& calibration,
+                                                  const std::vector<ReferenceRun>& runs,
+                                                  const std::vector<TransformerModel>& presets,
+                                                  const PrecisionRecipe& recipe);
 
 }  // namespace gputwin

@@ -148,7 +148,10 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // dense 6.93 % (H100 5.13 %).
   EXPECT_LE(dense_sum / dense, 0.070);
   EXPECT_LE(hopper_sum / hopper, 0.052);
-  EXPECT_LE(moe_sum / moe, 0.21);
+  // The routed experts' gradients reduced over the expert-data-parallel group (one rank per node where EP
+  // fills a node: B200 gpt-oss-120b EP 8 +123.6 % -> +39.1 %) and the host wait refitted (3.05 ms): MoE
+  // 18.43 % (20.79 % before), dense unchanged.
+  EXPECT_LE(moe_sum / moe, 0.185);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
@@ -171,8 +174,11 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // the MI355X row). Attention timed by the published speed of the framework's kernel (FlashAttention-3
   // paper's H100 tables: FA2 for torchtitan and llm-foundry, cuDNN for Megatron), ring / all-gather CP
   // exchange, hopper refitted on the fit set: 24.49 %, worst 113.7 % (was 165.3 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.246);
-  EXPECT_LE(evaluation.max_abs_error, 1.14);
+  // The torchtitan "float8 rowwise" rows on the fp8-rowwise recipe, whose GEMM rate reproduces torchao's
+  // published rowwise / tensorwise step ratio (not fitted on these rows): 23.37 %, worst +98.0 % (was +113.7
+  // %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.234);
+  EXPECT_LE(evaluation.max_abs_error, 0.99);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
       EXPECT_LE(std::abs(row.error), 0.10) << row.run.id;  // -6.2 % and -9.6 % (were -9.4 % and -12.7 %)
@@ -237,6 +243,56 @@ TEST(TrainingCalibration, RecomputesTheStoredFit) {
       EXPECT_NEAR(*refitted[i].peak_fraction, *stored[i].peak_fraction, 1e-9) << stored[i].name;
     }
   }
+}
+
+// fp8-rowwise's gemm_rate is the value that reproduces torchao's published rowwise / tensorwise step ratio
+// on the benchmark's setup (fit_recipe_gemm_rate re-runs it), and the torchtitan rows labelled "float8
+// rowwise" run that recipe.
+TEST(TrainingCalibration, RowwiseGemmRateReproducesTorchaosBenchmark) {
+  const auto& s = perf_setup();
+  const auto recipes = load_precision_recipes(source_path("data/perf/precision-recipes.yaml"));
+  ASSERT_TRUE(recipes.ok()) << recipes.error_text();
+  const PrecisionRecipe* rowwise = find_recipe(recipes.value(), "fp8-rowwise");
+  ASSERT_NE(rowwise, nullptr);
+  const auto fit = fit_recipe_gemm_rate(s.collectives, s.calibration, runs(), model_presets(), *rowwise);
+  ASSERT_TRUE(fit.ok()) << fit.error_text();
+  EXPECT_NEAR(fit.value(), rowwise->gemm_rate, 1e-9);
+  const auto ratio =
+      recipe_step_ratio(s.collectives, s.calibration, runs(), model_presets(), *rowwise, rowwise->gemm_rate);
+  ASSERT_TRUE(ratio.ok()) << ratio.error_text();
+  EXPECT_NEAR(ratio.value(), rowwise->rate_benchmark->published_step_ratio, 0.01);
+  int rows = 0;
+  for (const auto& run : runs()) {
+    if (run.id.find("rowwise") == std::string::npos) continue;
+    ++rows;
+    EXPECT_EQ(run.config.gemm_rate, rowwise->gemm_rate) << run.id;
+  }
+  EXPECT_EQ(rows, 4);
+}
+
+// Megatron reduces the routed experts' gradients over the expert-data-parallel group: gpt-oss-120b with
+// expert parallelism 8 inside each 8-GPU B200 node reduces them over 8 ranks one per node (the NICs alone);
+// with expert parallelism 64 every GPU holds its own experts and there is nothing to reduce for them.
+TEST(TrainingRuns, ExpertGradientsAreReducedOverTheExpertDataParallelGroup) {
+  const auto& s = perf_setup();
+  const ReferenceRun* run = nullptr;
+  for (const auto& r : runs())
+    if (r.id == "mb2604-b200-gpt-oss-120b-bf16-64") run = &r;
+  ASSERT_NE(run, nullptr);
+  ASSERT_EQ(run->config.ep, 8);
+  auto data_parallel_s = [&](int ep, bool overlap) {
+    TrainingConfig c = run->config;
+    c.ep = ep;
+    c.overlap_data_parallel = overlap;
+    const auto e = estimate_training(run->hardware, s.collectives, s.calibration, run->model, c);
+    for (const auto& t : e.terms)
+      if (t.name == "data-parallel communication") return t.seconds;
+    return -1.0;
+  };
+  const double ep8 = data_parallel_s(8, false), ep64 = data_parallel_s(64, false);
+  EXPECT_GT(ep64, 0);  // the dense parameters still are reduced over all 64 ranks
+  EXPECT_GT(ep8, 5 * ep64);
+  EXPECT_GT(data_parallel_s(8, true), 0);  // more than one micro-batch's backward pass hides
 }
 
 TEST(TrainingRuns, FitNeverReadsEvaluationRows) {

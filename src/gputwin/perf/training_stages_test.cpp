@@ -297,6 +297,58 @@ TEST(TrainingPrecisionRecipes, ABadRecipeIsALocatedError) {
   EXPECT_NE(loaded.error_text().find("gemm"), std::string::npos) << loaded.error_text();
 }
 
+// A gemm_rate must be a slowdown of a quantised recipe, with the benchmark it comes from: a rate above 1 is a
+// located error.
+TEST(TrainingPrecisionRecipes, AGemmRateAboveOneIsALocatedError) {
+  const std::string path = ::testing::TempDir() + "/recipes-rate.yaml";
+  std::ofstream(path)
+      << "recipes:\n"
+         "  - name: r\n"
+         "    gemm: fp8\n"
+         "    bf16_layers_at_start: 0\n"
+         "    bf16_layers_at_end: 0\n"
+         "    gemm_rate:\n"
+         "      value: 1.2\n"
+         "      published_step_ratio: 1.1\n"
+         "      benchmark: {model: m, gpu: H100, gpus: 8, micro_batch: 1, sequence: 8192, zero: "
+         "3, recompute: op-sac}\n"
+         "      source: x\n"
+         "    source: x\n";
+  const auto loaded = load_precision_recipes(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error_text().find("recipes-rate.yaml:7"), std::string::npos) << loaded.error_text();
+  EXPECT_NE(loaded.error_text().find("value"), std::string::npos) << loaded.error_text();
+}
+
+// The recipe's gemm_rate slows its quantised GEMMs only: a row-wise FP8 step lies between the per-tensor FP8
+// step and the BF16 one, and the rate is carried by apply_recipe.
+TEST(TrainingPrecisionRecipes, RowwiseFp8IsSlowerThanTensorwiseAndFasterThanBf16) {
+  const auto recipes = load_precision_recipes(source_path("data/perf/precision-recipes.yaml"));
+  ASSERT_TRUE(recipes.ok()) << recipes.error_text();
+  const PrecisionRecipe* rowwise = find_recipe(recipes.value(), "fp8-rowwise");
+  ASSERT_NE(rowwise, nullptr);
+  ASSERT_TRUE(rowwise->rate_benchmark.has_value());
+  EXPECT_LT(rowwise->gemm_rate, 1.0);
+  const TransformerModel& m = preset("llama3-8b");
+  const PerfHardware hw = h100_nodes(1);
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 8;
+  c.micro_batch = 1;
+  c.dp = 8;
+  c.recompute = Recompute::none;
+  apply_recipe(*find_recipe(recipes.value(), "fp8"), c);
+  const double tensorwise = step_s(m, c, hw);
+  apply_recipe(*rowwise, c);
+  EXPECT_EQ(c.gemm_rate, rowwise->gemm_rate);
+  const double row = step_s(m, c, hw);
+  apply_recipe(*find_recipe(recipes.value(), "bf16"), c);
+  EXPECT_EQ(c.gemm_rate, 1.0);
+  const double bf16 = step_s(m, c, hw);
+  EXPECT_GT(row, 1.05 * tensorwise);
+  EXPECT_LT(row, bf16);
+}
+
 // Keeping the first and last layer in BF16 costs those two layers' GEMMs at the BF16 rate: on one GPU
 // (no pipeline) Llama 3 8B's 32 layers under FP8-CS are slower than under FP8, by less than two layers'
 // worth of their BF16 GEMM time; with a pipeline only the first and last stage carry them.
