@@ -10,6 +10,7 @@
 //
 //   build/bench/serve_search_benchmark [THREADS [MODEL...]]     # default: the hardware's concurrency
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -31,6 +32,14 @@ std::string data(const std::string& file) {
 
 const std::string kTrace = std::string(GPUTWIN_SOURCE_DIR) +
                            "/../shared/traces/azure-llm-inference-2023/AzureLLMInferenceTrace_conv.csv";
+
+// CPU seconds (user + system) of this process so far, every thread.
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 // The 1-minute load average, or -1 where /proc/loadavg is absent.
 double load_average() {
@@ -66,6 +75,7 @@ int main(int argc, char** argv) {
   int deployments = 0;
   std::size_t candidates = 0;
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = cpu_seconds();
   std::vector<std::string> models{"llama3.1-70b", "qwen3-30b-a3b", "llama3.1-8b", "mixtral-8x7b"};
   if (argc > 2) models.assign(argv + 2, argv + argc);
   const double load_before = load_average();
@@ -96,16 +106,17 @@ int main(int argc, char** argv) {
     candidates += all.size();
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double cpu = cpu_seconds() - cpu_start;
   // The target's time for this many deployments: 60 s per 200 (a larger search may take proportionally
   // longer).
   const double allowed = 60.0 * std::max(1.0, deployments / 200.0);
   const bool met = deployments >= 200 && total < allowed;
   fmt::print(
       "capacity search on {} ({} requests), {} threads: {} deployments of {} candidates in {:.1f} s, "
-      "{:.2f} s per deployment; ratio to the target (200 deployments in 60 s): {:.2f} ({}); load average "
-      "{:.1f} before, {:.1f} after\n",
+      "{:.2f} s per deployment, {:.1f} s of CPU ({:.3f} s per deployment); ratio to the target (200 "
+      "deployments in 60 s): {:.2f} ({}); load average {:.1f} before, {:.1f} after\n",
       traffic, requests.size(), threads, deployments, candidates, total, total / std::max(1, deployments),
-      total / allowed,
+      cpu, cpu / std::max(1, deployments), total / allowed,
       met                 ? "met"
       : deployments < 200 ? "MISSED: fewer than 200 deployments"
                           : "MISSED",

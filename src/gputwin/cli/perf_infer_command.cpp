@@ -12,6 +12,7 @@
 #include "gputwin/perf/roofline.hpp"
 #include "gputwin/report/inference_report.hpp"
 #include "gputwin/report/power_report.hpp"
+#include "gputwin/serve/serve_scenario.hpp"
 #include "gputwin/serve/serving.hpp"
 
 namespace gputwin::cli {
@@ -20,7 +21,8 @@ namespace {
 struct InferOptions {
   InferenceModelOptions deployment;
   std::vector<int> sequences{1, 8, 32, 128, 512};
-  int load_rounds = 4;  // requests per client in the closed-loop simulation; 0 = none
+  int load_rounds = 4;            // requests per client in the closed-loop simulation; 0 = none
+  std::string engine_generation;  // --engine: an engine generation's fitted efficiency
   bool json = false;
   PowerOptions power;
 };
@@ -113,7 +115,8 @@ namespace {
 
 // Each concurrency of the report run as a benchmark runs it (serve/closed_loop_latency), so that TTFT shows
 // the queueing and batched prefill a lone prompt's estimate leaves out.
-bool simulate_under_load(const InferenceInputs& inputs, int rounds, InferenceReport& report) {
+bool simulate_under_load(const InferenceInputs& inputs, int rounds, double engine_efficiency,
+                         InferenceReport& report) {
   const auto defaults = load_serving_engine_defaults(bundled_data_dir() + "/perf/serving-engine.yaml");
   auto model = IterationModel::make(inputs.hardware, inputs.collectives, inputs.constants, inputs.setup);
   for (const std::string& error : {defaults.error_text(), model.error_text()}) {
@@ -128,8 +131,8 @@ bool simulate_under_load(const InferenceInputs& inputs, int rounds, InferenceRep
   for (const auto& row : report.by_sequences) concurrencies.push_back(row.sequences);
   if (report.max_load.sequences > 0) concurrencies.push_back(report.max_load.sequences);
   for (const int concurrency : concurrencies) {
-    const ClosedLoopLoad load{concurrency, inputs.setup.input_tokens, inputs.setup.output_tokens, rounds,
-                              inputs.setup.pp};
+    const ClosedLoopLoad load{concurrency, inputs.setup.input_tokens, inputs.setup.output_tokens,
+                              rounds,      inputs.setup.pp,           engine_efficiency};
     report.under_load.push_back(
         closed_loop_latency(model.value(), limits, load, inputs.setup.tp * inputs.setup.ep));
   }
@@ -166,6 +169,23 @@ PowerReport power_report_of(const PowerContext& power, const InferenceInputs& in
   return report;
 }
 
+// The engine generation of --engine (its fitted efficiency), or the perf model's own timing.
+std::optional<EngineChoice> engine_of(const InferOptions& options) {
+  const auto defaults = load_serving_engine_defaults(bundled_data_dir() + "/perf/serving-engine.yaml");
+  if (!defaults.ok()) {
+    std::cerr << defaults.error_text();
+    return std::nullopt;
+  }
+  auto choice = load_engine_choice(defaults.value(), options.engine_generation);
+  if (!choice.ok()) {
+    const InputError& error = choice.errors().front();
+    if (error.where.file.empty()) throw UsageFailure{"--engine: " + error.message};  // an unknown id
+    std::cerr << choice.error_text();
+    return std::nullopt;
+  }
+  return std::move(choice).value();
+}
+
 int run_infer(const InferOptions& options) {
   const auto loaded = load_inference_inputs(options.deployment, "perf infer");
   if (!loaded) return kInputError;
@@ -181,22 +201,29 @@ int run_infer(const InferOptions& options) {
   InferenceInputs capped = *loaded;
   capped.hardware = capped_hardware(loaded->hardware, power->point);
   const InferenceInputs* inputs = &capped;
-  const auto estimate = [&](int sequences) {
-    return estimate_inference(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup,
-                              sequences);
+  const auto engine = engine_of(options);
+  if (!engine) return kInputError;
+  const auto estimate = [&](int sequences) -> Result<InferenceEstimate> {
+    auto e = estimate_inference(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup,
+                                sequences);
+    if (!e.ok()) return e;
+    return at_engine_efficiency(std::move(e).value(), engine->efficiency);
   };
   auto max_load = estimate(0);
   if (!max_load.ok()) {
     std::cerr << max_load.error_text();
     return kInputError;
   }
-  InferenceReport report{loaded->hardware, inputs->setup, {}, std::move(max_load).value(), {}, {}, 0};
+  InferenceReport report{
+      loaded->hardware, inputs->setup, {}, std::move(max_load).value(), {}, {}, 0, std::nullopt};
+  if (!engine->generation.empty()) report.engine = *engine;
   if (!report.max_load.weights_fit) {
     std::cerr << inference_refusal_text(report);
     return kInputError;
   }
   for (const int sequences : options.sequences) report.by_sequences.push_back(estimate(sequences).value());
-  if (options.load_rounds > 0 && !simulate_under_load(*inputs, options.load_rounds, report))
+  if (options.load_rounds > 0 &&
+      !simulate_under_load(*inputs, options.load_rounds, engine->efficiency, report))
     return kInputError;
   const PowerReport power_lines = power_report_of(*power, *loaded, report.max_load);
   if (options.json) {
@@ -225,6 +252,10 @@ void add_perf_infer_command(CLI::App& perf, int& exit_code) {
                    "(loaded TTFT/TPOT columns; 0 = skip; default 4)")
       ->check(CLI::NonNegativeNumber);
   command->add_flag("--json", options->json, std::string("print JSON (schema ") + kInferenceSchema + ")");
+  command->add_option(
+      "--engine", options->engine_generation,
+      "an engine generation of data/perf/serving-engine-generations.yaml whose fitted efficiency divides "
+      "every time (and multiplies the throughput), as perf serve --engine (default: none, efficiency 1)");
   add_power_options(*command, options->power, false);
   command->callback([options, &exit_code] {
     if (options->deployment.cluster.empty() && options->deployment.system.empty()) {
@@ -232,7 +263,12 @@ void add_perf_infer_command(CLI::App& perf, int& exit_code) {
       exit_code = kUsageError;
       return;
     }
-    exit_code = run_infer(*options);
+    try {
+      exit_code = run_infer(*options);
+    } catch (const UsageFailure& failure) {
+      std::cerr << "perf infer: " << failure.message << "\n";
+      exit_code = kUsageError;
+    }
   });
 }
 

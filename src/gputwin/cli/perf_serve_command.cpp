@@ -18,6 +18,7 @@
 #include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/report/serve_report.hpp"
 #include "gputwin/serve/serve_scenario.hpp"
+#include "gputwin/serve/serving_power.hpp"
 
 namespace gputwin::cli {
 namespace {
@@ -38,6 +39,7 @@ struct ServeOptions {
   std::uint64_t seed = 1;
   double sample_every_s = 1;
   std::string timeline_csv;
+  std::string search_csv;  // --search: the table as CSV
   bool json = false;
   bool search = false;
   std::vector<std::string> systems;
@@ -58,6 +60,7 @@ struct ServeOptions {
   int task = -1;
   std::string out;
   std::string merge_array;
+  PowerOptions power;  // --power-cap
 };
 
 // "8192/1024": max_num_batched_tokens/max_num_seqs.
@@ -203,6 +206,14 @@ int run_search_array(const ServeOptions& options, const std::string& model, std:
 
 int print_search(const ServeOptions& options, const CapacitySearch& search, const std::string& model,
                  const std::string& traffic, const LatencyTargets& targets) {
+  if (!options.search_csv.empty()) {
+    std::ofstream out(options.search_csv);
+    out << capacity_csv(search);
+    if (!out) {
+      std::cerr << "perf serve: cannot write " << options.search_csv << "\n";
+      return kInputError;
+    }
+  }
   std::cout << (options.json ? capacity_json(search, model, traffic, targets).dump(2) + "\n"
                              : capacity_text(search, model, traffic, targets));
   return search.rows.empty() || !search.rows.front().meets ? kInputError : 0;
@@ -248,6 +259,7 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
   spec.max_domains = options.max_domains;
   CapacityInputs capacity = capacity_inputs(*catalog, deployment_of(inputs), engine, spec);
   capacity.engine_efficiency = engine_efficiency;
+  capacity.disaggregation = !options.disaggregate.empty();
   const auto candidates =
       candidates_on(capacity, options.systems.empty() ? std::vector<std::string>{options.deployment.system}
                                                       : options.systems);
@@ -262,6 +274,21 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
       options,
       search_capacity(capacity, candidates.value(), traffic.requests, targets, options.max_gpus, threads),
       inputs.setup.model.name, traffic.description, targets);
+}
+
+// The run's power and energy at the operating point (serve/serving_power.hpp).
+PowerReport serving_power_report(const PowerContext& power, const ServingResult& result) {
+  const ServingEnergy energy = serving_energy(result, power.point, power.node);
+  PowerReport report;
+  report.point = power.point;
+  report.node = power.node;
+  report.system_id = power.system_id;
+  report.unit = PowerUnit::serving_run;
+  report.energy = energy.energy;
+  report.tokens_per_unit = energy.output_tokens;
+  report.requests = energy.requests;
+  report.busy_fraction = energy.busy_fraction;
+  return report;
 }
 
 int write_report(const ServeOptions& options, const ServeReport& report);
@@ -319,14 +346,16 @@ std::optional<PerfHardware> transfer_hardware(const ServeOptions& options, const
 }
 
 int run_disaggregated(const ServeOptions& options, const InferenceInputs& inputs,
-                      const ServingEngineDefaults& defaults, const std::string& engine,
-                      const ServeTraffic& traffic) {
-  if (inputs.setup.ep > 1)
-    throw UsageFailure{"--disaggregate: expert parallelism (--ep) in the pools is not modelled yet"};
+                      const ServingEngineDefaults& defaults, const EngineChoice& engine,
+                      const ServeTraffic& traffic, const PowerContext& power) {
   const auto [prefill_instances, decode_instances] = parse_pools(options.disaggregate);
   DisaggregatedSetup pools;
-  pools.prefill = {prefill_instances, options.prefill_tp > 0 ? options.prefill_tp : inputs.setup.tp, {}};
-  pools.decode = {decode_instances, options.decode_tp > 0 ? options.decode_tp : inputs.setup.tp, {}};
+  const int ep = inputs.setup.ep, pp = inputs.setup.pp;
+  pools.prefill = {
+      prefill_instances, options.prefill_tp > 0 ? options.prefill_tp : inputs.setup.tp, {}, ep, pp};
+  pools.decode = {decode_instances, options.decode_tp > 0 ? options.decode_tp : inputs.setup.tp, {}, ep, pp};
+  pools.units = options.replicas;
+  pools.engine_efficiency = engine.efficiency;
   const int domain = inputs.hardware.gpus_per_domain();
   if (const auto error = pool_error(pools.prefill, "prefill", domain))
     throw UsageFailure{
@@ -345,37 +374,47 @@ int run_disaggregated(const ServeOptions& options, const InferenceInputs& inputs
   }
   const DisaggregatedRun& disaggregated = run.value();
   const auto hardware = transfer_hardware(
-      options, inputs, place_pools(domain, disaggregated.pools.prefill, disaggregated.pools.decode));
+      options, inputs,
+      place_pools(domain, disaggregated.pools.prefill, disaggregated.pools.decode, pools.units));
   if (!hardware) return kInputError;
   const KvTransferModel transfer(*hardware, inputs.collectives, inputs.setup.model,
-                                 inputs.setup.kv_bytes_per_element, pools.prefill.tp, pools.decode.tp);
-  ServeReport report{inputs.hardware, inputs.setup, traffic.description, {}, {}, engine, std::nullopt};
+                                 inputs.setup.kv_bytes_per_element, pools.prefill.tp, pools.decode.tp, pp,
+                                 pp);
+  ServeReport report{inputs.hardware, inputs.setup, traffic.description, {}, {},
+                     engine.text,     std::nullopt, std::nullopt};
   report.serving.targets = pools.targets;
+  report.serving.engine_efficiency = engine.efficiency;
   report.disaggregated = simulate_disaggregated(disaggregated.prefill, disaggregated.decode, transfer,
                                                 traffic.requests, disaggregated.pools);
   report.result = report.disaggregated->serving;
+  report.power = serving_power_report(power, report.result);
   return write_report(options, report);
 }
 
 // The engine defaults and, with --engine, the generation's fitted efficiency.
 std::optional<EngineChoice> engine_of(const ServeOptions& options, const ServingEngineDefaults& defaults) {
-  std::vector<EngineGeneration> generations;
-  if (!options.engine_generation.empty()) {
-    auto loaded = load_engine_generations(bundled_data_dir() + "/perf/serving-engine-generations.yaml");
-    if (!loaded.ok()) {
-      std::cerr << loaded.error_text();
-      return std::nullopt;
-    }
-    generations = std::move(loaded).value();
+  auto choice = load_engine_choice(defaults, options.engine_generation);
+  if (!choice.ok()) {
+    const InputError& error = choice.errors().front();
+    if (error.where.file.empty()) throw UsageFailure{"--engine: " + error.message};  // an unknown id
+    std::cerr << choice.error_text();
+    return std::nullopt;
   }
-  auto choice = engine_choice(defaults, generations, options.engine_generation);
-  if (!choice.ok()) throw UsageFailure{"--engine: " + choice.errors().front().message};
   return std::move(choice).value();
 }
 
 int run_serve(const ServeOptions& options) {
-  const auto inputs = load_inference_inputs(options.deployment, "perf serve");
-  if (!inputs) return kInputError;
+  const auto loaded = load_inference_inputs(options.deployment, "perf serve");
+  if (!loaded) return kInputError;
+  std::optional<PowerContext> power;
+  if (!options.search) {
+    power = load_power_context(options.power, loaded->hardware, options.deployment.catalog, "perf serve");
+    if (!power) return kInputError;
+  }
+  // The iteration model sees the GPU as the cap leaves it (power_model.hpp: slower GEMMs and HBM).
+  InferenceInputs capped = *loaded;
+  if (power) capped.hardware = capped_hardware(loaded->hardware, power->point);
+  const InferenceInputs* inputs = &capped;
   const auto defaults = load_serving_engine_defaults(bundled_data_dir() + "/perf/serving-engine.yaml");
   if (!defaults.ok()) {
     std::cerr << defaults.error_text();
@@ -393,7 +432,7 @@ int run_serve(const ServeOptions& options) {
     return run_search(options, *inputs, defaults.value(), engine->efficiency, *traffic,
                       parse_slo(options.slo));
   if (!options.disaggregate.empty())
-    return run_disaggregated(options, *inputs, defaults.value(), engine->text, *traffic);
+    return run_disaggregated(options, *inputs, defaults.value(), *engine, *traffic, *power);
   auto model = IterationModel::make(inputs->hardware, inputs->collectives, inputs->constants, inputs->setup);
   if (!model.ok()) {
     std::cerr << model.error_text();
@@ -415,8 +454,11 @@ int run_serve(const ServeOptions& options) {
       setup,
       simulate_serving(model.value(), traffic->requests, pipelined(setup, inputs->setup.pp)),
       engine->text,
+      std::nullopt,
       std::nullopt};
-  return write_report(options, report);
+  ServeReport with_power = report;
+  with_power.power = serving_power_report(*power, report.result);
+  return write_report(options, with_power);
 }
 
 int write_report(const ServeOptions& options, const ServeReport& report) {
@@ -430,6 +472,22 @@ int write_report(const ServeOptions& options, const ServeReport& report) {
   }
   std::cout << (options.json ? serve_json(report).dump(2) + "\n" : serve_text(report));
   return 0;
+}
+
+// Why these options cannot combine with --disaggregate (empty when they can), naming the option.
+std::string disaggregation_refusal(const ServeOptions& options) {
+  if (options.disaggregate.empty()) return "";
+  if (options.search && options.disaggregate != "auto")
+    return "--search chooses the instances and the prefill:decode split itself: give --disaggregate auto";
+  if (!options.search && options.disaggregate == "auto")
+    return "--disaggregate auto asks --search to choose the split; for one run give prefill=P,decode=D";
+  if (options.search && (options.prefill_tp > 0 || options.decode_tp > 0))
+    return "--search gives both pools each candidate's layout: --prefill-tp/--decode-tp fix one run's pools";
+  if (options.concurrency > 0)
+    return "--concurrency: a closed loop's next request waits for the decode pool's answer, and the pools "
+           "are simulated one after the other (prefill, then decode), so a client cannot be fed back; use "
+           "an open loop (--rate or --trace)";
+  return "";
 }
 
 }  // namespace
@@ -482,6 +540,7 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       ->add_option("--sample-every", options->sample_every_s, "seconds between timeline samples (default 1)")
       ->check(CLI::PositiveNumber);
   command->add_option("--timeline-csv", options->timeline_csv, "write running, queue and KV use over time");
+  command->add_option("--csv", options->search_csv, "--search: write the ranked table as CSV to FILE");
   command->add_flag(
       "--json", options->json,
       std::string("print JSON (schema ") + kServeSchema + "; with --search " + kServeCapacitySchema + ")");
@@ -498,10 +557,11 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       ->check(CLI::PositiveNumber);
   command->add_option("--prices", options->prices, "--search: GPU-hour prices (YAML, as perf size --prices)")
       ->check(CLI::ExistingFile);
-  auto* disaggregate = command->add_option(
+  command->add_option(
       "--disaggregate", options->disaggregate,
       "separate prefill and decode pools, e.g. prefill=1,decode=3 instances (vLLM's disaggregated prefilling "
-      "with the NixlConnector; the KV cache moves over NVLink or the NICs)");
+      "with the NixlConnector; the KV cache moves over NVLink or the NICs); with --replicas R, R such units; "
+      "with --search, 'auto': also try every layout as pools, the instances and their split searched");
   command
       ->add_option("--prefill-tp", options->prefill_tp,
                    "--disaggregate: TP of a prefill instance (default --tp)")
@@ -510,7 +570,6 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       ->add_option("--decode-tp", options->decode_tp,
                    "--disaggregate: TP of a decode instance (default --tp)")
       ->check(CLI::PositiveNumber);
-  disaggregate->excludes(concurrency);
   command->add_option(
       "--engine", options->engine_generation,
       "an engine generation of data/perf/serving-engine-generations.yaml whose fitted efficiency "
@@ -541,6 +600,7 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
                    "--search: run candidate I alone and write its row to --out (a Slurm array task)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--out", options->out, "with --task: the result file");
+  add_power_options(*command, options->power, false);
   command->callback([options, &exit_code] {
     const auto& d = options->deployment;
     if (options->search && options->slo.empty()) {
@@ -555,14 +615,15 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       exit_code = kUsageError;
       return;
     }
-    if (!options->disaggregate.empty() && (options->search || options->replicas != 1)) {
-      std::cerr << "perf serve: --disaggregate sets the instances itself; it does not combine with "
-                   "--replicas or --search\n";
+    if (const std::string refusal = disaggregation_refusal(*options); !refusal.empty()) {
+      std::cerr << "perf serve: " << refusal << "\n";
       exit_code = kUsageError;
       return;
     }
-    if (!options->disaggregate.empty() && (d.pp > 1 || !options->engine_generation.empty())) {
-      std::cerr << "perf serve: --pp and --engine are not modelled in disaggregated pools yet\n";
+    if (options->search && !options->power.cap.empty()) {
+      std::cerr
+          << "perf serve: --power-cap is for one deployment: the search's candidates span systems whose "
+             "caps differ (run the answer again with --power-cap)\n";
       exit_code = kUsageError;
       return;
     }
@@ -594,6 +655,7 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
   auto* merge = perf.add_subcommand(
       "serve-merge", "rank the task results of a `perf serve --search --slurm-array DIR` into its answer");
   merge->add_option("DIR", merge_options->merge_array, "the array's directory")->required();
+  merge->add_option("--csv", merge_options->search_csv, "write the ranked table as CSV to FILE");
   merge->add_flag("--json", merge_options->json,
                   std::string("print JSON (schema ") + kServeCapacitySchema + ")");
   merge->callback([merge_options, &exit_code] {

@@ -127,6 +127,10 @@ nlohmann::json inference_json(const InferenceReport& report) {
       {"max_load", estimate_json(max_load, under_load_of(report, report.by_sequences.size()))}};
   for (std::size_t i = 0; i < report.by_sequences.size(); ++i)
     out["by_sequences"].push_back(estimate_json(report.by_sequences[i], under_load_of(report, i)));
+  if (report.engine)
+    out["engine"] = {{"generation", report.engine->generation},
+                     {"efficiency", report.engine->efficiency},
+                     {"name", report.engine->text}};
   if (!report.under_load.empty()) {
     out["under_load"] = {{"engine", report.under_load_engine},
                          {"requests_per_client", report.under_load_rounds}};
@@ -187,6 +191,9 @@ std::string inference_text(const InferenceReport& report) {
         << " requests in turn, simulated on one replica with\n  " << report.under_load_engine
         << " (queueing and batched prefill included; docs/perf-inference.md)\n";
   }
+  if (report.engine)
+    out << "  engine: " << report.engine->text << ": every time above divided by "
+        << format_number(report.engine->efficiency, 3) << ", the throughput multiplied by it\n";
   out << "  model and constants: docs/perf-inference.md, data/perf/inference.yaml\n";
   return out.str();
 }

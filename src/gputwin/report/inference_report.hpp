@@ -15,6 +15,7 @@
 #include "gputwin/core/error.hpp"
 #include "gputwin/core/json_input.hpp"
 #include "gputwin/perf/inference.hpp"
+#include "gputwin/serve/serve_scenario.hpp"
 #include "gputwin/serve/serve_summary.hpp"
 
 namespace gputwin {
@@ -31,6 +32,9 @@ struct InferenceReport {
   std::vector<ServeSummary> under_load;
   std::string under_load_engine;  // whose scheduler and limits the simulation follows
   int under_load_rounds = 0;      // requests each client sends
+  // The engine generation applied (perf infer --engine): every time divided by its efficiency; unset = the
+  // perf model's own timing (and no engine line or field is written).
+  std::optional<EngineChoice> engine;
 };
 
 [[nodiscard]] std::string inference_text(const InferenceReport& report);

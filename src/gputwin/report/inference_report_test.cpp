@@ -28,7 +28,7 @@ InferenceReport real_report() {
   const auto estimate = [&](int sequences) {
     return estimate_inference(hardware, perf.collectives, constants, setup, sequences).value();
   };
-  InferenceReport report{hardware, setup, {}, estimate(0), {}, {}, 0};
+  InferenceReport report{hardware, setup, {}, estimate(0), {}, {}, 0, std::nullopt};
   for (const int sequences : {1, 16, 64}) report.by_sequences.push_back(estimate(sequences));
   return report;
 }

@@ -18,7 +18,15 @@ std::string w(Power p) {
 }
 
 const char* unit_name(PowerUnit unit) {
-  return unit == PowerUnit::training_step ? "step" : "batch";
+  switch (unit) {
+    case PowerUnit::training_step:
+      return "step";
+    case PowerUnit::inference_batch:
+      return "batch";
+    case PowerUnit::serving_run:
+      return "run";
+  }
+  return "step";
 }
 
 double energy_per_token_j(const PowerReport& r) {
@@ -58,6 +66,13 @@ std::string energy_line(const PowerReport& r) {
                 ? fmt::format("{:.4g} MWh for the run's {:.4g}T tokens", run_mwh(r, r.run_tokens),
                               r.run_tokens / 1e12)
                 : fmt::format("{:.4g} MWh per 1T tokens (--run-tokens for a run)", run_mwh(r, 1e12));
+  } else if (r.unit == PowerUnit::serving_run) {
+    line = fmt::format(
+        "  energy     {:.4g} kWh over the run's {:.1f} s on {} GPUs ({} nodes; GPUs in iterations {:.1f} % "
+        "of "
+        "the time), {:.4g} J per output token, {:.4g} J per request",
+        kwh, r.energy.seconds, r.energy.gpus, r.energy.nodes, r.busy_fraction * 100, energy_per_token_j(r),
+        r.requests > 0 ? r.energy.energy_j / r.requests : 0.0);
   } else {
     line = fmt::format(
         "  energy     {:.4g} kWh per batch on {} GPUs ({:.0f} output tokens), {:.4g} J per output token", kwh,
@@ -121,6 +136,11 @@ nlohmann::json power_json(const PowerReport& r) {
   j["default_seconds_per_unit"] = r.default_seconds ? nlohmann::json(*r.default_seconds) : nlohmann::json();
   j["energy_per_unit_kwh"] = e.energy_j / kJoulesPerKwh;
   j["energy_per_token_j"] = energy_per_token_j(r);
+  if (r.unit == PowerUnit::serving_run) {
+    j["requests"] = r.requests;
+    j["energy_per_request_j"] = r.requests > 0 ? r.energy.energy_j / r.requests : 0.0;
+    j["busy_fraction"] = r.busy_fraction;
+  }
   if (r.unit == PowerUnit::training_step) {
     j["run_tokens"] = r.run_tokens > 0 ? nlohmann::json(r.run_tokens) : nlohmann::json();
     j["energy_per_run_mwh"] = r.run_tokens > 0 ? nlohmann::json(run_mwh(r, r.run_tokens)) : nlohmann::json();

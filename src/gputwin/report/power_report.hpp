@@ -1,5 +1,5 @@
-// The power and energy lines of perf train and perf infer (text and the JSON "power" object), and their
-// reader.
+// The power and energy lines of perf train, perf infer and perf serve (text and the JSON "power" object), and
+// their reader.
 //
 //   PowerReport r{point, node, "dgx-h100", PowerUnit::training_step, energy, tokens_per_step, ...};
 //   std::cout << power_text(r);                  // appended to the command's text
@@ -17,7 +17,7 @@
 
 namespace gputwin {
 
-enum class PowerUnit { training_step, inference_batch };
+enum class PowerUnit { training_step, inference_batch, serving_run };
 
 struct PowerReport {
   PowerOperatingPoint point;
@@ -29,6 +29,9 @@ struct PowerReport {
   std::optional<double> default_seconds;  // the unit's time at the default limit, when capped
   double run_tokens = 0;                  // training: tokens of the whole run (0: per 1T tokens is shown)
   std::optional<SystemPowerFigure> published_node;  // a published training draw of the system, to compare
+  // Serving (perf serve): the run's finished requests and the share of the GPUs' time spent in iterations.
+  int requests = 0;
+  double busy_fraction = 0;
 };
 
 [[nodiscard]] std::string power_text(const PowerReport& report);

@@ -19,7 +19,10 @@ Result<CapacityTask> read_capacity_task_json(std::string_view text, const std::s
     task.simulations = int_of(root.child("simulations"));
     CapacityRow& row = task.row;
     row.candidate = {root.child("system").string(), int_of(root.child("tp")),
-                     int_of(root.child("dp_attention")), int_of(root.child("pp"))};
+                     int_of(root.child("dp_attention")), int_of(root.child("pp")),
+                     boolean_of(root.child("disaggregated"))};
+    row.prefill_instances = int_of(root.child("prefill_instances"));
+    row.decode_instances = int_of(root.child("decode_instances"));
     row.accelerator = root.child("accelerator").string();
     row.meets = boolean_of(root.child("meets"));
     row.replicas = int_of(root.child("replicas"));
@@ -111,6 +114,11 @@ CapacityDocument capacity_document_from_json(const JsonField& root, const std::s
     r.accelerator = row.child("accelerator").string();
     r.layout = row.child("layout").string();
     r.tp = int_of(row.child("tp"));
+    if (row.has("disaggregated")) {  // documents written before disaggregation was searched lack it
+      r.disaggregated = boolean_of(row.child("disaggregated"));
+      r.prefill_instances = int_of(row.child("prefill_instances"));
+      r.decode_instances = int_of(row.child("decode_instances"));
+    }
     r.meets = boolean_of(row.child("meets"));
     r.replicas = int_of(row.child("replicas"));
     r.gpus = int_of(row.child("gpus"));

@@ -65,6 +65,9 @@ struct CapacityDocumentRow {
   std::string accelerator;
   std::string layout;  // "TP 8", "DP 8 x EP 8", "TP 8 x PP 2"
   int tp = 1;
+  bool disaggregated = false;  // prefill/decode pools: replicas counts both pools' instances
+  int prefill_instances = 0;
+  int decode_instances = 0;
   bool meets = false;
   int replicas = 0;
   int gpus = 0;

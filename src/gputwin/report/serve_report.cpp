@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace gputwin {
 namespace {
 
@@ -41,11 +43,20 @@ std::string pool_limits(const PoolStats& pool) {
 std::string deployment_text(const ServeReport& report) {
   const ServingSetup& setup = report.serving;
   if (const auto& d = report.disaggregated) {
-    std::string text = fmt::format(
-        "Serving {} ({}) on {}: disaggregated, {} prefill instance(s) of TP {} + {} decode instance(s) of TP "
-        "{} = {} GPUs\n",
-        report.setup.model.name, report.setup.precision, report.hardware.system_id, d->prefill.instances,
-        d->prefill.tp, d->decode.instances, d->decode.tp, report.result.gpus);
+    const auto pool = [&](const PoolStats& p, std::string_view name) {
+      std::string layout = fmt::format("TP {}", p.tp);
+      if (p.ep > 1) layout += fmt::format(" x DP {} (EP {})", p.ep, p.ep * p.tp);
+      if (p.pp > 1) layout += fmt::format(" x PP {}", p.pp);
+      return fmt::format("{} {} instance(s) of {}", p.instances / d->units, name, layout);
+    };
+    const std::string pools = pool(d->prefill, "prefill") + " + " + pool(d->decode, "decode");
+    std::string text =
+        fmt::format("Serving {} ({}) on {}: disaggregated, {} = {} GPUs\n", report.setup.model.name,
+                    report.setup.precision, report.hardware.system_id,
+                    d->units > 1 ? fmt::format("{} units of ({}), a proxy each, request k to unit k mod {}",
+                                               d->units, pools, d->units)
+                                 : pools,
+                    report.result.gpus);
     text += fmt::format("Traffic: {}\n", report.traffic);
     text += fmt::format("Engine: {}; per prefill instance {}; per decode instance {}; blocks of {}\n",
                         report.engine, pool_limits(d->prefill), pool_limits(d->decode),
@@ -73,6 +84,8 @@ std::string deployment_text(const ServeReport& report) {
 nlohmann::json pool_json(const PoolStats& pool) {
   return {{"instances", pool.instances},
           {"tp", pool.tp},
+          {"ep", pool.ep},
+          {"pp", pool.pp},
           {"gpus", pool.gpus},
           {"max_batched_tokens", pool.limits.max_batched_tokens},
           {"max_sequences", pool.limits.max_sequences},
@@ -123,6 +136,7 @@ std::string serve_text(const ServeReport& report) {
                     targets, setup.targets.percentile * 100, s.share_meeting_targets * 100,
                     s.goodput_requests_per_s, s.meets_targets ? "MET" : "NOT MET");
   }
+  if (report.power) text += power_text(*report.power);
   return text;
 }
 
@@ -173,8 +187,9 @@ nlohmann::json serve_json(const ServeReport& report) {
   if (const auto& d = report.disaggregated) {
     document["replicas"] = d->prefill.instances + d->decode.instances;
     document["tp"] = nullptr;  // per pool
-    document["engine"] = {{"name", report.engine}};
+    document["engine"] = {{"name", report.engine}, {"efficiency", setup.engine_efficiency}};
     document["pools"] = {{"behaviour", kDisaggregationBehaviour},
+                         {"units", d->units},
                          {"prefill", pool_json(d->prefill)},
                          {"decode", pool_json(d->decode)},
                          {"kv_transfer",
@@ -185,6 +200,7 @@ nlohmann::json serve_json(const ServeReport& report) {
                            {"bytes_mean", d->kv_bytes_mean},
                            {"time_ms", latency_ms_json(d->kv_transfer_s)}}}};
   }
+  if (report.power) document["power"] = power_json(*report.power);
   return document;
 }
 
@@ -220,8 +236,8 @@ std::string capacity_text(const CapacitySearch& search, const std::string& model
                       "$/Mtok", "");
   for (const CapacityRow& row : search.rows) {
     if (row.refused()) {
-      text += fmt::format("  {:<20} {:<22}  refused: {}\n", row.candidate.system, layout_text(row.candidate),
-                          row.why);
+      text +=
+          fmt::format("  {:<20} {:<22}  refused: {}\n", row.candidate.system, row_layout_text(row), row.why);
       continue;
     }
     const std::string cost = row.cost_per_hour ? fmt::format("{:.2f}", row.cost_per_hour->base()) : "-";
@@ -229,13 +245,19 @@ std::string capacity_text(const CapacitySearch& search, const std::string& model
         row.cost_per_hour ? fmt::format("{:.3f}", row.cost_per_million_tokens) : "-";
     text += fmt::format(
         "  {:<20} {:<22} {:>10} {:>8} {:>6} {:>10.0f} {:>7.0f}ms {:>7.1f}ms {:>11} {:>9}  {}\n",
-        row.candidate.system, layout_text(row.candidate),
+        row.candidate.system, row_layout_text(row),
         fmt::format("{}/{}", row.limits.max_batched_tokens, row.limits.max_sequences),
         row.meets ? std::to_string(row.replicas) : "-", row.meets ? std::to_string(row.gpus) : "-",
         row.summary.output_tokens_per_s_per_gpu, row.summary.ttft_s.p90 * 1e3, row.summary.tpot_s.p90 * 1e3,
         cost, per_token, row.meets && row.why.empty() ? "<- answer" : row.why);
   }
   text += "\nlimits: max_num_batched_tokens/max_num_seqs per engine (per data-parallel rank with DP)\n";
+  if (std::any_of(search.rows.begin(), search.rows.end(),
+                  [](const CapacityRow& row) { return row.candidate.disaggregated; }))
+    text +=
+        "P/D: prefill/decode disaggregation, instances of the layout in a prefill and a decode pool; P:D is "
+        "the split of the fewest instances meeting the targets (of the most tried when none does), "
+        "replicas counts the instances of both pools\n";
   if (!search.fits_nowhere.empty()) text += "\n" + model + ": " + search.fits_nowhere + ".\n";
   if (search.rows.empty() || !search.rows.front().meets)
     text += "\nNo candidate meets the targets within the GPU limit.\n";
@@ -247,7 +269,10 @@ nlohmann::json capacity_row_json(const CapacityRow& row) {
           {"tp", row.candidate.tp},
           {"dp_attention", row.candidate.ep},
           {"pp", row.candidate.pp},
-          {"layout", layout_text(row.candidate)},
+          {"layout", row_layout_text(row)},
+          {"disaggregated", row.candidate.disaggregated},
+          {"prefill_instances", row.prefill_instances},
+          {"decode_instances", row.decode_instances},
           {"accelerator", row.accelerator},
           {"meets", row.meets},
           {"replicas", row.replicas},
@@ -280,6 +305,32 @@ nlohmann::json capacity_json(const CapacitySearch& search, const std::string& mo
           {"rows", rows}};
 }
 
+std::string capacity_csv(const CapacitySearch& search) {
+  std::string text =
+      "rank,system,layout,tp,dp_attention,pp,disaggregated,prefill_instances,decode_instances,accelerator,"
+      "meets,replicas,gpus,max_batched_tokens,max_sequences,output_tokens_per_s,output_tokens_per_s_per_gpu,"
+      "ttft_p90_ms,tpot_p90_ms,e2e_p90_ms,cost_per_hour,cost_per_million_tokens,why\n";
+  const auto quoted = [](const std::string& field) {
+    std::string out = "\"";
+    for (const char c : field) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+  };
+  for (std::size_t k = 0; k < search.rows.size(); ++k) {
+    const CapacityRow& row = search.rows[k];
+    const ServeSummary& s = row.summary;
+    text += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{}\n", k + 1,
+        row.candidate.system, quoted(row_layout_text(row)), row.candidate.tp, row.candidate.ep,
+        row.candidate.pp, row.candidate.disaggregated ? "true" : "false", row.prefill_instances,
+        row.decode_instances, row.accelerator, row.meets ? "true" : "false", row.replicas, row.gpus,
+        row.limits.max_batched_tokens, row.limits.max_sequences, s.output_tokens_per_s,
+        s.output_tokens_per_s_per_gpu, s.ttft_s.p90 * 1e3, s.tpot_s.p90 * 1e3, s.e2e_s.p90 * 1e3,
+        row.cost_per_hour ? fmt::format("{:.4f}", row.cost_per_hour->base()) : "",
+        row.cost_per_hour ? fmt::format("{:.4f}", row.cost_per_million_tokens) : "", quoted(row.why));
+  }
+  return text;
+}
+
 nlohmann::json capacity_task_json(const CapacityTask& task) {
   const CapacityRow& row = task.row;
   const ServeSummary& s = row.summary;
@@ -290,6 +341,9 @@ nlohmann::json capacity_task_json(const CapacityTask& task) {
           {"tp", row.candidate.tp},
           {"dp_attention", row.candidate.ep},
           {"pp", row.candidate.pp},
+          {"disaggregated", row.candidate.disaggregated},
+          {"prefill_instances", row.prefill_instances},
+          {"decode_instances", row.decode_instances},
           {"accelerator", row.accelerator},
           {"meets", row.meets},
           {"replicas", row.replicas},

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gputwin/perf/inference.hpp"
+#include "gputwin/report/power_report.hpp"
 #include "gputwin/serve/capacity_search.hpp"
 #include "gputwin/serve/disaggregated.hpp"
 #include "gputwin/serve/serving.hpp"
@@ -32,6 +33,9 @@ struct ServeReport {
   // Set for a disaggregated deployment (then `serving`'s replicas and limits are unused; `result` is
   // disaggregated->serving).
   std::optional<DisaggregatedResult> disaggregated;
+  // The run's power and energy (perf serve --power-cap; at the default limit without one): text and JSON
+  // "power" as perf train and perf infer write them, per run.
+  std::optional<PowerReport> power;
 };
 
 [[nodiscard]] std::string serve_text(const ServeReport& report);
@@ -43,6 +47,8 @@ inline constexpr const char* kServeCapacitySchema = "gputwin.serve-capacity/1";
 [[nodiscard]] std::string capacity_text(const CapacitySearch& search, const std::string& model,
                                         const std::string& traffic, const LatencyTargets& targets);
 [[nodiscard]] nlohmann::json capacity_row_json(const CapacityRow& row);
+// The table as CSV, one line per row in rank order (rank 1 the answer when it meets the targets).
+[[nodiscard]] std::string capacity_csv(const CapacitySearch& search);
 [[nodiscard]] nlohmann::json capacity_json(const CapacitySearch& search, const std::string& model,
                                            const std::string& traffic, const LatencyTargets& targets);
 

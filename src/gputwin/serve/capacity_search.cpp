@@ -5,9 +5,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <functional>
+#include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include "gputwin/perf/hardware.hpp"
+#include "gputwin/serve/disaggregated.hpp"
 
 namespace gputwin {
 namespace {
@@ -35,66 +39,41 @@ std::string binding_target(const ServeSummary& s, const LatencyTargets& t) {
   return worst->second;
 }
 
-// Replica counts of one candidate under one set of batch limits. A PP replica runs pp batches in flight
-// (serving.hpp's pipelined). A data-parallel attention group is an engine core of its own in vLLM, so the
-// limits apply per group: ep times them for the replica.
-class CandidateSearch {
+// The fewest replicas (or disaggregated instances) meeting the targets, by doubling then bisection on the
+// count, from `first` (1; 2 for a disaggregated deployment, one instance per pool). `run` simulates a count.
+class ReplicaSearch {
  public:
-  CandidateSearch(const DeploymentCandidate& candidate, const IterationModel& model,
-                  const std::vector<ServeRequest>& requests, const LatencyTargets& targets,
-                  const EngineLimits& limits, double engine_efficiency, int& simulations)
-      : candidate_(candidate),
-        model_(model),
-        requests_(requests),
-        targets_(targets),
-        limits_(limits),
-        engine_efficiency_(engine_efficiency),
-        simulations_(simulations) {}
+  ReplicaSearch(std::function<ServeSummary(int)> run, int first) : run_(std::move(run)), first_(first) {}
 
-  ServeSummary run(int replicas) {
-    ServingSetup setup;
-    setup.replicas = replicas;
-    setup.gpus_per_replica = candidate_.tp * candidate_.ep;
-    setup.limits = limits_;
-    setup.limits.max_batched_tokens *= candidate_.ep;
-    setup.limits.max_sequences *= candidate_.ep;
-    setup.limits.kv_capacity_tokens = model_.kv_capacity_tokens();
-    setup.targets = targets_;
-    setup.options.sample_every_s = 60;
-    setup.engine_efficiency = engine_efficiency_;
-    ++simulations_;
-    return simulate_serving(model_, requests_, pipelined(setup, candidate_.pp)).summary;
-  }
-
-  // Fewest replicas up to `cap` that meet the targets; empty when none does (the last tried in `largest`).
+  // Fewest up to `cap` that meet the targets; empty when none does (the last tried in `largest`).
   std::optional<std::pair<int, ServeSummary>> fewest(int cap, ServeSummary& largest) {
-    int low = 0;  // known not to meet
-    int high = 1;
-    ServeSummary at_high = run(high);
+    int low = first_ - 1;  // known not to meet (or below the smallest count)
+    int high = first_;
+    ServeSummary at_high = run_(high);
     while (!at_high.meets_targets) {
       largest = at_high;
       if (high >= cap) return std::nullopt;
       low = high;
       high = std::min(cap, high * 2);
-      at_high = run(high);
+      at_high = run_(high);
     }
     return bisect(low, high, std::move(at_high));
   }
 
   // Fewer than `replicas`, which meet: empty when replicas - 1 misses (one simulation).
   std::optional<std::pair<int, ServeSummary>> fewer_than(int replicas) {
-    if (replicas <= 1) return std::nullopt;
-    ServeSummary at = run(replicas - 1);
+    if (replicas <= first_) return std::nullopt;
+    ServeSummary at = run_(replicas - 1);
     if (!at.meets_targets) return std::nullopt;
-    return bisect(0, replicas - 1, std::move(at));
+    return bisect(first_ - 1, replicas - 1, std::move(at));
   }
 
  private:
-  // `low` misses (0 = none tried), `high` meets: the fewest between.
+  // `low` misses (or is below the smallest count), `high` meets: the fewest between.
   std::pair<int, ServeSummary> bisect(int low, int high, ServeSummary at_high) {
     while (high - low > 1) {
       const int mid = (low + high) / 2;
-      ServeSummary at_mid = run(mid);
+      ServeSummary at_mid = run_(mid);
       if (at_mid.meets_targets) {
         high = mid;
         at_high = std::move(at_mid);
@@ -105,13 +84,97 @@ class CandidateSearch {
     return {high, std::move(at_high)};
   }
 
+  std::function<ServeSummary(int)> run_;
+  int first_ = 1;
+};
+
+// One aggregated deployment of `replicas` replicas. A PP replica runs pp batches in flight (serving.hpp's
+// pipelined). A data-parallel attention group is an engine core of its own in vLLM, so the limits apply per
+// group: ep times them for the replica.
+ServeSummary run_replicas(const DeploymentCandidate& candidate, const IterationModel& model,
+                          const std::vector<ServeRequest>& requests, const LatencyTargets& targets,
+                          const EngineLimits& limits, double engine_efficiency, int replicas,
+                          bool give_up_when_missed) {
+  ServingSetup setup;
+  setup.replicas = replicas;
+  setup.gpus_per_replica = candidate.tp * candidate.ep;
+  setup.limits = limits;
+  setup.limits.max_batched_tokens *= candidate.ep;
+  setup.limits.max_sequences *= candidate.ep;
+  setup.limits.kv_capacity_tokens = model.kv_capacity_tokens();
+  setup.targets = targets;
+  setup.options.sample_every_s = 60;
+  setup.engine_efficiency = engine_efficiency;
+  setup.give_up_when_missed = give_up_when_missed;
+  return simulate_serving(model, requests, pipelined(setup, candidate.pp)).summary;
+}
+
+// A disaggregated deployment of a budget of instances, the split searched (searched_pool_split); the splits
+// found by budget, for the row.
+class DisaggregatedBudgets {
+ public:
+  DisaggregatedBudgets(const CapacityInputs& inputs, const System& system,
+                       const DeploymentCandidate& candidate, const IterationModel& model,
+                       const std::vector<ServeRequest>& requests, const LatencyTargets& targets,
+                       const EngineLimits& limits, int& simulations)
+      : inputs_(inputs),
+        system_(system),
+        candidate_(candidate),
+        model_(model),
+        requests_(requests),
+        simulations_(simulations) {
+    const PoolSetup pool{1, candidate.tp, limits, candidate.ep, candidate.pp};
+    setup_.prefill = pool;
+    setup_.decode = pool;
+    setup_.targets = targets;
+    setup_.sample_every_s = 60;
+    setup_.engine_efficiency = inputs.engine_efficiency;
+  }
+
+  ServeSummary run(int instances) {
+    const auto transfer = transfer_for(instances);
+    if (!transfer.ok()) throw std::runtime_error(transfer.errors().front().message);
+    const PoolSplit split =
+        searched_pool_split(model_, model_, transfer.value(), requests_, setup_, instances);
+    simulations_ += static_cast<int>(split.trials.size());
+    const PoolSplitTrial& best = split.trials[split.best];
+    splits_[instances] = {best.prefill_instances, best.decode_instances};
+    return best.summary;
+  }
+
+  [[nodiscard]] std::pair<int, int> split_of(int instances) const { return splits_.at(instances); }
+
+ private:
+  // The hardware the transfers of `instances` instances cross: as many nodes of the system as the
+  // fullest placement of any split fills, at least two (so a transfer between domains has the NICs' path).
+  Result<KvTransferModel> transfer_for(int instances) const {
+    const int domain = std::max(system_.accelerators, system_.scale_up_domain);
+    int domains = 1;
+    for (int p = 1; p < instances; ++p) {
+      PoolSetup prefill = setup_.prefill, decode = setup_.decode;
+      prefill.instances = p;
+      decode.instances = instances - p;
+      const PoolPlacement placement = place_pools(domain, prefill, decode);
+      domains =
+          std::max(domains, 1 + std::max(placement.prefill_domain.back(), placement.decode_domain.back()));
+    }
+    const int nodes_per_domain = std::max(1, domain / std::max(1, system_.accelerators));
+    auto hardware =
+        perf_hardware_of_system(inputs_.catalog, system_.info.id, std::max(2, domains * nodes_per_domain));
+    if (!hardware.ok()) return hardware.errors();
+    return KvTransferModel(std::move(hardware).value(), inputs_.collectives, inputs_.model,
+                           inputs_.kv_bytes_per_element, candidate_.tp, candidate_.tp, candidate_.pp,
+                           candidate_.pp);
+  }
+
+  const CapacityInputs& inputs_;
+  const System& system_;
   const DeploymentCandidate& candidate_;
   const IterationModel& model_;
   const std::vector<ServeRequest>& requests_;
-  const LatencyTargets& targets_;
-  EngineLimits limits_;
-  double engine_efficiency_ = 1;
+  DisaggregatedSetup setup_;
   int& simulations_;
+  std::map<int, std::pair<int, int>> splits_;
 };
 
 void price(CapacityRow& row, const std::map<std::string, Money>& prices) {
@@ -178,7 +241,15 @@ std::string layout_text(const DeploymentCandidate& candidate) {
   std::string text = fmt::format("TP {}", candidate.tp);
   if (candidate.ep > 1) text += fmt::format(" x DP {} (EP {})", candidate.ep, candidate.ep * candidate.tp);
   if (candidate.pp > 1) text += fmt::format(" x PP {}", candidate.pp);
+  if (candidate.disaggregated) text += ", P/D";
   return text;
+}
+
+std::string row_layout_text(const CapacityRow& row) {
+  if (!row.candidate.disaggregated || row.prefill_instances == 0) return layout_text(row.candidate);
+  DeploymentCandidate instance = row.candidate;
+  instance.disaggregated = false;
+  return fmt::format("{}, P:D {}:{}", layout_text(instance), row.prefill_instances, row.decode_instances);
 }
 
 std::vector<DeploymentCandidate> candidates_for(const CapacityInputs& inputs, const std::string& system) {
@@ -194,6 +265,14 @@ std::vector<DeploymentCandidate> candidates_for(const CapacityInputs& inputs, co
   for (int domains = 2; domains <= inputs.max_domains; ++domains) {
     if (std::any_of(candidates.begin(), candidates.end(), fits)) break;
     candidates = layouts(inputs, system, tps, domain, domains);
+  }
+  if (!inputs.disaggregation) return candidates;
+  const std::size_t aggregated = candidates.size();
+  for (std::size_t k = 0; k < aggregated; ++k) {
+    if (candidates[k].gpus() > domain) continue;  // an instance across domains is not placed
+    DeploymentCandidate disaggregated = candidates[k];
+    disaggregated.disaggregated = true;
+    candidates.push_back(disaggregated);
   }
   return candidates;
 }
@@ -236,22 +315,48 @@ CapacityRow search_candidate(const CapacityInputs& inputs, const DeploymentCandi
     return row;
   }
   const int cap = max_gpus / candidate.gpus();
-  if (cap < 1) {
-    row.why = fmt::format("needs {} GPUs per replica, more than --max-gpus {}", candidate.gpus(), max_gpus);
+  const int first = candidate.disaggregated ? 2 : 1;
+  if (candidate.disaggregated) {
+    const int domain = std::max(system->accelerators, system->scale_up_domain);
+    if (candidate.gpus() > domain) {
+      row.why = fmt::format("an instance of {} GPUs does not fit a scale-up domain of {}", candidate.gpus(),
+                            domain);
+      return row;
+    }
+  }
+  if (cap < first) {
+    row.why =
+        candidate.disaggregated
+            ? fmt::format("needs {} GPUs (one instance per pool), more than --max-gpus {}",
+                          first * candidate.gpus(), max_gpus)
+            : fmt::format("needs {} GPUs per replica, more than --max-gpus {}", candidate.gpus(), max_gpus);
     return row;
   }
   ServeSummary largest;
+  int largest_count = 0;
   for (const BatchLimits& limits : searched_batch_limits(inputs, hardware.value().accelerator)) {
     EngineLimits engine = engine_limits_for(inputs.engine, hardware.value().accelerator, 0);
     engine.max_batched_tokens = limits.max_batched_tokens;
     engine.max_sequences = limits.max_sequences;
-    CandidateSearch search(candidate, model.value(), requests, targets, engine, inputs.engine_efficiency,
-                           simulations);
+    DisaggregatedBudgets budgets(inputs, *system, candidate, model.value(), requests, targets, engine,
+                                 simulations);
+    std::function<ServeSummary(int)> run = [&](int count) {
+      largest_count = std::max(largest_count, count);
+      if (candidate.disaggregated) return budgets.run(count);
+      ++simulations;
+      // A run that misses is only needed whole at the cap (its summary says what binds); below it the search
+      // asks only whether it meets, so it may stop as soon as it cannot (the rows are the same).
+      return run_replicas(candidate, model.value(), requests, targets, engine, inputs.engine_efficiency,
+                          count, count < cap);
+    };
+    ReplicaSearch search(run, first);
     auto found = row.meets ? search.fewer_than(row.replicas) : search.fewest(cap, largest);
     if (!found) {
       if (!row.meets && row.summary.requests == 0) {
         row.summary = largest;
         row.limits = limits;
+        if (candidate.disaggregated)
+          std::tie(row.prefill_instances, row.decode_instances) = budgets.split_of(largest_count);
       }
       continue;
     }
@@ -260,6 +365,8 @@ CapacityRow search_candidate(const CapacityInputs& inputs, const DeploymentCandi
     row.meets = true;
     row.limits = limits;
     row.summary = std::move(found->second);
+    if (candidate.disaggregated)
+      std::tie(row.prefill_instances, row.decode_instances) = budgets.split_of(found->first);
   }
   if (!row.meets)
     row.why = fmt::format("misses the targets even on {} GPUs: {}", cap * candidate.gpus(),

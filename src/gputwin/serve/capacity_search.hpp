@@ -55,6 +55,10 @@ struct CapacityInputs {
   int max_domains = 4;
   // The serving engine's speed against the perf model (ServingSetup::engine_efficiency): 1 = the model's own.
   double engine_efficiency = 1;
+  // Also try every layout whose instance fits one scale-up domain as prefill/decode disaggregation
+  // (serve/disaggregated.hpp): a prefill pool and a decode pool of instances of that layout, the instance
+  // count searched like replicas and, at each count, the prefill:decode split (searched_pool_split).
+  bool disaggregation = false;
 };
 
 struct DeploymentCandidate {
@@ -62,18 +66,24 @@ struct DeploymentCandidate {
   int tp = 1;
   int ep = 1;  // data-parallel attention groups of tp GPUs with the routed experts over ep x tp GPUs (MoE)
   int pp = 1;  // pipeline stages of tp GPUs
+  // Prefill/decode disaggregation: instances of this layout in two pools (gpus() is one instance's).
+  bool disaggregated = false;
   [[nodiscard]] int gpus() const { return tp * ep * pp; }
   bool operator==(const DeploymentCandidate&) const = default;
 };
 
-// "TP 8", "TP 2 x DP 4 (EP 8)", "TP 8 x PP 2".
+// "TP 8", "TP 2 x DP 4 (EP 8)", "TP 8 x PP 2", "TP 4, P/D" (disaggregated: its split is the row's).
 [[nodiscard]] std::string layout_text(const DeploymentCandidate& candidate);
 
 struct CapacityRow {
   DeploymentCandidate candidate;
   std::string accelerator;
-  int replicas = 0;  // 0 when the candidate cannot meet the targets (see `why`)
+  int replicas = 0;  // 0 when the candidate cannot meet the targets (see `why`); instances when disaggregated
   int gpus = 0;
+  // Disaggregated: the split of `replicas` instances between the pools (of the largest budget tried when it
+  // does not meet the targets).
+  int prefill_instances = 0;
+  int decode_instances = 0;
   bool meets = false;
   BatchLimits limits;                  // the engine limits of the answer (or of the largest run tried)
   ServeSummary summary;                // at `replicas` (at the largest tried when it does not meet them)
@@ -92,11 +102,15 @@ struct CapacitySearch {
   std::string fits_nowhere;
 };
 
+// "TP 4, P:D 1:3" for a disaggregated row with its split, else layout_text.
+[[nodiscard]] std::string row_layout_text(const CapacityRow& row);
+
 // The layouts worth trying on a system: TP a power of two up to its scale-up domain dividing the model's
 // heads; for MoE models also data-parallel attention with expert parallelism (DP x TP within the domain, the
 // experts divisible over them, as vLLM's --data-parallel-size with --enable-expert-parallel); and, only when
 // nothing fits in one domain, the fewest domains (up to max_domains) that hold the weights: TP of the largest
-// size in a domain x PP over the domains, and for MoE an expert-parallel group spanning them.
+// size in a domain x PP over the domains, and for MoE an expert-parallel group spanning them. With
+// inputs.disaggregation, each layout whose instance fits one domain again as a disaggregated candidate.
 [[nodiscard]] std::vector<DeploymentCandidate> candidates_for(const CapacityInputs& inputs,
                                                               const std::string& system);
 

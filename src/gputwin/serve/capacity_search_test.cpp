@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "gputwin/catalog/catalog_test_support.hpp"
+#include "gputwin/serve/disaggregated.hpp"
 #include "gputwin/serve/requests.hpp"
 #include "gputwin/serve/serve_test_support.hpp"
 
@@ -222,6 +223,76 @@ TEST(CapacitySearch, BatchLimitsAreASearchedAxis) {
   if (searched.limits == limits[1]) {
     EXPECT_LT(searched.gpus, only_default.gpus) << "ties keep the default";
   }
+}
+
+TEST(CapacitySearch, DisaggregationAddsPoolCandidatesWhoseInstanceFitsADomain) {
+  CapacityInputs inputs = capacity_inputs_for("llama3.1-70b");
+  const auto aggregated = candidates_for(inputs, "dgx-h100");
+  inputs.disaggregation = true;
+  const auto both = candidates_for(inputs, "dgx-h100");
+  ASSERT_EQ(both.size(), 2 * aggregated.size());  // every layout of one domain, once more as pools
+  for (std::size_t k = 0; k < aggregated.size(); ++k) {
+    DeploymentCandidate pools = aggregated[k];
+    pools.disaggregated = true;
+    EXPECT_EQ(both[aggregated.size() + k], pools);
+  }
+  EXPECT_EQ(layout_text(both.back()), "TP 8, P/D");
+}
+
+TEST(CapacitySearch, TheDisaggregatedAnswerIsTheFewestInstancesAndTheirSplitMeetingTheTargets) {
+  CapacityInputs inputs = capacity_inputs_for("llama3.1-8b");
+  // Long answers to short prompts: decoding is the work, so a good split puts most instances on decode.
+  const auto requests =
+      generate_arrivals({.rate_per_s = 30, .duration_s = 30, .input_tokens = 256, .output_tokens = 1024}, 5);
+  inputs.batch_limits = {{8192, 64}};  // a decode instance's batch is bounded: instances carry the load
+  const LatencyTargets goal = latency_targets(0.5, 0.02);
+  const DeploymentCandidate pools{"dgx-h100", 1, 1, 1, true};
+  const CapacitySearch search = search_capacity(inputs, {pools}, requests, goal, 64);
+  ASSERT_EQ(search.rows.size(), 1u);
+  const CapacityRow& row = search.rows.front();
+  ASSERT_TRUE(row.meets) << row.why;
+  EXPECT_EQ(row.prefill_instances + row.decode_instances, row.replicas);
+  EXPECT_EQ(row.gpus, row.replicas);
+  EXPECT_GT(row.decode_instances, row.prefill_instances);
+  EXPECT_EQ(row_layout_text(row),
+            fmt::format("TP 1, P:D {}:{}", row.prefill_instances, row.decode_instances));
+  // The same budget split the other way round misses the targets: a bad split loses.
+  const auto hardware = perf_hardware_of_system(inputs.catalog, "dgx-h100", 2).value();
+  InferenceSetup setup{inputs.model, 1, "fp8", 1.0, 1024, 128, 1};
+  const IterationModel model =
+      IterationModel::make(hardware, inputs.collectives, inputs.constants, setup).value();
+  const KvTransferModel transfer(hardware, inputs.collectives, inputs.model, 1.0, 1, 1);
+  DisaggregatedSetup reversed;
+  EngineLimits limits = engine_limits_for(inputs.engine, hardware.accelerator, model.kv_capacity_tokens());
+  limits.max_sequences = 64;
+  reversed.prefill = {row.decode_instances, 1, limits};
+  reversed.decode = {row.prefill_instances, 1, limits};
+  reversed.targets = goal;
+  const DisaggregatedResult bad = simulate_disaggregated(model, model, transfer, requests, reversed);
+  EXPECT_FALSE(bad.serving.summary.meets_targets);
+  // And one instance fewer, however split, misses them too: the count is the fewest.
+  const CapacitySearch fewer = search_capacity(inputs, {pools}, requests, goal, row.replicas - 1);
+  EXPECT_FALSE(fewer.rows.front().meets);
+}
+
+TEST(CapacitySearch, DisaggregatedRowsRankWithTheOthersAndReadBackTheirSplit) {
+  CapacityInputs inputs = capacity_inputs_for("llama3.1-8b");
+  inputs.gpu_hour_prices["h100-sxm"] = Money::from_base(2.5);
+  const auto requests =
+      generate_arrivals({.rate_per_s = 10, .duration_s = 60, .input_tokens = 1024, .output_tokens = 128}, 5);
+  const CapacitySearch search = search_capacity(inputs, {{"dgx-h100", 1}, {"dgx-h100", 1, 1, 1, true}},
+                                                requests, latency_targets(0.5, 0.05), 64, 2);
+  ASSERT_EQ(search.rows.size(), 2u);
+  for (const CapacityRow& row : search.rows) ASSERT_TRUE(row.meets) << row.why;
+  // One aggregated TP-1 replica carries 10 req/s; pools need at least two GPUs: they cost more and say so.
+  EXPECT_FALSE(search.rows.front().candidate.disaggregated);
+  const CapacityRow& pools = search.rows.back();
+  EXPECT_TRUE(pools.candidate.disaggregated);
+  EXPECT_GE(pools.gpus, 2);
+  EXPECT_EQ(pools.why, fmt::format("costs {:.2f}/h more", 2.5 * (pools.gpus - search.rows.front().gpus)));
+  ASSERT_TRUE(pools.cost_per_hour.has_value());
+  EXPECT_NEAR(pools.cost_per_million_tokens,
+              pools.cost_per_hour->base() / (pools.summary.output_tokens_per_s * 3600) * 1e6, 1e-9);
 }
 
 }  // namespace

@@ -28,10 +28,17 @@
 
 namespace gputwin {
 
+// One pool's instances. An instance is tp x ep x pp GPUs: `ep` data-parallel attention ranks of tp GPUs with
+// the experts over all of them (MoE; each rank an engine core with its own scheduler, so `limits` are per
+// rank, as in the capacity search), and `pp` pipeline stages keeping pp batches in flight (simulated as pp
+// engines with 1/pp of the instance's KV cache each, as serving.hpp's pipelined()).
 struct PoolSetup {
   int instances = 1;
   int tp = 1;
   EngineLimits limits;
+  int ep = 1;
+  int pp = 1;
+  [[nodiscard]] int instance_gpus() const { return tp * ep * pp; }
 };
 
 struct DisaggregatedSetup {
@@ -39,21 +46,29 @@ struct DisaggregatedSetup {
   PoolSetup decode;
   double sample_every_s = 1.0;
   LatencyTargets targets;
+  // Copies of the prefill:decode unit behind one balancer (--replicas): request k goes to unit k mod units,
+  // each unit routes round-robin over its own pools, as a proxy per unit does; units are placed one after the
+  // other. 1 = one proxy over both pools.
+  int units = 1;
+  // The serving engine's speed against the perf model, for both pools (ServingSetup::engine_efficiency).
+  double engine_efficiency = 1;
 };
 
-// A pool of no instance, or an instance wider than one scale-up domain: an error naming the pool ("prefill"
-// or "decode") and the figures; nullopt when the pool can run.
+// A pool of no instance, or an instance (tp x ep x pp GPUs) wider than one scale-up domain: an error naming
+// the pool ("prefill" or "decode") and the figures; nullopt when the pool can run.
 [[nodiscard]] std::optional<std::string> pool_error(const PoolSetup& pool, const std::string& name,
                                                     int domain_gpus);
 
-// Placement rule: instances sit on consecutive GPUs, the prefill pool first, then the decode pool; an
-// instance never straddles a scale-up domain (it starts at the next domain when the rest of the current one
-// is too small). The scale-up domain of each instance, by pool.
+// Placement rule: instances sit on consecutive GPUs, the prefill pool first, then the decode pool (unit by
+// unit when there are several); an instance never straddles a scale-up domain (it starts at the next domain
+// when the rest of the current one is too small). The scale-up domain of each instance, by pool (unit u's
+// instances are u x instances .. (u + 1) x instances - 1).
 struct PoolPlacement {
   std::vector<int> prefill_domain;
   std::vector<int> decode_domain;
 };
-[[nodiscard]] PoolPlacement place_pools(int domain_gpus, const PoolSetup& prefill, const PoolSetup& decode);
+[[nodiscard]] PoolPlacement place_pools(int domain_gpus, const PoolSetup& prefill, const PoolSetup& decode,
+                                        int units = 1);
 
 struct KvTransfer {
   double bytes = 0;     // the prompt's whole KV cache (every layer, every KV head)
@@ -63,13 +78,14 @@ struct KvTransfer {
 
 // A prompt's KV cache moved from a prefill instance of TP p to a decode instance of TP d: every GPU of both
 // sides moves its own share at once, so the time is the collective model's point-to-point (sendrecv) time of
-// the larger per-GPU share (a GPU's KV slice at TP p or d, whichever is larger), on NVLink when both
-// instances sit in one scale-up domain, through the GPUs' NICs otherwise. Transfers do not slow each other
-// (the links' sharing between concurrent transfers is left out).
+// the larger per-GPU share (a GPU's KV slice at TP p or d, whichever is larger; a pipeline stage holds
+// 1/pp of the layers), on NVLink when both instances sit in one scale-up domain, through the GPUs' NICs
+// otherwise. Transfers do not slow each other (the links' sharing between concurrent transfers is left out).
 class KvTransferModel {
  public:
   KvTransferModel(PerfHardware hardware, CollectiveModel collectives, const TransformerModel& model,
-                  double kv_bytes_per_element, int prefill_tp, int decode_tp);
+                  double kv_bytes_per_element, int prefill_tp, int decode_tp, int prefill_pp = 1,
+                  int decode_pp = 1);
   [[nodiscard]] KvTransfer of(int prompt_tokens, bool same_domain) const;
   [[nodiscard]] int domain_gpus() const { return hardware_.gpus_per_domain(); }
   [[nodiscard]] double bytes_per_token() const { return bytes_per_token_; }
@@ -92,8 +108,10 @@ struct RequestTransfer {  // per request, in the order given; -1 = did not happe
 };
 
 struct PoolStats {
-  int instances = 0;
+  int instances = 0;  // over every unit
   int tp = 0;
+  int ep = 1;
+  int pp = 1;
   int gpus = 0;
   EngineLimits limits;
   long long iterations = 0;
@@ -111,6 +129,7 @@ struct PoolSample {  // the pools' state per sampling interval (instances summed
 
 struct DisaggregatedResult {
   ServingResult serving;  // what clients see, over both pools' GPUs (timeline: both pools summed)
+  int units = 1;          // copies of the prefill:decode unit (the pools' instances count every unit's)
   PoolStats prefill;
   PoolStats decode;
   std::vector<RequestTransfer> requests;
@@ -129,10 +148,10 @@ struct DisaggregatedResult {
                                                          const std::vector<ServeRequest>& requests,
                                                          const DisaggregatedSetup& setup);
 
-// The capacity search's question for one candidate: how to split `instances` instances between the pools
-// (pools' TP and limits from `setup`). Every split with at least one instance per pool is simulated; the best
-// meets the targets with the fewest GPUs (then the highest goodput, then the fewest prefill instances), or,
-// when none meets them, has the largest share of requests meeting them.
+// How to split `instances` instances between the pools (pools' TP and limits from `setup`). Every split with
+// at least one instance per pool is simulated; the best meets the targets with the fewest GPUs (then the
+// highest goodput, then the fewest prefill instances), or, when none meets them, has the largest share of
+// requests meeting them.
 struct PoolSplitTrial {
   int prefill_instances = 0;
   int decode_instances = 0;
@@ -148,5 +167,24 @@ struct PoolSplit {
                                         const IterationModel& decode_model, const KvTransferModel& transfer,
                                         const std::vector<ServeRequest>& requests,
                                         const DisaggregatedSetup& setup, int instances);
+
+// The capacity search's question for one candidate and an instance budget, in fewer simulations: a bisection
+// on the prefill instances led by what binds: TPOT or E2E, or TTFT whose larger part (mean) is the wait for a
+// decode instance (prefill done to first token), needs more decode instances; TTFT spent mostly before the
+// prefill ends more prefill instances. The first split meeting the targets ends it (a budget's splits have
+// the same GPUs when both pools' instances are alike). Up to `exhaustive_up_to` instances: every split.
+// `trials` holds the splits simulated, by prefill instances; `best` meets the targets or, when none does,
+// has the largest share of requests meeting them.
+[[nodiscard]] PoolSplit searched_pool_split(const IterationModel& prefill_model,
+                                            const IterationModel& decode_model,
+                                            const KvTransferModel& transfer,
+                                            const std::vector<ServeRequest>& requests,
+                                            const DisaggregatedSetup& setup, int instances,
+                                            int exhaustive_up_to = 4);
+
+// Whether TTFT binds (true) or TPOT/E2E (false): the target with the largest ratio of its percentile (the
+// targets') to the target. The split search's first question; TTFT's own parts answer the second (above).
+// (TTFT includes the wait for a decode slot, so a TTFT miss alone does not say which pool is short.)
+[[nodiscard]] bool prompt_side_binds(const ServeSummary& summary, const LatencyTargets& targets);
 
 }  // namespace gputwin

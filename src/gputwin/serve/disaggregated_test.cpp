@@ -227,5 +227,102 @@ TEST(ServeDisaggregated, PoolsWithoutInstancesOrATpWiderThanTheDomainAreNamed) {
       << *wide;
 }
 
+TEST(ServeDisaggregated, TheSearchedSplitFollowsTheBindingTargetAndMeetsWhereTheExhaustiveOneDoes) {
+  const Deployment d = deployment("dgx-h100", "llama3.1-8b");
+  const IterationModel prefill = model_of(d, 1);
+  const IterationModel decode = model_of(d, 1);
+  const KvTransferModel transfer(d.hardware, d.collectives, d.model, 1.0, 1, 1);
+  const auto requests =
+      generate_arrivals({.rate_per_s = 30, .duration_s = 30, .input_tokens = 256, .output_tokens = 1024}, 5);
+  DisaggregatedSetup setup = pools(d, prefill, decode, 1, 1, 1);
+  setup.decode.limits.max_sequences = 64;
+  setup.targets.ttft_s = 0.5;
+  setup.targets.tpot_s = 0.02;
+  const PoolSplit every = best_pool_split(prefill, decode, transfer, requests, setup, 8);
+  const PoolSplit searched = searched_pool_split(prefill, decode, transfer, requests, setup, 8);
+  ASSERT_TRUE(every.meets);
+  ASSERT_TRUE(searched.meets);
+  EXPECT_LT(searched.trials.size(), every.trials.size()) << "a bisection, not every split";
+  const PoolSplitTrial& found = searched.trials[searched.best];
+  EXPECT_TRUE(every.trials[static_cast<std::size_t>(found.prefill_instances - 1)].summary.meets_targets);
+  EXPECT_GE(found.decode_instances, found.prefill_instances);  // the first meeting split: 4:4 here
+  // 7:1 is a bad split of this decode-bound load: it misses, on TTFT (requests wait for a decode slot), so a
+  // TTFT miss alone must not send the search to more prefill instances: every step after a miss here goes to
+  // more decode instances.
+  const PoolSplitTrial& bad = every.trials.back();
+  EXPECT_EQ(bad.prefill_instances, 7);
+  EXPECT_FALSE(bad.summary.meets_targets);
+  EXPECT_TRUE(prompt_side_binds(bad.summary, setup.targets));
+  // The bisection starts at 4:4 (of 1..7); going only towards decode, no trial has more prefill instances.
+  for (const PoolSplitTrial& trial : searched.trials) EXPECT_LE(trial.prefill_instances, 4);
+}
+
+TEST(ServeDisaggregated, ThePromptSideBindsWhenTtftIsFurthestOverItsTarget) {
+  ServeSummary s;
+  s.ttft_s.p90 = 2.0;  // 4 x its target
+  s.tpot_s.p90 = 0.1;  // 2 x its target
+  LatencyTargets t;
+  t.ttft_s = 0.5;
+  t.tpot_s = 0.05;
+  EXPECT_TRUE(prompt_side_binds(s, t));
+  s.tpot_s.p90 = 0.25;  // 5 x
+  EXPECT_FALSE(prompt_side_binds(s, t));
+  t.ttft_s.reset();
+  EXPECT_FALSE(prompt_side_binds(s, t));
+}
+
+TEST(ServeDisaggregated, UnitsRouteWithinThemselvesAndMatchOneUnitPerShareOfTheTraffic) {
+  const Deployment d = deployment("dgx-h100", "llama3.1-8b");
+  const IterationModel model = model_of(d, 1);
+  const KvTransferModel transfer(d.hardware, d.collectives, d.model, 1.0, 1, 1);
+  const auto requests =
+      generate_arrivals({.rate_per_s = 20, .duration_s = 20, .input_tokens = 1024, .output_tokens = 64}, 9);
+  DisaggregatedSetup two = pools(d, model, model, 1, 2, 1);
+  two.units = 2;
+  const DisaggregatedResult r = simulate_disaggregated(model, model, transfer, requests, two);
+  EXPECT_EQ(r.units, 2);
+  EXPECT_EQ(r.prefill.instances, 2);
+  EXPECT_EQ(r.decode.instances, 4);
+  EXPECT_EQ(r.serving.gpus, 6);
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    const int unit = static_cast<int>(k % 2);
+    EXPECT_EQ(r.requests[k].prefill_instance, unit) << k;     // unit u's prefill instance is u
+    EXPECT_EQ(r.requests[k].decode_instance / 2, unit) << k;  // and its decode instances 2u, 2u + 1
+  }
+  // Unit 0 alone on the even requests gives those requests the same times.
+  std::vector<ServeRequest> even;
+  for (std::size_t k = 0; k < requests.size(); k += 2) even.push_back(requests[k]);
+  const DisaggregatedResult one =
+      simulate_disaggregated(model, model, transfer, even, pools(d, model, model, 1, 2, 1));
+  for (std::size_t i = 0; i < even.size(); ++i)
+    EXPECT_NEAR(one.requests[i].first_token_s, r.requests[2 * i].first_token_s, 1e-9) << i;
+}
+
+TEST(ServeDisaggregated, TheEngineEfficiencyStretchesEveryIteration) {
+  const Deployment d = deployment("dgx-h100", "llama3.1-8b");
+  const IterationModel model = model_of(d, 1);
+  const KvTransferModel transfer(d.hardware, d.collectives, d.model, 1.0, 1, 1);
+  const std::vector<ServeRequest> one{{0.0, 4096, 10}};
+  DisaggregatedSetup setup = pools(d, model, model, 1, 1, 1);
+  const DisaggregatedResult full = simulate_disaggregated(model, model, transfer, one, setup);
+  setup.engine_efficiency = 0.5;
+  const DisaggregatedResult half = simulate_disaggregated(model, model, transfer, one, setup);
+  EXPECT_NEAR(half.requests[0].prefill_done_s, 2 * full.requests[0].prefill_done_s, 1e-12);
+  const double full_decode = full.serving.summary.e2e_s.mean - full.requests[0].kv_ready_s;
+  const double half_decode = half.serving.summary.e2e_s.mean - half.requests[0].kv_ready_s;
+  EXPECT_NEAR(half_decode, 2 * full_decode, 1e-9);
+}
+
+TEST(ServeDisaggregated, APipelinedOrExpertParallelInstanceIsWiderAndPlacedWhole) {
+  EXPECT_EQ(pool_error({1, 4, {}, 1, 2}, "prefill", 8), std::nullopt);  // TP 4 x PP 2 fills a domain
+  const auto wide = pool_error({1, 4, {}, 2, 2}, "decode", 8);
+  ASSERT_TRUE(wide);
+  EXPECT_NE(wide->find("decode instance of TP 4 x EP 2 x PP 2 (16 GPUs) does not fit"), std::string::npos)
+      << *wide;
+  const PoolPlacement p = place_pools(8, {1, 2, {}, 1, 2}, {2, 2, {}, 2, 1});  // 4 GPUs each
+  EXPECT_EQ(p.prefill_domain, (std::vector<int>{0}));
+  EXPECT_EQ(p.decode_domain, (std::vector<int>{0, 1}));
+}
+
 }  // namespace
 }  // namespace gputwin

@@ -52,6 +52,7 @@ class Engine {
       }
       if (!iterate()) break;
       if (options_.horizon_s > 0 && now_ >= options_.horizon_s) break;
+      if (run_.gave_up) break;
     }
     run_.end_s = now_;
     return std::move(run_);
@@ -244,6 +245,8 @@ class Engine {
     outcome.finish_s = now_;
     release(r);
     ++done_;
+    if (options_.misses && options_.misses(outcome) && ++run_.misses > options_.misses_allowed)
+      run_.gave_up = true;
     if (closed_loop() && next_closed_ < requests_.size()) release_closed(now_);
   }
 

@@ -81,7 +81,9 @@ struct ServeRun {
   long long iterations = 0;
   long long preemptions = 0;
   double end_s = 0;
-  int unservable = 0;  // requests longer than the whole KV cache: refused, never run
+  int unservable = 0;    // requests longer than the whole KV cache: refused, never run
+  long long misses = 0;  // finished requests `EngineOptions::misses` said missed (counted only when set)
+  bool gave_up = false;  // stopped after more than misses_allowed of them
 };
 
 // Open loop: requests arrive at their arrival_s (sorted ascending). Closed loop: `concurrency` > 0 clients
@@ -96,6 +98,11 @@ struct EngineOptions {
   // load). Until the read ends it holds its blocks but runs in no iteration; then only the last prompt
   // token is computed again, and that iteration emits the first output token.
   std::vector<double> remote_kv_load_s;
+  // Give up early (the capacity search's runs that only ask "does it meet the targets"): when `misses` is
+  // set, the run stops as soon as more than `misses_allowed` finished requests miss the targets by it
+  // (ServeRun gave_up); the requests not finished by then stay unfinished.
+  std::function<bool(const RequestOutcome&)> misses;
+  long long misses_allowed = 0;
 };
 
 [[nodiscard]] ServeRun simulate_engine(const std::vector<ServeRequest>& requests, const EngineLimits& limits,

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "gputwin/core/data_dir.hpp"
+
 namespace gputwin {
 
 Result<ServeTraffic> make_traffic(const TrafficSpec& spec) {
@@ -60,6 +62,17 @@ Result<EngineChoice> engine_choice(const ServingEngineDefaults& defaults,
   error.field = "engine";
   error.message = "no engine generation '" + generation + "' (known: " + known + ")";
   return error;
+}
+
+Result<EngineChoice> load_engine_choice(const ServingEngineDefaults& defaults,
+                                        const std::string& generation) {
+  std::vector<EngineGeneration> generations;
+  if (!generation.empty()) {
+    auto loaded = load_engine_generations(bundled_data_dir() + "/perf/serving-engine-generations.yaml");
+    if (!loaded.ok()) return loaded.errors();
+    generations = std::move(loaded).value();
+  }
+  return engine_choice(defaults, generations, generation);
 }
 
 Result<DisaggregatedRun> make_disaggregated_run(const DeploymentInputs& inputs, DisaggregatedSetup pools,

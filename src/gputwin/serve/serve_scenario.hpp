@@ -72,6 +72,12 @@ struct EngineChoice {
                                                  const std::vector<EngineGeneration>& generations,
                                                  const std::string& generation);
 
+// engine_choice with the generations read from the bundled data (data/perf/serving-engine-generations.yaml)
+// when `generation` is set: what `perf serve --engine` and `perf infer --engine` use. An unknown id is an
+// error without a file (engine_choice's); a bad generations file one located in it.
+[[nodiscard]] Result<EngineChoice> load_engine_choice(const ServingEngineDefaults& defaults,
+                                                      const std::string& generation);
+
 // What a deployment is made of: the hardware, the cost models and the model's setup (perf infer's inputs).
 struct DeploymentInputs {
   const PerfHardware& hardware;

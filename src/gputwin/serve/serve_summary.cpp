@@ -27,7 +27,7 @@ LatencyStats stats_of(std::vector<double> values) {
   return stats;
 }
 
-bool meets(const RequestOutcome& r, const LatencyTargets& targets) {
+bool meets(const RequestOutcome& r, const LatencyTargets& targets) {  // see request_meets_targets
   const double ttft = r.first_token_s - r.arrival_s;
   const double e2e = r.finish_s - r.arrival_s;
   const double tpot = r.output_tokens > 1 ? (r.finish_s - r.first_token_s) / (r.output_tokens - 1) : 0;
@@ -87,6 +87,21 @@ ServeSummary summarize(const ServeRun& run, const LatencyTargets& targets, int g
     s.peak_waiting = std::max(s.peak_waiting, sample.waiting);
   }
   return s;
+}
+
+bool request_meets_targets(const RequestOutcome& r, const LatencyTargets& targets) {
+  return meets(r, targets);
+}
+
+long long misses_allowed(int requests, const LatencyTargets& targets) {
+  if (requests <= 0) return 0;
+  const auto meets_with = [&](long long misses) {  // summarize's comparison, exactly
+    return static_cast<double>(requests - misses) / requests >= targets.percentile;
+  };
+  auto allowed = static_cast<long long>(std::floor(requests * (1 - targets.percentile)));
+  while (allowed < requests && meets_with(allowed + 1)) ++allowed;
+  while (allowed > 0 && !meets_with(allowed)) --allowed;
+  return allowed;
 }
 
 }  // namespace gputwin

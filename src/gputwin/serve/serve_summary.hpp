@@ -55,4 +55,11 @@ struct ServeSummary {
 
 [[nodiscard]] ServeSummary summarize(const ServeRun& run, const LatencyTargets& targets, int gpus);
 
+// Whether a finished request meets every target that is set.
+[[nodiscard]] bool request_meets_targets(const RequestOutcome& r, const LatencyTargets& targets);
+
+// The most of `requests` that may miss the targets with the run still meeting them (summarize's rule: the
+// share of requests meeting them at least targets.percentile).
+[[nodiscard]] long long misses_allowed(int requests, const LatencyTargets& targets);
+
 }  // namespace gputwin

@@ -83,25 +83,38 @@ ServingResult simulate_serving(const IterationModel& model, const std::vector<Se
   const int replicas = setup.options.concurrency > 0
                            ? std::clamp(setup.replicas, 1, setup.options.concurrency)
                            : std::max(1, setup.replicas);
+  BusySeconds busy;
   const IterationCost cost = [&](const IterationBatch& batch) {
-    return model
-               .iteration(batch.prefill_tokens, batch.prefill_context_tokens, batch.decode_sequences,
-                          batch.decode_context_tokens)
-               .seconds() /
-           setup.engine_efficiency;
+    const StepTime step = model.iteration(batch.prefill_tokens, batch.prefill_context_tokens,
+                                          batch.decode_sequences, batch.decode_context_tokens);
+    busy.add(step, setup.engine_efficiency);
+    return step.seconds() / setup.engine_efficiency;
   };
   ServeRun merged;
   merged.requests.resize(requests.size());
   std::map<long long, EngineSample> buckets;
   std::map<long long, int> samples;
   const auto shares = round_robin(requests.size(), replicas);
-  for (int r = 0; r < replicas; ++r) {
+  const bool give_up =
+      setup.give_up_when_missed && (setup.targets.ttft_s || setup.targets.tpot_s || setup.targets.e2e_s);
+  const long long allowed = give_up ? misses_allowed(static_cast<int>(requests.size()), setup.targets) : 0;
+  long long missed = 0;
+  bool gave_up = false;
+  for (int r = 0; r < replicas && !gave_up; ++r) {
     std::vector<ServeRequest> share;
     for (const std::size_t k : shares[static_cast<std::size_t>(r)]) share.push_back(requests[k]);
     EngineOptions options = setup.options;
     if (options.concurrency > 0)
       options.concurrency = options.concurrency / replicas + (r < options.concurrency % replicas ? 1 : 0);
+    if (give_up) {
+      options.misses = [&](const RequestOutcome& outcome) {
+        return !request_meets_targets(outcome, setup.targets);
+      };
+      options.misses_allowed = allowed - missed;
+    }
     const ServeRun run = simulate_engine(share, setup.limits, cost, options);
+    missed += run.misses;
+    gave_up = run.gave_up;
     for (std::size_t i = 0; i < share.size(); ++i) merged.requests[shares[r][i]] = run.requests[i];
     for (std::size_t bin = 0; bin < run.token_gaps.counts.size(); ++bin)
       merged.token_gaps.counts[bin] += run.token_gaps.counts[bin];
@@ -119,7 +132,10 @@ ServingResult simulate_serving(const IterationModel& model, const std::vector<Se
   ServingResult result;
   result.gpus = replicas * setup.gpus_per_replica;
   result.iterations = merged.iterations;
+  result.gpu_busy = busy.times(setup.gpus_per_replica);
   result.summary = summarize(merged, setup.targets, result.gpus);
+  result.gave_up = gave_up;
+  if (gave_up) result.summary.meets_targets = false;
   result.timeline = std::move(merged.timeline);
   return result;
 }
@@ -133,7 +149,41 @@ ServeSummary closed_loop_latency(const IterationModel& model, const EngineLimits
   setup.limits = limits;
   setup.options.concurrency = load.concurrency;
   setup.options.sample_every_s = 0;  // no timeline wanted
+  setup.engine_efficiency = load.engine_efficiency;
   return simulate_serving(model, requests, pipelined(setup, load.pipeline_stages)).summary;
+}
+
+void BusySeconds::add(const StepTime& step, double engine_efficiency) {
+  (step.compute_bound() ? compute : memory) += std::max(step.compute_s, step.memory_s) / engine_efficiency;
+  communication += step.communication_s / engine_efficiency;
+  host += step.host_s / engine_efficiency;
+}
+
+BusySeconds BusySeconds::times(double factor) const {
+  return {compute * factor, memory * factor, communication * factor, host * factor};
+}
+
+BusySeconds& BusySeconds::operator+=(const BusySeconds& other) {
+  compute += other.compute;
+  memory += other.memory;
+  communication += other.communication;
+  host += other.host;
+  return *this;
+}
+
+InferenceEstimate at_engine_efficiency(InferenceEstimate estimate, double efficiency) {
+  if (efficiency == 1 || efficiency <= 0) return estimate;
+  for (StepTime* step : {&estimate.prefill, &estimate.decode}) {
+    step->compute_s /= efficiency;
+    step->memory_s /= efficiency;
+    step->communication_s /= efficiency;
+    step->host_s /= efficiency;
+  }
+  estimate.ttft_s /= efficiency;
+  estimate.tpot_s /= efficiency;
+  estimate.output_tokens_per_s *= efficiency;
+  estimate.output_tokens_per_s_per_gpu *= efficiency;
+  return estimate;
 }
 
 }  // namespace gputwin

@@ -46,6 +46,26 @@ struct ServingSetup {
   // The serving engine's speed against the perf model: each iteration takes the perf model's time / this
   // (1 = as the model times it; per engine generation in data/perf/serving-engine-generations.yaml).
   double engine_efficiency = 1;
+  // Stop as soon as the run cannot meet `targets` any more (more requests missed them than the percentile
+  // allows): for runs whose only question is whether they meet (the capacity search). The summary of a run
+  // that gave up is partial and does not meet the targets.
+  bool give_up_when_missed = false;
+};
+
+// The seconds spent iterating, by what bound each iteration (as power_model's inference_phases splits a
+// step: its bound part, the larger of compute and memory, is that phase; its communication; its host time),
+// each iteration's time as the engine ran it (the engine efficiency applied). Summed over engines as GPU
+// seconds: an engine's iteration of t seconds counts t for each GPU of one of its stages (a PP replica's
+// engines are its batches in flight, one per stage).
+struct BusySeconds {
+  double compute = 0;
+  double memory = 0;
+  double communication = 0;
+  double host = 0;
+  void add(const StepTime& step, double engine_efficiency);
+  [[nodiscard]] double total() const { return compute + memory + communication + host; }
+  [[nodiscard]] BusySeconds times(double factor) const;
+  BusySeconds& operator+=(const BusySeconds& other);
 };
 
 struct ServingResult {
@@ -53,6 +73,8 @@ struct ServingResult {
   std::vector<EngineSample> timeline;  // the replicas summed per sampling interval (KV use: their mean)
   long long iterations = 0;
   int gpus = 0;
+  BusySeconds gpu_busy;  // GPU seconds in iterations, over every engine
+  bool gave_up = false;  // give_up_when_missed stopped it
 };
 
 // A pipeline-parallel replica keeps pp batches in flight, as vLLM's pipeline keeps its stages busy: it is
@@ -74,9 +96,14 @@ struct ClosedLoopLoad {
   int input_tokens = 128;
   int output_tokens = 128;
   int rounds = 4;
-  int pipeline_stages = 1;  // a PP replica: simulated as pipelined() says
+  int pipeline_stages = 1;       // a PP replica: simulated as pipelined() says
+  double engine_efficiency = 1;  // ServingSetup::engine_efficiency
 };
 [[nodiscard]] ServeSummary closed_loop_latency(const IterationModel& model, const EngineLimits& limits,
                                                const ClosedLoopLoad& load, int gpus_per_replica);
+
+// The perf model's estimate as an engine of this efficiency runs it (ServingSetup::engine_efficiency): every
+// time divided by it (each term of the prefill and decode steps, TTFT, TPOT), the throughput times it.
+[[nodiscard]] InferenceEstimate at_engine_efficiency(InferenceEstimate estimate, double efficiency);
 
 }  // namespace gputwin

@@ -5,6 +5,7 @@
 
 #include "gputwin/catalog/catalog_test_support.hpp"
 #include "gputwin/core/data_dir.hpp"
+#include "gputwin/serve/requests.hpp"
 
 namespace gputwin {
 namespace {
@@ -64,6 +65,46 @@ TEST(ServeClosedLoop, ClientsBeyondTheSequenceLimitQueue) {
   EXPECT_EQ(limited.finished, 64);
   EXPECT_GT(limited.ttft_s.p99, 2 * open.ttft_s.p99);
   EXPECT_LT(limited.tpot_s.p50, open.tpot_s.p50);  // smaller batches decode faster per token
+}
+
+TEST(ServeGiveUp, AnOverloadedRunStopsOnceItCannotMeetTheTargetsAndAMeetingOneIsUnchanged) {
+  const Deployment d = llama_8b_on_h100();
+  const auto requests =
+      generate_arrivals({.rate_per_s = 200, .duration_s = 20, .input_tokens = 2048, .output_tokens = 128}, 4);
+  ServingSetup setup;
+  setup.replicas = 2;
+  setup.limits = d.limits;
+  setup.targets.ttft_s = 0.3;
+  setup.targets.tpot_s = 0.03;
+  const ServingResult whole = simulate_serving(d.model, requests, setup);
+  setup.give_up_when_missed = true;
+  const ServingResult quick = simulate_serving(d.model, requests, setup);
+  ASSERT_FALSE(whole.summary.meets_targets);
+  EXPECT_TRUE(quick.gave_up);
+  EXPECT_FALSE(quick.summary.meets_targets);
+  EXPECT_LT(quick.iterations, whole.iterations / 2) << "it stopped early";
+  // 20 replicas carry the load: giving up never triggers and the summary is the whole run's, exactly.
+  setup.replicas = 20;
+  setup.give_up_when_missed = false;
+  const ServingResult met = simulate_serving(d.model, requests, setup);
+  setup.give_up_when_missed = true;
+  const ServingResult met_quick = simulate_serving(d.model, requests, setup);
+  ASSERT_TRUE(met.summary.meets_targets);
+  EXPECT_FALSE(met_quick.gave_up);
+  EXPECT_EQ(met_quick.iterations, met.iterations);
+  EXPECT_EQ(met_quick.summary.ttft_s.p90, met.summary.ttft_s.p90);
+  EXPECT_EQ(met_quick.summary.share_meeting_targets, met.summary.share_meeting_targets);
+}
+
+TEST(ServeGiveUp, TheMissesAllowedAreExactlyWhatTheSummarysRuleAllows) {
+  LatencyTargets t;
+  t.percentile = 0.9;
+  EXPECT_EQ(misses_allowed(100, t), 10);  // 90 of 100 meet: 0.9 >= 0.9
+  EXPECT_EQ(misses_allowed(99, t), 9);    // 90 of 99 meet; 89 of 99 (0.899) do not
+  t.percentile = 0.99;
+  EXPECT_EQ(misses_allowed(50, t), 0);
+  t.percentile = 1.0;
+  EXPECT_EQ(misses_allowed(1000, t), 0);
 }
 
 }  // namespace
