@@ -27,7 +27,9 @@ TEST(TypicalPower, EverySystemWithGpusGetsOneWithItsBasis) {
   EXPECT_DOUBLE_EQ(dgx.power_typical->base(), 7750);
   for (const System& system : bundled().all<System>()) {
     EXPECT_EQ(system.power_typical.has_value(), !system.accelerator.empty()) << system.info.id;
-    if (system.typical_note) EXPECT_FALSE(system.typical_note->source.empty()) << system.info.id;
+    if (system.typical_note) {
+      EXPECT_FALSE(system.typical_note->source.empty()) << system.info.id;
+    }
   }
   for (const RackSystem& rack : bundled().all<RackSystem>()) {
     ASSERT_TRUE(rack.power_typical.has_value()) << rack.info.id;
