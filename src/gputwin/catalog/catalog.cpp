@@ -665,6 +665,33 @@ Result<Catalog> Catalog::load(const std::vector<std::string>& directories) {
   return builder.finish();
 }
 
+namespace {
+
+template <class Part>
+Result<bool> fill_typical(std::vector<Part>& parts, std::string_view id, Power typical,
+                          TypicalPowerNote& note) {
+  for (Part& part : parts) {
+    if (part.info.id != id) continue;
+    if (part.power_typical) return false;  // the catalog file's own figure governs
+    if (typical > part.power_max) {
+      return InputError{part.info.defined_at, part.info.id + ".power_typical",
+                        "typical power " + format_power(typical) + " (" + note.basis + ": " + note.source +
+                            ") exceeds power_max " + format_power(part.power_max)};
+    }
+    part.power_typical = typical;
+    part.typical_note = std::move(note);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<bool> Catalog::fill_typical_power(std::string_view id, Power typical, TypicalPowerNote note) {
+  if (kind_of(id) == "rack_system") return fill_typical(rack_systems_, id, typical, note);
+  return fill_typical(systems_, id, typical, note);
+}
+
 std::string Catalog::kind_of(std::string_view id) const {
   const auto found = kinds_.find(std::string(id));
   return found == kinds_.end() ? std::string() : found->second;

@@ -46,6 +46,11 @@ class Catalog {
     return *part;
   }
 
+  // Gives a system or rack system the typical power its catalog entry left unset, with where it comes from
+  // (plan's load_catalog, from the power model). A typical power the catalog file gives is kept; a figure
+  // above the part's power_max is an error naming the part.
+  [[nodiscard]] Result<bool> fill_typical_power(std::string_view id, Power typical, TypicalPowerNote note);
+
   // "accelerator", "system", ... for the part with this id; empty when unknown.
   [[nodiscard]] std::string kind_of(std::string_view id) const;
   [[nodiscard]] std::vector<std::string> ids() const;

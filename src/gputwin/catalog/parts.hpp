@@ -84,6 +84,17 @@ struct PowerSupplies {
   std::string redundancy;
 };
 
+// Where a system's typical power comes from when its catalog entry gives none: a published measured draw, or
+// the power model (GPUs at their typical draw under training plus the system's non-GPU power). plan's
+// load_catalog fills it (plan/typical_power.hpp); a figure the catalog file gives is kept and has no note.
+struct TypicalPowerNote {
+  std::string basis;  // "published" or "modelled"
+  std::string confidence;
+  std::string source;
+  std::optional<Power> inference;  // under a loaded inference server, where a draw for it is published
+  std::string inference_source;
+};
+
 struct System {
   PartInfo info;
   std::string accelerator;  // empty for CPU-only servers
@@ -96,7 +107,8 @@ struct System {
   std::optional<ByteSize> system_memory;
   RackSpace rack_units;
   Power power_max;
-  std::optional<Power> power_typical;
+  std::optional<Power> power_typical;            // under training
+  std::optional<TypicalPowerNote> typical_note;  // set when power_typical did not come from the catalog file
   std::optional<PowerSupplies> psus;
   Nics nics;
 };
@@ -140,6 +152,7 @@ struct RackSystem {
   RackSpace rack_units;        // height of the rack the system ships in
   Power power_max;
   std::optional<Power> power_typical;
+  std::optional<TypicalPowerNote> typical_note;  // as System's
   CoolingMethod cooling = CoolingMethod::liquid;
   double heat_to_liquid = 1.0;  // fraction of the rack's heat removed by liquid
   double weight_kg = 0.0;       // 0 = not published

@@ -79,8 +79,9 @@ std::optional<InferenceInputs> load_inference_inputs(const InferenceModelOptions
                                                      const std::string& command);
 // --power-cap (perf train, perf infer) and --run-tokens (perf train): cli/perf_power_options.cpp.
 struct PowerOptions {
-  std::string cap;         // "500W"; empty: the default limit
-  std::string run_tokens;  // "15T"; empty: per 1T tokens
+  std::string cap;          // "500W"; empty: the default limit
+  std::string clock_limit;  // "1500" or "1500MHz"; empty: no clock limit
+  std::string run_tokens;   // "15T"; empty: per 1T tokens
 };
 struct PowerContext {
   PowerModelData data;

@@ -181,8 +181,13 @@ struct PowerSummary {
   double air_pue = 1.0;     // of the heat left to the room's air: the spec's facility.pue (or the default)
   double liquid_pue = 1.0;  // of the heat sent to liquid: facility.liquid_cooling.pue, else as air
   int circuits = 0;
-  Power circuit_capacity;  // usable continuous power of one PDU's circuit
-  bool typical_from_max = false;
+  Power circuit_capacity;         // usable continuous power of one PDU's circuit
+  bool typical_from_max = false;  // the node system has no typical power: its maximum is used
+  // The node system's typical power under training and where it comes from ("catalog": its catalog file;
+  // "published" or "modelled": plan's power model, catalog TypicalPowerNote); unset with typical_from_max.
+  std::optional<Power> node_typical;
+  std::string node_typical_basis;
+  std::string node_typical_source;
   Power rack_power_limit;    // the spec's facility limit per rack
   Power rack_cooling_limit;  // the most the facility's cooling removes from one rack
   Power rack_power_ceiling;  // what binds a rack: the cooling's limit when known and lower, else the spec's

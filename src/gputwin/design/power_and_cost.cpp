@@ -126,12 +126,17 @@ void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& c
   }
   facility_power_by_cooling(spec, cooling, cluster);
   power.cooling_load = power.it_max;
-  power.typical_from_max = !catalog.get<System>(spec.node_system).power_typical.has_value();
+  const System& node = catalog.get<System>(spec.node_system);
+  power.typical_from_max = !node.power_typical.has_value();
   if (power.typical_from_max) {
-    cluster.warnings.push_back(
-        {"typical-power-unknown", "the catalog has no typical power for " + spec.node_system +
-                                      "; energy and typical figures use its maximum power"});
+    cluster.warnings.push_back({"typical-power-unknown",
+                                "neither the catalog nor the power model has a typical power for " +
+                                    spec.node_system + "; energy and typical figures use its maximum power"});
+    return;
   }
+  power.node_typical = node.power_typical;
+  power.node_typical_basis = node.typical_note ? node.typical_note->basis : "catalog";
+  power.node_typical_source = node.typical_note ? node.typical_note->source : node.info.source;
 }
 
 namespace {

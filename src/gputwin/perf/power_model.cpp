@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "gputwin/core/yaml_input.hpp"
 
@@ -26,8 +27,9 @@ FigureLocation located(const YamlField& field, const std::string& id, std::strin
 }
 
 AcceleratorPowerFigures read_accelerator(const YamlField& item) {
-  item.expect_keys({"id", "min_limit", "max_limit", "idle", "memory_bound_draw", "confidence",
-                    "field_confidence", "source", "notes"});
+  item.expect_keys({"id", "min_limit", "max_limit", "idle", "memory_bound_draw", "loaded_decode_draw",
+                    "min_sm_clock_mhz", "max_sm_clock_mhz", "confidence", "field_confidence", "source",
+                    "notes"});
   AcceleratorPowerFigures figures;
   figures.accelerator = item.child("id").text();
   auto power = [&](std::string_view key) -> std::optional<Power> {
@@ -43,6 +45,19 @@ AcceleratorPowerFigures read_accelerator(const YamlField& item) {
     figures.max_limit_at = located(*f, figures.accelerator, "max_limit");
   figures.idle = power("idle");
   figures.memory_bound_draw = power("memory_bound_draw");
+  figures.loaded_decode_draw = power("loaded_decode_draw");
+  for (const auto& [key, value, at] :
+       {std::tuple{"min_sm_clock_mhz", &figures.min_sm_clock_mhz, &figures.min_sm_clock_at},
+        std::tuple{"max_sm_clock_mhz", &figures.max_sm_clock_mhz, &figures.max_sm_clock_at}}) {
+    if (const auto f = item.optional_child(key)) {
+      *value = f->positive_number();
+      *at = located(*f, figures.accelerator, key);
+    }
+  }
+  if (figures.min_sm_clock_mhz.has_value() != figures.max_sm_clock_mhz.has_value())
+    item.fail("min_sm_clock_mhz and max_sm_clock_mhz go together (the range --clock-limit may lock in)");
+  if (figures.min_sm_clock_mhz && *figures.min_sm_clock_mhz >= *figures.max_sm_clock_mhz)
+    item.child("min_sm_clock_mhz").fail("must be below max_sm_clock_mhz");
   figures.confidence =
       item.child("confidence").one_of({"read", "read-plot", "secondary", "derived", "unverified"});
   figures.source = item.child("source").text_or_list();
@@ -56,7 +71,7 @@ AcceleratorPowerFigures read_accelerator(const YamlField& item) {
 PowerModelData read_power_model(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
   root.expect_keys({"dynamic_power_exponent", "compute_bound_draw_fraction", "communication_phase",
-                    "bubble_phase", "generic", "accelerators", "systems"});
+                    "bubble_phase", "training_phase_mix", "generic", "accelerators", "systems"});
   PowerModelData data;
   data.dynamic_power_exponent = value_of_parameter(root, "dynamic_power_exponent");
   data.compute_bound_draw_fraction = value_of_parameter(root, "compute_bound_draw_fraction");
@@ -65,6 +80,17 @@ PowerModelData read_power_model(const std::string& path) {
   // The two phase assignments are stated in the file so a reader sees them; only these values are modelled.
   (void)root.child("communication_phase").one_of({"memory_bound"});
   (void)root.child("bubble_phase").one_of({"idle"});
+  const YamlField mix = root.child("training_phase_mix");
+  mix.expect_keys({"compute", "memory", "idle", "source"});
+  data.training_mix.compute = mix.child("compute").number();
+  data.training_mix.memory = mix.child("memory").number();
+  data.training_mix.idle = mix.child("idle").number();
+  for (const double share : {data.training_mix.compute, data.training_mix.memory, data.training_mix.idle}) {
+    if (share < 0 || share > 1) mix.fail("every share must be between 0 and 1");
+  }
+  if (std::abs(data.training_mix.compute + data.training_mix.memory + data.training_mix.idle - 1) > 1e-6)
+    mix.fail("the shares must add up to 1");
+  data.training_mix.source = mix.child("source").text_or_list();
   const YamlField generic = root.child("generic");
   generic.expect_keys({"idle_fraction", "memory_bound_fraction", "source"});
   data.generic_idle_fraction = generic.child("idle_fraction").positive_number();
@@ -82,8 +108,8 @@ PowerModelData read_power_model(const std::string& path) {
     item.expect_keys({"id", "training_typical", "confidence", "source"});
     SystemPowerFigure figure{item.child("id").text(),
                              item.child("training_typical").positive_quantity<Power>(),
-                             item.child("source").text_or_list()};
-    (void)item.child("confidence").text();
+                             item.child("source").text_or_list(),
+                             item.child("confidence").one_of({"read", "secondary", "derived", "unverified"})};
     data.systems.emplace(figure.system, std::move(figure));
   }
   return data;
@@ -163,6 +189,49 @@ Result<PowerOperatingPoint> power_operating_point(const PowerModelData& data, co
       "default limit); clock^{:g} rule ({})",
       accelerator.info.id, watts(idle), idle_basis, watts(memory_full), memory_basis, watts(compute_full),
       data.compute_bound_draw_fraction, tdp, data.dynamic_power_exponent, data.file_label);
+  return p;
+}
+
+Result<PowerOperatingPoint> clock_limited_operating_point(const PowerModelData& data,
+                                                          const Accelerator& accelerator, double clock_mhz) {
+  const auto found = data.accelerators.find(accelerator.info.id);
+  const AcceleratorPowerFigures* figures = found == data.accelerators.end() ? nullptr : &found->second;
+  if (figures == nullptr || !figures->max_sm_clock_mhz) {
+    return InputError{
+        {data.file_label, 0, 0},
+        "accelerators",
+        fmt::format("--clock-limit {:g} MHz: {} has no published SM clock range here, so a clock "
+                    "limit on it is not modelled",
+                    clock_mhz, accelerator.info.id)};
+  }
+  if (clock_mhz < *figures->min_sm_clock_mhz) {
+    return cap_error(
+        data, figures->min_sm_clock_at,
+        fmt::format("--clock-limit {:g} MHz is below {}'s lowest SM clock, {:g} MHz ({})", clock_mhz,
+                    accelerator.info.id, *figures->min_sm_clock_mhz, figures->confidence));
+  }
+  if (clock_mhz > *figures->max_sm_clock_mhz) {
+    return cap_error(data, figures->max_sm_clock_at,
+                     fmt::format("--clock-limit {:g} MHz is above {}'s maximum SM clock, {:g} MHz", clock_mhz,
+                                 accelerator.info.id, *figures->max_sm_clock_mhz));
+  }
+  auto point = power_operating_point(data, accelerator, std::nullopt);
+  if (!point.ok()) return point;
+  PowerOperatingPoint p = std::move(point).value();
+  const double f = clock_mhz / *figures->max_sm_clock_mhz;
+  const Power idle = p.draw.idle;
+  const Power compute_full = p.draw.compute;
+  p.clock_limit_mhz = clock_mhz;
+  p.max_clock_mhz = *figures->max_sm_clock_mhz;
+  p.capped = f < 1;
+  p.compute_factor = f;
+  p.memory_factor = 1;
+  p.draw.compute = idle + (compute_full - idle) * std::pow(f, data.dynamic_power_exponent);
+  p.draw.memory = std::min(p.draw.memory, p.draw.compute);
+  p.draw.communication = p.draw.memory;
+  p.basis += fmt::format(
+      "; SM clock locked at {:g} of {:g} MHz (f = {:.3f}, compute-bound draw by the rule inverted)",
+      clock_mhz, *figures->max_sm_clock_mhz, f);
   return p;
 }
 

@@ -43,7 +43,10 @@ struct AcceleratorPowerFigures {
   std::optional<Power> min_limit, max_limit;
   FigureLocation min_limit_at, max_limit_at;
   std::optional<Power> idle;
-  std::optional<Power> memory_bound_draw;  // a bandwidth-bound kernel's draw at the default limit
+  std::optional<Power> memory_bound_draw;   // a bandwidth-bound kernel's draw at the default limit
+  std::optional<Power> loaded_decode_draw;  // a loaded inference server's draw (large-batch decode)
+  std::optional<double> min_sm_clock_mhz, max_sm_clock_mhz;  // the SM clock range --clock-limit may lock in
+  FigureLocation min_sm_clock_at, max_sm_clock_at;
   std::string confidence;
   std::string source;
 };
@@ -53,11 +56,19 @@ struct SystemPowerFigure {
   std::string system;
   Power training_typical;
   std::string source;
+  std::string confidence;
+};
+
+// The share of a typical training step in each phase (a parameter: data/power/power-model.yaml).
+struct TrainingPhaseMix {
+  double compute = 0, memory = 0, idle = 0;
+  std::string source;
 };
 
 struct PowerModelData {
-  double dynamic_power_exponent = 3;         // parameter: power above idle grows as clock^exponent
-  double compute_bound_draw_fraction = 1;    // parameter: a GEMM-bound phase's draw / default limit
+  double dynamic_power_exponent = 3;       // parameter: power above idle grows as clock^exponent
+  double compute_bound_draw_fraction = 1;  // parameter: a GEMM-bound phase's draw / default limit
+  TrainingPhaseMix training_mix;
   double generic_idle_fraction = 0;          // of tdp, for accelerators without figures
   double generic_memory_bound_fraction = 0;  // of tdp
   std::map<std::string, AcceleratorPowerFigures> accelerators;
@@ -81,6 +92,8 @@ struct PowerOperatingPoint {
   double compute_factor = 1;  // throughput of compute-bound time relative to the default limit
   double memory_factor = 1;   // of memory-bound time
   PhaseDraw draw;
+  std::optional<double> clock_limit_mhz;  // --clock-limit: the SM clock locked at this (limit: the default)
+  double max_clock_mhz = 0;               // with clock_limit_mhz: the part's maximum SM clock
   bool generic = false;  // idle and memory-bound draws are the generic fractions (no published figures)
   std::string basis;     // where the figures come from, one line
 };
@@ -94,6 +107,15 @@ struct PowerOperatingPoint {
 [[nodiscard]] Result<PowerOperatingPoint> power_operating_point(const PowerModelData& data,
                                                                 const Accelerator& accelerator,
                                                                 std::optional<Power> cap);
+
+// The operating point of `accelerator` with its SM clock locked at `clock_mhz` (--clock-limit): compute-bound
+// time at f = clock / max_sm_clock_mhz, its draw idle + (P_full - idle) f^3 (the clock^3 rule inverted),
+// memory-bound time unchanged at a draw no higher than the compute-bound one. `capped` is set when f < 1 (the
+// point is below the default). An accelerator without a published SM clock range, or a clock outside it, is
+// an error naming the accelerator, the figure and where it is.
+[[nodiscard]] Result<PowerOperatingPoint> clock_limited_operating_point(const PowerModelData& data,
+                                                                        const Accelerator& accelerator,
+                                                                        double clock_mhz);
 
 // The hardware as the performance models see it under the operating point: every dense peak times
 // compute_factor, the HBM bandwidth times memory_factor.

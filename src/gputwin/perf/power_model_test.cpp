@@ -199,6 +199,7 @@ TEST(PowerModel, BadDataIsALocatedError) {
       "compute_bound_draw_fraction: {value: 1, kind: parameter, source: s}\n"
       "communication_phase: memory_bound\nbubble_phase: idle\n"
       "generic: {idle_fraction: 0.1, memory_bound_fraction: 0.4, source: s}\n"
+      "training_phase_mix: {compute: 0.7, memory: 0.2, idle: 0.1, source: s}\n"
       "accelerators:\n"
       "  - {id: h100-sxm, min_limit: 200 W, idle: 400 W, memory_bound_draw: 300 W, confidence: read, source: "
       "s}\n"
@@ -207,8 +208,80 @@ TEST(PowerModel, BadDataIsALocatedError) {
   std::fclose(f);
   const auto data = load_power_model(path);
   ASSERT_FALSE(data.ok());
-  EXPECT_EQ(data.errors().front().where.line, 7);
+  EXPECT_EQ(data.errors().front().where.line, 8);
   EXPECT_NE(data.errors().front().field.find("idle"), std::string::npos);
+}
+
+TEST(PowerModel, TrainingPhaseMixMustAddUpToOne) {
+  const std::string path = ::testing::TempDir() + "power-bad-mix.yaml";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(
+      "dynamic_power_exponent: {value: 3, kind: parameter, source: s}\n"
+      "compute_bound_draw_fraction: {value: 1, kind: parameter, source: s}\n"
+      "communication_phase: memory_bound\nbubble_phase: idle\n"
+      "training_phase_mix: {compute: 0.7, memory: 0.2, idle: 0.2, source: s}\n"
+      "generic: {idle_fraction: 0.1, memory_bound_fraction: 0.4, source: s}\n"
+      "accelerators: []\nsystems: []\n",
+      f);
+  std::fclose(f);
+  const auto data = load_power_model(path);
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.errors().front().where.line, 5);
+  EXPECT_NE(data.errors().front().message.find("add up to 1"), std::string::npos) << data.error_text();
+}
+
+// --clock-limit: the clock fraction directly, the power by the clock^3 rule inverted.
+PowerOperatingPoint clock_at(const std::string& id, double mhz) {
+  auto p = clock_limited_operating_point(power_data(), accelerator(id), mhz);
+  EXPECT_TRUE(p.ok()) << p.error_text();
+  return p.value();
+}
+
+TEST(ClockLimit, AtTheMaximumClockIsTheDefaultPoint) {
+  const PowerOperatingPoint none = point_at("h100-sxm", std::nullopt);
+  const PowerOperatingPoint top = clock_at("h100-sxm", 1980);
+  EXPECT_FALSE(top.capped);
+  EXPECT_EQ(top.compute_factor, 1.0);
+  EXPECT_DOUBLE_EQ(top.draw.compute.base(), none.draw.compute.base());
+  EXPECT_DOUBLE_EQ(top.draw.memory.base(), none.draw.memory.base());
+}
+
+TEST(ClockLimit, ComputeTimeFollowsTheClockAndItsDrawTheCube) {
+  // 1485 of 1980 MHz: f = 0.75; compute-bound draw 79 + (700 - 79) x 0.75^3 = 340.98 W.
+  const PowerOperatingPoint p = clock_at("h100-sxm", 1485);
+  EXPECT_TRUE(p.capped);
+  EXPECT_DOUBLE_EQ(p.compute_factor, 0.75);
+  EXPECT_DOUBLE_EQ(p.memory_factor, 1.0);  // the HBM clock is not locked
+  EXPECT_NEAR(p.draw.compute.base(), 79 + 621 * 0.421875, 1e-9);
+  EXPECT_DOUBLE_EQ(p.draw.memory.base(), 300);  // below the compute-bound draw: unchanged
+  ASSERT_TRUE(p.clock_limit_mhz.has_value());
+  // The same rule read the other way: a power cap at that draw gives the same clock fraction.
+  const PowerOperatingPoint capped = point_at("h100-sxm", p.draw.compute.base());
+  EXPECT_NEAR(capped.compute_factor, 0.75, 1e-12);
+  // Deep enough, the memory-bound phase cannot draw more than the compute-bound one.
+  const PowerOperatingPoint low = clock_at("h100-sxm", 990);  // f = 0.5: 79 + 621 / 8 = 156.6 W
+  EXPECT_NEAR(low.draw.memory.base(), 79 + 621 / 8.0, 1e-9);
+}
+
+TEST(ClockLimit, OutsideThePublishedRangeIsALocatedError) {
+  const auto below = clock_limited_operating_point(power_data(), accelerator("h100-sxm"), 200);
+  ASSERT_FALSE(below.ok());
+  EXPECT_EQ(below.errors().front().where.file, "data/power/power-model.yaml");
+  EXPECT_GT(below.errors().front().where.line, 0);
+  EXPECT_EQ(below.errors().front().field, "accelerators[h100-sxm].min_sm_clock_mhz");
+  const auto above = clock_limited_operating_point(power_data(), accelerator("h200-sxm"), 2100);
+  ASSERT_FALSE(above.ok());
+  EXPECT_EQ(above.errors().front().field, "accelerators[h200-sxm].max_sm_clock_mhz");
+  EXPECT_NE(above.errors().front().message.find("maximum SM clock, 1980 MHz"), std::string::npos);
+}
+
+TEST(ClockLimit, RefusedByNameWithoutAPublishedClockRange) {
+  for (const std::string id : {"b200", "gb200", "mi300x"}) {
+    const auto p = clock_limited_operating_point(power_data(), accelerator(id), 1500);
+    ASSERT_FALSE(p.ok()) << id;
+    EXPECT_NE(p.errors().front().message.find(id + " has no published SM clock range"), std::string::npos);
+  }
 }
 
 // The seam end to end: a decode step that streams weights from HBM keeps its speed under a cap that slows a

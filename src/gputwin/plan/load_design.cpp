@@ -4,7 +4,9 @@
 
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/design/design.hpp"
+#include "gputwin/perf/power_model.hpp"
 #include "gputwin/perf/training_inputs.hpp"
+#include "gputwin/plan/typical_power.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 
 namespace gputwin {
@@ -13,7 +15,14 @@ Result<Catalog> load_catalog(const CatalogSources& sources) {
   std::vector<std::string> dirs;
   if (sources.with_bundled) dirs.push_back(bundled_data_dir() + "/catalog");
   dirs.insert(dirs.end(), sources.extra_dirs.begin(), sources.extra_dirs.end());
-  return Catalog::load(dirs);
+  auto catalog = Catalog::load(dirs);
+  if (!catalog.ok()) return catalog;
+  const auto model = load_power_model(bundled_data_dir() + "/power/power-model.yaml");
+  if (!model.ok()) return model.errors();
+  Catalog filled = std::move(catalog).value();
+  const auto done = fill_typical_power(filled, model.value());
+  if (!done.ok()) return done.errors();
+  return filled;
 }
 
 Result<DesignedSpec> load_design(const std::string& spec_path, const Catalog& catalog) {

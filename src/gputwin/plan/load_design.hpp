@@ -23,6 +23,8 @@ struct CatalogSources {
   bool with_bundled = true;
 };
 
+// The catalog, every system without a typical power in its file given one from the power model
+// (plan/typical_power.hpp: a published measured draw, else modelled; each with its source).
 [[nodiscard]] Result<Catalog> load_catalog(const CatalogSources& sources);
 
 // A designed spec; when the spec asked for a workload, how its node count was sized.

@@ -58,13 +58,34 @@ Lines figures(const MigProfileSet& part) {
   return lines;
 }
 
+// A system's typical power and, when the power model gave it, its basis and source (and the inference
+// figure).
+void typical_lines(const std::optional<Power>& typical, const std::optional<TypicalPowerNote>& note,
+                   Lines& lines) {
+  if (!typical) {
+    lines.emplace_back("power typical", "unknown (no published draw and no GPUs to model)");
+    return;
+  }
+  if (!note) {
+    lines.emplace_back("power typical", format_power(*typical));
+    return;
+  }
+  lines.emplace_back("power typical", fmt::format("{} under training, {} ({})", format_power(*typical),
+                                                  note->basis, note->confidence));
+  lines.emplace_back("typical source", note->source);
+  if (note->inference) {
+    lines.emplace_back("typical inference", fmt::format("{}, modelled: {}", format_power(*note->inference),
+                                                        note->inference_source));
+  }
+}
+
 Lines figures(const System& part) {
   Lines lines;
   if (!part.accelerator.empty())
     lines.emplace_back("accelerators", fmt::format("{} x {}", part.accelerators, part.accelerator));
   lines.emplace_back("rack units", format_rack_units(part.rack_units));
   lines.emplace_back("power max", format_power(part.power_max));
-  lines.emplace_back("power typical", part.power_typical ? format_power(*part.power_typical) : "unknown");
+  typical_lines(part.power_typical, part.typical_note, lines);
   if (part.psus)
     lines.emplace_back("PSUs", fmt::format("{} x {} ({})", part.psus->count, format_power(part.psus->rating),
                                            part.psus->redundancy));
@@ -171,12 +192,12 @@ Lines figures(const RackSystem& part) {
                    part.power_shelves.redundancy.empty() ? "" : ", " + part.power_shelves.redundancy)},
       {"rack units", format_rack_units(part.rack_units)},
       {"power max", format_power(part.power_max)},
-      {"power typical", part.power_typical ? format_power(*part.power_typical) : "unknown"},
       {"cooling", fmt::format("{}, {} % of the heat to liquid", cooling_method_name(part.cooling),
                               format_number(part.heat_to_liquid * 100.0, 1))},
       {"scale-up per GPU",
        fmt::format("{} GB/s one way ({})", format_number(in_gigabytes_per_second(part.scale_up_bandwidth), 0),
                    part.scale_up_link)}};
+  typical_lines(part.power_typical, part.typical_note, lines);
   if (part.weight_kg > 0) lines.emplace_back("weight", format_number(part.weight_kg, 0) + " kg");
   return lines;
 }

@@ -331,12 +331,16 @@ Json plan_json(const Cluster& cluster) {
   Json fabrics = Json::object();
   for (const auto& fabric : cluster.fabrics) fabrics[role_name(fabric.role)] = fabric_json(fabric);
   json["fabrics"] = fabrics;
-  json["power"] = {{"pue", cluster.power.pue},
-                   {"air_pue", cluster.power.air_pue},
-                   {"liquid_pue", cluster.power.liquid_pue},
-                   {"circuit_capacity_kw", kw(cluster.power.circuit_capacity)},
-                   {"circuits", cluster.power.circuits},
-                   {"typical_from_max", cluster.power.typical_from_max}};
+  json["power"] = {
+      {"pue", cluster.power.pue},
+      {"air_pue", cluster.power.air_pue},
+      {"liquid_pue", cluster.power.liquid_pue},
+      {"circuit_capacity_kw", kw(cluster.power.circuit_capacity)},
+      {"circuits", cluster.power.circuits},
+      {"typical_from_max", cluster.power.typical_from_max},
+      {"node_typical_kw", cluster.power.node_typical ? Json(kw(*cluster.power.node_typical)) : Json()},
+      {"node_typical_basis", cluster.power.node_typical_basis},
+      {"node_typical_source", cluster.power.node_typical_source}};
   Json bom = Json::array();
   for (const auto& line : cluster.bom) {
     Json item = {{"part", line.part},
@@ -377,6 +381,18 @@ std::string pue_text(const PowerSummary& power) {
 
 }  // namespace
 
+namespace {
+
+// Where the typical figure comes from, in the power line: the node's typical power and its basis, or plainly
+// that there is none.
+std::string node_typical_text(const Cluster& cluster) {
+  const PowerSummary& power = cluster.power;
+  if (!power.node_typical) return " (no typical power for " + cluster.node_system + ": max used)";
+  return fmt::format(" (node typical {}, {})", format_power(*power.node_typical), power.node_typical_basis);
+}
+
+}  // namespace
+
 std::string plan_text(const Cluster& cluster) {
   std::string text = fmt::format("{}\n", cluster.name);
   text += fmt::format("  {} GPUs in {}, {} racks ({} compute, {} network, {} management)\n", cluster.gpus,
@@ -387,8 +403,7 @@ std::string plan_text(const Cluster& cluster) {
     text += "  servers: " + servers + "\n";
   const PowerSummary& power = cluster.power;
   text += fmt::format("  IT power {} max, {} typical{}; facility {} at PUE {}; {} PDU circuits of {}\n",
-                      format_power(power.it_max), format_power(power.it_typical),
-                      power.typical_from_max ? " (node typical unknown: max used)" : "",
+                      format_power(power.it_max), format_power(power.it_typical), node_typical_text(cluster),
                       format_power(power.facility_max), pue_text(power), power.circuits,
                       format_power(power.circuit_capacity));
   text += rack_scale_text(cluster);

@@ -40,6 +40,10 @@ double run_mwh(const PowerReport& r, double tokens) {
 
 std::string limit_line(const PowerReport& r) {
   const PowerOperatingPoint& p = r.point;
+  if (p.clock_limit_mhz) {
+    return fmt::format("{} SM clock locked at {:g} MHz of its {:g} MHz, default limit {}", p.accelerator,
+                       *p.clock_limit_mhz, p.max_clock_mhz, w(p.default_limit));
+  }
   if (p.capped)
     return fmt::format("{} capped at {}, default limit {}", p.accelerator, w(p.limit), w(p.default_limit));
   return fmt::format("{} at its default limit, {}", p.accelerator, w(p.default_limit));
@@ -114,6 +118,7 @@ nlohmann::json power_json(const PowerReport& r) {
   j["limit_w"] = p.limit.base();
   j["default_limit_w"] = p.default_limit.base();
   j["capped"] = p.capped;
+  if (p.clock_limit_mhz) j["clock_limit_mhz"] = *p.clock_limit_mhz;  // only with --clock-limit
   j["compute_factor"] = p.compute_factor;
   j["memory_factor"] = p.memory_factor;
   j["phase_draw_w"] = {{"compute", p.draw.compute.base()},
