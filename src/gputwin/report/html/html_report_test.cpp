@@ -96,7 +96,8 @@ TEST(HtmlReport, Nvl72RacksShowTraysSwitchTraysPowerShelvesAndTheirHeat) {
 TEST(HtmlReport, SelfContainedAndDeterministic) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back({"a.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}});
+  inputs.replays.push_back(
+      {"a.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}, false, {}, {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html, html_report(cluster, inputs, kFakeChartScript));
   EXPECT_EQ(html.find(" src="), std::string::npos);   // no script or image fetched
@@ -111,12 +112,22 @@ TEST(HtmlReport, SelfContainedAndDeterministic) {
 TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back({"plain.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}});
+  inputs.replays.push_back(
+      {"plain.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}, false, {}, {}});
   EXPECT_EQ(html_report(cluster, inputs, kFakeChartScript).find("chart-down-gpus"), std::string::npos);
-  ReplaySeries failing{"f.json", "fifo", 2, 0.5, {}, {}, {0, 3600, 7200}, {0.1, 0.2, 0.3}, {1, 2, 3}, {0, 0, 0}};
-  failing.has_failures = true;
-  failing.interval_down_gpus = {0, 8, 16};
-  failing.interruptions_by_cause = {{"faulty-gpu", 3}, {"maintenance", 5}};
+  const ReplaySeries failing{"f.json",
+                             "fifo",
+                             2,
+                             0.5,
+                             {},
+                             {},
+                             {0, 3600, 7200},
+                             {0.1, 0.2, 0.3},
+                             {1, 2, 3},
+                             {0, 0, 0},
+                             true,
+                             {0, 8, 16},
+                             {{"faulty-gpu", 3}, {"maintenance", 5}}};
   ReplaySeries other = failing;
   other.source = "g.json";
   other.interruptions_by_cause = {{"network", 2}};
@@ -132,7 +143,8 @@ TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
 TEST(HtmlReport, ResultTextCannotCloseTheScriptElement) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back({"a.json", "</script><i>fifo", 1, 0.5, {}, {}, {0}, {0.1}, {0}, {0}});
+  inputs.replays.push_back(
+      {"a.json", "</script><i>fifo", 1, 0.5, {}, {}, {0}, {0.1}, {0}, {0}, false, {}, {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html.find("</script><i>"), std::string::npos);
   EXPECT_NE(html.find("<\\/script><i>fifo (a.json)"), std::string::npos);
