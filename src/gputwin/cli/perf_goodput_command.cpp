@@ -12,6 +12,7 @@
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
+#include "gputwin/design/storage_sizing.hpp"
 #include "gputwin/report/goodput_report.hpp"
 #include "gputwin/sim/failure_options.hpp"
 #include "gputwin/sim/failure_rates.hpp"
@@ -19,10 +20,6 @@
 
 namespace gputwin::cli {
 namespace {
-
-// The repair of a node struck by --node-failure-rate when --repair-time is not given: an assumption (no
-// source gives one), printed as such.
-constexpr double kAssumedNodeRepairHours = 24;
 
 struct GoodputOptions {
   CatalogOptions catalog;
@@ -33,6 +30,7 @@ struct GoodputOptions {
   std::string rates;  // empty: the bundled data/reliability/failure-rates.yaml
   std::string profile = "llama3-table5";
   std::string node_failure_rate;
+  std::string node_mtbf;
   std::string mtbf;
   std::string repair_time;
   std::string checkpoint_write;
@@ -78,16 +76,6 @@ struct Where {
   std::string designed_write_note;
 };
 
-// The spec's checkpoint (size) over the designed storage's aggregate write rate (docs/plan.md, Storage).
-void read_designed_checkpoint(const StorageSummary& storage, Where& w) {
-  if (!storage.present() || !storage.checkpoint_size || !storage.write_bandwidth) return;
-  const double bytes = storage.checkpoint_size->base();
-  const double bytes_per_s = storage.write_bandwidth->base() / 8;
-  w.designed_write_hours = bytes / bytes_per_s / 3600;
-  w.designed_write_note = fmt::format("written to the designed storage: {:.3g} TB at {:.4g} GB/s ({} x {})",
-                                      bytes / 1e12, bytes_per_s / 1e9, storage.appliances, storage.appliance);
-}
-
 Where shape_of_system(const Catalog& catalog, const GoodputOptions& o) {
   const System* system = catalog.find<System>(o.system);
   if (system == nullptr || system->accelerators == 0) {
@@ -117,25 +105,15 @@ std::optional<Where> shape_of_cluster(const Catalog& catalog, const GoodputOptio
   const NodeType* node = cluster->sole_node_type();
   if (node == nullptr || node->gpus == 0)
     throw UsageFailure{"--cluster: the design has no single GPU node type"};
+  const auto shape = cluster_shape(*cluster, o.nodes_per_leaf);
   Where w;
   w.system = node->system;
   w.cluster_nodes = cluster->nodes;
   w.where = fmt::format("cluster {} ({} nodes)", o.cluster, cluster->nodes);
-  w.shape.gpus_per_node = node->gpus;
-  const auto compute = node->nics.find(NetworkRole::compute);
-  w.shape.nics_per_node = compute == node->nics.end() ? 1 : compute->second.ports;
-  if (const Fabric* fabric = cluster->fabric(NetworkRole::compute);
-      fabric != nullptr && fabric->leaf_downlinks > 0) {
-    const bool rail = fabric->topology == "rail_optimized";
-    w.shape.nodes_per_leaf =
-        rail ? fabric->leaf_downlinks : std::max(1, fabric->leaf_downlinks / fabric->node_slots);
-    w.shape.leaves_per_node = rail ? fabric->rails : 1;
-  } else {
-    w.shape.nodes_per_leaf = o.nodes_per_leaf;
-  }
-  read_designed_checkpoint(cluster->storage, w);
-  if (const ScaleUpDomain* domain = cluster->first_node_domain(); domain != nullptr) {
-    w.shape.nodes_per_domain = std::max<int>(1, static_cast<int>(domain->nodes.size()));
+  w.shape = *shape;
+  if (const auto write = designed_checkpoint_write(cluster->storage)) {
+    w.designed_write_hours = write->seconds / 3600;
+    w.designed_write_note = write->note;
   }
   w.shape_note = fmt::format(
       "{} GPUs, {} compute NIC ports a node; {} nodes a leaf, {} leaves a node; {} node(s) "
@@ -153,8 +131,10 @@ int run_goodput(const GoodputOptions& o) {
     if (!(o.days > 0)) throw UsageFailure{fmt::format("--days: must be greater than zero, got {:g}", o.days)};
     if (o.spare_nodes < 0) throw UsageFailure{"--spare-nodes: must not be negative"};
     if (o.seeds < 1) throw UsageFailure{"--seeds: must be at least 1"};
-    if (!o.node_failure_rate.empty() && !o.mtbf.empty()) {
-      throw UsageFailure{"give --node-failure-rate or --mtbf, not both"};
+    if (static_cast<int>(!o.node_failure_rate.empty()) + static_cast<int>(!o.node_mtbf.empty()) +
+            static_cast<int>(!o.mtbf.empty()) >
+        1) {
+      throw UsageFailure{"give one of --node-failure-rate, --node-mtbf and --mtbf"};
     }
     const auto catalog = load_catalog(o.catalog);
     if (!catalog) return kInputError;
@@ -191,19 +171,27 @@ int run_goodput(const GoodputOptions& o) {
     job.shape_note = where->shape_note;
     job.gpus = o.gpus;
     job.work_days = o.days;
-    if (!o.node_failure_rate.empty()) {
-      const double rate = node_rate_per_hour(o.node_failure_rate);
-      const double repair_hours = repair_given > 0 ? repair_given : kAssumedNodeRepairHours;
+    if (!o.node_failure_rate.empty() || !o.node_mtbf.empty()) {
+      const bool by_rate = !o.node_failure_rate.empty();
+      const std::string given =
+          by_rate ? "--node-failure-rate " + o.node_failure_rate : "--node-mtbf " + o.node_mtbf;
+      const double rate = by_rate ? node_rate_per_hour(o.node_failure_rate)
+                                  : 1 / hours_option("--node-mtbf", o.node_mtbf, false);
+      const auto& repair_default = rates.value().node_repair_default;
+      if (repair_given <= 0 && !repair_default) {
+        throw UsageFailure{"--repair: give how long a failed node is out (" + rates_path +
+                           " has no node_repair_default)"};
+      }
+      const double repair_hours = repair_given > 0 ? repair_given : repair_default->repair_hours;
       request.processes.push_back({.cause = "node-failure",
                                    .category = "All",
                                    .scope = FailureScope::node,
                                    .rate_per_unit_hour = rate,
                                    .weibull_shape = 1,
                                    .repair_hours = repair_hours,
-                                   .source = "--node-failure-rate " + o.node_failure_rate});
-      job.failure_model =
-          fmt::format("--node-failure-rate {} ({:.3g} per node-hour), repair {:g} h{}", o.node_failure_rate,
-                      rate, repair_hours, repair_given > 0 ? "" : " (assumed default; --repair-time)");
+                                   .source = given});
+      job.failure_model = fmt::format("{} ({:.3g} per node-hour), repair {:g} h{}", given, rate, repair_hours,
+                                      repair_given > 0 ? "" : " (assumed default; --repair-time)");
     } else if (!o.mtbf.empty()) {
       const double mtbf = hours_option("--mtbf", o.mtbf, false);
       request.processes.push_back({.cause = "job-failure",
@@ -287,14 +275,23 @@ void add_perf_goodput_command(CLI::App& perf, int& exit_code) {
   command->add_option("--gpus", o->gpus, "GPUs of the job")->required();
   command->add_option("--days", o->days, "days of work at 100 % ETTR (no failure, no checkpoint)")
       ->required();
-  command->add_option("--rates", o->rates, "failure-rate file (default data/reliability/failure-rates.yaml)")
+  // The names `simulate replay` uses (--failure-rates, --failure-profile, --node-mtbf, --repair) and the
+  // command's first names (--rates, --profile, --repair-time) as aliases.
+  command
+      ->add_option("--failure-rates,--rates", o->rates,
+                   "failure-rate file (default data/reliability/failure-rates.yaml)")
       ->check(CLI::ExistingFile);
-  command->add_option("--profile", o->profile, "failure profile of the rate file (default llama3-table5)");
+  command->add_option("--failure-profile,--profile", o->profile,
+                      "failure profile of the rate file (default llama3-table5)");
   command->add_option("--node-failure-rate", o->node_failure_rate,
                       "one rate for every cause instead, per node: 6.5/1000/day, 0.0065/day, 2.7e-4/hour");
+  command->add_option("--node-mtbf", o->node_mtbf,
+                      "or: each node fails on average once in this time, e.g. 3000h (a node-scope rate)");
   command->add_option("--mtbf", o->mtbf,
                       "the job's mean time between failures instead, e.g. 3h (restart only)");
-  command->add_option("--repair-time", o->repair_time, "every hardware repair takes this long, e.g. 48h");
+  command->add_option("--repair,--repair-time", o->repair_time,
+                      "every hardware repair takes this long, e.g. 48h (default with a single node rate: "
+                      "data/reliability/failure-rates.yaml node_repair_default)");
   command->add_option("--checkpoint-write", o->checkpoint_write, "time to write a checkpoint, e.g. 2min");
   command->add_option("--restart", o->restart, "time from a failure to training again, e.g. 10min");
   command->add_option("--checkpoint-interval", o->checkpoint_interval,

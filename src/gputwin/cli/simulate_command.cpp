@@ -9,6 +9,7 @@
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/core/input_file.hpp"
 #include "gputwin/design/design.hpp"
+#include "gputwin/design/storage_sizing.hpp"
 #include "gputwin/report/packing_report.hpp"
 #include "gputwin/report/replay_report.hpp"
 #include "gputwin/sim/checkpoint_policies.hpp"
@@ -62,25 +63,6 @@ struct ReplayCommandOptions {
   std::string out_of_service;  // gputwin validate --json output
 };
 
-// The replay's cluster as the failure data sees it: nodes per leaf group and per scale-up domain counted on
-// the topology; one compute NIC per GPU is assumed (the topology does not carry NICs; docs/simulate.md).
-ClusterShape shape_of(const ReplayTopology& topology) {
-  auto largest_group = [](const std::vector<int>& group_of_node) {
-    std::map<int, int> members;
-    for (int group : group_of_node) ++members[group];
-    int largest = 1;
-    for (const auto& [group, count] : members) largest = std::max(largest, count);
-    return largest;
-  };
-  ClusterShape shape;
-  shape.gpus_per_node = topology.gpus_per_node;
-  shape.nics_per_node = topology.gpus_per_node;
-  shape.nodes_per_leaf = largest_group(topology.leaf_of_node);
-  shape.leaves_per_node = 1;  // the replay's leaf group is one unit: its switch failure takes its nodes out
-  shape.nodes_per_domain = largest_group(topology.domain_of_node);
-  return shape;
-}
-
 // The processes of a profile of the failure data, on the replay's cluster.
 std::vector<FailureProcess> profile_processes(const ReplayCommandOptions& options,
                                               const ReplayTopology& topology) {
@@ -97,7 +79,7 @@ std::vector<FailureProcess> profile_processes(const ReplayCommandOptions& option
         (options.failure_rates.empty() ? "data/reliability/failure-rates.yaml" : options.failure_rates) +
         ")");
   }
-  return failure_processes(*profile, shape_of(topology));
+  return failure_processes(*profile, cluster_shape(topology));
 }
 
 // The failure processes the options give: a profile of the failure data (--failure-profile/--failure-rates)
@@ -144,12 +126,18 @@ std::vector<FailureProcess> failure_processes(const ReplayCommandOptions& option
   return {node};
 }
 
+// The checkpoint write time is --checkpoint-write, else the designed storage's (`designed_write_s`, when the
+// --cluster spec sizes storage for a checkpoint), else 0.
 std::unique_ptr<CheckpointPolicy> checkpoint_policy(const ReplayCommandOptions& options,
                                                     const std::vector<FailureProcess>& processes,
-                                                    const ReplayTopology& topology) {
+                                                    const ReplayTopology& topology,
+                                                    std::optional<double> designed_write_s) {
   CheckpointSettings settings;
-  if (!options.checkpoint_write.empty())
+  if (!options.checkpoint_write.empty()) {
     settings.write_s = parse_duration_s(options.checkpoint_write, "--checkpoint-write");
+  } else if (designed_write_s) {
+    settings.write_s = *designed_write_s;
+  }
   if (!options.restart.empty()) settings.restart_s = parse_duration_s(options.restart, "--restart");
   if (options.checkpoint_interval.empty()) {
     if (!options.checkpoint_write.empty()) {
@@ -177,7 +165,8 @@ std::unique_ptr<CheckpointPolicy> checkpoint_policy(const ReplayCommandOptions& 
 }
 
 // The models the failure options ask for; throws std::invalid_argument naming the option that is wrong.
-ReplayModels replay_models(const ReplayCommandOptions& options, const ReplayTopology& topology) {
+ReplayModels replay_models(const ReplayCommandOptions& options, const ReplayTopology& topology,
+                           std::optional<double> designed_write_s) {
   ReplayModels models;
   const std::vector<FailureProcess> processes = failure_processes(options, topology);
   if (!processes.empty()) models.failures = make_process_failures(processes, topology, options.failure_seed);
@@ -185,7 +174,7 @@ ReplayModels replay_models(const ReplayCommandOptions& options, const ReplayTopo
     models.failures = merge_failure_models(
         std::move(models.failures), make_maintenance(parse_maintenance(options.maintenance), topology));
   }
-  models.checkpoints = checkpoint_policy(options, processes, topology);
+  models.checkpoints = checkpoint_policy(options, processes, topology, designed_write_s);
   if (options.spare_nodes >= static_cast<int>(topology.leaf_of_node.size()) && options.spare_nodes > 0) {
     throw std::invalid_argument("--spare-nodes: " + std::to_string(options.spare_nodes) +
                                 " spares leave no node of " + std::to_string(topology.leaf_of_node.size()) +
@@ -262,23 +251,34 @@ std::optional<LoadedTrace> load_jobs(const ReplayCommandOptions& options,
   return std::move(trace).value();
 }
 
-std::optional<SimulatedCluster> build_cluster(const ReplayCommandOptions& options, const LoadedTrace& jobs,
-                                              const std::optional<MigNodes>& mig) {
+// The cluster replayed, and the checkpoint write time its designed storage gives (a --cluster spec that sizes
+// storage for a checkpoint).
+struct ReplayCluster {
+  SimulatedCluster simulated;
+  std::optional<DesignedCheckpointWrite> checkpoint_write;
+};
+
+std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, const LoadedTrace& jobs,
+                                           const std::optional<MigNodes>& mig) {
   try {
     if (!options.cluster_spec.empty()) {
       const auto catalog = load_catalog(options.catalog);
       if (!catalog) return std::nullopt;
       const auto cluster = load_designed_cluster(options.cluster_spec, *catalog);
       if (!cluster) return std::nullopt;
-      return simulated_cluster(*cluster, *catalog, mig);
+      return ReplayCluster{simulated_cluster(*cluster, *catalog, mig),
+                           designed_checkpoint_write(cluster->storage)};
     }
-    if (options.nodes > 0) return uniform_simulated_cluster(options.nodes, options.gpus_per_node, mig);
+    if (options.nodes > 0)
+      return ReplayCluster{uniform_simulated_cluster(options.nodes, options.gpus_per_node, mig),
+                           std::nullopt};
   } catch (const std::invalid_argument& error) {
     std::cerr << "simulate replay: --mig-nodes: " << error.what() << "\n";
     return std::nullopt;
   }
   if (jobs.swf_max_procs > 0) {
-    return uniform_simulated_cluster(jobs.swf_max_procs, 1);  // one processor per SWF node
+    return ReplayCluster{uniform_simulated_cluster(jobs.swf_max_procs, 1),
+                         std::nullopt};  // a processor a node
   }
   std::cerr << "simulate replay: give the cluster with --cluster SPEC or --nodes N [--gpus-per-node G]\n";
   return std::nullopt;
@@ -299,8 +299,12 @@ int run_replay(const ReplayCommandOptions& options) {
   if (!mig.ok) return kUsageError;
   const auto jobs = load_jobs(options, mig.setup);
   if (!jobs) return kInputError;
-  auto cluster = build_cluster(options, *jobs, mig.setup);
-  if (!cluster) return kInputError;
+  auto built = build_cluster(options, *jobs, mig.setup);
+  if (!built) return kInputError;
+  SimulatedCluster* cluster = &built->simulated;
+  // The designed storage's write time counts only when checkpoints are taken and no time is given.
+  const bool designed_write =
+      built->checkpoint_write && options.checkpoint_write.empty() && !options.checkpoint_interval.empty();
   std::unique_ptr<QueuePolicy> policy;
   try {
     policy = make_queue_policy(options.policy);
@@ -317,7 +321,9 @@ int run_replay(const ReplayCommandOptions& options) {
   replay_options.run_time_estimate = *estimate;
   ReplayModels models;
   try {
-    models = replay_models(options, cluster->topology);
+    models = replay_models(
+        options, cluster->topology,
+        designed_write ? std::optional<double>(built->checkpoint_write->seconds) : std::nullopt);
   } catch (const std::invalid_argument& error) {
     std::cerr << "simulate replay: " << error.what() << "\n";
     return kUsageError;
@@ -345,6 +351,10 @@ int run_replay(const ReplayCommandOptions& options) {
   }
   ReplayResult result = engine->run();
   add_reader_skips(result, jobs->skipped);
+  if (designed_write && result.failures) {
+    result.failures->checkpoint_write_note =
+        fmt::format("{:.3g} s, {}", built->checkpoint_write->seconds, built->checkpoint_write->note);
+  }
   if (const auto refusal = no_job_can_run(result)) {
     std::cerr << "simulate replay: " << options.jobs << ": " << *refusal << "\n";
     return kInputError;
@@ -378,7 +388,8 @@ void add_failure_options(CLI::App& command, ReplayCommandOptions& options) {
   command.add_option("--checkpoint-interval", options.checkpoint_interval,
                      "work between checkpoints, e.g. 30min, or young-daly (Daly's optimum per job)");
   command.add_option("--checkpoint-write", options.checkpoint_write,
-                     "time one checkpoint takes to write, e.g. 1min");
+                     "time one checkpoint takes to write, e.g. 1min (default with --cluster: the checkpoint "
+                     "over the designed storage's write rate, when the spec sizes storage for one)");
   command.add_option("--restart", options.restart,
                      "time a job takes to restart after an interruption, e.g. 10min");
   command

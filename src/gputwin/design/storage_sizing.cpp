@@ -1,5 +1,7 @@
 #include "gputwin/design/storage_sizing.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -122,6 +124,17 @@ void warn_about_storage(const Catalog& catalog, Cluster& cluster) {
                                    format_number(gigabytes_per_second(per_node), 1) +
                                    " GB/s read per node (" + storage.tier_table + ")"});
   }
+}
+
+std::optional<DesignedCheckpointWrite> designed_checkpoint_write(const StorageSummary& storage) {
+  if (!storage.present() || !storage.checkpoint_size || !storage.write_bandwidth) return std::nullopt;
+  const double bytes = storage.checkpoint_size->base();
+  const double bytes_per_s = storage.write_bandwidth->base() / 8;
+  if (!(bytes_per_s > 0)) return std::nullopt;
+  return DesignedCheckpointWrite{
+      bytes / bytes_per_s,
+      fmt::format("written to the designed storage: {:.3g} TB at {:.4g} GB/s ({} x {})", bytes / 1e12,
+                  bytes_per_s / 1e9, storage.appliances, storage.appliance)};
 }
 
 }  // namespace gputwin

@@ -10,6 +10,9 @@
 // design's scalable-unit count, ceil(nodes / the table's nodes per SU). The count is the largest of them.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/design/cluster.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
@@ -23,5 +26,15 @@ namespace gputwin {
 // Warnings about a designed storage system: a node whose storage ports cannot carry the tier's per-node rate,
 // and appliances whose storage ports at the fabric's speed carry less than their published read rate.
 void warn_about_storage(const Catalog& catalog, Cluster& cluster);
+
+// The time the designed storage takes to write the spec's checkpoint: its size over the appliances' aggregate
+// write rate, and a note saying so. Empty when the design sizes no storage for a checkpoint (no storage, no
+// checkpoint size, or an appliance that publishes no write rate). What `perf goodput --cluster` and
+// `simulate replay --cluster` take as the checkpoint write time when none is given.
+struct DesignedCheckpointWrite {
+  double seconds = 0;
+  std::string note;  // "written to the designed storage: 2.1 TB at 850 GB/s (4 x appliance)"
+};
+[[nodiscard]] std::optional<DesignedCheckpointWrite> designed_checkpoint_write(const StorageSummary& storage);
 
 }  // namespace gputwin

@@ -172,27 +172,29 @@ Json failures_json(const FailureMetrics& failures) {
                      {"mttf_hours", optional_number(bucket.mttf_hours)},
                      {"ettr", optional_number(bucket.ettr, 5)}});
   }
-  return {{"failure_model", failures.failure_model},
-          {"checkpoint_policy", failures.checkpoint_policy},
-          {"spare_nodes", failures.spare_nodes},
-          {"out_of_service_nodes", failures.out_of_service_nodes},
-          {"interruptions", failures.interruptions},
-          {"jobs_interrupted", failures.jobs_interrupted},
-          {"useful_gpu_hours", rounded(failures.useful_gpu_hours)},
-          {"allocated_gpu_hours", rounded(failures.allocated_gpu_hours)},
-          {"goodput", rounded(failures.goodput, 5)},
-          {"ettr", optional_number(failures.ettr, 5)},
-          {"ettr_by_job", summary_json(failures.ettr_by_job)},
-          {"lost_gpu_hours",
-           {{"lost_work", rounded(failures.lost_work_gpu_hours)},
-            {"restart", rounded(failures.restart_gpu_hours)},
-            {"repair_wait", rounded(failures.repair_wait_gpu_hours)},
-            {"checkpoint_writes", rounded(failures.checkpoint_gpu_hours)}}},
-          {"by_cause", causes},
-          {"availability", rounded(failures.availability, 5)},
-          {"in_service_gpu_hours", rounded(failures.in_service_gpu_hours)},
-          {"schedulable_gpu_hours", rounded(failures.schedulable_gpu_hours)},
-          {"by_job_size", sizes}};
+  Json json = {{"failure_model", failures.failure_model},
+               {"checkpoint_policy", failures.checkpoint_policy},
+               {"spare_nodes", failures.spare_nodes},
+               {"out_of_service_nodes", failures.out_of_service_nodes},
+               {"interruptions", failures.interruptions},
+               {"jobs_interrupted", failures.jobs_interrupted},
+               {"useful_gpu_hours", rounded(failures.useful_gpu_hours)},
+               {"allocated_gpu_hours", rounded(failures.allocated_gpu_hours)},
+               {"goodput", rounded(failures.goodput, 5)},
+               {"ettr", optional_number(failures.ettr, 5)},
+               {"ettr_by_job", summary_json(failures.ettr_by_job)},
+               {"lost_gpu_hours",
+                {{"lost_work", rounded(failures.lost_work_gpu_hours)},
+                 {"restart", rounded(failures.restart_gpu_hours)},
+                 {"repair_wait", rounded(failures.repair_wait_gpu_hours)},
+                 {"checkpoint_writes", rounded(failures.checkpoint_gpu_hours)}}},
+               {"by_cause", causes},
+               {"availability", rounded(failures.availability, 5)},
+               {"in_service_gpu_hours", rounded(failures.in_service_gpu_hours)},
+               {"schedulable_gpu_hours", rounded(failures.schedulable_gpu_hours)},
+               {"by_job_size", sizes}};
+  if (!failures.checkpoint_write_note.empty()) json["checkpoint_write"] = failures.checkpoint_write_note;
+  return json;
 }
 
 std::string failures_text(const FailureMetrics& failures) {
@@ -202,6 +204,8 @@ std::string failures_text(const FailureMetrics& failures) {
                   failures.out_of_service_nodes > 0
                       ? fmt::format("; {} nodes out of service", failures.out_of_service_nodes)
                       : std::string());
+  if (!failures.checkpoint_write_note.empty())
+    text += fmt::format("  checkpoint write: {}\n", failures.checkpoint_write_note);
   text += fmt::format("  {} interruptions of {}; goodput {} ({} useful of {} GPU-hours held)\n",
                       failures.interruptions, jobs_count(failures.jobs_interrupted),
                       percent(failures.goodput), format_number(failures.useful_gpu_hours, 1),
@@ -374,6 +378,17 @@ ReplaySeries replay_series_from_json(const JsonField& root, const std::string& s
     replay.interval_utilisation.push_back(interval.child("utilisation").number());
     replay.interval_queue_length.push_back(interval.child("queue_length").number());
     replay.interval_stranded_gpus.push_back(interval.child("stranded_gpus").number());
+  }
+  if (const auto failures = root.optional_child("failures")) {
+    replay.has_failures = true;
+    for (std::size_t i = 0; i < intervals.array_size(); ++i)
+      replay.interval_down_gpus.push_back(intervals.element(i).child("down_gpus").number());
+    const JsonField causes = failures->child("by_cause");
+    for (std::size_t i = 0; i < causes.array_size(); ++i) {
+      const JsonField cause = causes.element(i);
+      replay.interruptions_by_cause.emplace_back(cause.child("cause").string(),
+                                                 static_cast<int>(cause.child("interruptions").integer()));
+    }
   }
   return replay;
 }

@@ -42,6 +42,11 @@ struct ReplaySeries {
   std::vector<double> interval_utilisation;    // 0..1
   std::vector<double> interval_queue_length;   // mean waiting jobs
   std::vector<double> interval_stranded_gpus;  // mean idle GPUs no waiting job could use
+  // With failures (the document's `failures` section): GPUs out of service per interval (hot spares included)
+  // and the interruptions by cause.
+  bool has_failures = false;
+  std::vector<double> interval_down_gpus;
+  std::vector<std::pair<std::string, int>> interruptions_by_cause;
 };
 
 // Reads a gputwin.replay/1 document back; throws InputFailure naming the field when one is missing.

@@ -33,6 +33,12 @@ std::invalid_argument bad(std::string_view option, std::string_view text, const 
 
 }  // namespace
 
+std::optional<double> seconds_per_rate_unit(std::string_view unit) {
+  constexpr double kSecondsPerMonth = 365.25 * 24 / 12 * 3600;  // the mean Gregorian month, 730.5 h
+  if (unit == "month") return kSecondsPerMonth;
+  return seconds_per(unit);
+}
+
 double parse_duration_s(std::string_view text, std::string_view option) {
   std::size_t split = text.size();
   while (split > 0 && std::isalpha(static_cast<unsigned char>(text[split - 1])) != 0) --split;
@@ -55,8 +61,8 @@ double parse_failure_rate_per_hour(std::string_view text, std::string_view optio
   const std::string form =
       "give failures per unit and time, e.g. 6.5/1000/day (per 1000 nodes a day), 0.01/h or 0.2/month";
   if (parts.size() < 2 || parts.size() > 3) throw bad(option, text, "a rate needs its time unit: " + form);
-  // A month in a rate is the average calendar month (365.25 x 24 / 12 = 730.5 h); not a duration unit.
-  const auto unit = parts.back() == "month" ? std::optional<double>(730.5 * 3600) : seconds_per(parts.back());
+  // A month is a rate's unit (the mean calendar month), not a duration's.
+  const auto unit = seconds_per_rate_unit(parts.back());
   if (!unit) throw bad(option, text, "unknown time unit '" + std::string(parts.back()) + "': " + form);
   const auto count = number_of(parts.front());
   const auto per = parts.size() == 3 ? number_of(parts[1]) : std::optional<double>(1.0);

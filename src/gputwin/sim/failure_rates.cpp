@@ -1,18 +1,18 @@
 #include "gputwin/sim/failure_rates.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
 
 #include "gputwin/core/yaml_input.hpp"
+#include "gputwin/design/cluster.hpp"
 #include "gputwin/sim/failure_options.hpp"
+#include "gputwin/sim/replay_models.hpp"
 
 namespace gputwin {
 namespace {
-
-constexpr double kHoursPerDay = 24.0;
-constexpr double kHoursPerMonth = 365.25 * 24.0 / 12.0;  // a mean Gregorian month, 730.5 h
 
 const char* const kComponents[] = {"gpu", "gpu_memory", "nic", "network", "host", "software"};
 
@@ -25,11 +25,10 @@ std::optional<CountedUnit> counted_unit(std::string_view name) {
   return std::nullopt;
 }
 
+// A rate file's periods are the words hour, day and month, read with failure_options' unit table.
 std::optional<double> hours_of_period(std::string_view name) {
-  if (name == "hour") return 1.0;
-  if (name == "day") return kHoursPerDay;
-  if (name == "month") return kHoursPerMonth;
-  return std::nullopt;
+  if (name != "hour" && name != "day" && name != "month") return std::nullopt;
+  return *seconds_per_rate_unit(name) / 3600;
 }
 
 struct RateUnit {
@@ -207,8 +206,8 @@ namespace {
 
 FailureRates read_failure_rates(const YamlDocument& document) {
   const YamlField root = document.root();
-  root.expect_keys(
-      {"title", "exposures", "repair_defaults_note", "profiles", "replacement_thresholds", "job_defaults"});
+  root.expect_keys({"title", "exposures", "repair_defaults_note", "profiles", "replacement_thresholds",
+                    "job_defaults", "node_repair_default"});
   const auto exposures = read_exposures(root);
   FailureRates rates;
   for (const auto& [profile_name, entry] : root.child("profiles").entries()) {
@@ -234,6 +233,15 @@ FailureRates read_failure_rates(const YamlDocument& document) {
   rates.job_defaults.checkpoint_write_hours = hours_of(defaults.child("checkpoint_write"));
   rates.job_defaults.restart_hours = hours_of(defaults.child("restart"));
   rates.job_defaults.source = defaults.child("source").text();
+  if (const auto repair = root.optional_child("node_repair_default")) {
+    repair->expect_keys({"repair", "source", "confidence"});
+    const YamlField hours = repair->child("repair");
+    NodeRepairDefault node_repair{hours_of(hours), repair->child("source").text(),
+                                  repair->child("confidence").text()};
+    if (!(node_repair.repair_hours > 0))
+      hours.fail("must be greater than zero (a failed node is out until repaired)");
+    rates.node_repair_default = node_repair;
+  }
   return rates;
 }
 
@@ -296,6 +304,44 @@ std::vector<FailureProcess> failure_processes(const FailureProfile& profile, con
     processes.push_back(std::move(process));
   }
   return processes;
+}
+
+std::optional<ClusterShape> cluster_shape(const Cluster& cluster, int nodes_per_leaf) {
+  const NodeType* node = cluster.sole_node_type();
+  if (node == nullptr || node->gpus == 0) return std::nullopt;
+  ClusterShape shape;
+  shape.gpus_per_node = node->gpus;
+  const auto compute = node->nics.find(NetworkRole::compute);
+  shape.nics_per_node = compute == node->nics.end() ? 1 : compute->second.ports;
+  shape.nodes_per_leaf = nodes_per_leaf;
+  if (const Fabric* fabric = cluster.fabric(NetworkRole::compute);
+      fabric != nullptr && fabric->leaf_downlinks > 0) {
+    const bool rail = fabric->topology == "rail_optimized";
+    shape.nodes_per_leaf =
+        rail ? fabric->leaf_downlinks : std::max(1, fabric->leaf_downlinks / fabric->node_slots);
+    shape.leaves_per_node = rail ? fabric->rails : 1;
+  }
+  if (const ScaleUpDomain* domain = cluster.first_node_domain(); domain != nullptr) {
+    shape.nodes_per_domain = std::max<int>(1, static_cast<int>(domain->nodes.size()));
+  }
+  return shape;
+}
+
+ClusterShape cluster_shape(const ReplayTopology& topology) {
+  auto largest_group = [](const std::vector<int>& group_of_node) {
+    std::map<int, int> members;
+    for (int group : group_of_node) ++members[group];
+    int largest = 1;
+    for (const auto& [group, count] : members) largest = std::max(largest, count);
+    return largest;
+  };
+  ClusterShape shape;
+  shape.gpus_per_node = topology.gpus_per_node;
+  shape.nics_per_node = topology.gpus_per_node;
+  shape.nodes_per_leaf = largest_group(topology.leaf_of_node);
+  shape.leaves_per_node = 1;
+  shape.nodes_per_domain = largest_group(topology.domain_of_node);
+  return shape;
 }
 
 }  // namespace gputwin

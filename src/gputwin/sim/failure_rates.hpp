@@ -54,10 +54,18 @@ struct JobDefaults {
   std::string source;
 };
 
+// The repair time of a node struck by one rate given on the command line, when no repair is given.
+struct NodeRepairDefault {
+  double repair_hours = 0;
+  std::string source;
+  std::string confidence;
+};
+
 struct FailureRates {
   std::vector<FailureProfile> profiles;
   std::vector<ReplacementThreshold> replacement_thresholds;
   JobDefaults job_defaults;
+  std::optional<NodeRepairDefault> node_repair_default;  // empty when the file gives none
 
   [[nodiscard]] const FailureProfile* profile(std::string_view name) const;
   [[nodiscard]] std::string profile_names() const;  // "a, b, c"
@@ -72,6 +80,19 @@ struct ClusterShape {
   int leaves_per_node = 1;   // leaf switches one node is cabled to (its rails on a rail-optimized fabric)
   int nodes_per_domain = 1;  // nodes of one scale-up domain (1 for an 8-GPU HGX node, 18 for an NVL72 rack)
 };
+
+struct Cluster;
+struct ReplayTopology;
+
+// The shape of a designed cluster: its sole GPU node type's GPUs and compute NIC ports, its compute fabric's
+// nodes a leaf and leaves a node (a rail-optimized fabric cables each node to one leaf a rail), its first
+// scale-up domain's nodes. `nodes_per_leaf` when the design has no compute leaves. Empty when the design has
+// no single GPU node type.
+[[nodiscard]] std::optional<ClusterShape> cluster_shape(const Cluster& cluster, int nodes_per_leaf);
+// The shape of a replay's topology: nodes a leaf group and a scale-up domain counted on it (the largest);
+// one compute NIC a GPU is assumed (the topology does not carry NICs); the leaf group is one unit, so a leaf
+// failure takes its nodes out.
+[[nodiscard]] ClusterShape cluster_shape(const ReplayTopology& topology);
 
 // Loads and checks the file: located errors for a rate without its unit, a zero repair on a hardware scope,
 // an unknown scope, component, counted unit or exposure.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gputwin/core/data_dir.hpp"
+#include "gputwin/sim/failure_options.hpp"
 
 namespace gputwin {
 namespace {
@@ -49,6 +50,39 @@ TEST(FailureRates, LlamaThreeCountsGiveTheirSharesAndTotal) {
   double per_hour = 0;
   for (const auto& p : failure_processes(*llama, shape)) per_hour += p.rate_per_unit_hour * 2048;
   EXPECT_NEAR(per_hour * 1296.0, 419.0, 1e-9);
+}
+
+// The repair of a node struck by a single command-line rate is data with its confidence, not a constant; a
+// file may leave it out, and a zero repair is a located error.
+TEST(FailureRates, TheNodeRepairDefaultIsReadFromTheData) {
+  const FailureRates rates = bundled();
+  ASSERT_TRUE(rates.node_repair_default);
+  EXPECT_DOUBLE_EQ(rates.node_repair_default->repair_hours, 24);
+  EXPECT_EQ(rates.node_repair_default->confidence, "assumed");
+  const std::string row =
+      "{id: x, component: gpu, category: GPU, scope: node, value: 1, unit: per_node_day, "
+      "repair: 1h, source: s, confidence: c}\n";
+  const auto without = parse_failure_rates(kHead + "      - " + row, "rates.yaml");
+  ASSERT_TRUE(without.ok()) << without.error_text();
+  EXPECT_FALSE(without.value().node_repair_default);
+  const auto zero = parse_failure_rates(
+      kHead + "      - " + row + "node_repair_default: {repair: 0, source: s, confidence: assumed}\n",
+      "rates.yaml");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error_text().find("rates.yaml:11:"), std::string::npos) << zero.error_text();
+  EXPECT_NE(zero.error_text().find("must be greater than zero"), std::string::npos) << zero.error_text();
+}
+
+// The rate file's periods and the command line's rates read months the same way (failure_options' table).
+TEST(FailureRates, ARatePerMonthIsTheSameInTheFileAndOnTheCommandLine) {
+  const auto rates = parse_failure_rates(
+      kHead +
+          "      - {id: x, component: gpu, category: GPU, scope: node, value: 2, unit: per_node_month, "
+          "repair: 1h, source: s, confidence: c}\n",
+      "rates.yaml");
+  ASSERT_TRUE(rates.ok()) << rates.error_text();
+  EXPECT_DOUBLE_EQ(rates.value().profiles[0].rows[0].rate_per_unit_hour,
+                   parse_failure_rate_per_hour("2/month", "--node-failure-rate"));
 }
 
 TEST(FailureRates, ProcessesScaleARateToTheirScope) {

@@ -8,8 +8,6 @@
 #include <string>
 #include <utility>
 
-#include "gputwin/core/random.hpp"
-
 namespace gputwin {
 namespace {
 
@@ -56,11 +54,14 @@ struct Strike {
   }
 };
 
-// A node event waiting to be handed out, in (time, order made) order.
+// A node event waiting to be handed out, in (time, order made) order; its cause is its process's, named only
+// when it is handed out (the heap moves no strings).
 struct Pending {
   double time = 0;
   std::uint64_t order = 0;
-  NodeEvent event;
+  int process = 0;
+  int node = 0;
+  bool up = false;
   bool operator>(const Pending& other) const {
     return time != other.time ? time > other.time : order > other.order;
   }
@@ -89,9 +90,10 @@ class ProcessFailures final : public FailureModel {
       expand(strike);
     }
     if (pending_.empty()) return std::nullopt;
-    NodeEvent event = pending_.top().event;
+    const Pending next = pending_.top();
     pending_.pop();
-    return event;
+    const FailureProcess& process = processes_[static_cast<std::size_t>(next.process)];
+    return NodeEvent{next.time, next.node, next.up, process.cause, !takes_units_out(process.scope), false};
   }
 
  private:
@@ -109,19 +111,19 @@ class ProcessFailures final : public FailureModel {
     const auto& nodes =
         units_[static_cast<std::size_t>(strike.process)][static_cast<std::size_t>(strike.unit)];
     if (!takes_units_out(process.scope)) {
-      for (const int node : nodes)
-        push(strike.time, NodeEvent{strike.time, node, false, process.cause, true, false});
+      for (const int node : nodes) push(strike.time, strike.process, node, false);
       schedule_strike(strike.process, strike.unit, strike.time);
       return;
     }
     const double back = strike.time + process.repair_hours * kSecondsPerHour;
-    for (const int node : nodes)
-      push(strike.time, NodeEvent{strike.time, node, false, process.cause, false, false});
-    for (const int node : nodes) push(back, NodeEvent{back, node, true, process.cause, false, false});
+    for (const int node : nodes) push(strike.time, strike.process, node, false);
+    for (const int node : nodes) push(back, strike.process, node, true);
     schedule_strike(strike.process, strike.unit, back);
   }
 
-  void push(double time, NodeEvent event) { pending_.push({time, next_order_++, std::move(event)}); }
+  void push(double time, int process, int node, bool up) {
+    pending_.push({time, next_order_++, process, node, up});
+  }
 
   std::vector<FailureProcess> processes_;
   std::uint64_t seed_;
@@ -143,11 +145,36 @@ std::vector<std::vector<int>> grouped(const std::vector<int>& group_of_node) {
 
 }  // namespace
 
+// Words 0, 1 and 156 of the seeded state are all the first twist mixes, then the output is tempered.
+// Every failure time is the first draw of its own stream, so this is the whole cost of a draw (the full
+// engine costs ~600 steps of state a draw; this ~160). process_failures_test checks it against the engine.
+std::uint64_t first_mt19937_64(std::uint64_t seed) {
+  constexpr std::uint64_t kInitMultiplier = 6364136223846793005ULL;   // the standard's f for mt19937_64
+  constexpr int kMiddle = 156;                                        // m
+  constexpr std::uint64_t kLowerMask = (std::uint64_t{1} << 31) - 1;  // r = 31 bits
+  constexpr std::uint64_t kTwist = 0xb5026f5aa96619e9ULL;             // a
+  std::uint64_t word = seed;
+  std::uint64_t word1 = 0;
+  for (int i = 1; i <= kMiddle; ++i) {
+    word = kInitMultiplier * (word ^ (word >> 62)) + static_cast<std::uint64_t>(i);
+    if (i == 1) word1 = word;
+  }
+  const std::uint64_t mixed_word = (seed & ~kLowerMask) | (word1 & kLowerMask);
+  std::uint64_t z = word ^ (mixed_word >> 1) ^ ((mixed_word & 1) != 0 ? kTwist : 0);
+  z ^= (z >> 29) & 0x5555555555555555ULL;  // tempering: u, d
+  z ^= (z << 17) & 0x71d67fffeda60000ULL;  // s, b
+  z ^= (z << 37) & 0xfff7eee000000000ULL;  // t, c
+  z ^= z >> 43;                            // l
+  return z;
+}
+
 double time_to_failure_s(const FailureProcess& process, std::uint64_t seed, int process_index, int unit,
                          std::uint64_t draw) {
   if (process.rate_per_unit_hour <= 0) return INFINITY;
-  Random random(stream_key(seed, process_index, unit, draw));
-  const double exponential = -std::log1p(-random.unit());  // mean 1; unit() < 1, so finite
+  // Random(key).unit(): the stream's first draw, 53 bits in [0, 1).
+  const double uniform =
+      static_cast<double>(first_mt19937_64(stream_key(seed, process_index, unit, draw)) >> 11) * 0x1.0p-53;
+  const double exponential = -std::log1p(-uniform);  // mean 1; uniform < 1, so finite
   const double mean_hours = 1 / process.rate_per_unit_hour;
   if (process.weibull_shape == 1) return exponential * mean_hours * kSecondsPerHour;
   // Weibull with shape k and the process's mean: scale = mean / Gamma(1 + 1/k), time = scale * E^(1/k).

@@ -31,6 +31,10 @@ namespace gputwin {
 [[nodiscard]] double time_to_failure_s(const FailureProcess& process, std::uint64_t seed, int process_index,
                                        int unit, std::uint64_t draw);
 
+// The first number std::mt19937_64 seeded with `seed` gives, computed without building its 312-word state:
+// each failure time is the first draw of its own stream. Exposed for the test against the engine.
+[[nodiscard]] std::uint64_t first_mt19937_64(std::uint64_t seed);
+
 // Failures an hour a job of `gpus` GPUs sees under `processes` on `topology`: its nodes' rates, and the rates
 // of the fewest leaf switches and scale-up domains that can hold those nodes (the placement keeps jobs
 // close).

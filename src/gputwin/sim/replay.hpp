@@ -122,6 +122,8 @@ struct JobSizeFailures {
 struct FailureMetrics {
   std::string failure_model;
   std::string checkpoint_policy;
+  std::string
+      checkpoint_write_note;  // where the checkpoint write time came from, when not given (the design)
   int spare_nodes = 0;
   int out_of_service_nodes = 0;
   int jobs_interrupted = 0;

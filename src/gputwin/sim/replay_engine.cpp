@@ -456,8 +456,16 @@ void ReplayEngine::set_node_up(int node) {
 
 // ---- What the queue policy sees.
 
+// A job restarted after an interruption is expected to run what its estimate says of the work it has left,
+// plus its restart: a scheduler knows the work a checkpoint kept, so its reservation is not its full run
+// time.
 double ReplayEngine::expected_run_time(int index) const {
-  return gputwin::expected_run_time(jobs_[index], options_.run_time_estimate);
+  const JobSpec& job = jobs_[index];
+  const double full = gputwin::expected_run_time(job, options_.run_time_estimate);
+  const JobRun& run = runs_[index];
+  if (run.starts == 0 || run.state != JobRunState::waiting || !(job.duration > 0)) return full;
+  const double left = std::clamp(run.remaining_work / job.duration, 0.0, 1.0);
+  return full * left + models_.checkpoints->restart_seconds(job);
 }
 
 std::vector<std::pair<double, int>> ReplayEngine::expected_releases() const {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -114,6 +116,26 @@ TEST(ReplayFailures, CheckpointWritesSlowTheJob) {
   EXPECT_DOUBLE_EQ(result.failures->goodput, 90.0 / 120);
 }
 
+// EASY plans a restarted job by the work it has left. 4 nodes x 4 GPUs, perfect foresight. r (1000 s) runs on
+// node 0 and l (5000 s) on node 1; node 0 fails at 500 (checkpoints every 100 s: 500 s of work kept) and r
+// restarts at once on a free node, paying 50 s: it is expected to end at 500 + 50 + 500 = 1050, not at
+// 500 + 1000. Head h (8 GPUs for 5000 s, at 600) reserves the 4 free GPUs and r's 4 at 1050 with none to
+// spare, so b (4 GPUs, 700 s, at 601) would end after the reservation and must not backfill; by r's full run
+// time (1500) it would. h starts when r ends; b when node 0 is back at 2000.
+TEST(ReplayFailures, EasyReservesARestartedJobsGpusForItsRemainingRunTime) {
+  const std::vector<JobSpec> jobs{job("r", 0, 4, 1000), job("l", 0, 4, 5000), job("h", 600, 8, 5000),
+                                  job("b", 601, 4, 700)};
+  const auto easy = make_queue_policy("easy");
+  ReplayEngine engine(
+      jobs, GpuPool::uniform(4, 4), std::nullopt, *easy, every(3600),
+      checkpointed({{500, 0, false, "gpu", false, false}, {2000, 0, true, "gpu", false, false}}, 100, 0, 50));
+  const ReplayResult result = engine.run();
+  ASSERT_EQ(result.completed, 4);
+  EXPECT_DOUBLE_EQ(result.outcomes[0].end, 1050);
+  EXPECT_DOUBLE_EQ(result.outcomes[2].start, 1050);
+  EXPECT_DOUBLE_EQ(result.outcomes[3].start, 2000);
+}
+
 std::vector<JobSpec> busy_trace() {
   std::vector<JobSpec> jobs;
   for (int j = 0; j < 200; ++j) {
@@ -166,6 +188,16 @@ TEST(ReplayFailures, TheSameSeedGivesTheSameReplayAndAnotherSeedAnother) {
 
 // A unit's failure times come from its own stream: they do not depend on what else is drawn, and their mean
 // is the process's (1 / rate), exponential or Weibull.
+// The shortcut to a stream's first draw is the standard engine's first output, for seeds across the range.
+TEST(ReplayFailures, TheFirstDrawShortcutIsTheEnginesFirstOutput) {
+  std::uint64_t seed = 0;
+  for (int i = 0; i < 2000; ++i) {
+    EXPECT_EQ(first_mt19937_64(seed), std::mt19937_64(seed)()) << "seed " << seed;
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;  // spread the seeds over 64 bits
+  }
+  EXPECT_EQ(first_mt19937_64(UINT64_MAX), std::mt19937_64(UINT64_MAX)());
+}
+
 TEST(ReplayFailures, FailureTimesHaveTheProcesssMean) {
   FailureProcess weibull = node_process(50, 1);
   weibull.weibull_shape = 0.7;

@@ -106,6 +106,30 @@ ReportChart jct_chart(const std::vector<ReplaySeries>& replays) {
           "median, mean, 95th percentile and maximum of jct_s per replay", config};
 }
 
+// Interruptions by cause, one bar series per replay with failures, over the causes of them all.
+ReportChart interruptions_chart(const std::vector<ReplaySeries>& replays) {
+  std::set<std::string> causes;
+  for (const auto& replay : replays) {
+    for (const auto& [cause, count] : replay.interruptions_by_cause) causes.insert(cause);
+  }
+  Json labels = Json::array();
+  for (const auto& cause : causes) labels.push_back(cause);
+  Json datasets = Json::array();
+  for (const auto& replay : replays) {
+    Json data = Json::array();
+    for (const auto& cause : causes) {
+      int count = 0;
+      for (const auto& [name, interruptions] : replay.interruptions_by_cause)
+        if (name == cause) count = interruptions;
+      data.push_back(count);
+    }
+    datasets.push_back({{"label", replay_label(replay)}, {"data", data}});
+  }
+  return {"chart-interruptions", "simulation", "Interruptions by cause",
+          "failures.by_cause[].interruptions of simulate replay --json, one series per replay with failures",
+          bar_config(labels, datasets, axis("cause", "category"), axis("interruptions"))};
+}
+
 ReportChart packing_chart(const std::vector<PackingCurve>& packings) {
   Json datasets = Json::array();
   for (const auto& packing : packings) {
@@ -309,6 +333,15 @@ std::vector<ReportChart> report_charts(const Cluster& cluster, const ReportInput
                                       "idle GPUs no waiting job can use", inputs.replays,
                                       &ReplaySeries::interval_stranded_gpus));
     charts.push_back(jct_chart(inputs.replays));
+    std::vector<ReplaySeries> with_failures;
+    for (const auto& replay : inputs.replays)
+      if (replay.has_failures) with_failures.push_back(replay);
+    if (!with_failures.empty()) {
+      charts.push_back(replay_over_time("chart-down-gpus", "GPUs out of service over time",
+                                        "GPUs down (hot spares included)", with_failures,
+                                        &ReplaySeries::interval_down_gpus));
+      charts.push_back(interruptions_chart(with_failures));
+    }
   }
   if (!inputs.packings.empty()) charts.push_back(packing_chart(inputs.packings));
   if (!inputs.collectives.empty()) charts.push_back(busbw_chart(inputs.collectives));

@@ -96,7 +96,8 @@ TEST(HtmlReport, Nvl72RacksShowTraysSwitchTraysPowerShelvesAndTheirHeat) {
 TEST(HtmlReport, SelfContainedAndDeterministic) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back({"a.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}});
+  inputs.replays.push_back(
+      {"a.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}, false, {}, {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html, html_report(cluster, inputs, kFakeChartScript));
   EXPECT_EQ(html.find(" src="), std::string::npos);   // no script or image fetched
@@ -106,10 +107,44 @@ TEST(HtmlReport, SelfContainedAndDeterministic) {
   EXPECT_NE(html.find("id=\"chart-utilisation\" data-series=\"1\" data-points=\"2\""), std::string::npos);
 }
 
+// A replay with failures adds GPUs out of service over time and interruptions by cause (over the causes of
+// every replay with failures); a replay without them adds neither.
+TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  ReportInputs inputs;
+  inputs.replays.push_back(
+      {"plain.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}, false, {}, {}});
+  EXPECT_EQ(html_report(cluster, inputs, kFakeChartScript).find("chart-down-gpus"), std::string::npos);
+  const ReplaySeries failing{"f.json",
+                             "fifo",
+                             2,
+                             0.5,
+                             {},
+                             {},
+                             {0, 3600, 7200},
+                             {0.1, 0.2, 0.3},
+                             {1, 2, 3},
+                             {0, 0, 0},
+                             true,
+                             {0, 8, 16},
+                             {{"faulty-gpu", 3}, {"maintenance", 5}}};
+  ReplaySeries other = failing;
+  other.source = "g.json";
+  other.interruptions_by_cause = {{"network", 2}};
+  inputs.replays.push_back(failing);
+  inputs.replays.push_back(other);
+  const std::string html = html_report(cluster, inputs, kFakeChartScript);
+  EXPECT_NE(html.find("id=\"chart-down-gpus\" data-series=\"2\" data-points=\"6\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"chart-interruptions\" data-series=\"2\" data-points=\"6\""), std::string::npos);
+  EXPECT_NE(html.find("\"data\":[3,5,0]"), std::string::npos) << "faulty-gpu, maintenance, network";
+  EXPECT_NE(html.find("\"data\":[0,0,2]"), std::string::npos);
+}
+
 TEST(HtmlReport, ResultTextCannotCloseTheScriptElement) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back({"a.json", "</script><i>fifo", 1, 0.5, {}, {}, {0}, {0.1}, {0}, {0}});
+  inputs.replays.push_back(
+      {"a.json", "</script><i>fifo", 1, 0.5, {}, {}, {0}, {0.1}, {0}, {0}, false, {}, {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html.find("</script><i>"), std::string::npos);
   EXPECT_NE(html.find("<\\/script><i>fifo (a.json)"), std::string::npos);
