@@ -59,11 +59,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (markdown) {
-    std::printf("| point | size | published busbw GB/s (or time) | predicted | algorithm | error |\n");
+    std::printf(
+        "| point | size | published busbw GB/s (or time) | predicted | algorithm, channels | error |\n");
     std::printf("|---|---:|---:|---:|---|---:|\n");
   } else {
-    std::printf("%-42s %8s %14s %10s %-13s %8s\n", "point", "size", "published", "predicted", "algorithm",
-                "error");
+    std::printf("%-42s %8s %14s %10s %-21s %8s\n", "point", "size", "published", "predicted",
+                "algorithm channels", "error");
   }
   double worst = 0;
   double sum = 0;
@@ -78,7 +79,11 @@ int main(int argc, char** argv) {
       return 1;
     }
     const auto& r = row.value();
-    const std::string algorithm = r.estimate.algorithm + "/" + r.estimate.protocol;
+    // The algorithm/protocol NCCL would choose and the channels it runs on at this size
+    // (used/communicator's).
+    const std::string algorithm = r.estimate.algorithm + "/" + r.estimate.protocol + " " +
+                                  std::to_string(r.estimate.channels) + "/" +
+                                  std::to_string(r.estimate.channels_available);
     const std::string note = point.set == "evaluation" ? " (evaluation)"
                              : point.known_gap.empty() ? ""
                                                        : " (known gap)";
@@ -87,7 +92,7 @@ int main(int argc, char** argv) {
                   size_text(point.bytes).c_str(), range_text(point).c_str(), predicted_text(r).c_str(),
                   algorithm.c_str(), r.error_percent(), note.c_str());
     } else {
-      std::printf("%-42s %8s %14s %10s %-13s %+7.1f%%%s\n", point.name.c_str(),
+      std::printf("%-42s %8s %14s %10s %-21s %+7.1f%%%s\n", point.name.c_str(),
                   size_text(point.bytes).c_str(), range_text(point).c_str(), predicted_text(r).c_str(),
                   algorithm.c_str(), r.error_percent(), note.c_str());
     }

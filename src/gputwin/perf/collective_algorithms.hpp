@@ -81,6 +81,15 @@ class AlgorithmModel {
 [[nodiscard]] const AlgorithmModel& collnet_model();
 [[nodiscard]] const AlgorithmModel& algorithm_model(CollectiveAlgorithm algorithm);
 
+// The channels NCCL runs one operation of this size on with the chosen algorithm and protocol
+// (enqueue.cc's channel tuning and scheduler): all of the topology's channels for large messages, fewer
+// for small ones; NVLS and NVLSTree keep theirs.
+[[nodiscard]] int channels_for_size(const Case& c, CollectiveAlgorithm algorithm,
+                                    CollectiveProtocol protocol);
+// The topology as an operation on `channels` of its channels sees it: each channel carries its share of the
+// links inside and between domains.
+[[nodiscard]] Topology with_channels(const Topology& topology, int channels);
+
 // Ring steps of NCCL's model: 2(n-1) for all_reduce, n-1 for all_gather / reduce_scatter, n otherwise.
 [[nodiscard]] int ring_steps(CollectiveOp op, int ranks);
 

@@ -134,6 +134,27 @@ std::vector<CollectiveModel::MeshFabric> read_mesh_fabrics(const YamlField& root
   return fabrics;
 }
 
+void read_channel_tuning(const YamlField& field, CollectiveModel& model) {
+  field.expect_keys({"source", "thread_threshold_bytes", "ring_ll_threshold_per_rank", "max_threads",
+                     "ring_simple_threads_on_slow_ring", "min_traffic_per_channel_bytes",
+                     "all_reduce_traffic_per_byte", "ll_traffic_factor"});
+  if (!field.child("source").is_map())
+    field.child("source").fail("expected the source as title, file, section");
+  auto& out = model.channel_tuning;
+  out.thread_threshold_bytes = read_per_protocol(field.child("thread_threshold_bytes"));
+  out.max_threads = read_per_protocol(field.child("max_threads"));
+  for (int p = 0; p < kProtocolCount; ++p) {
+    if (out.thread_threshold_bytes[p] <= 0)
+      field.child("thread_threshold_bytes").fail("expected positive values");
+    if (out.max_threads[p] <= 0) field.child("max_threads").fail("expected positive values");
+  }
+  out.ring_ll_threshold_per_rank = field.child("ring_ll_threshold_per_rank").boolean();
+  out.ring_simple_threads_on_slow_ring = field.child("ring_simple_threads_on_slow_ring").positive_number();
+  out.min_traffic_per_channel_bytes = field.child("min_traffic_per_channel_bytes").positive_number();
+  out.all_reduce_traffic_per_byte = field.child("all_reduce_traffic_per_byte").positive_number();
+  out.ll_traffic_factor = field.child("ll_traffic_factor").positive_number();
+}
+
 CollectiveModel read_model(const YamlField& root) {
   CollectiveModel model;
   model.nccl_version = root.child("nccl_version").text();
@@ -149,6 +170,7 @@ CollectiveModel read_model(const YamlField& root) {
   model.nvlink_link_bandwidth_gbps = read_four(topology.child("nvlink_link_bandwidth"));
   model.pci_bandwidth_gbps = topology.child("pci_bandwidth").positive_number();
   model.max_channels = static_cast<int>(topology.child("max_channels").positive_integer());
+  read_channel_tuning(root.child("channels"), model);
   read_efficiency(root.child("efficiency"), model);
   const YamlField factors = root.child("busbw_factors");
   for (std::size_t op = 0; op < kOpNames.size(); ++op)
@@ -175,7 +197,7 @@ CollectiveEstimate finish(CollectiveEstimate e, const collectives::AlgorithmCost
   e.time_us = e.latency_us + e.bandwidth_us;
   e.algbw_gbps = bytes / (e.time_us / kMicrosecondsPerSecond) / kBytesPerGigabyte;
   e.busbw_gbps = e.algbw_gbps * busbw_factor(e.op, t.ranks);
-  e.channels = t.channels;
+  e.channels_available = t.channels;
   e.link_busbw_gbps = cost.link_gbps;
   e.bottleneck = cost.bottleneck;
   return e;
@@ -352,7 +374,19 @@ CollectiveEstimate estimate_collective(const PerfHardware& hardware, const Colle
   }
   estimate.algorithm = std::string(algorithm_name(chosen->algorithm));
   estimate.protocol = std::string(protocol_name(chosen->protocol));
-  return finish(estimate, chosen->cost, topo, size);
+  // NCCL chose with every channel; a small message then runs on fewer, each carrying its share of the links,
+  // under the same protocol caps (a whole-operation cap such as LL's is still reached by a few channels).
+  collectives::AlgorithmCost cost = chosen->cost;
+  const int channels = collectives::channels_for_size(c, chosen->algorithm, chosen->protocol);
+  if (channels < topo.channels) {
+    const collectives::Topology narrowed = collectives::with_channels(topo, channels);
+    const collectives::Case narrow{model, narrowed, op, size};
+    cost.algbw_gbps =
+        collectives::algorithm_model(chosen->algorithm).cost(narrow, chosen->protocol).algbw_gbps;
+  }
+  estimate = finish(estimate, cost, topo, size);
+  estimate.channels = channels;
+  return estimate;
 }
 
 }  // namespace gputwin

@@ -104,6 +104,20 @@ struct CollectiveModel {
   double pci_bandwidth_gbps = 0;
   int max_channels = 0;
 
+  // How many channels one operation runs on (enqueue.cc, tuning.cc): NCCL chooses the algorithm and protocol
+  // with all the communicator's channels, then drops channels while the message is under
+  // channels x threads x a per-thread threshold, and the scheduler gives a channel at least a minimum of
+  // traffic. NVLS and NVLSTree keep their own channel count.
+  struct ChannelTuning {
+    PerProtocol thread_threshold_bytes{};  // per thread: LL, LL128, Simple
+    bool ring_ll_threshold_per_rank = false;
+    PerProtocol max_threads{};                    // per channel: LL, LL128, Simple
+    double ring_simple_threads_on_slow_ring = 0;  // Ring/Simple when the ring's bandwidth <= PCI_BW
+    double min_traffic_per_channel_bytes = 0;
+    double all_reduce_traffic_per_byte = 1;
+    double ll_traffic_factor = 1;
+  } channel_tuning;
+
   // Achieved bandwidth (measured, with sources): line rate x efficiency.
   double nvlink_efficiency = 0;  // payload share of an NVLink with 128-byte packets
   double pcie_efficiency = 0;
@@ -151,7 +165,8 @@ struct CollectiveEstimate {
   double algbw_gbps = 0;    // bytes / time, GB/s
   double busbw_gbps = 0;    // algbw x busbw_factor
   // What the bandwidth term rests on (for --explain).
-  int channels = 0;            // NCCL channels assumed
+  int channels = 0;  // NCCL channels this size runs on (fewer than the communicator's for small sizes)
+  int channels_available = 0;  // the communicator's channels (what NCCL's cost model chose with)
   double link_busbw_gbps = 0;  // achieved bus bandwidth of the bottleneck before protocol caps
   std::string bottleneck;      // "NVLink", "PCIe", "NIC", ...
   bool available = true;       // false when a forced algorithm/protocol cannot run this operation here

@@ -215,6 +215,103 @@ TEST(CollectiveChoiceRules, CollNetIsOffByDefault) {
   }
 }
 
+// --- Channels by message size (enqueue.cc's channel tuning)
+// ----------------------------------------------------------
+
+TEST(CollectiveChannels, SmallAllReduceAcrossNodesRunsOnTwoChannels) {
+  // 4 x 8 H100, 8 KiB: Tree/LL with 512 threads of an 8-byte threshold per channel, so NCCL drops channels
+  // while 8192 < nc x 4096, down to 2; the scheduler's 8192 x 2 (all_reduce) x 4 (LL) = 64 KiB of traffic
+  // fills 2 channels of 32 KiB. The bandwidth term is the full-channel one x 18 / 2.
+  const PerfHardware hw = dgx_h100(4);
+  const auto e = estimate(hw, CollectiveOp::all_reduce, 8192, {32, 8});
+  EXPECT_EQ(e.algorithm, "Tree");
+  EXPECT_EQ(e.protocol, "LL");
+  EXPECT_EQ(e.channels_available, 18);
+  EXPECT_EQ(e.channels, 2);
+  const auto large = estimate(hw, CollectiveOp::all_reduce, kLarge, {32, 8});
+  EXPECT_EQ(large.channels, large.channels_available);
+}
+
+TEST(CollectiveChannels, ChannelsNeverShrinkAsTheMessageGrows) {
+  const PerfHardware hw = dgx_h100(4);
+  for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::broadcast}) {
+    for (CollectiveChoice choice :
+         {CollectiveChoice{CollectiveAlgorithm::Ring, CollectiveProtocol::LL},
+          CollectiveChoice{CollectiveAlgorithm::Ring, CollectiveProtocol::LL128},
+          CollectiveChoice{CollectiveAlgorithm::Ring, CollectiveProtocol::Simple}}) {
+      int previous = 0;
+      for (double bytes = 8; bytes <= kLarge; bytes *= 2) {
+        const auto e = estimate(hw, op, bytes, {32, 8}, choice);
+        EXPECT_GE(e.channels, previous) << collective_name(op) << " " << bytes;
+        EXPECT_GE(e.channels, 1);
+        EXPECT_LE(e.channels, e.channels_available);
+        previous = e.channels;
+      }
+      EXPECT_EQ(previous, 18) << collective_name(op);
+    }
+  }
+}
+
+TEST(CollectiveChannels, SimpleOnFewerChannelsMovesTheBytesAtTheirShare) {
+  // Ring/Simple has no whole-operation cap: 64 KiB of all_gather on 32 ranks runs on 2 channels (64 bytes x
+  // 512 threads = 32 KiB per channel), so its bandwidth term per byte is 18 / 2 times that of 256 MiB.
+  const PerfHardware hw = dgx_h100(4);
+  const CollectiveChoice ring_simple{CollectiveAlgorithm::Ring, CollectiveProtocol::Simple};
+  const double small_bytes = 64 * 1024;
+  const double large_bytes = 256.0 * 1024 * 1024;
+  const auto small = estimate(hw, CollectiveOp::all_gather, small_bytes, {32, 8}, ring_simple);
+  const auto large = estimate(hw, CollectiveOp::all_gather, large_bytes, {32, 8}, ring_simple);
+  EXPECT_EQ(small.channels, 2);
+  EXPECT_EQ(large.channels, large.channels_available);
+  EXPECT_NEAR((small.bandwidth_us / small_bytes) / (large.bandwidth_us / large_bytes), 18.0 / 2, 1e-9);
+}
+
+TEST(CollectiveChannels, LlReachesItsWholeOperationCapOnFewChannels) {
+  // Ring/LL across nodes is capped at NCCL's llMaxBw for the whole operation: one channel's share of the
+  // links (half of it under LL) already gets about half of the cap, not 1/18 of it.
+  const PerfHardware hw = dgx_h100(4);
+  const CollectiveChoice ring_ll{CollectiveAlgorithm::Ring, CollectiveProtocol::LL};
+  const auto small = estimate(hw, CollectiveOp::all_gather, 1024, {32, 8}, ring_ll);
+  const auto large = estimate(hw, CollectiveOp::all_gather, 256.0 * 1024 * 1024, {32, 8}, ring_ll);
+  ASSERT_EQ(small.channels, 1);
+  const double slowdown = (small.bandwidth_us / 1024) / (large.bandwidth_us / (256.0 * 1024 * 1024));
+  EXPECT_GT(slowdown, 1.5);
+  EXPECT_LT(slowdown, 3.0);
+}
+
+TEST(CollectiveChannels, RingLlThresholdGrowsWithTheRanks) {
+  // Ring/LL's per-thread threshold is x nRanks: the same 256 KiB all_gather keeps more channels on 8 ranks
+  // than on 64.
+  const CollectiveChoice ring_ll{CollectiveAlgorithm::Ring, CollectiveProtocol::LL};
+  const auto few = estimate(dgx_h100(1), CollectiveOp::all_gather, 256 * 1024, {8, 8}, ring_ll);
+  const auto many = estimate(dgx_h100(8), CollectiveOp::all_gather, 256 * 1024, {64, 8}, ring_ll);
+  EXPECT_GT(few.channels, many.channels);
+}
+
+TEST(CollectiveChannels, NvlsKeepsItsChannelsAtAnySize) {
+  const auto e = estimate(baseboard("h100-sxm", 8), CollectiveOp::all_reduce, 64 * 1024, {8, 8},
+                          {CollectiveAlgorithm::NVLS, {}});
+  EXPECT_EQ(e.channels, e.channels_available);
+}
+
+TEST(CollectiveModelData, ChannelTuningIsReadWithItsSource) {
+  const auto& tuning = model().channel_tuning;
+  EXPECT_EQ(tuning.max_threads[static_cast<int>(CollectiveProtocol::LL128)], 640);
+  EXPECT_EQ(tuning.thread_threshold_bytes[static_cast<int>(CollectiveProtocol::Simple)], 64);
+  EXPECT_TRUE(tuning.ring_ll_threshold_per_rank);
+  const auto path = std::filesystem::temp_directory_path() / "gputwin-bad-nccl-channels.yaml";
+  std::ifstream in(source_path("data/perf/nccl-cost-model.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string row = "max_threads: [512, 640, 512]";
+  text.replace(text.find(row), row.size(), "max_threads: [512, 0, 512]");
+  std::ofstream(path) << text;
+  const auto bad = load_collective_model(path.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error_text().find("max_threads"), std::string::npos) << bad.error_text();
+  EXPECT_NE(bad.error_text().find(path.string()), std::string::npos) << bad.error_text();
+  std::filesystem::remove(path);
+}
+
 // --- Shape of the results
 // -------------------------------------------------------------------------------------
 

@@ -53,10 +53,10 @@ std::string explain_text(const CollectiveSweepRow& row) {
   return fmt::format(
       "#   {}/{}: latency {:.2f} us + bandwidth {:.2f} us ({} B at {:.2f} GB/s algbw); bottleneck {} {:.1f} "
       "GB/s bus, "
-      "{} channels\n",
+      "{} of {} channels\n",
       e.algorithm, e.protocol, e.latency_us, e.bandwidth_us, row.bytes,
       e.bandwidth_us > 0 ? static_cast<double>(row.bytes) / e.bandwidth_us / 1e3 : 0.0, e.bottleneck,
-      e.link_busbw_gbps, e.channels);
+      e.link_busbw_gbps, e.channels, e.channels_available);
 }
 
 }  // namespace
@@ -77,13 +77,16 @@ std::string collective_text(const CollectiveSweep& sweep, const PerfHardware& hw
   out += topology_text(hw, group);
   out += "#\n";
   out += "#                                                              out-of-place\n";
-  out += "#       size         count      type   redop    root     time   algbw   busbw #wrong\n";
+  out +=
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong  algo/proto      "
+      "channels\n";
   out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
   for (const auto& row : rows) {
     const auto& e = row.estimate;
-    out += fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}  {}  {:6.2f}  {:6.2f}  {:>5}\n", row.bytes,
-                       row.count, options.dtype, redop_of(op), root_of(op), time_text(e.time_us),
-                       e.algbw_gbps, e.busbw_gbps, "N/A");
+    out += fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}  {}  {:6.2f}  {:6.2f}  {:>5}  {:<15} {:>8}\n",
+                       row.bytes, row.count, options.dtype, redop_of(op), root_of(op), time_text(e.time_us),
+                       e.algbw_gbps, e.busbw_gbps, "N/A", e.algorithm + "/" + e.protocol,
+                       fmt::format("{}/{}", e.channels, e.channels_available));
     if (options.explain) out += explain_text(row);
   }
   out += "# in-place columns omitted: the model predicts the same time in place\n";
@@ -124,6 +127,7 @@ nlohmann::json collective_json(const CollectiveSweep& sweep, const PerfHardware&
                     {"latency_us", e.latency_us},
                     {"bandwidth_us", e.bandwidth_us},
                     {"channels", e.channels},
+                    {"channels_available", e.channels_available},
                     {"bottleneck", e.bottleneck}});
   }
   out["avg_busbw_gbps"] = average_busbw(rows);
