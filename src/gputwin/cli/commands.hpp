@@ -27,6 +27,10 @@ struct UsageFailure {
   std::string message;
 };
 
+// "10%", "10 %" or "10" (percent) -> 0.10; anything else, or outside 0% to below 100%, a UsageFailure naming
+// the option.
+double percentage_option(const std::string& option, const std::string& text);
+
 struct CatalogOptions {
   std::vector<std::string> extra_dirs;
   bool no_bundled = false;

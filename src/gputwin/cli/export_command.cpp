@@ -47,23 +47,6 @@ struct PrometheusExportOptions {
   std::string utilization_window;
 };
 
-// "10%", "10 %" or "10" (percent) -> 0.10.
-double parse_percentage(const std::string& option, const std::string& text) {
-  std::string digits = text;
-  while (!digits.empty() && (digits.back() == '%' || digits.back() == ' ')) digits.pop_back();
-  std::size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(digits, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (digits.empty() || used != digits.size() || value < 0 || value >= 100)
-    throw UsageFailure{option + ": expected a percentage from 0% to below 100%, e.g. 10%, got '" + text +
-                       "'"};
-  return value / 100.0;
-}
-
 std::string checked_duration(const std::string& option, const std::string& text) {
   if (!is_prometheus_duration(text))
     throw UsageFailure{option +
@@ -87,7 +70,7 @@ int run_export_prometheus(const PrometheusExportOptions& options) {
   if (!loaded(settings)) return kInputError;
   PrometheusRuleSettings rule_settings = std::move(settings).value();
   if (!options.utilization_margin.empty())
-    rule_settings.utilization_margin = parse_percentage("--utilization-margin", options.utilization_margin);
+    rule_settings.utilization_margin = percentage_option("--utilization-margin", options.utilization_margin);
   if (!options.utilization_window.empty())
     rule_settings.utilization_window = checked_duration("--utilization-window", options.utilization_window);
   const auto checks = validate::load_checks_data(data + "/validate/checks.yaml");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
@@ -16,6 +17,23 @@
 #include "gputwin/validate/prometheus_fleet.hpp"
 
 namespace gputwin::cli {
+
+double percentage_option(const std::string& option, const std::string& text) {
+  std::string digits = text;
+  while (!digits.empty() && (digits.back() == '%' || digits.back() == ' ')) digits.pop_back();
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(digits, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (digits.empty() || used != digits.size() || value < 0 || value >= 100)
+    throw UsageFailure{option + ": expected a percentage from 0% to below 100%, e.g. 10%, got '" + text +
+                       "'"};
+  return value / 100.0;
+}
+
 namespace {
 
 struct ValidateOptions {
@@ -34,23 +52,6 @@ struct ValidateOptions {
   bool json = false;
   CatalogOptions catalog;
 };
-
-// "10%", "10 %" or "10" (percent) -> 0.10.
-double parse_margin(const std::string& text) {
-  std::string digits = text;
-  while (!digits.empty() && (digits.back() == '%' || digits.back() == ' ')) digits.pop_back();
-  std::size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(digits, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (digits.empty() || used != digits.size() || value < 0 || value >= 100)
-    throw UsageFailure{"--busbw-margin: expected a percentage from 0% to below 100%, e.g. 10%, got '" + text +
-                       "'"};
-  return value / 100.0;
-}
 
 // The design's fleet, busbw prediction and intended MIG layout; false after printing an error.
 bool add_design(const ValidateOptions& options, validate::CheckOptions& check_options) {
@@ -155,7 +156,8 @@ int run_validate(const ValidateOptions& options) {
     if (!fail_on)
       throw UsageFailure{"--fail-on: expected critical, warning or info, got '" + options.fail_on + "'"};
     validate::CheckOptions check_options;
-    if (!options.busbw_margin.empty()) check_options.busbw_margin = parse_margin(options.busbw_margin);
+    if (!options.busbw_margin.empty())
+      check_options.busbw_margin = percentage_option("--busbw-margin", options.busbw_margin);
     const auto checks = validate::load_checks_data(
         options.checks.empty() ? bundled_data_dir() + "/validate/checks.yaml" : options.checks);
     if (!checks.ok()) {
