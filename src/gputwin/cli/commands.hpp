@@ -16,6 +16,11 @@
 #include "gputwin/perf/training_inputs.hpp"
 #include "gputwin/plan/load_design.hpp"
 
+namespace gputwin {
+struct EngineChoice;
+struct ServingEngineDefaults;
+}  // namespace gputwin
+
 namespace gputwin::cli {
 
 inline constexpr int kInputError = 1;
@@ -30,6 +35,11 @@ struct UsageFailure {
 // "10%", "10 %" or "10" (percent) -> 0.10; anything else, or outside 0% to below 100%, a UsageFailure naming
 // the option.
 double percentage_option(const std::string& option, const std::string& text);
+
+// The engine generation `--engine GEN` names (its fitted efficiency; empty: the perf model's own timing). An
+// unknown id is a UsageFailure; a bad engine data file prints its errors and returns empty.
+std::optional<EngineChoice> engine_option(const ServingEngineDefaults& defaults,
+                                          const std::string& generation);
 
 struct CatalogOptions {
   std::vector<std::string> extra_dirs;

@@ -176,14 +176,7 @@ std::optional<EngineChoice> engine_of(const InferOptions& options) {
     std::cerr << defaults.error_text();
     return std::nullopt;
   }
-  auto choice = load_engine_choice(defaults.value(), options.engine_generation);
-  if (!choice.ok()) {
-    const InputError& error = choice.errors().front();
-    if (error.where.file.empty()) throw UsageFailure{"--engine: " + error.message};  // an unknown id
-    std::cerr << choice.error_text();
-    return std::nullopt;
-  }
-  return std::move(choice).value();
+  return engine_option(defaults.value(), options.engine_generation);
 }
 
 int run_infer(const InferOptions& options) {
@@ -214,8 +207,8 @@ int run_infer(const InferOptions& options) {
     std::cerr << max_load.error_text();
     return kInputError;
   }
-  InferenceReport report{
-      loaded->hardware, inputs->setup, {}, std::move(max_load).value(), {}, {}, 0, std::nullopt};
+  InferenceReport report{loaded->hardware, inputs->setup, {}, std::move(max_load).value(), {}, {}, 0,
+                         std::nullopt};
   if (!engine->generation.empty()) report.engine = *engine;
   if (!report.max_load.weights_fit) {
     std::cerr << inference_refusal_text(report);

@@ -391,18 +391,6 @@ int run_disaggregated(const ServeOptions& options, const InferenceInputs& inputs
   return write_report(options, report);
 }
 
-// The engine defaults and, with --engine, the generation's fitted efficiency.
-std::optional<EngineChoice> engine_of(const ServeOptions& options, const ServingEngineDefaults& defaults) {
-  auto choice = load_engine_choice(defaults, options.engine_generation);
-  if (!choice.ok()) {
-    const InputError& error = choice.errors().front();
-    if (error.where.file.empty()) throw UsageFailure{"--engine: " + error.message};  // an unknown id
-    std::cerr << choice.error_text();
-    return std::nullopt;
-  }
-  return std::move(choice).value();
-}
-
 int run_serve(const ServeOptions& options) {
   const auto loaded = load_inference_inputs(options.deployment, "perf serve");
   if (!loaded) return kInputError;
@@ -420,7 +408,7 @@ int run_serve(const ServeOptions& options) {
     std::cerr << defaults.error_text();
     return kInputError;
   }
-  const auto engine = engine_of(options, defaults.value());
+  const auto engine = engine_option(defaults.value(), options.engine_generation);
   if (!engine) return kInputError;
   const auto traffic = traffic_of(options);
   if (!traffic) return kInputError;
@@ -666,6 +654,18 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       exit_code = kUsageError;
     }
   });
+}
+
+std::optional<EngineChoice> engine_option(const ServingEngineDefaults& defaults,
+                                          const std::string& generation) {
+  auto choice = load_engine_choice(defaults, generation);
+  if (!choice.ok()) {
+    const InputError& error = choice.errors().front();
+    if (error.where.file.empty()) throw UsageFailure{"--engine: " + error.message};  // an unknown id
+    std::cerr << choice.error_text();
+    return std::nullopt;
+  }
+  return std::move(choice).value();
 }
 
 }  // namespace gputwin::cli
