@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gputwin/sim/checkpoint_policies.hpp"
@@ -21,6 +23,7 @@
 #include "gputwin/sim/replay.hpp"
 #include "gputwin/sim/replay_engine.hpp"
 #include "gputwin/sim/simulated_cluster.hpp"
+#include "gputwin/sim/sweep.hpp"
 #include "gputwin/trace/job_traces.hpp"
 #include "gputwin/trace/openb.hpp"
 #include "gputwin/trace/synthetic.hpp"
@@ -374,12 +377,69 @@ void BM_ReplaySyntheticYearWithFailures(benchmark::State& state) {
   }
 }
 
+// A sweep of a 16,384-GPU year with failures (issue 17 item 8: 1,000 replays, seeds x checkpoint intervals x
+// spare pools, on one machine's threads): 2,048 nodes of 8, the year's mix above at the same load (163,840
+// jobs), each node failing once in 5,000 h (out 48 h), 1-minute checkpoint writes, 10-minute restarts, an 8 h
+// rolling window every 90 days. The argument is the number of replays: 10 (10 seeds), 100 (x 10 intervals)
+// or 1,000 (x 10 spare pools, 0 to 144 nodes). Rows come from run_sweep, as `gputwin sweep` runs them; a
+// Slurm array runs the same tasks one per array task (`sweep task`), so its time is one replay's, per task.
+constexpr int kSweepNodes = 2048;
+constexpr int kSweepJobs = kYearJobs / 100000 * 16384;  // the year's jobs per GPU on 16,384 GPUs
+
+void BM_SweepYearWithFailures(benchmark::State& state) {
+  const int replays = static_cast<int>(state.range(0));
+  std::string seeds = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]";
+  std::string intervals =
+      replays >= 100 ? "[10min, 20min, 30min, 45min, 1h, 90min, 2h, 3h, 4h, young-daly]" : "[30min]";
+  std::string spares = replays >= 1000 ? "[0, 16, 32, 48, 64, 80, 96, 112, 128, 144]" : "[16]";
+  const auto sweep = gputwin::parse_sweep(
+      "name: year sweep\ntrace: {path: none.csv}\ndesigns: [{name: h100-16k, "
+      "nodes: 2048, gpus_per_node: 8}]\npolicies: [fifo]\nseeds: " +
+          seeds +
+          "\nfailures: {node_mtbf: 5000h, repair: 48h, checkpoint_write: "
+          "1min, restart: 10min, maintenance: 'every=90d,duration=8h,mode="
+          "rolling', checkpoint_intervals: " +
+          intervals + ", spare_nodes: " + spares + "}\n",
+      "bench-sweep.yaml");
+  if (!sweep.ok()) {
+    state.SkipWithError(sweep.error_text().c_str());
+    return;
+  }
+  static const auto trace =
+      gputwin::generate_trace(training_cluster_year_shape(), {.cluster_gpus = kSweepNodes * kYearGpusPerNode,
+                                                              .jobs = kSweepJobs,
+                                                              .days = kYearDays,
+                                                              .load = kYearLoad,
+                                                              .seed = 1});
+  const gputwin::SimulatedCluster cluster = gputwin::uniform_simulated_cluster(kSweepNodes, kYearGpusPerNode);
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::size_t rows = 0;
+  double min_goodput = 1;
+  double max_goodput = 0;
+  for (auto _ : state) {
+    const auto result =
+        gputwin::run_sweep(sweep.value(), trace.jobs, {cluster.whole}, threads, 0, {cluster.topology});
+    rows = result.size();
+    for (const auto& row : result) {
+      min_goodput = std::min(min_goodput, row.failures->goodput);
+      max_goodput = std::max(max_goodput, row.failures->goodput);
+    }
+  }
+  state.counters["replays"] = static_cast<double>(rows);
+  state.counters["jobs"] = static_cast<double>(trace.jobs.size());
+  state.counters["threads"] = threads;
+  state.counters["goodput_min"] = min_goodput;
+  state.counters["goodput_max"] = max_goodput;
+  state.counters["max_rss_MiB"] = max_rss_mib();
+}
+
 BENCHMARK(BM_PackingOneRun)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PackingMatrix)->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_ReplayPhilly)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ReplaySyntheticYear, fifo, std::string("fifo"))->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_ReplaySyntheticYear, easy, std::string("easy"))->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_ReplaySyntheticYearWithFailures)->Arg(1)->Arg(10)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK(BM_SweepYearWithFailures)->Arg(10)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kSecond);
 
 }  // namespace
 
