@@ -7,15 +7,10 @@
 
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/sim/checkpoint_interval.hpp"
+#include "gputwin/sim/sim_test_support.hpp"
 
 namespace gputwin {
 namespace {
-
-FailureRates bundled() {
-  auto rates = load_failure_rates(bundled_data_dir() + "/reliability/failure-rates.yaml");
-  EXPECT_TRUE(rates.ok()) << rates.error_text();
-  return std::move(rates).value();
-}
 
 GoodputRequest llama3_snapshot(const FailureRates& rates) {
   GoodputRequest request;
@@ -34,7 +29,7 @@ GoodputRequest llama3_snapshot(const FailureRates& rates) {
 // Fit check (the rates are derived from these counts): a 54-day, 16,384-GPU run with Llama 3's per-component
 // rates sees the 419 unexpected interruptions within the spread of 20 seeds, and the causes' shares.
 TEST(Goodput, LlamaThreeSnapshotReproducesItsInterruptionsAndShares) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   const auto result = simulate_goodput(llama3_snapshot(rates));
   ASSERT_TRUE(result.ok()) << result.error_text();
   const GoodputResult& r = result.value();
@@ -53,7 +48,7 @@ TEST(Goodput, LlamaThreeSnapshotReproducesItsInterruptionsAndShares) {
 }
 
 TEST(Goodput, MonteCarloAgreesWithTheFirstOrderModelWhenNoOneWaitsForRepair) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   GoodputRequest request = llama3_snapshot(rates);
   request.wall_limit_hours.reset();
   request.work_hours = 30 * 24;
@@ -72,7 +67,7 @@ TEST(Goodput, MonteCarloAgreesWithTheFirstOrderModelWhenNoOneWaitsForRepair) {
 }
 
 TEST(Goodput, WithoutSparesTheJobWaitsForRepairs) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   GoodputRequest request = llama3_snapshot(rates);
   request.wall_limit_hours.reset();
   request.work_hours = 10 * 24;
@@ -90,7 +85,7 @@ TEST(Goodput, WithoutSparesTheJobWaitsForRepairs) {
 }
 
 TEST(Goodput, SameSeedsSameAnswerOtherSeedsAnother) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   const GoodputRequest request = llama3_snapshot(rates);
   const GoodputResult a = simulate_goodput(request).value();
   const GoodputResult b = simulate_goodput(request).value();
@@ -114,7 +109,7 @@ TEST(Goodput, NoFailuresNoLoss) {
 }
 
 TEST(Goodput, AGivenIntervalIsUsedAndALongerOneLosesMoreWork) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   GoodputRequest request = llama3_snapshot(rates);
   request.wall_limit_hours.reset();
   request.work_hours = 20 * 24;
