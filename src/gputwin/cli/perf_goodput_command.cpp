@@ -4,6 +4,7 @@
 // one rate given on the command line).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -37,6 +38,7 @@ struct GoodputOptions {
   std::string restart;
   std::string checkpoint_interval;
   int spare_nodes = 0;
+  std::optional<double> weibull_shape;  // empty: each process's own (exponential unless the data gives one)
   int seeds = 20;
   int seed = 1;
   int nodes_per_leaf = 32;
@@ -131,6 +133,9 @@ int run_goodput(const GoodputOptions& o) {
     if (!(o.days > 0)) throw UsageFailure{fmt::format("--days: must be greater than zero, got {:g}", o.days)};
     if (o.spare_nodes < 0) throw UsageFailure{"--spare-nodes: must not be negative"};
     if (o.seeds < 1) throw UsageFailure{"--seeds: must be at least 1"};
+    if (o.weibull_shape && !(*o.weibull_shape > 0))
+      throw UsageFailure{
+          fmt::format("--weibull-shape: must be greater than zero, got {:g}", *o.weibull_shape)};
     if (static_cast<int>(!o.node_failure_rate.empty()) + static_cast<int>(!o.node_mtbf.empty()) +
             static_cast<int>(!o.mtbf.empty()) >
         1) {
@@ -222,6 +227,15 @@ int run_goodput(const GoodputOptions& o) {
                             : "; repair times assumed (data/reliability/failure-rates.yaml)");
     }
 
+    if (o.weibull_shape) {
+      for (auto& process : request.processes) process.weibull_shape = *o.weibull_shape;
+      job.failure_model +=
+          fmt::format("; times between failures Weibull, shape {:g} (--weibull-shape)", *o.weibull_shape);
+    } else if (std::any_of(request.processes.begin(), request.processes.end(),
+                           [](const FailureProcess& p) { return p.weibull_shape != 1; })) {
+      job.failure_model += "; Weibull shapes from the data";
+    }
+
     const JobDefaults& defaults = rates.value().job_defaults;
     const bool designed_write = o.checkpoint_write.empty() && where->designed_write_hours.has_value();
     request.checkpoint_write_hours = !o.checkpoint_write.empty()
@@ -298,6 +312,9 @@ void add_perf_goodput_command(CLI::App& perf, int& exit_code) {
                       "compute time between checkpoints (default: Daly's optimum)");
   command->add_option("--spare-nodes", o->spare_nodes,
                       "hot-spare nodes that replace failed ones (default 0)");
+  command->add_option("--weibull-shape", o->weibull_shape,
+                      "times between failures of each node Weibull with this shape (< 1: failures cluster "
+                      "early; 1: exponential) and the same mean; default: the data's (exponential)");
   command->add_option("--seeds", o->seeds, "Monte Carlo runs (default 20)");
   command->add_option("--seed", o->seed, "first seed (default 1); run i uses seed + i");
   command

@@ -84,8 +84,8 @@ int run_local(const SweepOptions& options) {
   if (!prepared) return kInputError;
   const int threads =
       options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  const auto rows =
-      run_sweep(prepared->spec, prepared->jobs, prepared->pools, threads, prepared->reader_skipped);
+  const auto rows = run_sweep(prepared->spec, prepared->jobs, prepared->pools, threads,
+                              prepared->reader_skipped, prepared->topologies);
   if (!write_text(options.out, table(prepared->spec.name, rows, options))) return kInputError;
   return refused(rows) ? kInputError : 0;
 }
@@ -165,7 +165,7 @@ int run_task(const SweepOptions& options) {
   const auto prepared = prepare(options, task.design);
   if (!prepared) return kInputError;
   const SweepRow row = run_sweep_task(prepared->spec, task, prepared->jobs, prepared->pools[task.design],
-                                      prepared->reader_skipped);
+                                      prepared->reader_skipped, &prepared->topologies[task.design]);
   // Written whole, then renamed: a task killed mid-write leaves no result that merge could take for complete.
   const std::string partial = options.out + ".partial";
   if (!write_text(partial, sweep_task_json(fs::absolute(options.file).string(), row).dump(2) + "\n"))

@@ -25,8 +25,9 @@ namespace gputwin {
 struct SweepInputs {
   SweepSpec spec;
   std::vector<JobSpec> jobs;
-  int reader_skipped = 0;      // trace rows the reader left out
-  std::vector<GpuPool> pools;  // by design, in the sweep file's order
+  int reader_skipped = 0;                  // trace rows the reader left out
+  std::vector<GpuPool> pools;              // by design, in the sweep file's order
+  std::vector<ReplayTopology> topologies;  // by design: where its nodes sit (what failures strike)
 };
 
 // Errors (first failure only, in this order: the sweep file, the trace, the catalog, each design's spec) name

@@ -143,4 +143,30 @@ nlohmann::json sizing_goodput_json(const std::vector<SizingGoodput>& rows, const
   return {{"basis", basis}, {"rows", list}};
 }
 
+GoodputDocument goodput_document_from_json(const JsonField& root, const std::string& source) {
+  GoodputDocument d;
+  d.source = source;
+  const JsonField job = root.child("job");
+  d.gpus = static_cast<int>(job.child("gpus").integer());
+  d.nodes = static_cast<int>(job.child("nodes").integer());
+  d.system = job.child("system").string();
+  d.work_days = job.child("work_days").number();
+  d.spare_nodes = static_cast<int>(job.child("spare_nodes").integer());
+  d.failure_model = job.child("failure_model").string();
+  d.seeds = static_cast<int>(root.child("seeds").integer());
+  d.mttf_hours = root.child("mttf_hours").number();
+  d.interval_used_minutes = root.child("checkpoint_interval_minutes").child("used").number();
+  const JsonField interruptions = root.child("interruptions");
+  d.interruptions_mean = interruptions.child("mean").number();
+  d.interruptions_stdev = interruptions.child("stdev").number();
+  const JsonField causes = interruptions.child("by_cause");
+  for (std::size_t i = 0; i < causes.array_size(); ++i) {
+    const JsonField cause = causes.element(i);
+    d.by_cause.push_back({cause.child("cause").string(), cause.child("mean").number()});
+  }
+  d.ettr = root.child("ettr").number();
+  d.wall_days = root.child("wall_days").number();
+  return d;
+}
+
 }  // namespace gputwin

@@ -56,6 +56,10 @@ std::string jobs_left_out_text(const std::vector<SweepRow>& rows) {
   return text;
 }
 
+bool any_failures(const std::vector<SweepRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.failures.has_value(); });
+}
+
 }  // namespace
 
 std::string sweep_csv(const std::vector<SweepRow>& rows) {
@@ -63,57 +67,107 @@ std::string sweep_csv(const std::vector<SweepRow>& rows) {
       "task,design,policy,variant,seed,jobs,completed,never_run,mean_wait_s,p95_wait_s,mean_jct_s,mean_"
       "bounded_"
       "slowdown,"
-      "window_utilisation,drain_s,utilisation,makespan_s\n";
+      "window_utilisation,drain_s,utilisation,makespan_s";
+  const bool failures = any_failures(rows);
+  text += failures ? ",checkpoint_interval,spare_nodes,interruptions,goodput,ettr,availability\n" : "\n";
   for (const SweepRow& r : rows) {
-    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.task, csv_cell(r.design),
+    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", r.task, csv_cell(r.design),
                         csv_cell(r.policy), csv_cell(r.variant), r.seed, r.jobs, r.completed, r.never_run,
                         seconds(r.mean_wait_s), seconds(r.p95_wait_s), seconds(r.mean_jct_s),
                         format_number(r.mean_bounded_slowdown, 3),
                         r.window_utilisation ? share(*r.window_utilisation) : std::string(),
                         seconds(r.drain_s), share(r.utilisation), seconds(r.makespan_s));
+    if (failures) {
+      const SweepFailureRow f = r.failures.value_or(SweepFailureRow{});
+      text +=
+          fmt::format(",{},{},{},{},{},{}", csv_cell(f.checkpoint_interval), f.spare_nodes, f.interruptions,
+                      share(f.goodput), f.ettr ? share(*f.ettr) : std::string(), share(f.availability));
+    }
+    text += "\n";
   }
   return text;
 }
 
 std::string sweep_text(const std::string& sweep_name, const std::vector<SweepRow>& rows) {
-  TextTable table(
-      {"task", "design", "policy", "variant", "seed", "jobs", "done", "mean wait", "p95 wait", "mean JCT",
-       "slowdown", "util window", "drain", "util to end"},
-      {Align::right, Align::left, Align::left, Align::left, Align::right, Align::right, Align::right,
-       Align::right, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right});
+  std::vector<std::string> header{"task",     "design",      "policy",    "variant",    "seed",
+                                  "jobs",     "done",        "mean wait", "p95 wait",   "mean JCT",
+                                  "slowdown", "util window", "drain",     "util to end"};
+  std::vector<Align> alignment{Align::right, Align::left,  Align::left,  Align::left,  Align::right,
+                               Align::right, Align::right, Align::right, Align::right, Align::right,
+                               Align::right, Align::right, Align::right, Align::right};
+  const bool failures = any_failures(rows);
+  if (failures) {
+    for (const char* column : {"checkpoint", "spares", "interrupts", "goodput", "ETTR", "available"}) {
+      header.emplace_back(column);
+      alignment.push_back(Align::right);
+    }
+  }
+  TextTable table(std::move(header), std::move(alignment));
   for (const SweepRow& r : rows) {
-    table.add_row({std::to_string(r.task), r.design, r.policy, r.variant, std::to_string(r.seed),
-                   std::to_string(r.jobs), std::to_string(r.completed), readable_duration(r.mean_wait_s),
-                   readable_duration(r.p95_wait_s), readable_duration(r.mean_jct_s),
-                   format_number(r.mean_bounded_slowdown, 2),
-                   r.window_utilisation ? percent(*r.window_utilisation) : std::string("none"),
-                   readable_duration(r.drain_s), percent(r.utilisation)});
+    std::vector<std::string> cells{
+        std::to_string(r.task),
+        r.design,
+        r.policy,
+        r.variant,
+        std::to_string(r.seed),
+        std::to_string(r.jobs),
+        std::to_string(r.completed),
+        readable_duration(r.mean_wait_s),
+        readable_duration(r.p95_wait_s),
+        readable_duration(r.mean_jct_s),
+        format_number(r.mean_bounded_slowdown, 2),
+        r.window_utilisation ? percent(*r.window_utilisation) : std::string("none"),
+        readable_duration(r.drain_s),
+        percent(r.utilisation)};
+    if (failures) {
+      const SweepFailureRow f = r.failures.value_or(SweepFailureRow{});
+      cells.insert(cells.end(), {f.checkpoint_interval, std::to_string(f.spare_nodes),
+                                 std::to_string(f.interruptions), format_number(100 * f.goodput, 2) + "%",
+                                 f.ettr ? format_number(100 * *f.ettr, 2) + "%" : std::string("-"),
+                                 format_number(100 * f.availability, 2) + "%"});
+    }
+    table.add_row(std::move(cells));
   }
   return fmt::format("Sweep {}: {} tasks\n", sweep_name, rows.size()) + table.render() +
          "  util window: GPU utilisation from the first to the last arrival (none: all jobs arrive at once); "
          "drain: last arrival to the last job's end; util to end: first arrival to the last job's end\n" +
+         (failures ? "  with failures (the seed is the failure seed): checkpoint interval, spare nodes, "
+                     "interruptions, goodput (finished work / GPU-hours held), ETTR (finished jobs, "
+                     "GPU-weighted), available (GPU-hours in service / those of nodes not held as spares)\n"
+                   : std::string()) +
          jobs_left_out_text(rows);
 }
 
 nlohmann::ordered_json sweep_row_json(const SweepRow& r) {
-  return {{"task", r.task},
-          {"design", r.design},
-          {"policy", r.policy},
-          {"variant", r.variant},
-          {"seed", r.seed},
-          {"jobs", r.jobs},
-          {"completed", r.completed},
-          {"never_run", r.never_run},
-          {"reader_skipped", r.reader_skipped},
-          {"mean_wait_s", r.mean_wait_s},
-          {"p95_wait_s", r.p95_wait_s},
-          {"mean_jct_s", r.mean_jct_s},
-          {"mean_bounded_slowdown", r.mean_bounded_slowdown},
-          {"window_utilisation",
-           r.window_utilisation ? nlohmann::ordered_json(*r.window_utilisation) : nlohmann::ordered_json()},
-          {"drain_s", r.drain_s},
-          {"utilisation", r.utilisation},
-          {"makespan_s", r.makespan_s}};
+  nlohmann::ordered_json row = {
+      {"task", r.task},
+      {"design", r.design},
+      {"policy", r.policy},
+      {"variant", r.variant},
+      {"seed", r.seed},
+      {"jobs", r.jobs},
+      {"completed", r.completed},
+      {"never_run", r.never_run},
+      {"reader_skipped", r.reader_skipped},
+      {"mean_wait_s", r.mean_wait_s},
+      {"p95_wait_s", r.p95_wait_s},
+      {"mean_jct_s", r.mean_jct_s},
+      {"mean_bounded_slowdown", r.mean_bounded_slowdown},
+      {"window_utilisation",
+       r.window_utilisation ? nlohmann::ordered_json(*r.window_utilisation) : nlohmann::ordered_json()},
+      {"drain_s", r.drain_s},
+      {"utilisation", r.utilisation},
+      {"makespan_s", r.makespan_s}};
+  if (r.failures) {
+    const SweepFailureRow& f = *r.failures;
+    row["failures"] = {{"checkpoint_interval", f.checkpoint_interval},
+                       {"spare_nodes", f.spare_nodes},
+                       {"interruptions", f.interruptions},
+                       {"goodput", f.goodput},
+                       {"ettr", f.ettr ? nlohmann::ordered_json(*f.ettr) : nlohmann::ordered_json()},
+                       {"availability", f.availability}};
+  }
+  return row;
 }
 
 nlohmann::ordered_json sweep_json(const std::string& sweep_name, const std::vector<SweepRow>& rows) {
@@ -147,6 +201,16 @@ SweepRow row_from_json(const JsonField& row) {
   r.drain_s = row.child("drain_s").number();
   r.utilisation = row.child("utilisation").number();
   r.makespan_s = row.child("makespan_s").number();
+  if (const auto failures = row.optional_child("failures")) {
+    SweepFailureRow f;
+    f.checkpoint_interval = failures->child("checkpoint_interval").string();
+    f.spare_nodes = static_cast<int>(failures->child("spare_nodes").integer());
+    f.interruptions = static_cast<int>(failures->child("interruptions").integer());
+    f.goodput = failures->child("goodput").number();
+    f.ettr = optional_number(failures->child("ettr"));
+    f.availability = failures->child("availability").number();
+    r.failures = f;
+  }
   return r;
 }
 

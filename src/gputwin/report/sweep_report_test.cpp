@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "gputwin/report/report_test_support.hpp"
+#include "gputwin/sim/simulated_cluster.hpp"
 
 namespace gputwin {
 namespace {
@@ -103,6 +104,56 @@ TEST(SweepJson, MissingFieldIsNamedByItsPointer) {
   EXPECT_TRUE(contains(error, "/rows/3: missing field 'policy'")) << error;
   const std::string no_rows = error_of(read_sweep_json(testing::without(text(), "/rows"), "sweep.json"));
   EXPECT_TRUE(contains(no_rows, "/: missing field 'rows'")) << no_rows;
+}
+
+// A sweep with failures: its rows carry the failure figures, which come back exactly (a Slurm array task's
+// result is this JSON, so merged tables keep them), and the text and CSV gain their columns.
+TEST(SweepJson, FailureFiguresRoundTrip) {
+  const auto parsed = parse_sweep(
+      "name: failures\ntrace: {path: jobs.csv}\ndesigns: [{name: small, nodes: 2, gpus_per_node: 4}, "
+      "{name: large, nodes: 4}]\npolicies: [fifo, easy]\nfailures: {node_mtbf: 20h, repair: 2h, "
+      "checkpoint_intervals: [5min, none], spare_nodes: [0, 1]}\n",
+      "sweep.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.error_text();
+  const SweepSpec& sweep = parsed.value();
+  const SimulatedCluster small = uniform_simulated_cluster(2, 4);
+  const SimulatedCluster large = uniform_simulated_cluster(4, 8);
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 12; ++i) {
+    JobSpec job;
+    job.id = std::to_string(i);
+    job.submit_time = 600.0 * i;
+    job.duration = 36000;
+    job.gpus = 4;
+    jobs.push_back(job);
+  }
+  const auto written =
+      run_sweep(sweep, jobs, {small.whole, large.whole}, 1, 0, {small.topology, large.topology});
+  ASSERT_EQ(written.size(), 16u);
+  const auto read = read_sweep_json(sweep_json("failures", written).dump(2), "sweep.json");
+  ASSERT_TRUE(read.ok()) << read.error_text();
+  int interrupted = 0;
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    ASSERT_TRUE(read.value().rows[i].failures) << i;
+    const SweepFailureRow& back = *read.value().rows[i].failures;
+    EXPECT_EQ(back.checkpoint_interval, written[i].failures->checkpoint_interval);
+    EXPECT_EQ(back.spare_nodes, written[i].failures->spare_nodes);
+    EXPECT_EQ(back.interruptions, written[i].failures->interruptions);
+    EXPECT_EQ(back.goodput, written[i].failures->goodput);
+    EXPECT_EQ(back.ettr, written[i].failures->ettr);
+    EXPECT_EQ(back.availability, written[i].failures->availability);
+    interrupted += back.interruptions;
+  }
+  EXPECT_GT(interrupted, 0);
+  const auto task = sweep_row_from_json(sweep_task_json("sweep.yaml", written[5]).dump(2), "task-5.json");
+  ASSERT_TRUE(task.ok()) << task.error_text();
+  EXPECT_EQ(task.value().failures->goodput, written[5].failures->goodput);
+  EXPECT_EQ(sweep_text("failures", read.value().rows), sweep_text("failures", written));
+  EXPECT_TRUE(contains(sweep_csv(written),
+                       ",checkpoint_interval,spare_nodes,interruptions,goodput,ettr,availability\n"));
+  // A sweep without failures writes no failure column or member.
+  EXPECT_FALSE(contains(sweep_csv(rows()), "goodput"));
+  EXPECT_FALSE(contains(text(), "failures"));
 }
 
 }  // namespace

@@ -7,15 +7,10 @@
 
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/sim/failure_options.hpp"
+#include "gputwin/sim/sim_test_support.hpp"
 
 namespace gputwin {
 namespace {
-
-FailureRates bundled() {
-  auto rates = load_failure_rates(bundled_data_dir() + "/reliability/failure-rates.yaml");
-  EXPECT_TRUE(rates.ok()) << rates.error_text();
-  return std::move(rates).value();
-}
 
 const std::string kHead = R"(title: t
 exposures:
@@ -35,7 +30,7 @@ std::string error_of(const std::string& row) {
 }
 
 TEST(FailureRates, LlamaThreeCountsGiveTheirSharesAndTotal) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   const FailureProfile* llama = rates.profile("llama3-table5");
   ASSERT_NE(llama, nullptr);
   EXPECT_EQ(llama->set, "fit");
@@ -55,7 +50,7 @@ TEST(FailureRates, LlamaThreeCountsGiveTheirSharesAndTotal) {
 // The repair of a node struck by a single command-line rate is data with its confidence, not a constant; a
 // file may leave it out, and a zero repair is a located error.
 TEST(FailureRates, TheNodeRepairDefaultIsReadFromTheData) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   ASSERT_TRUE(rates.node_repair_default);
   EXPECT_DOUBLE_EQ(rates.node_repair_default->repair_hours, 24);
   EXPECT_EQ(rates.node_repair_default->confidence, "assumed");
@@ -86,7 +81,7 @@ TEST(FailureRates, ARatePerMonthIsTheSameInTheFileAndOnTheCommandLine) {
 }
 
 TEST(FailureRates, ProcessesScaleARateToTheirScope) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   const ClusterShape shape{
       .gpus_per_node = 4, .nics_per_node = 2, .nodes_per_leaf = 16, .leaves_per_node = 2};
   const auto processes = failure_processes(*rates.profile("alibaba-hpn-network"), shape);
@@ -100,7 +95,7 @@ TEST(FailureRates, ProcessesScaleARateToTheirScope) {
 }
 
 TEST(FailureRates, EveryProfileLoadsWithRepairOnEveryHardwareScope) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   EXPECT_EQ(rates.profile_names(), "llama3-table5, meta-rsc1, meta-rsc2, alibaba-hpn-network");
   for (const auto& profile : rates.profiles) {
     for (const auto& row : profile.rows) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <queue>
 
 #include "gputwin/core/random.hpp"
 #include "gputwin/sim/checkpoint_interval.hpp"
@@ -14,6 +15,16 @@ struct JobProcess {
   double rate_per_hour = 0;
   int nodes_taken = 0;
   double repair_hours = 0;
+  int units = 1;             // the job's units of the process's scope (nodes, leaves, domains)
+  double weibull_shape = 1;  // of each unit's times between failures
+};
+
+// A unit's next failure, for processes that are not memoryless (Weibull): each unit of the job is a renewal
+// process, new at the start, and a struck unit is replaced (a spare, or the repaired unit) by a new one.
+struct UnitFailure {
+  double at = 0;
+  std::size_t process = 0;
+  bool operator>(const UnitFailure& other) const { return at > other.at; }
 };
 
 struct RunTotals {
@@ -36,6 +47,12 @@ class JobRun {
         interval_(interval),
         random_(seed) {
     totals_.interruptions.assign(processes.size(), 0);
+    renewal_ = std::any_of(processes.begin(), processes.end(),
+                           [](const JobProcess& p) { return p.weibull_shape != 1; });
+    if (!renewal_) return;
+    for (std::size_t i = 0; i < processes.size(); ++i) {
+      for (int unit = 0; unit < processes[i].units; ++unit) units_.push({unit_lifetime(i), i});
+    }
   }
 
   RunTotals run() {
@@ -43,7 +60,7 @@ class JobRun {
     double done = 0;
     bool restarting = false;
     while (t_ < limit) {
-      const double failure = t_ + next_failure_in();
+      const double failure = renewal_ ? next_unit_failure() : t_ + next_failure_in();
       if (restarting) {
         const double end = std::min(t_ + request_.restart_hours, limit);
         if (failure < end) {
@@ -86,7 +103,33 @@ class JobRun {
     return -std::log1p(-random_.unit()) / total_rate_;
   }
 
+  // A new unit's time to failure: Weibull with the process's per-unit mean and shape.
+  double unit_lifetime(std::size_t process) {
+    const JobProcess& p = processes_[process];
+    const double per_unit = p.rate_per_hour / p.units;
+    if (!(per_unit > 0)) return INFINITY;
+    const double scale = 1 / per_unit / std::tgamma(1 + 1 / p.weibull_shape);
+    return scale * std::pow(-std::log1p(-random_.unit()), 1 / p.weibull_shape);
+  }
+
+  // Units that failed while the job waited for nodes interrupted nothing: they are replaced before it
+  // resumes.
+  double next_unit_failure() {
+    while (!units_.empty() && units_.top().at < t_) {
+      const UnitFailure failed = units_.top();
+      units_.pop();
+      units_.push({t_ + unit_lifetime(failed.process), failed.process});
+    }
+    return units_.empty() ? INFINITY : units_.top().at;
+  }
+
   std::size_t pick_cause() {
+    if (renewal_) {  // the unit that fails first; a new one takes its place
+      const UnitFailure failed = units_.top();
+      units_.pop();
+      units_.push({failed.at + unit_lifetime(failed.process), failed.process});
+      return failed.process;
+    }
     double x = random_.unit() * total_rate_;
     for (std::size_t i = 0; i + 1 < processes_.size(); ++i) {
       if (x < processes_[i].rate_per_hour) return i;
@@ -120,6 +163,8 @@ class JobRun {
   double t_ = 0;
   std::vector<double> in_repair_;  // when each node out of service comes back
   RunTotals totals_;
+  bool renewal_ = false;  // some process is not exponential: units' own failure times
+  std::priority_queue<UnitFailure, std::vector<UnitFailure>, std::greater<>> units_;
 };
 
 MeanStdev mean_stdev(const std::vector<double>& values) {
@@ -168,11 +213,10 @@ double job_units(FailureScope scope, int nodes, const ClusterShape& shape) {
 
 Result<GoodputResult> simulate_goodput(const GoodputRequest& request) {
   for (const FailureProcess& process : request.processes) {
-    if (process.weibull_shape != 1) {
+    if (!(process.weibull_shape > 0)) {
       return InputError{{},
                         "failure process " + process.cause,
-                        "a Weibull process (shape " + std::to_string(process.weibull_shape) +
-                            ") is not supported by the goodput model: exponential only"};
+                        "a Weibull shape must be > 0, got " + std::to_string(process.weibull_shape)};
     }
   }
   GoodputResult result;
@@ -201,6 +245,9 @@ Result<GoodputResult> simulate_goodput(const GoodputRequest& request) {
         break;
     }
     p.repair_hours = process.repair_hours;
+    p.units = std::max(
+        1, static_cast<int>(std::ceil(job_units(process.scope, result.nodes, request.shape) - 1e-9)));
+    p.weibull_shape = process.weibull_shape;
     total_rate += p.rate_per_hour;
     result.nodes_in_repair_mean += p.rate_per_hour * p.nodes_taken * p.repair_hours;
     processes.push_back(p);

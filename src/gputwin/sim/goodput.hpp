@@ -12,8 +12,10 @@
 //   request.spare_nodes = 32;
 //   Result<GoodputResult> result = simulate_goodput(request);   // ettr, wall days, interruptions by cause
 //
-// Deterministic: run i uses Random(first_seed + i). Exponential processes only (a Weibull process is
-// refused).
+// Deterministic: run i uses Random(first_seed + i). Exponential processes are drawn as one memoryless stream
+// over the job; when any process has a Weibull shape other than 1, each of the job's units (nodes, leaves,
+// domains) of every process is its own renewal process, new at the start, and a struck unit is replaced by a
+// new one (a spare or the repaired unit). MTTF and the Young/Daly interval use the long-run mean rate.
 #pragma once
 
 #include <cstdint>

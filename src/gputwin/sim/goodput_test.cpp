@@ -7,15 +7,10 @@
 
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/sim/checkpoint_interval.hpp"
+#include "gputwin/sim/sim_test_support.hpp"
 
 namespace gputwin {
 namespace {
-
-FailureRates bundled() {
-  auto rates = load_failure_rates(bundled_data_dir() + "/reliability/failure-rates.yaml");
-  EXPECT_TRUE(rates.ok()) << rates.error_text();
-  return std::move(rates).value();
-}
 
 GoodputRequest llama3_snapshot(const FailureRates& rates) {
   GoodputRequest request;
@@ -34,7 +29,7 @@ GoodputRequest llama3_snapshot(const FailureRates& rates) {
 // Fit check (the rates are derived from these counts): a 54-day, 16,384-GPU run with Llama 3's per-component
 // rates sees the 419 unexpected interruptions within the spread of 20 seeds, and the causes' shares.
 TEST(Goodput, LlamaThreeSnapshotReproducesItsInterruptionsAndShares) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   const auto result = simulate_goodput(llama3_snapshot(rates));
   ASSERT_TRUE(result.ok()) << result.error_text();
   const GoodputResult& r = result.value();
@@ -53,7 +48,7 @@ TEST(Goodput, LlamaThreeSnapshotReproducesItsInterruptionsAndShares) {
 }
 
 TEST(Goodput, MonteCarloAgreesWithTheFirstOrderModelWhenNoOneWaitsForRepair) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   GoodputRequest request = llama3_snapshot(rates);
   request.wall_limit_hours.reset();
   request.work_hours = 30 * 24;
@@ -72,7 +67,7 @@ TEST(Goodput, MonteCarloAgreesWithTheFirstOrderModelWhenNoOneWaitsForRepair) {
 }
 
 TEST(Goodput, WithoutSparesTheJobWaitsForRepairs) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   GoodputRequest request = llama3_snapshot(rates);
   request.wall_limit_hours.reset();
   request.work_hours = 10 * 24;
@@ -90,7 +85,7 @@ TEST(Goodput, WithoutSparesTheJobWaitsForRepairs) {
 }
 
 TEST(Goodput, SameSeedsSameAnswerOtherSeedsAnother) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   const GoodputRequest request = llama3_snapshot(rates);
   const GoodputResult a = simulate_goodput(request).value();
   const GoodputResult b = simulate_goodput(request).value();
@@ -114,7 +109,7 @@ TEST(Goodput, NoFailuresNoLoss) {
 }
 
 TEST(Goodput, AGivenIntervalIsUsedAndALongerOneLosesMoreWork) {
-  const FailureRates rates = bundled();
+  const FailureRates rates = testing::bundled_failure_rates();
   GoodputRequest request = llama3_snapshot(rates);
   request.wall_limit_hours.reset();
   request.work_hours = 20 * 24;
@@ -127,19 +122,51 @@ TEST(Goodput, AGivenIntervalIsUsedAndALongerOneLosesMoreWork) {
   EXPECT_GT(best.ettr.mean, slow.ettr.mean);
 }
 
-TEST(Goodput, AWeibullProcessIsRefused) {
+GoodputRequest weibull_job(double shape) {
   GoodputRequest request;
-  request.gpus = 8;
-  request.work_hours = 1;
-  request.processes.push_back({.cause = "aging-gpu",
-                               .category = "GPU",
-                               .rate_per_unit_hour = 1e-4,
-                               .weibull_shape = 0.7,
-                               .repair_hours = 1,
+  request.gpus = 1024;
+  request.shape = ClusterShape{.gpus_per_node = 8};
+  request.work_hours = 1e9;
+  request.wall_limit_hours = 30 * 24;
+  request.checkpoint_write_hours = 1.0 / 60;
+  request.restart_hours = 5.0 / 60;
+  request.checkpoint_interval_hours = 0.5;
+  request.spare_nodes = 16;
+  request.seeds = 20;
+  request.processes.push_back({.cause = "node",
+                               .category = "All",
+                               .rate_per_unit_hour = 1.0 / 2000,
+                               .weibull_shape = shape,
+                               .repair_hours = 24,
                                .source = "test"});
-  const auto result = simulate_goodput(request);
-  ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.error_text().find("aging-gpu"), std::string::npos);
+  return request;
+}
+
+// Weibull times between failures keep each node's mean: shape 1 drawn unit by unit gives the exponential
+// count, shape 0.5 (failures cluster early in each new node's life) gives more interruptions over a month of
+// new nodes, shape 3 (wear-out) fewer; a shape that is not positive is refused, naming the process.
+TEST(Goodput, WeibullShapesMoveTheInterruptionsAroundTheSameMean) {
+  auto exponential = simulate_goodput(weibull_job(1));
+  ASSERT_TRUE(exponential.ok()) << exponential.error_text();
+  const double expected = 128 * 30 * 24 / 2000.0;  // 46.08 over 128 nodes
+  EXPECT_NEAR(exponential.value().interruptions.mean, expected, 3 * std::sqrt(expected / 20));
+  auto near_one = simulate_goodput(weibull_job(1.0001));  // the per-unit path with a memoryless shape
+  ASSERT_TRUE(near_one.ok()) << near_one.error_text();
+  EXPECT_NEAR(near_one.value().interruptions.mean, expected, 3 * std::sqrt(expected / 20));
+  const auto infant = simulate_goodput(weibull_job(0.5)).value();
+  const auto wear_out = simulate_goodput(weibull_job(3)).value();
+  EXPECT_GT(infant.interruptions.mean, 1.5 * expected);
+  EXPECT_LT(wear_out.interruptions.mean, 0.2 * expected);
+  EXPECT_DOUBLE_EQ(infant.mttf_hours, exponential.value().mttf_hours);  // the long-run mean rate
+  EXPECT_LT(infant.ettr.mean, wear_out.ettr.mean);
+  // Deterministic: the same seeds, the same runs.
+  EXPECT_EQ(simulate_goodput(weibull_job(0.5)).value().interruptions.mean, infant.interruptions.mean);
+
+  GoodputRequest bad = weibull_job(0);
+  bad.processes.front().cause = "aging-gpu";
+  const auto refused = simulate_goodput(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error_text().find("aging-gpu"), std::string::npos);
 }
 
 }  // namespace

@@ -7,24 +7,13 @@
 #include <stdexcept>
 
 #include "gputwin/catalog/catalog_test_support.hpp"
+#include "gputwin/sim/sim_test_support.hpp"
 
 namespace gputwin {
 namespace {
 
-JobSpec job(const std::string& id, double submit, int gpus, double duration) {
-  JobSpec spec;
-  spec.id = id;
-  spec.submit_time = submit;
-  spec.gpus = gpus;
-  spec.duration = duration;
-  return spec;
-}
-
-ReplayOptions every(double seconds) {
-  ReplayOptions options;
-  options.interval = seconds;
-  return options;
-}
+using testing::every;
+using testing::job;
 
 // Counts the job events an engine reports, and checks that spans tile time with no gap and no overlap.
 class Recorder final : public ReplayObserver {

@@ -16,25 +16,13 @@
 #include "gputwin/sim/out_of_service.hpp"
 #include "gputwin/sim/process_failures.hpp"
 #include "gputwin/sim/replay_engine.hpp"
+#include "gputwin/sim/sim_test_support.hpp"
 
 namespace gputwin {
 namespace {
 
-JobSpec job(const std::string& id, double submit, int gpus, double duration) {
-  JobSpec spec;
-  spec.id = id;
-  spec.submit_time = submit;
-  spec.gpus = gpus;
-  spec.duration = duration;
-  spec.group = "g";
-  return spec;
-}
-
-ReplayOptions every(double seconds) {
-  ReplayOptions options;
-  options.interval = seconds;
-  return options;
-}
+using testing::every;
+using testing::job;
 
 class Scripted final : public FailureModel {
  public:

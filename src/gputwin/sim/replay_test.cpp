@@ -2,20 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "gputwin/sim/sim_test_support.hpp"
+
 namespace gputwin {
 namespace {
 
-JobSpec job(const std::string& id, double submit, int gpus, double duration, const std::string& group = "") {
-  JobSpec spec;
-  spec.id = id;
-  spec.submit_time = submit;
-  spec.gpus = gpus;
-  spec.duration = duration;
-  spec.group = group;
-  return spec;
-}
+using testing::job;
 
-ReplayResult run(const std::vector<JobSpec>& jobs, const std::string& policy, GpuPool pool = GpuPool::uniform(1, 4)) {
+ReplayResult run(const std::vector<JobSpec>& jobs, const std::string& policy,
+                 GpuPool pool = GpuPool::uniform(1, 4)) {
   ReplayOptions options;
   options.interval = 10;
   return replay(jobs, std::move(pool), *make_queue_policy(policy), options);
@@ -94,7 +89,8 @@ TEST(Replay, FifoStartsInArrivalOrder) {
 }
 
 TEST(Replay, EasyBackfillsShortJobsWithoutDelayingTheHead) {
-  const std::vector<JobSpec> jobs{job("a", 0, 3, 10), job("b", 1, 4, 10), job("c", 2, 1, 5), job("d", 3, 1, 20)};
+  const std::vector<JobSpec> jobs{job("a", 0, 3, 10), job("b", 1, 4, 10), job("c", 2, 1, 5),
+                                  job("d", 3, 1, 20)};
   const auto easy = run(jobs, "easy");
   EXPECT_EQ(easy.outcomes[2].start, 2);   // backfilled: ends at 7, before b's reservation at 10
   EXPECT_EQ(easy.outcomes[1].start, 10);  // the head is not delayed
@@ -113,8 +109,8 @@ TEST(Replay, ShortestJobFirstReordersTheQueue) {
 
 TEST(Replay, FairShareFavoursTheGroupUsingLess) {
   // Group x holds 3 GPUs; when one frees, y's job goes before x's older one.
-  const std::vector<JobSpec> jobs{job("x1", 0, 3, 100, "x"), job("y1", 0, 1, 10, "y"), job("x2", 1, 1, 10, "x"),
-                                  job("y2", 2, 1, 10, "y")};
+  const std::vector<JobSpec> jobs{job("x1", 0, 3, 100, "x"), job("y1", 0, 1, 10, "y"),
+                                  job("x2", 1, 1, 10, "x"), job("y2", 2, 1, 10, "y")};
   const auto fair = run(jobs, "fair");
   EXPECT_EQ(fair.outcomes[3].start, 10);
   EXPECT_EQ(fair.outcomes[2].start, 20);

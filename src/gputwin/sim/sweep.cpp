@@ -7,7 +7,11 @@
 
 #include "gputwin/core/random.hpp"
 #include "gputwin/core/yaml_input.hpp"
+#include "gputwin/sim/failure_options.hpp"
+#include "gputwin/sim/maintenance.hpp"
 #include "gputwin/sim/queue_policy.hpp"
+#include "gputwin/sim/replay_engine.hpp"
+#include "gputwin/sim/simulated_cluster.hpp"
 
 namespace gputwin {
 namespace {
@@ -65,9 +69,105 @@ RunTimeEstimate read_run_time_estimate(const YamlField& root) {
   return std::move(estimate).value();
 }
 
+// The failure setup's messages name `simulate replay`'s options; a sweep file names its keys.
+std::string with_sweep_keys(std::string message) {
+  static const std::pair<std::string_view, std::string_view> kKeys[] = {
+      {"--node-mtbf", "node_mtbf"},
+      {"--node-failure-rate", "node_failure_rate"},
+      {"--failure-profile/--failure-rates", "profile/rates"},
+      {"--failure-profile", "profile"},
+      {"--failure-rates", "rates"},
+      {"--repair", "repair"},
+      {"--checkpoint-interval T or young-daly", "checkpoint_intervals"},
+      {"--checkpoint-interval", "checkpoint_intervals"},
+      {"--checkpoint-write", "checkpoint_write"},
+      {"--restart", "restart"},
+      {"--spare-nodes", "spare_nodes"},
+      {"--maintenance", "maintenance"}};
+  for (const auto& [option, key] : kKeys) {
+    for (auto at = message.find(option); at != std::string::npos; at = message.find(option, at + key.size()))
+      message.replace(at, option.size(), key);
+  }
+  return message;
+}
+
+// A text field checked by `check` (which throws std::invalid_argument), failed at its place.
+template <class Check>
+void read_text(const YamlField& f, std::string_view key, std::string& into, Check check) {
+  const auto field = f.optional_child(key);
+  if (!field) return;
+  into = field->text();
+  try {
+    check(into);
+  } catch (const std::invalid_argument& error) {
+    field->fail(with_sweep_keys(error.what()));
+  }
+}
+
+SweepFailures read_failures(const YamlField& f, const std::string& file) {
+  f.expect_keys({"node_mtbf", "node_failure_rate", "profile", "rates", "repair", "checkpoint_write",
+                 "restart", "maintenance", "checkpoint_intervals", "spare_nodes"});
+  SweepFailures failures;
+  FailureSetup& setup = failures.setup;
+  const auto duration = [](std::string_view option) {
+    return [option](const std::string& text) { (void)parse_duration_s(text, option); };
+  };
+  read_text(f, "node_mtbf", setup.node_mtbf, duration("node_mtbf"));
+  read_text(f, "node_failure_rate", setup.node_failure_rate,
+            [](const std::string& text) { (void)parse_failure_rate_per_hour(text, "node_failure_rate"); });
+  read_text(f, "profile", setup.failure_profile, [](const std::string&) {});
+  read_text(f, "rates", setup.failure_rates, [&](std::string& path) {
+    path = beside(file, path);
+    if (!std::filesystem::is_regular_file(path)) throw std::invalid_argument("no such file: " + path);
+  });
+  read_text(f, "repair", setup.repair, duration("repair"));
+  read_text(f, "checkpoint_write", setup.checkpoint_write, duration("checkpoint_write"));
+  read_text(f, "restart", setup.restart, duration("restart"));
+  read_text(f, "maintenance", setup.maintenance,
+            [](const std::string& text) { (void)parse_maintenance(text); });
+  if (auto intervals = f.optional_child("checkpoint_intervals")) {
+    failures.checkpoint_intervals.clear();
+    std::set<std::string> seen;
+    for (const auto& item : intervals->items()) {
+      const std::string interval = item.text();
+      if (interval != "none" && interval != "young-daly") {
+        try {
+          if (!(parse_duration_s(interval, "checkpoint_intervals") > 0))
+            item.fail("a checkpoint interval is a time > 0, 'young-daly' or 'none'");
+        } catch (const std::invalid_argument& error) {
+          item.fail(error.what());
+        }
+      }
+      if (!seen.insert(interval).second) item.fail("'" + interval + "' is listed twice");
+      failures.checkpoint_intervals.push_back(interval);
+    }
+    if (failures.checkpoint_intervals.empty()) intervals->fail("list at least one interval (or 'none')");
+  } else {
+    failures.checkpoint_intervals = {"none"};
+  }
+  if (auto spares = f.optional_child("spare_nodes")) {
+    failures.spare_nodes.clear();
+    failures.spare_nodes_where = spares->location();
+    for (const auto& item : spares->items())
+      failures.spare_nodes.push_back(static_cast<int>(item.non_negative_integer()));
+    if (failures.spare_nodes.empty()) spares->fail("list at least one spare pool (0 for none)");
+  }
+  // The combinations (a rate without its repair, young-daly without a rate, ...) on a small cluster.
+  for (const std::string& interval : failures.checkpoint_intervals) {
+    FailureSetup one = setup;
+    one.checkpoint_interval = interval == "none" ? "" : interval;
+    try {
+      (void)make_replay_models(one, uniform_simulated_cluster(2, 8).topology, std::nullopt);
+    } catch (const std::invalid_argument& error) {
+      f.fail(with_sweep_keys(error.what()));
+    }
+  }
+  return failures;
+}
+
 SweepSpec read_sweep(const YamlField& root, const std::string& file) {
   root.expect_keys({"name", "trace", "designs", "policies", "seeds", "variants", "interval", "scan_depth",
-                    "runtime_estimate_factor"});
+                    "runtime_estimate_factor", "failures"});
   SweepSpec sweep;
   sweep.file = file;
   sweep.name = root.child("name").text();
@@ -107,6 +207,14 @@ SweepSpec read_sweep(const YamlField& root, const std::string& file) {
   if (auto depth = root.optional_child("scan_depth"))
     sweep.replay.scan_depth = static_cast<int>(depth->positive_integer());
   sweep.replay.run_time_estimate = read_run_time_estimate(root);
+  if (auto failures = root.optional_child("failures")) {
+    sweep.failures = read_failures(*failures, file);
+    for (const SweepDesign& design : sweep.designs) {
+      if (design.spec_path.empty()) {
+        if (auto error = spare_pool_error(sweep, design, design.nodes)) throw InputFailure(*error);
+      }
+    }
+  }
   return sweep;
 }
 
@@ -130,13 +238,29 @@ Result<SweepSpec> load_sweep(const std::string& path) {
   });
 }
 
+std::optional<InputError> spare_pool_error(const SweepSpec& sweep, const SweepDesign& design, int nodes) {
+  if (!sweep.failures) return std::nullopt;
+  for (const int spares : sweep.failures->spare_nodes) {
+    if (spares > 0 && spares >= nodes) {
+      return InputError{sweep.failures->spare_nodes_where, "failures.spare_nodes",
+                        std::to_string(spares) + " spares leave no node of design '" + design.name + "' (" +
+                            std::to_string(nodes) + " nodes) to run jobs"};
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<SweepTask> sweep_tasks(const SweepSpec& sweep) {
+  const int intervals = sweep.failures ? static_cast<int>(sweep.failures->checkpoint_intervals.size()) : 1;
+  const int pools = sweep.failures ? static_cast<int>(sweep.failures->spare_nodes.size()) : 1;
   std::vector<SweepTask> tasks;
   for (int d = 0; d < static_cast<int>(sweep.designs.size()); ++d)
     for (int p = 0; p < static_cast<int>(sweep.policies.size()); ++p)
       for (int v = 0; v < static_cast<int>(sweep.variants.size()); ++v)
-        for (int s = 0; s < static_cast<int>(sweep.seeds.size()); ++s)
-          tasks.push_back({static_cast<int>(tasks.size()), d, p, v, s});
+        for (int c = 0; c < intervals; ++c)
+          for (int k = 0; k < pools; ++k)
+            for (int s = 0; s < static_cast<int>(sweep.seeds.size()); ++s)
+              tasks.push_back({static_cast<int>(tasks.size()), d, p, v, s, c, k});
   return tasks;
 }
 
@@ -155,12 +279,48 @@ std::vector<JobSpec> apply_variant(const std::vector<JobSpec>& jobs, const Trace
   return kept;
 }
 
+namespace {
+
+// A task of a sweep with failures: the same replay under the task's failure seed, checkpoint interval and
+// spare pool.
+ReplayResult replay_with_failures(const SweepSpec& sweep, const SweepTask& task,
+                                  const std::vector<JobSpec>& jobs, const GpuPool& pool,
+                                  const ReplayTopology& topology, const QueuePolicy& policy) {
+  FailureSetup setup = sweep.failures->setup;
+  const std::string& interval = sweep.failures->checkpoint_intervals[task.checkpoint];
+  setup.checkpoint_interval = interval == "none" ? "" : interval;
+  setup.spare_nodes = sweep.failures->spare_nodes[task.spares];
+  setup.failure_seed = sweep.seeds[task.seed];
+  ReplayEngine engine(jobs, pool, std::nullopt, policy, sweep.replay,
+                      make_replay_models(setup, topology, std::nullopt));
+  return engine.run();
+}
+
+SweepFailureRow failure_row(const SweepSpec& sweep, const SweepTask& task, const ReplayResult& result) {
+  SweepFailureRow row;
+  row.checkpoint_interval = sweep.failures->checkpoint_intervals[task.checkpoint];
+  row.spare_nodes = sweep.failures->spare_nodes[task.spares];
+  if (result.failures) {
+    row.interruptions = result.failures->interruptions;
+    row.goodput = result.failures->goodput;
+    row.ettr = result.failures->ettr;
+    row.availability = result.failures->availability;
+  }
+  return row;
+}
+
+}  // namespace
+
 SweepRow run_sweep_task(const SweepSpec& sweep, const SweepTask& task, const std::vector<JobSpec>& jobs,
-                        const GpuPool& pool, int reader_skipped) {
+                        const GpuPool& pool, int reader_skipped, const ReplayTopology* topology) {
   const std::uint64_t seed = sweep.seeds[task.seed];
   const auto policy = make_queue_policy(sweep.policies[task.policy]);
-  const ReplayResult result =
-      replay(apply_variant(jobs, sweep.variants[task.variant], seed), pool, *policy, sweep.replay);
+  const std::vector<JobSpec> varied = apply_variant(jobs, sweep.variants[task.variant], seed);
+  if (sweep.failures && topology == nullptr)
+    throw std::invalid_argument("a sweep with failures needs the design's topology");
+  const ReplayResult result = sweep.failures
+                                  ? replay_with_failures(sweep, task, varied, pool, *topology, *policy)
+                                  : replay(varied, pool, *policy, sweep.replay);
   SweepRow row;
   row.task = task.index;
   row.design = sweep.designs[task.design].name;
@@ -179,17 +339,23 @@ SweepRow run_sweep_task(const SweepSpec& sweep, const SweepTask& task, const std
   row.drain_s = result.makespan - result.last_arrival;
   row.utilisation = result.utilisation;
   row.makespan_s = result.makespan;
+  if (sweep.failures) row.failures = failure_row(sweep, task, result);
   return row;
 }
 
 std::vector<SweepRow> run_sweep(const SweepSpec& sweep, const std::vector<JobSpec>& jobs,
-                                const std::vector<GpuPool>& pools, int threads, int reader_skipped) {
+                                const std::vector<GpuPool>& pools, int threads, int reader_skipped,
+                                const std::vector<ReplayTopology>& topologies) {
+  if (sweep.failures && topologies.size() < pools.size())
+    throw std::invalid_argument("a sweep with failures needs every design's topology");
   const auto tasks = sweep_tasks(sweep);
   std::vector<SweepRow> rows(tasks.size());
   std::atomic<std::size_t> next{0};
   const auto work = [&] {
     for (std::size_t i = next++; i < tasks.size(); i = next++) {
-      rows[i] = run_sweep_task(sweep, tasks[i], jobs, pools[tasks[i].design], reader_skipped);
+      const int design = tasks[i].design;
+      rows[i] = run_sweep_task(sweep, tasks[i], jobs, pools[design], reader_skipped,
+                               sweep.failures ? &topologies[design] : nullptr);
     }
   };
   std::vector<std::thread> workers;

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "gputwin/sim/simulated_cluster.hpp"
+
 namespace gputwin {
 namespace {
 
@@ -141,6 +145,149 @@ TEST(Sweep, JobsADesignCanNeverRunAreCountedAndADesignThatRunsNothingIsRefused) 
   const auto refused = sweep_refusals(run_sweep(sweep.value(), large, small, 2));
   ASSERT_EQ(refused.size(), 1u);
   EXPECT_EQ(refused[0], "design 'a': no job can run on this cluster (20 in the trace can never run on it)");
+}
+
+// Sweeps with failures: seeds x checkpoint intervals x spare pools.
+
+const std::string kFailureSweep = R"(name: failure sweep
+trace: {path: jobs.csv}
+designs:
+  - {name: ten, nodes: 10}
+policies: [fifo]
+seeds: [1, 2, 3]
+failures:
+  node_mtbf: 300h
+  repair: 24h
+  checkpoint_write: 1min
+  restart: 5min
+  checkpoint_intervals: [30min, 4h, young-daly]
+  spare_nodes: [0, 1, 2]
+)";
+
+// Long training jobs of 8 to 48 GPUs, so node failures strike them and 2 spares still leave room.
+std::vector<JobSpec> training_jobs() {
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 12; ++i) {
+    JobSpec job;
+    job.id = "train" + std::to_string(i);
+    job.submit_time = 3600.0 * i;
+    job.duration = 86400.0 * (1 + i % 3);
+    job.gpus = 8 * (1 + i % 6);
+    jobs.push_back(job);
+  }
+  return jobs;
+}
+
+std::string failure_sweep_with(const std::string& from, const std::string& to) {
+  std::string text = kFailureSweep;
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(SweepFailures, AxesMultiplyTheTasksSeedsInnermost) {
+  const auto sweep = parse_sweep(kFailureSweep, "/tmp/sweep.yaml");
+  ASSERT_TRUE(sweep.ok()) << sweep.error_text();
+  const auto tasks = sweep_tasks(sweep.value());
+  ASSERT_EQ(tasks.size(), 27u);  // 3 intervals x 3 spare pools x 3 seeds
+  EXPECT_EQ(tasks[1].seed, 1);
+  EXPECT_EQ(tasks[1].spares, 0);
+  EXPECT_EQ(tasks[3].spares, 1);
+  EXPECT_EQ(tasks[3].checkpoint, 0);
+  EXPECT_EQ(tasks[9].checkpoint, 1);
+  EXPECT_EQ(tasks[26].checkpoint, 2);
+  EXPECT_EQ(tasks[26].spares, 2);
+  EXPECT_EQ(tasks[26].seed, 2);
+  // Without a failures block the grid is what it was.
+  EXPECT_EQ(sweep_tasks(parse_sweep(kSweep, "/tmp/sweep.yaml").value()).size(), 16u);
+}
+
+TEST(SweepFailures, RowsAreDeterministicAndVaryAsTheyMust) {
+  const auto sweep = parse_sweep(kFailureSweep, "/tmp/sweep.yaml");
+  ASSERT_TRUE(sweep.ok()) << sweep.error_text();
+  const SimulatedCluster cluster = uniform_simulated_cluster(10, 8);
+  const std::vector<GpuPool> pools{cluster.whole};
+  const std::vector<ReplayTopology> topologies{cluster.topology};
+  const auto jobs = training_jobs();
+  const auto one = run_sweep(sweep.value(), jobs, pools, 1, 0, topologies);
+  const auto two = run_sweep(sweep.value(), jobs, pools, 2, 0, topologies);
+  ASSERT_EQ(one.size(), 27u);
+  std::set<int> interruptions_by_seed;
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    ASSERT_TRUE(one[i].failures) << i;
+    ASSERT_TRUE(two[i].failures) << i;
+    EXPECT_EQ(one[i].failures->interruptions, two[i].failures->interruptions) << i;
+    EXPECT_EQ(one[i].failures->goodput, two[i].failures->goodput) << i;
+    EXPECT_EQ(one[i].mean_wait_s, two[i].mean_wait_s) << i;
+    EXPECT_EQ(one[i].completed, 12) << i;
+    if (i < 3) interruptions_by_seed.insert(one[i].failures->interruptions);
+  }
+  EXPECT_GT(interruptions_by_seed.size(), 1u) << "another seed, other failures";
+  EXPECT_EQ(one[0].failures->checkpoint_interval, "30min");
+  EXPECT_EQ(one[9].failures->checkpoint_interval, "4h");
+  EXPECT_EQ(one[18].failures->checkpoint_interval, "young-daly");
+  int interrupted = 0;
+  for (int interval = 0; interval < 3; ++interval) {
+    for (int seed = 0; seed < 3; ++seed) {
+      const SweepRow& none = one[interval * 9 + seed];
+      const SweepRow& some = one[interval * 9 + 3 + seed];
+      const SweepRow& more = one[interval * 9 + 6 + seed];
+      EXPECT_EQ(none.failures->spare_nodes, 0);
+      EXPECT_EQ(more.failures->spare_nodes, 2);
+      // The same failures on the same seed: more spares never lower availability.
+      EXPECT_LE(none.failures->availability, some.failures->availability);
+      EXPECT_LE(some.failures->availability, more.failures->availability);
+      interrupted += none.failures->interruptions;
+    }
+  }
+  EXPECT_GT(interrupted, 0);
+  // Checkpoints every 30 min lose less work to the same failures than every 4 h: more goodput, summed over
+  // the spare pools and seeds.
+  double goodput_30min = 0;
+  double goodput_4h = 0;
+  for (int i = 0; i < 9; ++i) {
+    goodput_30min += one[i].failures->goodput;
+    goodput_4h += one[9 + i].failures->goodput;
+  }
+  EXPECT_GT(goodput_30min, goodput_4h);
+}
+
+TEST(SweepFailures, NeedsTheTopologyOfEveryDesign) {
+  const auto sweep = parse_sweep(kFailureSweep, "/tmp/sweep.yaml");
+  ASSERT_TRUE(sweep.ok()) << sweep.error_text();
+  EXPECT_THROW((void)run_sweep(sweep.value(), training_jobs(), {GpuPool::uniform(10, 8)}, 1),
+               std::invalid_argument);
+}
+
+TEST(SweepFailures, BadFailureBlocksNameTheLineAndField) {
+  const std::pair<std::string, std::string> cases[] = {
+      {failure_sweep_with("node_mtbf: 300h", "node_mtbf: 300"), "sweep.yaml:8:14: failures.node_mtbf:"},
+      {failure_sweep_with("repair: 24h", "repair: 0h"), "failures: repair:"},
+      {failure_sweep_with("  repair: 24h\n", ""), "failures: repair: give how long a failed node is out"},
+      {failure_sweep_with("[30min, 4h, young-daly]", "[30min, soon]"), "failures.checkpoint_intervals[1]:"},
+      {failure_sweep_with("[30min, 4h, young-daly]", "[30min, 30min]"), "'30min' is listed twice"},
+      {failure_sweep_with("spare_nodes: [0, 1, 2]", "spare_nodes: [0, 10]"),
+       "failures.spare_nodes: 10 spares leave no node of design 'ten' (10 nodes)"},
+      {failure_sweep_with("restart: 5min", "retsart: 5min"), "failures.retsart: unknown field"},
+      {failure_sweep_with("node_mtbf: 300h\n  repair: 24h", "profile: no-such-profile"),
+       "unknown profile 'no-such-profile'"},
+  };
+  for (const auto& [text, message] : cases) {
+    const auto sweep = parse_sweep(text, "sweep.yaml");
+    ASSERT_FALSE(sweep.ok()) << text;
+    EXPECT_NE(sweep.error_text().find(message), std::string::npos) << sweep.error_text();
+  }
+  // young-daly needs a failure rate to take its optimum from.
+  const std::string no_rate =
+      "name: s\ntrace: {path: jobs.csv}\ndesigns: [{name: a, nodes: 2}]\n"
+      "policies: [fifo]\nfailures: {checkpoint_write: 1min, checkpoint_intervals: "
+      "[young-daly]}\n";
+  const auto refused = parse_sweep(no_rate, "sweep.yaml");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error_text().find("checkpoint_intervals young-daly: give a failure rate"),
+            std::string::npos)
+      << refused.error_text();
 }
 
 }  // namespace

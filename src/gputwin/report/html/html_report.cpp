@@ -397,7 +397,7 @@ std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std:
   html += charts_section(charts, "simulation", "simulation", "Simulation");
   html += charts_section(charts, "perf", "perf", "Performance");
   html += inference_section(inputs.inferences) + sizing_section(inputs.sizings) +
-          serving_section(inputs.serves, inputs.capacities);
+          goodput_section(inputs.goodputs) + serving_section(inputs.serves, inputs.capacities);
   html += "</main>" + chart_configs_script(charts);
   html +=
       "<script>" + std::string(chart_script) + "</script><script>" + std::string(kBootstrap) + "</script>";

@@ -26,14 +26,17 @@ void read_into(ReportInputs& inputs, const JsonField& root, const std::string& s
     inputs.serves.push_back(serve_document_from_json(root, source));
   } else if (kind == ReportInputKind::perf && schema == kServeCapacitySchema) {
     inputs.capacities.push_back(capacity_document_from_json(root, source));
+  } else if (kind == ReportInputKind::perf && schema == kGoodputSchema) {
+    inputs.goodputs.push_back(goodput_document_from_json(root, source));
   } else {
     const std::string expected = kind == ReportInputKind::simulation
                                      ? std::string("expected ") + kReplaySchema + " or " + kPackingSchema +
                                            " (simulate replay|packing --json)"
                                      : std::string("expected ") + kCollectiveSchema + ", " + kTrainingSchema +
                                            ", " + kInferenceSchema + ", " + kSizingSchema + ", " +
-                                           kServeSchema + " or " + kServeCapacitySchema +
-                                           " (perf collective|train|infer|size|serve --json)";
+                                           kServeSchema + ", " + kServeCapacitySchema + " or " +
+                                           kGoodputSchema +
+                                           " (perf collective|train|infer|size|serve|goodput --json)";
     root.child("schema").fail(expected + ", found '" + schema + "'");
   }
 }
@@ -47,6 +50,7 @@ void append(ReportInputs& into, ReportInputs&& from) {
   for (auto& item : from.sizings) into.sizings.push_back(std::move(item));
   for (auto& item : from.serves) into.serves.push_back(std::move(item));
   for (auto& item : from.capacities) into.capacities.push_back(std::move(item));
+  for (auto& item : from.goodputs) into.goodputs.push_back(std::move(item));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "gputwin/core/error.hpp"
 #include "gputwin/report/collective_report.hpp"
+#include "gputwin/report/goodput_report.hpp"
 #include "gputwin/report/inference_report.hpp"
 #include "gputwin/report/packing_report.hpp"
 #include "gputwin/report/replay_report.hpp"
@@ -31,6 +32,7 @@ struct ReportInputs {
   std::vector<SizingResult> sizings;
   std::vector<ServeDocument> serves;
   std::vector<CapacityDocument> capacities;
+  std::vector<GoodputDocument> goodputs;  // perf goodput --json
 };
 
 // Simulation files must be replay or packing results, perf files collective, training, inference, sizing,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gputwin/core/input_file.hpp"
+#include "gputwin/report/html/perf_tables.hpp"
 
 namespace gputwin {
 namespace {
@@ -99,7 +100,7 @@ TEST(ReportInputs, ForeignSchemaIsNamedWithWhatWasExpected) {
 TEST(ReportInputs, SimulationResultPassedAsPerfIsRefused) {
   const std::string error = error_of(kReplay, ReportInputKind::perf);
   EXPECT_NE(error.find("gputwin.collective/1, gputwin.perf-train/1, gputwin.infer/1, gputwin.perf-size/1, "
-                       "gputwin.serve/1 or gputwin.serve-capacity/1"),
+                       "gputwin.serve/1, gputwin.serve-capacity/1 or gputwin.perf-goodput/1"),
             std::string::npos)
       << error;
 }
@@ -128,6 +129,58 @@ TEST(ReportInputs, MissingFileIsNamed) {
   const auto result = load_report_inputs({"/nonexistent/replay.json"}, {});
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.error_text().find("/nonexistent/replay.json"), std::string::npos) << result.error_text();
+}
+
+// perf goodput --json, written by its writer from a real Monte Carlo and read back as a perf input: the
+// report shows its interruptions, MTTF, interval, ETTR and wall days; a missing field is named by its pointer
+// and the document is refused as a simulation.
+TEST(ReportInputs, ReadsAGoodputResultAsPerf) {
+  GoodputRequest request;
+  request.gpus = 1024;
+  request.work_hours = 10 * 24;
+  request.shape = ClusterShape{.gpus_per_node = 8};
+  request.processes.push_back({.cause = "node-failure",
+                               .category = "All",
+                               .rate_per_unit_hour = 1.0 / 2000,
+                               .repair_hours = 24,
+                               .source = "test"});
+  request.checkpoint_write_hours = 1.0 / 60;
+  request.restart_hours = 5.0 / 60;
+  request.spare_nodes = 8;
+  request.seeds = 5;
+  const auto result = simulate_goodput(request);
+  ASSERT_TRUE(result.ok()) << result.error_text();
+  GoodputJob job;
+  job.system = "dgx-h100";
+  job.failure_model = "--node-mtbf 2000h";
+  job.gpus = 1024;
+  job.work_days = 10;
+  const std::string text = goodput_json(job, result.value()).dump(2);
+  const auto read = parse_report_input(text, "goodput.json", ReportInputKind::perf);
+  ASSERT_TRUE(read.ok()) << read.error_text();
+  ASSERT_EQ(read.value().goodputs.size(), 1u);
+  const GoodputDocument& back = read.value().goodputs.front();
+  EXPECT_EQ(back.gpus, 1024);
+  EXPECT_EQ(back.nodes, 128);
+  EXPECT_EQ(back.spare_nodes, 8);
+  EXPECT_EQ(back.seeds, 5);
+  EXPECT_NEAR(back.mttf_hours, 2000.0 / 128, 1e-3);
+  EXPECT_NEAR(back.interruptions_mean, result.value().interruptions.mean, 1e-3);
+  EXPECT_NEAR(back.ettr, result.value().ettr.mean, 1e-5);
+  EXPECT_NEAR(back.wall_days, result.value().wall_hours.mean / 24, 1e-4);
+  ASSERT_EQ(back.by_cause.size(), 1u);
+  EXPECT_EQ(back.by_cause[0].cause, "node-failure");
+  const std::string html = goodput_section(read.value().goodputs);
+  EXPECT_NE(html.find("Goodput under failures"), std::string::npos);
+  EXPECT_NE(html.find("--node-mtbf 2000h"), std::string::npos);
+  EXPECT_EQ(goodput_section({}), "");
+
+  nlohmann::json cut = nlohmann::json::parse(text);
+  cut.erase("mttf_hours");
+  const std::string missing = error_of(cut.dump(2), ReportInputKind::perf);
+  EXPECT_NE(missing.find("missing field 'mttf_hours'"), std::string::npos) << missing;
+  EXPECT_NE(error_of(text, ReportInputKind::simulation).find("found 'gputwin.perf-goodput/1'"),
+            std::string::npos);
 }
 
 }  // namespace

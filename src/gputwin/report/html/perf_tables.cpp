@@ -269,4 +269,37 @@ std::string serving_section(const std::vector<ServeDocument>& serves,
   return html + "</section>";
 }
 
+std::string goodput_section(const std::vector<GoodputDocument>& goodputs) {
+  if (goodputs.empty()) return "";
+  std::string html = fmt::format(
+      "<section id=\"goodput\" data-results=\"{}\"><h2>Goodput under failures</h2><p class=\"note\">perf "
+      "goodput --json: one training job under the failure model, mean +- standard deviation over the seeds "
+      "(docs/perf-goodput.md).</p><table class=\"goodput\">",
+      goodputs.size());
+  html += header_cells({{"file", false},
+                        {"system", false},
+                        {"GPUs", true},
+                        {"work days", true},
+                        {"spares", true},
+                        {"interruptions", true},
+                        {"MTTF h", true},
+                        {"checkpoint min", true},
+                        {"ETTR", true},
+                        {"wall days", true},
+                        {"failure model", false}});
+  html += "<tbody>";
+  for (const auto& g : goodputs) {
+    html += fmt::format(
+        "<tr><td>{}</td><td>{}</td>{}{}{}{}{}{}{}{}<td>{}</td></tr>", html_escape(file_name(g.source)),
+        html_escape(g.system), number_cell(std::to_string(g.gpus)),
+        number_cell(format_number(g.work_days, 1)), number_cell(std::to_string(g.spare_nodes)),
+        number_cell(format_number(g.interruptions_mean, 1) + " +- " +
+                    format_number(g.interruptions_stdev, 1)),
+        number_cell(format_number(g.mttf_hours, 2)), number_cell(format_number(g.interval_used_minutes, 1)),
+        number_cell(format_number(g.ettr, 3)), number_cell(format_number(g.wall_days, 2)),
+        html_escape(g.failure_model));
+  }
+  return html + "</tbody></table></section>";
+}
+
 }  // namespace gputwin

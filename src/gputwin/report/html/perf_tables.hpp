@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gputwin/report/goodput_report.hpp"
 #include "gputwin/report/inference_report.hpp"
 #include "gputwin/report/serve_documents.hpp"
 #include "gputwin/report/training_report.hpp"
@@ -16,6 +17,8 @@ namespace gputwin {
 
 [[nodiscard]] std::string inference_section(const std::vector<InferenceResult>& inferences);
 [[nodiscard]] std::string sizing_section(const std::vector<SizingResult>& sizings);
+// perf goodput --json results: one row a job (interruptions, MTTF, checkpoint interval, ETTR, wall days).
+[[nodiscard]] std::string goodput_section(const std::vector<GoodputDocument>& goodputs);
 // perf serve --json runs (one row each: latency percentiles, throughput, targets met) and perf serve --search
 // --json answers (the candidates as ranked).
 [[nodiscard]] std::string serving_section(const std::vector<ServeDocument>& serves,
