@@ -90,7 +90,7 @@ std::shared_ptr<const PowerPolicy> make_power_policy(std::string_view name, cons
   if (name == "cap-all") {
     if (profile.caps.size() < 2) {
       throw std::invalid_argument(
-          fmt::format("cap-all: the power model has no settable power limits for {} (no published minimum "
+          fmt::format("the power model has no settable power limits for {} (no published minimum "
                       "limit in data/power/power-model.yaml), so its GPUs cannot be capped; use admit-fewer",
                       profile.accelerator));
     }
@@ -103,7 +103,7 @@ std::shared_ptr<const PowerPolicy> make_power_policy(std::string_view name, cons
   }
   if (name == "cap-low-priority") {
     throw std::invalid_argument(
-        "cap-low-priority: the replayed jobs carry no priority or QOS (no trace format read here records "
+        "the replayed jobs carry no priority or QOS (no trace format read here records "
         "one), so there are no low-priority jobs to cap first; use cap-all or admit-fewer");
   }
   throw std::invalid_argument(
