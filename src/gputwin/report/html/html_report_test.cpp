@@ -96,8 +96,22 @@ TEST(HtmlReport, Nvl72RacksShowTraysSwitchTraysPowerShelvesAndTheirHeat) {
 TEST(HtmlReport, SelfContainedAndDeterministic) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back(
-      {"a.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}, false, {}, {}});
+  inputs.replays.push_back({"a.json",
+                            "fifo",
+                            2,
+                            0.5,
+                            {},
+                            {},
+                            {0, 3600},
+                            {0.1, 0.2},
+                            {1, 2},
+                            {0, 0},
+                            false,
+                            {},
+                            {},
+                            false,
+                            {},
+                            {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html, html_report(cluster, inputs, kFakeChartScript));
   EXPECT_EQ(html.find(" src="), std::string::npos);   // no script or image fetched
@@ -112,8 +126,22 @@ TEST(HtmlReport, SelfContainedAndDeterministic) {
 TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back(
-      {"plain.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}, false, {}, {}});
+  inputs.replays.push_back({"plain.json",
+                            "fifo",
+                            2,
+                            0.5,
+                            {},
+                            {},
+                            {0, 3600},
+                            {0.1, 0.2},
+                            {1, 2},
+                            {0, 0},
+                            false,
+                            {},
+                            {},
+                            false,
+                            {},
+                            {}});
   EXPECT_EQ(html_report(cluster, inputs, kFakeChartScript).find("chart-down-gpus"), std::string::npos);
   const ReplaySeries failing{"f.json",
                              "fifo",
@@ -127,7 +155,10 @@ TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
                              {0, 0, 0},
                              true,
                              {0, 8, 16},
-                             {{"faulty-gpu", 3}, {"maintenance", 5}}};
+                             {{"faulty-gpu", 3}, {"maintenance", 5}},
+                             false,
+                             {},
+                             {}};
   ReplaySeries other = failing;
   other.source = "g.json";
   other.interruptions_by_cause = {{"network", 2}};
@@ -145,8 +176,22 @@ TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
 TEST(HtmlReport, ReplaysWithEnergyChartPowerOverTimeAndTheBudget) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back(
-      {"plain.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}, false, {}, {}});
+  inputs.replays.push_back({"plain.json",
+                            "fifo",
+                            2,
+                            0.5,
+                            {},
+                            {},
+                            {0, 3600},
+                            {0.1, 0.2},
+                            {1, 2},
+                            {0, 0},
+                            false,
+                            {},
+                            {},
+                            false,
+                            {},
+                            {}});
   EXPECT_EQ(html_report(cluster, inputs, kFakeChartScript).find("chart-replay-power"), std::string::npos);
   ReplaySeries capped = inputs.replays.front();
   capped.source = "capped.json";
@@ -172,7 +217,7 @@ TEST(HtmlReport, ResultTextCannotCloseTheScriptElement) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
   inputs.replays.push_back(
-      {"a.json", "</script><i>fifo", 1, 0.5, {}, {}, {0}, {0.1}, {0}, {0}, false, {}, {}});
+      {"a.json", "</script><i>fifo", 1, 0.5, {}, {}, {0}, {0.1}, {0}, {0}, false, {}, {}, false, {}, {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html.find("</script><i>"), std::string::npos);
   EXPECT_NE(html.find("<\\/script><i>fifo (a.json)"), std::string::npos);
