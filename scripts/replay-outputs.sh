@@ -5,7 +5,8 @@
 #   scripts/replay-outputs.sh BINARY DIR     # run from the repository root
 #
 # The matrix: the MIG trace (on demand and two fixed layouts, every policy), the too-large trace, a synthetic
-# loaded trace on plain nodes and on a designed cluster (every policy, fair share by group and by user), the
+# loaded trace on plain nodes and on a designed cluster (every policy, fair share by group and by user; on the
+# 1-SU H100 design also under a 230 kW power budget with every power policy compared), the
 # sacct sweep, and, when ../shared is present, the KTH-SP2 SWF log (every policy).
 set -euo pipefail
 binary=$(realpath "$1")
@@ -36,6 +37,8 @@ for policy in fifo sjf easy fair; do
     --json
   run "cluster-$policy" simulate replay --jobs "$trace" --cluster examples/dgx-a100-4-nodes.yaml \
     --policy "$policy" --json --csv "$out/cluster-$policy.csv"
+  run "cluster-power-$policy" simulate replay --jobs "$trace" --cluster examples/dgx-h100-superpod-1su.yaml \
+    --policy "$policy" --power-budget 230kW --compare-power-policies --json --csv "$out/cluster-power-$policy.csv"
   run "cluster-mig-$policy" simulate replay --jobs tests/traces/mig-jobs.csv \
     --cluster examples/dgx-a100-4-nodes.yaml --mig-nodes 2 --policy "$policy" --json
   if [ -f ../shared/traces/swf/KTH-SP2-1996-2.1-cln.swf ]; then

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "gputwin/cli/commands.hpp"
+#include "gputwin/cli/replay_power.hpp"
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/core/input_file.hpp"
 #include "gputwin/design/design.hpp"
@@ -22,6 +23,7 @@
 #include "gputwin/sim/packing.hpp"
 #include "gputwin/sim/process_failures.hpp"
 #include "gputwin/sim/replay.hpp"
+#include "gputwin/sim/replay_energy.hpp"
 #include "gputwin/sim/replay_engine.hpp"
 #include "gputwin/sim/simulated_cluster.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
@@ -62,6 +64,10 @@ struct ReplayCommandOptions {
   int spare_nodes = 0;
   std::string maintenance;
   std::string out_of_service;  // gputwin validate --json output
+  // Power (docs/simulate.md, "Energy and a power budget"): an IT budget and the policy that holds it.
+  std::string power_budget;
+  std::string power_policy;
+  bool compare_power_policies = false;
 };
 
 FailureSetup failure_setup(const ReplayCommandOptions& options) {
@@ -152,6 +158,8 @@ std::optional<LoadedTrace> load_jobs(const ReplayCommandOptions& options,
 struct ReplayCluster {
   SimulatedCluster simulated;
   std::optional<DesignedCheckpointWrite> checkpoint_write;
+  std::optional<ReplayPowerProfile> power;  // the system's power figures, when energy can be modelled
+  std::string power_unmodelled;             // else why not
 };
 
 std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, const LoadedTrace& jobs,
@@ -162,19 +170,26 @@ std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, 
       if (!catalog) return std::nullopt;
       const auto cluster = load_designed_cluster(options.cluster_spec, *catalog);
       if (!cluster) return std::nullopt;
-      return ReplayCluster{simulated_cluster(*cluster, *catalog, mig),
-                           designed_checkpoint_write(cluster->storage)};
+      ReplayCluster built{simulated_cluster(*cluster, *catalog, mig),
+                          designed_checkpoint_write(cluster->storage), std::nullopt, ""};
+      if (mig) {
+        built.power_unmodelled = "MIG-mode GPUs are not modelled for power";
+      } else {
+        built.power = replay_power_profile(*cluster, *catalog, built.simulated.whole.node_count(),
+                                           built.power_unmodelled);
+      }
+      return built;
     }
     if (options.nodes > 0)
-      return ReplayCluster{uniform_simulated_cluster(options.nodes, options.gpus_per_node, mig),
-                           std::nullopt};
+      return ReplayCluster{uniform_simulated_cluster(options.nodes, options.gpus_per_node, mig), std::nullopt,
+                           std::nullopt, "no system is known (give the cluster as --cluster SPEC)"};
   } catch (const std::invalid_argument& error) {
     std::cerr << "simulate replay: --mig-nodes: " << error.what() << "\n";
     return std::nullopt;
   }
   if (jobs.swf_max_procs > 0) {
-    return ReplayCluster{uniform_simulated_cluster(jobs.swf_max_procs, 1),
-                         std::nullopt};  // a processor a node
+    return ReplayCluster{uniform_simulated_cluster(jobs.swf_max_procs, 1), std::nullopt, std::nullopt,
+                         "no system is known (give the cluster as --cluster SPEC)"};  // a processor a node
   }
   std::cerr << "simulate replay: give the cluster with --cluster SPEC or --nodes N [--gpus-per-node G]\n";
   return std::nullopt;
@@ -188,6 +203,51 @@ std::optional<RunTimeEstimate> run_time_estimate(double factor) {
     return std::nullopt;
   }
   return std::move(estimate).value();
+}
+
+// The IT budget --power-budget gives, if any; the power options without one, or a budget where energy is not
+// modelled, are usage errors.
+std::optional<double> power_budget_of(const ReplayCommandOptions& options, const ReplayCluster& built) {
+  if (options.power_budget.empty()) {
+    if (!options.power_policy.empty())
+      throw UsageFailure{"--power-policy: give the budget it holds with --power-budget, e.g. 2.5MW"};
+    if (options.compare_power_policies)
+      throw UsageFailure{"--compare-power-policies: give the budget with --power-budget, e.g. 2.5MW"};
+    return std::nullopt;
+  }
+  const double budget_w = parse_power_budget(options.power_budget);
+  if (!built.power) {
+    throw UsageFailure{"--power-budget: energy and power are not modelled in this replay: " +
+                       built.power_unmodelled};
+  }
+  return budget_w;
+}
+
+// The same replay under each policy that can hold the budget; a policy that cannot says why.
+template <class RunWith>
+std::vector<PowerPolicyRun> compare_power_policies(const RunWith& run_with) {
+  std::vector<PowerPolicyRun> rows;
+  for (const std::string name : {"none", "cap-all", "admit-fewer"}) {
+    PowerPolicyRun row;
+    row.policy = name;
+    try {
+      const ReplayResult run = run_with(name);
+      const ReplayEnergyMetrics& energy = *run.energy;
+      row.completed = run.completed;
+      row.completed_work_gpu_hours = energy.completed_work_gpu_hours;
+      row.work_by_last_arrival_gpu_hours = energy.work_by_last_arrival_gpu_hours;
+      row.mean_wait_s = run.wait.mean;
+      row.makespan_s = run.makespan;
+      row.it_kwh = energy.it_kwh;
+      row.facility_kwh = energy.facility_kwh;
+      row.peak_it_kw = energy.peak_it_kw;
+      row.lowest_cap_w = energy.lowest_cap_w;
+    } catch (const UsageFailure& failure) {
+      row.refused = failure.message;
+    }
+    rows.push_back(row);
+  }
+  return rows;
 }
 
 int run_replay(const ReplayCommandOptions& options) {
@@ -215,15 +275,8 @@ int run_replay(const ReplayCommandOptions& options) {
   const auto estimate = run_time_estimate(options.runtime_estimate_factor);
   if (!estimate) return kInputError;
   replay_options.run_time_estimate = *estimate;
-  ReplayModels models;
-  try {
-    models = make_replay_models(
-        failure_setup(options), cluster->topology,
-        designed_write ? std::optional<double>(built->checkpoint_write->seconds) : std::nullopt);
-  } catch (const std::invalid_argument& error) {
-    std::cerr << "simulate replay: " << error.what() << "\n";
-    return kUsageError;
-  }
+  ReplayResult result;
+  std::vector<std::pair<int, std::string>> out_of_service;
   if (!options.out_of_service.empty()) {
     const auto nodes = result_of<std::vector<std::pair<int, std::string>>>([&] {
       const std::string text = read_input_file(options.out_of_service);
@@ -235,17 +288,47 @@ int run_replay(const ReplayCommandOptions& options) {
       std::cerr << nodes.error_text();
       return kInputError;
     }
-    models.out_of_service = nodes.value();
+    out_of_service = nodes.value();
   }
-  std::optional<ReplayEngine> engine;
+  const std::optional<double> write_s =
+      designed_write ? std::optional<double>(built->checkpoint_write->seconds) : std::nullopt;
+  std::optional<double> budget_w;
   try {
-    engine.emplace(jobs->jobs, std::move(cluster->whole), std::move(cluster->mig), *policy, replay_options,
-                   std::move(models));
-  } catch (const std::invalid_argument& error) {  // spares and out-of-service nodes that collide
+    budget_w = power_budget_of(options, *built);
+    // Every run of the command replays the same pool from the start: a copy per run.
+    const auto run_with = [&](const std::string& power_policy) {
+      ReplayModels models = make_replay_models(failure_setup(options), cluster->topology, write_s);
+      models.out_of_service = out_of_service;
+      std::shared_ptr<const PowerPolicy> power;
+      if (built->power) {
+        try {
+          power = make_power_policy(budget_w ? power_policy : "none", *built->power, budget_w.value_or(0));
+        } catch (const std::invalid_argument& error) {
+          throw UsageFailure{"--power-budget " + options.power_budget + " --power-policy " + power_policy +
+                             ": " + error.what()};
+        }
+      }
+      if (budget_w) models.power = power;  // only a budget changes the replay; energy is only watched
+      ReplayEngine engine(jobs->jobs, cluster->whole, cluster->mig, *policy, replay_options,
+                          std::move(models));
+      std::optional<ReplayEnergy> energy;
+      if (power) {
+        energy.emplace(jobs->jobs, power, options.interval);
+        engine.add_observer(*energy);
+      }
+      ReplayResult run = engine.run();
+      if (energy) energy->summarize(run);
+      return run;
+    };
+    result = run_with(options.power_policy.empty() ? "cap-all" : options.power_policy);
+    if (options.compare_power_policies) result.energy->compared = compare_power_policies(run_with);
+  } catch (const UsageFailure& failure) {
+    std::cerr << "simulate replay: " << failure.message << "\n";
+    return kUsageError;
+  } catch (const std::invalid_argument& error) {  // models, spares and out-of-service nodes that collide
     std::cerr << "simulate replay: " << error.what() << "\n";
     return kUsageError;
   }
-  ReplayResult result = engine->run();
   add_reader_skips(result, jobs->skipped);
   if (designed_write && result.failures) {
     result.failures->checkpoint_write_note =
@@ -340,6 +423,14 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
       "--mig-layout", options->mig_layout,
       "pre-partition every MIG GPU, e.g. \"3g.40gb+2g.20gb+1g.10gb+1g.10gb\" (default: slices on demand)");
   add_failure_options(*command, *options);
+  command->add_option("--power-budget", options->power_budget,
+                      "an IT power budget for the compute nodes, with its unit, e.g. 2.5MW (--cluster only)");
+  command
+      ->add_option("--power-policy", options->power_policy,
+                   "how the budget is held: cap-all (default) | admit-fewer | cap-low-priority")
+      ->check(CLI::IsMember({"none", "cap-all", "admit-fewer", "cap-low-priority"}));
+  command->add_flag("--compare-power-policies", options->compare_power_policies,
+                    "also replay under none, cap-all and admit-fewer at the budget and print the trade-off");
   add_catalog_options(*command, options->catalog);
   command->callback([options, &exit_code] { exit_code = run_replay(*options); });
 }

@@ -241,6 +241,131 @@ std::string failures_text(const FailureMetrics& failures) {
   return text;
 }
 
+Json power_policies_json(const std::vector<PowerPolicyRun>& rows) {
+  Json json = Json::array();
+  for (const auto& row : rows) {
+    if (!row.refused.empty()) {
+      json.push_back({{"policy", row.policy}, {"refused", row.refused}});
+      continue;
+    }
+    json.push_back({{"policy", row.policy},
+                    {"completed", row.completed},
+                    {"completed_work_gpu_hours", rounded(row.completed_work_gpu_hours)},
+                    {"work_by_last_arrival_gpu_hours", rounded(row.work_by_last_arrival_gpu_hours)},
+                    {"mean_wait_s", rounded(row.mean_wait_s)},
+                    {"makespan_s", rounded(row.makespan_s)},
+                    {"it_kwh", rounded(row.it_kwh)},
+                    {"facility_kwh", rounded(row.facility_kwh)},
+                    {"peak_it_kw", rounded(row.peak_it_kw)},
+                    {"lowest_cap_w", rounded(row.lowest_cap_w)}});
+  }
+  return json;
+}
+
+Json energy_json(const ReplayEnergyMetrics& energy) {
+  Json per_job = Json::array();
+  for (const auto& job : energy.per_job) {
+    per_job.push_back({{"id", job.id},
+                       {"it_kwh", rounded(job.it_kwh, 4)},
+                       {"facility_kwh", rounded(job.it_kwh * energy.pue, 4)},
+                       {"gpu_hours", rounded(job.gpu_hours, 4)}});
+  }
+  Json json = {
+      {"system", energy.system},
+      {"accelerator", energy.accelerator},
+      {"source", energy.source},
+      {"pue", rounded(energy.pue, 4)},
+      {"busy_gpu_w", rounded(energy.busy_gpu_w, 1)},
+      {"idle_gpu_w", rounded(energy.idle_gpu_w, 1)},
+      {"non_gpu_node_w", rounded(energy.non_gpu_node_w, 1)},
+      {"it_kwh", rounded(energy.it_kwh)},
+      {"facility_kwh", rounded(energy.facility_kwh)},
+      {"jobs_it_kwh", rounded(energy.jobs_it_kwh)},
+      {"idle",
+       {{"it_kwh", rounded(energy.idle_it_kwh)}, {"facility_kwh", rounded(energy.idle_it_kwh * energy.pue)}}},
+      {"mean_it_kw", rounded(energy.mean_it_kw)},
+      {"peak_it_kw", rounded(energy.peak_it_kw)},
+      {"completed_work_gpu_hours", rounded(energy.completed_work_gpu_hours)},
+      {"work_by_last_arrival_gpu_hours", rounded(energy.work_by_last_arrival_gpu_hours)}};
+  if (energy.budget) {
+    const PowerBudgetMetrics& budget = *energy.budget;
+    json["budget"] = {{"policy", budget.policy},
+                      {"it_kw", rounded(budget.budget_kw)},
+                      {"peak_share", rounded(energy.peak_it_kw / budget.budget_kw, 5)},
+                      {"lowest_cap_w", rounded(budget.lowest_cap_w)},
+                      {"capped_gpu_hours", rounded(budget.capped_gpu_hours)},
+                      {"mean_throughput", rounded(budget.mean_throughput, 5)},
+                      {"jobs_refused", budget.jobs_refused}};
+  }
+  if (!energy.compared.empty()) {
+    json["power_policies"] = {{"budget_it_kw", rounded(energy.budget_kw)},
+                              {"runs", power_policies_json(energy.compared)}};
+  }
+  json["per_job"] = per_job;
+  return json;
+}
+
+std::string kw(double kilowatts) {
+  return kilowatts >= 1000 ? format_number(kilowatts / 1000, 3) + " MW" : format_number(kilowatts, 1) + " kW";
+}
+
+std::string kwh(double kilowatt_hours) {
+  return kilowatt_hours >= 1000 ? format_number(kilowatt_hours / 1000, 3) + " MWh"
+                                : format_number(kilowatt_hours, 1) + " kWh";
+}
+
+std::string power_policies_text(const ReplayEnergyMetrics& energy) {
+  TextTable table({"policy", "completed", "work GPU-h", "by last arrival", "mean wait", "makespan", "IT",
+                   "facility", "peak IT", "of budget", "lowest cap"},
+                  {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
+                   Align::right, Align::right, Align::right, Align::right, Align::right});
+  std::string refused;
+  for (const auto& row : energy.compared) {
+    if (!row.refused.empty()) {
+      table.add_row({row.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"});
+      refused += fmt::format("  {}: {}\n", row.policy, row.refused);
+      continue;
+    }
+    table.add_row({row.policy, std::to_string(row.completed), format_number(row.completed_work_gpu_hours, 1),
+                   format_number(row.work_by_last_arrival_gpu_hours, 1), hours(row.mean_wait_s),
+                   hours(row.makespan_s), kwh(row.it_kwh), kwh(row.facility_kwh), kw(row.peak_it_kw),
+                   percent(row.peak_it_kw / energy.budget_kw), format_number(row.lowest_cap_w, 0) + " W"});
+  }
+  return fmt::format("\nPower policies at an IT budget of {} (the same trace replayed under each)\n",
+                     kw(energy.budget_kw)) +
+         table.render() + refused;
+}
+
+std::string energy_text(const ReplayEnergyMetrics& energy) {
+  std::string text =
+      fmt::format("\nEnergy ({} with {} GPUs; {})\n", energy.system, energy.accelerator, energy.source);
+  text += fmt::format("  IT {}, facility {} at PUE {}: jobs {} + idle {}\n", kwh(energy.it_kwh),
+                      kwh(energy.facility_kwh), format_number(energy.pue, 3), kwh(energy.jobs_it_kwh),
+                      kwh(energy.idle_it_kwh));
+  text += fmt::format(
+      "  IT power: mean {}, peak {}; {} GPU-hours of work completed, {} by the last arrival ({} per MWh "
+      "IT)\n",
+      kw(energy.mean_it_kw), kw(energy.peak_it_kw), format_number(energy.completed_work_gpu_hours, 1),
+      format_number(energy.work_by_last_arrival_gpu_hours, 1),
+      energy.it_kwh > 0 ? format_number(energy.completed_work_gpu_hours / (energy.it_kwh / 1000), 1)
+                        : std::string("-"));
+  if (energy.budget) {
+    const PowerBudgetMetrics& budget = *energy.budget;
+    text += fmt::format(
+        "  power budget {} IT under {}: peak {} of it; busy GPUs down to {} W, {} GPU-hours capped, "
+        "throughput "
+        "{} of the default limit's",
+        kw(budget.budget_kw), budget.policy, percent(energy.peak_it_kw / budget.budget_kw),
+        format_number(budget.lowest_cap_w, 0), format_number(budget.capped_gpu_hours, 1),
+        percent(budget.mean_throughput));
+    text += budget.jobs_refused > 0 ? fmt::format("; {} refused (more power than the budget allows)\n",
+                                                  jobs_count(budget.jobs_refused))
+                                    : "\n";
+  }
+  if (!energy.compared.empty()) text += power_policies_text(energy);
+  return text;
+}
+
 }  // namespace
 
 Json replay_json(const ReplayResult& result) {
@@ -271,11 +396,13 @@ Json replay_json(const ReplayResult& result) {
   json["mean_stranded_gpus"] = rounded(result.mean_stranded_gpus);
   if (result.mig) json["mig"] = mig_json(*result.mig);
   if (result.failures) json["failures"] = failures_json(*result.failures);
+  if (result.energy) json["energy"] = energy_json(*result.energy);
   json["jain_fairness_by_group"] = rounded(result.jain_fairness, 5);
   json["by_group"] = groups_json(result.by_group);
   json["by_user_count"] = result.by_user.size();
   Json intervals = Json::array();
-  for (const auto& row : result.intervals) {
+  for (std::size_t i = 0; i < result.intervals.size(); ++i) {
+    const IntervalMetrics& row = result.intervals[i];
     Json interval = {{"start_s", row.start},
                      {"utilisation", rounded(row.utilisation, 5)},
                      {"queue_length", rounded(row.queue_length)},
@@ -291,6 +418,14 @@ Json replay_json(const ReplayResult& result) {
     if (result.failures) {
       interval["down_gpus"] = rounded(row.down_gpus);
       interval["interrupted"] = row.interrupted;
+    }
+    if (result.energy && i < result.energy->intervals.size()) {
+      const EnergyInterval& power = result.energy->intervals[i];
+      interval["it_kw"] = rounded(power.mean_it_kw);
+      interval["peak_it_kw"] = rounded(power.peak_it_kw);
+      interval["it_kwh"] = rounded(power.it_kwh);
+      interval["facility_kwh"] = rounded(power.it_kwh * result.energy->pue);
+      if (result.energy->budget) interval["mean_cap_w"] = rounded(power.mean_cap_w, 1);
     }
     intervals.push_back(std::move(interval));
   }
@@ -332,14 +467,20 @@ std::string replay_text(const ReplayResult& result, const std::string& trace_nam
     text += "\nBy group\n" + groups.render();
   }
   if (result.failures) text += failures_text(*result.failures);
+  if (result.energy) text += energy_text(*result.energy);
   return text;
 }
 
 std::string replay_intervals_csv(const ReplayResult& result) {
   std::string csv = "start_s,utilisation,queue_length,running,stranded_gpus,submitted,started,finished";
   csv += result.mig ? ",mig_utilisation,mig_stranded_slices" : "";
-  csv += result.failures ? ",down_gpus,interrupted\n" : "\n";
-  for (const auto& row : result.intervals) {
+  csv += result.failures ? ",down_gpus,interrupted" : "";
+  if (result.energy)
+    csv += result.energy->budget ? ",it_kw,peak_it_kw,it_kwh,facility_kwh,mean_cap_w"
+                                 : ",it_kw,peak_it_kw,it_kwh,facility_kwh";
+  csv += "\n";
+  for (std::size_t i = 0; i < result.intervals.size(); ++i) {
+    const IntervalMetrics& row = result.intervals[i];
     csv +=
         fmt::format("{},{},{},{},{},{},{},{}", format_number(row.start, 3), format_number(row.utilisation, 5),
                     format_number(row.queue_length, 3), format_number(row.running, 3),
@@ -349,6 +490,14 @@ std::string replay_intervals_csv(const ReplayResult& result) {
                          format_number(row.mig_stranded_slices, 3));
     }
     if (result.failures) csv += fmt::format(",{},{}", format_number(row.down_gpus, 3), row.interrupted);
+    if (result.energy) {
+      const EnergyInterval power =
+          i < result.energy->intervals.size() ? result.energy->intervals[i] : EnergyInterval{};
+      csv +=
+          fmt::format(",{},{},{},{}", format_number(power.mean_it_kw, 3), format_number(power.peak_it_kw, 3),
+                      format_number(power.it_kwh, 3), format_number(power.it_kwh * result.energy->pue, 3));
+      if (result.energy->budget) csv += "," + format_number(power.mean_cap_w, 1);
+    }
     csv += "\n";
   }
   return csv;
@@ -378,6 +527,13 @@ ReplaySeries replay_series_from_json(const JsonField& root, const std::string& s
     replay.interval_utilisation.push_back(interval.child("utilisation").number());
     replay.interval_queue_length.push_back(interval.child("queue_length").number());
     replay.interval_stranded_gpus.push_back(interval.child("stranded_gpus").number());
+  }
+  if (const auto energy = root.optional_child("energy")) {
+    replay.has_energy = true;
+    for (std::size_t i = 0; i < intervals.array_size(); ++i)
+      replay.interval_it_kw.push_back(intervals.element(i).child("it_kw").number());
+    if (const auto budget = energy->optional_child("budget"))
+      replay.budget_it_kw = budget->child("it_kw").number();
   }
   if (const auto failures = root.optional_child("failures")) {
     replay.has_failures = true;

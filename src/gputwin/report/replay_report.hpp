@@ -12,9 +12,14 @@
 // of gputwin.replay/1 are unaffected), "failures": goodput, ETTR, lost GPU-hours by cause, availability and
 // MTTF by job size; its intervals gain down_gpus and interrupted (also as CSV columns). Without those models
 // the output is what it always was.
+//
+// A replay on a known system (--cluster) adds "energy" (IT and facility kWh, per job, idle, the peak; under a
+// power budget the policy's figures, and with --compare-power-policies the trade-off of each policy) and its
+// intervals gain it_kw, peak_it_kw, it_kwh and facility_kwh (mean_cap_w under a budget), as CSV columns too.
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -47,6 +52,11 @@ struct ReplaySeries {
   bool has_failures = false;
   std::vector<double> interval_down_gpus;
   std::vector<std::pair<std::string, int>> interruptions_by_cause;
+  // With energy (a replay on a known system, the document's `energy` section): mean IT power per interval,
+  // and the IT budget when the replay ran under one.
+  bool has_energy = false;
+  std::vector<double> interval_it_kw;
+  std::optional<double> budget_it_kw;
 };
 
 // Reads a gputwin.replay/1 document back; throws InputFailure naming the field when one is missing.

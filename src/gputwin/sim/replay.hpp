@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gputwin/sim/energy_metrics.hpp"
 #include "gputwin/sim/gpu_pool.hpp"
 #include "gputwin/sim/mig_pool.hpp"
 #include "gputwin/sim/queue_policy.hpp"
@@ -182,7 +183,8 @@ struct ReplayResult {
   int interruptions = 0;  // running jobs stopped before their end (ReplayEngine; 0 in plain replays)
   int jobs_interrupted = 0;
   std::optional<MigReplayMetrics> mig;
-  std::optional<FailureMetrics> failures;  // when the replay had failure, checkpoint or spare models
+  std::optional<FailureMetrics> failures;     // when the replay had failure, checkpoint or spare models
+  std::optional<ReplayEnergyMetrics> energy;  // when the system is known (ReplayEnergy, replay_energy.hpp)
 };
 
 [[nodiscard]] ReplayResult replay(const std::vector<JobSpec>& jobs, GpuPool pool, const QueuePolicy& policy,

@@ -254,6 +254,10 @@ void ReplayEngine::submit(int index) {
     ++result_.rejected["larger than the nodes in service (hot spares and out-of-service nodes held out)"];
     return;
   }
+  if (models_.power && !models_.power->may_start(job.gpus, 0)) {
+    ++result_.rejected[std::string(kRefusedByPowerBudget)];
+    return;
+  }
   accept(index);
   waiting_.push_back(index);
 }
@@ -284,6 +288,21 @@ void ReplayEngine::accept(int index) {
 void ReplayEngine::schedule() {
   schedule_pass();
   if (mig_) start_slices(mig_->schedule(policy_, now_));
+  if (models_.power) apply_power_caps();
+}
+
+// Jobs started in the pass ran at the cap before it; from now every running job works at the cap the busy
+// GPUs get now (a rate change at no elapsed time books nothing).
+void ReplayEngine::apply_power_caps() {
+  const double throughput = models_.power->throughput(busy_whole_gpus());
+  if (throughput == power_throughput_) return;
+  power_throughput_ = throughput;
+  for (const int index : running_whole_) {
+    JobRun& run = runs_[index];
+    run.set_rate(now_, models_.checkpoints->rate(jobs_[index]) * power_throughput_);
+    result_.outcomes[index].end = run.completion_time();
+    completions_.push({run.completion_time(), index, run.generation});
+  }
 }
 
 void ReplayEngine::schedule_pass() {
@@ -307,6 +326,7 @@ void ReplayEngine::remove_started_from_waiting() {
 bool ReplayEngine::try_start(int index) {
   if (runs_[index].state != JobRunState::waiting) return false;
   const JobSpec& job = jobs_[index];
+  if (models_.power && !models_.power->may_start(job.gpus, busy_whole_gpus())) return false;
   auto allocation = pool_.allocate(job.gpus, job.gpus_per_node, index);
   if (!allocation) return false;
   ++started_this_pass_;
@@ -328,8 +348,12 @@ void ReplayEngine::begin_run(int index) {
   JobRun& run = runs_[index];
   const ReplayModels& models = models_;
   const bool restart = run.starts > 0;
-  run.start(now_, models.checkpoints->rate(jobs_[index]),
-            restart ? models.checkpoints->restart_seconds(jobs_[index]) : 0.0);
+  double rate = models.checkpoints->rate(jobs_[index]);
+  if (models.power && jobs_[index].mig_profile.empty()) {
+    rate *= power_throughput_;
+    running_whole_.insert(index);
+  }
+  run.start(now_, rate, restart ? models.checkpoints->restart_seconds(jobs_[index]) : 0.0);
   JobOutcome& outcome = result_.outcomes[index];
   if (run.starts == 1) outcome.start = now_;
   outcome.end = run.completion_time();
@@ -378,6 +402,7 @@ void ReplayEngine::release_resources(int index) {
     return;
   }
   pool_.release(allocations_[index]);
+  running_whole_.erase(index);
   releases_.erase(release_of_[index]);
   usage_.add(index, -jobs_[index].gpus);
 }

@@ -119,6 +119,12 @@ class ReplayEngine final : private SchedulerView {
   void requeue(int index);
   void schedule();
   void schedule_pass();
+  // Power budget (models_.power): the GPUs running whole-GPU jobs, and every running job re-rated when the
+  // cap the policy gives for them changes.
+  [[nodiscard]] int busy_whole_gpus() const {
+    return pool_.total_gpus() - pool_.free_gpus() - pool_.down_gpus();
+  }
+  void apply_power_caps();
   void remove_started_from_waiting();
 
   const std::vector<JobSpec>& jobs_;
@@ -157,6 +163,8 @@ class ReplayEngine final : private SchedulerView {
   int idle_spare_gpus_ = 0;             // GPUs of the idle spares now
   int schedulable_gpus_ = 0;            // GPUs not held as spares nor out of service from the start
   std::unique_ptr<FailureAccounting> failure_metrics_;  // when the models are active
+  double power_throughput_ = 1;  // work per second of a busy GPU under the power policy's current cap
+  std::set<int> running_whole_;  // running whole-GPU jobs, kept only under a power policy
 };
 
 }  // namespace gputwin

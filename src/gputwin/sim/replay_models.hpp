@@ -9,6 +9,8 @@
 // - FailureModel: when a whole-GPU node goes down or comes back. The engine asks for the next event once at
 //   the start and again after each event it applies; the jobs on a node that goes down are interrupted and
 //   requeued (InterruptAction::requeue), and the node's GPUs are out of service until it comes back.
+// - PowerPolicy (power_policy.hpp): whether a job may start under a power budget, and the cap (and so the
+//   rate) running jobs work at.
 // - CheckpointPolicy: of the work a job did since it last started, how much an interruption keeps (the rest
 //   is done again when it restarts).
 #pragma once
@@ -20,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "gputwin/sim/power_policy.hpp"
 #include "gputwin/trace/records.hpp"
 
 namespace gputwin {
@@ -84,6 +87,9 @@ struct ReplayModels {
   int spare_nodes = 0;
   // Nodes out of service for the whole replay (e.g. with drain-worthy validate findings), with why.
   std::vector<std::pair<int, std::string>> out_of_service;
+  // A power budget's policy (power_policy.hpp): asked before every start and after every scheduling pass;
+  // none (empty) leaves the replay exactly as it was. Not a failure model: active() ignores it.
+  std::shared_ptr<const PowerPolicy> power;
   // Failure figures (goodput, ETTR, lost GPU-hours, availability) in the result even with no failure.
   [[nodiscard]] bool active() const {
     return failures->name() != "none" || checkpoints->name() != "none" || spare_nodes > 0 ||

@@ -317,6 +317,29 @@ ReportChart cable_chart(const Cluster& cluster) {
           bar_config(labels, datasets, x_axis, y_axis)};
 }
 
+// IT power per interval of each replay on a known system, with each budget a replay ran under drawn as a
+// dashed flat line across that replay's days.
+ReportChart replay_power_chart(const std::vector<ReplaySeries>& replays) {
+  Json datasets = Json::array();
+  for (const auto& replay : replays) {
+    datasets.push_back(
+        line_dataset(replay_label(replay), points(days_of(replay.interval_start_s), replay.interval_it_kw)));
+  }
+  for (const auto& replay : replays) {
+    if (!replay.budget_it_kw || replay.interval_start_s.empty()) continue;
+    const std::vector<double> days = days_of(replay.interval_start_s);
+    Json budget = line_dataset(fmt::format("budget {} ({})", format_number(*replay.budget_it_kw, 0) + " kW",
+                                           file_name(replay.source)),
+                               Json::array({Json::array({days.front(), *replay.budget_it_kw}),
+                                            Json::array({days.back(), *replay.budget_it_kw})}));
+    budget["borderDash"] = Json::array({6, 4});
+    datasets.push_back(std::move(budget));
+  }
+  return {"chart-replay-power", "simulation", "IT power over time and the power budget",
+          "intervals[].it_kw and energy.budget.it_kw of simulate replay --json on a --cluster spec",
+          line_config(datasets, axis("day of the replay"), from_zero(axis("IT power (kW)")))};
+}
+
 }  // namespace
 
 std::vector<ReportChart> report_charts(const Cluster& cluster, const ReportInputs& inputs) {
@@ -342,6 +365,12 @@ std::vector<ReportChart> report_charts(const Cluster& cluster, const ReportInput
                                         &ReplaySeries::interval_down_gpus));
       charts.push_back(interruptions_chart(with_failures));
     }
+  }
+  if (!inputs.replays.empty()) {
+    std::vector<ReplaySeries> with_energy;
+    for (const auto& replay : inputs.replays)
+      if (replay.has_energy) with_energy.push_back(replay);
+    if (!with_energy.empty()) charts.push_back(replay_power_chart(with_energy));
   }
   if (!inputs.packings.empty()) charts.push_back(packing_chart(inputs.packings));
   if (!inputs.collectives.empty()) charts.push_back(busbw_chart(inputs.collectives));

@@ -96,8 +96,22 @@ TEST(HtmlReport, Nvl72RacksShowTraysSwitchTraysPowerShelvesAndTheirHeat) {
 TEST(HtmlReport, SelfContainedAndDeterministic) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back(
-      {"a.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}, false, {}, {}});
+  inputs.replays.push_back({"a.json",
+                            "fifo",
+                            2,
+                            0.5,
+                            {},
+                            {},
+                            {0, 3600},
+                            {0.1, 0.2},
+                            {1, 2},
+                            {0, 0},
+                            false,
+                            {},
+                            {},
+                            false,
+                            {},
+                            {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html, html_report(cluster, inputs, kFakeChartScript));
   EXPECT_EQ(html.find(" src="), std::string::npos);   // no script or image fetched
@@ -112,8 +126,22 @@ TEST(HtmlReport, SelfContainedAndDeterministic) {
 TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back(
-      {"plain.json", "fifo", 2, 0.5, {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0}, false, {}, {}});
+  inputs.replays.push_back({"plain.json",
+                            "fifo",
+                            2,
+                            0.5,
+                            {},
+                            {},
+                            {0, 3600},
+                            {0.1, 0.2},
+                            {1, 2},
+                            {0, 0},
+                            false,
+                            {},
+                            {},
+                            false,
+                            {},
+                            {}});
   EXPECT_EQ(html_report(cluster, inputs, kFakeChartScript).find("chart-down-gpus"), std::string::npos);
   const ReplaySeries failing{"f.json",
                              "fifo",
@@ -127,7 +155,10 @@ TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
                              {0, 0, 0},
                              true,
                              {0, 8, 16},
-                             {{"faulty-gpu", 3}, {"maintenance", 5}}};
+                             {{"faulty-gpu", 3}, {"maintenance", 5}},
+                             false,
+                             {},
+                             {}};
   ReplaySeries other = failing;
   other.source = "g.json";
   other.interruptions_by_cause = {{"network", 2}};
@@ -140,11 +171,53 @@ TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
   EXPECT_NE(html.find("\"data\":[0,0,2]"), std::string::npos);
 }
 
+// A replay on a known system adds IT power over time, with the budget it ran under as a flat line of two
+// points; replays without energy add nothing to it.
+TEST(HtmlReport, ReplaysWithEnergyChartPowerOverTimeAndTheBudget) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  ReportInputs inputs;
+  inputs.replays.push_back({"plain.json",
+                            "fifo",
+                            2,
+                            0.5,
+                            {},
+                            {},
+                            {0, 3600},
+                            {0.1, 0.2},
+                            {1, 2},
+                            {0, 0},
+                            false,
+                            {},
+                            {},
+                            false,
+                            {},
+                            {}});
+  EXPECT_EQ(html_report(cluster, inputs, kFakeChartScript).find("chart-replay-power"), std::string::npos);
+  ReplaySeries capped = inputs.replays.front();
+  capped.source = "capped.json";
+  capped.interval_start_s = {0, 3600, 7200};
+  capped.interval_utilisation = {0.1, 0.2, 0.3};
+  capped.has_energy = true;
+  capped.interval_it_kw = {180, 229.5, 200};
+  capped.budget_it_kw = 230;
+  ReplaySeries unbudgeted = capped;
+  unbudgeted.source = "free.json";
+  unbudgeted.budget_it_kw.reset();
+  inputs.replays.push_back(capped);
+  inputs.replays.push_back(unbudgeted);
+  const std::string html = html_report(cluster, inputs, kFakeChartScript);
+  // Two replays with energy and one budget line: 3 + 3 + 2 points.
+  EXPECT_NE(html.find("id=\"chart-replay-power\" data-series=\"3\" data-points=\"8\""), std::string::npos);
+  EXPECT_NE(html.find("budget 230 kW (capped.json)"), std::string::npos);
+  EXPECT_NE(html.find("[[0.0,230.0],[0.0833,230.0]]"), std::string::npos)
+      << "from the first to the last interval";
+}
+
 TEST(HtmlReport, ResultTextCannotCloseTheScriptElement) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
   inputs.replays.push_back(
-      {"a.json", "</script><i>fifo", 1, 0.5, {}, {}, {0}, {0.1}, {0}, {0}, false, {}, {}});
+      {"a.json", "</script><i>fifo", 1, 0.5, {}, {}, {0}, {0.1}, {0}, {0}, false, {}, {}, false, {}, {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html.find("</script><i>"), std::string::npos);
   EXPECT_NE(html.find("<\\/script><i>fifo (a.json)"), std::string::npos);

@@ -1,0 +1,82 @@
+// What a replayed cluster draws, and the policies that keep it within a power budget: models behind the
+// replay's model seam (replay_models.hpp), chosen by name as queue policies are.
+//
+//   ReplayPowerProfile profile = ...;                 // the perf power model's figures, handed in as numbers
+//   std::shared_ptr<const PowerPolicy> cap_all = make_power_policy("cap-all", profile, 2.5e6, 1024);
+//   models.power = cap_all;                           // ReplayEngine asks it before every start and after
+//   ReplayEngine engine(jobs, pool, std::nullopt, *queue, options, std::move(models));   // every pass
+//
+// The budget is on IT power: the compute nodes' GPUs and their non-GPU power (CPUs, memory, NICs, fans), with
+// every GPU at its idle draw unless a job runs on it. Busy GPUs all run at one cap point (a limit, the
+// training-phase-mix draw at it and the throughput it keeps), the highest that fits the budget:
+// - "none": no budget; every busy GPU at the default limit.
+// - "cap-all": every busy GPU capped so the cluster fits; a job starts only when it fits at the lowest cap.
+//   Running jobs do their work at the cap's throughput (a cap that changes changes their rate).
+// - "admit-fewer": no cap; a job waits in the queue while starting it would take the cluster over the budget.
+// sim does not include perf: the profile is plain numbers the caller takes from perf/power_model.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gputwin {
+
+// One GPU power limit: what a busy GPU draws under it and the work per second it keeps (1 at the default).
+struct GpuCapPoint {
+  double limit_w = 0;
+  double busy_draw_w = 0;  // under the training phase mix
+  double throughput = 1;   // relative to the default limit
+};
+
+struct ReplayPowerProfile {
+  std::string system;       // catalog id of the compute nodes
+  std::string accelerator;  // catalog id of their GPUs
+  int nodes = 0;
+  int gpus_per_node = 0;
+  double idle_gpu_w = 0;
+  double non_gpu_node_w = 0;      // per node, always drawn
+  double pue = 1;                 // facility over IT power (the design's, blended by cooling)
+  std::vector<GpuCapPoint> caps;  // by rising limit; the last is the default limit (throughput 1)
+  std::string source;             // where the figures come from, one line
+
+  [[nodiscard]] int gpus() const { return nodes * gpus_per_node; }
+  [[nodiscard]] double non_gpu_per_gpu_w() const {
+    return gpus_per_node > 0 ? non_gpu_node_w / gpus_per_node : 0.0;
+  }
+  // IT power with `busy` GPUs at cap point `cap` and every other GPU idle.
+  [[nodiscard]] double it_power_w(int busy, std::size_t cap) const {
+    return nodes * non_gpu_node_w + (gpus() - busy) * idle_gpu_w + busy * caps[cap].busy_draw_w;
+  }
+  [[nodiscard]] double idle_power_w() const { return it_power_w(0, caps.size() - 1); }
+};
+
+// The ReplayResult::rejected reason of jobs that need more power on their own than the budget allows.
+inline constexpr std::string_view kRefusedByPowerBudget = "needs more power than the budget allows";
+
+class PowerPolicy {
+ public:
+  virtual ~PowerPolicy() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  // May a job of `gpus` GPUs start now, with `busy` GPUs already running jobs?
+  [[nodiscard]] virtual bool may_start(int gpus, int busy) const = 0;
+  // The cap point every busy GPU runs at while `busy` GPUs run jobs.
+  [[nodiscard]] virtual std::size_t cap_index(int busy) const = 0;
+  [[nodiscard]] virtual const ReplayPowerProfile& profile() const = 0;
+  // The IT budget in W; 0 for "none".
+  [[nodiscard]] virtual double budget_w() const = 0;
+
+  [[nodiscard]] double throughput(int busy) const { return profile().caps[cap_index(busy)].throughput; }
+  [[nodiscard]] double busy_draw_w(int busy) const { return profile().caps[cap_index(busy)].busy_draw_w; }
+};
+
+// Throws std::invalid_argument with the reason when the policy is unknown or cannot hold the budget: a budget
+// below the cluster's idle draw, one too small for one node busy (at the lowest cap for cap-all), cap-all on
+// a GPU without settable caps in the power model, cap-low-priority (no trace read here has a priority).
+[[nodiscard]] std::shared_ptr<const PowerPolicy> make_power_policy(std::string_view name,
+                                                                   const ReplayPowerProfile& profile,
+                                                                   double budget_w);
+[[nodiscard]] std::vector<std::string> power_policy_names();
+
+}  // namespace gputwin

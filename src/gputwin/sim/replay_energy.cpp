@@ -1,0 +1,145 @@
+#include "gputwin/sim/replay_energy.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gputwin {
+namespace {
+
+constexpr double kJoulesPerKwh = 3.6e6;
+constexpr double kSecondsPerHour = 3600;
+
+}  // namespace
+
+ReplayEnergy::ReplayEnergy(const std::vector<JobSpec>& jobs, std::shared_ptr<const PowerPolicy> power,
+                           double interval_s)
+    : jobs_(jobs),
+      power_(std::move(power)),
+      interval_s_(interval_s),
+      integral_at_start_(jobs.size(), 0.0),
+      job_j_(jobs.size(), 0.0),
+      job_gpu_s_(jobs.size(), 0.0),
+      finished_at_(jobs.size(), -1.0) {
+  lowest_cap_w_ = power_->profile().caps.back().limit_w;
+}
+
+ReplayEnergy::IntervalSums& ReplayEnergy::interval_at(double time) {
+  const auto index = static_cast<std::size_t>(std::max(0.0, std::floor(time / interval_s_)));
+  if (intervals_.size() <= index) intervals_.resize(index + 1);
+  return intervals_[index];
+}
+
+void ReplayEnergy::on_span(const ReplaySpan& span) {
+  const ReplayPowerProfile& profile = power_->profile();
+  const int busy = span.whole.busy;
+  const GpuCapPoint& cap = profile.caps[power_->cap_index(busy)];
+  const double it_w = profile.it_power_w(busy, power_->cap_index(busy));
+  const double idle_w = (profile.gpus() - busy) * (profile.idle_gpu_w + profile.non_gpu_per_gpu_w());
+  const double seconds = span.to - span.from;
+  busy_draw_integral_ += cap.busy_draw_w * seconds;
+  total_j_ += it_w * seconds;
+  idle_j_ += idle_w * seconds;
+  peak_w_ = std::max(peak_w_, it_w);
+  end_s_ = span.to;
+  if (busy > 0) {
+    lowest_cap_w_ = std::min(lowest_cap_w_, cap.limit_w);
+    busy_gpu_s_ += busy * seconds;
+    work_gpu_s_ += busy * seconds * cap.throughput;
+    if (cap.limit_w < profile.caps.back().limit_w) capped_gpu_s_ += busy * seconds;
+  }
+  // Split at interval boundaries, as ReplayMetrics does.
+  for (double t = span.from; t < span.to;) {
+    IntervalSums& row = interval_at(t);
+    const double row_start = std::floor(t / interval_s_) * interval_s_;
+    const double end = std::min(span.to, row_start + interval_s_);
+    row.it_j += it_w * (end - t);
+    row.peak_w = std::max(row.peak_w, it_w);
+    row.cap_gpu_s += busy * (end - t) * cap.limit_w;
+    row.busy_gpu_s += busy * (end - t);
+    if (end <= t) break;
+    t = end;
+  }
+}
+
+void ReplayEnergy::on_start(int job, double /*time*/) {
+  integral_at_start_[static_cast<std::size_t>(job)] = busy_draw_integral_;
+}
+
+void ReplayEnergy::on_finish(int job, double time) {
+  finished_at_[static_cast<std::size_t>(job)] = time;
+}
+
+void ReplayEnergy::on_segment(const RunSegment& segment) {
+  const auto job = static_cast<std::size_t>(segment.job);
+  const double gpus = jobs_[job].gpus;
+  const double held_s = segment.to - segment.from;
+  job_j_[job] += gpus * (busy_draw_integral_ - integral_at_start_[job]) +
+                 gpus * power_->profile().non_gpu_per_gpu_w() * held_s;
+  job_gpu_s_[job] += gpus * held_s;
+}
+
+void ReplayEnergy::summarize(ReplayResult& result) const {
+  const ReplayPowerProfile& profile = power_->profile();
+  ReplayEnergyMetrics energy;
+  energy.system = profile.system;
+  energy.accelerator = profile.accelerator;
+  energy.source = profile.source;
+  energy.pue = profile.pue;
+  energy.busy_gpu_w = profile.caps.back().busy_draw_w;
+  energy.idle_gpu_w = profile.idle_gpu_w;
+  energy.non_gpu_node_w = profile.non_gpu_node_w;
+  energy.lowest_cap_w = lowest_cap_w_;
+  energy.it_kwh = total_j_ / kJoulesPerKwh;
+  energy.facility_kwh = energy.it_kwh * profile.pue;
+  energy.idle_it_kwh = idle_j_ / kJoulesPerKwh;
+  energy.peak_it_kw = peak_w_ / 1000;
+  energy.mean_it_kw = end_s_ > 0 ? total_j_ / end_s_ / 1000 : 0.0;
+  for (std::size_t job = 0; job < jobs_.size(); ++job) {
+    if (finished_at_[job] >= 0) {
+      const double work = jobs_[job].gpus * jobs_[job].duration / kSecondsPerHour;
+      energy.completed_work_gpu_hours += work;
+      if (finished_at_[job] <= result.last_arrival) energy.work_by_last_arrival_gpu_hours += work;
+    }
+    if (job_gpu_s_[job] <= 0) continue;
+    energy.per_job.push_back({static_cast<int>(job), jobs_[job].id, job_j_[job] / kJoulesPerKwh,
+                              job_gpu_s_[job] / kSecondsPerHour});
+    energy.jobs_it_kwh += job_j_[job] / kJoulesPerKwh;
+  }
+  // One row per row of result.intervals; a last partial row past them folds into the last, as theirs do.
+  std::vector<IntervalSums> rows = intervals_;
+  const std::size_t wanted = std::max<std::size_t>(result.intervals.size(), 1);
+  while (rows.size() > wanted) {
+    const IntervalSums last = rows.back();
+    rows.pop_back();
+    rows.back().it_j += last.it_j;
+    rows.back().peak_w = std::max(rows.back().peak_w, last.peak_w);
+    rows.back().cap_gpu_s += last.cap_gpu_s;
+    rows.back().busy_gpu_s += last.busy_gpu_s;
+  }
+  rows.resize(wanted);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EnergyInterval row;
+    row.start = static_cast<double>(i) * interval_s_;
+    row.it_kwh = rows[i].it_j / kJoulesPerKwh;
+    row.mean_it_kw = rows[i].it_j / interval_s_ / 1000;
+    row.peak_it_kw = rows[i].peak_w / 1000;
+    row.mean_cap_w = rows[i].busy_gpu_s > 0 ? rows[i].cap_gpu_s / rows[i].busy_gpu_s : 0.0;
+    energy.intervals.push_back(row);
+  }
+  energy.budget_kw = power_->budget_w() / 1000;
+  if (power_->name() != "none") {
+    PowerBudgetMetrics budget;
+    budget.policy = std::string(power_->name());
+    budget.budget_kw = power_->budget_w() / 1000;
+    budget.lowest_cap_w = lowest_cap_w_;
+    budget.capped_gpu_hours = capped_gpu_s_ / kSecondsPerHour;
+    budget.mean_throughput = busy_gpu_s_ > 0 ? work_gpu_s_ / busy_gpu_s_ : 1.0;
+    for (const auto& [reason, count] : result.rejected) {
+      if (reason.rfind(kRefusedByPowerBudget, 0) == 0) budget.jobs_refused += count;
+    }
+    energy.budget = budget;
+  }
+  result.energy = std::move(energy);
+}
+
+}  // namespace gputwin

@@ -1,0 +1,68 @@
+// The energy observer: what a replay on a known system draws, span by span, per job and per interval.
+//
+//   std::shared_ptr<const PowerPolicy> power = make_power_policy("none", profile, 0);   // or a budget's
+//   ReplayEnergy energy(jobs, power, options.interval);
+//   engine.add_observer(energy);
+//   ReplayResult result = engine.run();
+//   energy.summarize(result);          // result.energy: IT and facility kWh, per job, per interval, idle
+//
+// Every GPU of the compute nodes draws its idle power unless a job runs on it; a busy GPU draws the power
+// policy's cap point (the training phase mix's draw at the default limit without a budget); every node draws
+// its non-GPU power throughout. A job is charged its GPUs' draw and, per GPU, 1 / gpus-per-node of its nodes'
+// non-GPU power while it holds them; the rest (idle GPUs and their share) is idle. So the jobs and idle add
+// up to the cluster's total, which a test asserts. GPUs out of service draw idle power (a stated assumption:
+// a failed node is powered and waits for repair). Switches, storage and management servers are not counted.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "gputwin/sim/power_policy.hpp"
+#include "gputwin/sim/replay.hpp"
+#include "gputwin/sim/replay_observer.hpp"
+#include "gputwin/trace/records.hpp"
+
+namespace gputwin {
+
+class ReplayEnergy final : public ReplayObserver {
+ public:
+  // `jobs` must outlive the observer. `interval_s` is the replay's (ReplayOptions::interval).
+  ReplayEnergy(const std::vector<JobSpec>& jobs, std::shared_ptr<const PowerPolicy> power, double interval_s);
+
+  void on_span(const ReplaySpan& span) override;
+  void on_start(int job, double time) override;
+  void on_finish(int job, double time) override;
+  void on_segment(const RunSegment& segment) override;
+
+  // Fills result.energy; after the engine's run().
+  void summarize(ReplayResult& result) const;
+
+ private:
+  struct IntervalSums {
+    double it_j = 0;
+    double peak_w = 0;
+    double cap_gpu_s = 0;   // busy GPU-seconds x limit
+    double busy_gpu_s = 0;  // busy GPU-seconds
+  };
+  IntervalSums& interval_at(double time);
+
+  const std::vector<JobSpec>& jobs_;
+  std::shared_ptr<const PowerPolicy> power_;
+  double interval_s_;
+  double busy_draw_integral_ = 0;  // integral of a busy GPU's draw over time, J per GPU
+  std::vector<double> integral_at_start_;
+  std::vector<double> job_j_;
+  std::vector<double> job_gpu_s_;
+  std::vector<double> finished_at_;  // -1 until the job finishes
+  std::vector<IntervalSums> intervals_;
+  double total_j_ = 0;
+  double idle_j_ = 0;
+  double peak_w_ = 0;
+  double end_s_ = 0;
+  double lowest_cap_w_ = 0;
+  double capped_gpu_s_ = 0;
+  double busy_gpu_s_ = 0;
+  double work_gpu_s_ = 0;  // busy GPU-seconds x throughput
+};
+
+}  // namespace gputwin

@@ -1,0 +1,234 @@
+// Energy of a replay and the power budget policies: accounting that adds up, peaks under the budget, the
+// cost of a lower budget, and the refusals. Profiles are hand-made numbers (sim does not read the perf power
+// model), so the expected figures follow by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "gputwin/sim/power_policy.hpp"
+#include "gputwin/sim/replay_energy.hpp"
+#include "gputwin/sim/replay_engine.hpp"
+
+namespace gputwin {
+namespace {
+
+JobSpec job(const std::string& id, double submit, int gpus, double duration) {
+  JobSpec spec;
+  spec.id = id;
+  spec.submit_time = submit;
+  spec.gpus = gpus;
+  spec.duration = duration;
+  return spec;
+}
+
+// 4 nodes of 8 GPUs: 2 kW non-GPU per node, 80 W idle GPUs, five cap points up to a 700 W default.
+ReplayPowerProfile profile() {
+  ReplayPowerProfile p;
+  p.system = "test-node";
+  p.accelerator = "test-gpu";
+  p.nodes = 4;
+  p.gpus_per_node = 8;
+  p.idle_gpu_w = 80;
+  p.non_gpu_node_w = 2000;
+  p.pue = 1.5;
+  p.caps = {{200, 190, 0.55}, {300, 280, 0.7}, {400, 370, 0.82}, {500, 450, 0.9}, {700, 580, 1.0}};
+  return p;
+}
+
+// A loaded trace: 200 jobs of 1 to 16 GPUs, arriving faster than 32 GPUs serve them (a fixed LCG, no seed).
+std::vector<JobSpec> loaded_jobs() {
+  std::vector<JobSpec> jobs;
+  std::uint32_t state = 12345;
+  auto next = [&state] {
+    state = state * 1664525U + 1013904223U;
+    return state >> 8;
+  };
+  double submit = 0;
+  const int sizes[] = {1, 2, 4, 8, 8, 16, 16};  // at most 16: every budget below fits each job alone
+  for (int i = 0; i < 200; ++i) {
+    submit += static_cast<double>(next() % 600);
+    jobs.push_back(
+        job("j" + std::to_string(i), submit, sizes[next() % 7], 600 + static_cast<double>(next() % 7200)));
+  }
+  return jobs;
+}
+
+struct PowerRun {
+  ReplayResult result;
+  double peak_w = 0;  // the highest IT power of any span, measured apart from ReplayEnergy
+};
+
+// Measures the IT power of every span from the busy GPUs and the policy's cap, independently of ReplayEnergy.
+class PeakPower final : public ReplayObserver {
+ public:
+  explicit PeakPower(const PowerPolicy& policy) : policy_(policy) {}
+  void on_span(const ReplaySpan& span) override {
+    peak_w =
+        std::max(peak_w, policy_.profile().it_power_w(span.whole.busy, policy_.cap_index(span.whole.busy)));
+  }
+  double peak_w = 0;
+
+ private:
+  const PowerPolicy& policy_;
+};
+
+// Replays `jobs` under FIFO on the profile's nodes; `budget_w` 0 runs without a budget (energy watched only).
+PowerRun run(const std::vector<JobSpec>& jobs, const std::string& policy_name, double budget_w,
+             const std::string& queue = "fifo") {
+  const ReplayPowerProfile p = profile();
+  auto power = make_power_policy(budget_w > 0 ? policy_name : "none", p, budget_w);
+  ReplayModels models;
+  if (budget_w > 0) models.power = power;
+  const auto queue_policy = make_queue_policy(queue);
+  ReplayOptions options;
+  options.interval = 3600;
+  ReplayEngine engine(jobs, GpuPool::uniform(p.nodes, p.gpus_per_node), std::nullopt, *queue_policy, options,
+                      std::move(models));
+  ReplayEnergy energy(jobs, power, options.interval);
+  PeakPower peak(*power);
+  engine.add_observer(energy);
+  engine.add_observer(peak);
+  PowerRun out{engine.run(), 0};
+  energy.summarize(out.result);
+  out.peak_w = peak.peak_w;
+  return out;
+}
+
+TEST(ReplayEnergy, OneJobByHand) {
+  const std::vector<JobSpec> jobs{job("a", 0, 8, 3600)};
+  const ReplayEnergyMetrics energy = *run(jobs, "none", 0).result.energy;
+  // 1 h of 4 x 2 kW non-GPU + 24 idle GPUs x 80 W + 8 busy x 580 W = 14.56 kW.
+  EXPECT_NEAR(energy.it_kwh, 14.56, 1e-9);
+  EXPECT_NEAR(energy.facility_kwh, 14.56 * 1.5, 1e-9);
+  ASSERT_EQ(energy.per_job.size(), 1U);
+  EXPECT_NEAR(energy.per_job[0].it_kwh, 8 * (580 + 250) / 1000.0, 1e-9);  // its GPUs + 8/8 of a node's 2 kW
+  EXPECT_NEAR(energy.idle_it_kwh, 24 * (80 + 250) / 1000.0, 1e-9);
+  EXPECT_NEAR(energy.peak_it_kw, 14.56, 1e-9);
+  EXPECT_NEAR(energy.completed_work_gpu_hours, 8.0, 1e-9);
+  EXPECT_FALSE(energy.budget);
+}
+
+TEST(ReplayEnergy, JobsAndIdleAddUpToTheClusterTotal) {
+  const std::vector<JobSpec> jobs = loaded_jobs();
+  for (const std::string policy : {"none", "cap-all", "admit-fewer"}) {
+    const ReplayEnergyMetrics energy = *run(jobs, policy, policy == "none" ? 0 : 20000).result.energy;
+    double per_job = 0;
+    for (const auto& row : energy.per_job) per_job += row.it_kwh;
+    EXPECT_NEAR(per_job, energy.jobs_it_kwh, 1e-6 * energy.it_kwh) << policy;
+    EXPECT_NEAR(energy.jobs_it_kwh + energy.idle_it_kwh, energy.it_kwh, 1e-9 * energy.it_kwh) << policy;
+    double by_interval = 0;
+    for (const auto& row : energy.intervals) by_interval += row.it_kwh;
+    EXPECT_NEAR(by_interval, energy.it_kwh, 1e-9 * energy.it_kwh) << policy;
+    EXPECT_EQ(energy.per_job.size(), jobs.size()) << policy;
+  }
+}
+
+TEST(ReplayPowerBudget, PeakNeverExceedsTheBudget) {
+  const std::vector<JobSpec> jobs = loaded_jobs();
+  const double unlimited_peak = run(jobs, "none", 0).peak_w;
+  EXPECT_GT(unlimited_peak, 24000);  // the budgets below bind
+  for (const std::string policy : {"cap-all", "admit-fewer"}) {
+    for (const double budget : {24000.0, 20000.0, 18600.0}) {
+      for (const std::string queue : {"fifo", "easy"}) {
+        const PowerRun out = run(jobs, policy, budget, queue);
+        EXPECT_LE(out.peak_w, budget) << policy << " at " << budget << " W, " << queue;
+        EXPECT_LE(out.result.energy->peak_it_kw * 1000, budget + 1e-6) << policy << " at " << budget;
+        EXPECT_EQ(out.result.completed, static_cast<int>(jobs.size())) << policy << " at " << budget;
+      }
+    }
+  }
+}
+
+TEST(ReplayPowerBudget, ALowerBudgetNeverGivesMoreCompletedWork) {
+  const std::vector<JobSpec> jobs = loaded_jobs();
+  for (const std::string policy : {"cap-all", "admit-fewer"}) {
+    double previous_work = INFINITY;
+    double previous_makespan = 0;
+    for (const double budget : {30000.0, 25000.0, 22000.0, 20000.0, 18600.0}) {
+      const PowerRun out = run(jobs, policy, budget);
+      const double work = out.result.energy->work_by_last_arrival_gpu_hours;
+      EXPECT_LE(work, previous_work) << policy << " at " << budget << " W";
+      EXPECT_GE(out.result.makespan, previous_makespan) << policy << " at " << budget << " W";
+      previous_work = work;
+      previous_makespan = out.result.makespan;
+    }
+  }
+}
+
+TEST(ReplayPowerBudget, CapAllSlowsRunningJobsToTheCapThatFits) {
+  // All 32 GPUs busy: 8 kW + 32 x 280 W = 16.96 kW fits the 300 W cap exactly; 400 W (19.84 kW) does not.
+  const std::vector<JobSpec> jobs{job("a", 0, 32, 1000)};
+  const PowerRun out = run(jobs, "cap-all", 16960);
+  EXPECT_NEAR(out.result.outcomes[0].end, 1000 / 0.7, 1e-9);
+  EXPECT_EQ(out.result.energy->budget->lowest_cap_w, 300);
+  EXPECT_NEAR(out.result.energy->budget->mean_throughput, 0.7, 1e-12);
+  EXPECT_NEAR(out.peak_w, 16960, 1e-9);
+}
+
+TEST(ReplayPowerBudget, CapAllLiftsTheCapWhenJobsLeave) {
+  // Two 16-GPU jobs: together capped at 300 W; once the short one ends the long one gets a higher cap.
+  const std::vector<JobSpec> jobs{job("short", 0, 16, 700), job("long", 0, 16, 2000)};
+  const PowerRun out = run(jobs, "cap-all", 16960);
+  EXPECT_NEAR(out.result.outcomes[0].end, 1000, 1e-9);  // 700 s of work at 0.7
+  // The long job did 700 s of work by t = 1000 s; alone, 16 busy GPUs fit the 500 W cap (8 kW + 16 x 80 W +
+  // 16 x 450 W = 16.48 kW), so its last 1300 s of work run at 0.9.
+  EXPECT_NEAR(out.result.outcomes[1].end, 1000 + 1300 / 0.9, 1e-9);
+}
+
+TEST(ReplayPowerBudget, AdmitFewerHoldsAJobWhileItWouldNotFit) {
+  // Idle draw 10.56 kW; one 16-GPU job adds 16 x 500 W = 8 kW: 18.56 kW fits, two do not.
+  const std::vector<JobSpec> jobs{job("a", 0, 16, 100), job("b", 0, 16, 100)};
+  const PowerRun out = run(jobs, "admit-fewer", 18560);
+  EXPECT_EQ(out.result.outcomes[0].start, 0);
+  EXPECT_EQ(out.result.outcomes[1].start, 100);
+  EXPECT_EQ(out.result.outcomes[1].end, 200);  // never capped
+  const PowerRun free_run = run(jobs, "none", 0);
+  EXPECT_EQ(free_run.result.outcomes[1].start, 0);
+}
+
+TEST(ReplayPowerBudget, AJobNeedingMoreThanTheBudgetIsRefused) {
+  const std::vector<JobSpec> jobs{job("big", 0, 32, 100), job("small", 0, 8, 100)};
+  const PowerRun out = run(jobs, "admit-fewer", 18560);
+  EXPECT_EQ(out.result.rejected.at(std::string(kRefusedByPowerBudget)), 1);
+  EXPECT_EQ(out.result.completed, 1);
+  EXPECT_EQ(out.result.energy->budget->jobs_refused, 1);
+}
+
+TEST(ReplayPowerBudget, WithoutABudgetTheReplayIsUnchanged) {
+  const std::vector<JobSpec> jobs = loaded_jobs();
+  const auto queue_policy = make_queue_policy("easy");
+  const ReplayResult plain = replay(jobs, GpuPool::uniform(4, 8), *queue_policy, ReplayOptions{});
+  const PowerRun watched = run(jobs, "none", 0, "easy");
+  ASSERT_EQ(plain.outcomes.size(), watched.result.outcomes.size());
+  for (std::size_t i = 0; i < plain.outcomes.size(); ++i) {
+    EXPECT_EQ(plain.outcomes[i].start, watched.result.outcomes[i].start) << i;
+    EXPECT_EQ(plain.outcomes[i].end, watched.result.outcomes[i].end) << i;
+  }
+  EXPECT_EQ(plain.wait.mean, watched.result.wait.mean);
+}
+
+TEST(ReplayPowerBudget, BudgetsThatCannotBeHeldAreRefusedWithTheReason) {
+  const ReplayPowerProfile p = profile();
+  try {
+    (void)make_power_policy("cap-all", p, 10000);  // idle draw is 10.56 kW
+    FAIL() << "a budget below the idle draw must be refused";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("below the cluster's idle draw"), std::string::npos)
+        << error.what();
+  }
+  // One node busy at the lowest cap: 10.56 kW + 8 x (190 - 80) W = 11.44 kW.
+  EXPECT_THROW((void)make_power_policy("cap-all", p, 11000), std::invalid_argument);
+  EXPECT_NO_THROW((void)make_power_policy("cap-all", p, 11440));
+  EXPECT_THROW((void)make_power_policy("admit-fewer", p, 11440),
+               std::invalid_argument);  // uncapped: 14.56 kW
+  EXPECT_THROW((void)make_power_policy("cap-low-priority", p, 20000), std::invalid_argument);
+  EXPECT_THROW((void)make_power_policy("cap-some", p, 20000), std::invalid_argument);
+  ReplayPowerProfile uncappable = p;
+  uncappable.caps = {{700, 580, 1.0}};
+  EXPECT_THROW((void)make_power_policy("cap-all", uncappable, 20000), std::invalid_argument);
+  EXPECT_NO_THROW((void)make_power_policy("admit-fewer", uncappable, 20000));
+}
+
+}  // namespace
+}  // namespace gputwin
