@@ -16,6 +16,7 @@
 
 #include "gputwin/core/error.hpp"
 #include "gputwin/core/json_input.hpp"
+#include "gputwin/plan/replay_prediction.hpp"
 #include "gputwin/validate/checks.hpp"
 #include "gputwin/validate/fleet.hpp"
 #include "gputwin/validate/inventory.hpp"
@@ -36,6 +37,9 @@ struct ValidateRun {
   // With `validate --prometheus`: the server, the queries and what was skipped, and the utilisation
   // timeline over a range (text: a "Prometheus" line and a table; JSON: "prometheus" and "timeline").
   const validate::PrometheusRead* prometheus = nullptr;
+  // With `--sacct`: what simulate replay predicts for the same intervals (text: columns beside the measured
+  // ones and a line saying what was replayed; JSON: "prediction" and each timeline point's "predicted").
+  const ReplayPrediction* prediction = nullptr;
 };
 
 // A finding at or above the --fail-on severity exists.
