@@ -394,6 +394,21 @@ ValidateOutlierSummary outlier_summary_from_json(const JsonField& outlier) {
           outlier.child("median").number(),   outlier.child("robust_z").number()};
 }
 
+ValidateTimelinePoint timeline_point_from_json(const JsonField& point) {
+  ValidateTimelinePoint out{point.child("time").string(),
+                            int_of(point.child("gpus")),
+                            int_of(point.child("busy_gpus")),
+                            point.child("occupancy").number(),
+                            point.child("mean_utilization_percent").number(),
+                            std::nullopt,
+                            std::nullopt};
+  if (const auto predicted = point.optional_child("predicted")) {
+    out.predicted_busy_gpus = predicted->child("busy_gpus").number();
+    out.predicted_occupancy = predicted->child("occupancy").number();
+  }
+  return out;
+}
+
 }  // namespace
 
 ValidateSummary validate_summary_from_json(const JsonField& root) {
@@ -420,6 +435,14 @@ ValidateSummary validate_summary_from_json(const JsonField& root) {
   summary.info = int_of(totals.child("info"));
   summary.fail_on = severity_of(totals.child("fail_on"));
   summary.failed = boolean_of(totals.child("failed"));
+  if (const auto timeline = root.optional_child("timeline")) {
+    for (std::size_t i = 0; i < timeline->array_size(); ++i)
+      summary.timeline.push_back(timeline_point_from_json(timeline->element(i)));
+  }
+  if (const auto prediction = root.optional_child("prediction")) {
+    summary.prediction = prediction->child("policy").string() + " on " + prediction->child("sacct").string() +
+                         ", times in " + prediction->child("time_zone").string();
+  }
   return summary;
 }
 
