@@ -15,6 +15,7 @@ seconds after the server started:
     xid                DCGM_FI_DEV_XID_ERRORS = value
     row-remap-failure  DCGM_FI_DEV_ROW_REMAP_FAILURE = 1, DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS = value
     power              DCGM_FI_DEV_POWER_USAGE = watts on every GPU of the node (or `gpu` only)
+    unscraped          the node's scrape answers 503 (its exporter is down: up == 0, every series goes stale)
 
 Standard library only. Output is deterministic for a given time since start.
 """
@@ -133,6 +134,9 @@ def handler_for(fleet):
             node = urllib.parse.parse_qs(url.query).get("node", [""])[0]
             if url.path != "/metrics" or node not in fleet.nodes:
                 self.send_error(404, "expected /metrics?node=NAME of a node of the fleet")
+                return
+            if any(f["kind"] == "unscraped" for f in fleet.active_faults(node)):
+                self.send_error(503, "node's exporter is down (injected fault)")
                 return
             body = fleet.scrape(node).encode()
             self.send_response(200)
