@@ -105,7 +105,8 @@ PY
 if "$gputwin" validate --help | grep -q -- '--prometheus'; then
   started=$(date +%s.%N)
   status=0
-  "$gputwin" validate --prometheus "$url" --range "${hours}h" --step "${step}s" --cluster "$work/fleet.yaml" \
+  # --at the history's end: the data stop there (at "now" an instant read finds no series within its 5-min look-back).
+  "$gputwin" validate --prometheus "$url" --at "$end" --range "${hours}h" --step "${step}s" --cluster "$work/fleet.yaml" \
     --catalog tests/prometheus/catalog --json >"$work/validate.json" || status=$?
   finished=$(date +%s.%N)
   took=$(seconds "$started" "$finished")

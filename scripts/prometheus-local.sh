@@ -27,14 +27,16 @@ readonly here=$(cd "$(dirname "$0")" && pwd)
 readonly repo=$(cd "$here/.." && pwd)
 readonly port_start=${GPUTWIN_PROMETHEUS_PORT:-19090}
 readonly interval=${GPUTWIN_PROMETHEUS_INTERVAL:-2s}
+# shellcheck disable=SC2034 # start_timeout_s and stop_timeout_s are read by lib/local-services.sh
 readonly start_timeout_s=${GPUTWIN_PROMETHEUS_START_TIMEOUT:-90}
+# shellcheck disable=SC2034 # read by lib/local-services.sh
 readonly stop_timeout_s=30
 readonly exporter=$repo/tests/prometheus/fake_dcgm_exporter.py
-
-die() {
-  echo "prometheus-local: $*" >&2
-  exit 1
-}
+# shellcheck disable=SC2034 # read by lib/local-services.sh
+readonly service_name=prometheus-local daemon_log_suffix=.log
+# die, install_without_services, start_daemon, recorded_live_pid, stop_recorded, wait_until
+# shellcheck source-path=SCRIPTDIR source=lib/local-services.sh
+source "$here/lib/local-services.sh"
 
 usage() {
   cat >&2 <<EOF
@@ -46,29 +48,13 @@ EOF
   exit 2
 }
 
-# Installs Debian's prometheus only when /usr/bin/prometheus is missing; the package's maintainer scripts would
-# start the system service where an init system lets them, so a policy-rc.d says "do not start services" for the
-# install (unless the machine already has one, which is then left as it is).
+# Installs Debian's prometheus only when /usr/bin/prometheus is missing, starting no system service
+# (lib/local-services.sh).
 install_prometheus() {
   [[ -x /usr/bin/prometheus && -x /usr/bin/promtool ]] && return 0
   [[ $(id -u) -eq 0 ]] || die "Debian's prometheus is not installed and installing it needs root"
   grep -q '^ID=debian' /etc/os-release 2>/dev/null || die "only Debian is supported (needs its prometheus package)"
-  echo "prometheus-local: installing prometheus"
-  local policy=/usr/sbin/policy-rc.d made_policy=false install_log
-  if [[ ! -e $policy ]]; then
-    printf '#!/bin/sh\n# Written by gputwin scripts/prometheus-local.sh during its apt-get install; removed after.\nexit 101\n' >"$policy"
-    chmod 755 "$policy"
-    made_policy=true
-  fi
-  install_log=$(mktemp)
-  export DEBIAN_FRONTEND=noninteractive
-  if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus; } >"$install_log" 2>&1; then
-    cat "$install_log" >&2
-    [[ $made_policy == false ]] || rm -f "$policy"
-    die "installing prometheus failed"
-  fi
-  [[ $made_policy == false ]] || rm -f "$policy"
-  rm -f "$install_log"
+  install_without_services prometheus
 }
 
 set_paths() {
@@ -78,51 +64,6 @@ set_paths() {
   data_dir=$state_dir/data
   config=$state_dir/prometheus.yml
   url_file=$state_dir/url
-}
-
-# ---- recorded processes (as scripts/slurm-local.sh: "PID START_TIME", so a reused PID is never signalled) --------
-
-process_start_time() {
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-  stat=${stat##*) }
-  # shellcheck disable=SC2086 # word splitting into fields is the point
-  set -- $stat
-  [[ $1 != Z ]] || return 1
-  echo "${20}"
-}
-
-recorded_live_pid() {
-  local file=$pid_dir/$1.pid pid start_time
-  [[ -f $file ]] || return 1
-  read -r pid start_time <"$file"
-  [[ $(process_start_time "$pid" 2>/dev/null) == "$start_time" ]] || return 1
-  echo "$pid"
-}
-
-start_daemon() {
-  local name=$1 start_time
-  shift
-  setsid "$@" </dev/null >>"$log_dir/$name.log" 2>&1 &
-  local pid=$!
-  start_time=$(process_start_time "$pid") || die "$name exited at once; see $log_dir/$name.log"
-  echo "$pid $start_time" >"$pid_dir/$name.pid"
-}
-
-stop_recorded() {
-  local name=$1 pid waited_ds=0
-  if pid=$(recorded_live_pid "$name"); then
-    kill -TERM "$pid" 2>/dev/null || true
-    while recorded_live_pid "$name" >/dev/null; do
-      if ((waited_ds == stop_timeout_s * 10)); then
-        echo "prometheus-local: $name (pid $pid) ignored SIGTERM for ${stop_timeout_s}s; killing it" >&2
-        kill -KILL "$pid" 2>/dev/null || true
-      fi
-      sleep 0.1
-      waited_ds=$((waited_ds + 1))
-    done
-  fi
-  rm -f "$pid_dir/$name.pid"
 }
 
 # ---- ports and waiting --------------------------------------------------------------------------------------------
@@ -164,21 +105,6 @@ query_at_least() {
 import json, sys
 result = json.loads(sys.argv[1])["data"]["result"]
 sys.exit(0 if result and float(result[0]["value"][1]) >= float(sys.argv[2]) else 1)' "$answer" "$3"
-}
-
-wait_until() {
-  local description=$1 log_file=$2
-  shift 2
-  local deadline=$((SECONDS + start_timeout_s))
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then
-      echo "prometheus-local: timed out after ${start_timeout_s}s waiting for $description" >&2
-      echo "prometheus-local: last lines of $log_file:" >&2
-      tail -n 30 "$log_file" >&2 2>/dev/null || true
-      exit 1
-    fi
-    sleep 0.5
-  done
 }
 
 # ---- configuration ------------------------------------------------------------------------------------------------

@@ -24,16 +24,19 @@ readonly port_base=${GPUTWIN_SLURM_PORT_BASE:-17800}
 readonly slurm_user=slurm
 readonly cluster_name=gputwin
 # How long to wait for each daemon, and for all nodes to turn idle. Generous for a loaded 2-core CI machine.
+# shellcheck disable=SC2034 # read by lib/local-services.sh
 readonly start_timeout_s=${GPUTWIN_SLURM_START_TIMEOUT:-90}
 # Daemons are asked to stop with SIGTERM; slurmctld and mariadbd save state first, so give them time.
+# shellcheck disable=SC2034 # read by lib/local-services.sh
 readonly stop_timeout_s=30
 # Stop order: clients of a daemon go before it (slurmd -> slurmctld -> slurmdbd -> mariadbd -> munged).
 readonly stop_order=(slurmd slurmctld slurmdbd mariadbd munged)
 
-die() {
-  echo "slurm-local: $*" >&2
-  exit 1
-}
+# shellcheck disable=SC2034 # read by lib/local-services.sh
+readonly service_name=slurm-local daemon_log_suffix=.out
+# die, install_without_services, start_daemon, recorded_live_pid, stop_recorded, wait_until
+# shellcheck source-path=SCRIPTDIR source=lib/local-services.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib/local-services.sh"
 
 usage() {
   cat >&2 <<EOF
@@ -58,25 +61,7 @@ install_packages() {
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
   done
   ((${#missing[@]} == 0)) && return 0
-  echo "slurm-local: installing ${missing[*]}"
-  # The packages' maintainer scripts start the system munged, MariaDB and Slurm daemons where an init system lets
-  # them. We want none of those (ours run from STATE_DIR), so, unless the machine already has a policy, say "do not
-  # start services" for the duration of the install, the way Debian's invoke-rc.d documents (exit code 101).
-  local policy=/usr/sbin/policy-rc.d made_policy=false install_log
-  if [[ ! -e $policy ]]; then
-    printf '#!/bin/sh\n# Written by gputwin scripts/slurm-local.sh during its apt-get install; removed after.\nexit 101\n' >"$policy"
-    chmod 755 "$policy"
-    made_policy=true
-  fi
-  install_log=$(mktemp)
-  export DEBIAN_FRONTEND=noninteractive
-  if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$install_log" 2>&1; then
-    cat "$install_log" >&2
-    [[ $made_policy == false ]] || rm -f "$policy"
-    die "installing ${missing[*]} failed"
-  fi
-  [[ $made_policy == false ]] || rm -f "$policy"
-  rm -f "$install_log"
+  install_without_services "${missing[@]}"
 }
 
 # ---- paths inside STATE_DIR ---------------------------------------------------------------------------------------
@@ -93,68 +78,6 @@ set_paths() {
   munge_socket=$munge_dir/munge.socket
   mysql_socket=$mysql_dir/mysqld.sock
   devices_file=$state_dir/created-devices
-}
-
-# ---- recorded processes -------------------------------------------------------------------------------------------
-# Each started daemon is recorded as "PID START_TIME" in pids/NAME.pid. The start time (field 22 of /proc/PID/stat,
-# clock ticks since boot) tells our process from a later one that reused its PID, so `stop` never signals a stranger.
-
-process_start_time() {
-  local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-  # Fields after the command name, which is in parentheses and may hold spaces: field 3 is state, 22 start time.
-  stat=${stat##*) }
-  # shellcheck disable=SC2086 # word splitting into fields is the point
-  set -- $stat
-  # An exited daemon nobody reaped yet (we are not its parent) is a zombie: it runs no more.
-  [[ $1 != Z ]] || return 1
-  echo "${20}"
-}
-
-record_pid() {
-  local name=$1 pid=$2 start_time
-  start_time=$(process_start_time "$pid") || die "$name (pid $pid) exited at once; see $log_dir/$name*.log"
-  echo "$pid $start_time" >"$pid_dir/$name.pid"
-}
-
-# Prints the PID recorded under NAME if that very process still runs.
-recorded_live_pid() {
-  local file=$pid_dir/$1.pid pid start_time
-  [[ -f $file ]] || return 1
-  read -r pid start_time <"$file"
-  [[ $(process_start_time "$pid" 2>/dev/null) == "$start_time" ]] || return 1
-  echo "$pid"
-}
-
-# Starts a daemon that stays in the foreground, detached from our terminal and session, and records its PID.
-# `setsid` does not fork here (a background child of a non-interactive shell is no group leader), so $! is the
-# daemon itself.
-start_daemon() {
-  local name=$1
-  shift
-  setsid "$@" </dev/null >>"$log_dir/$name.out" 2>&1 &
-  record_pid "$name" "$!"
-}
-
-# ---- waiting ------------------------------------------------------------------------------------------------------
-
-# wait_until DESCRIPTION LOG_FILE COMMAND...: polls COMMAND until it succeeds; on timeout shows the log's tail,
-# after the output of $timeout_diagnostic when it names a command.
-timeout_diagnostic=
-wait_until() {
-  local description=$1 log_file=$2
-  shift 2
-  local deadline=$((SECONDS + start_timeout_s))
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then
-      echo "slurm-local: timed out after ${start_timeout_s}s waiting for $description" >&2
-      [[ -z $timeout_diagnostic ]] || $timeout_diagnostic >&2 2>&1 || true
-      echo "slurm-local: last lines of $log_file:" >&2
-      tail -n 30 "$log_file" >&2 2>/dev/null || true
-      exit 1
-    fi
-    sleep 0.5
-  done
 }
 
 port_is_free() {
@@ -455,23 +378,6 @@ cmd_start() {
 
 # ---- stop ---------------------------------------------------------------------------------------------------------
 
-stop_recorded() {
-  local file=$1 name pid waited_ds=0
-  name=$(basename "$file" .pid)
-  if pid=$(recorded_live_pid "$name"); then
-    kill -TERM "$pid" 2>/dev/null || true
-    while recorded_live_pid "$name" >/dev/null; do
-      if ((waited_ds == stop_timeout_s * 10)); then
-        echo "slurm-local: $name (pid $pid) ignored SIGTERM for ${stop_timeout_s}s; killing it" >&2
-        kill -KILL "$pid" 2>/dev/null || true
-      fi
-      sleep 0.1
-      waited_ds=$((waited_ds + 1))
-    done
-  fi
-  rm -f "$file"
-}
-
 # Jobs run under slurmstepd, which outlives slurmd by design: cancel this cluster's jobs while slurmctld can still
 # do it, so no job process is left behind. Only this cluster's jobs: SLURM_CONF points at its slurmctld.
 cancel_jobs() {
@@ -497,7 +403,7 @@ cmd_stop() {
   for name in "${stop_order[@]}"; do
     # slurmd-NODE files for slurmd; exact names for the others.
     for file in "$pid_dir/$name".pid "$pid_dir/$name"-*.pid; do
-      [[ -e $file ]] && stop_recorded "$file"
+      [[ -e $file ]] && stop_recorded "$(basename "$file" .pid)"
     done
   done
   if [[ -f $devices_file ]]; then

@@ -3,19 +3,19 @@
 // for anything but the file itself; saves full-page screenshots at desktop and laptop widths.
 //
 //   node check_report.cjs --web-dir BUILD/report-web --report report.html --plan plan.json \
-//        [--simulation replay.json ...] [--perf train.json ...] [--screenshots DIR] [--max-bytes N]
+//        [--simulation replay.json ...] [--perf train.json ...] [--validate validate.json ...] [--screenshots DIR] [--max-bytes N]
 // With --timing-only it prints the load-to-charts-drawn time and checks nothing else (bench/report_size.sh).
 'use strict';
 const fs = require('fs');
 const path = require('path');
 
 function parseArguments(argv) {
-  const options = { simulation: [], perf: [], timingOnly: false };
+  const options = { simulation: [], perf: [], validate: [], timingOnly: false };
   for (let i = 0; i < argv.length; ++i) {
     const flag = argv[i];
     if (flag === '--timing-only') { options.timingOnly = true; continue; }
     const value = argv[++i];
-    if (flag === '--simulation' || flag === '--perf') options[flag.slice(2)].push(value);
+    if (flag === '--simulation' || flag === '--perf' || flag === '--validate') options[flag.slice(2)].push(value);
     else options[flag.slice(2).replace(/-([a-z])/g, (_, c) => c.toUpperCase())] = value;
   }
   return options;
@@ -186,6 +186,20 @@ async function checkCharts(page, simulations, perfs) {
   }
 }
 
+// validate --json documents: their findings as table rows, each range timeline as a chart of measured
+// occupancy and mean utilisation (and predicted occupancy with --sacct), in percent.
+async function checkValidations(page, validations) {
+  if (validations.length === 0) return;
+  const rows = await page.$$eval('#validation tr[data-severity]', (trs) => trs.map((tr) => tr.dataset.severity));
+  expectEqual(rows, validations.flatMap((v) => v.findings.map((f) => f.severity)), 'validate finding rows');
+  for (const [index, v] of validations.entries()) {
+    if (!v.timeline || v.timeline.length === 0) continue;
+    const series = [v.timeline.map((p) => 100 * p.occupancy), v.timeline.map((p) => p.mean_utilization_percent)];
+    if (v.timeline.some((p) => p.predicted)) series.push(v.timeline.map((p) => 100 * (p.predicted ? p.predicted.occupancy : 0)));
+    await checkSeries(page, `chart-validate-timeline-${index}`, series, `validate timeline ${index}`);
+  }
+}
+
 async function main() {
   const options = parseArguments(process.argv.slice(2));
   const { chromium } = require(path.join(path.resolve(options.webDir), 'node_modules', 'playwright-core'));
@@ -207,6 +221,7 @@ async function main() {
         await checkSummaryAndRacks(page, plan);
         await checkFabrics(page, plan);
         await checkCharts(page, options.simulation.map(readJson), options.perf.map(readJson));
+        await checkValidations(page, options.validate.map(readJson));
       }
       if (options.screenshots) {
         fs.mkdirSync(options.screenshots, { recursive: true });

@@ -43,6 +43,16 @@ node tests/browser/check_report.cjs --web-dir "$web_dir" --report "$demo/report.
   --out "$out/again.html" >/dev/null
 cmp "$demo/report.html" "$out/again.html"
 
+# validate --prometheus --range --sacct --json (as tests/prometheus/cli_replay.sh records it): findings and the
+# measured and predicted timeline.
+validated=tests/prometheus/expected/range-sacct-json.out
+"$gputwin" plan examples/dgx-h100-superpod-1su.yaml --json >"$out/plan-1su.json"
+"$gputwin" report examples/dgx-h100-superpod-1su.yaml --validate "$validated" --out "$out/report-validate.html" \
+  >/dev/null
+node tests/browser/check_report.cjs --web-dir "$web_dir" --report "$out/report-validate.html" \
+  --plan "$out/plan-1su.json" --validate "$validated" --screenshots "$out/screenshots-validate" \
+  --max-bytes "$max_bytes"
+
 # The 100,000-GPU design: aggregated drawings must still add up to the plan's racks and switches.
 large=examples/h100-100k-three-tier.yaml
 "$gputwin" plan "$large" --json >"$out/plan-100k.json"

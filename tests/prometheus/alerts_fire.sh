@@ -2,7 +2,8 @@
 # The exported rules in a real Prometheus: `gputwin export prometheus` writes the rules of tests/prometheus/l4-fleet.yaml
 # (holds set to 0s with --for, so nothing waits minutes), scripts/prometheus-local.sh loads them into a local
 # Prometheus scraping the fake exporters of fleet.json, and the faults it injects after 10 s must make exactly the
-# expected alerts fire (/api/v1/alerts), none on the clean nodes.
+# expected alerts fire (/api/v1/alerts), none on the clean nodes; node-4 stops being scraped and its
+# GputwinNodeNotReporting fires saying its exporter is down.
 #
 #   bash tests/prometheus/alerts_fire.sh GPUTWIN_BINARY
 #
@@ -26,7 +27,16 @@ trap cleanup EXIT
   --catalog "$here/catalog" --policy fifo --json >"$work/replay.json"
 "$gputwin" export prometheus "$here/l4-fleet.yaml" --catalog "$here/catalog" --for 0s --replay "$work/replay.json" \
   --utilization-window 30s --out "$work/rules"
-bash "$repo/scripts/prometheus-local.sh" start "$work/state" "$work/rules" "$here/fleet.json"
+# fleet.json's faults, and node-4 stops being scraped after 15 scrapes of it (30 s at 2 s; counted from its first
+# scrape, so it is seen up before, however slowly Prometheus starts; its exporter then answers 503):
+# every series of it goes stale, and GputwinNodeNotReporting fires from the design's node list and `up`.
+python3 - "$here/fleet.json" >"$work/fleet.json" <<'PY'
+import json, sys
+fleet = json.load(open(sys.argv[1]))
+fleet["faults"].append({"node": "node-4", "kind": "unscraped", "after_s": 10, "after_scrapes": 15})
+print(json.dumps(fleet, indent=1))
+PY
+bash "$repo/scripts/prometheus-local.sh" start "$work/state" "$work/rules" "$work/fleet.json"
 url=$(bash "$repo/scripts/prometheus-local.sh" url "$work/state")
 
 # Every rule group loaded, with no evaluation error.
@@ -35,7 +45,7 @@ import json, sys, urllib.request
 groups = json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/rules", timeout=5))["data"]["groups"]
 names = sorted(g["name"] for g in groups)
 rules = sum(len(g["rules"]) for g in groups)
-assert names == ["gputwin-alerts", "gputwin-rack-gpu-power"], names
+assert names == ["gputwin-alerts", "gputwin-designed-nodes", "gputwin-rack-gpu-power"], names
 print(f"ok: Prometheus loaded {rules} rules in groups {', '.join(names)}")
 PY
 
@@ -49,8 +59,9 @@ expected = {
     ("GputwinGpuRowRemapFailure", "node-6", "5", None),
     ("GputwinRackGpuPowerOverDesign", None, None, "compute-4"),
     ("GputwinUtilizationBelowPrediction", None, None, None),
+    ("GputwinNodeNotReporting", "node-4", None, None),
 }
-clean = {"node-1", "node-2", "node-4"}
+clean = {"node-1", "node-2"}
 deadline = time.monotonic() + 90
 while True:
     alerts = json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/alerts", timeout=5))["data"]["alerts"]
@@ -67,6 +78,10 @@ if on_clean:
 if firing != expected:
     sys.exit(f"FAIL: expected {sorted(expected, key=str)}, missing {sorted(expected - firing, key=str)}, "
              f"unexpected {sorted(firing - expected, key=str)}")
-print("ok: exactly the injected faults fire, nothing on node-1, node-2, node-4")
+not_reporting = [a for a in alerts if a["labels"]["alertname"] == "GputwinNodeNotReporting"]
+if not_reporting and "exporter is down: up == 0" not in not_reporting[0]["annotations"]["summary"]:
+    sys.exit(f"FAIL: node-4's alert does not say its exporter is down: {not_reporting[0]['annotations']}")
+print("ok: exactly the injected faults fire (node-4: " +
+      (not_reporting[0]["annotations"]["summary"] if not_reporting else "-") + "), nothing on node-1, node-2")
 PY
 echo "prometheus alerts: passed"

@@ -44,6 +44,17 @@ mkdir -p "$here/expected"
 check instant 1 validate --prometheus "$url" --at 2026-11-26T12:00:00Z
 check range 1 validate --prometheus "$url" --at 2026-11-26T12:00:00Z --range 1h --step 15m
 check range-json 1 validate --prometheus "$url" --at 1795694400 --range 1h --step 15m --json
+# Beside the timeline, what simulate replay predicts from a sacct history of the same hour (local times at
+# +01:00; job 105 waits for GPUs, 103 comes after the range).
+sacct=tests/prometheus/dcgm-fleet-sacct.psv
+check range-sacct 1 validate --prometheus "$url" --at 2026-11-26T12:00:00Z --range 1h --step 15m \
+  --sacct "$sacct" --time-zone +01:00
+check range-sacct-json 1 validate --prometheus "$url" --at 2026-11-26T12:00:00Z --range 1h --step 15m \
+  --sacct "$sacct" --time-zone +01:00 --json
+check sacct-zone-name 2 validate --prometheus "$url" --range 1h --sacct "$sacct" --time-zone Europe/Berlin
+check sacct-without-range 2 validate --prometheus "$url" --at 2026-11-26T12:00:00Z --sacct "$sacct"
+check sacct-missing 1 validate --prometheus "$url" --at 2026-11-26T12:00:00Z --range 1h --step 15m \
+  --sacct tests/prometheus/no-such-sacct.psv
 check both-sources 2 validate --prometheus "$url" --measured tests/validate-fleets/clean
 check bad-range 2 validate --prometheus "$url" --range 1day
 kill "$server_pid"

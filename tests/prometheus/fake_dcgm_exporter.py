@@ -9,12 +9,14 @@ names, HELP/TYPE, values and labels), with the labels that differ between GPUs a
 dcgm-exporter would write them (gpu, UUID, pci_bus_id, device, Hostname). A series the default counters file
 lists but the capture lacks (DCGM_FI_DEV_XID_ERRORS: the L4 capture has none) is added with value 0 and the
 counters file's HELP/TYPE. FLEET.json names the nodes, the capture and the faults, each starting `after_s`
-seconds after the server started:
+seconds after the server started (and, with `after_scrapes`, after that many scrapes of its node, so a fault
+that hides a node waits until Prometheus has seen it, however slowly it started):
 
     gpu-lost           the GPU's series disappear (fallen off the bus)
     xid                DCGM_FI_DEV_XID_ERRORS = value
     row-remap-failure  DCGM_FI_DEV_ROW_REMAP_FAILURE = 1, DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS = value
     power              DCGM_FI_DEV_POWER_USAGE = watts on every GPU of the node (or `gpu` only)
+    unscraped          the node's scrape answers 503 (its exporter is down: up == 0, every series goes stale)
 
 Standard library only. Output is deterministic for a given time since start.
 """
@@ -88,10 +90,13 @@ class Fleet:
                 kind, help_text = counters[name]
                 self.metrics[name] = (help_text, kind, template, "0")
         self.started = time.monotonic()
+        self.scrapes = {node: 0 for node in self.nodes}
 
     def active_faults(self, node):
+        """Faults past their `after_s` seconds since start and, when given, their node's `after_scrapes` scrapes."""
         elapsed = time.monotonic() - self.started
-        return [f for f in self.faults if f["node"] == node and elapsed >= float(f.get("after_s", 0))]
+        return [f for f in self.faults if f["node"] == node and elapsed >= float(f.get("after_s", 0))
+                and self.scrapes[node] > int(f.get("after_scrapes", 0))]
 
     def value(self, name, gpu, faults, recorded):
         for fault in faults:
@@ -133,6 +138,10 @@ def handler_for(fleet):
             node = urllib.parse.parse_qs(url.query).get("node", [""])[0]
             if url.path != "/metrics" or node not in fleet.nodes:
                 self.send_error(404, "expected /metrics?node=NAME of a node of the fleet")
+                return
+            fleet.scrapes[node] += 1
+            if any(f["kind"] == "unscraped" for f in fleet.active_faults(node)):
+                self.send_error(503, "node's exporter is down (injected fault)")
                 return
             body = fleet.scrape(node).encode()
             self.send_response(200)

@@ -1,9 +1,5 @@
+# shellcheck shell=bash
 # Sourced by the real-Slurm tests: skip (exit 77) unless the local cluster can run here, as root on Debian.
-if [[ $(id -u) -ne 0 ]]; then
-  echo "SKIP: the local Slurm needs root (packages, /dev/nvidia* nodes, daemons as other users)"
-  exit 77
-fi
-if ! grep -q '^ID=debian' /etc/os-release 2>/dev/null; then
-  echo "SKIP: the local Slurm needs Debian's slurm-wlm packages"
-  exit 77
-fi
+# shellcheck source-path=SCRIPTDIR source=../lib/require_root_debian.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lib/require_root_debian.sh"
+require_root_debian "the local Slurm" "packages, /dev/nvidia* nodes, daemons as other users" "slurm-wlm packages"

@@ -45,6 +45,7 @@ struct PrometheusExportOptions {
   std::string hold;
   std::string utilization_margin;
   std::string utilization_window;
+  std::string scrape_job;
 };
 
 std::string checked_duration(const std::string& option, const std::string& text) {
@@ -73,6 +74,13 @@ int run_export_prometheus(const PrometheusExportOptions& options) {
     rule_settings.utilization_margin = percentage_option("--utilization-margin", options.utilization_margin);
   if (!options.utilization_window.empty())
     rule_settings.utilization_window = checked_duration("--utilization-window", options.utilization_window);
+  if (!options.scrape_job.empty()) {
+    if (!is_scrape_job_name(options.scrape_job))
+      throw UsageFailure{"--scrape-job: expected a job name (letters, digits, '_', '-', '.'), got '" +
+                         options.scrape_job + "'"};
+    rule_settings.scrape_job = options.scrape_job;
+    rule_settings.scrape_job_source = "--scrape-job";
+  }
   const auto checks = validate::load_checks_data(data + "/validate/checks.yaml");
   if (!loaded(checks)) return kInputError;
   const auto rates = load_failure_rates(data + "/reliability/failure-rates.yaml");
@@ -151,6 +159,10 @@ void add_export_command(CLI::App& app, int& exit_code) {
   prometheus->add_option("--utilization-window", prometheus_options->utilization_window,
                          "window of the mean utilisation, a Prometheus duration, e.g. 1h; default from "
                          "data/export/prometheus-rules.yaml");
+  prometheus->add_option(
+      "--scrape-job", prometheus_options->scrape_job,
+      "the Prometheus job that scrapes dcgm-exporter, whose up series tells why a node has "
+      "no series (default dcgm-exporter: data/export/prometheus-rules.yaml)");
   add_catalog_options(*prometheus, prometheus_options->catalog);
   prometheus->callback(
       [prometheus_options, &exit_code] { exit_code = run_export_prometheus_guarded(*prometheus_options); });

@@ -17,12 +17,13 @@ struct ReportOptions {
   std::string spec;
   std::vector<std::string> simulations;
   std::vector<std::string> perfs;
+  std::vector<std::string> validations;
   std::string out;
 };
 
 int run_report(const ReportOptions& options) {
   // Result files first: a wrong file is reported before the (slower) design of a large spec.
-  const auto inputs = load_report_inputs(options.simulations, options.perfs);
+  const auto inputs = load_report_inputs(options.simulations, options.perfs, options.validations);
   if (!inputs.ok()) {
     std::cerr << inputs.error_text();
     return kInputError;
@@ -55,6 +56,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
   report->add_option(
       "--perf", options->perfs,
       "a `perf collective`, `perf train`, `perf infer` or `perf size` --json result (repeatable)");
+  report->add_option(
+      "--validate", options->validations,
+      "a `validate --json` result: its findings, and with --prometheus --range its utilisation "
+      "timeline (measured, and predicted with --sacct) (repeatable)");
   report->add_option("--out", options->out, "the HTML file to write")->required();
   add_catalog_options(*report, options->catalog);
   report->callback([options, &exit_code] { exit_code = run_report(*options); });

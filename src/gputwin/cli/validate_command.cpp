@@ -1,5 +1,8 @@
 // `gputwin validate`: measured outputs of a built cluster checked against the checks data, the fleet's own
 // norms (outliers) and, with --cluster, the design's predicted busbw. `validate inventory` only lists nodes.
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -7,10 +10,13 @@
 #include <string>
 
 #include "gputwin/cli/commands.hpp"
+#include "gputwin/core/civil_time.hpp"
 #include "gputwin/core/data_dir.hpp"
+#include "gputwin/plan/replay_prediction.hpp"
 #include "gputwin/prometheus/http_transport.hpp"
 #include "gputwin/prometheus/time_params.hpp"
 #include "gputwin/report/validate_report.hpp"
+#include "gputwin/sim/run_time_estimate.hpp"
 #include "gputwin/validate/checks.hpp"
 #include "gputwin/validate/design_inputs.hpp"
 #include "gputwin/validate/inventory.hpp"
@@ -49,6 +55,9 @@ struct ValidateOptions {
   std::string fail_on = "critical";
   std::string busbw_margin;
   std::string mig_layout;
+  std::string sacct;              // with --range: replay this accounting history beside the timeline
+  std::string time_zone = "UTC";  // the zone of sacct --parsable2's wall-clock times
+  std::string policy = "easy";    // the replay's queue policy (Slurm's default scheduler is backfill)
   bool json = false;
   CatalogOptions catalog;
 };
@@ -115,6 +124,73 @@ void check_source_options(const ValidateOptions& options) {
                                                 : "--measured and --prometheus exclude each other"};
   if (options.prometheus.empty() && (!options.at.empty() || !options.range.empty() || !options.step.empty()))
     throw UsageFailure{"--at, --range and --step need --prometheus URL"};
+  if (!options.sacct.empty() && (options.prometheus.empty() || options.range.empty()))
+    throw UsageFailure{"--sacct needs --prometheus URL and --range (the prediction is by interval)"};
+  if (!parse_utc_offset(options.time_zone))
+    throw UsageFailure{
+        "--time-zone: expected UTC or a fixed offset such as +01:00 or UTC-05:00 (zone names are "
+        "not read: give the offset in force over the range), got '" +
+        options.time_zone + "'"};
+}
+
+// What simulate replay predicts for the timeline's intervals from the sacct history: on the design with
+// --cluster, else on the measured fleet (its nodes, each with the most GPUs any node reports). Composed here
+// because validate may not include sim; the replay itself is plan/replay_prediction.
+std::optional<ReplayPrediction> predict_from_sacct(const ValidateOptions& options,
+                                                   const validate::Fleet& fleet,
+                                                   const validate::PrometheusRead& read) {
+  std::unique_ptr<QueuePolicy> policy;
+  try {
+    policy = make_queue_policy(options.policy);
+  } catch (const std::invalid_argument& error) {
+    throw UsageFailure{std::string("--policy: ") + error.what()};
+  }
+  const auto history = read_sacct_history(options.sacct);
+  if (!history.ok()) {
+    std::cerr << history.error_text();
+    return std::nullopt;
+  }
+  std::optional<SimulatedCluster> cluster;
+  std::string described;
+  if (!options.cluster.empty()) {
+    const auto catalog = load_catalog(options.catalog);
+    if (!catalog) return std::nullopt;
+    const auto designed = load_designed_cluster(options.cluster, *catalog);
+    if (!designed) return std::nullopt;
+    cluster = simulated_cluster(*designed, *catalog, std::nullopt);
+    described = "the design " + options.cluster;
+  } else {
+    int gpus_per_node = 0;
+    for (const validate::FleetNode& node : fleet.nodes)
+      if (node.facts) gpus_per_node = std::max(gpus_per_node, static_cast<int>(node.facts->gpus.size()));
+    const int nodes = static_cast<int>(fleet.nodes.size());
+    if (nodes == 0 || gpus_per_node == 0) {
+      std::cerr << "validate: --sacct: the measured fleet has no GPUs to replay on; give --cluster SPEC\n";
+      return std::nullopt;
+    }
+    cluster = uniform_simulated_cluster(nodes, gpus_per_node);
+    described = fmt::format("the measured fleet ({} nodes x {} GPUs)", nodes, gpus_per_node);
+  }
+  auto estimate = run_time_estimate_or_default(std::nullopt);
+  if (!estimate.ok()) {
+    std::cerr << estimate.error_text();
+    return std::nullopt;
+  }
+  ReplayOptions replay_options;
+  replay_options.run_time_estimate = std::move(estimate).value();
+  std::vector<double> times;
+  for (const validate::UtilizationPoint& point : read.timeline) times.push_back(point.time_s);
+  try {
+    ReplayPrediction prediction = predict_occupancy(
+        history.value(), SacctClock{*parse_utc_offset(options.time_zone), options.time_zone}, times,
+        read.window.step_s, std::move(*cluster), *policy, replay_options);
+    prediction.sacct = options.sacct;
+    prediction.cluster = described;
+    return prediction;
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "validate: --sacct " << options.sacct << ": " << error.what() << "\n";
+    return std::nullopt;
+  }
 }
 
 // The fleet from the directory or the server; the Prometheus read (queries, skips, timeline) when there.
@@ -175,13 +251,19 @@ int run_validate(const ValidateOptions& options) {
     const auto source = read_source(options, window);
     if (!source) return kInputError;
     const validate::Fleet& fleet = source->fleet;
+    std::optional<ReplayPrediction> prediction;
+    if (!options.sacct.empty()) {
+      prediction = predict_from_sacct(options, fleet, *source->prometheus);
+      if (!prediction) return kInputError;
+    }
     ValidateRun run{&fleet,
                     validate::evaluate_checks(fleet, checks.value(), check_options),
                     validate::find_outliers(fleet, checks.value().outliers),
                     options.cluster,
                     *fail_on,
                     checks.value().outliers.threshold,
-                    source->prometheus ? &*source->prometheus : nullptr};
+                    source->prometheus ? &*source->prometheus : nullptr,
+                    prediction ? &*prediction : nullptr};
     if (options.json)
       std::cout << validate_json(run).dump(2) << "\n";
     else
@@ -214,6 +296,17 @@ void add_validate_options(CLI::App& validate, ValidateOptions& options) {
                       "with --prometheus: the read time-out of each request (default 10s)");
   validate.add_option("--connect-timeout", options.connect_timeout,
                       "with --prometheus: the connect time-out (default 5s)");
+  validate.add_option(
+      "--sacct", options.sacct,
+      "with --prometheus and --range: sacct --parsable2 or --json history of the same period; "
+      "what simulate replay predicts from it is shown beside each interval");
+  validate.add_option("--time-zone", options.time_zone,
+                      "with --sacct: the zone of sacct --parsable2's local times, UTC or a fixed offset such "
+                      "as +01:00 (default UTC; --json times are Unix seconds)");
+  validate.add_option(
+      "--policy", options.policy,
+      "with --sacct: the replay's queue policy, fifo | sjf | easy | fair (default easy: Slurm "
+      "schedules with backfill by default)");
   validate.add_option("--cluster", options.cluster,
                       "cluster spec (YAML): the fleet is compared with this design (nodes, GPU model, count "
                       "and memory) and busbw with perf's prediction for it");

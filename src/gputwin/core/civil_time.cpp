@@ -60,4 +60,16 @@ std::optional<std::int64_t> parse_timestamp(std::string_view text, char separato
   return days_from_civil(*year, *month, *day) * kSecondsPerDay + seconds_of_day;
 }
 
+std::optional<int> parse_utc_offset(std::string_view text) {
+  if (text == "UTC" || text == "Z") return 0;
+  if (text.rfind("UTC", 0) == 0) text.remove_prefix(3);
+  // [+-]HH:MM exactly.
+  if (text.size() != 6 || (text[0] != '+' && text[0] != '-') || text[3] != ':') return std::nullopt;
+  const auto hours = digits_at(text, 1, 2);
+  const auto minutes = digits_at(text, 4, 2);
+  if (!hours || !minutes || *minutes >= 60 || *hours * 60 + *minutes > 14 * 60) return std::nullopt;
+  const int seconds = (*hours * 60 + *minutes) * 60;
+  return text[0] == '-' ? -seconds : seconds;
+}
+
 }  // namespace gputwin

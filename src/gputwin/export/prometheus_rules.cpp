@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -24,9 +25,10 @@ constexpr const char* kRowRemapFailure = "GputwinGpuRowRemapFailure";
 constexpr const char* kRowRemapsAtLimit = "GputwinGpuRowRemapsAtLimit";
 constexpr const char* kRetiredPagesAtLimit = "GputwinGpuRetiredPagesAtLimit";
 constexpr const char* kUtilization = "GputwinUtilizationBelowPrediction";
-constexpr std::array<const char*, 7> kAlertNames = {kRackPower,       kGpusMissing,      kXidDrain,
-                                                    kRowRemapFailure, kRowRemapsAtLimit, kRetiredPagesAtLimit,
-                                                    kUtilization};
+constexpr const char* kNodeNotReporting = "GputwinNodeNotReporting";
+constexpr std::array<const char*, 8> kAlertNames = {
+    kRackPower,       kGpusMissing,      kNodeNotReporting,    kXidDrain,
+    kRowRemapFailure, kRowRemapsAtLimit, kRetiredPagesAtLimit, kUtilization};
 
 // The failure-rates.yaml mechanisms whose limits the memory alerts use.
 constexpr const char* kRowRemapping = "row remapping";
@@ -63,7 +65,7 @@ std::string duration_of(const YamlField& field) {
 
 PrometheusRuleSettings read_settings(const YamlDocument& document) {
   const YamlField root = document.root();
-  root.expect_keys({"schema", "alerts", "utilization"});
+  root.expect_keys({"schema", "alerts", "utilization", "scrape_job"});
   if (root.child("schema").text() != "gputwin.prometheus-rules/1")
     root.child("schema").fail("expected gputwin.prometheus-rules/1");
   PrometheusRuleSettings settings;
@@ -97,6 +99,13 @@ PrometheusRuleSettings read_settings(const YamlDocument& document) {
   margin.expect_keys({"value", "source"});
   settings.utilization_margin = fraction_of_percent(margin.child("value"));
   settings.utilization_margin_source = margin.child("source").text_or_list();
+  const YamlField job = root.child("scrape_job");
+  job.expect_keys({"value", "source"});
+  settings.scrape_job = job.child("value").text();
+  if (!is_scrape_job_name(settings.scrape_job))
+    job.child("value").fail("expected a scrape job name (letters, digits, '_', '-', '.'), got '" +
+                            settings.scrape_job + "'");
+  settings.scrape_job_source = job.child("source").text_or_list();
   return settings;
 }
 
@@ -304,7 +313,7 @@ std::vector<Rule> gpus_missing_alerts(const RuleWriter& writer, const Cluster& c
         {"description",
          "Fewer GPUs of the node have series in dcgm-exporter than the design fits: a GPU has "
          "fallen off the bus, or was never fitted. A node with no series at all is not seen by "
-         "this rule: watch its exporter's up series."},
+         "this rule: GputwinNodeNotReporting is."},
         {"source", "design \"" + cluster.name +
                        "\": GPUs per node of the node's system (catalog systems.yaml " +
                        "accelerators); data/validate/checks.yaml gpu-count-mismatch; " + kDcgmExporterSource +
@@ -313,6 +322,51 @@ std::vector<Rule> gpus_missing_alerts(const RuleWriter& writer, const Cluster& c
     rules.push_back(rule);
   }
   return rules;
+}
+
+// One record per designed GPU node: the node list the not-reporting alert compares with.
+std::vector<Rule> designed_node_records(const Cluster& cluster) {
+  std::vector<Rule> rules;
+  for (const auto& [gpus, hosts] : hosts_by_gpus(cluster)) {
+    for (const std::string& host : hosts) {
+      Rule rule;
+      rule.record = "gputwin:designed_node:info";
+      rule.expr = "vector(" + std::to_string(gpus) + ")";
+      rule.labels = {{"Hostname", host}};
+      rules.push_back(rule);
+    }
+  }
+  return rules;
+}
+
+// A designed node absent from every DCGM series: its exporter's target is missing from the scrape job
+// (value -1), down (0, from `up`), or up with no GPU series (1). The node is matched to `up` by the target's
+// instance without its port.
+Rule node_not_reporting_alert(const RuleWriter& writer, const Cluster& cluster,
+                              const PrometheusRuleSettings& settings) {
+  const std::string up = "label_replace(up{job=\"" + settings.scrape_job +
+                         "\"}, \"Hostname\", \"$1\", \"instance\", \"([^:]+)(?::[0-9]+)?\")";
+  Rule rule = writer.alert(kNodeNotReporting,
+                           "(max by (Hostname) (" + up +
+                               ") or on (Hostname) (gputwin:designed_node:info * 0 - 1))\n"
+                               "  and on (Hostname) (gputwin:designed_node:info unless on (Hostname) "
+                               "group by (Hostname) ({__name__=~\"DCGM_FI_.*\"}))");
+  rule.annotations = {
+      {"summary",
+       "{{ $labels.Hostname }}: no dcgm-exporter series at all ({{ if lt $value 0.0 }}no target of scrape "
+       "job " +
+           settings.scrape_job +
+           "{{ else if eq $value 0.0 }}its exporter is down: up == 0{{ else }}its exporter answers "
+           "without GPU series{{ end }})"},
+      {"description",
+       "A node of the design has no DCGM_FI_* series: GputwinNodeGpusMissing cannot see it. Value -1: no "
+       "target of the scrape job names it (instance without its port is the node's name; relabel instance "
+       "when targets are IP addresses); 0: the target is down; 1: dcgm-exporter answers but reports no GPU."},
+      {"source", "design \"" + cluster.name +
+                     "\": its GPU nodes (gputwin:designed_node:info); scrape job: " + settings.scrape_job +
+                     " (" + settings.scrape_job_source + "); Prometheus's up series of each target; " +
+                     kDcgmExporterSource + "; " + writer.severity_and_hold_source(kNodeNotReporting)}};
+  return rule;
 }
 
 Rule xid_alert(const RuleWriter& writer, const validate::CheckRule& xid_rule) {
@@ -420,6 +474,12 @@ const PrometheusAlertSetting& PrometheusRuleSettings::alert(std::string_view nam
   throw std::out_of_range("no setting for alert " + std::string(name));
 }
 
+bool is_scrape_job_name(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+  });
+}
+
 bool is_prometheus_duration(std::string_view text) {
   std::size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
@@ -463,10 +523,18 @@ ExportFiles prometheus_rules(const PrometheusRuleInputs& inputs) {
       "them.\n"
       "groups:\n";
   write_group(recording, "gputwin-rack-gpu-power", rack_power_records(budgets));
+  const std::vector<Rule> designed_nodes = designed_node_records(cluster);
+  if (!designed_nodes.empty()) {
+    recording +=
+        "# Every GPU node of the design, its value the GPUs it has: the node list GputwinNodeNotReporting "
+        "compares\n# with the nodes that have dcgm-exporter series.\n";
+    write_group(recording, "gputwin-designed-nodes", designed_nodes);
+  }
 
   std::vector<Rule> alerts;
   if (!budgets.empty()) alerts.push_back(rack_power_alert(writer, cluster));
   for (Rule& rule : gpus_missing_alerts(writer, cluster)) alerts.push_back(std::move(rule));
+  if (!designed_nodes.empty()) alerts.push_back(node_not_reporting_alert(writer, cluster, inputs.settings));
   alerts.push_back(xid_alert(writer, inputs.checks.rule("xid-critical")));
   alerts.push_back(row_remap_failure_alert(writer, inputs.checks.rule("row-remap-failure")));
   std::string notes;

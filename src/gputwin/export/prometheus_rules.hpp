@@ -44,6 +44,9 @@ struct PrometheusRuleSettings {
   std::string utilization_window_source;
   double utilization_margin = 0;  // fraction, 0.10 = measured may be 10 % below the prediction
   std::string utilization_margin_source;
+  std::string
+      scrape_job;  // the job that scrapes dcgm-exporter: the `up` series the not-reporting alert reads
+  std::string scrape_job_source;
 
   [[nodiscard]] const PrometheusAlertSetting& alert(std::string_view name) const;
 };
@@ -51,6 +54,9 @@ struct PrometheusRuleSettings {
 [[nodiscard]] Result<PrometheusRuleSettings> load_prometheus_rule_settings(const std::string& path);
 [[nodiscard]] Result<PrometheusRuleSettings> parse_prometheus_rule_settings(const std::string& text,
                                                                             const std::string& name);
+
+// True for a scrape job name the exporter writes into a label matcher: letters, digits, '_', '-', '.'.
+[[nodiscard]] bool is_scrape_job_name(std::string_view text);
 
 // True for a Prometheus duration this exporter writes: digits and one unit of ms, s, m, h, d, w, y ("90s",
 // "1h").

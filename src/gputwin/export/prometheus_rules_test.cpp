@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -64,10 +65,12 @@ TEST(PrometheusRules, OneSumAndOneBudgetPerComputeRackNamingItsHosts) {
   std::set<std::string> summed_racks;
   std::set<std::string> hosts_named;
   const std::regex hosts(R"(Hostname=~"([^"]+)\")");
+  std::size_t rack_rules = 0;
   for (const auto& rule : rules) {
     const std::string record = rule["record"].as<std::string>();
-    const std::string rack = rule["labels"]["rack"].as<std::string>();
+    if (record.rfind("gputwin:rack_gpu_power", 0) == 0) ++rack_rules;
     if (record != "gputwin:rack_gpu_power:sum_watts") continue;
+    const std::string rack = rule["labels"]["rack"].as<std::string>();
     summed_racks.insert(rack);
     std::smatch match;
     const std::string expr = rule["expr"].as<std::string>();
@@ -80,7 +83,60 @@ TEST(PrometheusRules, OneSumAndOneBudgetPerComputeRackNamingItsHosts) {
   }
   EXPECT_EQ(static_cast<int>(summed_racks.size()), cluster.racks_of(RackKind::compute));
   EXPECT_EQ(static_cast<int>(hosts_named.size()), cluster.nodes);
-  EXPECT_EQ(rules.size(), 2 * summed_racks.size());
+  EXPECT_EQ(rack_rules, 2 * summed_racks.size());
+}
+
+// The design's node list as records (Hostname, the node's GPUs), and the alert that compares it with the
+// nodes that have any DCGM series, telling why from the scrape job's up series.
+TEST(PrometheusRules, EveryDesignedNodeIsRecordedForTheNotReportingAlert) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  const ExportFiles files = rules_of(cluster);
+  std::set<std::string> recorded;
+  for (const auto& rule : rules_in(files.text("gputwin-recording.rules.yml"))) {
+    if (rule["record"].as<std::string>() != "gputwin:designed_node:info") continue;
+    EXPECT_EQ(rule["expr"].as<std::string>(), "vector(8)");
+    EXPECT_TRUE(recorded.insert(rule["labels"]["Hostname"].as<std::string>()).second);
+  }
+  EXPECT_EQ(static_cast<int>(recorded.size()), cluster.nodes);
+  for (const Device& device : cluster.devices)
+    if (device.kind == DeviceKind::node) {
+      EXPECT_TRUE(recorded.count(device.name)) << device.name;
+    }
+
+  const auto alerts = rules_in(files.text("gputwin-alerts.rules.yml"));
+  const YAML::Node* alert = alert_named(alerts, "GputwinNodeNotReporting");
+  ASSERT_NE(alert, nullptr);
+  const std::string expr = (*alert)["expr"].as<std::string>();
+  EXPECT_NE(expr.find("up{job=\"dcgm-exporter\"}"), std::string::npos) << expr;  // the data default
+  EXPECT_NE(expr.find("unless on (Hostname) group by (Hostname) ({__name__=~\"DCGM_FI_.*\"})"),
+            std::string::npos)
+      << expr;
+  EXPECT_EQ((*alert)["labels"]["severity"].as<std::string>(), "critical");
+  EXPECT_NE((*alert)["annotations"]["source"].as<std::string>().find("scrape job: dcgm-exporter"),
+            std::string::npos);
+}
+
+TEST(PrometheusRules, TheScrapeJobIsTheUsersSetting) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  const Loaded& data = bundled_data();
+  PrometheusRuleSettings settings = data.settings;
+  settings.scrape_job = "gpu-metrics";
+  settings.scrape_job_source = "--scrape-job";
+  const ExportFiles files = prometheus_rules({cluster,
+                                              bundled_catalog(),
+                                              data.checks,
+                                              data.rates.replacement_thresholds,
+                                              settings,
+                                              std::nullopt,
+                                              {}});
+  const auto alerts = rules_in(files.text("gputwin-alerts.rules.yml"));
+  const YAML::Node* alert = alert_named(alerts, "GputwinNodeNotReporting");
+  ASSERT_NE(alert, nullptr);
+  EXPECT_NE((*alert)["expr"].as<std::string>().find("up{job=\"gpu-metrics\"}"), std::string::npos);
+  EXPECT_TRUE(is_scrape_job_name("dcgm-exporter"));
+  EXPECT_TRUE(is_scrape_job_name("kube.gpu_metrics-1"));
+  EXPECT_FALSE(is_scrape_job_name(""));
+  EXPECT_FALSE(is_scrape_job_name("a\"} or vector(1"));
 }
 
 TEST(PrometheusRules, RackBudgetIsTheLimitLessEverythingButTheGpusAtMaximum) {
@@ -203,6 +259,20 @@ utilization:
   const auto typo = parse_prometheus_rule_settings(unknown, "s.yaml");
   ASSERT_FALSE(typo.ok());
   EXPECT_NE(typo.error_text().find("unknown alert 'GputwinTypo'"), std::string::npos) << typo.error_text();
+
+  // The bundled file with a job name that would break out of the label matcher.
+  std::ifstream in(bundled_data_dir() + "/export/prometheus-rules.yaml");
+  std::string bad_job((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = bad_job.find("  value: dcgm-exporter");
+  ASSERT_NE(at, std::string::npos);
+  bad_job.replace(at, 22, "  value: 'a\"} or vector(1)'");
+  const int line =
+      static_cast<int>(std::count(bad_job.begin(), bad_job.begin() + static_cast<long>(at), '\n')) + 1;
+  const auto job = parse_prometheus_rule_settings(bad_job, "s.yaml");
+  ASSERT_FALSE(job.ok());
+  EXPECT_NE(job.error_text().find("s.yaml:" + std::to_string(line) + ":"), std::string::npos)
+      << job.error_text();
+  EXPECT_NE(job.error_text().find("scrape job name"), std::string::npos) << job.error_text();
 }
 
 TEST(PrometheusRuleSettings, DurationsAsPrometheusReadsThem) {

@@ -160,22 +160,56 @@ double occupancy_of(const validate::UtilizationPoint& point) {
   return point.gpus > 0 ? static_cast<double>(point.busy_gpus) / point.gpus : 0.0;
 }
 
-std::string timeline_text(const validate::PrometheusRead& read) {
+std::string prediction_text(const ReplayPrediction& prediction) {
+  int skipped = 0;
+  for (const auto& [reason, count] : prediction.skipped) skipped += count;
+  return fmt::format(
+      "predicted: simulate replay --policy {} of {} ({} jobs replayed, {} submitted after the range left "
+      "out, {} "
+      "larger than the cluster, {} rows skipped by the reader; times in {}) on {}: {} GPUs\n",
+      prediction.policy, prediction.sacct, prediction.jobs, prediction.jobs_after, prediction.jobs_rejected,
+      skipped, prediction.time_zone, prediction.cluster, prediction.gpus);
+}
+
+std::string timeline_text(const validate::PrometheusRead& read, const ReplayPrediction* prediction) {
   if (read.timeline.empty()) return "";
-  TextTable table({"time", "GPUs", "busy", "occupancy", "mean utilisation"},
-                  {Align::left, Align::right, Align::right, Align::right, Align::right});
-  for (const validate::UtilizationPoint& point : read.timeline)
-    table.add_row({prometheus::rfc3339(point.time_s), std::to_string(point.gpus),
-                   std::to_string(point.busy_gpus), fmt::format("{:.1f} %", 100 * occupancy_of(point)),
-                   fmt::format("{:.1f} %", point.mean_utilization_percent)});
-  return "\nGPU utilisation by interval (DCGM_FI_DEV_GPU_UTIL; busy: above 0 %)\n" + table.render();
+  std::vector<std::string> headings{"time", "GPUs", "busy", "occupancy", "mean utilisation"};
+  std::vector<Align> aligns{Align::left, Align::right, Align::right, Align::right, Align::right};
+  if (prediction) {
+    for (const char* heading : {"predicted busy", "predicted occupancy", "difference"}) {
+      headings.emplace_back(heading);
+      aligns.push_back(Align::right);
+    }
+  }
+  TextTable table(headings, aligns);
+  for (std::size_t i = 0; i < read.timeline.size(); ++i) {
+    const validate::UtilizationPoint& point = read.timeline[i];
+    std::vector<std::string> row{prometheus::rfc3339(point.time_s), std::to_string(point.gpus),
+                                 std::to_string(point.busy_gpus),
+                                 fmt::format("{:.1f} %", 100 * occupancy_of(point)),
+                                 fmt::format("{:.1f} %", point.mean_utilization_percent)};
+    if (prediction && i < prediction->points.size()) {
+      const PredictedPoint& predicted = prediction->points[i];
+      row.push_back(fmt::format("{:.1f}", predicted.busy_gpus));
+      row.push_back(fmt::format("{:.1f} %", 100 * predicted.occupancy));
+      row.push_back(fmt::format("{:+.1f} pp", 100 * (occupancy_of(point) - predicted.occupancy)));
+    }
+    table.add_row(row);
+  }
+  const std::string title =
+      prediction ? "\nGPU utilisation by interval, measured and predicted (DCGM_FI_DEV_GPU_UTIL; "
+                   "busy: above 0 %; predicted: GPUs the replay allocated over the step "
+                   "ending at the time; difference: measured - predicted occupancy)\n"
+                 : "\nGPU utilisation by interval (DCGM_FI_DEV_GPU_UTIL; busy: above 0 %)\n";
+  return title + (prediction ? prediction_text(*prediction) : "") + table.render();
 }
 
 nlohmann::ordered_json optional_number(const std::optional<double>& value) {
   return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json();
 }
 
-void add_prometheus_json(const validate::PrometheusRead& read, nlohmann::ordered_json& out) {
+void add_prometheus_json(const validate::PrometheusRead& read, const ReplayPrediction* prediction,
+                         nlohmann::ordered_json& out) {
   nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
   for (const auto& [reason, count] : read.skipped_series) skipped[reason] = count;
   out["prometheus"] = {
@@ -188,13 +222,36 @@ void add_prometheus_json(const validate::PrometheusRead& read, nlohmann::ordered
       {"series", read.series},
       {"nan_samples", read.nan_samples},
       {"skipped_series", skipped}};
+  if (prediction) {
+    nlohmann::ordered_json skipped_rows = nlohmann::ordered_json::object();
+    for (const auto& [reason, count] : prediction->skipped) skipped_rows[reason] = count;
+    out["prediction"] = {{"sacct", prediction->sacct},
+                         {"time_zone", prediction->time_zone},
+                         {"policy", prediction->policy},
+                         {"cluster", prediction->cluster},
+                         {"gpus", prediction->gpus},
+                         {"jobs", prediction->jobs},
+                         {"jobs_after_range", prediction->jobs_after},
+                         {"jobs_larger_than_cluster", prediction->jobs_rejected},
+                         {"skipped_rows", skipped_rows},
+                         {"first_submit", prometheus::rfc3339(prediction->first_submit_s)}};
+  }
   auto& timeline = out["timeline"] = nlohmann::ordered_json::array();
-  for (const validate::UtilizationPoint& point : read.timeline)
-    timeline.push_back({{"time", prometheus::rfc3339(point.time_s)},
-                        {"gpus", point.gpus},
-                        {"busy_gpus", point.busy_gpus},
-                        {"occupancy", occupancy_of(point)},
-                        {"mean_utilization_percent", point.mean_utilization_percent}});
+  for (std::size_t i = 0; i < read.timeline.size(); ++i) {
+    const validate::UtilizationPoint& point = read.timeline[i];
+    nlohmann::ordered_json row = {{"time", prometheus::rfc3339(point.time_s)},
+                                  {"gpus", point.gpus},
+                                  {"busy_gpus", point.busy_gpus},
+                                  {"occupancy", occupancy_of(point)},
+                                  {"mean_utilization_percent", point.mean_utilization_percent}};
+    if (prediction && i < prediction->points.size()) {
+      const PredictedPoint& predicted = prediction->points[i];
+      row["predicted"] = {{"busy_gpus", predicted.busy_gpus},
+                          {"occupancy", predicted.occupancy},
+                          {"occupancy_difference", occupancy_of(point) - predicted.occupancy}};
+    }
+    timeline.push_back(std::move(row));
+  }
 }
 
 }  // namespace
@@ -227,7 +284,7 @@ std::string validate_text(const ValidateRun& run) {
                         totals.nccl_runs)
           : "";
   const std::string source = run.prometheus ? prometheus_text(*run.prometheus) : "";
-  const std::string timeline = run.prometheus ? timeline_text(*run.prometheus) : "";
+  const std::string timeline = run.prometheus ? timeline_text(*run.prometheus, run.prediction) : "";
   return source + inventory_text(run) + findings_text(run) + outliers_text(run) + timeline + not_compared +
          fmt::format(
              "\n{} nodes, {} GPUs, {} files ({} not understood); {} critical, {} warning, {} info, "
@@ -295,7 +352,7 @@ nlohmann::ordered_json validate_json(const ValidateRun& run) {
                     {"outlier_threshold", run.outlier_threshold},
                     {"fail_on", validate::severity_name(run.fail_on)},
                     {"failed", validate_failed(run)}};
-  if (run.prometheus) add_prometheus_json(*run.prometheus, out);
+  if (run.prometheus) add_prometheus_json(*run.prometheus, run.prediction, out);
   return out;
 }
 
@@ -337,6 +394,21 @@ ValidateOutlierSummary outlier_summary_from_json(const JsonField& outlier) {
           outlier.child("median").number(),   outlier.child("robust_z").number()};
 }
 
+ValidateTimelinePoint timeline_point_from_json(const JsonField& point) {
+  ValidateTimelinePoint out{point.child("time").string(),
+                            int_of(point.child("gpus")),
+                            int_of(point.child("busy_gpus")),
+                            point.child("occupancy").number(),
+                            point.child("mean_utilization_percent").number(),
+                            std::nullopt,
+                            std::nullopt};
+  if (const auto predicted = point.optional_child("predicted")) {
+    out.predicted_busy_gpus = predicted->child("busy_gpus").number();
+    out.predicted_occupancy = predicted->child("occupancy").number();
+  }
+  return out;
+}
+
 }  // namespace
 
 ValidateSummary validate_summary_from_json(const JsonField& root) {
@@ -363,6 +435,14 @@ ValidateSummary validate_summary_from_json(const JsonField& root) {
   summary.info = int_of(totals.child("info"));
   summary.fail_on = severity_of(totals.child("fail_on"));
   summary.failed = boolean_of(totals.child("failed"));
+  if (const auto timeline = root.optional_child("timeline")) {
+    for (std::size_t i = 0; i < timeline->array_size(); ++i)
+      summary.timeline.push_back(timeline_point_from_json(timeline->element(i)));
+  }
+  if (const auto prediction = root.optional_child("prediction")) {
+    summary.prediction = prediction->child("policy").string() + " on " + prediction->child("sacct").string() +
+                         ", times in " + prediction->child("time_zone").string();
+  }
   return summary;
 }
 

@@ -16,6 +16,7 @@
 
 #include "gputwin/core/error.hpp"
 #include "gputwin/core/json_input.hpp"
+#include "gputwin/plan/replay_prediction.hpp"
 #include "gputwin/validate/checks.hpp"
 #include "gputwin/validate/fleet.hpp"
 #include "gputwin/validate/inventory.hpp"
@@ -36,6 +37,9 @@ struct ValidateRun {
   // With `validate --prometheus`: the server, the queries and what was skipped, and the utilisation
   // timeline over a range (text: a "Prometheus" line and a table; JSON: "prometheus" and "timeline").
   const validate::PrometheusRead* prometheus = nullptr;
+  // With `--sacct`: what simulate replay predicts for the same intervals (text: columns beside the measured
+  // ones and a line saying what was replayed; JSON: "prediction" and each timeline point's "predicted").
+  const ReplayPrediction* prediction = nullptr;
 };
 
 // A finding at or above the --fail-on severity exists.
@@ -75,8 +79,19 @@ struct ValidateOutlierSummary {
   double median = 0;
   double robust_z = 0;
 };
+// One interval of a `validate --prometheus --range` timeline, with the replay's prediction when --sacct gave
+// one.
+struct ValidateTimelinePoint {
+  std::string time;  // RFC 3339, as printed
+  int gpus = 0;
+  int busy_gpus = 0;
+  double occupancy = 0;  // 0..1
+  double mean_utilization_percent = 0;
+  std::optional<double> predicted_busy_gpus;
+  std::optional<double> predicted_occupancy;  // 0..1
+};
 struct ValidateSummary {
-  std::string measured;  // the directory read
+  std::string measured;  // the directory read, or the Prometheus URL
   std::string cluster;   // the spec compared with; empty when none
   std::vector<ValidateNodeSummary> nodes;
   std::vector<ValidateFindingSummary> findings;
@@ -89,6 +104,8 @@ struct ValidateSummary {
   int info = 0;
   validate::Severity fail_on = validate::Severity::critical;
   bool failed = false;
+  std::vector<ValidateTimelinePoint> timeline;  // with --prometheus --range; empty otherwise
+  std::string prediction;  // with --sacct: the policy and history replayed ("easy on sacct.psv"); else empty
 };
 
 // Reads a gputwin.validate/1 document back; throws InputFailure naming the field (JSON pointer) when the

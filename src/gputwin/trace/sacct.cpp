@@ -40,13 +40,15 @@ std::string state_word(std::string_view state) {
 std::optional<std::int64_t> whole_number(std::string_view text) {
   std::int64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 0)
+    return std::nullopt;
   return value;
 }
 
 // Collects the accounted jobs into replayable ones: skips (and counts) what cannot be replayed, shifts the
-// clock to the first submission.
-TraceRows<JobSpec> replayable(const std::vector<AccountedJob>& accounted, TraceRows<JobSpec> result) {
+// clock to the first submission (kept as `first_submit`).
+SacctHistory replayable(const std::vector<AccountedJob>& accounted, TraceRows<JobSpec> result,
+                        bool local_times) {
   std::set<std::string> seen;
   for (const AccountedJob& job : accounted) {
     if (!job.start) {
@@ -59,19 +61,28 @@ TraceRows<JobSpec> replayable(const std::vector<AccountedJob>& accounted, TraceR
       JobSpec spec;
       spec.id = job.id;
       spec.submit_time = static_cast<double>(job.submit.value_or(*job.start));
-      spec.duration = job.elapsed.value_or(static_cast<double>(std::max<std::int64_t>(0, *job.end - *job.start)));
+      spec.duration =
+          job.elapsed.value_or(static_cast<double>(std::max<std::int64_t>(0, *job.end - *job.start)));
       spec.requested_time = job.limit.value_or(0);
       spec.gpus = job.gpus;
-      spec.gpus_per_node = job.nodes > 0 && job.gpus > 0 && job.gpus % job.nodes == 0 ? job.gpus / job.nodes : 0;
+      spec.gpus_per_node =
+          job.nodes > 0 && job.gpus > 0 && job.gpus % job.nodes == 0 ? job.gpus / job.nodes : 0;
       spec.user = job.user;
       spec.group = job.account;
       spec.state = job.state;
-      spec.recorded_wait = job.submit ? static_cast<double>(std::max<std::int64_t>(0, *job.start - *job.submit)) : -1;
+      spec.recorded_wait =
+          job.submit ? static_cast<double>(std::max<std::int64_t>(0, *job.start - *job.submit)) : -1;
       result.rows.push_back(std::move(spec));
     }
   }
+  SacctHistory history;
+  history.local_times = local_times;
+  for (std::size_t i = 0; i < result.rows.size(); ++i)
+    if (i == 0 || result.rows[i].submit_time < static_cast<double>(history.first_submit))
+      history.first_submit = static_cast<std::int64_t>(result.rows[i].submit_time);
   order_from_first_submit(result.rows);
-  return result;
+  history.jobs = std::move(result);
+  return history;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -83,7 +94,9 @@ class ParsableLine {
                const std::vector<std::string>& header)
       : file_(file), line_(line), cells_(std::move(cells)), header_(header) {}
 
-  [[nodiscard]] std::string_view text(int column) const { return column < 0 ? std::string_view() : cells_[column]; }
+  [[nodiscard]] std::string_view text(int column) const {
+    return column < 0 ? std::string_view() : cells_[column];
+  }
   [[noreturn]] void fail(int column, const std::string& message) const {
     throw InputFailure(InputError{{file_, line_, 0}, column < 0 ? "" : header_[column], message});
   }
@@ -143,7 +156,7 @@ int column_of(const std::vector<std::string>& header, std::string_view name) {
                  "(docs/sacct-import.md)"});
 }
 
-TraceRows<JobSpec> parsable_jobs(std::string_view text, const std::string& name) {
+SacctHistory parsable_jobs(std::string_view text, const std::string& name) {
   std::vector<std::string> header;
   std::vector<AccountedJob> accounted;
   TraceRows<JobSpec> result;
@@ -165,23 +178,34 @@ TraceRows<JobSpec> parsable_jobs(std::string_view text, const std::string& name)
       const auto required = [&](std::string_view column) {
         const int index = column_of(header, column);
         if (index < 0) {
-          throw InputFailure(InputError{{name, line_number, 0}, std::string(column),
+          throw InputFailure(InputError{{name, line_number, 0},
+                                        std::string(column),
                                         "missing column; sacct --parsable2 -o needs at least "
                                         "JobID,Submit,Start,End,State and AllocTRES (docs/sacct-import.md)"});
         }
         return index;
       };
-      c = {required("JobID"), column_of(header, "User"), column_of(header, "Account"), required("Submit"),
-           required("Start"), required("End"), column_of(header, "Elapsed"), column_of(header, "Timelimit"),
-           required("State"), column_of(header, "NNodes"), column_of(header, "NodeList"),
-           column_of(header, "AllocTRES"), column_of(header, "ReqTRES")};
+      c = {required("JobID"),
+           column_of(header, "User"),
+           column_of(header, "Account"),
+           required("Submit"),
+           required("Start"),
+           required("End"),
+           column_of(header, "Elapsed"),
+           column_of(header, "Timelimit"),
+           required("State"),
+           column_of(header, "NNodes"),
+           column_of(header, "NodeList"),
+           column_of(header, "AllocTRES"),
+           column_of(header, "ReqTRES")};
       if (c.alloc < 0 && c.req < 0) required("AllocTRES");
       continue;
     }
     const ParsableLine row(name, line_number, cells, header);
     if (cells.size() != header.size()) {
-      row.fail(-1, "expected " + std::to_string(header.size()) + " '|'-separated fields as the header has, found " +
-                       std::to_string(cells.size()) + " (truncated line, or not --parsable2 output)");
+      row.fail(-1, "expected " + std::to_string(header.size()) +
+                       " '|'-separated fields as the header has, found " + std::to_string(cells.size()) +
+                       " (truncated line, or not --parsable2 output)");
     }
     const std::string_view id = row.text(c.id);
     if (id.empty()) row.fail(c.id, "empty job id");
@@ -204,14 +228,16 @@ TraceRows<JobSpec> parsable_jobs(std::string_view text, const std::string& name)
     // The allocation when the job ran; what it asked for when it never did.
     const int tres_column = c.alloc >= 0 && !row.text(c.alloc).empty() ? c.alloc : c.req;
     const auto gpus = gpus_in_tres(row.text(tres_column));
-    if (!gpus) row.fail(tres_column, "expected a TRES list such as 'cpu=2,gres/gpu=2,node=1', got '" +
-                                         std::string(row.text(tres_column)) + "'");
+    if (!gpus)
+      row.fail(tres_column, "expected a TRES list such as 'cpu=2,gres/gpu=2,node=1', got '" +
+                                std::string(row.text(tres_column)) + "'");
     job.gpus = *gpus;
     if (c.nodes >= 0 && !row.text(c.nodes).empty()) {
       const auto nodes = whole_number(row.text(c.nodes));
       if (!nodes) row.fail(c.nodes, "expected a node count, got '" + std::string(row.text(c.nodes)) + "'");
       job.nodes = static_cast<int>(*nodes);
-    } else if (c.node_list >= 0 && row.text(c.node_list) != "None assigned" && !row.text(c.node_list).empty()) {
+    } else if (c.node_list >= 0 && row.text(c.node_list) != "None assigned" &&
+               !row.text(c.node_list).empty()) {
       const auto hosts = expand_hostlist(row.text(c.node_list));
       if (!hosts.ok()) row.fail(c.node_list, hosts.errors().front().message);
       job.nodes = static_cast<int>(hosts.value().size());
@@ -219,14 +245,14 @@ TraceRows<JobSpec> parsable_jobs(std::string_view text, const std::string& name)
     accounted.push_back(std::move(job));
   }
   if (header.empty()) throw InputFailure(InputError{{name, 0, 0}, "", "empty file: no sacct header line"});
-  return replayable(accounted, std::move(result));
+  return replayable(accounted, std::move(result), true);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // sacct --json
 
-// A number as 22.05 writes it (plain) or as later versions do ({"set": true, "infinite": false, "number": 5});
-// empty when not set or infinite.
+// A number as 22.05 writes it (plain) or as later versions do ({"set": true, "infinite": false, "number":
+// 5}); empty when not set or infinite.
 std::optional<std::int64_t> slurm_number(const JsonField& field) {
   if (field.json().is_null()) return std::nullopt;
   if (!field.json().is_object()) return field.integer();
@@ -287,7 +313,7 @@ std::string json_job_id(const JsonField& job) {
   return array_id && *array_id > 0 && task ? std::to_string(*array_id) + "_" + std::to_string(*task) : id;
 }
 
-TraceRows<JobSpec> json_jobs(std::string_view text, const std::string& name) {
+SacctHistory json_jobs(std::string_view text, const std::string& name) {
   const nlohmann::json document = parse_json(text, name);
   const JsonField root = JsonField::root(document, name, text);
   const JsonField jobs = root.child("jobs");
@@ -310,7 +336,7 @@ TraceRows<JobSpec> json_jobs(std::string_view text, const std::string& name) {
     a.nodes = static_cast<int>(optional_number(job, "allocation_nodes").value_or(0));
     accounted.push_back(std::move(a));
   }
-  return replayable(accounted, {});
+  return replayable(accounted, {}, false);
 }
 
 }  // namespace
@@ -345,7 +371,8 @@ std::optional<double> parse_slurm_duration(std::string_view text) {
   std::size_t start = 0;
   while (true) {
     const std::size_t colon = text.find(':', start);
-    const auto part = whole_number(text.substr(start, colon == std::string_view::npos ? text.npos : colon - start));
+    const auto part =
+        whole_number(text.substr(start, colon == std::string_view::npos ? text.npos : colon - start));
     if (!part) return std::nullopt;
     parts.push_back(*part);
     if (colon == std::string_view::npos) break;
@@ -374,21 +401,36 @@ bool is_sacct_table_header(std::string_view line) {
          line.find('|') == std::string_view::npos;
 }
 
+Result<SacctHistory> parse_sacct_history(const std::string& text, const std::string& name) {
+  return guarded_parse<SacctHistory>(name, [&] {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    return first != std::string::npos && text[first] == '{' ? json_jobs(text, name)
+                                                            : parsable_jobs(text, name);
+  });
+}
+
+Result<SacctHistory> read_sacct_history(const std::string& path) {
+  return guarded_parse<SacctHistory>(
+      path, [&]() -> Result<SacctHistory> { return parse_sacct_history(read_input_file(path), path); });
+}
+
+namespace {
+Result<TraceRows<JobSpec>> jobs_of(Result<SacctHistory> history) {
+  if (!history.ok()) return history.errors();
+  return std::move(history).value().jobs;
+}
+}  // namespace
+
 Result<TraceRows<JobSpec>> parse_sacct_parsable(const std::string& text, const std::string& name) {
-  return guarded_parse<TraceRows<JobSpec>>(name, [&] { return parsable_jobs(text, name); });
+  return jobs_of(guarded_parse<SacctHistory>(name, [&] { return parsable_jobs(text, name); }));
 }
 
 Result<TraceRows<JobSpec>> parse_sacct_json(const std::string& text, const std::string& name) {
-  return guarded_parse<TraceRows<JobSpec>>(name, [&] { return json_jobs(text, name); });
+  return jobs_of(guarded_parse<SacctHistory>(name, [&] { return json_jobs(text, name); }));
 }
 
 Result<TraceRows<JobSpec>> read_sacct(const std::string& path) {
-  return guarded_parse<TraceRows<JobSpec>>(path, [&]() -> Result<TraceRows<JobSpec>> {
-    const std::string text = read_input_file(path);
-    const auto first = text.find_first_not_of(" \t\r\n");
-    return first != std::string::npos && text[first] == '{' ? parse_sacct_json(text, path)
-                                                             : parse_sacct_parsable(text, path);
-  });
+  return jobs_of(read_sacct_history(path));
 }
 
 }  // namespace gputwin

@@ -23,6 +23,17 @@
 namespace gputwin {
 
 [[nodiscard]] Result<TraceRows<JobSpec>> read_sacct(const std::string& path);
+
+// The same jobs and where their clock starts: `validate --sacct` lines a replay of them up with a Prometheus
+// timeline, so it needs the first submission's absolute time. --parsable2 writes wall-clock times in the
+// cluster's zone (local_times: the caller supplies the zone); --json writes Unix seconds.
+struct SacctHistory {
+  TraceRows<JobSpec> jobs;        // submit times from the first submission, as read_sacct gives them
+  std::int64_t first_submit = 0;  // the first submission: seconds since 1970 in sacct's own clock
+  bool local_times = false;       // true for --parsable2 (zone-less local times), false for --json (UTC)
+};
+[[nodiscard]] Result<SacctHistory> read_sacct_history(const std::string& path);
+[[nodiscard]] Result<SacctHistory> parse_sacct_history(const std::string& text, const std::string& name);
 [[nodiscard]] Result<TraceRows<JobSpec>> parse_sacct_parsable(const std::string& text,
                                                               const std::string& name);
 [[nodiscard]] Result<TraceRows<JobSpec>> parse_sacct_json(const std::string& text, const std::string& name);

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "gputwin/core/units.hpp"
+#include "gputwin/prometheus/time_params.hpp"
 
 namespace gputwin {
 namespace {
@@ -340,6 +341,39 @@ ReportChart replay_power_chart(const std::vector<ReplaySeries>& replays) {
           line_config(datasets, axis("day of the replay"), from_zero(axis("IT power (kW)")))};
 }
 
+// A validate --prometheus --range timeline: measured occupancy and mean utilisation by interval, and the
+// replay's predicted occupancy when the document has one (validate --sacct), in hours from the first
+// interval.
+ReportChart validate_timeline_chart(const ValidateDocument& document, std::size_t index) {
+  const std::vector<ValidateTimelinePoint>& timeline = document.summary.timeline;
+  const double first = prometheus::parse_time(timeline.front().time).value_or(0);
+  std::vector<double> hours, occupancy, utilisation, predicted;
+  bool has_prediction = false;
+  for (const ValidateTimelinePoint& point : timeline) {
+    hours.push_back(
+        round_decimals((prometheus::parse_time(point.time).value_or(first) - first) / kSecondsPerHour, 4));
+    occupancy.push_back(100 * point.occupancy);
+    utilisation.push_back(point.mean_utilization_percent);
+    predicted.push_back(100 * point.predicted_occupancy.value_or(0));
+    has_prediction = has_prediction || point.predicted_occupancy.has_value();
+  }
+  Json datasets = Json::array();
+  datasets.push_back(line_dataset("measured occupancy (GPUs above 0 %)", points(hours, occupancy)));
+  datasets.push_back(line_dataset("measured mean utilisation", points(hours, utilisation)));
+  if (has_prediction)
+    datasets.push_back(
+        line_dataset("predicted occupancy (simulate replay " + document.summary.prediction + ")",
+                     points(hours, predicted)));
+  Json y = from_zero(axis("% of the GPUs reporting (predicted: of the replayed cluster)"));
+  y["max"] = 100;
+  return {fmt::format("chart-validate-timeline-{}", index), "validate",
+          "GPU utilisation by interval: " + file_name(document.source),
+          "one point per interval of validate --prometheus --range --json (timeline[]), from " +
+              timeline.front().time +
+              (has_prediction ? "; predicted: timeline[].predicted from --sacct" : ""),
+          line_config(datasets, axis("hours from " + timeline.front().time), y)};
+}
+
 }  // namespace
 
 std::vector<ReportChart> report_charts(const Cluster& cluster, const ReportInputs& inputs) {
@@ -380,6 +414,9 @@ std::vector<ReportChart> report_charts(const Cluster& cluster, const ReportInput
     charts.push_back(serve_latency_chart(inputs.serves, "chart-serve-ttft", "TTFT", &ServeDocument::ttft_ms));
     charts.push_back(serve_latency_chart(inputs.serves, "chart-serve-tpot", "TPOT", &ServeDocument::tpot_ms));
   }
+  for (std::size_t i = 0; i < inputs.validations.size(); ++i)
+    if (!inputs.validations[i].summary.timeline.empty())
+      charts.push_back(validate_timeline_chart(inputs.validations[i], i));
   return charts;
 }
 

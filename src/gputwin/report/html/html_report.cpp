@@ -368,6 +368,58 @@ std::string charts_section(const std::vector<ReportChart>& charts, const std::st
                      html);
 }
 
+// Each validate --json document: its summary line, its findings and outliers as tables, then the timeline
+// charts (section "validate").
+std::string validation_section(const std::vector<ValidateDocument>& validations,
+                               const std::vector<ReportChart>& charts) {
+  if (validations.empty()) return "";
+  std::string html =
+      fmt::format("<section id=\"validation\" data-documents=\"{}\"><h2>Validation</h2>", validations.size());
+  for (const ValidateDocument& document : validations) {
+    const ValidateSummary& v = document.summary;
+    html += fmt::format(
+        "<div class=\"validation\" data-findings=\"{}\" data-outliers=\"{}\" data-failed=\"{}\">"
+        "<h3>{}</h3><p>{} nodes, {} GPUs read from {}{}: {} critical, {} warning, {} info, {} outliers; "
+        "<strong>{}</strong> (--fail-on {})</p>",
+        v.findings.size(), v.outliers.size(), v.failed ? "true" : "false", html_escape(document.source),
+        v.nodes.size(), v.gpus, html_escape(v.measured),
+        v.cluster.empty() ? "" : ", compared with " + html_escape(v.cluster), v.critical, v.warning, v.info,
+        v.outliers.size(), v.failed ? "FAIL" : "PASS", validate::severity_name(v.fail_on));
+    if (v.findings.empty()) {
+      html += "<p>No findings.</p>";
+    } else {
+      html +=
+          "<table class=\"findings\"><thead><tr><th>severity</th><th>node</th><th>GPU</th><th>rule</th>"
+          "<th>message</th></tr></thead><tbody>";
+      for (const ValidateFindingSummary& finding : v.findings)
+        html += fmt::format(
+            "<tr data-severity=\"{0}\"><td>{0}</td><td>{1}</td><td class=\"num\">{2}</td><td>{3}</td>"
+            "<td>{4}</td></tr>",
+            validate::severity_name(finding.severity), html_escape(finding.node),
+            finding.gpu ? std::to_string(*finding.gpu) : "-", html_escape(finding.rule),
+            html_escape(finding.message));
+      html += "</tbody></table>";
+    }
+    if (!v.outliers.empty()) {
+      html +=
+          "<table class=\"outliers\"><thead><tr><th>metric</th><th>node</th><th>GPU</th><th>value</th>"
+          "<th>median</th><th>robust z</th></tr></thead><tbody>";
+      for (const ValidateOutlierSummary& outlier : v.outliers)
+        html += fmt::format(
+            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.4g} {}</td>"
+            "<td class=\"num\">{:.4g}</td><td class=\"num\">{:.2f}</td></tr>",
+            html_escape(outlier.metric), html_escape(outlier.node),
+            outlier.gpu ? std::to_string(*outlier.gpu) : "-", outlier.value, html_escape(outlier.unit),
+            outlier.median, outlier.robust_z);
+      html += "</tbody></table>";
+    }
+    html += "</div>";
+  }
+  const std::string timeline =
+      charts_section(charts, "validate", "validation-timeline", "Measured utilisation");
+  return html + "</section>" + timeline;
+}
+
 // Chart data sits in a JSON script element; "</" is escaped so no string in it can close the element.
 std::string chart_configs_script(const std::vector<ReportChart>& charts) {
   Json configs = Json::object();
@@ -398,6 +450,7 @@ std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std:
   html += charts_section(charts, "perf", "perf", "Performance");
   html += inference_section(inputs.inferences) + sizing_section(inputs.sizings) +
           goodput_section(inputs.goodputs) + serving_section(inputs.serves, inputs.capacities);
+  html += validation_section(inputs.validations, charts);
   html += "</main>" + chart_configs_script(charts);
   html +=
       "<script>" + std::string(chart_script) + "</script><script>" + std::string(kBootstrap) + "</script>";

@@ -308,6 +308,44 @@ TEST(HtmlReport, ServingRunsAndCapacitySearchGetTheirTablesAndCharts) {
   EXPECT_NE(html.find("id=\"chart-serve-tpot\" data-series=\"2\" data-points=\"4\""), std::string::npos);
 }
 
+// validate --prometheus --range --json (with and without --sacct, as tests/prometheus/cli_replay.sh records
+// them): the findings as a table, the timeline as a chart with the prediction as a third series.
+TEST(HtmlReport, ValidateTimelinesAreDrawnWithTheirPredictionAndFindings) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  const std::string dir = std::string(GPUTWIN_SOURCE_DIR) + "/tests/prometheus/expected/";
+  const auto inputs = load_report_inputs({}, {}, {dir + "range-sacct-json.out", dir + "range-json.out"});
+  ASSERT_TRUE(inputs.ok()) << inputs.error_text();
+  ASSERT_EQ(inputs.value().validations.size(), 2u);
+  const ValidateSummary& predicted = inputs.value().validations.front().summary;
+  ASSERT_EQ(predicted.timeline.size(), 5u);
+  ASSERT_TRUE(predicted.timeline.back().predicted_occupancy.has_value());
+  EXPECT_DOUBLE_EQ(*predicted.timeline.back().predicted_occupancy, 1.0);  // 101 and 105 on all 6 GPUs
+  EXPECT_FALSE(inputs.value().validations.back().summary.timeline.front().predicted_occupancy.has_value());
+
+  const std::string html = html_report(cluster, inputs.value(), kFakeChartScript);
+  const std::size_t at = html.find("<section id=\"validation\" data-documents=\"2\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = html.substr(at, html.find("</section>", at) - at);
+  EXPECT_EQ(count_of(section, "<tr data-severity=\"critical\">"), 4u);  // 2 per document
+  EXPECT_NE(section.find("XID 79 logged"), std::string::npos);
+  EXPECT_NE(section.find("<strong>FAIL</strong>"), std::string::npos);
+  EXPECT_NE(html.find("id=\"chart-validate-timeline-0\" data-series=\"3\" data-points=\"15\""),
+            std::string::npos);
+  EXPECT_NE(html.find("id=\"chart-validate-timeline-1\" data-series=\"2\" data-points=\"10\""),
+            std::string::npos);
+  // The predicted series ends at 100 % one hour after the first interval.
+  EXPECT_NE(html.find("\"label\":\"predicted occupancy (simulate replay easy on "), std::string::npos);
+  EXPECT_NE(html.find("[1.0,100.0]]"), std::string::npos);
+}
+
+TEST(HtmlReport, AValidateFileMustBeAValidateResult) {
+  const std::string dir = std::string(GPUTWIN_SOURCE_DIR) + "/tests/report/";
+  const auto inputs = load_report_inputs({}, {}, {dir + "serve-llama3.1-8b-rate40.json"});
+  ASSERT_FALSE(inputs.ok());
+  EXPECT_NE(inputs.error_text().find("expected gputwin.validate/1 (validate --json)"), std::string::npos)
+      << inputs.error_text();
+}
+
 TEST(HtmlReport, ChartsOnlyForTheResultsGiven) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   const std::string html = html_report(cluster, {}, kFakeChartScript);
@@ -317,6 +355,7 @@ TEST(HtmlReport, ChartsOnlyForTheResultsGiven) {
   EXPECT_EQ(html.find("id=\"sizing\""), std::string::npos);
   EXPECT_EQ(html.find("id=\"serving\""), std::string::npos);
   EXPECT_EQ(html.find("id=\"chart-serve-ttft\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"validation\""), std::string::npos);
   EXPECT_NE(html.find("id=\"chart-power\""), std::string::npos);
 }
 

@@ -28,6 +28,11 @@ void read_into(ReportInputs& inputs, const JsonField& root, const std::string& s
     inputs.capacities.push_back(capacity_document_from_json(root, source));
   } else if (kind == ReportInputKind::perf && schema == kGoodputSchema) {
     inputs.goodputs.push_back(goodput_document_from_json(root, source));
+  } else if (kind == ReportInputKind::validate && schema == kValidateSchema) {
+    inputs.validations.push_back({source, validate_summary_from_json(root)});
+  } else if (kind == ReportInputKind::validate) {
+    root.child("schema").fail(std::string("expected ") + kValidateSchema + " (validate --json), found '" +
+                              schema + "'");
   } else {
     const std::string expected = kind == ReportInputKind::simulation
                                      ? std::string("expected ") + kReplaySchema + " or " + kPackingSchema +
@@ -51,6 +56,7 @@ void append(ReportInputs& into, ReportInputs&& from) {
   for (auto& item : from.serves) into.serves.push_back(std::move(item));
   for (auto& item : from.capacities) into.capacities.push_back(std::move(item));
   for (auto& item : from.goodputs) into.goodputs.push_back(std::move(item));
+  for (auto& item : from.validations) into.validations.push_back(std::move(item));
 }
 
 }  // namespace
@@ -66,7 +72,8 @@ Result<ReportInputs> parse_report_input(std::string_view text, const std::string
 }
 
 Result<ReportInputs> load_report_inputs(const std::vector<std::string>& simulation_paths,
-                                        const std::vector<std::string>& perf_paths) {
+                                        const std::vector<std::string>& perf_paths,
+                                        const std::vector<std::string>& validate_paths) {
   ReportInputs inputs;
   InputErrors errors;
   const auto load = [&](const std::string& path, ReportInputKind kind) {
@@ -84,6 +91,7 @@ Result<ReportInputs> load_report_inputs(const std::vector<std::string>& simulati
   };
   for (const auto& path : simulation_paths) load(path, ReportInputKind::simulation);
   for (const auto& path : perf_paths) load(path, ReportInputKind::perf);
+  for (const auto& path : validate_paths) load(path, ReportInputKind::validate);
   if (!errors.empty()) return errors;
   return inputs;
 }

@@ -20,8 +20,15 @@
 #include "gputwin/report/replay_report.hpp"
 #include "gputwin/report/serve_documents.hpp"
 #include "gputwin/report/training_report.hpp"
+#include "gputwin/report/validate_report.hpp"
 
 namespace gputwin {
+
+// A `validate --json` result: its findings and, read from Prometheus over a range, its timeline.
+struct ValidateDocument {
+  std::string source;
+  ValidateSummary summary;
+};
 
 struct ReportInputs {
   std::vector<ReplaySeries> replays;
@@ -33,15 +40,17 @@ struct ReportInputs {
   std::vector<ServeDocument> serves;
   std::vector<CapacityDocument> capacities;
   std::vector<GoodputDocument> goodputs;  // perf goodput --json
+  std::vector<ValidateDocument> validations;
 };
 
 // Simulation files must be replay or packing results, perf files collective, training, inference, sizing,
-// serving or serving-capacity results.
+// serving or serving-capacity results, validate files validate --json results.
 [[nodiscard]] Result<ReportInputs> load_report_inputs(const std::vector<std::string>& simulation_paths,
-                                                      const std::vector<std::string>& perf_paths);
+                                                      const std::vector<std::string>& perf_paths,
+                                                      const std::vector<std::string>& validate_paths = {});
 
 // The same for one document already in memory; `source` names it in errors.
-enum class ReportInputKind { simulation, perf };
+enum class ReportInputKind { simulation, perf, validate };
 [[nodiscard]] Result<ReportInputs> parse_report_input(std::string_view text, const std::string& source,
                                                       ReportInputKind kind);
 
