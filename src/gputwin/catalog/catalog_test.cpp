@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gputwin/catalog/catalog_test_support.hpp"
+#include "gputwin/core/data_dir.hpp"
 
 namespace gputwin {
 namespace {
@@ -397,6 +398,23 @@ TEST(Catalog, UsersExtendTheCatalogWithTheirOwnFolder) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error_text().find("catalog folder does not exist"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+// A source names a document or a path relative to the repository ("../shared/data/facility.yaml"), never a
+// folder of the machine the data was written on: the data ships to other machines.
+TEST(BundledData, SourcesNameNoAbsolutePathOfTheWritersMachine) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(bundled_data_dir())) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".yaml") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      EXPECT_EQ(line.find("/work/"), std::string::npos)
+          << entry.path().string() << ":" << number << ": " << line;
+    }
+  }
+  EXPECT_GT(files, 10);
 }
 
 }  // namespace

@@ -53,6 +53,13 @@ std::optional<Catalog> load_catalog(const CatalogOptions& options);
 // (plan/load_design.hpp); prints the errors and returns empty on failure.
 std::optional<DesignedSpec> designed_spec(const std::string& spec_path, const Catalog& catalog);
 std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const Catalog& catalog);
+// The same, seen as the models of one node type see it when `node_type` names one (`--node-type NAME`: the
+// compute nodes of that catalog system, design/node_type_view.hpp); an unknown name prints the error, located
+// at the spec and the option, with the design's compute node types, and returns empty.
+std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const Catalog& catalog,
+                                             const std::string& node_type);
+// Adds `--node-type NAME` to a command that takes a designed cluster.
+void add_node_type_option(CLI::App& command, std::string& node_type);
 
 void add_plan_command(CLI::App& app, int& exit_code);
 void add_catalog_command(CLI::App& app, int& exit_code);
@@ -71,6 +78,7 @@ void add_perf_goodput_command(CLI::App& perf, int& exit_code);
 struct InferenceModelOptions {
   CatalogOptions catalog;
   std::string cluster;
+  std::string node_type;  // --node-type: the compute nodes of a design that holds several types
   std::string system;
   std::string model;
   int tp = 1;
@@ -126,9 +134,11 @@ const TransformerModel* preset_or_complain(const TrainingInputs& inputs, const s
                                            const std::string& command);
 
 // Loads the catalog and a cluster spec, designs the cluster and returns its performance view; prints the
-// errors and returns empty when any step fails.
+// errors and returns empty when any step fails. `node_type` (--node-type) chooses one node type of a design
+// that holds several.
 std::optional<PerfHardware> load_perf_hardware(const std::string& spec_path,
-                                               const CatalogOptions& catalog_options);
+                                               const CatalogOptions& catalog_options,
+                                               const std::string& node_type = "");
 
 // A Slurm job array's folder (export/slurm_array.hpp): DIR/results and DIR/logs created (false, with the
 // reason printed, when they cannot be), then its files written and, unless `no_submit`, submitted with

@@ -20,6 +20,7 @@ namespace {
 
 struct CollectiveOptions {
   std::string cluster;
+  std::string node_type;
   std::string op;
   int gpus = 0;
   int gpus_per_node = 0;
@@ -29,6 +30,8 @@ struct CollectiveOptions {
   std::string dtype = "float";
   std::string algorithm;
   std::string protocol;
+  int iters = 0;  // 0: nccl-tests' default, from the data
+  bool blocking = false;
   bool explain = false;
   bool json = false;
   CatalogOptions catalog;
@@ -93,7 +96,7 @@ int run_collective(const CollectiveOptions& options) {
     if (min_bytes < 1) throw UsageFailure{"--min: must be at least 1 byte"};
     if (min_bytes > max_bytes) throw UsageFailure{"--min: larger than --max"};
     if (options.factor < 2) throw UsageFailure{"--factor: must be at least 2"};
-    const auto hw = load_perf_hardware(options.cluster, options.catalog);
+    const auto hw = load_perf_hardware(options.cluster, options.catalog, options.node_type);
     if (!hw) return kInputError;
     const CollectiveGroup group = nccl_tests_group(*hw, options.gpus, options.gpus_per_node);
     const auto model = load_collective_model(bundled_data_dir() + "/perf/nccl-cost-model.yaml");
@@ -101,8 +104,10 @@ int run_collective(const CollectiveOptions& options) {
       std::cerr << model.error_text();
       return kInputError;
     }
+    const NcclTestsLoopSettings loop{options.iters > 0 ? options.iters : model.value().nccl_tests_loop.iters,
+                                     options.blocking};
     const CollectiveSweep sweep = sweep_collective(
-        *hw, model.value(), {op, group, choice, min_bytes, max_bytes, options.factor, type_bytes});
+        *hw, model.value(), {op, group, choice, min_bytes, max_bytes, options.factor, type_bytes, loop});
     if (options.json) {
       std::cout << collective_json(sweep, *hw, model.value(), options.dtype).dump(2) << "\n";
     } else {
@@ -125,6 +130,7 @@ void add_perf_collective_command(CLI::App& perf, int& exit_code) {
   auto* command =
       perf.add_subcommand("collective", "nccl-tests-shaped table of one collective on a designed cluster");
   command->add_option("--cluster", options->cluster, "cluster spec (YAML)")->required();
+  add_node_type_option(*command, options->node_type);
   command
       ->add_option("--op", options->op,
                    "all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv")
@@ -144,6 +150,13 @@ void add_perf_collective_command(CLI::App& perf, int& exit_code) {
                       "force an algorithm, as NCCL_ALGO (default: NCCL's choice)");
   command->add_option("--proto", options->protocol,
                       "force a protocol, as NCCL_PROTO (default: NCCL's choice)");
+  command
+      ->add_option("--iters", options->iters,
+                   "operations timed back to back per size, nccl-tests' -n (default 20, its own default)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag(
+      "--blocking", options->blocking,
+      "each operation completes before the next, as nccl-tests' -z 1: prints one operation's time");
   command->add_flag("--explain", options->explain,
                     "per size: algorithm, protocol, latency and bandwidth terms");
   command->add_flag("--json", options->json, std::string("print JSON (schema ") + kCollectiveSchema + ")");

@@ -6,10 +6,12 @@
 
 namespace gputwin::cli {
 
-std::optional<PerfHardware> load_perf_hardware(const std::string& spec_path, const CatalogOptions& catalog_options) {
+std::optional<PerfHardware> load_perf_hardware(const std::string& spec_path,
+                                               const CatalogOptions& catalog_options,
+                                               const std::string& node_type) {
   const auto catalog = load_catalog(catalog_options);
   if (!catalog) return std::nullopt;
-  const auto cluster = load_designed_cluster(spec_path, *catalog);
+  const auto cluster = load_designed_cluster(spec_path, *catalog, node_type);
   if (!cluster) return std::nullopt;
   auto hardware = perf_hardware(*cluster, *catalog);
   if (!hardware.ok()) {
@@ -19,8 +21,16 @@ std::optional<PerfHardware> load_perf_hardware(const std::string& spec_path, con
   return std::move(hardware).value();
 }
 
+void add_node_type_option(CLI::App& command, std::string& node_type) {
+  command.add_option(
+      "--node-type", node_type,
+      "with --cluster: the catalog system of the compute nodes to model, when the design holds "
+      "several");
+}
+
 void add_perf_command(CLI::App& app, int& exit_code) {
-  auto* perf = app.add_subcommand("perf", "performance models: collectives, training, sizing, inference, serving");
+  auto* perf =
+      app.add_subcommand("perf", "performance models: collectives, training, sizing, inference, serving");
   perf->require_subcommand(1);
   // Subcommands register here, one line each:
   add_perf_roofline_command(*perf, exit_code);

@@ -26,6 +26,7 @@ struct GoodputOptions {
   CatalogOptions catalog;
   std::string system;
   std::string cluster;
+  std::string node_type;  // --node-type: the compute nodes of a design that holds several types
   int gpus = 0;
   double days = 0;
   std::string rates;  // empty: the bundled data/reliability/failure-rates.yaml
@@ -102,11 +103,12 @@ Where shape_of_system(const Catalog& catalog, const GoodputOptions& o) {
 }
 
 std::optional<Where> shape_of_cluster(const Catalog& catalog, const GoodputOptions& o) {
-  const auto cluster = load_designed_cluster(o.cluster, catalog);
+  const auto cluster = load_designed_cluster(o.cluster, catalog, o.node_type);
   if (!cluster) return std::nullopt;
   const NodeType* node = cluster->sole_node_type();
   if (node == nullptr || node->gpus == 0)
-    throw UsageFailure{"--cluster: the design has no single GPU node type"};
+    throw UsageFailure{
+        "--cluster: the design has no single GPU node type (choose one with --node-type NAME)"};
   const auto shape = cluster_shape(*cluster, o.nodes_per_leaf);
   Where w;
   w.system = node->system;
@@ -286,6 +288,7 @@ void add_perf_goodput_command(CLI::App& perf, int& exit_code) {
   command->add_option("--system", o->system, "catalog system of the job's nodes, e.g. dgx-h100");
   command->add_option("--cluster", o->cluster, "cluster spec: its node type, leaves and scale-up domains")
       ->check(CLI::ExistingFile);
+  add_node_type_option(*command, o->node_type);
   command->add_option("--gpus", o->gpus, "GPUs of the job")->required();
   command->add_option("--days", o->days, "days of work at 100 % ETTR (no failure, no checkpoint)")
       ->required();

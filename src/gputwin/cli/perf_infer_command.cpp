@@ -30,7 +30,8 @@ struct InferOptions {
 // A cluster as given, or the nodes of a catalog system one replica fills: one node, or with PP as many as the
 // pipeline's tp x ep x pp GPUs need.
 std::optional<PerfHardware> hardware_for(const InferenceModelOptions& options) {
-  if (!options.cluster.empty()) return load_perf_hardware(options.cluster, options.catalog);
+  if (!options.cluster.empty())
+    return load_perf_hardware(options.cluster, options.catalog, options.node_type);
   const auto catalog = load_catalog(options.catalog);
   if (!catalog) return std::nullopt;
   int nodes = 1;
@@ -87,6 +88,7 @@ void add_inference_model_options(CLI::App& command, InferenceModelOptions& optio
       command.add_option("--cluster", options.cluster, "cluster spec (YAML)")->check(CLI::ExistingFile);
   auto* system = command.add_option("--system", options.system, "a catalog system instead, e.g. dgx-h100");
   cluster->excludes(system);
+  add_node_type_option(command, options.node_type);
   command.add_option("--model", options.model, "model preset, e.g. llama3.1-70b")->required();
   command.add_option("--tp", options.tp, "tensor-parallel GPUs per replica (default 1)")
       ->check(CLI::PositiveNumber);

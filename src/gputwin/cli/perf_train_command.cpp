@@ -17,6 +17,7 @@ namespace {
 
 struct TrainOptions {
   std::string cluster;
+  std::string node_type;
   std::string system;
   int nodes = 1;
   std::string memory_reserve;  // empty: data/perf/memory.yaml's default
@@ -136,7 +137,7 @@ PerfHardware job_hardware(PerfHardware hw, int gpus) {
 std::optional<PerfHardware> hardware_of(const TrainOptions& o) {
   if (o.cluster.empty() == o.system.empty())
     throw UsageFailure{"give --cluster SPEC or --system ID (not both)"};
-  if (!o.cluster.empty()) return load_perf_hardware(o.cluster, o.catalog);
+  if (!o.cluster.empty()) return load_perf_hardware(o.cluster, o.catalog, o.node_type);
   const auto catalog = load_catalog(o.catalog);
   if (!catalog) return std::nullopt;
   auto hardware = perf_hardware_of_system(*catalog, o.system, o.nodes);
@@ -258,6 +259,7 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   auto* system =
       command->add_option("--system", o->system, "a catalog system instead, e.g. dgx-h100 (with --nodes)");
   cluster->excludes(system);
+  add_node_type_option(*command, o->node_type);
   command->add_option("--nodes", o->nodes, "nodes of --system (default 1; a non-blocking fabric is assumed)")
       ->check(CLI::PositiveNumber)
       ->needs(system);

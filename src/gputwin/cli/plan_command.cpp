@@ -5,6 +5,7 @@
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/design/design.hpp"
+#include "gputwin/design/node_type_view.hpp"
 #include "gputwin/report/catalog_report.hpp"
 #include "gputwin/report/plan_report.hpp"
 #include "gputwin/report/training_report.hpp"
@@ -60,6 +61,19 @@ std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const
   auto design = designed_spec(spec_path, catalog);
   if (!design) return std::nullopt;
   return std::move(design->cluster);
+}
+
+std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const Catalog& catalog,
+                                             const std::string& node_type) {
+  auto cluster = load_designed_cluster(spec_path, catalog);
+  if (!cluster || node_type.empty()) return cluster;
+  auto view = cluster_of_node_type(*cluster, node_type);
+  if (!view) {
+    const std::string types = node_counts_text(*cluster, DeviceKind::node);
+    std::cerr << spec_path << ": --node-type: no compute nodes of type '" << node_type
+              << "'; the design's are " << (types.empty() ? std::string("none") : types) << "\n";
+  }
+  return view;
 }
 
 namespace {

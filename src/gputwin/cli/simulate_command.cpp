@@ -39,6 +39,7 @@ struct ReplayCommandOptions {
   std::string jobs;
   std::string format = "auto";
   std::string cluster_spec;
+  std::string node_type;  // --node-type: the compute nodes of a design that holds several types
   int nodes = 0;
   int gpus_per_node = 8;
   std::string policy = "fifo";
@@ -107,10 +108,10 @@ const Accelerator* cluster_gpu(const ReplayCommandOptions& options, const Catalo
     ok = false;
     return nullptr;
   }
-  if (spec.value().candidates.empty())
+  if (spec.value().candidates.empty() && options.node_type.empty())
     return catalog.find<Accelerator>(catalog.get<System>(spec.value().node_system).accelerator);
   // A spec that chooses among systems: the GPU is the chosen one's, known once it is sized and designed.
-  const auto cluster = load_designed_cluster(options.cluster_spec, catalog);
+  const auto cluster = load_designed_cluster(options.cluster_spec, catalog, options.node_type);
   const NodeType* type = cluster ? cluster->sole_node_type() : nullptr;
   ok = type != nullptr;
   return type == nullptr ? nullptr : catalog.find<Accelerator>(type->accelerator);
@@ -168,7 +169,7 @@ std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, 
     if (!options.cluster_spec.empty()) {
       const auto catalog = load_catalog(options.catalog);
       if (!catalog) return std::nullopt;
-      const auto cluster = load_designed_cluster(options.cluster_spec, *catalog);
+      const auto cluster = load_designed_cluster(options.cluster_spec, *catalog, options.node_type);
       if (!cluster) return std::nullopt;
       ReplayCluster built{simulated_cluster(*cluster, *catalog, mig),
                           designed_checkpoint_write(cluster->storage), std::nullopt, ""};
@@ -393,6 +394,7 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
       ->check(CLI::IsMember({"auto", "philly", "swf", "helios", "jobs", "sacct"}));
   command->add_option("--cluster", options->cluster_spec, "cluster spec (YAML) to replay on")
       ->check(CLI::ExistingFile);
+  add_node_type_option(*command, options->node_type);
   command->add_option("--nodes", options->nodes, "or: this many identical nodes")->check(CLI::PositiveNumber);
   command->add_option("--gpus-per-node", options->gpus_per_node, "GPUs per node with --nodes (default 8)")
       ->check(CLI::PositiveNumber);

@@ -104,6 +104,9 @@ CollectiveSweep sweep_collective(const PerfHardware& hw, const CollectiveModel& 
       throw std::invalid_argument(fmt::format("--algo/--proto: {} cannot run {} on this group",
                                               choice_text(spec.choice), collective_name(op)));
     }
+    row.printed = nccl_tests_time(row.estimate, model, spec.loop);
+    row.algbw_gbps = row.printed.algbw_gbps(static_cast<double>(row.bytes));
+    row.busbw_gbps = row.algbw_gbps * busbw_factor(op, spec.group.ranks);
     sweep.rows.push_back(row);
     if (size > spec.max_bytes / spec.factor) break;
   }
@@ -112,7 +115,7 @@ CollectiveSweep sweep_collective(const PerfHardware& hw, const CollectiveModel& 
 
 double average_busbw(const std::vector<CollectiveSweepRow>& rows) {
   double sum = 0;
-  for (const auto& row : rows) sum += row.estimate.busbw_gbps;
+  for (const auto& row : rows) sum += row.busbw_gbps;
   return rows.empty() ? 0 : sum / static_cast<double>(rows.size());
 }
 

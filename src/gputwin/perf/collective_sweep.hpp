@@ -4,7 +4,7 @@
 //   CollectiveGroup group = nccl_tests_group(hw, /*gpus=*/64, /*gpus_per_node=*/0);   // 8 nodes of 8
 //   CollectiveSweep sweep = sweep_collective(hw, model, {CollectiveOp::all_reduce, group, {}, 8, 8LL << 30,
 //   2,
-//                                                        *nccl_type_bytes("float")});
+//                                                        *nccl_type_bytes("float"), {20, false}});
 //   double average = average_busbw(sweep.rows);                // nccl-tests' "Avg bus bandwidth"
 //
 // Bad requests (more GPUs than the cluster has, a group that does not fill whole nodes, an algorithm that
@@ -19,6 +19,7 @@
 
 #include "gputwin/perf/collectives.hpp"
 #include "gputwin/perf/hardware.hpp"
+#include "gputwin/perf/nccl_tests_loop.hpp"
 
 namespace gputwin {
 
@@ -40,13 +41,17 @@ struct CollectiveSweepSpec {
   std::int64_t max_bytes = std::int64_t{8} << 30;
   std::int64_t factor = 2;
   int type_bytes = 4;
+  NcclTestsLoopSettings loop;  // how nccl-tests times each size (-n, -z)
 };
 
 struct CollectiveSweepRow {
   std::int64_t bytes = 0;  // nccl-tests' size column: the count times the element size (times the ranks for
                            // the collectives that count per rank)
   std::int64_t count = 0;  // elements
-  CollectiveEstimate estimate;
+  CollectiveEstimate estimate;  // one operation alone
+  NcclTestsTime printed;        // what nccl-tests' loop prints for it
+  double algbw_gbps = 0;        // from the printed time, as nccl-tests computes them
+  double busbw_gbps = 0;
 };
 
 struct CollectiveSweep {

@@ -172,6 +172,13 @@ CollectiveModel read_model(const YamlField& root) {
   model.max_channels = static_cast<int>(topology.child("max_channels").positive_integer());
   read_channel_tuning(root.child("channels"), model);
   read_efficiency(root.child("efficiency"), model);
+  const YamlField loop = root.child("nccl_tests_loop");
+  loop.expect_keys({"source", "iters", "rank_average"});
+  if (!loop.child("source").is_map())
+    loop.child("source").fail("expected the source as title, file, section");
+  model.nccl_tests_loop.iters = static_cast<int>(loop.child("iters").positive_integer());
+  if (loop.child("rank_average").text() != "mean")
+    loop.child("rank_average").fail("only 'mean' (nccl-tests' default -a 1) is modelled");
   const YamlField factors = root.child("busbw_factors");
   for (std::size_t op = 0; op < kOpNames.size(); ++op)
     model.busbw_factor_text[op] = factors.child(kOpNames[op]).text();

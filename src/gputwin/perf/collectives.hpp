@@ -142,6 +142,12 @@ struct CollectiveModel {
   std::vector<MeshFabric> mesh_fabrics;
   [[nodiscard]] const MeshFabric* mesh_fabric(const std::string& architecture) const;
   std::array<std::string, 7> busbw_factor_text;  // nccl-tests' formulas as published, by CollectiveOp
+
+  // How nccl-tests times what it prints (perf/nccl_tests_loop.hpp): `iters` operations back to back on each
+  // rank's stream, the elapsed time / iters, averaged over ranks.
+  struct NcclTestsLoop {
+    int iters = 1;
+  } nccl_tests_loop;
 };
 
 // Forces an algorithm or protocol, as NCCL_ALGO / NCCL_PROTO do; unset = NCCL's own choice.

@@ -46,13 +46,21 @@ struct PublishedCollectivePoint {
 
 struct ValidationRow {
   PublishedCollectivePoint point;
-  CollectiveEstimate estimate;
+  CollectiveEstimate estimate;  // one operation alone
+  // What nccl-tests would print (its loop of back-to-back operations, perf/nccl_tests_loop.hpp): what the
+  // published figure is compared with.
   double predicted_busbw_gbps = 0;
   double predicted_time_us = 0;
+  bool pipelined = false;  // the loop's operations overlap (broadcast, reduce): printed time < one operation
+  // The published figure against one operation alone, as before the loop was modelled (for the tables).
+  [[nodiscard]] double one_operation_error_percent() const;
   // Signed error against the published range: 0 inside it, else relative to its nearest end. A time point's
   // error is that of the rate it implies (published time / predicted time - 1), so that for both kinds a
   // positive error means the model is too fast.
   [[nodiscard]] double error_percent() const;
+
+ private:
+  [[nodiscard]] double error_percent(double busbw_gbps, double time_us) const;
 };
 
 [[nodiscard]] Result<std::vector<PublishedCollectivePoint>> load_published_collectives(

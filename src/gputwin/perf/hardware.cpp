@@ -71,9 +71,10 @@ namespace {
 Result<PerfHardware> hardware_of_cluster_nodes(const Cluster& cluster, const Catalog& catalog) {
   const NodeType* type = cluster.sole_node_type();
   if (type == nullptr) {
-    return hardware_error(cluster.nodes == 0 ? "perf: the cluster has no nodes"
-                                             : "perf: " + several_node_types_text(cluster) +
-                                                   "; the performance models take one");
+    return hardware_error(cluster.nodes == 0
+                              ? "perf: the cluster has no nodes"
+                              : "perf: " + several_node_types_text(cluster) +
+                                    "; the performance models take one (choose it with --node-type NAME)");
   }
   auto hw = hardware_of(catalog, type->system, cluster.nodes);
   if (!hw.ok()) return hw;

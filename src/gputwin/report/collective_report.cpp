@@ -48,15 +48,38 @@ std::string topology_text(const PerfHardware& hw, CollectiveGroup group) {
          domain_text(hw, group);
 }
 
+// The measurement's share, only where it differs from one operation: a rooted chain whose consecutive
+// operations overlap in nccl-tests' loop (perf/nccl_tests_loop.hpp).
+std::string loop_text(const NcclTestsTime& printed, int ranks) {
+  if (!printed.pipelined) return "";
+  return fmt::format(
+      "#   nccl-tests loop: {} back-to-back operations of {:.2f} us alone overlap down the chain: each GPU "
+      "busy "
+      "{:.2f} us an operation (base + bandwidth), the chain's {} hops of {:.2f} us waited once, {:.2f} us "
+      "on average over the ranks / {} = {:.2f} us an iteration\n",
+      printed.iters, printed.one_operation_us, printed.per_gpu_us, ranks - 1, printed.hop_us, printed.fill_us,
+      printed.iters, printed.time_us);
+}
+
 std::string explain_text(const CollectiveSweepRow& row) {
   const auto& e = row.estimate;
   return fmt::format(
-      "#   {}/{}: latency {:.2f} us + bandwidth {:.2f} us ({} B at {:.2f} GB/s algbw); bottleneck {} {:.1f} "
-      "GB/s bus, "
-      "{} of {} channels\n",
-      e.algorithm, e.protocol, e.latency_us, e.bandwidth_us, row.bytes,
-      e.bandwidth_us > 0 ? static_cast<double>(row.bytes) / e.bandwidth_us / 1e3 : 0.0, e.bottleneck,
-      e.link_busbw_gbps, e.channels, e.channels_available);
+             "#   {}/{}: latency {:.2f} us + bandwidth {:.2f} us ({} B at {:.2f} GB/s algbw); bottleneck {} "
+             "{:.1f} GB/s bus, {} of {} channels\n",
+             e.algorithm, e.protocol, e.latency_us, e.bandwidth_us, row.bytes,
+             e.bandwidth_us > 0 ? static_cast<double>(row.bytes) / e.bandwidth_us / 1e3 : 0.0, e.bottleneck,
+             e.link_busbw_gbps, e.channels, e.channels_available) +
+         loop_text(row.printed, e.group.ranks);
+}
+
+std::string loop_header(const NcclTestsLoopSettings& loop) {
+  if (loop.blocking)
+    return "# nccl-tests loop: -z 1 (blocking): each operation completes before the next; time = one "
+           "operation\n";
+  return fmt::format(
+      "# nccl-tests loop: {} operations back to back on each rank's stream (-n {}), elapsed / {}, mean over "
+      "ranks; broadcast and reduce overlap down their chain, other operations print one operation's time\n",
+      loop.iters, loop.iters, loop.iters);
 }
 
 }  // namespace
@@ -75,6 +98,7 @@ std::string collective_text(const CollectiveSweep& sweep, const PerfHardware& hw
                   group.ranks, group.nodes(), group.ranks_per_node, sweep.spec.min_bytes,
                   sweep.spec.max_bytes, sweep.spec.factor, options.dtype);
   out += topology_text(hw, group);
+  out += loop_header(sweep.spec.loop);
   out += "#\n";
   out += "#                                                              out-of-place\n";
   out +=
@@ -83,10 +107,11 @@ std::string collective_text(const CollectiveSweep& sweep, const PerfHardware& hw
   out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
   for (const auto& row : rows) {
     const auto& e = row.estimate;
-    out += fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}  {}  {:6.2f}  {:6.2f}  {:>5}  {:<15} {:>8}\n",
-                       row.bytes, row.count, options.dtype, redop_of(op), root_of(op), time_text(e.time_us),
-                       e.algbw_gbps, e.busbw_gbps, "N/A", e.algorithm + "/" + e.protocol,
-                       fmt::format("{}/{}", e.channels, e.channels_available));
+    out +=
+        fmt::format("{:12}  {:12}  {:>8}  {:>6}  {:6}  {}  {:6.2f}  {:6.2f}  {:>5}  {:<15} {:>8}\n",
+                    row.bytes, row.count, options.dtype, redop_of(op), root_of(op),
+                    time_text(row.printed.time_us), row.algbw_gbps, row.busbw_gbps, "N/A",
+                    e.algorithm + "/" + e.protocol, fmt::format("{}/{}", e.channels, e.channels_available));
     if (options.explain) out += explain_text(row);
   }
   out += "# in-place columns omitted: the model predicts the same time in place\n";
@@ -104,6 +129,7 @@ nlohmann::json collective_json(const CollectiveSweep& sweep, const PerfHardware&
   out["op"] = collective_name(op);
   out["dtype"] = dtype;
   out["nccl_version"] = model.nccl_version;
+  out["loop"] = {{"iters", sweep.spec.loop.iters}, {"blocking", sweep.spec.loop.blocking}};
   out["group"] = {{"ranks", group.ranks}, {"nodes", group.nodes()}, {"ranks_per_node", group.ranks_per_node}};
   out["topology"] = {{"system", hw.system_id},
                      {"accelerator", hw.accelerator.info.id},
@@ -119,9 +145,11 @@ nlohmann::json collective_json(const CollectiveSweep& sweep, const PerfHardware&
     const auto& e = row.estimate;
     list.push_back({{"bytes", row.bytes},
                     {"count", row.count},
-                    {"time_us", e.time_us},
-                    {"algbw_gbps", e.algbw_gbps},
-                    {"busbw_gbps", e.busbw_gbps},
+                    {"time_us", row.printed.time_us},
+                    {"algbw_gbps", row.algbw_gbps},
+                    {"busbw_gbps", row.busbw_gbps},
+                    {"one_operation_us", e.time_us},
+                    {"pipelined", row.printed.pipelined},
                     {"algorithm", e.algorithm},
                     {"protocol", e.protocol},
                     {"latency_us", e.latency_us},

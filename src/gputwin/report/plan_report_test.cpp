@@ -8,6 +8,7 @@
 #include <set>
 
 #include "gputwin/design/design_test_support.hpp"
+#include "gputwin/design/node_type_view.hpp"
 #include "gputwin/perf/hardware.hpp"
 #include "gputwin/plan/cluster_price.hpp"
 #include "gputwin/report/html/html_report.hpp"
@@ -260,6 +261,48 @@ TEST(PlanNodeTypes, ModelsOfOneNodeTypeRefuseSeveralListingThem) {
       error_of(gpu_hour_price_of(priced, testing::bundled_catalog(), "examples/two-types.yaml"));
   EXPECT_TRUE(contains(price, "several types " + listed + "; one TCO per GPU-hour prices one accelerator"))
       << price;
+}
+
+TEST(PlanNodeTypes, OneOfSeveralNodeTypesIsChosenByItsSystem) {
+  const Cluster cluster = with_dgx_h100_beside(racks_with_login_nodes());
+  const auto dgx = cluster_of_node_type(cluster, "dgx-h100");
+  ASSERT_TRUE(dgx.has_value());
+  EXPECT_EQ(dgx->nodes, 2);
+  EXPECT_EQ(dgx->gpus, 16);
+  ASSERT_NE(dgx->sole_node_type(), nullptr);
+  EXPECT_EQ(dgx->sole_node_type()->system, "dgx-h100");
+  const auto dgx_hw = perf_hardware(*dgx, testing::bundled_catalog());
+  ASSERT_TRUE(dgx_hw.ok()) << dgx_hw.error_text();
+  EXPECT_EQ(dgx_hw.value().gpus_per_node, 8);
+  EXPECT_EQ(dgx_hw.value().nodes, 2);
+  EXPECT_FALSE(dgx_hw.value().domain_spans_nodes());
+
+  const auto trays = cluster_of_node_type(cluster, "gb200-nvl72-tray");
+  ASSERT_TRUE(trays.has_value());
+  EXPECT_EQ(trays->nodes, 36);
+  EXPECT_EQ(trays->gpus, 144);
+  EXPECT_EQ(trays->domains.size(), 2u);
+  const auto tray_hw = perf_hardware(*trays, testing::bundled_catalog());
+  ASSERT_TRUE(tray_hw.ok()) << tray_hw.error_text();
+  EXPECT_EQ(tray_hw.value().gpus_per_node, 4);
+  EXPECT_EQ(tray_hw.value().scale_up_domain, 72);
+  // The view keeps the servers, and every index it holds points at the device it names.
+  const auto servers = std::count_if(trays->devices.begin(), trays->devices.end(),
+                                     [](const Device& d) { return d.kind == DeviceKind::server; });
+  EXPECT_EQ(servers, 4);
+  for (const ScaleUpDomain& domain : trays->domains) {
+    EXPECT_EQ(domain.nodes.size(), 18u);
+    for (const int node : domain.nodes) EXPECT_EQ(trays->devices.at(node).kind, DeviceKind::node);
+    for (const int tray : domain.switches)
+      EXPECT_EQ(trays->devices.at(tray).kind, DeviceKind::scale_up_switch);
+  }
+  for (const Rack& rack : trays->racks) {
+    for (const int device : rack.devices) EXPECT_LT(device, static_cast<int>(trays->devices.size()));
+  }
+
+  EXPECT_FALSE(cluster_of_node_type(cluster, "mgmt-server-2s").has_value())
+      << "a server is not a compute node";
+  EXPECT_FALSE(cluster_of_node_type(cluster, "dgx-b200").has_value());
 }
 
 }  // namespace

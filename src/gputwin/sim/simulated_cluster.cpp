@@ -87,7 +87,8 @@ int gpus_per_node(const Cluster& cluster, const Catalog& /*catalog*/) {
   if (type == nullptr) {
     throw std::invalid_argument(cluster.nodes == 0
                                     ? "the cluster has no nodes; replay pools need them"
-                                    : several_node_types_text(cluster) + "; replay pools take one");
+                                    : several_node_types_text(cluster) +
+                                          "; replay pools take one (choose it with --node-type NAME)");
   }
   return type->gpus;
 }

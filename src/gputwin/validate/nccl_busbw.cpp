@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include "gputwin/perf/nccl_tests_loop.hpp"
+
 namespace gputwin::validate {
 
 std::optional<LargestMessage> largest_message(const NcclTestsRun& run) {
@@ -111,7 +113,9 @@ BusbwPredictor design_busbw_predictor(PerfHardware hardware, CollectiveModel mod
     const CollectiveEstimate estimate =
         estimate_collective(hardware, model, *op, ByteSize::from_base(static_cast<double>(bytes)), group, {});
     if (!estimate.available) return {std::nullopt, "no algorithm of the model runs it on this group"};
-    return {estimate.busbw_gbps, ""};
+    // What nccl-tests' loop prints for it (a broadcast's or reduce's operations overlap down their chain).
+    const NcclTestsTime printed = nccl_tests_time(estimate, model, {model.nccl_tests_loop.iters, false});
+    return {printed.algbw_gbps(static_cast<double>(bytes)) * busbw_factor(*op, ranks), ""};
   };
 }
 
