@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gputwin/core/error.hpp"
+#include "gputwin/plan/buy_vs_rent.hpp"
 #include "gputwin/report/collective_report.hpp"
 #include "gputwin/report/inference_report.hpp"
 #include "gputwin/report/packing_report.hpp"
@@ -31,6 +32,7 @@ struct ReportInputs {
   std::vector<SizingResult> sizings;
   std::vector<ServeDocument> serves;
   std::vector<CapacityDocument> capacities;
+  std::optional<BuyVsRent> buy_vs_rent;  // `report --rent PRICES`: the design against cloud prices
 };
 
 // Simulation files must be replay or packing results, perf files collective, training, inference, sizing,
