@@ -685,7 +685,31 @@ Result<bool> fill_typical(std::vector<Part>& parts, std::string_view id, Power t
   return false;
 }
 
+template <class Part>
+Result<bool> set_capped(std::vector<Part>& parts, std::string_view id, Power power_max, Power typical,
+                        TypicalPowerNote& note) {
+  for (Part& part : parts) {
+    if (part.info.id != id) continue;
+    if (power_max > part.power_max || typical > power_max) {
+      return InputError{part.info.defined_at, part.info.id + ".power_max",
+                        "capped power " + format_power(power_max) + " (typical " + format_power(typical) +
+                            ") is not within power_max " + format_power(part.power_max)};
+    }
+    part.power_max = power_max;
+    part.power_typical = typical;
+    part.typical_note = std::move(note);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+Result<bool> Catalog::set_capped_power(std::string_view id, Power power_max, Power typical,
+                                       TypicalPowerNote note) {
+  if (kind_of(id) == "rack_system") return set_capped(rack_systems_, id, power_max, typical, note);
+  return set_capped(systems_, id, power_max, typical, note);
+}
 
 Result<bool> Catalog::fill_typical_power(std::string_view id, Power typical, TypicalPowerNote note) {
   if (kind_of(id) == "rack_system") return fill_typical(rack_systems_, id, typical, note);

@@ -51,6 +51,12 @@ class Catalog {
   // above the part's power_max is an error naming the part.
   [[nodiscard]] Result<bool> fill_typical_power(std::string_view id, Power typical, TypicalPowerNote note);
 
+  // A system's or rack system's power with its GPUs under a power cap (plan within a facility power budget,
+  // plan/power_budget): `power_max` and `typical` replace its figures, `note` says how they were derived. A
+  // maximum above the part's own or a typical above the new maximum is an error naming the part.
+  [[nodiscard]] Result<bool> set_capped_power(std::string_view id, Power power_max, Power typical,
+                                              TypicalPowerNote note);
+
   // "accelerator", "system", ... for the part with this id; empty when unknown.
   [[nodiscard]] std::string kind_of(std::string_view id) const;
   [[nodiscard]] std::vector<std::string> ids() const;

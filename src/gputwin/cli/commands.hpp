@@ -14,6 +14,7 @@
 #include "gputwin/perf/inference.hpp"
 #include "gputwin/perf/power_model.hpp"
 #include "gputwin/perf/training_inputs.hpp"
+#include "gputwin/plan/buy_vs_rent.hpp"
 #include "gputwin/plan/load_design.hpp"
 
 namespace gputwin {
@@ -52,6 +53,10 @@ std::optional<Catalog> load_catalog(const CatalogOptions& options);
 // Loads a cluster spec against the catalog, sizes it for its workload if it names one, and designs it
 // (plan/load_design.hpp); prints the errors and returns empty on failure.
 std::optional<DesignedSpec> designed_spec(const std::string& spec_path, const Catalog& catalog);
+// `--rent PRICES` (plan, report): the cloud price file read and the design's buy-or-rent answer (the
+// workload's run when the spec was sized for one); prints the error and returns empty on bad input.
+std::optional<BuyVsRent> buy_or_rent(const std::string& prices_path, const std::string& spec_path,
+                                     const DesignedSpec& design, const Catalog& catalog);
 std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const Catalog& catalog);
 // The same, seen as the models of one node type see it when `node_type` names one (`--node-type NAME`: the
 // compute nodes of that catalog system, design/node_type_view.hpp); an unknown name prints the error, located

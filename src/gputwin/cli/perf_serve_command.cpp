@@ -60,7 +60,7 @@ struct ServeOptions {
   int task = -1;
   std::string out;
   std::string merge_array;
-  PowerOptions power;  // --power-cap
+  PowerOptions power;  // --power-cap or --clock-limit (one deployment only)
 };
 
 // "8192/1024": max_num_batched_tokens/max_num_seqs.
@@ -608,10 +608,13 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       exit_code = kUsageError;
       return;
     }
-    if (options->search && !options->power.cap.empty()) {
-      std::cerr
-          << "perf serve: --power-cap is for one deployment: the search's candidates span systems whose "
-             "caps differ (run the answer again with --power-cap)\n";
+    if (options->search && (!options->power.cap.empty() || !options->power.clock_limit.empty())) {
+      const bool cap = !options->power.cap.empty();
+      const std::string option = cap ? "--power-cap" : "--clock-limit";
+      std::cerr << "perf serve: " << option
+                << " is for one deployment: the search's candidates span systems whose "
+                << (cap ? "caps" : "clock ranges") << " differ (run the answer again with " << option
+                << ")\n";
       exit_code = kUsageError;
       return;
     }

@@ -6,6 +6,8 @@
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/design/design.hpp"
 #include "gputwin/design/node_type_view.hpp"
+#include "gputwin/plan/buy_vs_rent.hpp"
+#include "gputwin/report/buy_vs_rent_report.hpp"
 #include "gputwin/report/catalog_report.hpp"
 #include "gputwin/report/plan_report.hpp"
 #include "gputwin/report/training_report.hpp"
@@ -76,6 +78,26 @@ std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const
   return view;
 }
 
+std::optional<BuyVsRent> buy_or_rent(const std::string& prices_path, const std::string& spec_path,
+                                     const DesignedSpec& design, const Catalog& catalog) {
+  const auto prices = load_rental_prices(prices_path, catalog);
+  if (!prices.ok()) {
+    std::cerr << prices.error_text();
+    return std::nullopt;
+  }
+  std::optional<WorkloadRun> run;
+  if (design.workload_fit) {
+    const WorkloadFit& fit = *design.workload_fit;
+    run = WorkloadRun{fit.model.name, fit.answer.gpus, fit.answer.days};
+  }
+  auto answer = buy_vs_rent(design.cluster, prices.value(), run, spec_path);
+  if (!answer.ok()) {
+    std::cerr << answer.error_text();
+    return std::nullopt;
+  }
+  return std::move(answer).value();
+}
+
 namespace {
 
 struct PlanOptions {
@@ -83,6 +105,7 @@ struct PlanOptions {
   std::string spec;
   bool json = false;
   std::string bom_csv;
+  std::string rent;  // a cloud GPU-hour price file: buy or rent
 };
 
 int run_plan(const PlanOptions& options) {
@@ -99,13 +122,20 @@ int run_plan(const PlanOptions& options) {
       return kInputError;
     }
   }
+  std::optional<BuyVsRent> rent;
+  if (!options.rent.empty()) {
+    rent = buy_or_rent(options.rent, options.spec, *design, *catalog);
+    if (!rent) return kInputError;
+  }
   if (options.json) {
     auto document = plan_json(cluster);
     if (design->workload_fit) document["workload_fit"] = workload_fit_json(*design->workload_fit);
+    if (rent) document["buy_vs_rent"] = buy_vs_rent_json(*rent);
     std::cout << document.dump(2) << "\n";
   } else {
     if (design->workload_fit) std::cout << workload_fit_text(*design->workload_fit) << "\n";
     std::cout << plan_text(cluster);
+    if (rent) std::cout << "\n" << buy_vs_rent_text(*rent);
   }
   return 0;
 }
@@ -120,6 +150,11 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   plan->add_flag("--json", options->json,
                  "print the design as JSON (schema gputwin.plan/1, docs/plan-json.md)");
   plan->add_option("--bom-csv", options->bom_csv, "also write the bill of materials as CSV to this file");
+  plan->add_option(
+          "--rent", options->rent,
+          "cloud prices per GPU-hour (YAML: on-demand and reserved tiers): buy or rent, the break-even "
+          "utilisation and the workload's cost both ways (docs/plan.md)")
+      ->check(CLI::ExistingFile);
   add_catalog_options(*plan, options->catalog);
   plan->callback([options, &exit_code] { exit_code = run_plan(*options); });
 }

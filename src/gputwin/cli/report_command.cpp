@@ -18,22 +18,28 @@ struct ReportOptions {
   std::vector<std::string> simulations;
   std::vector<std::string> perfs;
   std::vector<std::string> validations;
+  std::string rent;
   std::string out;
 };
 
 int run_report(const ReportOptions& options) {
   // Result files first: a wrong file is reported before the (slower) design of a large spec.
-  const auto inputs = load_report_inputs(options.simulations, options.perfs, options.validations);
+  auto inputs = load_report_inputs(options.simulations, options.perfs, options.validations);
   if (!inputs.ok()) {
     std::cerr << inputs.error_text();
     return kInputError;
   }
   const auto catalog = load_catalog(options.catalog);
   if (!catalog) return kInputError;
-  const auto cluster = load_designed_cluster(options.spec, *catalog);
-  if (!cluster) return kInputError;
+  const auto design = designed_spec(options.spec, *catalog);
+  if (!design) return kInputError;
+  ReportInputs drawn = std::move(inputs).value();
+  if (!options.rent.empty()) {
+    drawn.buy_vs_rent = buy_or_rent(options.rent, options.spec, *design, *catalog);
+    if (!drawn.buy_vs_rent) return kInputError;
+  }
   std::ofstream out(options.out, std::ios::binary);
-  out << html_report(*cluster, inputs.value(), chart_js_bundle());
+  out << html_report(design->cluster, drawn, chart_js_bundle());
   out.close();
   if (!out) {
     std::cerr << options.out << ": cannot write the report\n";
@@ -60,6 +66,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "--validate", options->validations,
       "a `validate --json` result: its findings, and with --prometheus --range its utilisation "
       "timeline (measured, and predicted with --sacct) (repeatable)");
+  report
+      ->add_option("--rent", options->rent,
+                   "cloud prices per GPU-hour (YAML): a buy-or-rent section (docs/plan.md)")
+      ->check(CLI::ExistingFile);
   report->add_option("--out", options->out, "the HTML file to write")->required();
   add_catalog_options(*report, options->catalog);
   report->callback([options, &exit_code] { exit_code = run_report(*options); });

@@ -71,10 +71,12 @@ AcceleratorPowerFigures read_accelerator(const YamlField& item) {
 PowerModelData read_power_model(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
   root.expect_keys({"dynamic_power_exponent", "compute_bound_draw_fraction", "communication_phase",
-                    "bubble_phase", "training_phase_mix", "generic", "accelerators", "systems"});
+                    "bubble_phase", "training_phase_mix", "generic", "accelerators", "systems",
+                    "budget_cap_step_w"});
   PowerModelData data;
   data.dynamic_power_exponent = value_of_parameter(root, "dynamic_power_exponent");
   data.compute_bound_draw_fraction = value_of_parameter(root, "compute_bound_draw_fraction");
+  data.budget_cap_step = Power::from_base(value_of_parameter(root, "budget_cap_step_w"));
   if (data.compute_bound_draw_fraction > 1)
     root.child("compute_bound_draw_fraction").child("value").fail("must not exceed 1 (the default limit)");
   // The two phase assignments are stated in the file so a reader sees them; only these values are modelled.

@@ -69,6 +69,7 @@ struct PowerModelData {
   double dynamic_power_exponent = 3;       // parameter: power above idle grows as clock^exponent
   double compute_bound_draw_fraction = 1;  // parameter: a GEMM-bound phase's draw / default limit
   TrainingPhaseMix training_mix;
+  Power budget_cap_step;  // parameter: the step of the caps a power-budget plan tries (budget_cap_step_w)
   double generic_idle_fraction = 0;          // of tdp, for accelerators without figures
   double generic_memory_bound_fraction = 0;  // of tdp
   std::map<std::string, AcceleratorPowerFigures> accelerators;

@@ -203,7 +203,8 @@ TEST(PowerModel, BadDataIsALocatedError) {
       "accelerators:\n"
       "  - {id: h100-sxm, min_limit: 200 W, idle: 400 W, memory_bound_draw: 300 W, confidence: read, source: "
       "s}\n"
-      "systems: []\n",
+      "systems: []\n"
+      "budget_cap_step_w: {value: 100, kind: parameter, source: s}\n",
       f);
   std::fclose(f);
   const auto data = load_power_model(path);
@@ -222,7 +223,8 @@ TEST(PowerModel, TrainingPhaseMixMustAddUpToOne) {
       "communication_phase: memory_bound\nbubble_phase: idle\n"
       "training_phase_mix: {compute: 0.7, memory: 0.2, idle: 0.2, source: s}\n"
       "generic: {idle_fraction: 0.1, memory_bound_fraction: 0.4, source: s}\n"
-      "accelerators: []\nsystems: []\n",
+      "accelerators: []\nsystems: []\n"
+      "budget_cap_step_w: {value: 100, kind: parameter, source: s}\n",
       f);
   std::fclose(f);
   const auto data = load_power_model(path);

@@ -30,17 +30,26 @@ Result<DesignedSpec> load_design(const std::string& spec_path, const Catalog& ca
   if (!spec.ok()) return spec.errors();
   ClusterSpec sized = std::move(spec).value();
   std::optional<WorkloadFit> workload_fit;
+  std::optional<Catalog> capped;  // the chosen GPU power cap of a spec planned within a power budget
   if (sized.workload) {
     const auto inputs = load_training_inputs();
     if (!inputs.ok()) return inputs.errors();
+    const auto power = load_power_model(bundled_data_dir() + "/power/power-model.yaml");
+    if (!power.ok()) return power.errors();
     const TrainingInputs& data = inputs.value();
-    auto fit = fit_workload(
-        sized, catalog,
-        {&data.presets, &data.collectives, &data.calibration, 131072, data.memory_reserve, &data.recipes});
+    auto fit = fit_workload(sized, catalog,
+                            {&data.presets, &data.collectives, &data.calibration, 131072, data.memory_reserve,
+                             &data.recipes, &power.value()});
     if (!fit.ok()) return fit.errors();
     workload_fit = std::move(fit).value();
+    if (workload_fit->budget && workload_fit->budget->cap) {
+      auto done = result_of<Catalog>(
+          [&] { return capped_catalog(catalog, power.value(), sized, *workload_fit->budget->cap); });
+      if (!done.ok()) return done.errors();
+      capped = std::move(done).value();
+    }
   }
-  auto cluster = design_cluster(sized, catalog);
+  auto cluster = design_cluster(sized, capped ? *capped : catalog);
   if (!cluster.ok()) return cluster.errors();
   return DesignedSpec{std::move(cluster).value(), std::move(workload_fit)};
 }

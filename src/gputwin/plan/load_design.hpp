@@ -1,5 +1,7 @@
 // From files to a designed cluster: the catalog (bundled and the user's folders), a spec read against it,
-// sized for its workload when it asks for one (plan/workload_fit.hpp), and designed (design/design.hpp).
+// sized for its workload when it asks for one (plan/workload_fit.hpp; within a facility power budget,
+// plan/power_budget.hpp, with the chosen GPU power cap applied to its systems' power), and designed
+// (design/design.hpp).
 // Every command that starts from a spec goes through here.
 //
 //   Result<Catalog> catalog = load_catalog({"my-parts/"});

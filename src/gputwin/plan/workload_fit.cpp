@@ -6,8 +6,7 @@
 
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/design/design.hpp"
-#include "gputwin/perf/hardware.hpp"
-#include "gputwin/perf/training_search.hpp"
+#include "gputwin/plan/power_budget.hpp"
 
 namespace gputwin {
 namespace {
@@ -16,95 +15,6 @@ namespace {
   throw InputFailure(InputError{spec.where(field), field, message});
 }
 
-// The spec's precision as a recipe of precision-recipes.yaml; an unknown name is the spec's error.
-const PrecisionRecipe* checked_recipe(const ClusterSpec& spec, const WorkloadFitInputs& inputs) {
-  if (inputs.recipes == nullptr) return nullptr;
-  const PrecisionRecipe* recipe = find_recipe(*inputs.recipes, spec.workload->precision);
-  if (recipe == nullptr) {
-    fail_at(spec, "nodes.workload.precision",
-            "unknown precision recipe '" + spec.workload->precision +
-                "'; known: " + recipe_names(*inputs.recipes) + " (data/perf/precision-recipes.yaml)");
-  }
-  return recipe;
-}
-
-// The workload's precision recipe applied (its GEMM precision and the layers it keeps in bf16).
-TrainingConfig base_config(const ClusterSpec& spec, const WorkloadTarget& target,
-                           const WorkloadFitInputs& inputs) {
-  TrainingConfig base;
-  base.sequence = target.sequence;
-  base.global_batch = target.global_batch;
-  base.precision = target.precision;
-  if (inputs.recipes != nullptr) apply_recipe(*checked_recipe(spec, inputs), base);
-  return base;
-}
-
-// Compute trays per rack of a rack-scale spec; 1 for nodes bought one at a time.
-int nodes_per_count(const ClusterSpec& spec, const Catalog& catalog) {
-  return spec.rack_system.empty() ? 1 : catalog.get<RackSystem>(spec.rack_system).compute_trays;
-}
-
-// What one purchase step adds on this design, in counts (nodes, or racks of a rack-scale system): a scalable
-// unit of a rail-optimized fabric, or the nodes one leaf serves.
-int unit_of(const Cluster& cluster, const ClusterSpec& spec, const Catalog& catalog) {
-  const Fabric* compute = cluster.fabric(NetworkRole::compute);
-  if (compute == nullptr) return 1;
-  int nodes = 0;
-  if (compute->topology == "rail_optimized") {
-    nodes = compute->nodes_per_scalable_unit;
-  } else {
-    const NodeType* type = cluster.sole_node_type();
-    if (type != nullptr && type->nics.contains(NetworkRole::compute))
-      nodes = compute->leaf_downlinks / type->nics.at(NetworkRole::compute).ports;
-  }
-  return std::max(1, nodes / nodes_per_count(spec, catalog));
-}
-
-// `spec` with `count` nodes (or racks of its rack-scale system).
-ClusterSpec with_count(const ClusterSpec& spec, const Catalog& catalog, int count) {
-  ClusterSpec sized = spec;
-  if (!spec.rack_system.empty()) sized.rack_system_count = count;
-  sized.node_count = count * nodes_per_count(spec, catalog);
-  return sized;
-}
-
-// The spec designed with `count` nodes (or racks) and timed with its fastest fitting split.
-SizingTrial try_count(const ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs,
-                      const TransformerModel& model, const TrainingConfig& base, int count) {
-  const ClusterSpec sized = with_count(spec, catalog, count);
-  const auto cluster = design_cluster(sized, catalog);
-  if (!cluster.ok()) {
-    const InputError& first = cluster.errors().front();
-    const std::string what = spec.rack_system.empty()
-                                 ? std::to_string(count) + " nodes"
-                                 : std::to_string(count) + " racks of " + spec.rack_system;
-    throw InputFailure(
-        InputError{first.where, first.field, "designing " + what + " for the workload: " + first.message});
-  }
-  const auto hardware = perf_hardware(cluster.value(), catalog);
-  if (!hardware.ok()) throw InputFailure(hardware.errors().front());
-  SizingTrial trial;
-  trial.nodes = sized.node_count;
-  trial.racks = spec.rack_system.empty() ? 0 : count;
-  trial.gpus = cluster.value().gpus;
-  trial.unit_nodes = unit_of(cluster.value(), spec, catalog);
-  trial.estimate = search_training(hardware.value(), *inputs.collectives, *inputs.calibration, model, base,
-                                   trial.gpus, fastest_only())
-                       .best;
-  if (trial.estimate) trial.days = training_days(spec.workload->tokens, *trial.estimate);
-  return trial;
-}
-
-const TransformerModel& checked_model(const ClusterSpec& spec, const WorkloadFitInputs& inputs) {
-  const TransformerModel* model = find_model(*inputs.presets, spec.workload->model);
-  if (model == nullptr) {
-    fail_at(spec, "nodes.workload.model",
-            "unknown model '" + spec.workload->model + "'; known: " + model_names(*inputs.presets));
-  }
-  return *model;
-}
-
-// Sizes one spec that names one system; throws InputFailure located at the spec field that forbids it.
 // The answer under the bundled failure rates (plan/sizing_goodput); empty when they do not apply.
 std::optional<SizingGoodput> answer_goodput(const ClusterSpec& spec, const Catalog& catalog,
                                             const WorkloadFit& fit) {
@@ -121,32 +31,18 @@ std::optional<SizingGoodput> answer_goodput(const ClusterSpec& spec, const Catal
   return goodput.front();
 }
 
+// Sizes one spec that names one system; throws InputFailure located at the spec field that forbids it.
 WorkloadFit fit_one(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs) {
+  const WorkloadSetup setup = workload_setup(spec, catalog, inputs);
   WorkloadFit fit;
-  fit.target = *spec.workload;
-  fit.model = checked_model(spec, inputs);
+  fit.target = setup.target;
+  fit.model = setup.model;
   fit.system = spec.rack_system.empty() ? spec.node_system : spec.rack_system;
   fit.counts_racks = !spec.rack_system.empty();
   const System& system = catalog.get<System>(spec.node_system);
-  if (fit.target.global_batch == 0) fit.target.global_batch = default_global_batch(fit.target.sequence);
-  TrainingConfig base = base_config(spec, fit.target, inputs);
-  // The rate the recipe's GEMMs run at (mxfp8 at fp8's, nvfp4 and mxfp4 at fp4's).
-  const GemmPrecision* gemm = inputs.calibration->gemm.precision(base.precision);
-  const std::string peak_key = gemm != nullptr ? gemm->peak_key : base.precision;
-  const auto& rates = catalog.get<Accelerator>(system.accelerator).dense_compute;
-  const auto rate = rates.find(peak_key);
-  if (rate == rates.end() || !rate->second) {
-    fail_at(spec, "nodes.workload.precision",
-            "'" + system.accelerator + "' has no dense " + peak_key + " rate in the catalog");
-  }
-  const ByteSize gpu_memory = catalog.get<Accelerator>(system.accelerator).memory;
-  base.memory_reserve = fit.target.memory_reserve.value_or(inputs.memory_reserve.per_gpu(gpu_memory));
-  if (base.memory_reserve.base() >= gpu_memory.base()) {
-    fail_at(spec, "nodes.workload.memory_reserve", "the reserve leaves nothing of the GPU's memory");
-  }
   const int gpus_per_count = system.accelerators * nodes_per_count(spec, catalog);
   const auto search = smallest_node_count(inputs.max_gpus / gpus_per_count, fit.target.days, [&](int count) {
-    return try_count(spec, catalog, inputs, fit.model, base, count);
+    return time_count(spec, catalog, inputs, setup, count);
   });
   fit.trials = search.trials;
   fit.unit_nodes = search.unit_nodes;
@@ -270,6 +166,23 @@ WorkloadFit fit_candidates(ClusterSpec& spec, const Catalog& catalog, const Work
   return fit;
 }
 
+// Sizes `spec` to its facility power budget and replaces it with the chosen platform, sized.
+WorkloadFit fit_budget(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs) {
+  checked_model(spec, inputs);
+  BudgetFit budget = fit_power_budget(spec, catalog, inputs);
+  WorkloadFit fit;
+  fit.model = budget.setup.model;
+  fit.target = budget.setup.target;
+  fit.system = budget.spec.rack_system.empty() ? budget.spec.node_system : budget.spec.rack_system;
+  fit.counts_racks = !budget.spec.rack_system.empty();
+  fit.answer = budget.answer;
+  fit.trials = std::move(budget.trials);
+  fit.unit_nodes = budget.answer.unit_nodes;
+  fit.budget = std::move(budget.plan);
+  spec = std::move(budget.spec);
+  return fit;
+}
+
 // `storage.checkpoint.size: workload`: a checkpoint holds the weights and the optimizer state, unsharded
 // (memory.hpp's model-state bytes per parameter less the gradients, which a checkpoint does not keep).
 void size_checkpoint(ClusterSpec& spec, const TransformerModel& model) {
@@ -292,8 +205,9 @@ Result<WorkloadFit> fit_workload(ClusterSpec& spec, const Catalog& catalog, cons
       for (ClusterSpec& candidate : spec.candidates) size_checkpoint(candidate, model);
     }
     checked_recipe(spec, inputs);  // an unknown recipe is the spec's error, not a candidate's loss
-    WorkloadFit fit =
-        spec.candidates.empty() ? fit_one(spec, catalog, inputs) : fit_candidates(spec, catalog, inputs);
+    WorkloadFit fit = spec.facility.power_budget ? fit_budget(spec, catalog, inputs)
+                      : spec.candidates.empty()  ? fit_one(spec, catalog, inputs)
+                                                 : fit_candidates(spec, catalog, inputs);
     fit.goodput = answer_goodput(spec, catalog, fit);
     return fit;
   });

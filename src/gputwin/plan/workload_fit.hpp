@@ -15,6 +15,9 @@
 // chosen one replaces the spec: the cheapest TCO when every candidate's design is priced completely, else the
 // fewest GPUs (then the fewest days, then the listed order). `candidates` holds the comparison and why each
 // other candidate lost.
+//
+// A spec with facility.power_budget is sized to the budget instead (plan/power_budget.hpp): the platform, GPU
+// power cap and count that train the workload fastest within it; `budget` holds the comparison.
 #pragma once
 
 #include <optional>
@@ -29,7 +32,9 @@
 #include "gputwin/perf/precision_recipe.hpp"
 #include "gputwin/perf/training.hpp"
 #include "gputwin/perf/training_sizing.hpp"
+#include "gputwin/plan/power_budget.hpp"
 #include "gputwin/plan/sizing_goodput.hpp"
+#include "gputwin/plan/workload_trial.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 
 namespace gputwin {
@@ -64,6 +69,9 @@ struct WorkloadFit {
   // The answer under failures (plan/sizing_goodput: the bundled llama3-table5 rates, assumed checkpoint
   // defaults, the spares that cover repairs 99 % of the time); empty when the answer has no GPU system.
   std::optional<SizingGoodput> goodput;
+  // facility.power_budget: every platform and cap compared and the chosen one (plan/power_budget); `answer`
+  // is the chosen design's count and `trials` the counts timed for it.
+  std::optional<PowerBudgetPlan> budget;
 
   // The largest count tried below the answer (not in time), or none when the answer is one node.
   [[nodiscard]] const SizingTrial* next_smaller_trial() const {
@@ -73,17 +81,6 @@ struct WorkloadFit {
     }
     return below;
   }
-};
-
-struct WorkloadFitInputs {
-  const std::vector<TransformerModel>* presets = nullptr;
-  const CollectiveModel* collectives = nullptr;
-  const TrainingCalibration* calibration = nullptr;
-  int max_gpus = 131072;
-  MemoryReserve memory_reserve;  // memory.yaml's per-GPU reserve, on the spec's accelerator
-  // precision-recipes.yaml: what nodes.workload.precision may name (bf16, fp8, fp8-cs, mxfp8, nvfp4, mxfp4);
-  // null: only bf16 and fp8, as GEMM precisions with no bf16 layers.
-  const std::vector<PrecisionRecipe>* recipes = nullptr;
 };
 
 // Sizes `spec` (which must ask for a workload) and sets its node count.

@@ -536,6 +536,30 @@ PlanCandidateSummary candidate_summary_from_json(const JsonField& item) {
   return row;
 }
 
+PlanBudgetSummary budget_summary_from_json(const JsonField& budget) {
+  PlanBudgetSummary summary;
+  summary.budget_kw = budget.child("budget_kw").number();
+  summary.cap_w = optional_number(budget.child("cap_w"));
+  summary.meets_days = boolean_of(budget.child("meets_days"));
+  const JsonField candidates = budget.child("candidates");
+  for (std::size_t i = 0; i < candidates.array_size(); ++i) {
+    const JsonField item = candidates.element(i);
+    PlanBudgetCandidate row;
+    row.system = item.child("system").string();
+    row.cap_w = item.child("cap_w").number();
+    row.fits = boolean_of(item.child("fits"));
+    row.chosen = boolean_of(item.child("chosen"));
+    if (item.has("nodes")) {
+      row.nodes = item.child("nodes").integer();
+      row.facility_kw = item.child("facility_kw").number();
+    }
+    if (row.fits) row.tokens_per_second = item.child("tokens_per_second").number();
+    if (!row.chosen) row.lost = item.child("lost").string();
+    summary.candidates.push_back(row);
+  }
+  return summary;
+}
+
 PlanWorkloadSummary workload_summary_from_json(const JsonField& fit) {
   PlanWorkloadSummary workload;
   workload.model = fit.child("model").string();
@@ -544,8 +568,9 @@ PlanWorkloadSummary workload_summary_from_json(const JsonField& fit) {
   workload.nodes = fit.child("nodes").integer();
   if (fit.has("racks")) workload.racks = fit.child("racks").integer();
   workload.days = fit.child("days").number();
-  workload.days_allowed = fit.child("days_allowed").number();
+  workload.days_allowed = optional_number(fit.child("days_allowed")).value_or(0.0);
   workload.mfu = fit.child("mfu").number();
+  if (fit.has("power_budget")) workload.power_budget = budget_summary_from_json(fit.child("power_budget"));
   if (fit.has("candidates")) {
     workload.choice_rule = fit.child("choice_rule").string();
     const JsonField candidates = fit.child("candidates");
@@ -625,6 +650,7 @@ PlanSummary plan_summary_from_json(const JsonField& root) {
   }
   if (root.has("workload_fit")) plan.workload_fit = workload_summary_from_json(root.child("workload_fit"));
   if (root.has("storage")) plan.storage = storage_summary_from_json(root.child("storage"));
+  if (root.has("buy_vs_rent")) plan.buy_vs_rent = buy_vs_rent_from_json(root.child("buy_vs_rent"));
   return plan;
 }
 

@@ -17,6 +17,7 @@
 #include "gputwin/core/error.hpp"
 #include "gputwin/core/json_input.hpp"
 #include "gputwin/design/cluster.hpp"
+#include "gputwin/report/buy_vs_rent_report.hpp"
 
 namespace gputwin {
 
@@ -73,6 +74,24 @@ struct PlanCandidateSummary {
   std::optional<double> tco_usd;  // empty when the design is not priced completely
   std::string lost;               // empty for the chosen one
 };
+// `workload_fit.power_budget` of a spec planned within a facility power budget: each platform and cap
+// compared (the fields a program compares designs by) and the chosen cap.
+struct PlanBudgetCandidate {
+  std::string system;
+  double cap_w = 0;
+  bool fits = false;
+  bool chosen = false;
+  long nodes = 0;  // 0 when not even one node fits the budget
+  double facility_kw = 0;
+  double tokens_per_second = 0;  // when it fits
+  std::string lost;              // empty for the chosen one
+};
+struct PlanBudgetSummary {
+  double budget_kw = 0;
+  std::optional<double> cap_w;  // the chosen design's cap when below the default limit
+  bool meets_days = true;
+  std::vector<PlanBudgetCandidate> candidates;
+};
 struct PlanWorkloadSummary {
   std::string model;
   std::string system;
@@ -80,10 +99,11 @@ struct PlanWorkloadSummary {
   long nodes = 0;
   std::optional<long> racks;  // set when the count is racks of a rack-scale system
   double days = 0;
-  double days_allowed = 0;
+  double days_allowed = 0;  // 0 when none was given (a power-budget plan)
   double mfu = 0;
   std::string choice_rule;  // empty without candidates
   std::vector<PlanCandidateSummary> candidates;
+  std::optional<PlanBudgetSummary> power_budget;  // when planned within facility.power_budget
 };
 // One node type of the design and how many devices are of it.
 struct PlanNodeTypeSummary {
@@ -130,6 +150,7 @@ struct PlanSummary {
   std::vector<PlanWarningSummary> warnings;
   std::optional<PlanWorkloadSummary> workload_fit;  // when the spec was sized for a workload
   std::optional<PlanStorageSummary> storage;        // when the spec has a `storage:` section
+  std::optional<BuyVsRentSummary> buy_vs_rent;      // `plan --rent PRICES`
 };
 
 // Reads a gputwin.plan/1 document back; throws InputFailure naming the field (JSON pointer) when the schema

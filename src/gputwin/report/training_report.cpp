@@ -364,6 +364,40 @@ std::string candidates_text(const WorkloadFit& fit) {
   return text + table.render();
 }
 
+std::string watts_text(Power p) {
+  return fmt::format("{:g} W", p.base());
+}
+
+// facility.power_budget: every platform at every cap, the most of it the budget holds, and the winner.
+std::string budget_candidates_text(const PowerBudgetPlan& plan) {
+  std::string text = fmt::format(
+      "Power budget: {} of facility power (IT power at maximum load, every GPU at its cap, x each design's "
+      "blended PUE)\n  caps per GPU tried: {}\n"
+      "Candidates: for each platform and cap the most nodes (or racks) whose whole design fits, timed with "
+      "its "
+      "fastest split; the most tokens/s wins:\n",
+      format_power(plan.budget), plan.cap_rule);
+  TextTable table(
+      {"system", "cap", "nodes", "GPUs", "racks", "facility", "IT max", "tokens/s", "days", "MFU", "result"},
+      {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right,
+       Align::right, Align::right, Align::right, Align::left});
+  for (const BudgetCandidate& row : plan.candidates) {
+    const std::string cap = watts_text(row.cap) + (row.capped ? "" : " (TDP)");
+    if (row.nodes == 0) {
+      table.add_row({row.system, cap, "-", "-", "-", "-", "-", "-", "-", "-", "lost: " + row.lost});
+      continue;
+    }
+    const bool timed = row.fits;
+    table.add_row(
+        {row.system, cap, std::to_string(row.nodes), std::to_string(row.gpus), std::to_string(row.racks),
+         format_power(kilowatts(row.facility_kw)), format_power(kilowatts(row.it_kw)),
+         timed ? fmt::format("{:.0f}", row.tokens_per_second) : "-",
+         timed ? fmt::format("{:.1f}", row.days) : "-", timed ? fmt::format("{:.1f} %", 100 * row.mfu) : "-",
+         row.chosen ? "chosen" : "lost: " + row.lost});
+  }
+  return text + table.render();
+}
+
 std::string count_text(const WorkloadFit& fit, const SizingTrial& trial) {
   return fit.counts_racks ? fmt::format("{} racks of {}", trial.racks, fit.system)
                           : fmt::format("{} nodes", trial.nodes);
@@ -371,14 +405,74 @@ std::string count_text(const WorkloadFit& fit, const SizingTrial& trial) {
 
 }  // namespace
 
+namespace {
+
+std::string answer_details_text(const WorkloadFit& fit) {
+  const SizingTrial& a = fit.answer;
+  std::string text =
+      fmt::format("  split: {}\n  memory: {:.0f} of {:.0f} GB per GPU\n", split_text(a.estimate->config),
+                  in_gigabytes(a.estimate->memory.total()), in_gigabytes(a.estimate->memory.capacity));
+  if (fit.goodput) {
+    const SizingGoodput& g = *fit.goodput;
+    text += fmt::format(
+        "  under failures: job MTTF {:.2f} h, checkpoint every {:.1f} min, ETTR {:.3f}, time-to-train {:.1f} "
+        "days; {} spare nodes cover repairs 99 % of the time (Llama 3 Table 5 rates, assumed 5-min "
+        "checkpoint "
+        "write and 10-min restart: perf goodput)\n",
+        g.mttf_hours, g.interval_minutes, g.ettr, g.wall_days, g.spare_nodes);
+  }
+  return text;
+}
+
+std::string budget_fit_text(const WorkloadFit& fit) {
+  const PowerBudgetPlan& plan = *fit.budget;
+  const BudgetCandidate& won = plan.candidates.at(plan.chosen);
+  const SizingTrial& a = fit.answer;
+  std::string text = budget_candidates_text(plan);
+  const std::string count = fit.counts_racks
+                                ? fmt::format("{} ({} nodes, {} GPUs)", count_text(fit, a), a.nodes, a.gpus)
+                                : fmt::format("{} nodes of {} ({} GPUs)", a.nodes, fit.system, a.gpus);
+  const double days_allowed = fit.target.days;
+  text += fmt::format(
+      "Within {}: {} at {} per GPU{} train it in {:.1f} days at {:.1f} % MFU, {:.0f} tokens/s; facility {} "
+      "at "
+      "maximum{}\n",
+      format_power(plan.budget), count, watts_text(won.cap), won.capped ? "" : " (TDP)", a.days,
+      100 * a.estimate->mfu, a.estimate->tokens_per_second, format_power(kilowatts(won.facility_kw)),
+      days_allowed <= 0 ? ""
+      : plan.meets_days
+          ? fmt::format("; within the {:g} days", days_allowed)
+          : fmt::format("; NOT within the {:g} days: no design in the budget is", days_allowed));
+  text += answer_details_text(fit);
+  text +=
+      "Counts timed for it (the largest whose design fits, and the largest whole purchase unit below it):\n";
+  TextTable table({"nodes", "GPUs", "days", "MFU", "tokens/s"},
+                  {Align::right, Align::right, Align::right, Align::right, Align::right});
+  for (const SizingTrial& trial : fit.trials) {
+    if (!trial.estimate) {
+      table.add_row({std::to_string(trial.nodes), std::to_string(trial.gpus), "-", "-", "does not fit"});
+      continue;
+    }
+    table.add_row({std::to_string(trial.nodes), std::to_string(trial.gpus), fmt::format("{:.1f}", trial.days),
+                   fmt::format("{:.1f} %", 100 * trial.estimate->mfu),
+                   fmt::format("{:.0f}", trial.estimate->tokens_per_second)});
+  }
+  text += table.render();
+  text += fmt::format("MFU convention: {}\n", flop_convention());
+  return text;
+}
+
+}  // namespace
+
 std::string workload_fit_text(const WorkloadFit& fit) {
   const WorkloadTarget& t = fit.target;
   const SizingTrial& a = fit.answer;
-  std::string text = fmt::format(
-      "Workload: {} ({:.1f}B parameters) on {:.4g} tokens within {:g} days; sequence {}, global batch {}, "
-      "{}\n",
-      fit.model.name, fit.model.parameters() / 1e9, t.tokens, t.days, t.sequence, t.global_batch,
-      t.precision);
+  std::string text =
+      fmt::format("Workload: {} ({:.1f}B parameters) on {:.4g} tokens{}; sequence {}, global batch {}, {}\n",
+                  fit.model.name, fit.model.parameters() / 1e9, t.tokens,
+                  t.days > 0 ? fmt::format(" within {:g} days", t.days) : std::string(" (no days given)"),
+                  t.sequence, t.global_batch, t.precision);
+  if (fit.budget) return text + budget_fit_text(fit);
   if (!fit.candidates.empty()) text += candidates_text(fit);
   const SizingTrial* below = fit.next_smaller_trial();
   const std::string sized = fit.counts_racks
@@ -389,17 +483,7 @@ std::string workload_fit_text(const WorkloadFit& fit) {
                                                : fmt::format("; {} nodes do not", below->nodes);
   text += fmt::format("Sized: {} train it in {:.1f} days at {:.1f} % MFU{}\n", sized, a.days,
                       100 * a.estimate->mfu, fewer);
-  text += fmt::format("  split: {}\n  memory: {:.0f} of {:.0f} GB per GPU\n", split_text(a.estimate->config),
-                      in_gigabytes(a.estimate->memory.total()), in_gigabytes(a.estimate->memory.capacity));
-  if (fit.goodput) {
-    const SizingGoodput& g = *fit.goodput;
-    text += fmt::format(
-        "  under failures: job MTTF {:.2f} h, checkpoint every {:.1f} min, ETTR {:.3f}, time-to-train {:.1f} "
-        "days; {} spare nodes cover repairs 99 % of the time (Llama 3 Table 5 rates, assumed 5-min "
-        "checkpoint "
-        "write and 10-min restart: perf goodput)\n",
-        g.mttf_hours, g.interval_minutes, g.ettr, g.wall_days, g.spare_nodes);
-  }
+  text += answer_details_text(fit);
   text += fit.counts_racks
               ? fmt::format(
                     "Rack counts tried (whole {} racks, never cutting a scale-up domain: doubling, then "
@@ -439,6 +523,40 @@ std::string workload_fit_text(const WorkloadFit& fit) {
   return text;
 }
 
+namespace {
+
+nlohmann::json power_budget_json(const PowerBudgetPlan& plan) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const BudgetCandidate& row : plan.candidates) {
+    nlohmann::json item{{"system", row.system},    {"accelerator", row.accelerator},
+                        {"cap_w", row.cap.base()}, {"capped", row.capped},
+                        {"fits", row.fits},        {"chosen", row.chosen}};
+    if (row.nodes > 0) {
+      item["nodes"] = row.nodes;
+      item["gpus"] = row.gpus;
+      item["racks"] = row.racks;
+      item["facility_kw"] = row.facility_kw;
+      item["it_max_kw"] = row.it_kw;
+    }
+    if (row.fits) {
+      item["tokens_per_second"] = row.tokens_per_second;
+      item["days"] = row.days;
+      item["mfu"] = row.mfu;
+    }
+    item["lost"] = row.chosen ? nlohmann::json(nullptr) : nlohmann::json(row.lost);
+    rows.push_back(item);
+  }
+  return {
+      {"budget_kw", in_kilowatts(plan.budget)},
+      {"basis", "facility power: IT power at maximum load (GPUs at their cap) x the design's blended PUE"},
+      {"cap_rule", plan.cap_rule},
+      {"cap_w", plan.cap ? nlohmann::json(plan.cap->base()) : nlohmann::json(nullptr)},
+      {"meets_days", plan.meets_days},
+      {"candidates", rows}};
+}
+
+}  // namespace
+
 nlohmann::json workload_fit_json(const WorkloadFit& fit) {
   const WorkloadTarget& t = fit.target;
   nlohmann::json trials = nlohmann::json::array();
@@ -458,7 +576,7 @@ nlohmann::json workload_fit_json(const WorkloadFit& fit) {
   nlohmann::json json{{"model", fit.model.name},
                       {"parameters", fit.model.parameters()},
                       {"tokens", t.tokens},
-                      {"days_allowed", t.days},
+                      {"days_allowed", t.days > 0 ? nlohmann::json(t.days) : nlohmann::json(nullptr)},
                       {"sequence", t.sequence},
                       {"global_batch", t.global_batch},
                       {"precision", t.precision},
@@ -486,6 +604,7 @@ nlohmann::json workload_fit_json(const WorkloadFit& fit) {
     json["unit_racks"] = fit.unit_nodes;
     json.erase("unit_nodes");
   }
+  if (fit.budget) json["power_budget"] = power_budget_json(*fit.budget);
   if (!fit.candidates.empty()) {
     nlohmann::json rows = nlohmann::json::array();
     for (const CandidateFit& row : fit.candidates) {

@@ -25,6 +25,8 @@ class SpecReader {
       return;
     }
     spec_.name = root.child("name").text();
+    budgeted_ =
+        root.has("facility") && root.child("facility").is_map() && root.child("facility").has("power_budget");
     read_nodes(nodes);
     read_fabrics(root.child("fabrics"));
     if (auto management = root.optional_child("management")) read_management(*management);
@@ -124,6 +126,7 @@ class SpecReader {
     if (sizes_given != 1) {
       nodes.fail("give exactly one of 'count' (nodes), 'gpus' (a target) or 'workload' (sized for it)");
     }
+    refuse_count_with_budget(nodes);
     if (auto count = nodes.optional_child("count")) {
       spec_.node_count = static_cast<int>(count->positive_integer());
       remember(*count);
@@ -156,6 +159,7 @@ class SpecReader {
       nodes.fail("give exactly one of 'count' (racks of " + spec_.rack_system +
                  "), 'gpus' (a target) or 'workload' (sized for it in whole racks)");
     }
+    refuse_count_with_budget(nodes);
     if (auto count = nodes.optional_child("count")) {
       spec_.rack_system_count = static_cast<int>(count->positive_integer());
       remember(*count);
@@ -174,6 +178,15 @@ class SpecReader {
     if (!tray.nics.contains(NetworkRole::compute)) {
       named.fail("the compute tray '" + tray.info.id + "' has no compute NICs");
     }
+  }
+
+  // A power budget sizes the nodes: the spec gives the workload the budget is spent on, not a count.
+  void refuse_count_with_budget(const YamlField& nodes) const {
+    if (!budgeted_ || nodes.has("workload")) return;
+    nodes.child(nodes.has("count") ? "count" : "gpus")
+        .fail(
+            "facility.power_budget sizes the nodes for a workload: give 'workload' instead of a count "
+            "(docs/spec.md, 3.2.3)");
   }
 
   // A node whose scale-up domain spans several of them (an NVL72 compute tray) is built only as part of the
@@ -206,9 +219,11 @@ class SpecReader {
       tokens.fail("expected a token count with a K, M, B or T suffix, such as 15T or 300B, got '" +
                   tokens.text() + "'");
     }
-    const auto days = f.child("days");
-    workload.days = days.positive_number();
-    remember(days);
+    // Within a power budget the days are an optional target (the plan trains as fast as the budget allows).
+    if (const auto days = budgeted_ ? f.optional_child("days") : std::optional<YamlField>(f.child("days"))) {
+      workload.days = days->positive_number();
+      remember(*days);
+    }
     if (auto sequence = f.optional_child("sequence")) {
       workload.sequence = static_cast<int>(sequence->positive_integer());
     }
@@ -473,7 +488,7 @@ class SpecReader {
   void read_facility(const YamlField& f) {
     f.expect_keys({"rack_power_limit", "rack_units", "max_nodes_per_rack", "pdu", "pdu_redundancy", "cooling",
                    "pue", "electricity_price", "layout", "liquid_cooling", "room_air_capacity",
-                   "room_liquid_capacity"});
+                   "room_liquid_capacity", "power_budget"});
     const FacilityDefaults* defaults = catalog_.find<FacilityDefaults>(kDefaultFacility);
     if (defaults == nullptr) f.fail("the catalog has no facility_defaults entry with id 'default'");
     FacilitySpec& facility = spec_.facility;
@@ -521,6 +536,10 @@ class SpecReader {
     if (auto liquid = f.optional_child("room_liquid_capacity")) {
       facility.room_liquid_capacity = liquid->positive_quantity<Power>();
       remember(*liquid);
+    }
+    if (auto budget = f.optional_child("power_budget")) {
+      facility.power_budget = budget->positive_quantity<Power>();
+      remember(*budget);
     }
     if (!spec_.rack_system.empty()) check_rack_system_fits(f);
   }
@@ -633,6 +652,7 @@ class SpecReader {
 
   const Catalog& catalog_;
   ClusterSpec& spec_;
+  bool budgeted_ = false;  // facility.power_budget is given: the workload's days become optional
   int candidate_ = -1;
 };
 

@@ -46,7 +46,7 @@ struct FabricSpec {
 struct WorkloadTarget {
   std::string model;  // a model preset (data/perf/models.yaml); checked when sized
   double tokens = 0;
-  double days = 0;
+  double days = 0;  // 0 = none given (a spec with facility.power_budget may leave it out)
   int sequence = 8192;
   int global_batch = 0;  // sequences per step; 0 = the sizing default
   std::string precision = "bf16";
@@ -110,6 +110,9 @@ struct FacilitySpec {
   LiquidCoolingSpec liquid;
   std::optional<Power> room_air_capacity;     // heat the room's air handling removes; empty = not checked
   std::optional<Power> room_liquid_capacity;  // heat the facility water plant removes; empty = not checked
+  // The facility power a site sells (IT power at maximum load x the design's blended PUE): `plan` finds the
+  // platform, GPU power cap and node count that train the workload fastest within it (plan/power_budget).
+  std::optional<Power> power_budget;
 };
 
 struct CablingSpec {

@@ -420,6 +420,43 @@ std::string validation_section(const std::vector<ValidateDocument>& validations,
   return html + "</section>" + timeline;
 }
 
+// `report --rent PRICES`: the break-even utilisation of each cloud tier and the workload's cost both ways.
+std::string buy_vs_rent_section(const std::optional<BuyVsRent>& answer) {
+  if (!answer) return "";
+  const BuyVsRent& a = *answer;
+  std::string html = fmt::format(
+      "<section id=\"buy-vs-rent\" data-tco-usd=\"{}\" data-own-per-gpu-hour-usd=\"{}\"><h2>Buy or rent</h2>"
+      "<p>Owning {} x {}: TCO {} over {} years, {} per GPU-hour used all its life. Renting buys only the "
+      "GPU-hours used: owning is cheaper above the break-even share of the cluster's GPU-hours. Prices: "
+      "{}.</p>"
+      "<table><thead><tr><th>tier</th><th>per GPU-hour</th><th>break-even use</th><th>rent, all hours of the "
+      "life</th>{}</tr></thead><tbody>",
+      svg_number(in_usd(a.tco)), svg_number(in_usd(a.own_per_gpu_hour)), a.gpus, html_escape(a.accelerator),
+      html_escape(format_money(a.tco)), svg_number(a.lifetime_years),
+      html_escape(format_money_exact(a.own_per_gpu_hour)), html_escape(a.prices_source),
+      a.workload ? "<th>workload rented</th><th>workload owned</th>" : "");
+  for (const RentTierAnswer& row : a.tiers) {
+    html += fmt::format(
+        "<tr data-tier=\"{}\" data-break-even=\"{}\"><td>{}</td><td>{}</td><td>{:.1f} %</td>"
+        "<td>{}</td>",
+        html_escape(row.tier), svg_number(row.break_even_utilization), html_escape(row.tier),
+        html_escape(format_money_exact(row.per_gpu_hour)), 100 * row.break_even_utilization,
+        html_escape(format_money(row.rent_over_life)));
+    if (a.workload) {
+      html += fmt::format("<td>{}</td><td>{}</td>",
+                          html_escape(row.workload_rent ? format_money(*row.workload_rent) : "-"),
+                          html_escape(format_money(*a.workload_own)));
+    }
+    html += "</tr>";
+  }
+  html += "</tbody></table>";
+  if (a.workload) {
+    html += fmt::format("<p class=\"note\">Workload: {} on {} GPUs for {:.1f} days.</p>",
+                        html_escape(a.workload->model), a.workload->gpus, a.workload->days);
+  }
+  return html + "</section>";
+}
+
 // Chart data sits in a JSON script element; "</" is escaped so no string in it can close the element.
 std::string chart_configs_script(const std::vector<ReportChart>& charts) {
   Json configs = Json::object();
@@ -445,7 +482,8 @@ std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std:
   html += summary_section(cluster, plan) + warnings_section(cluster) + racks_section(cluster) +
           fabrics_section(cluster, plan);
   html += charts_section(charts, "design", "power-cost", "Power, cost and cabling");
-  html += storage_section(plan) + cables_section(plan) + bom_section(plan);
+  html += storage_section(plan) + cables_section(plan) + bom_section(plan) +
+          buy_vs_rent_section(inputs.buy_vs_rent);
   html += charts_section(charts, "simulation", "simulation", "Simulation");
   html += charts_section(charts, "perf", "perf", "Performance");
   html += inference_section(inputs.inferences) + sizing_section(inputs.sizings) +

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gputwin/core/error.hpp"
+#include "gputwin/plan/buy_vs_rent.hpp"
 #include "gputwin/report/collective_report.hpp"
 #include "gputwin/report/goodput_report.hpp"
 #include "gputwin/report/inference_report.hpp"
@@ -41,6 +42,7 @@ struct ReportInputs {
   std::vector<CapacityDocument> capacities;
   std::vector<GoodputDocument> goodputs;  // perf goodput --json
   std::vector<ValidateDocument> validations;
+  std::optional<BuyVsRent> buy_vs_rent;  // `report --rent PRICES`: the design against cloud prices
 };
 
 // Simulation files must be replay or packing results, perf files collective, training, inference, sizing,
