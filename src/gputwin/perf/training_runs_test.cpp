@@ -104,10 +104,12 @@ TEST(TrainingRuns, MoeCudaGraphsFollowTheRecipes) {
       EXPECT_FALSE(run.config.moe_cuda_graphs) << run.id;
       continue;
     }
-    if (run.model_id == "qwen3-235b-a22b" && (run.gpu == "GB200" || run.gpu == "GB300"))
+    if (run.model_id == "qwen3-235b-a22b" && (run.gpu == "GB200" || run.gpu == "GB300")) {
       EXPECT_TRUE(run.config.moe_cuda_graphs) << run.id;
-    if (run.model_id == "qwen3-235b-a22b" && (run.gpu == "B200" || run.gpu == "B300" || run.gpu == "H100"))
+    }
+    if (run.model_id == "qwen3-235b-a22b" && (run.gpu == "B200" || run.gpu == "B300" || run.gpu == "H100")) {
       EXPECT_FALSE(run.config.moe_cuda_graphs) << run.id;
+    }
     (run.config.moe_cuda_graphs ? graphed : plain) += run.set == "fit" ? 1 : 0;
   }
   EXPECT_GE(graphed, 20);
