@@ -206,6 +206,7 @@ int main(int argc, char** argv) {
           "  {}: {}\n", a.name,
           a.peak_fraction ? fmt::format("{:.3f}", *a.peak_fraction) : std::string("unknown"));
     std::cout << fmt::format("  moe_layer_host_s: {:.5f}\n", fit.value().moe_layer_host_s);
+    std::cout << fmt::format("  moe_layer_host_graphed_s: {:.5f}\n", fit.value().moe_layer_host_graphed_s);
     // The recipes' GEMM rates, each from its published benchmark (precision-recipes.yaml gemm_rate).
     const auto recipes = gputwin::load_precision_recipes(path("data/perf/precision-recipes.yaml"));
     if (!recipes.ok()) {

@@ -33,6 +33,7 @@ struct TrainOptions {
   std::string attention = "flash";
   std::string attention_kernel;  // empty: the architecture's default (gemm-efficiency.yaml)
   std::string expert_comm_overlap = "off";
+  std::string moe_cuda_graphs = "off";
   bool no_sequence_parallel = false;
   bool no_overlap = false;
   int gpus = 0;
@@ -100,6 +101,7 @@ TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw, const Tr
   c.attention = o.attention == "unfused" ? Attention::unfused : Attention::flash;
   c.attention_kernel = o.attention_kernel;
   c.expert_comm_overlap = o.expert_comm_overlap == "on";
+  c.moe_cuda_graphs = o.moe_cuda_graphs == "on";
   c.first_stage_layers = o.first_stage_layers;
   c.last_stage_layers = o.last_stage_layers;
   const PrecisionRecipe* recipe = find_recipe(inputs.recipes, o.precision);
@@ -320,6 +322,12 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
       ->add_option("--expert-comm-overlap", o->expert_comm_overlap,
                    "on | off (default): MoE dispatch/combine overlapped with another micro-batch's compute "
                    "(Megatron overlap_moe_expert_parallel_comm, Bridge moe_a2a_overlap)")
+      ->check(CLI::IsMember({"on", "off"}));
+  command
+      ->add_option(
+          "--moe-cuda-graphs", o->moe_cuda_graphs,
+          "on | off (default): the MoE router and dispatch preprocessing captured in CUDA graphs "
+          "(Megatron cuda_graph_scope moe_router + moe_preprocess): the graphed host wait per MoE layer")
       ->check(CLI::IsMember({"on", "off"}));
   command->add_flag("--no-sequence-parallel", o->no_sequence_parallel,
                     "keep norms and dropout unsplit over tp");

@@ -33,8 +33,7 @@ std::vector<AttentionKernel> read_kernels(const YamlField& list) {
     k.name = row.child("kernel").text();
     k.architecture = row.child("architecture").text();
     if (const auto d = row.optional_child("default")) k.is_default = d->boolean();
-    if (row.child("head_dim").positive_number() != 128)
-      row.child("head_dim").fail("only head dim 128 is modelled");
+    k.head_dim = row.child("head_dim").positive_number();
     const double peak = row.child("reference_peak_tflops").positive_number();
     double previous = 0;
     for (const YamlField& v : row.child("sequence").items()) {
@@ -47,9 +46,9 @@ std::vector<AttentionKernel> read_kernels(const YamlField& list) {
     k.backward = fractions_of(row.child("backward_tflops"), k.sequence.size(), peak);
     (void)row.child("source").text_or_list();  // required: where the figures were read
     for (const auto& other : kernels) {
-      if (other.name == k.name && other.architecture == k.architecture)
-        row.child("kernel").fail("listed twice");
-      if (other.is_default && k.is_default && other.architecture == k.architecture)
+      if (other.name == k.name && other.architecture == k.architecture && other.head_dim == k.head_dim)
+        row.child("kernel").fail("listed twice at head dim " + row.child("head_dim").text());
+      if (other.is_default && k.is_default && other.architecture == k.architecture && other.name != k.name)
         row.child("default").fail("a second default kernel for " + k.architecture);
     }
     kernels.push_back(std::move(k));
@@ -161,11 +160,23 @@ double AttentionKernel::fraction(double sequence_tokens, bool causal, bool backw
                 : unmasked;
 }
 
+double GemmDevice::attention_fraction(double sequence, bool causal, bool backward_pass) const {
+  const std::vector<AttentionKernel>& t = attention_tables;
+  if (t.empty()) return attention_kernel->fraction(sequence, causal, backward_pass);
+  const double d = attention_head_dim;
+  if (t.size() == 1 || d <= t.front().head_dim) return t.front().fraction(sequence, causal, backward_pass);
+  if (d >= t.back().head_dim) return t.back().fraction(sequence, causal, backward_pass);
+  std::size_t i = 0;
+  while (t[i + 1].head_dim < d) ++i;
+  const double w = (d - t[i].head_dim) / (t[i + 1].head_dim - t[i].head_dim);
+  return (1 - w) * t[i].fraction(sequence, causal, backward_pass) +
+         w * t[i + 1].fraction(sequence, causal, backward_pass);
+}
+
 double GemmDevice::attention_forward_s(double model_flops, double sequence, double causal_share) const {
   if (attention_kernel) {
-    const double masked = causal_share * model_flops / attention_kernel->fraction(sequence, true, false);
-    const double unmasked =
-        (1 - causal_share) * model_flops / attention_kernel->fraction(sequence, false, false);
+    const double masked = causal_share * model_flops / attention_fraction(sequence, true, false);
+    const double unmasked = (1 - causal_share) * model_flops / attention_fraction(sequence, false, false);
     return (masked + unmasked) / bf16_peak_flops;
   }
   // The tiles on the causal diagonal are computed whole but count half: sequence / tile of them, each tile^2
@@ -177,8 +188,8 @@ double GemmDevice::attention_forward_s(double model_flops, double sequence, doub
 double GemmDevice::attention_backward_s(double model_flops, double sequence, double causal_share) const {
   if (attention_kernel) {
     const double flops = attention_backward_ratio * model_flops;
-    const double masked = causal_share * flops / attention_kernel->fraction(sequence, true, true);
-    const double unmasked = (1 - causal_share) * flops / attention_kernel->fraction(sequence, false, true);
+    const double masked = causal_share * flops / attention_fraction(sequence, true, true);
+    const double unmasked = (1 - causal_share) * flops / attention_fraction(sequence, false, true);
     return (masked + unmasked) / bf16_peak_flops;
   }
   return attention_backward_ratio * attention_forward_s(model_flops, sequence, causal_share);
@@ -248,9 +259,21 @@ Result<GemmDevice> GemmModel::device(const Accelerator& accelerator, const std::
   d.tile_m = tiling_.tile_m;
   d.tile_n = tiling_.tile_n;
   if (const auto sms = tiling_.sms.find(id); sms != tiling_.sms.end()) d.sms = sms->second;
+  // The kernel by name (or the architecture's default), then every head dimension measured for it.
+  std::string kernel = attention_kernel;
   for (const AttentionKernel& k : kernels_) {
-    if (k.architecture != a->name) continue;
-    if (attention_kernel.empty() ? k.is_default : k.name == attention_kernel) d.attention_kernel = k;
+    if (k.architecture == a->name && attention_kernel.empty() && k.is_default) kernel = k.name;
+  }
+  for (const AttentionKernel& k : kernels_) {
+    if (k.architecture == a->name && k.name == kernel) d.attention_tables.push_back(k);
+  }
+  std::sort(d.attention_tables.begin(), d.attention_tables.end(),
+            [](const AttentionKernel& x, const AttentionKernel& y) { return x.head_dim < y.head_dim; });
+  if (!d.attention_tables.empty()) {
+    // The table named in rules and reports: the one nearest the usual head dimension 128.
+    d.attention_kernel = *std::min_element(
+        d.attention_tables.begin(), d.attention_tables.end(),
+        [](const auto& x, const auto& y) { return std::abs(x.head_dim - 128) < std::abs(y.head_dim - 128); });
   }
   return d;
 }

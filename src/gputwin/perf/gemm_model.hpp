@@ -40,6 +40,7 @@ struct AttentionKernel {
   std::string name;          // fa2, fa3, cudnn
   std::string architecture;  // hopper
   bool is_default = false;   // the kernel a run gets when its framework's is not given
+  double head_dim = 128;     // the head dimension the table was measured at
   std::vector<double> sequence;
   std::vector<double> forward_causal;  // fraction of the bf16 peak, causal mask (FLOPs of the causal half)
   std::vector<double> forward;         // without mask
@@ -76,6 +77,11 @@ struct GemmDevice {
   double attention_tile = 128;                      // tokens per flash-attention tile (causal diagonal waste)
   double attention_backward_ratio = 2.5;            // backward / forward matrix FLOPs inside flash attention
   std::optional<AttentionKernel> attention_kernel;  // measured kernel speed; empty: the rule below
+  // Every table of that kernel on the architecture, one per measured head dimension, ascending; the kernel
+  // runs at `attention_head_dim` (the model's query/key head dimension): linear in head dimension between the
+  // two nearest tables, held at the nearest end outside them.
+  std::vector<AttentionKernel> attention_tables;
+  double attention_head_dim = 128;
   int sms = 0;                        // streaming multiprocessors; 0: unknown, no wave quantisation
   double tile_m = 128, tile_n = 128;  // output tile of the grouped GEMM kernels
 
@@ -97,6 +103,8 @@ struct GemmDevice {
   // the masked blocks computed whole (1 + causal_share x tile / sequence).
   [[nodiscard]] double attention_forward_s(double model_flops, double sequence,
                                            double causal_share = 1) const;
+  // The measured kernel's fraction of the bf16 peak at `attention_head_dim` (attention_tables).
+  [[nodiscard]] double attention_fraction(double sequence, bool causal, bool backward_pass) const;
   [[nodiscard]] double attention_backward_s(double model_flops, double sequence,
                                             double causal_share = 1) const;
 };

@@ -102,6 +102,29 @@ TEST(GemmModel, HopperAttentionRunsAtThePublishedKernelSpeed) {
   EXPECT_FALSE(gemm().device(h100, "bf16", "fa4").value().attention_kernel.has_value());
 }
 
+// The kernel tables by head dimension (FlashAttention-3 paper, Figures 5(a)/(b), 6(a) at head dim 64;
+// 5(c)/(d), 6(b) at 128): a model's kernels run at its own head dimension, linear in head dimension between
+// the tables, held at the nearest table outside them.
+TEST(GemmModel, AttentionRunsAtTheModelsHeadDimension) {
+  const Accelerator& h100 = perf_setup().catalog.get<Accelerator>("h100-sxm");
+  GemmDevice fa2 = gemm().device(h100, "bf16", "fa2").value();
+  ASSERT_EQ(fa2.attention_tables.size(), 2u);
+  const double flops = 1e12;
+  const auto causal_tflops = [&](double head_dim) {
+    fa2.attention_head_dim = head_dim;
+    return flops / fa2.attention_forward_s(flops, 8192) / fa2.bf16_peak_flops * 989;
+  };
+  EXPECT_NEAR(causal_tflops(64), 295, 1e-6);
+  EXPECT_NEAR(causal_tflops(128), 333, 1e-6);
+  EXPECT_NEAR(causal_tflops(96), (295 + 333) / 2.0, 1e-6);
+  EXPECT_DOUBLE_EQ(causal_tflops(256), causal_tflops(128));
+  EXPECT_DOUBLE_EQ(causal_tflops(32), causal_tflops(64));
+  // Backward at head dim 64: the unmasked 287 x the forward's causal / unmasked ratio (295 / 322).
+  fa2.attention_head_dim = 64;
+  EXPECT_NEAR(2.5 * flops / fa2.attention_backward_s(flops, 8192) / fa2.bf16_peak_flops,
+              287.0 / 989 * 295.0 / 322, 1e-9);
+}
+
 TEST(GemmModel, AKernelTableThatIsNotIncreasingIsALocatedError) {
   const std::string path = ::testing::TempDir() + "/gemm-bad-kernel.yaml";
   {

@@ -233,7 +233,8 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
     const double permute_bytes = 2 * (tokens + routed_rows) * m.hidden * kActivationBytes +
                                  2 * tokens * static_cast<double>(m.moe.experts) * kRouterBytes;
     pass.permute = moe_share * permute_bytes / x.memory_bandwidth;
-    pass.host_wait = moe_share * x.calibration.moe_layer_host_s;
+    pass.host_wait = moe_share * (c.moe_cuda_graphs ? x.calibration.moe_layer_host_graphed_s
+                                                    : x.calibration.moe_layer_host_s);
     if (m.moe.shared_experts > 0)
       add(mlp_gemms(m, static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden, c.tp),
           tokens, 1, moe_share);
@@ -439,16 +440,22 @@ TimeTerm term(std::string name, double seconds, std::string rule) {
 
 TrainingCalibration read_calibration(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"elementwise_traffic", "moe_layer_host_s", "gemm_model", "source", "notes"});
+  root.expect_keys({"elementwise_traffic", "moe_layer_host_s", "moe_layer_host_graphed_s", "gemm_model",
+                    "source", "notes"});
   TrainingCalibration calibration;
   calibration.elementwise_traffic = root.child("elementwise_traffic").number();
   if (calibration.elementwise_traffic < 0) root.child("elementwise_traffic").fail("must not be negative");
-  if (const auto host = root.optional_child("moe_layer_host_s")) {
-    host->expect_keys({"value", "source"});
-    calibration.moe_layer_host_s = host->child("value").number();
-    if (calibration.moe_layer_host_s < 0) host->child("value").fail("must not be negative");
-    (void)host->child("source").text_or_list();  // required: how it was fitted
-  }
+  // A fitted host wait: {value, source}, not negative.
+  auto host_wait = [&](const char* key, double& seconds) {
+    if (const auto host = root.optional_child(key)) {
+      host->expect_keys({"value", "source"});
+      seconds = host->child("value").number();
+      if (seconds < 0) host->child("value").fail("must not be negative");
+      (void)host->child("source").text_or_list();  // required: how it was fitted
+    }
+  };
+  host_wait("moe_layer_host_s", calibration.moe_layer_host_s);
+  host_wait("moe_layer_host_graphed_s", calibration.moe_layer_host_graphed_s);
   calibration.source = root.child("source").text_or_list();
   const YamlField gemm_file = root.child("gemm_model");
   const std::string folder = path.find('/') == std::string::npos ? "" : path.substr(0, path.rfind('/') + 1);
@@ -494,6 +501,8 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
     auto bf16 = calibration.gemm.device(hardware.accelerator, "bf16", config.attention_kernel);
     if (bf16.ok()) x.bf16_device = std::move(bf16).value();
   }
+  // The attention kernels run at the model's query/key head dimension (the kernel tables by head dimension).
+  x.device.attention_head_dim = x.bf16_device.attention_head_dim = model.qk_head_dim();
   x.memory_bandwidth = x.device.memory_bytes_per_s;
   e.peak_flops_per_gpu = x.device.peak_flops;
   // A recipe whose quantised GEMM kernels are slower than the per-tensor-scaled ones (row-wise FP8): their

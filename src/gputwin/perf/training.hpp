@@ -60,6 +60,10 @@ struct TrainingCalibration {
   // grouped GEMMs can be launched, so the kernels after that point are issued while the GPU idles. Fitted on
   // the MoE fit rows (fit_gemm_calibration), 0 = none.
   double moe_layer_host_s = 0;
+  // The same wait where the recipe captures the MoE router and the dispatcher's preprocessing in CUDA graphs
+  // (TrainingConfig::moe_cuda_graphs): the host issues those parts as graph replays, not kernel by kernel.
+  // Fitted on the MoE fit rows whose recipes do so, 0 = none.
+  double moe_layer_host_graphed_s = 0;
   std::string source;  // how the values were obtained
 };
 
@@ -82,9 +86,9 @@ struct TrainingEstimate {
   double mfu = 0;                      // model FLOPs / (step time x GPUs x dense peak of config.precision)
   double hfu = 0;
   double peak_flops_per_gpu = 0;
-  double attention_s = 0;  // of step_time_s: the attention kernels (forward, backward, recomputed), their
-                           // share of the bubble included (for the validation harness's diagnosis)
-  std::string attention_rule;   // how attention was timed ("hopper cudnn kernel table" or the rule)
+  double attention_s = 0;      // of step_time_s: the attention kernels (forward, backward, recomputed), their
+                               // share of the bubble included (for the validation harness's diagnosis)
+  std::string attention_rule;  // how attention was timed ("hopper cudnn kernel table" or the rule)
   std::string efficiency_rule;  // the GEMM model row used ("hopper: 0.600 of peak ..."), for --explain
   MemoryFootprint memory;
 };

@@ -91,6 +91,10 @@ struct TrainingConfig {
   bool expert_comm_overlap =
       false;  // MoE dispatch/combine all-to-all run concurrently with another micro-batch's
               // compute (Megatron overlap_moe_expert_parallel_comm, Bridge moe_a2a_overlap)
+  bool moe_cuda_graphs =
+      false;  // the MoE router and the dispatcher's preprocessing captured in CUDA graphs
+              // (Megatron cuda_graph_scope moe_router + moe_preprocess, or a full-iteration
+              // graph): the host wait per MoE layer is TrainingCalibration's graphed value
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   [[nodiscard]] int gpus() const { return model_parallel() * dp; }   // GPUs that work (idle ones aside)

@@ -57,6 +57,8 @@ struct Setup {
   // (gpu, model, precision) -> the MoE all-to-all overlap of NVIDIA's performance recipe for it
   // (moe_a2a_overlap)
   std::map<std::tuple<std::string, std::string, std::string>, bool> expert_comm_overlap;
+  // (gpu, model, precision) -> whether that recipe captures the MoE router and preprocessing in CUDA graphs
+  std::map<std::tuple<std::string, std::string, std::string>, bool> moe_cuda_graphs;
 };
 
 std::string lower(std::string text) {
@@ -110,14 +112,18 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
   }
   if (const auto moe = root.optional_child("moe_recipes")) {
     for (const YamlField& row : moe->items()) {
-      row.expect_keys({"gpu", "model", "precisions", "expert_comm_overlap", "source"});
+      row.expect_keys({"gpu", "model", "precisions", "expert_comm_overlap", "moe_cuda_graphs", "source"});
       (void)row.child("source").text_or_list();  // required: the recipe file it was read in
-      const bool overlap = row.child("expert_comm_overlap").boolean();
+      const auto overlap = row.optional_child("expert_comm_overlap");
+      const auto graphs = row.optional_child("moe_cuda_graphs");
+      if (!overlap && !graphs) row.fail("states neither expert_comm_overlap nor moe_cuda_graphs");
       for (const YamlField& precision : row.child("precisions").items()) {
         const auto key =
             std::make_tuple(row.child("gpu").text(), row.child("model").text(), lower(precision.text()));
-        if (!setup.expert_comm_overlap.emplace(key, overlap).second)
-          precision.fail("listed twice for " + std::get<0>(key) + " " + std::get<1>(key));
+        const bool known = setup.expert_comm_overlap.count(key) > 0 || setup.moe_cuda_graphs.count(key) > 0;
+        if (known) precision.fail("listed twice for " + std::get<0>(key) + " " + std::get<1>(key));
+        if (overlap) setup.expert_comm_overlap.emplace(key, overlap->boolean());
+        if (graphs) setup.moe_cuda_graphs.emplace(key, graphs->boolean());
       }
     }
   }
@@ -360,6 +366,9 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   if (const auto overlap = setup.expert_comm_overlap.find({run.gpu, run.model_id, run.precision});
       overlap != setup.expert_comm_overlap.end())
     c.expert_comm_overlap = c.ep > 1 && overlap->second;
+  if (const auto graphs = setup.moe_cuda_graphs.find({run.gpu, run.model_id, run.precision});
+      graphs != setup.moe_cuda_graphs.end())
+    c.moe_cuda_graphs = run.model.is_moe() && graphs->second;
   if (c.ep > 1 && (!run.model.is_moe() || run.model.moe.experts % c.ep != 0))
     return fail("expert parallelism " + std::to_string(c.ep) + " does not divide the experts");
   const std::vector<std::string> problems = check_training_config(run.model, c, run.gpus);
@@ -500,24 +509,30 @@ Result<TrainingCalibration> fit_gemm_calibration(const Catalog& catalog, const C
     fitted.gemm.set_peak_fraction(a.name, best);
   }
   // Then the host time per MoE layer and pass, on the MoE fit rows with the fractions just fitted (the dense
-  // rows do not read it): a grid 0 .. 10 ms, step 0.05 ms.
-  std::vector<ReferenceRun> moe_points;
-  for (const ReferenceRun& run : runs) {
-    if (run.predictable && run.set == "fit" && run.model.is_moe()) moe_points.push_back(run);
-  }
-  if (!moe_points.empty()) {
+  // rows do not read it): a grid 0 .. 10 ms, step 0.05 ms; one value for the recipes that launch the layer
+  // kernel by kernel, one for those that capture the router and preprocessing in CUDA graphs, each on its
+  // own rows (a row reads only one of them).
+  auto fit_host_wait = [&](bool graphed, double TrainingCalibration::*wait) {
+    std::vector<ReferenceRun> points;
+    for (const ReferenceRun& run : runs) {
+      if (run.predictable && run.set == "fit" && run.model.is_moe() && run.config.moe_cuda_graphs == graphed)
+        points.push_back(run);
+    }
+    if (points.empty()) return;
     double best = 0, best_error = std::numeric_limits<double>::infinity();
     for (int i = 0; i <= 200; ++i) {
       TrainingCalibration trial = fitted;
-      trial.moe_layer_host_s = i * 0.05e-3;
-      const double e = mean_abs_error(predict_reference_runs(collectives, trial, moe_points));
+      trial.*wait = i * 0.05e-3;
+      const double e = mean_abs_error(predict_reference_runs(collectives, trial, points));
       if (e < best_error - 1e-12) {
         best_error = e;
-        best = trial.moe_layer_host_s;
+        best = trial.*wait;
       }
     }
-    fitted.moe_layer_host_s = best;
-  }
+    fitted.*wait = best;
+  };
+  fit_host_wait(false, &TrainingCalibration::moe_layer_host_s);
+  fit_host_wait(true, &TrainingCalibration::moe_layer_host_graphed_s);
   fitted.source = "fit_gemm_calibration on the fit set (training-runs.yaml set: fit) and the A100 tables";
   return fitted;
 }

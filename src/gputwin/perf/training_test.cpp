@@ -129,6 +129,34 @@ TEST(TrainingMoe, HostWaitIsPaidPerMoeLayerAndPass) {
   EXPECT_DOUBLE_EQ(step(with, *dense), step(without, *dense));
 }
 
+// A recipe that captures the MoE router and preprocessing in CUDA graphs (moe_cuda_graphs) pays the graphed
+// host wait instead of the kernel-by-kernel one, per MoE layer and pass exactly as that one; with both waits
+// equal the flag changes nothing.
+TEST(TrainingMoe, GraphedRecipesPayTheGraphedHostWait) {
+  const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
+  ASSERT_NE(qwen, nullptr);
+  const PerfHardware hw = perf_hardware_of_system(setup().catalog, "dgx-h100", 1).value();
+  TrainingConfig c;
+  c.sequence = 4096;
+  c.global_batch = 64;
+  c.micro_batch = 1;
+  c.ep = 8;
+  c.recompute = Recompute::none;
+  ASSERT_TRUE(check_training_config(*qwen, c, 8).empty());
+  TrainingCalibration k = setup().calibration;
+  k.moe_layer_host_s = 0.003;
+  k.moe_layer_host_graphed_s = 0.001;
+  const auto step = [&](const TrainingCalibration& calibration, bool graphs) {
+    TrainingConfig g = c;
+    g.moe_cuda_graphs = graphs;
+    return estimate_training(hw, setup().collectives, calibration, *qwen, g).step_time_s;
+  };
+  const double expected = (0.003 - 0.001) * 2 * qwen->moe_layer_count() * c.micro_batches();
+  EXPECT_NEAR(step(k, false) - step(k, true), expected, 1e-9 * expected);
+  k.moe_layer_host_graphed_s = k.moe_layer_host_s;
+  EXPECT_DOUBLE_EQ(step(k, false), step(k, true));
+}
+
 // With Megatron's expert-parallel overlap the all-to-alls hide behind another micro-batch's compute: what is
 // exposed is less than the whole, never negative, and the rest of the step is unchanged.
 TEST(TrainingMoe, ExpertCommOverlapExposesOnlyWhatComputeDoesNotHide) {
