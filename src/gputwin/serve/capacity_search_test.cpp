@@ -308,7 +308,9 @@ TEST(CapacitySearch, EachPoolTakesItsOwnTpWhenThatIsCheaper) {
   EXPECT_EQ(row_layout_text(answer),
             fmt::format("TP 4/1, P:D {}:{}", answer.prefill_instances, answer.decode_instances));
   for (const CapacityRow& row : search.rows) {
-    if (row.candidate == narrow) EXPECT_FALSE(row.meets) << row.why;  // TTFT binds at any count
+    if (row.candidate == narrow) {
+      EXPECT_FALSE(row.meets) << row.why;  // TTFT binds at any count
+    }
     if (row.candidate == wide) {
       ASSERT_TRUE(row.meets) << row.why;
       EXPECT_GT(row.gpus, answer.gpus);
