@@ -3,8 +3,9 @@
 // limits, replica count) on the whole request stream: the Azure LLM inference conversation trace (19,366
 // requests over an hour, ../shared/traces/azure-llm-inference-2023/) when present, else one hour of Poisson
 // arrivals at its mean rate (5.5 req/s) with its mean lengths. Searches over the catalog's H100, H200, B200,
-// MI300X boxes and the GB200 NVL72, one per model: by default Llama 3.1 70B and 8B (dense), Qwen3-30B-A3B and
-// Mixtral 8x7B (MoE: data-parallel attention with expert parallelism too), over 200 deployments in all.
+// MI300X boxes and the GB200 NVL72, one per model: by default Llama 3.1 70B and 8B (dense), Qwen3-30B-A3B,
+// Mixtral 8x7B and gpt-oss-20b (MoE: data-parallel attention with expert parallelism too), over 200
+// deployments in all.
 // Prints the deployments, the seconds and their ratio to the target's 60 s (scaled to 200 deployments when a
 // run has more); the machine's load average is printed beside it, since the machine may be shared.
 //
@@ -76,7 +77,8 @@ int main(int argc, char** argv) {
   std::size_t candidates = 0;
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = cpu_seconds();
-  std::vector<std::string> models{"llama3.1-70b", "qwen3-30b-a3b", "llama3.1-8b", "mixtral-8x7b"};
+  std::vector<std::string> models{"llama3.1-70b", "qwen3-30b-a3b", "llama3.1-8b", "mixtral-8x7b",
+                                  "gpt-oss-20b"};
   if (argc > 2) models.assign(argv + 2, argv + argc);
   const double load_before = load_average();
   for (const std::string& model_name : models) {

@@ -61,24 +61,24 @@ double routed_expert_flops_per_token(const TransformerModel& model) {
   return 2.0 * model.moe.experts_per_token * model.expert_matrix_parameters() * model.moe_layer_count();
 }
 
-// Everything else per token: attention and dense or shared MLP matrices, the router, the output layer and the
-// attention scores over `context` earlier tokens (the caller halves it for causal prefill).
-double other_flops_per_token(const TransformerModel& model, double context) {
+// The matrix FLOPs per token other than the routed experts': attention and dense or shared MLP matrices, the
+// router, the output layer (the same figure, bit for bit, whether kept or recomputed).
+double other_matrix_flops_per_token(const TransformerModel& model) {
   return model.forward_matrix_flops_per_token() - routed_expert_flops_per_token(model) +
-         model.output_layer_flops_per_token() + model.attention_score_flops_per_token(context);
+         model.output_layer_flops_per_token();
 }
 
 class ServingModel {
  public:
   ServingModel(const PerfHardware& hardware, const CollectiveModel& collectives,
                const InferenceConstants& constants, const InferenceSetup& setup, const Roofline& roofline,
-               const CommunicationCache* communication = nullptr)
+               const IterationFigures* figures = nullptr)
       : hardware_(hardware),
         collectives_(collectives),
         constants_(constants),
         setup_(setup),
         roofline_(roofline),
-        communication_(communication) {}
+        figures_(figures) {}
 
   // Every expert is resident: the non-expert weights split over TP (each attention group keeps a copy), the
   // routed experts over all ep x tp GPUs.
@@ -178,26 +178,43 @@ class ServingModel {
   [[nodiscard]] StepTime step(double group_tokens, double replica_tokens, double context) const {
     const double peak = roofline_.peak_flops;
     StepTime time;
-    time.compute_s = group_tokens * other_flops_per_token(model(), context) / setup_.tp /
-                     (peak * constants_.gemm_efficiency(group_tokens));
-    if (model().is_moe()) {
+    const double other_flops =
+        figures_ == nullptr ? other_matrix_flops_per_token(model()) : figures_->other_matrix_flops_per_token;
+    time.compute_s = group_tokens * (other_flops + model().attention_score_flops_per_token(context)) /
+                     setup_.tp / (peak * constants_.gemm_efficiency(group_tokens));
+    if (model().is_moe()) time.compute_s += routed_expert_compute_s(replica_tokens);
+    time.memory_s = weight_memory_s(replica_tokens);
+    time.communication_s = communication_s(group_tokens);
+    return time;
+  }
+
+  // The routed experts' GEMMs of `replica_tokens` tokens (they meet at the experts: each hit expert's GEMM
+  // has the rows routed to it).
+  [[nodiscard]] double routed_expert_compute_s(double replica_tokens) const {
+    const auto compute = [&] {
       const double hit =
           expected_experts_hit(model().moe.experts, model().moe.experts_per_token, replica_tokens);
       const double rows_per_expert = replica_tokens * model().moe.experts_per_token / hit;
-      time.compute_s += replica_tokens * routed_expert_flops_per_token(model()) / replica_gpus() /
-                        (peak * constants_.gemm_efficiency(rows_per_expert));
-    }
-    // With PP, each stage reads its share of the weights and the stages run one after the other.
-    time.memory_s = weight_bytes_read_per_gpu(replica_tokens) / stage_share() / memory_bandwidth();
-    time.communication_s = communication_s(group_tokens);
-    return time;
+      return replica_tokens * routed_expert_flops_per_token(model()) / replica_gpus() /
+             (roofline_.peak_flops * constants_.gemm_efficiency(rows_per_expert));
+    };
+    return figures_ == nullptr ? compute() : figures_->routed_expert_compute.seconds(replica_tokens, compute);
+  }
+
+  // The weights `replica_tokens` tokens read from HBM. With PP, each stage reads its share of the weights and
+  // the stages run one after the other.
+  [[nodiscard]] double weight_memory_s(double replica_tokens) const {
+    const auto compute = [&] {
+      return weight_bytes_read_per_gpu(replica_tokens) / stage_share() / memory_bandwidth();
+    };
+    return figures_ == nullptr ? compute() : figures_->weight_memory.seconds(replica_tokens, compute);
   }
 
   [[nodiscard]] double communication_s(double group_tokens) const {
     const auto compute = [&] {
       return layer_communication(group_tokens) + (setup_.pp - 1) * stage_send_s(group_tokens);
     };
-    return communication_ == nullptr ? compute() : communication_->seconds(group_tokens, compute);
+    return figures_ == nullptr ? compute() : figures_->communication.seconds(group_tokens, compute);
   }
 
   // Megatron-style TP: an all-reduce of the activations after attention and one after the MLP of each layer.
@@ -243,12 +260,13 @@ class ServingModel {
   const InferenceConstants& constants_;
   const InferenceSetup& setup_;
   const Roofline& roofline_;
-  const CommunicationCache* communication_;
+  const IterationFigures* figures_;
 };
 
-// Iterations of up to this many tokens per attention group keep their communication time (8 bytes each, 0.5
-// MB per model): above every engine's default token budget (data/perf/serving-engine.yaml). A cache bound,
-// not a model figure: larger iterations are computed each time, with the same result.
+// Iterations of up to this many tokens (per attention group, or per replica) keep their figures (three
+// caches of 8 bytes per count, 1.5 MB per model): above every engine's default token budget
+// (data/perf/serving-engine.yaml). A cache bound, not a model figure: larger iterations are computed each
+// time, with the same result.
 constexpr std::size_t kCachedGroupTokens = 65536;
 
 // The message names the flag's meaning itself (TP, lengths); no field prefix.
@@ -260,7 +278,7 @@ InputError setup_error(const std::string& message) {
 
 }  // namespace
 
-CommunicationCache::CommunicationCache(std::size_t tokens)
+TokenCountCache::TokenCountCache(std::size_t tokens)
     : size_(tokens), seconds_(std::make_unique<std::atomic<double>[]>(tokens)) {
   for (std::size_t k = 0; k < size_; ++k) seconds_[k].store(-1, std::memory_order_relaxed);
 }
@@ -328,7 +346,7 @@ Result<InferenceEstimate> estimate_inference(const PerfHardware& hardware, const
 
 Result<IterationModel> IterationModel::make(const PerfHardware& hardware, const CollectiveModel& collectives,
                                             const InferenceConstants& constants, const InferenceSetup& setup,
-                                            bool cache_communication) {
+                                            bool cache_figures) {
   auto estimate = estimate_inference(hardware, collectives, constants, setup, 1);
   if (!estimate.ok()) return estimate.errors();
   if (!estimate.value().weights_fit) {
@@ -344,8 +362,11 @@ Result<IterationModel> IterationModel::make(const PerfHardware& hardware, const 
   IterationModel model(hardware, collectives, constants, setup, roofline.value());
   model.kv_capacity_tokens_ = estimate.value().kv_capacity_tokens;
   model.steady_ = estimate.value();
-  if (cache_communication)
-    model.communication_ = std::make_shared<const CommunicationCache>(kCachedGroupTokens);
+  if (cache_figures) {
+    auto figures = std::make_shared<IterationFigures>(kCachedGroupTokens);
+    figures->other_matrix_flops_per_token = other_matrix_flops_per_token(setup.model);
+    model.figures_ = std::move(figures);
+  }
   return model;
 }
 
@@ -354,7 +375,7 @@ StepTime IterationModel::iteration(double prefill_tokens, double prefill_context
   const double tokens = prefill_tokens + decode_sequences;
   if (tokens <= 0) return {};
   const double mean_context = (prefill_context_tokens + decode_context_tokens) / tokens;
-  const ServingModel serving(hardware_, collectives_, constants_, setup_, roofline_, communication_.get());
+  const ServingModel serving(hardware_, collectives_, constants_, setup_, roofline_, figures_.get());
   return serving.mixed(tokens, mean_context, decode_sequences, decode_context_tokens);
 }
 

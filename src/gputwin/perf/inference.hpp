@@ -113,19 +113,19 @@ struct InferenceEstimate {
 // and the decoding sequences' KV cache from HBM, TP all-reduces and EP all-to-alls, host time per sequence).
 // Chunked prefill's reads of the earlier chunks' KV cache are left out (one read per chunk, small beside the
 // weights).
-// The communication seconds of an iteration by its tokens in the busiest attention group (a whole number):
-// the collective cost model is the costliest part of an iteration and depends on nothing else, so an
-// IterationModel keeps each figure it computes. The same figure whichever thread computed it first (every
-// entry is the same pure function of its key), so results are identical with and without the cache.
-class CommunicationCache {
+// Seconds of an iteration that depend on one whole token count only (the tokens of the busiest attention
+// group, or of the replica), kept by an IterationModel as it computes them. The same figure whichever thread
+// computed it first (every entry is the same pure function of its key), so results are identical with and
+// without the cache.
+class TokenCountCache {
  public:
-  explicit CommunicationCache(std::size_t tokens);
-  // The cached seconds for `group_tokens`, computed by `compute` the first time; computed every time for a
+  explicit TokenCountCache(std::size_t tokens);
+  // The cached seconds for `tokens`, computed by `compute` the first time; computed every time for a
   // fractional count or one beyond the cache.
   template <class Compute>
-  [[nodiscard]] double seconds(double group_tokens, Compute compute) const {
-    const auto key = static_cast<std::size_t>(group_tokens);
-    if (group_tokens < 0 || static_cast<double>(key) != group_tokens || key >= size_) return compute();
+  [[nodiscard]] double seconds(double tokens, Compute compute) const {
+    const auto key = static_cast<std::size_t>(tokens);
+    if (tokens < 0 || static_cast<double>(key) != tokens || key >= size_) return compute();
     std::atomic<double>& entry = seconds_[key];
     double value = entry.load(std::memory_order_relaxed);
     if (value < 0) {
@@ -140,15 +140,28 @@ class CommunicationCache {
   std::unique_ptr<std::atomic<double>[]> seconds_;  // -1 = not computed yet
 };
 
+// What an IterationModel keeps between iterations (a capacity search times millions of them): the model's
+// matrix FLOPs per token other than the routed experts' (a sum over its layers, recomputed per iteration
+// before), and by token count the iteration's communication (the collective cost model: TP all-reduces, EP
+// all-to-alls, PP sends; by the busiest group's tokens), the routed experts' GEMM time and the weights read
+// from HBM (both by the replica's tokens, through the expected experts hit). Pure functions of their keys.
+struct IterationFigures {
+  explicit IterationFigures(std::size_t tokens)
+      : communication(tokens), routed_expert_compute(tokens), weight_memory(tokens) {}
+  double other_matrix_flops_per_token = 0;
+  TokenCountCache communication;
+  TokenCountCache routed_expert_compute;
+  TokenCountCache weight_memory;
+};
+
 class IterationModel {
  public:
   // Checks the setup as estimate_inference does; an error when the weights leave no room for one sequence.
-  // `cache_communication` false computes every iteration's collectives afresh (to check the cache).
+  // `cache_figures` false computes every iteration's figures afresh (to check IterationFigures).
   [[nodiscard]] static Result<IterationModel> make(const PerfHardware& hardware,
                                                    const CollectiveModel& collectives,
                                                    const InferenceConstants& constants,
-                                                   const InferenceSetup& setup,
-                                                   bool cache_communication = true);
+                                                   const InferenceSetup& setup, bool cache_figures = true);
   [[nodiscard]] double kv_capacity_tokens() const { return kv_capacity_tokens_; }  // of the replica
   [[nodiscard]] const InferenceEstimate& steady_state() const { return steady_; }  // at one sequence
   [[nodiscard]] StepTime iteration(double prefill_tokens, double prefill_context_tokens, int decode_sequences,
@@ -169,7 +182,7 @@ class IterationModel {
   Roofline roofline_;
   double kv_capacity_tokens_ = 0;
   InferenceEstimate steady_;
-  std::shared_ptr<const CommunicationCache> communication_;  // shared by copies: the same setup
+  std::shared_ptr<const IterationFigures> figures_;  // shared by copies: the same setup
 };
 
 }  // namespace gputwin

@@ -21,6 +21,8 @@ Result<CapacityTask> read_capacity_task_json(std::string_view text, const std::s
     row.candidate = {root.child("system").string(), int_of(root.child("tp")),
                      int_of(root.child("dp_attention")), int_of(root.child("pp")),
                      boolean_of(root.child("disaggregated"))};
+    if (root.has("decode_tp") && int_of(root.child("decode_tp")) != row.candidate.tp)
+      row.candidate.decode_tp = int_of(root.child("decode_tp"));  // older task files lack it: the same TP
     row.prefill_instances = int_of(root.child("prefill_instances"));
     row.decode_instances = int_of(root.child("decode_instances"));
     row.accelerator = root.child("accelerator").string();

@@ -114,18 +114,18 @@ ServeSummary run_replicas(const DeploymentCandidate& candidate, const IterationM
 class DisaggregatedBudgets {
  public:
   DisaggregatedBudgets(const CapacityInputs& inputs, const System& system,
-                       const DeploymentCandidate& candidate, const IterationModel& model,
-                       const std::vector<ServeRequest>& requests, const LatencyTargets& targets,
-                       const EngineLimits& limits, int& simulations)
+                       const DeploymentCandidate& candidate, const IterationModel& prefill_model,
+                       const IterationModel& decode_model, const std::vector<ServeRequest>& requests,
+                       const LatencyTargets& targets, const EngineLimits& limits, int& simulations)
       : inputs_(inputs),
         system_(system),
         candidate_(candidate),
-        model_(model),
+        prefill_model_(prefill_model),
+        decode_model_(decode_model),
         requests_(requests),
         simulations_(simulations) {
-    const PoolSetup pool{1, candidate.tp, limits, candidate.ep, candidate.pp};
-    setup_.prefill = pool;
-    setup_.decode = pool;
+    setup_.prefill = {1, candidate.tp, limits, candidate.ep, candidate.pp};
+    setup_.decode = {1, candidate.decode_pool_tp(), limits, candidate.ep, candidate.pp};
     setup_.targets = targets;
     setup_.sample_every_s = 60;
     setup_.engine_efficiency = inputs.engine_efficiency;
@@ -135,7 +135,7 @@ class DisaggregatedBudgets {
     const auto transfer = transfer_for(instances);
     if (!transfer.ok()) throw std::runtime_error(transfer.errors().front().message);
     const PoolSplit split =
-        searched_pool_split(model_, model_, transfer.value(), requests_, setup_, instances);
+        searched_pool_split(prefill_model_, decode_model_, transfer.value(), requests_, setup_, instances);
     simulations_ += static_cast<int>(split.trials.size());
     const PoolSplitTrial& best = split.trials[split.best];
     splits_[instances] = {best.prefill_instances, best.decode_instances};
@@ -163,14 +163,15 @@ class DisaggregatedBudgets {
         perf_hardware_of_system(inputs_.catalog, system_.info.id, std::max(2, domains * nodes_per_domain));
     if (!hardware.ok()) return hardware.errors();
     return KvTransferModel(std::move(hardware).value(), inputs_.collectives, inputs_.model,
-                           inputs_.kv_bytes_per_element, candidate_.tp, candidate_.tp, candidate_.pp,
-                           candidate_.pp);
+                           inputs_.kv_bytes_per_element, candidate_.tp, candidate_.decode_pool_tp(),
+                           candidate_.pp, candidate_.pp);
   }
 
   const CapacityInputs& inputs_;
   const System& system_;
   const DeploymentCandidate& candidate_;
-  const IterationModel& model_;
+  const IterationModel& prefill_model_;
+  const IterationModel& decode_model_;
   const std::vector<ServeRequest>& requests_;
   DisaggregatedSetup setup_;
   int& simulations_;
@@ -195,7 +196,7 @@ InferenceSetup inference_setup(const CapacityInputs& inputs, const DeploymentCan
 
 Result<PerfHardware> hardware_for(const CapacityInputs& inputs, const System& system,
                                   const DeploymentCandidate& candidate) {
-  const int nodes = (candidate.gpus() + system.accelerators - 1) / system.accelerators;
+  const int nodes = (candidate.widest_instance_gpus() + system.accelerators - 1) / system.accelerators;
   return perf_hardware_of_system(inputs.catalog, system.info.id, nodes);
 }
 
@@ -238,7 +239,9 @@ std::vector<DeploymentCandidate> layouts(const CapacityInputs& inputs, const std
 }  // namespace
 
 std::string layout_text(const DeploymentCandidate& candidate) {
-  std::string text = fmt::format("TP {}", candidate.tp);
+  std::string text = candidate.decode_pool_tp() == candidate.tp
+                         ? fmt::format("TP {}", candidate.tp)
+                         : fmt::format("TP {}/{}", candidate.tp, candidate.decode_pool_tp());
   if (candidate.ep > 1) text += fmt::format(" x DP {} (EP {})", candidate.ep, candidate.ep * candidate.tp);
   if (candidate.pp > 1) text += fmt::format(" x PP {}", candidate.pp);
   if (candidate.disaggregated) text += ", P/D";
@@ -268,12 +271,20 @@ std::vector<DeploymentCandidate> candidates_for(const CapacityInputs& inputs, co
   }
   if (!inputs.disaggregation) return candidates;
   const std::size_t aggregated = candidates.size();
+  std::vector<int> pool_tps;  // TP layouts whose instance fits a domain and holds the weights
   for (std::size_t k = 0; k < aggregated; ++k) {
     if (candidates[k].gpus() > domain) continue;  // an instance across domains is not placed
     DeploymentCandidate disaggregated = candidates[k];
     disaggregated.disaggregated = true;
     candidates.push_back(disaggregated);
+    if (candidates[k].ep == 1 && candidates[k].pp == 1 && fits(candidates[k]))
+      pool_tps.push_back(candidates[k].tp);
   }
+  // Each pool's TP chosen on its own: a prefill pool of wide instances (TTFT) feeding a decode pool of
+  // narrow ones (throughput per GPU), or the reverse.
+  for (const int prefill_tp : pool_tps)
+    for (const int decode_tp : pool_tps)
+      if (prefill_tp != decode_tp) candidates.push_back({system, prefill_tp, 1, 1, true, decode_tp});
   return candidates;
 }
 
@@ -314,22 +325,32 @@ CapacityRow search_candidate(const CapacityInputs& inputs, const DeploymentCandi
     row.why = model.errors().front().message;
     return row;
   }
-  const int cap = max_gpus / candidate.gpus();
+  std::optional<IterationModel> decode_model;  // a decode pool of its own TP
+  if (candidate.decode_pool_tp() != candidate.tp) {
+    InferenceSetup decode_setup = setup;
+    decode_setup.tp = candidate.decode_pool_tp();
+    auto made = IterationModel::make(hardware.value(), inputs.collectives, inputs.constants, decode_setup);
+    if (!made.ok()) {
+      row.why = made.errors().front().message;
+      return row;
+    }
+    decode_model = std::move(made).value();
+  }
+  const int widest = candidate.widest_instance_gpus();
+  const int cap = max_gpus / widest;
   const int first = candidate.disaggregated ? 2 : 1;
   if (candidate.disaggregated) {
     const int domain = std::max(system->accelerators, system->scale_up_domain);
-    if (candidate.gpus() > domain) {
-      row.why = fmt::format("an instance of {} GPUs does not fit a scale-up domain of {}", candidate.gpus(),
-                            domain);
+    if (widest > domain) {
+      row.why = fmt::format("an instance of {} GPUs does not fit a scale-up domain of {}", widest, domain);
       return row;
     }
   }
   if (cap < first) {
-    row.why =
-        candidate.disaggregated
-            ? fmt::format("needs {} GPUs (one instance per pool), more than --max-gpus {}",
-                          first * candidate.gpus(), max_gpus)
-            : fmt::format("needs {} GPUs per replica, more than --max-gpus {}", candidate.gpus(), max_gpus);
+    row.why = candidate.disaggregated
+                  ? fmt::format("needs {} GPUs (one instance per pool), more than --max-gpus {}",
+                                candidate.gpus() + candidate.decode_instance_gpus(), max_gpus)
+                  : fmt::format("needs {} GPUs per replica, more than --max-gpus {}", widest, max_gpus);
     return row;
   }
   ServeSummary largest;
@@ -338,7 +359,8 @@ CapacityRow search_candidate(const CapacityInputs& inputs, const DeploymentCandi
     EngineLimits engine = engine_limits_for(inputs.engine, hardware.value().accelerator, 0);
     engine.max_batched_tokens = limits.max_batched_tokens;
     engine.max_sequences = limits.max_sequences;
-    DisaggregatedBudgets budgets(inputs, *system, candidate, model.value(), requests, targets, engine,
+    DisaggregatedBudgets budgets(inputs, *system, candidate, model.value(),
+                                 decode_model ? *decode_model : model.value(), requests, targets, engine,
                                  simulations);
     std::function<ServeSummary(int)> run = [&](int count) {
       largest_count = std::max(largest_count, count);
@@ -365,11 +387,14 @@ CapacityRow search_candidate(const CapacityInputs& inputs, const DeploymentCandi
     row.meets = true;
     row.limits = limits;
     row.summary = std::move(found->second);
-    if (candidate.disaggregated)
+    if (candidate.disaggregated) {
       std::tie(row.prefill_instances, row.decode_instances) = budgets.split_of(found->first);
+      row.gpus =
+          row.prefill_instances * candidate.gpus() + row.decode_instances * candidate.decode_instance_gpus();
+    }
   }
   if (!row.meets)
-    row.why = fmt::format("misses the targets even on {} GPUs: {}", cap * candidate.gpus(),
+    row.why = fmt::format("misses the targets even on {} GPUs: {}", cap * widest,
                           binding_target(row.summary, targets));
   price(row, inputs.gpu_hour_prices);
   return row;

@@ -16,6 +16,7 @@
 // evaluated anywhere into the same answer.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -66,13 +67,20 @@ struct DeploymentCandidate {
   int tp = 1;
   int ep = 1;  // data-parallel attention groups of tp GPUs with the routed experts over ep x tp GPUs (MoE)
   int pp = 1;  // pipeline stages of tp GPUs
-  // Prefill/decode disaggregation: instances of this layout in two pools (gpus() is one instance's).
+  // Prefill/decode disaggregation: instances of this layout in two pools (gpus() is one prefill instance's).
   bool disaggregated = false;
+  // Disaggregated: the decode pool's TP when it differs from the prefill pool's (`tp`); 0 = the same.
+  int decode_tp = 0;
   [[nodiscard]] int gpus() const { return tp * ep * pp; }
+  [[nodiscard]] int decode_pool_tp() const { return decode_tp > 0 ? decode_tp : tp; }
+  [[nodiscard]] int decode_instance_gpus() const { return decode_pool_tp() * ep * pp; }
+  // The wider of the two pools' instances (one instance's GPUs when aggregated).
+  [[nodiscard]] int widest_instance_gpus() const { return std::max(gpus(), decode_instance_gpus()); }
   bool operator==(const DeploymentCandidate&) const = default;
 };
 
-// "TP 8", "TP 2 x DP 4 (EP 8)", "TP 8 x PP 2", "TP 4, P/D" (disaggregated: its split is the row's).
+// "TP 8", "TP 2 x DP 4 (EP 8)", "TP 8 x PP 2", "TP 4, P/D" (disaggregated: its split is the row's), "TP 4/1,
+// P/D" (the prefill pool's TP / the decode pool's).
 [[nodiscard]] std::string layout_text(const DeploymentCandidate& candidate);
 
 struct CapacityRow {
@@ -110,7 +118,9 @@ struct CapacitySearch {
 // experts divisible over them, as vLLM's --data-parallel-size with --enable-expert-parallel); and, only when
 // nothing fits in one domain, the fewest domains (up to max_domains) that hold the weights: TP of the largest
 // size in a domain x PP over the domains, and for MoE an expert-parallel group spanning them. With
-// inputs.disaggregation, each layout whose instance fits one domain again as a disaggregated candidate.
+// inputs.disaggregation, each layout whose instance fits one domain again as a disaggregated candidate, and
+// every pair of different TPs (prefill pool, decode pool) among the TP layouts (no DP attention, no PP) whose
+// instance fits one domain and holds the weights.
 [[nodiscard]] std::vector<DeploymentCandidate> candidates_for(const CapacityInputs& inputs,
                                                               const std::string& system);
 

@@ -230,13 +230,23 @@ TEST(CapacitySearch, DisaggregationAddsPoolCandidatesWhoseInstanceFitsADomain) {
   const auto aggregated = candidates_for(inputs, "dgx-h100");
   inputs.disaggregation = true;
   const auto both = candidates_for(inputs, "dgx-h100");
-  ASSERT_EQ(both.size(), 2 * aggregated.size());  // every layout of one domain, once more as pools
+  // Every layout of one domain, once more as pools of that layout; then each pool's TP chosen on its own
+  // among the layouts that hold the weights (TP 2, 4, 8 for the 70B in FP8 on 80 GB: 3 x 2 ordered pairs).
+  ASSERT_EQ(both.size(), 2 * aggregated.size() + 6);
   for (std::size_t k = 0; k < aggregated.size(); ++k) {
     DeploymentCandidate pools = aggregated[k];
     pools.disaggregated = true;
     EXPECT_EQ(both[aggregated.size() + k], pools);
   }
-  EXPECT_EQ(layout_text(both.back()), "TP 8, P/D");
+  EXPECT_EQ(layout_text(both[2 * aggregated.size() - 1]), "TP 8, P/D");
+  std::vector<std::pair<int, int>> pairs;
+  for (std::size_t k = 2 * aggregated.size(); k < both.size(); ++k) {
+    EXPECT_TRUE(both[k].disaggregated);
+    pairs.emplace_back(both[k].tp, both[k].decode_pool_tp());
+  }
+  const std::vector<std::pair<int, int>> expected{{2, 4}, {2, 8}, {4, 2}, {4, 8}, {8, 2}, {8, 4}};
+  EXPECT_EQ(pairs, expected);
+  EXPECT_EQ(layout_text(both[2 * aggregated.size()]), "TP 2/4, P/D");
 }
 
 TEST(CapacitySearch, TheDisaggregatedAnswerIsTheFewestInstancesAndTheirSplitMeetingTheTargets) {
@@ -273,6 +283,39 @@ TEST(CapacitySearch, TheDisaggregatedAnswerIsTheFewestInstancesAndTheirSplitMeet
   // And one instance fewer, however split, misses them too: the count is the fewest.
   const CapacitySearch fewer = search_capacity(inputs, {pools}, requests, goal, row.replicas - 1);
   EXPECT_FALSE(fewer.rows.front().meets);
+}
+
+// Long prompts, short answers and a tight TTFT: a prompt must be computed on wide instances to be in time,
+// while decoding a few tokens needs no more than one GPU. Each pool's own TP (TP 4 prefill, TP 1 decode)
+// then needs fewer GPUs than pools of one layout: TP 4 for both spends GPUs on decode, TP 1 for both cannot
+// compute a prompt in time however many instances.
+TEST(CapacitySearch, EachPoolTakesItsOwnTpWhenThatIsCheaper) {
+  CapacityInputs inputs = capacity_inputs_for("llama3.1-8b");
+  const auto requests =
+      generate_arrivals({.rate_per_s = 6, .duration_s = 20, .input_tokens = 8192, .output_tokens = 32}, 3);
+  const LatencyTargets goal = latency_targets(0.08, 0.05);
+  const DeploymentCandidate narrow{"dgx-h100", 1, 1, 1, true};
+  const DeploymentCandidate wide{"dgx-h100", 4, 1, 1, true};
+  const DeploymentCandidate wide_prefill{"dgx-h100", 4, 1, 1, true, 1};
+  const DeploymentCandidate wide_decode{"dgx-h100", 1, 1, 1, true, 4};
+  const CapacitySearch search =
+      search_capacity(inputs, {narrow, wide, wide_prefill, wide_decode}, requests, goal, 32, 2);
+  ASSERT_EQ(search.rows.size(), 4u);
+  const CapacityRow& answer = search.rows.front();
+  ASSERT_TRUE(answer.meets) << answer.why;
+  EXPECT_EQ(answer.candidate, wide_prefill);
+  EXPECT_EQ(answer.gpus, 4 * answer.prefill_instances + answer.decode_instances);
+  EXPECT_EQ(row_layout_text(answer),
+            fmt::format("TP 4/1, P:D {}:{}", answer.prefill_instances, answer.decode_instances));
+  for (const CapacityRow& row : search.rows) {
+    if (row.candidate == narrow) {
+      EXPECT_FALSE(row.meets) << row.why;  // TTFT binds at any count
+    }
+    if (row.candidate == wide) {
+      ASSERT_TRUE(row.meets) << row.why;
+      EXPECT_GT(row.gpus, answer.gpus);
+    }
+  }
 }
 
 TEST(CapacitySearch, DisaggregatedRowsRankWithTheOthersAndReadBackTheirSplit) {

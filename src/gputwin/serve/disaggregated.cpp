@@ -127,9 +127,7 @@ PoolRun run_pool(const IterationModel& model, const PoolSetup& pool,
       out.outcomes[engines[e][j]] = run.requests[j];
       out.instance[engines[e][j]] = instance_of_engine[e];
     }
-    for (std::size_t bin = 0; bin < run.token_gaps.counts.size(); ++bin)
-      out.gaps.counts[bin] += run.token_gaps.counts[bin];
-    out.gaps.total += run.token_gaps.total;
+    out.gaps.merge(run.token_gaps);
     out.stats.iterations += run.iterations;
     out.stats.preemptions += run.preemptions;
     out.stats.unservable += run.unservable;

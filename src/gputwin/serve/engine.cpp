@@ -98,6 +98,7 @@ class Engine {
   // Remote prefill: loads that have completed put their requests back at the head of the queue (vLLM keeps a
   // request waiting for remote KV in its waiting queue), with all but the last prompt token computed.
   void finish_loads() {
+    if (loading_.empty()) return;
     std::vector<int> ready;
     std::erase_if(loading_, [&](const std::pair<double, int>& load) {
       if (load.first > now_) return false;
@@ -207,7 +208,8 @@ class Engine {
   }
 
   bool iterate() {
-    std::vector<Scheduled> batch;
+    std::vector<Scheduled>& batch = batch_;  // reused: one allocation per run, not per iteration
+    batch.clear();
     int budget = limits_.max_batched_tokens;
     bool preempted = false;
     schedule_running(batch, budget, preempted);
@@ -264,6 +266,7 @@ class Engine {
   const EngineOptions& options_;
   std::vector<Live> live_;
   std::vector<int> running_;
+  std::vector<Scheduled> batch_;  // the iteration being scheduled
   std::deque<int> waiting_;
   std::vector<std::pair<double, int>> loading_;  // remote prefill: (when its KV load ends, request)
   int total_blocks_ = 0;
@@ -280,8 +283,16 @@ class Engine {
 
 void GapHistogram::add(double seconds) {
   const auto bin = static_cast<long long>(std::floor(std::max(0.0, seconds) / kBinSeconds));
-  ++counts[static_cast<std::size_t>(std::min<long long>(bin, kBins))];
+  const auto index = static_cast<std::size_t>(std::min<long long>(bin, kBins));
+  if (index >= counts.size()) counts.resize(index + 1, 0);
+  ++counts[index];
   ++total;
+}
+
+void GapHistogram::merge(const GapHistogram& other) {
+  if (other.counts.size() > counts.size()) counts.resize(other.counts.size(), 0);
+  for (std::size_t bin = 0; bin < other.counts.size(); ++bin) counts[bin] += other.counts[bin];
+  total += other.total;
 }
 
 double GapHistogram::quantile(double q) const {

@@ -63,13 +63,15 @@ struct EngineSample {  // the engine's state after one iteration, for the over-t
 };
 
 // Every inter-token latency of a run, in bins of 0.1 ms up to 10 s (exact enough for percentiles in ms, and
-// bounded in memory however many tokens a run produces); longer gaps are counted in the last bin.
+// bounded in memory however many tokens a run produces); longer gaps are counted in the last bin. `counts`
+// grows to the longest gap's bin (a search runs thousands of engines: most never see a gap of a second).
 struct GapHistogram {
   static constexpr double kBinSeconds = 1e-4;
   static constexpr int kBins = 100000;
-  std::vector<long long> counts = std::vector<long long>(kBins + 1, 0);
+  std::vector<long long> counts;  // by bin, up to the last one counted
   long long total = 0;
   void add(double seconds);
+  void merge(const GapHistogram& other);
   // The q-quantile (0..1) in seconds, at the upper edge of its bin; 0 when empty.
   [[nodiscard]] double quantile(double q) const;
 };

@@ -116,9 +116,7 @@ ServingResult simulate_serving(const IterationModel& model, const std::vector<Se
     missed += run.misses;
     gave_up = run.gave_up;
     for (std::size_t i = 0; i < share.size(); ++i) merged.requests[shares[r][i]] = run.requests[i];
-    for (std::size_t bin = 0; bin < run.token_gaps.counts.size(); ++bin)
-      merged.token_gaps.counts[bin] += run.token_gaps.counts[bin];
-    merged.token_gaps.total += run.token_gaps.total;
+    merged.token_gaps.merge(run.token_gaps);
     merged.iterations += run.iterations;
     merged.preemptions += run.preemptions;
     merged.unservable += run.unservable;
