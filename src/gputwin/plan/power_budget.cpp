@@ -62,8 +62,10 @@ CappedPower capped_system(const PowerModelData& power, const System& system, con
   const Power at_cap =
       mix_draw(power, operating_point(power, accelerator, cap)) * system.accelerators + non_gpu;
   const double ratio = at_default > Power{} ? at_cap / at_default : 1.0;
-  const Power typical = system.power_typical.value_or(system.power_max) * ratio;
-  return {system.power_max - saved, typical, ratio};
+  const Power power_max = system.power_max - saved;
+  // Without a typical figure the maximum stands in for it (as plan does), so the capped maximum bounds it.
+  const Power typical = std::min(system.power_typical.value_or(system.power_max) * ratio, power_max);
+  return {power_max, typical, ratio};
 }
 
 // What one platform at one cap gives within the budget.
