@@ -11,6 +11,7 @@
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/perf/collectives.hpp"
 #include "gputwin/perf/model.hpp"
+#include "gputwin/perf/power_model.hpp"
 #include "gputwin/perf/training.hpp"
 
 namespace gputwin::testing {
@@ -39,6 +40,12 @@ struct PerfSetup {
 inline const PerfSetup& perf_setup() {
   static const PerfSetup setup;
   return setup;
+}
+
+// The bundled power model (data/power/power-model.yaml), loaded once.
+inline const PowerModelData& bundled_power_model() {
+  static const PowerModelData data = load_power_model(source_path("data/power/power-model.yaml")).value();
+  return data;
 }
 
 inline const YAML::Node& training_reference() {

@@ -11,13 +11,9 @@
 namespace gputwin {
 namespace {
 
+using testing::bundled_power_model;
 using testing::perf_setup;
 using testing::source_path;
-
-const PowerModelData& power_data() {
-  static const PowerModelData data = load_power_model(source_path("data/power/power-model.yaml")).value();
-  return data;
-}
 
 const Accelerator& accelerator(const std::string& id) {
   return perf_setup().catalog.get<Accelerator>(id);
@@ -28,7 +24,8 @@ Power W(double watts) {
 }
 
 PowerOperatingPoint point_at(const std::string& id, std::optional<double> cap) {
-  auto p = power_operating_point(power_data(), accelerator(id), cap ? std::optional(W(*cap)) : std::nullopt);
+  auto p = power_operating_point(bundled_power_model(), accelerator(id),
+                                 cap ? std::optional(W(*cap)) : std::nullopt);
   EXPECT_TRUE(p.ok()) << p.error_text();
   return p.value();
 }
@@ -102,7 +99,7 @@ TEST(PowerModel, CappedHardwareScalesPeaksAndBandwidthOnly) {
 }
 
 TEST(PowerModel, CapBelowTheMinimumIsALocatedError) {
-  const auto p = power_operating_point(power_data(), accelerator("h100-sxm"), W(150));
+  const auto p = power_operating_point(bundled_power_model(), accelerator("h100-sxm"), W(150));
   ASSERT_FALSE(p.ok());
   const InputError& e = p.errors().front();
   EXPECT_EQ(e.where.file, "data/power/power-model.yaml");
@@ -113,14 +110,14 @@ TEST(PowerModel, CapBelowTheMinimumIsALocatedError) {
 }
 
 TEST(PowerModel, CapAboveTheMaximumIsAnError) {
-  const auto p = power_operating_point(power_data(), accelerator("h100-sxm"), W(800));
+  const auto p = power_operating_point(bundled_power_model(), accelerator("h100-sxm"), W(800));
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.errors().front().field, "accelerators[h100-sxm].max_limit");
 }
 
 TEST(PowerModel, CapOnAnAcceleratorWithoutFiguresIsRefusedByName) {
   for (const std::string id : {"b200", "gb200", "mi300x"}) {
-    const auto p = power_operating_point(power_data(), accelerator(id), W(600));
+    const auto p = power_operating_point(bundled_power_model(), accelerator(id), W(600));
     ASSERT_FALSE(p.ok()) << id;
     EXPECT_NE(p.errors().front().message.find(id + " has no published minimum"), std::string::npos);
     // Without a cap the default limit is still modelled, with the generic draws, and says so.
@@ -235,7 +232,7 @@ TEST(PowerModel, TrainingPhaseMixMustAddUpToOne) {
 
 // --clock-limit: the clock fraction directly, the power by the clock^3 rule inverted.
 PowerOperatingPoint clock_at(const std::string& id, double mhz) {
-  auto p = clock_limited_operating_point(power_data(), accelerator(id), mhz);
+  auto p = clock_limited_operating_point(bundled_power_model(), accelerator(id), mhz);
   EXPECT_TRUE(p.ok()) << p.error_text();
   return p.value();
 }
@@ -267,12 +264,12 @@ TEST(ClockLimit, ComputeTimeFollowsTheClockAndItsDrawTheCube) {
 }
 
 TEST(ClockLimit, OutsideThePublishedRangeIsALocatedError) {
-  const auto below = clock_limited_operating_point(power_data(), accelerator("h100-sxm"), 200);
+  const auto below = clock_limited_operating_point(bundled_power_model(), accelerator("h100-sxm"), 200);
   ASSERT_FALSE(below.ok());
   EXPECT_EQ(below.errors().front().where.file, "data/power/power-model.yaml");
   EXPECT_GT(below.errors().front().where.line, 0);
   EXPECT_EQ(below.errors().front().field, "accelerators[h100-sxm].min_sm_clock_mhz");
-  const auto above = clock_limited_operating_point(power_data(), accelerator("h200-sxm"), 2100);
+  const auto above = clock_limited_operating_point(bundled_power_model(), accelerator("h200-sxm"), 2100);
   ASSERT_FALSE(above.ok());
   EXPECT_EQ(above.errors().front().field, "accelerators[h200-sxm].max_sm_clock_mhz");
   EXPECT_NE(above.errors().front().message.find("maximum SM clock, 1980 MHz"), std::string::npos);
@@ -280,7 +277,7 @@ TEST(ClockLimit, OutsideThePublishedRangeIsALocatedError) {
 
 TEST(ClockLimit, RefusedByNameWithoutAPublishedClockRange) {
   for (const std::string id : {"b200", "gb200", "mi300x"}) {
-    const auto p = clock_limited_operating_point(power_data(), accelerator(id), 1500);
+    const auto p = clock_limited_operating_point(bundled_power_model(), accelerator(id), 1500);
     ASSERT_FALSE(p.ok()) << id;
     EXPECT_NE(p.errors().front().message.find(id + " has no published SM clock range"), std::string::npos);
   }
@@ -333,10 +330,11 @@ TEST(PowerValidation, HeldOutThroughputPointsWithinTheirTolerance) {
   for (const PowerReferencePoint& point : points.value()) {
     EXPECT_EQ(point.set, "evaluation") << point.id << ": the model has no fitted constant";
     if (point.kind != "throughput_factor") continue;
-    const auto check = check_throughput_point(power_data(), perf_setup().catalog, point);
+    const auto check = check_throughput_point(bundled_power_model(), perf_setup().catalog, point);
     ASSERT_TRUE(check.ok()) << check.error_text();
     // Under the cap of an accelerator with published figures the rule and the operating point agree.
-    if (const auto p = power_operating_point(power_data(), accelerator(point.accelerator), point.cap);
+    if (const auto p =
+            power_operating_point(bundled_power_model(), accelerator(point.accelerator), point.cap);
         p.ok()) {
       EXPECT_DOUBLE_EQ(check.value().predicted,
                        point.phase == "compute" ? p.value().compute_factor : p.value().memory_factor);

@@ -7,20 +7,16 @@
 namespace gputwin {
 namespace {
 
+using testing::bundled_power_model;
 using testing::perf_setup;
 using testing::source_path;
-
-const PowerModelData& power_data() {
-  static const PowerModelData data = load_power_model(source_path("data/power/power-model.yaml")).value();
-  return data;
-}
 
 const Catalog& catalog() {
   return perf_setup().catalog;
 }
 
 SystemTypicalPower typical(const std::string& id) {
-  const auto t = typical_system_power(power_data(), catalog(), catalog().get<System>(id));
+  const auto t = typical_system_power(bundled_power_model(), catalog(), catalog().get<System>(id));
   EXPECT_TRUE(t.has_value()) << id;
   return t.value_or(SystemTypicalPower{});
 }
@@ -35,7 +31,7 @@ TEST(SystemTypicalPower, PublishedDrawWinsWhereOneExists) {
 TEST(SystemTypicalPower, ModelledAsGpusAtTheTrainingMixPlusTheNonGpuPower) {
   // hgx-h100-8gpu: no published draw. Each H100 at 0.74 x 700 + 0.18 x 300 + 0.08 x 79 = 578.32 W (the mix of
   // the data file), plus 10.2 kW - 8 x 700 W of non-GPU power.
-  const TrainingPhaseMix& mix = power_data().training_mix;
+  const TrainingPhaseMix& mix = bundled_power_model().training_mix;
   const double gpu = mix.compute * 700 + mix.memory * 300 + mix.idle * 79;
   const SystemTypicalPower hgx = typical("hgx-h100-8gpu");
   EXPECT_EQ(hgx.note.basis, "modelled");
@@ -49,15 +45,16 @@ TEST(SystemTypicalPower, ModelledAsGpusAtTheTrainingMixPlusTheNonGpuPower) {
   EXPECT_EQ(b200.note.confidence, "generic");
   EXPECT_FALSE(b200.note.inference.has_value());
   const double tdp = catalog().get<Accelerator>("b200").tdp.base();
-  const double generic_gpu = tdp * (mix.compute + mix.memory * power_data().generic_memory_bound_fraction +
-                                    mix.idle * power_data().generic_idle_fraction);
+  const double generic_gpu =
+      tdp * (mix.compute + mix.memory * bundled_power_model().generic_memory_bound_fraction +
+             mix.idle * bundled_power_model().generic_idle_fraction);
   EXPECT_NEAR(b200.training.base(), 8 * generic_gpu + (14300 - 8 * tdp), 1e-6);
 }
 
 TEST(SystemTypicalPower, EverySystemWithGpusHasOneBetweenItsNonGpuPowerAndItsMaximum) {
   int with_gpus = 0;
   for (const System& system : catalog().all<System>()) {
-    const auto t = typical_system_power(power_data(), catalog(), system);
+    const auto t = typical_system_power(bundled_power_model(), catalog(), system);
     if (system.accelerator.empty()) {
       EXPECT_FALSE(t.has_value()) << system.info.id;  // nothing to model: the plan says it has none
       continue;
@@ -74,7 +71,7 @@ TEST(SystemTypicalPower, EverySystemWithGpusHasOneBetweenItsNonGpuPowerAndItsMax
 
 TEST(SystemTypicalPower, RackScaleSystemIsItsTraysPlusItsSwitchTraysAtMaximum) {
   const RackSystem& rack = catalog().get<RackSystem>("gb200-nvl72");
-  const auto t = typical_rack_system_power(power_data(), catalog(), rack);
+  const auto t = typical_rack_system_power(bundled_power_model(), catalog(), rack);
   ASSERT_TRUE(t.has_value());
   const SystemTypicalPower tray = typical(rack.compute_tray);
   EXPECT_NEAR(t->training.base(),
