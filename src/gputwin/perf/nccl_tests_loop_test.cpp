@@ -8,38 +8,28 @@
 #include <string>
 
 #include "gputwin/perf/collectives_validation.hpp"
+#include "gputwin/perf/perf_test_support.hpp"
 
 namespace gputwin {
 namespace {
 
-std::string source_path(const std::string& relative) {
-  return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative;
-}
-
-const CollectiveModel& model() {
-  static const CollectiveModel loaded =
-      load_collective_model(source_path("data/perf/nccl-cost-model.yaml")).value();
-  return loaded;
-}
-
-const Catalog& catalog() {
-  static const Catalog loaded = Catalog::load({source_path("data/catalog")}).value();
-  return loaded;
-}
+using testing::perf_setup;
+using testing::source_path;
 
 // 4 DGX H100 over InfiniBand: 32 ranks, the held-out runs' cluster.
 CollectiveEstimate on_four_dgx_h100(CollectiveOp op, double bytes) {
-  const PerfHardware hw = perf_hardware_of_system(catalog(), "dgx-h100", 4).value();
-  return estimate_collective(hw, model(), op, ByteSize::from_base(bytes), CollectiveGroup{32, 8});
+  const PerfHardware hw = perf_hardware_of_system(perf_setup().catalog, "dgx-h100", 4).value();
+  return estimate_collective(hw, perf_setup().collectives, op, ByteSize::from_base(bytes),
+                             CollectiveGroup{32, 8});
 }
 
 double ring_base_us(const CollectiveEstimate& e) {
-  return model().base_latency_us[static_cast<int>(CollectiveAlgorithm::Ring)]
-                                [static_cast<int>(*protocol_from_name(e.protocol))];
+  return perf_setup().collectives.base_latency_us[static_cast<int>(CollectiveAlgorithm::Ring)]
+                                                 [static_cast<int>(*protocol_from_name(e.protocol))];
 }
 
 TEST(NcclTestsLoop, IterationsAndRankAverageAreReadFromNcclTestsDefaults) {
-  EXPECT_EQ(model().nccl_tests_loop.iters, 20);
+  EXPECT_EQ(perf_setup().collectives.nccl_tests_loop.iters, 20);
   const auto path = std::filesystem::temp_directory_path() / "gputwin-bad-nccl-loop.yaml";
   std::ifstream in(source_path("data/perf/nccl-cost-model.yaml"));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -58,7 +48,7 @@ TEST(NcclTestsLoop, IterationsAndRankAverageAreReadFromNcclTestsDefaults) {
 TEST(NcclTestsLoop, ConsecutiveBroadcastsOverlapDownTheChain) {
   const CollectiveEstimate one = on_four_dgx_h100(CollectiveOp::broadcast, 8);
   ASSERT_EQ(one.algorithm, "Ring");
-  const NcclTestsTime printed = nccl_tests_time(one, model(), {20, false});
+  const NcclTestsTime printed = nccl_tests_time(one, perf_setup().collectives, {20, false});
   EXPECT_TRUE(printed.pipelined);
   EXPECT_DOUBLE_EQ(printed.one_operation_us, one.time_us);
   EXPECT_DOUBLE_EQ(printed.per_gpu_us, ring_base_us(one) + one.bandwidth_us);
@@ -70,9 +60,9 @@ TEST(NcclTestsLoop, ConsecutiveBroadcastsOverlapDownTheChain) {
 
 TEST(NcclTestsLoop, MoreIterationsHideMoreOfTheChainButNeverTheWorkOfEachGpu) {
   const CollectiveEstimate one = on_four_dgx_h100(CollectiveOp::reduce, 1024);
-  const double once = nccl_tests_time(one, model(), {1, false}).time_us;
-  const double twenty = nccl_tests_time(one, model(), {20, false}).time_us;
-  const NcclTestsTime thousand = nccl_tests_time(one, model(), {1000, false});
+  const double once = nccl_tests_time(one, perf_setup().collectives, {1, false}).time_us;
+  const double twenty = nccl_tests_time(one, perf_setup().collectives, {20, false}).time_us;
+  const NcclTestsTime thousand = nccl_tests_time(one, perf_setup().collectives, {1000, false});
   EXPECT_LT(once, one.time_us)
       << "even one operation: nccl-tests averages ranks that finish at different times";
   EXPECT_LT(twenty, once);
@@ -86,7 +76,7 @@ TEST(NcclTestsLoop, OperationsWhereEveryRankTakesEveryStepPrintTheirOwnTime) {
         CollectiveOp::alltoall, CollectiveOp::sendrecv}) {
     for (const double bytes : {8.0, 65536.0, 8.0 * (1 << 30)}) {
       const CollectiveEstimate one = on_four_dgx_h100(op, bytes);
-      const NcclTestsTime printed = nccl_tests_time(one, model(), {20, false});
+      const NcclTestsTime printed = nccl_tests_time(one, perf_setup().collectives, {20, false});
       EXPECT_FALSE(printed.pipelined) << collective_name(op);
       EXPECT_DOUBLE_EQ(printed.time_us, one.time_us) << collective_name(op) << " " << bytes;
     }
@@ -95,14 +85,14 @@ TEST(NcclTestsLoop, OperationsWhereEveryRankTakesEveryStepPrintTheirOwnTime) {
 
 TEST(NcclTestsLoop, BlockingLoopPrintsOneOperation) {
   const CollectiveEstimate one = on_four_dgx_h100(CollectiveOp::broadcast, 8);
-  const NcclTestsTime printed = nccl_tests_time(one, model(), {20, true});
+  const NcclTestsTime printed = nccl_tests_time(one, perf_setup().collectives, {20, true});
   EXPECT_FALSE(printed.pipelined);
   EXPECT_DOUBLE_EQ(printed.time_us, one.time_us);
 }
 
 TEST(NcclTestsLoop, LargeBroadcastsAreBandwidthBoundEitherWay) {
   const CollectiveEstimate one = on_four_dgx_h100(CollectiveOp::broadcast, 8.0 * (1 << 30));
-  const NcclTestsTime printed = nccl_tests_time(one, model(), {20, false});
+  const NcclTestsTime printed = nccl_tests_time(one, perf_setup().collectives, {20, false});
   EXPECT_TRUE(printed.pipelined);
   // What the loop hides is the chain's latency (32 network hops of NCCL's Simple 14 us: 0.45 ms of 24 ms),
   // less the share waited once per loop; the bandwidth term is paid in full by every operation.
@@ -120,7 +110,8 @@ TEST(NcclTestsLoop, HeldOutSmallRootedOperationsAreNoLongerOffByAFactor) {
   for (const auto& point : points.value()) {
     const bool rooted = point.op == CollectiveOp::broadcast || point.op == CollectiveOp::reduce;
     if (!rooted || !point.time_us) continue;
-    const ValidationRow row = validate_collective_point(catalog(), model(), point).value();
+    const ValidationRow row =
+        validate_collective_point(perf_setup().catalog, perf_setup().collectives, point).value();
     EXPECT_TRUE(row.pipelined) << point.name;
     // From 64 KiB the measured bandwidth of a small message is below the model's (docs/accuracy.md): that gap
     // is the bandwidth term's, not the loop's.
