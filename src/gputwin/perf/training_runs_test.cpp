@@ -207,8 +207,10 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // published rowwise / tensorwise step ratio (not fitted on these rows): 23.37 %, worst +98.0 % (was +113.7
   // %). The Grand Teton rows' 500 W limit through the power model (GEMM clock 0.878 of the SXM's, inside
   // torchtitan's published NVL-SXM bound) instead of the bound's middle as a stated default: 21.42 %, worst
-  // +91.4 % (26 rows above 20 %, were 29).
-  EXPECT_LE(evaluation.mean_abs_error, 0.215);
+  // +91.4 % (26 rows above 20 %, were 29). The 405B rows of torchtitan's docs on the HBM2e lower-TDP SXM part
+  // their footnote 1 names (94 GB, 2.4 TB/s, 500 W as the benchmark pages state for it): 20.64 %, worst +91.4
+  // % (24 rows above 20 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.207);
   EXPECT_LE(evaluation.max_abs_error, 0.92);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
@@ -220,8 +222,8 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
 // torchtitan's Grand Teton H100s run at the default 500 W limit (both benchmark pages' Hardware sections):
 // the GEMM clock is the power model's at 500 W (data/power/power-model.yaml), which lands inside the bound
 // footnote 2 of the 2024-12 page gives ("between SXM and NVL"); the memory-bound draw (300 W) is under the
-// limit, so the published 2.4 TB/s is kept. The 405B rows of torchtitan's docs (no limit published) keep the
-// SXM peak.
+// limit, so the published 2.4 TB/s is kept. The 405B rows of torchtitan's docs/performance.md ran on the same
+// part (its footnote 1: "HBM2e based lower TDP SXM H100(95GB)"), with the 94 GB its text states.
 TEST(TrainingRuns, PowerLimitedRowsRunAtThePowerModelsClock) {
   const auto power = load_power_model(source_path("data/power/power-model.yaml"));
   ASSERT_TRUE(power.ok()) << power.error_text();
@@ -234,12 +236,13 @@ TEST(TrainingRuns, PowerLimitedRowsRunAtThePowerModelsClock) {
   const double sxm_peak = sxm->dense_compute.at("bf16")->base();
   const double nvl_peak = nvl->dense_compute.at("bf16")->base();
   ASSERT_LT(point.value().compute_factor, 1.0);
-  int limited = 0, unlimited = 0;
+  int limited = 0, docs = 0;
   auto peak_of = [](const ReferenceRun& run) {
     return run.hardware.accelerator.dense_compute.at("bf16")->base();
   };
   for (const auto& run : runs()) {
-    if (run.id.rfind("tt2412-", 0) == 0 || run.id.rfind("ttasync-", 0) == 0) {
+    const bool docs_row = run.id.rfind("ttdoc-", 0) == 0;
+    if (run.id.rfind("tt2412-", 0) == 0 || run.id.rfind("ttasync-", 0) == 0 || docs_row) {
       const double peak = peak_of(run);
       ++limited;
       EXPECT_NEAR(peak, sxm_peak * point.value().compute_factor, 1e-6 * sxm_peak) << run.id;
@@ -248,13 +251,14 @@ TEST(TrainingRuns, PowerLimitedRowsRunAtThePowerModelsClock) {
       EXPECT_NEAR(run.hardware.accelerator.memory_bandwidth.base(), 8 * 2.4e12, 1e6) << run.id;  // bits/s
       const double fp8 = run.hardware.accelerator.dense_compute.at("fp8")->base();
       EXPECT_NEAR(fp8, sxm->dense_compute.at("fp8")->base() * point.value().compute_factor, 1e-6 * fp8);
-    } else if (run.id.rfind("ttdoc-", 0) == 0) {
-      ++unlimited;
-      EXPECT_EQ(peak_of(run), sxm_peak) << run.id;
+      if (docs_row) {
+        ++docs;
+        EXPECT_NEAR(run.hardware.accelerator.memory.base(), 94e9, 1e3) << run.id;
+      }
     }
   }
-  EXPECT_EQ(limited, 30);
-  EXPECT_EQ(unlimited, 3);
+  EXPECT_EQ(limited, 33);
+  EXPECT_EQ(docs, 3);
 }
 
 // A power limit the power model refuses (below the H100's published 200 W minimum) is an error at the setup
