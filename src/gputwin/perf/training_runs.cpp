@@ -437,6 +437,39 @@ Result<std::vector<ReferenceRun>> load_reference_runs(const Catalog& catalog,
       [&] { return read_runs(catalog, presets, runs_path, setup_path); });
 }
 
+Result<std::vector<KnownGap>> load_known_gaps(const std::string& path,
+                                              const std::vector<ReferenceRun>& runs) {
+  return result_of<std::vector<KnownGap>>([&] {
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys({"gaps"});
+    std::vector<KnownGap> gaps;
+    std::map<std::string, std::string> gap_of_row;
+    for (const YamlField& entry : root.child("gaps").items()) {
+      entry.expect_keys({"id", "rows", "reason"});
+      KnownGap gap{entry.child("id").text(), {}, entry.child("reason").text()};
+      for (const YamlField& row : entry.child("rows").items()) {
+        const std::string id = row.text();
+        const bool known = std::any_of(runs.begin(), runs.end(), [&](const auto& r) { return r.id == id; });
+        if (!known) row.fail("no row '" + id + "' in the training runs");
+        if (const auto twice = gap_of_row.find(id); twice != gap_of_row.end())
+          row.fail("row '" + id + "' is already under gap '" + twice->second + "'");
+        gap_of_row[id] = gap.id;
+        gap.rows.push_back(id);
+      }
+      if (gap.rows.empty()) entry.child("rows").fail("names no row");
+      gaps.push_back(std::move(gap));
+    }
+    return gaps;
+  });
+}
+
+const KnownGap* known_gap_of(const std::vector<KnownGap>& gaps, const std::string& run_id) {
+  for (const KnownGap& gap : gaps) {
+    if (std::find(gap.rows.begin(), gap.rows.end(), run_id) != gap.rows.end()) return &gap;
+  }
+  return nullptr;
+}
+
 std::vector<ReferencePrediction> predict_reference_runs(const CollectiveModel& collectives,
                                                         const TrainingCalibration& calibration,
                                                         const std::vector<ReferenceRun>& runs) {

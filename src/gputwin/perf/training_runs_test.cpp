@@ -288,6 +288,43 @@ TEST(TrainingRuns, APowerLimitOutsideTheSettableRangeIsALocatedError) {
   EXPECT_NE(loaded.error_text().find("h100-sxm"), std::string::npos) << loaded.error_text();
 }
 
+// Issue 14 item 7: a row the model cannot explain stays with its error and a reason. Every evaluation row
+// worse than 20 % must be named by an entry of data/reference/training-gaps.yaml (a diagnosis, never an
+// input): a row that crosses 20 % after a change fails here until its reason is stated.
+TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
+  const auto gaps = load_known_gaps(source_path("data/reference/training-gaps.yaml"), runs());
+  ASSERT_TRUE(gaps.ok()) << gaps.error_text();
+  int above = 0;
+  for (const auto& row : predictions()) {
+    if (!row.run.predictable || row.run.set != "evaluation" || std::abs(row.error) <= 0.20) continue;
+    ++above;
+    const KnownGap* gap = known_gap_of(gaps.value(), row.run.id);
+    EXPECT_NE(gap, nullptr) << row.run.id << " is " << 100 * row.error << " % off with no stated reason";
+    if (gap != nullptr) {
+      EXPECT_FALSE(gap->reason.empty()) << gap->id;
+    }
+  }
+  EXPECT_EQ(above, 24);  // 29 before this pass's power-limit changes
+}
+
+// A gap naming a row that is not in training-runs.yaml, or a row under two gaps, is refused at its line.
+TEST(TrainingRuns, AKnownGapNamingAnUnknownOrRepeatedRowIsALocatedError) {
+  const std::string unknown = ::testing::TempDir() + "/gaps-unknown.yaml";
+  std::ofstream(unknown) << "gaps:\n  - id: a\n    rows: [tt2412-h100-llama3.1-8b-bf16-8]\n    reason: x\n"
+                            "  - id: b\n    rows:\n      - no-such-row\n    reason: y\n";
+  const auto a = load_known_gaps(unknown, runs());
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error_text().find("gaps-unknown.yaml:7"), std::string::npos) << a.error_text();
+  EXPECT_NE(a.error_text().find("no-such-row"), std::string::npos) << a.error_text();
+  const std::string twice = ::testing::TempDir() + "/gaps-twice.yaml";
+  std::ofstream(twice) << "gaps:\n  - id: a\n    rows: [tt2412-h100-llama3.1-8b-bf16-8]\n    reason: x\n"
+                          "  - id: b\n    rows:\n      - tt2412-h100-llama3.1-8b-bf16-8\n    reason: y\n";
+  const auto b = load_known_gaps(twice, runs());
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error_text().find("gaps-twice.yaml:7"), std::string::npos) << b.error_text();
+  EXPECT_NE(b.error_text().find("already under gap 'a'"), std::string::npos) << b.error_text();
+}
+
 // The GB200 Llama 3.1 405B runs split 126 layers over 16 x 8 one-layer chunks (the embedding and the loss
 // take the first and the last chunk, Megatron's account_for_embedding/loss_in_pipeline_split): predicted, the
 // MXFP8 rows within 1 %, the NVFP4 rows optimistic (the recipe's pieces kept in BF16 are not published).
