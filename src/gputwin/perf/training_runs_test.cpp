@@ -209,8 +209,9 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // torchtitan's published NVL-SXM bound) instead of the bound's middle as a stated default: 21.42 %, worst
   // +91.4 % (26 rows above 20 %, were 29). The 405B rows of torchtitan's docs on the HBM2e lower-TDP SXM part
   // their footnote 1 names (94 GB, 2.4 TB/s, 500 W as the benchmark pages state for it): 20.64 %, worst +91.4
-  // % (24 rows above 20 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.207);
+  // % (24 rows above 20 %). The Llama 3 paper's CP as the paper describes it (all-gather of K and V, Section
+  // 3.3.2; was the ring default): 20.56 % (128K CP 16 row +35.3 -> +30.2 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.206);
   EXPECT_LE(evaluation.max_abs_error, 0.92);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
@@ -286,6 +287,27 @@ TEST(TrainingRuns, APowerLimitOutsideTheSettableRangeIsALocatedError) {
       << loaded.error_text();
   EXPECT_NE(loaded.error_text().find("power_limit"), std::string::npos) << loaded.error_text();
   EXPECT_NE(loaded.error_text().find("h100-sxm"), std::string::npos) << loaded.error_text();
+}
+
+// The Llama 3 paper (Section 3.3.2) all-gathers keys and values for context parallelism, as PyTorch's does
+// for torchtitan; Megatron's recipes pass them around a ring. The 128K CP 16 row then exposes its all-gather
+// (the local block hides 1/16 of it at most).
+TEST(TrainingRuns, ContextParallelExchangeFollowsEachSourcesDescription) {
+  int llama3 = 0;
+  for (const auto& row : predictions()) {
+    if (!row.run.predictable) continue;
+    const bool gathers = row.run.source == "llama3-paper" || row.run.source.rfind("torchtitan", 0) == 0;
+    EXPECT_EQ(row.run.config.context_exchange == ContextExchange::all_gather, gathers) << row.run.id;
+    if (row.run.id != "llama3-h100-405b-bf16-16384-cp16") continue;
+    ++llama3;
+    for (const auto& t : row.estimate.terms) {
+      if (t.name == "context-parallel communication") {
+        EXPECT_GT(t.seconds, 0.0);
+        EXPECT_NE(t.rule.find("all-gather"), std::string::npos) << t.rule;
+      }
+    }
+  }
+  EXPECT_EQ(llama3, 1);
 }
 
 // Issue 14 item 7: a row the model cannot explain stays with its error and a reason. Every evaluation row
