@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "gputwin/core/yaml_input.hpp"
+#include "gputwin/perf/power_model.hpp"
 #include "gputwin/perf/precision_recipe.hpp"
 
 namespace gputwin {
@@ -27,9 +28,11 @@ struct GpuSetup {
 struct SystemSetup {
   std::optional<ByteSize> memory;
   std::optional<DataRate> memory_bandwidth;
-  // A power limit's clock bound: the peak lies between the bf16 peaks of two catalog accelerators (lower,
-  // upper); `peak_position` in [0, 1] says where (a stated default, not a measurement). Empty: the catalog's.
-  std::optional<double> peak_scale;
+  // The GPUs' power limit where it is below the catalog TDP: the GEMM clock it leaves is the power model's
+  // (data/power/power-model.yaml, perf/power_model.hpp), not a separate figure. Empty: the default limit.
+  std::optional<Power> power_limit;
+  SourceLocation power_limit_at;  // where the limit is written, for an error about it
+  std::string power_limit_field;
 };
 
 struct SourceSetup {
@@ -48,6 +51,7 @@ struct SourceSetup {
 };
 
 struct Setup {
+  std::optional<PowerModelData> power_model;  // loaded when a system states a power limit
   std::map<std::string, GpuSetup> gpus;
   std::map<std::string, SystemSetup> systems;
   std::map<std::string, std::optional<TransformerModel>> models;  // empty optional: preset missing
@@ -83,18 +87,11 @@ TransformerModel shape_of(const std::string& id, const YamlField& f) {
   return m;
 }
 
-double bf16_peak_of(const Catalog& catalog, const YamlField& id) {
-  const auto* a = catalog.find<Accelerator>(id.text());
-  if (a == nullptr) id.fail("no accelerator '" + id.text() + "' in the catalog");
-  const auto peak = a->dense_compute.find("bf16");
-  if (peak == a->dense_compute.end() || !peak->second) id.fail("'" + id.text() + "' has no dense bf16 rate");
-  return peak->second->base();
-}
-
 Setup read_setup(const std::string& path, const std::vector<TransformerModel>& presets,
-                 const std::map<std::string, std::string>& sets, const Catalog& catalog) {
+                 const std::map<std::string, std::string>& sets) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"hardware", "systems", "models", "sources", "precision_recipes", "moe_recipes"});
+  root.expect_keys(
+      {"hardware", "systems", "models", "sources", "precision_recipes", "moe_recipes", "power_model"});
   Setup setup;
   const YamlField recipes = root.child("precision_recipes");
   recipes.expect_keys({"file", "labels"});
@@ -148,20 +145,22 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
     setup.gpus[row.child("gpu").text()] = gpu;
   }
   for (const YamlField& row : root.child("systems").items()) {
-    row.expect_keys({"system", "memory", "memory_bandwidth", "peak_between", "peak_position", "source"});
+    row.expect_keys({"system", "memory", "memory_bandwidth", "power_limit", "source"});
     SystemSetup s;
     if (const auto m = row.optional_child("memory")) s.memory = m->positive_quantity<ByteSize>();
     if (const auto b = row.optional_child("memory_bandwidth"))
       s.memory_bandwidth = b->positive_quantity<DataRate>();
-    if (const auto between = row.optional_child("peak_between")) {
-      const std::vector<YamlField> ends = between->items();
-      if (ends.size() != 2) between->fail("give two catalog accelerators: [lower, upper]");
-      const double lower = bf16_peak_of(catalog, ends[0]), upper = bf16_peak_of(catalog, ends[1]);
-      if (lower > upper) between->fail("the lower accelerator's bf16 peak exceeds the upper one's");
-      const YamlField position = row.child("peak_position");
-      const double p = position.number();
-      if (p < 0 || p > 1) position.fail("must be in [0, 1] (0 = the lower peak, 1 = the upper)");
-      s.peak_scale = (lower + p * (upper - lower)) / upper;
+    if (const auto limit = row.optional_child("power_limit")) {
+      if (!setup.power_model) {
+        const YamlField file = root.child("power_model");
+        const std::string name = file.text();
+        auto power = load_power_model(name.rfind('/', 0) == 0 ? name : folder + name);
+        if (!power.ok()) throw InputFailure(power.errors().front());
+        setup.power_model = std::move(power).value();
+      }
+      s.power_limit = limit->positive_quantity<Power>();
+      s.power_limit_at = limit->location();
+      s.power_limit_field = limit->path();
     }
     setup.systems[row.child("system").text()] = s;
   }
@@ -263,7 +262,7 @@ double palm_flops_per_token(const TransformerModel& m, int sequence) {
 }
 
 PerfHardware hardware_of(const Catalog& catalog, const GpuSetup& g, const std::optional<SystemSetup>& system,
-                         int gpus) {
+                         const std::optional<PowerModelData>& power_model, int gpus) {
   auto base = perf_hardware_of_accelerator(catalog, g.accelerator, g.gpus_per_node);
   if (!base.ok()) throw InputFailure(base.errors().front());
   PerfHardware hw = base.value();
@@ -276,10 +275,13 @@ PerfHardware hardware_of(const Catalog& catalog, const GpuSetup& g, const std::o
   hw.oversubscription = 1;
   if (system && system->memory) hw.accelerator.memory = *system->memory;
   if (system && system->memory_bandwidth) hw.accelerator.memory_bandwidth = *system->memory_bandwidth;
-  if (system && system->peak_scale) {
-    for (auto& [precision, rate] : hw.accelerator.dense_compute) {
-      if (rate) rate = ComputeRate::from_base(rate->base() * *system->peak_scale);
-    }
+  if (system && system->power_limit) {
+    // The power model's operating point under the limit: GEMM-bound phases lose clock (the dense peaks
+    // scale), memory-bound ones keep theirs while their draw stays under the limit.
+    auto point = power_operating_point(power_model.value(), hw.accelerator, *system->power_limit);
+    if (!point.ok())
+      throw InputFailure(InputError{system->power_limit_at, system->power_limit_field, point.error_text()});
+    hw = capped_hardware(hw, point.value());
   }
   return hw;
 }
@@ -311,9 +313,9 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   const auto gpu = setup.gpus.find(run.gpu);
   if (gpu == setup.gpus.end()) return fail("no hardware setup for " + run.gpu);
   const auto system = setup.systems.find(text_field(row, "system"));
-  run.hardware =
-      hardware_of(catalog, gpu->second,
-                  system == setup.systems.end() ? std::nullopt : std::optional(system->second), run.gpus);
+  run.hardware = hardware_of(catalog, gpu->second,
+                             system == setup.systems.end() ? std::nullopt : std::optional(system->second),
+                             setup.power_model, run.gpus);
   TrainingConfig& c = run.config;
   const auto tp = integer_field(row, "tp"), pp = integer_field(row, "pp");
   if (!tp || !pp) return fail("parallel split not published");
@@ -398,7 +400,7 @@ std::vector<ReferenceRun> read_runs(const Catalog& catalog, const std::vector<Tr
   std::map<std::string, std::string> sets;
   for (const YamlField& source : root.child("sources").items())
     sets[source.child("id").text()] = source.child("set").one_of({"fit", "evaluation"});
-  const Setup setup = read_setup(setup_path, presets, sets, catalog);
+  const Setup setup = read_setup(setup_path, presets, sets);
   std::vector<ReferenceRun> runs;
   for (const YamlField& row : root.child("runs").items()) runs.push_back(read_run(row, setup, catalog));
   return runs;
@@ -433,6 +435,39 @@ Result<std::vector<ReferenceRun>> load_reference_runs(const Catalog& catalog,
                                                       const std::string& setup_path) {
   return result_of<std::vector<ReferenceRun>>(
       [&] { return read_runs(catalog, presets, runs_path, setup_path); });
+}
+
+Result<std::vector<KnownGap>> load_known_gaps(const std::string& path,
+                                              const std::vector<ReferenceRun>& runs) {
+  return result_of<std::vector<KnownGap>>([&] {
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys({"gaps"});
+    std::vector<KnownGap> gaps;
+    std::map<std::string, std::string> gap_of_row;
+    for (const YamlField& entry : root.child("gaps").items()) {
+      entry.expect_keys({"id", "rows", "reason"});
+      KnownGap gap{entry.child("id").text(), {}, entry.child("reason").text()};
+      for (const YamlField& row : entry.child("rows").items()) {
+        const std::string id = row.text();
+        const bool known = std::any_of(runs.begin(), runs.end(), [&](const auto& r) { return r.id == id; });
+        if (!known) row.fail("no row '" + id + "' in the training runs");
+        if (const auto twice = gap_of_row.find(id); twice != gap_of_row.end())
+          row.fail("row '" + id + "' is already under gap '" + twice->second + "'");
+        gap_of_row[id] = gap.id;
+        gap.rows.push_back(id);
+      }
+      if (gap.rows.empty()) entry.child("rows").fail("names no row");
+      gaps.push_back(std::move(gap));
+    }
+    return gaps;
+  });
+}
+
+const KnownGap* known_gap_of(const std::vector<KnownGap>& gaps, const std::string& run_id) {
+  for (const KnownGap& gap : gaps) {
+    if (std::find(gap.rows.begin(), gap.rows.end(), run_id) != gap.rows.end()) return &gap;
+  }
+  return nullptr;
 }
 
 std::vector<ReferencePrediction> predict_reference_runs(const CollectiveModel& collectives,

@@ -43,6 +43,21 @@ struct ReferencePrediction {
     const Catalog& catalog, const std::vector<TransformerModel>& presets, const std::string& runs_path,
     const std::string& setup_path);
 
+// Why rows the model does not explain are off (data/reference/training-gaps.yaml): a diagnosis per group of
+// rows, printed by bench/training_validation beside the rows; never an input to a prediction.
+struct KnownGap {
+  std::string id;
+  std::vector<std::string> rows;  // ids of training-runs.yaml rows
+  std::string reason;
+};
+
+// Reads the gaps file; a row id that is not in `runs`, or a row listed twice, is a located error.
+[[nodiscard]] Result<std::vector<KnownGap>> load_known_gaps(const std::string& path,
+                                                            const std::vector<ReferenceRun>& runs);
+
+// The gap a row belongs to, or nullptr.
+[[nodiscard]] const KnownGap* known_gap_of(const std::vector<KnownGap>& gaps, const std::string& run_id);
+
 [[nodiscard]] std::vector<ReferencePrediction> predict_reference_runs(const CollectiveModel& collectives,
                                                                       const TrainingCalibration& calibration,
                                                                       const std::vector<ReferenceRun>& runs);

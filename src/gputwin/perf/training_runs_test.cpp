@@ -7,8 +7,10 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <sstream>
 
 #include "gputwin/perf/perf_test_support.hpp"
+#include "gputwin/perf/power_model.hpp"
 
 namespace gputwin {
 namespace {
@@ -203,14 +205,146 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // exchange, hopper refitted on the fit set: 24.49 %, worst 113.7 % (was 165.3 %).
   // The torchtitan "float8 rowwise" rows on the fp8-rowwise recipe, whose GEMM rate reproduces torchao's
   // published rowwise / tensorwise step ratio (not fitted on these rows): 23.37 %, worst +98.0 % (was +113.7
-  // %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.234);
-  EXPECT_LE(evaluation.max_abs_error, 0.99);
+  // %). The Grand Teton rows' 500 W limit through the power model (GEMM clock 0.878 of the SXM's, inside
+  // torchtitan's published NVL-SXM bound) instead of the bound's middle as a stated default: 21.42 %, worst
+  // +91.4 % (26 rows above 20 %, were 29). The 405B rows of torchtitan's docs on the HBM2e lower-TDP SXM part
+  // their footnote 1 names (94 GB, 2.4 TB/s, 500 W as the benchmark pages state for it): 20.64 %, worst +91.4
+  // % (24 rows above 20 %). The Llama 3 paper's CP as the paper describes it (all-gather of K and V, Section
+  // 3.3.2; was the ring default): 20.56 % (128K CP 16 row +35.3 -> +30.2 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.206);
+  EXPECT_LE(evaluation.max_abs_error, 0.92);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
       EXPECT_LE(std::abs(row.error), 0.10) << row.run.id;  // -6.2 % and -9.6 % (were -9.4 % and -12.7 %)
     }
   }
+}
+
+// torchtitan's Grand Teton H100s run at the default 500 W limit (both benchmark pages' Hardware sections):
+// the GEMM clock is the power model's at 500 W (data/power/power-model.yaml), which lands inside the bound
+// footnote 2 of the 2024-12 page gives ("between SXM and NVL"); the memory-bound draw (300 W) is under the
+// limit, so the published 2.4 TB/s is kept. The 405B rows of torchtitan's docs/performance.md ran on the same
+// part (its footnote 1: "HBM2e based lower TDP SXM H100(95GB)"), with the 94 GB its text states.
+TEST(TrainingRuns, PowerLimitedRowsRunAtThePowerModelsClock) {
+  const auto power = load_power_model(source_path("data/power/power-model.yaml"));
+  ASSERT_TRUE(power.ok()) << power.error_text();
+  const Accelerator* sxm = perf_setup().catalog.find<Accelerator>("h100-sxm");
+  const Accelerator* nvl = perf_setup().catalog.find<Accelerator>("h100-nvl");
+  ASSERT_NE(sxm, nullptr);
+  ASSERT_NE(nvl, nullptr);
+  const auto point = power_operating_point(power.value(), *sxm, Power::from_base(500));
+  ASSERT_TRUE(point.ok()) << point.error_text();
+  const double sxm_peak = sxm->dense_compute.at("bf16")->base();
+  const double nvl_peak = nvl->dense_compute.at("bf16")->base();
+  ASSERT_LT(point.value().compute_factor, 1.0);
+  int limited = 0, docs = 0;
+  auto peak_of = [](const ReferenceRun& run) {
+    return run.hardware.accelerator.dense_compute.at("bf16")->base();
+  };
+  for (const auto& run : runs()) {
+    const bool docs_row = run.id.rfind("ttdoc-", 0) == 0;
+    if (run.id.rfind("tt2412-", 0) == 0 || run.id.rfind("ttasync-", 0) == 0 || docs_row) {
+      const double peak = peak_of(run);
+      ++limited;
+      EXPECT_NEAR(peak, sxm_peak * point.value().compute_factor, 1e-6 * sxm_peak) << run.id;
+      EXPECT_GT(peak, nvl_peak) << run.id;  // inside torchtitan's published bound
+      EXPECT_LT(peak, sxm_peak) << run.id;
+      EXPECT_NEAR(run.hardware.accelerator.memory_bandwidth.base(), 8 * 2.4e12, 1e6) << run.id;  // bits/s
+      const double fp8 = run.hardware.accelerator.dense_compute.at("fp8")->base();
+      EXPECT_NEAR(fp8, sxm->dense_compute.at("fp8")->base() * point.value().compute_factor, 1e-6 * fp8);
+      if (docs_row) {
+        ++docs;
+        EXPECT_NEAR(run.hardware.accelerator.memory.base(), 94e9, 1e3) << run.id;
+      }
+    }
+  }
+  EXPECT_EQ(limited, 33);
+  EXPECT_EQ(docs, 3);
+}
+
+// A power limit the power model refuses (below the H100's published 200 W minimum) is an error at the setup
+// line that states it.
+TEST(TrainingRuns, APowerLimitOutsideTheSettableRangeIsALocatedError) {
+  std::ifstream in(source_path("data/reference/training-runs-setup.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("power_limit: 500 W", "power_limit: 100 W");
+  replace("power_model: ../power/power-model.yaml",
+          "power_model: " + source_path("data/power/power-model.yaml"));
+  replace("file: ../perf/precision-recipes.yaml", "file: " + source_path("data/perf/precision-recipes.yaml"));
+  int line = 1;
+  for (std::size_t i = 0; i < text.find("power_limit: 100 W"); ++i) line += text[i] == '\n' ? 1 : 0;
+  const std::string path = ::testing::TempDir() + "/setup-low-limit.yaml";
+  std::ofstream(path) << text;
+  const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(),
+                                          source_path("data/reference/training-runs.yaml"), path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error_text().find("setup-low-limit.yaml:" + std::to_string(line)), std::string::npos)
+      << loaded.error_text();
+  EXPECT_NE(loaded.error_text().find("power_limit"), std::string::npos) << loaded.error_text();
+  EXPECT_NE(loaded.error_text().find("h100-sxm"), std::string::npos) << loaded.error_text();
+}
+
+// The Llama 3 paper (Section 3.3.2) all-gathers keys and values for context parallelism, as PyTorch's does
+// for torchtitan; Megatron's recipes pass them around a ring. The 128K CP 16 row then exposes its all-gather
+// (the local block hides 1/16 of it at most).
+TEST(TrainingRuns, ContextParallelExchangeFollowsEachSourcesDescription) {
+  int llama3 = 0;
+  for (const auto& row : predictions()) {
+    if (!row.run.predictable) continue;
+    const bool gathers = row.run.source == "llama3-paper" || row.run.source.rfind("torchtitan", 0) == 0;
+    EXPECT_EQ(row.run.config.context_exchange == ContextExchange::all_gather, gathers) << row.run.id;
+    if (row.run.id != "llama3-h100-405b-bf16-16384-cp16") continue;
+    ++llama3;
+    for (const auto& t : row.estimate.terms) {
+      if (t.name == "context-parallel communication") {
+        EXPECT_GT(t.seconds, 0.0);
+        EXPECT_NE(t.rule.find("all-gather"), std::string::npos) << t.rule;
+      }
+    }
+  }
+  EXPECT_EQ(llama3, 1);
+}
+
+// Issue 14 item 7: a row the model cannot explain stays with its error and a reason. Every evaluation row
+// worse than 20 % must be named by an entry of data/reference/training-gaps.yaml (a diagnosis, never an
+// input): a row that crosses 20 % after a change fails here until its reason is stated.
+TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
+  const auto gaps = load_known_gaps(source_path("data/reference/training-gaps.yaml"), runs());
+  ASSERT_TRUE(gaps.ok()) << gaps.error_text();
+  int above = 0;
+  for (const auto& row : predictions()) {
+    if (!row.run.predictable || row.run.set != "evaluation" || std::abs(row.error) <= 0.20) continue;
+    ++above;
+    const KnownGap* gap = known_gap_of(gaps.value(), row.run.id);
+    EXPECT_NE(gap, nullptr) << row.run.id << " is " << 100 * row.error << " % off with no stated reason";
+    if (gap != nullptr) {
+      EXPECT_FALSE(gap->reason.empty()) << gap->id;
+    }
+  }
+  EXPECT_EQ(above, 24);  // 29 before this pass's power-limit changes
+}
+
+// A gap naming a row that is not in training-runs.yaml, or a row under two gaps, is refused at its line.
+TEST(TrainingRuns, AKnownGapNamingAnUnknownOrRepeatedRowIsALocatedError) {
+  const std::string unknown = ::testing::TempDir() + "/gaps-unknown.yaml";
+  std::ofstream(unknown) << "gaps:\n  - id: a\n    rows: [tt2412-h100-llama3.1-8b-bf16-8]\n    reason: x\n"
+                            "  - id: b\n    rows:\n      - no-such-row\n    reason: y\n";
+  const auto a = load_known_gaps(unknown, runs());
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error_text().find("gaps-unknown.yaml:7"), std::string::npos) << a.error_text();
+  EXPECT_NE(a.error_text().find("no-such-row"), std::string::npos) << a.error_text();
+  const std::string twice = ::testing::TempDir() + "/gaps-twice.yaml";
+  std::ofstream(twice) << "gaps:\n  - id: a\n    rows: [tt2412-h100-llama3.1-8b-bf16-8]\n    reason: x\n"
+                          "  - id: b\n    rows:\n      - tt2412-h100-llama3.1-8b-bf16-8\n    reason: y\n";
+  const auto b = load_known_gaps(twice, runs());
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error_text().find("gaps-twice.yaml:7"), std::string::npos) << b.error_text();
+  EXPECT_NE(b.error_text().find("already under gap 'a'"), std::string::npos) << b.error_text();
 }
 
 // The GB200 Llama 3.1 405B runs split 126 layers over 16 x 8 one-layer chunks (the embedding and the loss
