@@ -1,5 +1,8 @@
 #include "gputwin/serve/serving_references.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -110,6 +113,10 @@ Result<std::vector<EngineGeneration>> load_engine_generations(const std::string&
   });
 }
 
+int ServingBenchmark::input_span_tokens() const {
+  return input_mean_tokens > 0 ? std::min(input_max_tokens, 2 * input_mean_tokens - 1) : input_max_tokens;
+}
+
 const ServingBenchmark* benchmark_of(const ServingCheckPlan& plan, const std::string& id) {
   for (const ServingBenchmark& b : plan.benchmarks)
     if (b.id == id) return &b;
@@ -136,12 +143,23 @@ Result<ServingCheckPlan> load_serving_check_plan(const std::string& path) {
     }
     for (const YamlField& item : root.child("benchmarks").items()) {
       item.expect_keys({"id", "model", "precision", "kv_bytes_per_element", "input_max_tokens",
-                        "input_source", "output_mean_tokens", "output_source"});
-      plan.benchmarks.push_back({item.child("id").text(), item.child("model").text(),
+                        "input_mean_tokens", "input_source", "output_mean_tokens", "output_source"});
+      ServingBenchmark benchmark{item.child("id").text(),
+                                 item.child("model").text(),
                                  item.child("precision").one_of({"fp8", "bf16", "fp16"}),
                                  item.child("kv_bytes_per_element").positive_number(),
                                  static_cast<int>(item.child("input_max_tokens").positive_integer()),
-                                 static_cast<int>(item.child("output_mean_tokens").positive_integer())});
+                                 0,
+                                 static_cast<int>(item.child("output_mean_tokens").positive_integer())};
+      if (const auto mean = item.optional_child("input_mean_tokens")) {
+        benchmark.input_mean_tokens = static_cast<int>(mean->positive_integer());
+        if (2 * benchmark.input_mean_tokens - 1 > benchmark.input_max_tokens)
+          mean->fail(
+              fmt::format("input_mean_tokens {} needs inputs beyond input_max_tokens {} (uniform on "
+                          "1..2 x mean - 1)",
+                          benchmark.input_mean_tokens, benchmark.input_max_tokens));
+      }
+      plan.benchmarks.push_back(std::move(benchmark));
     }
     for (const YamlField& item : root.child("deployments").items()) {
       item.expect_keys({"bench", "accelerator_contains", "system", "accelerator", "tp", "server_sequences",

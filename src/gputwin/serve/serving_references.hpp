@@ -70,7 +70,13 @@ struct ServingBenchmark {
   std::string precision = "fp8";
   double kv_bytes_per_element = 1;
   int input_max_tokens = 1024;
+  // 0: inputs uniform on 1..input_max_tokens. Else uniform on 1..min(input_max_tokens, 2 x mean - 1): a
+  // stated distribution whose mean is fitted on the fit set (bench/serving_validation --calibrate).
+  int input_mean_tokens = 0;
   int output_mean_tokens = 256;
+  // The inputs' mean tokens as drawn (uniform on 1..span).
+  [[nodiscard]] int input_span_tokens() const;
+  [[nodiscard]] double input_mean() const { return (input_span_tokens() + 1) / 2.0; }
 };
 
 struct ServingDeployment {

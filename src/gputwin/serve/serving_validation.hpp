@@ -70,6 +70,23 @@ struct ServingValidationInputs {
 [[nodiscard]] Result<std::vector<ServingCheck>> run_serving_checks(const ServingValidationInputs& inputs,
                                                                    const MlperfResults& results);
 
+// The iteration a row's instance runs at saturation, its time split into the perf model's terms: every
+// sequence slot decoding at the mean context (input mean + half the output mean) with the prefill tokens that
+// keep the slots full (slots x input mean / output mean, within the token budget): what sets Offline
+// throughput. `output_tokens_per_s_per_gpu` is that iteration's decode tokens over its time (with the
+// engine's efficiency) per GPU of the instance.
+struct SaturatedIteration {
+  int decode_sequences = 0;
+  double prefill_tokens = 0;
+  double context_tokens = 0;  // of a decoding sequence, mean
+  StepTime time;              // the perf model's terms, before the engine's efficiency
+  double efficiency = 1;
+  double output_tokens_per_s_per_gpu = 0;
+};
+[[nodiscard]] Result<SaturatedIteration> saturated_iteration(const ServingValidationInputs& inputs,
+                                                             const MlperfResults& results,
+                                                             const ServingCheck& check);
+
 struct ServingErrors {
   int offline_rows = 0, server_rows = 0;
   double offline_mean = 0, offline_worst = 0;        // |error| of tokens/s, percent
