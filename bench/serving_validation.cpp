@@ -7,6 +7,9 @@
 //                    data/reference/serving-mlperf-v4.1.yaml; evaluation rows are never simulated.
 //   --engine-effect  the engine generation's effect: the errors of both sets with every efficiency set to 1
 //                    (no engine term) and with the generations' efficiencies swapped.
+//   --engine-tables  only the serving engines' own published rate-vs-latency tables
+//                    (data/reference/serving-engine-tables.yaml), at efficiency 1 and at each engine
+//                    generation's (the engine term's effect); the default run prints them after MLPerf.
 // Reads the results from ../shared (run from the repository root). Not run by CI; the thresholds are asserted
 // by serve/serving_validation_test.cpp.
 //
@@ -219,6 +222,47 @@ int calibrate(const ServingValidationInputs& inputs, const MlperfResults& result
   return 0;
 }
 
+void print_engine_tables(const ServingValidationInputs& inputs, const EngineTables& tables, double efficiency,
+                         const std::string& label) {
+  const auto checks = run_engine_table_checks(inputs, tables, efficiency);
+  if (!checks.ok()) {
+    std::fprintf(stderr, "%s", checks.error_text().c_str());
+    return;
+  }
+  std::printf("\n### engine tables, efficiency %.3f (%s)\n\n", efficiency, label.c_str());
+  std::printf(
+      "| table | version | set | concurrency | tok/s sim/pub | TTFT ms sim/pub | ITL ms sim/pub |\n"
+      "|---|---|---|---|---|---|---|\n");
+  for (const EngineTableCheck& c : checks.value())
+    std::printf(
+        "| %s | %s | %s | %d | %.0f/%.0f (%+.1f %%) | %.0f/%.0f (%+.1f %%) | %.1f/%.1f (%+.1f %%) |\n",
+        c.table.c_str(), c.engine_version.c_str(), c.set.c_str(), c.published.concurrency,
+        c.output_tokens_per_s, c.published.output_tokens_per_s, c.throughput_error_percent(), c.ttft_ms,
+        c.published.ttft_ms, c.ttft_error_percent(), c.itl_ms, c.published.itl_ms, c.itl_error_percent());
+  for (const std::string set : {"fit", "evaluation"}) {
+    const EngineTableErrors e = engine_table_errors(checks.value(), set);
+    if (e.rows == 0) continue;
+    std::printf(
+        "%-10s %d rows: throughput mean |error| %.1f %%, worst %.1f %% (within 15 %%: %d); TTFT %.1f %%, "
+        "worst "
+        "%.1f %% (within 25 %%: %d); ITL %.1f %%, worst %.1f %% (within 25 %%: %d)\n",
+        set.c_str(), e.rows, e.throughput_mean, e.throughput_worst, e.throughput_within_15, e.ttft_mean,
+        e.ttft_worst, e.ttft_within_25, e.itl_mean, e.itl_worst, e.itl_within_25);
+  }
+}
+
+int engine_tables(const ServingValidationInputs& inputs) {
+  const auto tables = load_engine_tables(source_path("data/reference/serving-engine-tables.yaml"));
+  if (!tables.ok()) {
+    std::fprintf(stderr, "%s", tables.error_text().c_str());
+    return 1;
+  }
+  print_engine_tables(inputs, tables.value(), 1.0, "the perf model's timing, as perf serve runs by default");
+  for (const EngineGeneration& e : inputs.engines)
+    print_engine_tables(inputs, tables.value(), e.efficiency, "engine generation " + e.id);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -245,6 +289,7 @@ int main(int argc, char** argv) {
   const ServingValidationInputs inputs{catalog.value(),   presets.value(), collectives.value(),
                                        constants.value(), engines.value(), plan.value()};
   if (mode == "--calibrate") return calibrate(inputs, results.value());
+  if (mode == "--engine-tables") return engine_tables(inputs);
   if (mode == "--engine-effect") {
     std::printf("engine generations as fitted:\n");
     const auto fitted = rerun(inputs, results.value(), [&](const std::string& id) {
@@ -281,5 +326,5 @@ int main(int argc, char** argv) {
   std::printf("\n");
   print_errors(checks.value(), CheckSet::fit);
   print_errors(checks.value(), CheckSet::evaluation);
-  return 0;
+  return engine_tables(inputs);
 }

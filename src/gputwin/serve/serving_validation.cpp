@@ -324,4 +324,91 @@ ServingErrors serving_errors(const std::vector<ServingCheck>& checks, CheckSet s
   return e;
 }
 
+double EngineTableCheck::throughput_error_percent() const {
+  return 100.0 * (output_tokens_per_s - published.output_tokens_per_s) / published.output_tokens_per_s;
+}
+double EngineTableCheck::ttft_error_percent() const {
+  return 100.0 * (ttft_ms - published.ttft_ms) / published.ttft_ms;
+}
+double EngineTableCheck::itl_error_percent() const {
+  return 100.0 * (itl_ms - published.itl_ms) / published.itl_ms;
+}
+
+Result<std::vector<EngineTableCheck>> run_engine_table_checks(const ServingValidationInputs& inputs,
+                                                              const EngineTables& tables, double efficiency) {
+  std::vector<EngineTableCheck> checks;
+  for (const EngineTable& table : tables.tables) {
+    const auto fail = [&](const std::string& message) {
+      return Result<std::vector<EngineTableCheck>>(
+          InputError{{tables.path, table.line, 0}, "tables", message});
+    };
+    const auto preset = std::find_if(inputs.presets.begin(), inputs.presets.end(),
+                                     [&](const TransformerModel& m) { return m.name == table.model; });
+    if (preset == inputs.presets.end()) return fail("no model preset '" + table.model + "'");
+    auto hardware = perf_hardware_of_system(inputs.catalog, table.system, 1);
+    if (!hardware.ok()) return hardware.errors();
+    const InferenceSetup setup{*preset,
+                               table.tp,
+                               table.precision,
+                               table.kv_bytes_per_element,
+                               table.input_tokens,
+                               table.output_tokens,
+                               1};
+    auto model = IterationModel::make(hardware.value(), inputs.collectives, inputs.constants, setup);
+    if (!model.ok()) return model.errors();
+    EngineLimits limits;
+    limits.max_batched_tokens = table.max_batched_tokens;
+    limits.max_sequences = table.max_sequences;
+    limits.block_tokens = table.block_tokens;
+    limits.kv_capacity_tokens = model.value().kv_capacity_tokens();
+    for (const EngineTableRow& row : table.rows) {
+      ClosedLoopLoad load;
+      load.concurrency = row.concurrency;
+      load.input_tokens = table.input_tokens;
+      load.output_tokens = table.output_tokens;
+      load.rounds = table.rounds_per_client;
+      load.engine_efficiency = efficiency;
+      const ServeSummary s = closed_loop_latency(model.value(), limits, load, table.tp);
+      const bool median = table.statistic == "p50";
+      EngineTableCheck c;
+      c.table = table.id;
+      c.engine_version = table.engine_version;
+      c.set = table.set;
+      c.published = row;
+      c.efficiency = efficiency;
+      c.ttft_ms = (median ? s.ttft_s.p50 : s.ttft_s.mean) * 1e3;
+      c.itl_ms = (median ? s.itl_s.p50 : s.itl_s.mean) * 1e3;
+      c.output_tokens_per_s = s.output_tokens_per_s;
+      checks.push_back(c);
+    }
+  }
+  return checks;
+}
+
+EngineTableErrors engine_table_errors(const std::vector<EngineTableCheck>& checks, const std::string& set) {
+  EngineTableErrors e;
+  for (const EngineTableCheck& c : checks) {
+    if (c.set != set) continue;
+    ++e.rows;
+    const double t = std::abs(c.throughput_error_percent());
+    const double f = std::abs(c.ttft_error_percent());
+    const double i = std::abs(c.itl_error_percent());
+    e.throughput_mean += t;
+    e.ttft_mean += f;
+    e.itl_mean += i;
+    e.throughput_worst = std::max(e.throughput_worst, t);
+    e.ttft_worst = std::max(e.ttft_worst, f);
+    e.itl_worst = std::max(e.itl_worst, i);
+    e.throughput_within_15 += t <= 15 ? 1 : 0;
+    e.ttft_within_25 += f <= 25 ? 1 : 0;
+    e.itl_within_25 += i <= 25 ? 1 : 0;
+  }
+  if (e.rows > 0) {
+    e.throughput_mean /= e.rows;
+    e.ttft_mean /= e.rows;
+    e.itl_mean /= e.rows;
+  }
+  return e;
+}
+
 }  // namespace gputwin

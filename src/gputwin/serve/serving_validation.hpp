@@ -101,4 +101,35 @@ struct ServingErrors {
 
 [[nodiscard]] ServingErrors serving_errors(const std::vector<ServingCheck>& checks, CheckSet set);
 
+// One row of an engine's published rate-vs-latency table (serving_references.hpp EngineTable) simulated: the
+// table's deployment on the perf model, `concurrency` closed-loop clients sending the table's fixed lengths
+// (closed_loop_latency), the engine's limits from the table, the engine efficiency given (1 = the perf
+// model's timing; no generation is fitted on these tables).
+struct EngineTableCheck {
+  std::string table;  // id
+  std::string engine_version;
+  std::string set;  // fit | evaluation, the table's
+  EngineTableRow published;
+  double efficiency = 1;
+  double ttft_ms = 0, itl_ms = 0, output_tokens_per_s = 0;  // the table's statistic (mean or p50)
+  [[nodiscard]] double throughput_error_percent() const;
+  [[nodiscard]] double ttft_error_percent() const;
+  [[nodiscard]] double itl_error_percent() const;
+};
+
+[[nodiscard]] Result<std::vector<EngineTableCheck>> run_engine_table_checks(
+    const ServingValidationInputs& inputs, const EngineTables& tables, double efficiency = 1);
+
+struct EngineTableErrors {
+  int rows = 0;
+  double throughput_mean = 0, throughput_worst = 0;  // |error| percent
+  double ttft_mean = 0, ttft_worst = 0;
+  double itl_mean = 0, itl_worst = 0;
+  int throughput_within_15 = 0, ttft_within_25 = 0, itl_within_25 = 0;
+};
+
+// Over the checks of one set ("fit" or "evaluation").
+[[nodiscard]] EngineTableErrors engine_table_errors(const std::vector<EngineTableCheck>& checks,
+                                                    const std::string& set);
+
 }  // namespace gputwin
