@@ -1,11 +1,15 @@
 // Prints `perf serve`'s simulation against MLPerf Inference v4.1 (closed, LLM Server and Offline): every row
 // of the fit set, the evaluation set and the excluded rows, with its errors, and the means of each set
 // (serve/serving_validation; split and deployments in data/reference/serving-mlperf-v4.1.yaml).
-//   --calibrate      re-fits each engine generation's efficiency on its fit-set Offline rows (golden-section
-//                    search on the mean |error|) and prints the values to store in
-//                    data/perf/serving-engine-generations.yaml; evaluation rows are never scored.
+//   --calibrate      re-fits, on the fit set's Offline rows only, each engine generation's efficiency and the
+//                    input mean of the benchmark that declares input_mean_tokens, and prints the values to
+//                    store in data/perf/serving-engine-generations.yaml and
+//                    data/reference/serving-mlperf-v4.1.yaml; evaluation rows are never simulated.
 //   --engine-effect  the engine generation's effect: the errors of both sets with every efficiency set to 1
 //                    (no engine term) and with the generations' efficiencies swapped.
+//   --engine-tables  only the serving engines' own published rate-vs-latency tables
+//                    (data/reference/serving-engine-tables.yaml), at efficiency 1 and at each engine
+//                    generation's (the engine term's effect); the default run prints them after MLPerf.
 // Reads the results from ../shared (run from the repository root). Not run by CI; the thresholds are asserted
 // by serve/serving_validation_test.cpp.
 //
@@ -16,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -68,6 +73,38 @@ void print_rows(const std::vector<ServingCheck>& checks, CheckSet set) {
   }
 }
 
+// The saturated iteration of every simulated Offline row, worst throughput error first: which of the perf
+// model's terms sets the row's time (compute- or memory-bound, the TP all-reduces, the host).
+void print_breakdown(const ServingValidationInputs& inputs, const MlperfResults& results,
+                     const std::vector<ServingCheck>& checks) {
+  std::vector<const ServingCheck*> rows;
+  for (const auto& c : checks)
+    if (c.simulated && !c.published.server()) rows.push_back(&c);
+  std::stable_sort(rows.begin(), rows.end(), [](const ServingCheck* a, const ServingCheck* b) {
+    return std::abs(a->error_percent()) > std::abs(b->error_percent());
+  });
+  std::printf(
+      "\n### saturated iteration of the Offline rows (worst first)\n\n"
+      "| set | submitter | system | benchmark | TPxinst | decode seqs | prefill tok | compute ms | memory ms "
+      "| "
+      "comm ms | host ms | bound | sat. tok/s/GPU | sim tok/s/GPU | pub tok/s/GPU | error |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const ServingCheck* c : rows) {
+    const auto it = saturated_iteration(inputs, results, *c);
+    if (!it.ok()) continue;
+    const SaturatedIteration& s = it.value();
+    const double gpus = c->published.gpus;
+    std::printf(
+        "| %s | %s | %s | %s | %dx%d | %d | %.0f | %.1f | %.1f | %.1f | %.1f | %s | %.0f | %.0f | %.0f | "
+        "%+.1f %% |\n",
+        check_set_name(c->set), c->published.submitter.c_str(), c->published.system.c_str(),
+        c->published.benchmark.c_str(), c->tp, c->instances, s.decode_sequences, s.prefill_tokens,
+        s.time.compute_s * 1e3, s.time.memory_s * 1e3, s.time.communication_s * 1e3, s.time.host_s * 1e3,
+        s.time.compute_bound() ? "compute" : "memory", s.output_tokens_per_s_per_gpu,
+        c->predicted_tokens_per_s / gpus, c->published.tokens_per_s / gpus, c->error_percent());
+  }
+}
+
 void print_errors(const std::vector<ServingCheck>& checks, CheckSet set) {
   const ServingErrors e = serving_errors(checks, set);
   std::printf(
@@ -94,43 +131,135 @@ std::vector<ServingCheck> rerun(const ServingValidationInputs& inputs, const Mlp
   return out;
 }
 
-// Mean |error| of the fit-set Offline rows of one engine generation at a trial efficiency.
-double fit_score(const ServingValidationInputs& inputs, const MlperfResults& results,
-                 const std::vector<ServingCheck>& planned, const std::string& engine, double efficiency) {
-  double sum = 0;
-  int rows = 0;
-  for (const ServingCheck& c : planned) {
-    if (c.set != CheckSet::fit || c.engine != engine || c.published.server()) continue;
-    sum += std::abs(simulate_serving_check(inputs, results, c, false, efficiency).value().error_percent());
-    ++rows;
+// The efficiency that minimises the mean |error| of rows whose predictions at efficiency 1 are `unit` and
+// whose published figures are `published`: Offline tokens/s scale exactly with the efficiency (every
+// iteration's time is divided by it), so the mean |efficiency x unit / published - 1| is convex and piecewise
+// linear in it, and its minimum is at one of the ratios published / unit.
+std::pair<double, double> best_efficiency(const std::vector<double>& unit,
+                                          const std::vector<double>& published) {
+  double best = 1, best_score = 1e300;
+  for (std::size_t k = 0; k < unit.size(); ++k) {
+    const double candidate = published[k] / unit[k];
+    double score = 0;
+    for (std::size_t i = 0; i < unit.size(); ++i)
+      score += std::abs(candidate * unit[i] / published[i] - 1) * 100;
+    score /= static_cast<double>(unit.size());
+    if (score < best_score) best = candidate, best_score = score;
   }
-  return rows > 0 ? sum / rows : 0;
+  return {best, best_score};
 }
 
-int calibrate(const ServingValidationInputs& inputs, const MlperfResults& results) {
-  const auto planned = plan_serving_checks(inputs, results);
+struct Calibration {
+  int input_mean = 0;  // of the fitted benchmark (0: none fitted)
+  std::vector<std::pair<std::string, double>> efficiencies;
+  double score = 0;  // mean |error| over every fit-set Offline row, percent
+};
+
+// Every engine generation's efficiency fitted on its fit-set Offline rows, with `benchmark`'s input mean set
+// to `mean` (0 = as the plan has it).
+Calibration calibrate_at(const ServingValidationInputs& base, const MlperfResults& results,
+                         const std::string& benchmark, int mean) {
+  ServingCheckPlan plan = base.plan;
+  for (ServingBenchmark& b : plan.benchmarks)
+    if (b.id == benchmark && mean > 0) b.input_mean_tokens = mean;
+  const ServingValidationInputs inputs{base.catalog,   base.presets, base.collectives,
+                                       base.constants, base.engines, plan};
+  Calibration out;
+  out.input_mean = mean;
+  int rows = 0;
   for (const EngineGeneration& engine : inputs.engines) {
-    double low = 0.3, high = 2.0;  // golden-section search on a unimodal mean |error|
-    const double ratio = (std::sqrt(5.0) - 1) / 2;
-    double a = high - ratio * (high - low), b = low + ratio * (high - low);
-    double fa = fit_score(inputs, results, planned, engine.id, a);
-    double fb = fit_score(inputs, results, planned, engine.id, b);
-    for (int step = 0; step < 24; ++step) {
-      if (fa < fb) {
-        high = b, b = a, fb = fa;
-        a = high - ratio * (high - low);
-        fa = fit_score(inputs, results, planned, engine.id, a);
-      } else {
-        low = a, a = b, fa = fb;
-        b = low + ratio * (high - low);
-        fb = fit_score(inputs, results, planned, engine.id, b);
-      }
+    std::vector<double> unit, published;
+    for (const ServingCheck& c : plan_serving_checks(inputs, results)) {
+      if (c.set != CheckSet::fit || c.engine != engine.id || c.published.server()) continue;
+      unit.push_back(simulate_serving_check(inputs, results, c, false, 1.0).value().predicted_tokens_per_s);
+      published.push_back(c.published.tokens_per_s);
     }
-    const double best = (low + high) / 2;
-    std::printf("%s: efficiency %.3f (fit-set Offline mean |error| %.2f %%; in use %.3f: %.2f %%)\n",
-                engine.id.c_str(), best, fit_score(inputs, results, planned, engine.id, best),
-                engine.efficiency, fit_score(inputs, results, planned, engine.id, engine.efficiency));
+    if (unit.empty()) continue;
+    const auto [efficiency, score] = best_efficiency(unit, published);
+    out.efficiencies.emplace_back(engine.id, efficiency);
+    out.score += score * static_cast<double>(unit.size());
+    rows += static_cast<int>(unit.size());
   }
+  if (rows > 0) out.score /= rows;
+  return out;
+}
+
+// Fits, on the fit set's Offline rows only, each engine generation's efficiency and the input mean of every
+// benchmark whose plan entry declares `input_mean_tokens` (a grid from 32 tokens up to half the longest
+// input, refined to 8 tokens around the best). Evaluation rows are never simulated.
+int calibrate(const ServingValidationInputs& inputs, const MlperfResults& results) {
+  const auto print = [](const Calibration& c) {
+    std::printf("  input mean %4d: fit-set Offline mean |error| %.2f %%;", c.input_mean, c.score);
+    for (const auto& [id, efficiency] : c.efficiencies) std::printf(" %s %.3f", id.c_str(), efficiency);
+    std::printf("\n");
+  };
+  std::string fitted;
+  int max_tokens = 0;
+  for (const ServingBenchmark& b : inputs.plan.benchmarks)
+    if (b.input_mean_tokens > 0) fitted = b.id, max_tokens = b.input_max_tokens;
+  if (fitted.empty()) {
+    std::printf("no benchmark declares input_mean_tokens: efficiencies only\n");
+    print(calibrate_at(inputs, results, "", 0));
+    return 0;
+  }
+  std::printf("%s: input mean and efficiencies, fitted on the fit set's Offline rows\n", fitted.c_str());
+  Calibration best;
+  best.score = 1e300;
+  for (int mean = 32; 2 * mean - 1 <= max_tokens; mean += 32) {
+    const Calibration c = calibrate_at(inputs, results, fitted, mean);
+    print(c);
+    if (c.score < best.score) best = c;
+  }
+  const int centre = best.input_mean;
+  for (int mean = centre - 24; mean <= centre + 24; mean += 8) {
+    if (mean == centre || mean < 8 || 2 * mean - 1 > max_tokens) continue;
+    const Calibration c = calibrate_at(inputs, results, fitted, mean);
+    print(c);
+    if (c.score < best.score) best = c;
+  }
+  std::printf("best:\n");
+  print(best);
+  return 0;
+}
+
+void print_engine_tables(const ServingValidationInputs& inputs, const EngineTables& tables, double efficiency,
+                         const std::string& label) {
+  const auto checks = run_engine_table_checks(inputs, tables, efficiency);
+  if (!checks.ok()) {
+    std::fprintf(stderr, "%s", checks.error_text().c_str());
+    return;
+  }
+  std::printf("\n### engine tables, efficiency %.3f (%s)\n\n", efficiency, label.c_str());
+  std::printf(
+      "| table | version | set | concurrency | tok/s sim/pub | TTFT ms sim/pub | ITL ms sim/pub |\n"
+      "|---|---|---|---|---|---|---|\n");
+  for (const EngineTableCheck& c : checks.value())
+    std::printf(
+        "| %s | %s | %s | %d | %.0f/%.0f (%+.1f %%) | %.0f/%.0f (%+.1f %%) | %.1f/%.1f (%+.1f %%) |\n",
+        c.table.c_str(), c.engine_version.c_str(), c.set.c_str(), c.published.concurrency,
+        c.output_tokens_per_s, c.published.output_tokens_per_s, c.throughput_error_percent(), c.ttft_ms,
+        c.published.ttft_ms, c.ttft_error_percent(), c.itl_ms, c.published.itl_ms, c.itl_error_percent());
+  for (const std::string set : {"fit", "evaluation"}) {
+    const EngineTableErrors e = engine_table_errors(checks.value(), set);
+    if (e.rows == 0) continue;
+    std::printf(
+        "%-10s %d rows: throughput mean |error| %.1f %%, worst %.1f %% (within 15 %%: %d); TTFT %.1f %%, "
+        "worst "
+        "%.1f %% (within 25 %%: %d); ITL %.1f %%, worst %.1f %% (within 25 %%: %d)\n",
+        set.c_str(), e.rows, e.throughput_mean, e.throughput_worst, e.throughput_within_15, e.ttft_mean,
+        e.ttft_worst, e.ttft_within_25, e.itl_mean, e.itl_worst, e.itl_within_25);
+  }
+}
+
+int engine_tables(const ServingValidationInputs& inputs) {
+  const auto tables = load_engine_tables(source_path("data/reference/serving-engine-tables.yaml"));
+  if (!tables.ok()) {
+    std::fprintf(stderr, "%s", tables.error_text().c_str());
+    return 1;
+  }
+  print_engine_tables(inputs, tables.value(), 1.0, "the perf model's timing, as perf serve runs by default");
+  for (const EngineGeneration& e : inputs.engines)
+    print_engine_tables(inputs, tables.value(), e.efficiency, "engine generation " + e.id);
   return 0;
 }
 
@@ -160,6 +289,7 @@ int main(int argc, char** argv) {
   const ServingValidationInputs inputs{catalog.value(),   presets.value(), collectives.value(),
                                        constants.value(), engines.value(), plan.value()};
   if (mode == "--calibrate") return calibrate(inputs, results.value());
+  if (mode == "--engine-tables") return engine_tables(inputs);
   if (mode == "--engine-effect") {
     std::printf("engine generations as fitted:\n");
     const auto fitted = rerun(inputs, results.value(), [&](const std::string& id) {
@@ -192,8 +322,9 @@ int main(int argc, char** argv) {
   }
   for (const CheckSet set : {CheckSet::fit, CheckSet::evaluation, CheckSet::excluded})
     print_rows(checks.value(), set);
+  print_breakdown(inputs, results.value(), checks.value());
   std::printf("\n");
   print_errors(checks.value(), CheckSet::fit);
   print_errors(checks.value(), CheckSet::evaluation);
-  return 0;
+  return engine_tables(inputs);
 }

@@ -1,5 +1,8 @@
 #include "gputwin/serve/serving_references.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -110,6 +113,58 @@ Result<std::vector<EngineGeneration>> load_engine_generations(const std::string&
   });
 }
 
+Result<EngineTables> load_engine_tables(const std::string& path) {
+  return result_of<EngineTables>([&] {
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys({"tables"});
+    EngineTables out;
+    out.path = path;
+    const auto value = [](const YamlField& item, std::string_view key) {
+      return item.child(key).child("value");
+    };
+    for (const YamlField& item : root.child("tables").items()) {
+      item.expect_keys({"id", "engine", "engine_version", "set", "source", "model", "model_note", "system",
+                        "tp", "precision", "kv_bytes_per_element", "input_tokens", "output_tokens", "load",
+                        "statistic", "limits", "rounds_per_client", "rows"});
+      EngineTable t;
+      t.line = item.location().line;
+      t.id = item.child("id").text();
+      t.engine = item.child("engine").text();
+      t.engine_version = item.child("engine_version").text();
+      t.set = item.child("set").one_of({"fit", "evaluation"});
+      t.source = item.child("source").text();
+      t.model = item.child("model").text();
+      t.system = item.child("system").text();
+      t.tp = static_cast<int>(item.child("tp").positive_integer());
+      t.precision = item.child("precision").one_of({"fp8", "bf16", "fp16"});
+      t.kv_bytes_per_element = value(item, "kv_bytes_per_element").positive_number();
+      t.input_tokens = static_cast<int>(item.child("input_tokens").positive_integer());
+      t.output_tokens = static_cast<int>(item.child("output_tokens").positive_integer());
+      static_cast<void>(item.child("load").one_of({"concurrency"}));  // the only load the tables have yet
+      t.statistic = value(item, "statistic").one_of({"mean", "p50"});
+      const YamlField limits = item.child("limits");
+      limits.expect_keys({"max_batched_tokens", "max_sequences", "block_tokens"});
+      t.max_batched_tokens = static_cast<int>(value(limits, "max_batched_tokens").positive_integer());
+      t.max_sequences = static_cast<int>(value(limits, "max_sequences").positive_integer());
+      t.block_tokens = static_cast<int>(value(limits, "block_tokens").positive_integer());
+      t.rounds_per_client = static_cast<int>(item.child("rounds_per_client").positive_integer());
+      for (const YamlField& row : item.child("rows").items()) {
+        row.expect_keys({"concurrency", "ttft_ms", "itl_ms", "output_tokens_per_s"});
+        t.rows.push_back({static_cast<int>(row.child("concurrency").positive_integer()),
+                          row.child("ttft_ms").positive_number(), row.child("itl_ms").positive_number(),
+                          row.child("output_tokens_per_s").positive_number(), row.location().line});
+      }
+      if (t.rows.empty()) item.child("rows").fail("a table needs at least one row");
+      out.tables.push_back(std::move(t));
+    }
+    return out;
+  });
+}
+
+int ServingBenchmark::input_span_tokens() const {
+  return input_mean_tokens > 0 ? std::min(input_max_tokens, 2 * input_mean_tokens - 1) : input_max_tokens;
+}
+
 const ServingBenchmark* benchmark_of(const ServingCheckPlan& plan, const std::string& id) {
   for (const ServingBenchmark& b : plan.benchmarks)
     if (b.id == id) return &b;
@@ -136,12 +191,23 @@ Result<ServingCheckPlan> load_serving_check_plan(const std::string& path) {
     }
     for (const YamlField& item : root.child("benchmarks").items()) {
       item.expect_keys({"id", "model", "precision", "kv_bytes_per_element", "input_max_tokens",
-                        "input_source", "output_mean_tokens", "output_source"});
-      plan.benchmarks.push_back({item.child("id").text(), item.child("model").text(),
+                        "input_mean_tokens", "input_source", "output_mean_tokens", "output_source"});
+      ServingBenchmark benchmark{item.child("id").text(),
+                                 item.child("model").text(),
                                  item.child("precision").one_of({"fp8", "bf16", "fp16"}),
                                  item.child("kv_bytes_per_element").positive_number(),
                                  static_cast<int>(item.child("input_max_tokens").positive_integer()),
-                                 static_cast<int>(item.child("output_mean_tokens").positive_integer())});
+                                 0,
+                                 static_cast<int>(item.child("output_mean_tokens").positive_integer())};
+      if (const auto mean = item.optional_child("input_mean_tokens")) {
+        benchmark.input_mean_tokens = static_cast<int>(mean->positive_integer());
+        if (2 * benchmark.input_mean_tokens - 1 > benchmark.input_max_tokens)
+          mean->fail(
+              fmt::format("input_mean_tokens {} needs inputs beyond input_max_tokens {} (uniform on "
+                          "1..2 x mean - 1)",
+                          benchmark.input_mean_tokens, benchmark.input_max_tokens));
+      }
+      plan.benchmarks.push_back(std::move(benchmark));
     }
     for (const YamlField& item : root.child("deployments").items()) {
       item.expect_keys({"bench", "accelerator_contains", "system", "accelerator", "tp", "server_sequences",

@@ -64,13 +64,58 @@ struct EngineGeneration {
 
 [[nodiscard]] Result<std::vector<EngineGeneration>> load_engine_generations(const std::string& path);
 
+// A serving engine's own published rate-vs-latency table (data/reference/serving-engine-tables.yaml): one
+// engine version's benchmark of one deployment at fixed lengths, swept over closed-loop concurrency.
+struct EngineTableRow {
+  int concurrency = 1;
+  double ttft_ms = 0;
+  double itl_ms = 0;
+  double output_tokens_per_s = 0;  // of the whole deployment
+  int line = 0;
+};
+
+struct EngineTable {
+  std::string id;
+  std::string engine;
+  std::string engine_version;  // explicit: the table is this version's
+  std::string set;             // fit | evaluation, by source
+  std::string source;
+  std::string model;   // a preset of data/perf/models.yaml
+  std::string system;  // a catalog system
+  int tp = 1;
+  std::string precision = "fp8";
+  double kv_bytes_per_element = 1;
+  int input_tokens = 0;
+  int output_tokens = 0;
+  std::string statistic;  // what the latency columns are (mean, p50, ...)
+  int max_batched_tokens = 8192;
+  int max_sequences = 256;
+  int block_tokens = 16;
+  int rounds_per_client = 4;
+  std::vector<EngineTableRow> rows;
+  int line = 0;
+};
+
+struct EngineTables {
+  std::string path;
+  std::vector<EngineTable> tables;
+};
+
+[[nodiscard]] Result<EngineTables> load_engine_tables(const std::string& path);
+
 struct ServingBenchmark {
   std::string id;
   std::string model;
   std::string precision = "fp8";
   double kv_bytes_per_element = 1;
   int input_max_tokens = 1024;
+  // 0: inputs uniform on 1..input_max_tokens. Else uniform on 1..min(input_max_tokens, 2 x mean - 1): a
+  // stated distribution whose mean is fitted on the fit set (bench/serving_validation --calibrate).
+  int input_mean_tokens = 0;
   int output_mean_tokens = 256;
+  // The inputs' mean tokens as drawn (uniform on 1..span).
+  [[nodiscard]] int input_span_tokens() const;
+  [[nodiscard]] double input_mean() const { return (input_span_tokens() + 1) / 2.0; }
 };
 
 struct ServingDeployment {

@@ -17,15 +17,16 @@ bool contains(const std::string& text, const std::string& piece) {
   return !piece.empty() && text.find(piece) != std::string::npos;
 }
 
-// Inputs drawn uniformly on 1..max, outputs uniformly on 1..(2 mean - 1): the stated distributions of the
-// reference file (the datasets' own were not found).
+// Inputs drawn uniformly on 1..span (the whole 1..max, or 1..(2 mean - 1) when the mean is fitted), outputs
+// uniformly on 1..(2 mean - 1): the stated distributions of the reference file (the datasets' own were not
+// found).
 void draw_lengths(std::vector<ServeRequest>& requests, const ServingBenchmark& benchmark,
                   std::uint64_t seed) {
   Random random(seed);
   const auto output_span = static_cast<std::uint64_t>(std::max(1, 2 * benchmark.output_mean_tokens - 1));
   for (ServeRequest& request : requests) {
     request.input_tokens =
-        1 + static_cast<int>(random.below(static_cast<std::uint64_t>(benchmark.input_max_tokens)));
+        1 + static_cast<int>(random.below(static_cast<std::uint64_t>(benchmark.input_span_tokens())));
     request.output_tokens = 1 + static_cast<int>(random.below(output_span));
   }
 }
@@ -157,13 +158,20 @@ std::vector<ServingCheck> plan_serving_checks(const ServingValidationInputs& inp
   return checks;
 }
 
-Result<ServingCheck> simulate_serving_check(const ServingValidationInputs& inputs,
-                                            const MlperfResults& results, ServingCheck check, bool search_qps,
-                                            double efficiency) {
-  if (check.set == CheckSet::excluded) return check;
+namespace {
+
+// A planned row's deployment as the perf model sees it: its benchmark and its instance's iteration model.
+struct RowModel {
+  const ServingBenchmark* benchmark = nullptr;
+  const EngineGeneration* engine = nullptr;
+  IterationModel model;
+};
+
+Result<RowModel> row_model(const ServingValidationInputs& inputs, const MlperfResults& results,
+                           const ServingCheck& check) {
   const MlperfResult& row = check.published;
   const auto fail = [&](const std::string& message) {
-    return Result<ServingCheck>(InputError{{results.path, row.line, 0}, "rows", message});
+    return Result<RowModel>(InputError{{results.path, row.line, 0}, "rows", message});
   };
   const ServingDeployment* deployment = deployment_of(inputs.plan, row);
   const ServingBenchmark* benchmark = benchmark_of(inputs.plan, row.benchmark);
@@ -182,14 +190,51 @@ Result<ServingCheck> simulate_serving_check(const ServingValidationInputs& input
                              check.tp,
                              benchmark->precision,
                              benchmark->kv_bytes_per_element,
-                             (benchmark->input_max_tokens + 1) / 2,
+                             (benchmark->input_span_tokens() + 1) / 2,
                              benchmark->output_mean_tokens,
                              1};
   auto model = IterationModel::make(hardware.value(), inputs.collectives, inputs.constants, setup);
   if (!model.ok()) return model.errors();
+  return RowModel{benchmark, engine, std::move(model).value()};
+}
+
+}  // namespace
+
+Result<SaturatedIteration> saturated_iteration(const ServingValidationInputs& inputs,
+                                               const MlperfResults& results, const ServingCheck& check) {
+  if (check.set == CheckSet::excluded)
+    return InputError{{results.path, check.published.line, 0}, "rows", "an excluded row has no deployment"};
+  auto built = row_model(inputs, results, check);
+  if (!built.ok()) return built.errors();
+  const RowModel& row = built.value();
+  SaturatedIteration it;
+  it.decode_sequences = check.sequences;
+  const double input_mean = row.benchmark->input_mean();
+  const double output_mean = mean_output_tokens(*row.benchmark);
+  it.context_tokens = input_mean + output_mean / 2;
+  it.prefill_tokens =
+      std::clamp(check.sequences * input_mean / output_mean, 0.0,
+                 static_cast<double>(std::max(0, row.engine->max_batched_tokens - check.sequences)));
+  it.time = row.model.iteration(it.prefill_tokens, it.prefill_tokens * input_mean / 2, it.decode_sequences,
+                                it.decode_sequences * it.context_tokens);
+  it.efficiency = check.efficiency;
+  const double seconds = it.time.seconds() / check.efficiency;
+  it.output_tokens_per_s_per_gpu = seconds > 0 ? it.decode_sequences / seconds / check.tp : 0;
+  return it;
+}
+
+Result<ServingCheck> simulate_serving_check(const ServingValidationInputs& inputs,
+                                            const MlperfResults& results, ServingCheck check, bool search_qps,
+                                            double efficiency) {
+  if (check.set == CheckSet::excluded) return check;
+  const MlperfResult& row = check.published;
+  auto built = row_model(inputs, results, check);
+  if (!built.ok()) return built.errors();
+  const ServingBenchmark* benchmark = built.value().benchmark;
+  const EngineGeneration* engine = built.value().engine;
+  const IterationModel& model = built.value().model;
   if (efficiency > 0) check.efficiency = efficiency;
-  const RowSimulation simulation(model.value(), *benchmark, check, *engine, inputs.plan.run,
-                                 check.efficiency);
+  const RowSimulation simulation(model, *benchmark, check, *engine, inputs.plan.run, check.efficiency);
   check.simulated = true;
   if (!row.server()) {
     check.predicted_tokens_per_s = simulation.offline();
@@ -276,6 +321,93 @@ ServingErrors serving_errors(const std::vector<ServingCheck>& checks, CheckSet s
   }
   if (ttft50 > 0) e.ttft_p50_mean /= ttft50;
   if (tpot50 > 0) e.tpot_p50_mean /= tpot50;
+  return e;
+}
+
+double EngineTableCheck::throughput_error_percent() const {
+  return 100.0 * (output_tokens_per_s - published.output_tokens_per_s) / published.output_tokens_per_s;
+}
+double EngineTableCheck::ttft_error_percent() const {
+  return 100.0 * (ttft_ms - published.ttft_ms) / published.ttft_ms;
+}
+double EngineTableCheck::itl_error_percent() const {
+  return 100.0 * (itl_ms - published.itl_ms) / published.itl_ms;
+}
+
+Result<std::vector<EngineTableCheck>> run_engine_table_checks(const ServingValidationInputs& inputs,
+                                                              const EngineTables& tables, double efficiency) {
+  std::vector<EngineTableCheck> checks;
+  for (const EngineTable& table : tables.tables) {
+    const auto fail = [&](const std::string& message) {
+      return Result<std::vector<EngineTableCheck>>(
+          InputError{{tables.path, table.line, 0}, "tables", message});
+    };
+    const auto preset = std::find_if(inputs.presets.begin(), inputs.presets.end(),
+                                     [&](const TransformerModel& m) { return m.name == table.model; });
+    if (preset == inputs.presets.end()) return fail("no model preset '" + table.model + "'");
+    auto hardware = perf_hardware_of_system(inputs.catalog, table.system, 1);
+    if (!hardware.ok()) return hardware.errors();
+    const InferenceSetup setup{*preset,
+                               table.tp,
+                               table.precision,
+                               table.kv_bytes_per_element,
+                               table.input_tokens,
+                               table.output_tokens,
+                               1};
+    auto model = IterationModel::make(hardware.value(), inputs.collectives, inputs.constants, setup);
+    if (!model.ok()) return model.errors();
+    EngineLimits limits;
+    limits.max_batched_tokens = table.max_batched_tokens;
+    limits.max_sequences = table.max_sequences;
+    limits.block_tokens = table.block_tokens;
+    limits.kv_capacity_tokens = model.value().kv_capacity_tokens();
+    for (const EngineTableRow& row : table.rows) {
+      ClosedLoopLoad load;
+      load.concurrency = row.concurrency;
+      load.input_tokens = table.input_tokens;
+      load.output_tokens = table.output_tokens;
+      load.rounds = table.rounds_per_client;
+      load.engine_efficiency = efficiency;
+      const ServeSummary s = closed_loop_latency(model.value(), limits, load, table.tp);
+      const bool median = table.statistic == "p50";
+      EngineTableCheck c;
+      c.table = table.id;
+      c.engine_version = table.engine_version;
+      c.set = table.set;
+      c.published = row;
+      c.efficiency = efficiency;
+      c.ttft_ms = (median ? s.ttft_s.p50 : s.ttft_s.mean) * 1e3;
+      c.itl_ms = (median ? s.itl_s.p50 : s.itl_s.mean) * 1e3;
+      c.output_tokens_per_s = s.output_tokens_per_s;
+      checks.push_back(c);
+    }
+  }
+  return checks;
+}
+
+EngineTableErrors engine_table_errors(const std::vector<EngineTableCheck>& checks, const std::string& set) {
+  EngineTableErrors e;
+  for (const EngineTableCheck& c : checks) {
+    if (c.set != set) continue;
+    ++e.rows;
+    const double t = std::abs(c.throughput_error_percent());
+    const double f = std::abs(c.ttft_error_percent());
+    const double i = std::abs(c.itl_error_percent());
+    e.throughput_mean += t;
+    e.ttft_mean += f;
+    e.itl_mean += i;
+    e.throughput_worst = std::max(e.throughput_worst, t);
+    e.ttft_worst = std::max(e.ttft_worst, f);
+    e.itl_worst = std::max(e.itl_worst, i);
+    e.throughput_within_15 += t <= 15 ? 1 : 0;
+    e.ttft_within_25 += f <= 25 ? 1 : 0;
+    e.itl_within_25 += i <= 25 ? 1 : 0;
+  }
+  if (e.rows > 0) {
+    e.throughput_mean /= e.rows;
+    e.ttft_mean /= e.rows;
+    e.itl_mean /= e.rows;
+  }
   return e;
 }
 

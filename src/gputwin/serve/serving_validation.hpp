@@ -70,6 +70,23 @@ struct ServingValidationInputs {
 [[nodiscard]] Result<std::vector<ServingCheck>> run_serving_checks(const ServingValidationInputs& inputs,
                                                                    const MlperfResults& results);
 
+// The iteration a row's instance runs at saturation, its time split into the perf model's terms: every
+// sequence slot decoding at the mean context (input mean + half the output mean) with the prefill tokens that
+// keep the slots full (slots x input mean / output mean, within the token budget): what sets Offline
+// throughput. `output_tokens_per_s_per_gpu` is that iteration's decode tokens over its time (with the
+// engine's efficiency) per GPU of the instance.
+struct SaturatedIteration {
+  int decode_sequences = 0;
+  double prefill_tokens = 0;
+  double context_tokens = 0;  // of a decoding sequence, mean
+  StepTime time;              // the perf model's terms, before the engine's efficiency
+  double efficiency = 1;
+  double output_tokens_per_s_per_gpu = 0;
+};
+[[nodiscard]] Result<SaturatedIteration> saturated_iteration(const ServingValidationInputs& inputs,
+                                                             const MlperfResults& results,
+                                                             const ServingCheck& check);
+
 struct ServingErrors {
   int offline_rows = 0, server_rows = 0;
   double offline_mean = 0, offline_worst = 0;        // |error| of tokens/s, percent
@@ -83,5 +100,36 @@ struct ServingErrors {
 };
 
 [[nodiscard]] ServingErrors serving_errors(const std::vector<ServingCheck>& checks, CheckSet set);
+
+// One row of an engine's published rate-vs-latency table (serving_references.hpp EngineTable) simulated: the
+// table's deployment on the perf model, `concurrency` closed-loop clients sending the table's fixed lengths
+// (closed_loop_latency), the engine's limits from the table, the engine efficiency given (1 = the perf
+// model's timing; no generation is fitted on these tables).
+struct EngineTableCheck {
+  std::string table;  // id
+  std::string engine_version;
+  std::string set;  // fit | evaluation, the table's
+  EngineTableRow published;
+  double efficiency = 1;
+  double ttft_ms = 0, itl_ms = 0, output_tokens_per_s = 0;  // the table's statistic (mean or p50)
+  [[nodiscard]] double throughput_error_percent() const;
+  [[nodiscard]] double ttft_error_percent() const;
+  [[nodiscard]] double itl_error_percent() const;
+};
+
+[[nodiscard]] Result<std::vector<EngineTableCheck>> run_engine_table_checks(
+    const ServingValidationInputs& inputs, const EngineTables& tables, double efficiency = 1);
+
+struct EngineTableErrors {
+  int rows = 0;
+  double throughput_mean = 0, throughput_worst = 0;  // |error| percent
+  double ttft_mean = 0, ttft_worst = 0;
+  double itl_mean = 0, itl_worst = 0;
+  int throughput_within_15 = 0, ttft_within_25 = 0, itl_within_25 = 0;
+};
+
+// Over the checks of one set ("fit" or "evaluation").
+[[nodiscard]] EngineTableErrors engine_table_errors(const std::vector<EngineTableCheck>& checks,
+                                                    const std::string& set);
 
 }  // namespace gputwin
