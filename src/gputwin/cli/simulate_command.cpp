@@ -423,7 +423,8 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
       simulate.add_subcommand("replay", "replay a job trace: arrivals, queueing, gang starts, departures");
   command->add_option("--jobs", options->jobs, "job trace file")->required()->check(CLI::ExistingFile);
   command
-      ->add_option("--format", options->format, "philly | swf | helios | jobs | sacct | openb (default: detect)")
+      ->add_option("--format", options->format,
+                   "philly | swf | helios | jobs | sacct | openb (default: detect)")
       ->check(CLI::IsMember({"auto", "philly", "swf", "helios", "jobs", "sacct", "openb"}));
   command->add_option("--cluster", options->cluster_spec, "cluster spec (YAML) to replay on")
       ->check(CLI::ExistingFile);
