@@ -200,6 +200,32 @@ async function checkValidations(page, validations) {
   }
 }
 
+// A spec sized to facility.power_budget: the table's rows and the throughput-by-cap chart against the plan's
+// candidates (one series per platform in listed order, the caps that fit from the lowest up).
+async function checkPowerBudget(page, plan) {
+  const budget = plan.workload_fit && plan.workload_fit.power_budget;
+  const drawn = await page.$$('#power-budget');
+  if (!budget) { expectEqual(drawn.length, 0, 'power budget section without a budget'); return; }
+  const section = await page.$eval('#power-budget', (e) => ({ ...e.dataset }));
+  expectEqual(Number(section.budgetKw), budget.budget_kw, 'power budget kW');
+  const chosen = budget.candidates.find((c) => c.chosen);
+  expectEqual([section.chosenSystem, Number(section.chosenCapW)], [chosen.system, chosen.cap_w], 'chosen design');
+  const rows = await page.$$eval('#power-budget tr[data-system]', (trs) => trs.map((tr) => ({ ...tr.dataset })));
+  expectEqual(rows.map((r) => [r.system, Number(r.capW), r.chosen === 'true']),
+    budget.candidates.map((c) => [c.system, c.cap_w, c.chosen]), 'power budget rows');
+  rows.forEach((row, i) => {
+    const candidate = budget.candidates[i];
+    if (!candidate.fits) return;
+    expectEqual(Number(row.nodes), candidate.nodes, `power budget row ${i} nodes`);
+    expectClose(Number(row.tokensPerSecond), candidate.tokens_per_second, `power budget row ${i} tokens/s`);
+    expectClose(Number(row.facilityKw), candidate.facility_kw, `power budget row ${i} facility kW`);
+  });
+  const systems = [...new Set(budget.candidates.map((c) => c.system))];
+  await checkSeries(page, 'chart-power-budget', systems.map((system) => budget.candidates
+    .filter((c) => c.system === system && c.fits).sort((a, b) => a.cap_w - b.cap_w)
+    .map((c) => c.tokens_per_second)), 'power budget chart');
+}
+
 async function main() {
   const options = parseArguments(process.argv.slice(2));
   const { chromium } = require(path.join(path.resolve(options.webDir), 'node_modules', 'playwright-core'));
@@ -222,6 +248,7 @@ async function main() {
         await checkFabrics(page, plan);
         await checkCharts(page, options.simulation.map(readJson), options.perf.map(readJson));
         await checkValidations(page, options.validate.map(readJson));
+        await checkPowerBudget(page, plan);
       }
       if (options.screenshots) {
         fs.mkdirSync(options.screenshots, { recursive: true });

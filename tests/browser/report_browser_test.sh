@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# ctest browser.report: builds the demo report (scripts/report-demo.sh) and a 100,000-GPU design's report, checks
-# both in Debian's headless chromium against their JSON (check_report.cjs), and that a second run gives the same
-# bytes. Screenshots land in OUT_DIR/screenshots. Skips (77) without chromium or node.
+# ctest browser.report: builds the demo report (scripts/report-demo.sh), a power-budget spec's and a 100,000-GPU
+# design's report, checks them in Debian's headless chromium against their JSON (check_report.cjs), and that a
+# second run gives the same bytes. Screenshots land in OUT_DIR/screenshots. Skips (77) without chromium or node.
 #   report_browser_test.sh GPUTWIN WEB_DIR OUT_DIR
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -52,6 +52,13 @@ validated=tests/prometheus/expected/range-sacct-json.out
 node tests/browser/check_report.cjs --web-dir "$web_dir" --report "$out/report-validate.html" \
   --plan "$out/plan-1su.json" --validate "$validated" --screenshots "$out/screenshots-validate" \
   --max-bytes "$max_bytes"
+
+# A spec sized to a facility power budget: the platform x cap trade-off table and chart against plan --json.
+budget=tests/specs/power-budget-llama3-8b.yaml
+"$gputwin" plan "$budget" --json >"$out/plan-budget.json"
+"$gputwin" report "$budget" --out "$out/report-budget.html" >/dev/null
+node tests/browser/check_report.cjs --web-dir "$web_dir" --report "$out/report-budget.html" \
+  --plan "$out/plan-budget.json" --screenshots "$out/screenshots-budget" --max-bytes "$max_bytes"
 
 # The 100,000-GPU design: aggregated drawings must still add up to the plan's racks and switches.
 large=examples/h100-100k-three-tier.yaml

@@ -34,6 +34,7 @@ int run_report(const ReportOptions& options) {
   const auto design = designed_spec(options.spec, *catalog);
   if (!design) return kInputError;
   ReportInputs drawn = std::move(inputs).value();
+  if (design->workload_fit && design->workload_fit->budget) drawn.power_budget = design->workload_fit->budget;
   if (!options.rent.empty()) {
     drawn.buy_vs_rent = buy_or_rent(options.rent, options.spec, *design, *catalog);
     if (!drawn.buy_vs_rent) return kInputError;

@@ -29,6 +29,7 @@
 #include "gputwin/spec/cluster_spec.hpp"
 #include "gputwin/trace/job_traces.hpp"
 #include "gputwin/trace/openb.hpp"
+#include "gputwin/trace/priority_class.hpp"
 #include "gputwin/trace/trace_file.hpp"
 
 namespace gputwin::cli {
@@ -69,6 +70,7 @@ struct ReplayCommandOptions {
   std::string power_budget;
   std::string power_policy;
   bool compare_power_policies = false;
+  std::vector<std::string> low_priority_qos;  // the trace's classes cap-low-priority caps first
 };
 
 FailureSetup failure_setup(const ReplayCommandOptions& options) {
@@ -224,11 +226,26 @@ std::optional<double> power_budget_of(const ReplayCommandOptions& options, const
   return budget_w;
 }
 
+// Marks the low-priority jobs (the classes --low-priority-qos names, else the format's own) and says why
+// cap-low-priority cannot run when there are none; --low-priority-qos without a policy that reads it is a
+// usage error.
+std::optional<std::string> mark_low_priority_jobs(const ReplayCommandOptions& options, LoadedTrace& trace) {
+  if (!options.low_priority_qos.empty() && options.power_policy != "cap-low-priority" &&
+      !options.compare_power_policies) {
+    throw UsageFailure{
+        "--low-priority-qos: only --power-policy cap-low-priority (or --compare-power-policies) reads it"};
+  }
+  const auto low = low_priority_classes(trace.format, options.low_priority_qos);
+  const LowPriorityMarking marking = mark_low_priority(trace.jobs, low);
+  if (marking.low_jobs > 0) return std::nullopt;
+  return no_low_priority_reason(marking, trace.format, low);
+}
+
 // The same replay under each policy that can hold the budget; a policy that cannot says why.
 template <class RunWith>
 std::vector<PowerPolicyRun> compare_power_policies(const RunWith& run_with) {
   std::vector<PowerPolicyRun> rows;
-  for (const std::string name : {"none", "cap-all", "admit-fewer"}) {
+  for (const std::string name : {"none", "cap-all", "admit-fewer", "cap-low-priority"}) {
     PowerPolicyRun row;
     row.policy = name;
     try {
@@ -243,6 +260,11 @@ std::vector<PowerPolicyRun> compare_power_policies(const RunWith& run_with) {
       row.facility_kwh = energy.facility_kwh;
       row.peak_it_kw = energy.peak_it_kw;
       row.lowest_cap_w = energy.lowest_cap_w;
+      if (energy.budget) {
+        row.low_priority_gpu_hours = energy.budget->low_priority_gpu_hours;
+        row.low_priority_mean_throughput = energy.budget->low_priority_mean_throughput;
+        row.other_mean_throughput = energy.budget->other_mean_throughput;
+      }
     } catch (const UsageFailure& failure) {
       row.refused = failure.message;
     }
@@ -254,8 +276,15 @@ std::vector<PowerPolicyRun> compare_power_policies(const RunWith& run_with) {
 int run_replay(const ReplayCommandOptions& options) {
   const MigChoice mig = resolve_mig(options);
   if (!mig.ok) return kUsageError;
-  const auto jobs = load_jobs(options, mig.setup);
+  auto jobs = load_jobs(options, mig.setup);
   if (!jobs) return kInputError;
+  std::optional<std::string> no_low_priority;
+  try {
+    no_low_priority = mark_low_priority_jobs(options, *jobs);
+  } catch (const UsageFailure& failure) {
+    std::cerr << "simulate replay: " << failure.message << "\n";
+    return kUsageError;
+  }
   auto built = build_cluster(options, *jobs, mig.setup);
   if (!built) return kInputError;
   SimulatedCluster* cluster = &built->simulated;
@@ -301,6 +330,9 @@ int run_replay(const ReplayCommandOptions& options) {
       ReplayModels models = make_replay_models(failure_setup(options), cluster->topology, write_s);
       models.out_of_service = out_of_service;
       std::shared_ptr<const PowerPolicy> power;
+      if (budget_w && power_policy == "cap-low-priority" && no_low_priority) {
+        throw UsageFailure{"--power-policy cap-low-priority: " + options.jobs + ": " + *no_low_priority};
+      }
       if (built->power) {
         try {
           power = make_power_policy(budget_w ? power_policy : "none", *built->power, budget_w.value_or(0));
@@ -390,8 +422,10 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
   auto* command =
       simulate.add_subcommand("replay", "replay a job trace: arrivals, queueing, gang starts, departures");
   command->add_option("--jobs", options->jobs, "job trace file")->required()->check(CLI::ExistingFile);
-  command->add_option("--format", options->format, "philly | swf | helios | jobs | sacct (default: detect)")
-      ->check(CLI::IsMember({"auto", "philly", "swf", "helios", "jobs", "sacct"}));
+  command
+      ->add_option("--format", options->format,
+                   "philly | swf | helios | jobs | sacct | openb (default: detect)")
+      ->check(CLI::IsMember({"auto", "philly", "swf", "helios", "jobs", "sacct", "openb"}));
   command->add_option("--cluster", options->cluster_spec, "cluster spec (YAML) to replay on")
       ->check(CLI::ExistingFile);
   add_node_type_option(*command, options->node_type);
@@ -431,8 +465,15 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
       ->add_option("--power-policy", options->power_policy,
                    "how the budget is held: cap-all (default) | admit-fewer | cap-low-priority")
       ->check(CLI::IsMember({"none", "cap-all", "admit-fewer", "cap-low-priority"}));
-  command->add_flag("--compare-power-policies", options->compare_power_policies,
-                    "also replay under none, cap-all and admit-fewer at the budget and print the trade-off");
+  command->add_flag(
+      "--compare-power-policies", options->compare_power_policies,
+      "also replay under none, cap-all, admit-fewer and cap-low-priority at the budget and print "
+      "the trade-off");
+  command
+      ->add_option("--low-priority-qos", options->low_priority_qos,
+                   "the trace's priority classes (QOS) cap-low-priority caps first, comma-separated, e.g. "
+                   "scavenger,standby (default: openb's BE; none for other traces)")
+      ->delimiter(',');
   add_catalog_options(*command, options->catalog);
   command->callback([options, &exit_code] { exit_code = run_replay(*options); });
 }

@@ -257,7 +257,10 @@ Json power_policies_json(const std::vector<PowerPolicyRun>& rows) {
                     {"it_kwh", rounded(row.it_kwh)},
                     {"facility_kwh", rounded(row.facility_kwh)},
                     {"peak_it_kw", rounded(row.peak_it_kw)},
-                    {"lowest_cap_w", rounded(row.lowest_cap_w)}});
+                    {"lowest_cap_w", rounded(row.lowest_cap_w)},
+                    {"low_priority_gpu_hours", rounded(row.low_priority_gpu_hours)},
+                    {"low_priority_mean_throughput", rounded(row.low_priority_mean_throughput, 5)},
+                    {"other_mean_throughput", rounded(row.other_mean_throughput, 5)}});
   }
   return json;
 }
@@ -296,6 +299,11 @@ Json energy_json(const ReplayEnergyMetrics& energy) {
                       {"capped_gpu_hours", rounded(budget.capped_gpu_hours)},
                       {"mean_throughput", rounded(budget.mean_throughput, 5)},
                       {"jobs_refused", budget.jobs_refused}};
+    if (budget.low_priority_gpu_hours > 0) {
+      json["budget"]["low_priority_gpu_hours"] = rounded(budget.low_priority_gpu_hours);
+      json["budget"]["low_priority_mean_throughput"] = rounded(budget.low_priority_mean_throughput, 5);
+      json["budget"]["other_mean_throughput"] = rounded(budget.other_mean_throughput, 5);
+    }
   }
   if (!energy.compared.empty()) {
     json["power_policies"] = {{"budget_it_kw", rounded(energy.budget_kw)},
@@ -316,20 +324,22 @@ std::string kwh(double kilowatt_hours) {
 
 std::string power_policies_text(const ReplayEnergyMetrics& energy) {
   TextTable table({"policy", "completed", "work GPU-h", "by last arrival", "mean wait", "makespan", "IT",
-                   "facility", "peak IT", "of budget", "lowest cap"},
+                   "facility", "peak IT", "of budget", "lowest cap", "throughput low / other"},
                   {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
-                   Align::right, Align::right, Align::right, Align::right, Align::right});
+                   Align::right, Align::right, Align::right, Align::right, Align::right, Align::right});
   std::string refused;
   for (const auto& row : energy.compared) {
     if (!row.refused.empty()) {
-      table.add_row({row.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"});
+      table.add_row({row.policy, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"});
       refused += fmt::format("  {}: {}\n", row.policy, row.refused);
       continue;
     }
     table.add_row({row.policy, std::to_string(row.completed), format_number(row.completed_work_gpu_hours, 1),
                    format_number(row.work_by_last_arrival_gpu_hours, 1), hours(row.mean_wait_s),
                    hours(row.makespan_s), kwh(row.it_kwh), kwh(row.facility_kwh), kw(row.peak_it_kw),
-                   percent(row.peak_it_kw / energy.budget_kw), format_number(row.lowest_cap_w, 0) + " W"});
+                   percent(row.peak_it_kw / energy.budget_kw), format_number(row.lowest_cap_w, 0) + " W",
+                   (row.low_priority_gpu_hours > 0 ? percent(row.low_priority_mean_throughput) : "-") +
+                       " / " + percent(row.other_mean_throughput)});
   }
   return fmt::format("\nPower policies at an IT budget of {} (the same trace replayed under each)\n",
                      kw(energy.budget_kw)) +
@@ -361,6 +371,12 @@ std::string energy_text(const ReplayEnergyMetrics& energy) {
     text += budget.jobs_refused > 0 ? fmt::format("; {} refused (more power than the budget allows)\n",
                                                   jobs_count(budget.jobs_refused))
                                     : "\n";
+    if (budget.low_priority_gpu_hours > 0) {
+      text +=
+          fmt::format("  low-priority jobs: {} busy GPU-hours at {} throughput; the other jobs' GPUs at {}\n",
+                      format_number(budget.low_priority_gpu_hours, 1),
+                      percent(budget.low_priority_mean_throughput), percent(budget.other_mean_throughput));
+    }
   }
   if (!energy.compared.empty()) text += power_policies_text(energy);
   return text;

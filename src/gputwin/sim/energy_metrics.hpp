@@ -25,12 +25,17 @@ struct EnergyInterval {
 
 // Under a power budget: what the policy did.
 struct PowerBudgetMetrics {
-  std::string policy;           // cap-all, admit-fewer
+  std::string policy;           // cap-all, admit-fewer, cap-low-priority
   double budget_kw = 0;         // IT
   double lowest_cap_w = 0;      // the lowest limit busy GPUs ran at
   double capped_gpu_hours = 0;  // busy GPU-hours under a limit below the default
   double mean_throughput = 1;   // busy-GPU-time-weighted work per second relative to the default limit
-  int jobs_refused = 0;         // jobs that need more power than the budget allows on their own
+  // cap-low-priority: the same for the GPUs of low-priority jobs and for the others, and the low ones'
+  // GPU-hours.
+  double low_priority_gpu_hours = 0;
+  double low_priority_mean_throughput = 1;
+  double other_mean_throughput = 1;
+  int jobs_refused = 0;  // jobs that need more power than the budget allows on their own
 };
 
 // One power policy's replay of the same trace under the same budget (--compare-power-policies).
@@ -46,6 +51,10 @@ struct PowerPolicyRun {
   double facility_kwh = 0;
   double peak_it_kw = 0;
   double lowest_cap_w = 0;  // the lowest limit busy GPUs ran at (the default limit when never capped)
+  // Work per second of busy GPUs relative to the default limit: low-priority jobs' and the others'.
+  double low_priority_gpu_hours = 0;  // busy GPU-hours of low-priority jobs (0: the trace has none marked)
+  double low_priority_mean_throughput = 1;
+  double other_mean_throughput = 1;
 };
 
 struct ReplayEnergyMetrics {
@@ -70,8 +79,9 @@ struct ReplayEnergyMetrics {
   std::vector<JobEnergy> per_job;  // jobs that held GPUs, by trace order
   std::vector<EnergyInterval> intervals;
   std::optional<PowerBudgetMetrics> budget;
-  double budget_kw = 0;                  // IT budget the replay ran under; 0 without one
-  std::vector<PowerPolicyRun> compared;  // --compare-power-policies: none, cap-all, admit-fewer
+  double budget_kw = 0;  // IT budget the replay ran under; 0 without one
+  std::vector<PowerPolicyRun>
+      compared;  // --compare-power-policies: none, cap-all, admit-fewer, cap-low-priority
 };
 
 }  // namespace gputwin

@@ -51,6 +51,27 @@ class CapAll final : public PolicyBase {
   }
 };
 
+class CapLowPriority final : public PolicyBase {
+ public:
+  using PolicyBase::PolicyBase;
+  [[nodiscard]] std::string_view name() const override { return "cap-low-priority"; }
+  [[nodiscard]] bool may_start(int gpus, int busy) const override { return fits(busy + gpus, 0); }
+  [[nodiscard]] std::size_t cap_index(int busy) const override { return cap_indices(busy, 0).normal; }
+  [[nodiscard]] BusyCaps cap_indices(int normal, int low) const override {
+    const std::size_t top = uncapped();
+    const auto fits_both = [&](std::size_t normal_cap, std::size_t low_cap) {
+      return profile().it_power_w(normal, normal_cap, low, low_cap) <= budget_w();
+    };
+    for (std::size_t low_cap = top + 1; low_cap-- > 0;) {
+      if (fits_both(top, low_cap)) return {top, low_cap};
+    }
+    for (std::size_t normal_cap = top; normal_cap-- > 0;) {
+      if (fits_both(normal_cap, 0)) return {normal_cap, 0};
+    }
+    return {0, 0};
+  }
+};
+
 class AdmitFewer final : public PolicyBase {
  public:
   using PolicyBase::PolicyBase;
@@ -87,7 +108,7 @@ std::shared_ptr<const PowerPolicy> make_power_policy(std::string_view name, cons
     throw std::invalid_argument("the power profile has no cap points or no GPUs");
   }
   if (name == "none") return std::make_shared<NoBudget>(profile);
-  if (name == "cap-all") {
+  if (name == "cap-all" || name == "cap-low-priority") {
     if (profile.caps.size() < 2) {
       throw std::invalid_argument(
           fmt::format("the power model has no settable power limits for {} (no published minimum "
@@ -95,16 +116,12 @@ std::shared_ptr<const PowerPolicy> make_power_policy(std::string_view name, cons
                       profile.accelerator));
     }
     check_budget(profile, budget_w, 0);
-    return std::make_shared<CapAll>(profile, budget_w);
+    if (name == "cap-all") return std::make_shared<CapAll>(profile, budget_w);
+    return std::make_shared<CapLowPriority>(profile, budget_w);
   }
   if (name == "admit-fewer") {
     check_budget(profile, budget_w, profile.caps.size() - 1);
     return std::make_shared<AdmitFewer>(profile, budget_w);
-  }
-  if (name == "cap-low-priority") {
-    throw std::invalid_argument(
-        "the replayed jobs carry no priority or QOS (no trace format read here records "
-        "one), so there are no low-priority jobs to cap first; use cap-all or admit-fewer");
   }
   throw std::invalid_argument(
       fmt::format("unknown power policy '{}'; known: none, cap-all, admit-fewer, "

@@ -13,6 +13,14 @@
 // - "cap-all": every busy GPU capped so the cluster fits; a job starts only when it fits at the lowest cap.
 //   Running jobs do their work at the cap's throughput (a cap that changes changes their rate).
 // - "admit-fewer": no cap; a job waits in the queue while starting it would take the cluster over the budget.
+// - "cap-low-priority": as cap-all, but the GPUs of low-priority jobs (JobSpec::low_priority) are capped
+// first:
+//   while the budget is over, their cap is lowered step by step down to the GPU's minimum limit with the
+//   other jobs' GPUs at the default limit; only when the low-priority GPUs at the minimum still do not fit
+//   are the others capped too (to the highest cap that fits, cap-all's rule, with the low-priority ones at
+//   the minimum). Admission is cap-all's: a job starts only when the cluster fits with every busy GPU at the
+//   minimum. For the same busy GPUs, other jobs' cap is never below cap-all's and low-priority jobs' never
+//   above it.
 // sim does not include perf: the profile is plain numbers the caller takes from perf/power_model.
 #pragma once
 
@@ -49,11 +57,21 @@ struct ReplayPowerProfile {
   [[nodiscard]] double it_power_w(int busy, std::size_t cap) const {
     return nodes * non_gpu_node_w + (gpus() - busy) * idle_gpu_w + busy * caps[cap].busy_draw_w;
   }
+  // The same with two groups of busy GPUs at their own cap points.
+  [[nodiscard]] double it_power_w(int busy, std::size_t cap, int other_busy, std::size_t other_cap) const {
+    return it_power_w(busy, cap) - other_busy * idle_gpu_w + other_busy * caps[other_cap].busy_draw_w;
+  }
   [[nodiscard]] double idle_power_w() const { return it_power_w(0, caps.size() - 1); }
 };
 
 // The ReplayResult::rejected reason of jobs that need more power on their own than the budget allows.
 inline constexpr std::string_view kRefusedByPowerBudget = "needs more power than the budget allows";
+
+// The cap points of the two kinds of busy GPUs: those of low-priority jobs and the others.
+struct BusyCaps {
+  std::size_t normal = 0;
+  std::size_t low = 0;
+};
 
 class PowerPolicy {
  public:
@@ -63,6 +81,12 @@ class PowerPolicy {
   [[nodiscard]] virtual bool may_start(int gpus, int busy) const = 0;
   // The cap point every busy GPU runs at while `busy` GPUs run jobs.
   [[nodiscard]] virtual std::size_t cap_index(int busy) const = 0;
+  // The cap points while `normal` GPUs run other jobs and `low` GPUs run low-priority jobs; every policy but
+  // cap-low-priority treats them alike.
+  [[nodiscard]] virtual BusyCaps cap_indices(int normal, int low) const {
+    const std::size_t cap = cap_index(normal + low);
+    return {cap, cap};
+  }
   [[nodiscard]] virtual const ReplayPowerProfile& profile() const = 0;
   // The IT budget in W; 0 for "none".
   [[nodiscard]] virtual double budget_w() const = 0;
@@ -73,7 +97,8 @@ class PowerPolicy {
 
 // Throws std::invalid_argument with the reason when the policy is unknown or cannot hold the budget: a budget
 // below the cluster's idle draw, one too small for one node busy (at the lowest cap for cap-all), cap-all on
-// a GPU without settable caps in the power model, cap-low-priority (no trace read here has a priority).
+// a GPU without settable caps in the power model (cap-all, cap-low-priority). Whether the replayed jobs have
+// any low-priority one is the caller's to check (cap-low-priority then acts as cap-all).
 [[nodiscard]] std::shared_ptr<const PowerPolicy> make_power_policy(std::string_view name,
                                                                    const ReplayPowerProfile& profile,
                                                                    double budget_w);

@@ -29,24 +29,31 @@ ReplayEnergy::IntervalSums& ReplayEnergy::interval_at(double time) {
   return intervals_[index];
 }
 
+void ReplayEnergy::add_busy(BusySums& sums, int gpus, const GpuCapPoint& cap, double seconds) {
+  sums.draw_integral += cap.busy_draw_w * seconds;
+  if (gpus <= 0) return;
+  lowest_cap_w_ = std::min(lowest_cap_w_, cap.limit_w);
+  sums.busy_gpu_s += gpus * seconds;
+  sums.work_gpu_s += gpus * seconds * cap.throughput;
+  if (cap.limit_w < power_->profile().caps.back().limit_w) capped_gpu_s_ += gpus * seconds;
+}
+
 void ReplayEnergy::on_span(const ReplaySpan& span) {
   const ReplayPowerProfile& profile = power_->profile();
   const int busy = span.whole.busy;
-  const GpuCapPoint& cap = profile.caps[power_->cap_index(busy)];
-  const double it_w = profile.it_power_w(busy, power_->cap_index(busy));
+  const int low = span.whole.low_priority_busy;
+  const BusyCaps caps = power_->cap_indices(busy - low, low);
+  const GpuCapPoint& cap = profile.caps[caps.normal];
+  const GpuCapPoint& low_cap = profile.caps[caps.low];
+  const double it_w = profile.it_power_w(busy - low, caps.normal, low, caps.low);
   const double idle_w = (profile.gpus() - busy) * (profile.idle_gpu_w + profile.non_gpu_per_gpu_w());
   const double seconds = span.to - span.from;
-  busy_draw_integral_ += cap.busy_draw_w * seconds;
+  add_busy(normal_, busy - low, cap, seconds);
+  add_busy(low_, low, low_cap, seconds);
   total_j_ += it_w * seconds;
   idle_j_ += idle_w * seconds;
   peak_w_ = std::max(peak_w_, it_w);
   end_s_ = span.to;
-  if (busy > 0) {
-    lowest_cap_w_ = std::min(lowest_cap_w_, cap.limit_w);
-    busy_gpu_s_ += busy * seconds;
-    work_gpu_s_ += busy * seconds * cap.throughput;
-    if (cap.limit_w < profile.caps.back().limit_w) capped_gpu_s_ += busy * seconds;
-  }
   // Split at interval boundaries, as ReplayMetrics does.
   for (double t = span.from; t < span.to;) {
     IntervalSums& row = interval_at(t);
@@ -54,7 +61,7 @@ void ReplayEnergy::on_span(const ReplaySpan& span) {
     const double end = std::min(span.to, row_start + interval_s_);
     row.it_j += it_w * (end - t);
     row.peak_w = std::max(row.peak_w, it_w);
-    row.cap_gpu_s += busy * (end - t) * cap.limit_w;
+    row.cap_gpu_s += ((busy - low) * cap.limit_w + low * low_cap.limit_w) * (end - t);
     row.busy_gpu_s += busy * (end - t);
     if (end <= t) break;
     t = end;
@@ -62,7 +69,7 @@ void ReplayEnergy::on_span(const ReplaySpan& span) {
 }
 
 void ReplayEnergy::on_start(int job, double /*time*/) {
-  integral_at_start_[static_cast<std::size_t>(job)] = busy_draw_integral_;
+  integral_at_start_[static_cast<std::size_t>(job)] = sums_of(job).draw_integral;
 }
 
 void ReplayEnergy::on_finish(int job, double time) {
@@ -73,7 +80,7 @@ void ReplayEnergy::on_segment(const RunSegment& segment) {
   const auto job = static_cast<std::size_t>(segment.job);
   const double gpus = jobs_[job].gpus;
   const double held_s = segment.to - segment.from;
-  job_j_[job] += gpus * (busy_draw_integral_ - integral_at_start_[job]) +
+  job_j_[job] += gpus * (sums_of(segment.job).draw_integral - integral_at_start_[job]) +
                  gpus * power_->profile().non_gpu_per_gpu_w() * held_s;
   job_gpu_s_[job] += gpus * held_s;
 }
@@ -133,7 +140,11 @@ void ReplayEnergy::summarize(ReplayResult& result) const {
     budget.budget_kw = power_->budget_w() / 1000;
     budget.lowest_cap_w = lowest_cap_w_;
     budget.capped_gpu_hours = capped_gpu_s_ / kSecondsPerHour;
-    budget.mean_throughput = busy_gpu_s_ > 0 ? work_gpu_s_ / busy_gpu_s_ : 1.0;
+    const double busy_gpu_s = normal_.busy_gpu_s + low_.busy_gpu_s;
+    budget.mean_throughput = busy_gpu_s > 0 ? (normal_.work_gpu_s + low_.work_gpu_s) / busy_gpu_s : 1.0;
+    budget.low_priority_gpu_hours = low_.busy_gpu_s / kSecondsPerHour;
+    budget.low_priority_mean_throughput = low_.mean_throughput();
+    budget.other_mean_throughput = normal_.mean_throughput();
     for (const auto& [reason, count] : result.rejected) {
       if (reason.rfind(kRefusedByPowerBudget, 0) == 0) budget.jobs_refused += count;
     }

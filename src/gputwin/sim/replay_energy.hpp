@@ -7,7 +7,8 @@
 //   energy.summarize(result);          // result.energy: IT and facility kWh, per job, per interval, idle
 //
 // Every GPU of the compute nodes draws its idle power unless a job runs on it; a busy GPU draws the power
-// policy's cap point (the training phase mix's draw at the default limit without a budget); every node draws
+// policy's cap point (the training phase mix's draw at the default limit without a budget; under
+// cap-low-priority, low-priority jobs' GPUs have their own); every node draws
 // its non-GPU power throughout. A job is charged its GPUs' draw and, per GPU, 1 / gpus-per-node of its nodes'
 // non-GPU power while it holds them; the rest (idle GPUs and their share) is idle. So the jobs and idle add
 // up to the cluster's total, which a test asserts. GPUs out of service draw idle power (a stated assumption:
@@ -44,12 +45,25 @@ class ReplayEnergy final : public ReplayObserver {
     double cap_gpu_s = 0;   // busy GPU-seconds x limit
     double busy_gpu_s = 0;  // busy GPU-seconds
   };
+  // Busy GPUs of one kind (low-priority jobs', or the others'): under cap-low-priority they run at their own
+  // cap.
+  struct BusySums {
+    double draw_integral = 0;  // integral of one such GPU's draw over time, J per GPU
+    double busy_gpu_s = 0;
+    double work_gpu_s = 0;  // busy GPU-seconds x throughput
+    [[nodiscard]] double mean_throughput() const { return busy_gpu_s > 0 ? work_gpu_s / busy_gpu_s : 1.0; }
+  };
   IntervalSums& interval_at(double time);
+  void add_busy(BusySums& sums, int gpus, const GpuCapPoint& cap, double seconds);
+  [[nodiscard]] const BusySums& sums_of(int job) const {
+    return jobs_[static_cast<std::size_t>(job)].low_priority ? low_ : normal_;
+  }
 
   const std::vector<JobSpec>& jobs_;
   std::shared_ptr<const PowerPolicy> power_;
   double interval_s_;
-  double busy_draw_integral_ = 0;  // integral of a busy GPU's draw over time, J per GPU
+  BusySums normal_;
+  BusySums low_;
   std::vector<double> integral_at_start_;
   std::vector<double> job_j_;
   std::vector<double> job_gpu_s_;
@@ -61,8 +75,6 @@ class ReplayEnergy final : public ReplayObserver {
   double end_s_ = 0;
   double lowest_cap_w_ = 0;
   double capped_gpu_s_ = 0;
-  double busy_gpu_s_ = 0;
-  double work_gpu_s_ = 0;  // busy GPU-seconds x throughput
 };
 
 }  // namespace gputwin

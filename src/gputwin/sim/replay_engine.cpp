@@ -225,7 +225,8 @@ PartitionState ReplayEngine::whole_state() const {
                         static_cast<int>(waiting_.size()),
                         static_cast<int>(releases_.size()),
                         pool_.down_gpus(),
-                        idle_spare_gpus_};
+                        idle_spare_gpus_,
+                        running_low_priority_gpus_};
 }
 
 PartitionState ReplayEngine::mig_state() const {
@@ -294,12 +295,17 @@ void ReplayEngine::schedule() {
 // Jobs started in the pass ran at the cap before it; from now every running job works at the cap the busy
 // GPUs get now (a rate change at no elapsed time books nothing).
 void ReplayEngine::apply_power_caps() {
-  const double throughput = models_.power->throughput(busy_whole_gpus());
-  if (throughput == power_throughput_) return;
+  const int low = running_low_priority_gpus_;
+  const BusyCaps caps = models_.power->cap_indices(busy_whole_gpus() - low, low);
+  const auto& points = models_.power->profile().caps;
+  const double throughput = points[caps.normal].throughput;
+  const double low_throughput = points[caps.low].throughput;
+  if (throughput == power_throughput_ && low_throughput == low_priority_throughput_) return;
   power_throughput_ = throughput;
+  low_priority_throughput_ = low_throughput;
   for (const int index : running_whole_) {
     JobRun& run = runs_[index];
-    run.set_rate(now_, models_.checkpoints->rate(jobs_[index]) * power_throughput_);
+    run.set_rate(now_, models_.checkpoints->rate(jobs_[index]) * power_throughput_of(index));
     result_.outcomes[index].end = run.completion_time();
     completions_.push({run.completion_time(), index, run.generation});
   }
@@ -350,8 +356,9 @@ void ReplayEngine::begin_run(int index) {
   const bool restart = run.starts > 0;
   double rate = models.checkpoints->rate(jobs_[index]);
   if (models.power && jobs_[index].mig_profile.empty()) {
-    rate *= power_throughput_;
+    rate *= power_throughput_of(index);
     running_whole_.insert(index);
+    if (jobs_[index].low_priority) running_low_priority_gpus_ += jobs_[index].gpus;
   }
   run.start(now_, rate, restart ? models.checkpoints->restart_seconds(jobs_[index]) : 0.0);
   JobOutcome& outcome = result_.outcomes[index];
@@ -402,7 +409,9 @@ void ReplayEngine::release_resources(int index) {
     return;
   }
   pool_.release(allocations_[index]);
-  running_whole_.erase(index);
+  if (running_whole_.erase(index) > 0 && jobs_[index].low_priority) {
+    running_low_priority_gpus_ -= jobs_[index].gpus;
+  }
   releases_.erase(release_of_[index]);
   usage_.add(index, -jobs_[index].gpus);
 }

@@ -125,6 +125,9 @@ class ReplayEngine final : private SchedulerView {
     return pool_.total_gpus() - pool_.free_gpus() - pool_.down_gpus();
   }
   void apply_power_caps();
+  [[nodiscard]] double power_throughput_of(int index) const {
+    return jobs_[index].low_priority ? low_priority_throughput_ : power_throughput_;
+  }
   void remove_started_from_waiting();
 
   const std::vector<JobSpec>& jobs_;
@@ -163,8 +166,10 @@ class ReplayEngine final : private SchedulerView {
   int idle_spare_gpus_ = 0;             // GPUs of the idle spares now
   int schedulable_gpus_ = 0;            // GPUs not held as spares nor out of service from the start
   std::unique_ptr<FailureAccounting> failure_metrics_;  // when the models are active
-  double power_throughput_ = 1;  // work per second of a busy GPU under the power policy's current cap
-  std::set<int> running_whole_;  // running whole-GPU jobs, kept only under a power policy
+  double power_throughput_ = 1;         // work per second of a busy GPU under the power policy's current cap
+  double low_priority_throughput_ = 1;  // the same for a GPU of a low-priority job (cap-low-priority)
+  std::set<int> running_whole_;         // running whole-GPU jobs, kept only under a power policy
+  int running_low_priority_gpus_ = 0;   // GPUs of the running whole-GPU low-priority jobs
 };
 
 }  // namespace gputwin

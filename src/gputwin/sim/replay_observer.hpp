@@ -28,6 +28,8 @@ struct PartitionState {
   int running_jobs = 0;
   int down = 0;   // GPUs out of service (whole-GPU nodes only), hot spares included
   int spare = 0;  // of those, GPUs of idle hot-spare nodes
+  // Of `busy`, GPUs running low-priority jobs (JobSpec::low_priority); kept only under a power budget.
+  int low_priority_busy = 0;
 };
 
 // [from, to): nothing happened inside it; the state is what held after the events at `from`.

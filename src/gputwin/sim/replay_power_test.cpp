@@ -54,6 +54,12 @@ std::vector<JobSpec> loaded_jobs() {
   return jobs;
 }
 
+// Every third job low priority.
+std::vector<JobSpec> with_low_priority(std::vector<JobSpec> jobs) {
+  for (std::size_t i = 0; i < jobs.size(); i += 3) jobs[i].low_priority = true;
+  return jobs;
+}
+
 struct PowerRun {
   ReplayResult result;
   double peak_w = 0;  // the highest IT power of any span, measured apart from ReplayEnergy
@@ -64,8 +70,10 @@ class PeakPower final : public ReplayObserver {
  public:
   explicit PeakPower(const PowerPolicy& policy) : policy_(policy) {}
   void on_span(const ReplaySpan& span) override {
+    const int low = span.whole.low_priority_busy;
+    const BusyCaps caps = policy_.cap_indices(span.whole.busy - low, low);
     peak_w =
-        std::max(peak_w, policy_.profile().it_power_w(span.whole.busy, policy_.cap_index(span.whole.busy)));
+        std::max(peak_w, policy_.profile().it_power_w(span.whole.busy - low, caps.normal, low, caps.low));
   }
   double peak_w = 0;
 
@@ -111,8 +119,9 @@ TEST(ReplayEnergy, OneJobByHand) {
 
 TEST(ReplayEnergy, JobsAndIdleAddUpToTheClusterTotal) {
   const std::vector<JobSpec> jobs = loaded_jobs();
-  for (const std::string policy : {"none", "cap-all", "admit-fewer"}) {
-    const ReplayEnergyMetrics energy = *run(jobs, policy, policy == "none" ? 0 : 20000).result.energy;
+  for (const std::string policy : {"none", "cap-all", "admit-fewer", "cap-low-priority"}) {
+    const ReplayEnergyMetrics energy =
+        *run(with_low_priority(jobs), policy, policy == "none" ? 0 : 20000).result.energy;
     double per_job = 0;
     for (const auto& row : energy.per_job) per_job += row.it_kwh;
     EXPECT_NEAR(per_job, energy.jobs_it_kwh, 1e-6 * energy.it_kwh) << policy;
@@ -128,10 +137,10 @@ TEST(ReplayPowerBudget, PeakNeverExceedsTheBudget) {
   const std::vector<JobSpec> jobs = loaded_jobs();
   const double unlimited_peak = run(jobs, "none", 0).peak_w;
   EXPECT_GT(unlimited_peak, 24000);  // the budgets below bind
-  for (const std::string policy : {"cap-all", "admit-fewer"}) {
+  for (const std::string policy : {"cap-all", "admit-fewer", "cap-low-priority"}) {
     for (const double budget : {24000.0, 20000.0, 18600.0}) {
       for (const std::string queue : {"fifo", "easy"}) {
-        const PowerRun out = run(jobs, policy, budget, queue);
+        const PowerRun out = run(with_low_priority(jobs), policy, budget, queue);
         EXPECT_LE(out.peak_w, budget) << policy << " at " << budget << " W, " << queue;
         EXPECT_LE(out.result.energy->peak_it_kw * 1000, budget + 1e-6) << policy << " at " << budget;
         EXPECT_EQ(out.result.completed, static_cast<int>(jobs.size())) << policy << " at " << budget;
@@ -222,12 +231,133 @@ TEST(ReplayPowerBudget, BudgetsThatCannotBeHeldAreRefusedWithTheReason) {
   EXPECT_NO_THROW((void)make_power_policy("cap-all", p, 11440));
   EXPECT_THROW((void)make_power_policy("admit-fewer", p, 11440),
                std::invalid_argument);  // uncapped: 14.56 kW
-  EXPECT_THROW((void)make_power_policy("cap-low-priority", p, 20000), std::invalid_argument);
+  EXPECT_NO_THROW((void)make_power_policy("cap-low-priority", p, 11440));
+  EXPECT_THROW((void)make_power_policy("cap-low-priority", p, 11000), std::invalid_argument);
   EXPECT_THROW((void)make_power_policy("cap-some", p, 20000), std::invalid_argument);
   ReplayPowerProfile uncappable = p;
   uncappable.caps = {{700, 580, 1.0}};
   EXPECT_THROW((void)make_power_policy("cap-all", uncappable, 20000), std::invalid_argument);
   EXPECT_NO_THROW((void)make_power_policy("admit-fewer", uncappable, 20000));
+  EXPECT_THROW((void)make_power_policy("cap-low-priority", uncappable, 20000), std::invalid_argument);
+}
+
+// ---- cap-low-priority: low-priority jobs' GPUs are capped first.
+
+TEST(CapLowPriority, CapsLowPriorityGpusFirstThenTheRest) {
+  const ReplayPowerProfile p = profile();
+  // 16 GPUs of each kind; base 8 kW of non-GPU power. At 22 kW the low ones go to 300 W (8 + 16 x 0.58 +
+  // 16 x 0.28 = 21.76 kW) and the others keep 700 W; cap-all puts all 32 at 400 W (8 + 32 x 0.37 = 19.84 kW).
+  const auto low_first = make_power_policy("cap-low-priority", p, 22000);
+  const auto all = make_power_policy("cap-all", p, 22000);
+  EXPECT_EQ(low_first->cap_indices(16, 16).normal, 4U);
+  EXPECT_EQ(low_first->cap_indices(16, 16).low, 1U);
+  EXPECT_EQ(all->cap_indices(16, 16).normal, 2U);
+  EXPECT_EQ(all->cap_indices(16, 16).low, 2U);
+  // At 16 kW even the low ones at 200 W (20.32 kW) do not fit: they stay at 200 W and the others go to the
+  // highest cap that fits, 300 W (8 + 16 x 0.19 + 16 x 0.28 = 15.52 kW); cap-all gives everyone 200 W.
+  const auto tight = make_power_policy("cap-low-priority", p, 16000);
+  EXPECT_EQ(tight->cap_indices(16, 16).normal, 1U);
+  EXPECT_EQ(tight->cap_indices(16, 16).low, 0U);
+  EXPECT_EQ(make_power_policy("cap-all", p, 16000)->cap_index(32), 0U);
+  // Without low-priority GPUs it is cap-all.
+  for (int busy = 0; busy <= 32; ++busy) {
+    EXPECT_EQ(tight->cap_indices(busy, 0).normal, make_power_policy("cap-all", p, 16000)->cap_index(busy));
+  }
+}
+
+TEST(CapLowPriority, NeverBelowCapAllForOthersNeverAboveItForLowOnesAndWithinTheBudget) {
+  const ReplayPowerProfile p = profile();
+  for (const double budget : {11440.0, 14000.0, 16000.0, 18600.0, 22000.0, 26000.0}) {
+    const auto low_first = make_power_policy("cap-low-priority", p, budget);
+    const auto all = make_power_policy("cap-all", p, budget);
+    for (int normal = 0; normal <= 32; ++normal) {
+      for (int low = 0; normal + low <= 32; ++low) {
+        const BusyCaps caps = low_first->cap_indices(normal, low);
+        const std::size_t cap_all = all->cap_index(normal + low);
+        EXPECT_GE(caps.normal, cap_all) << budget << " W, " << normal << " + " << low;
+        if (low > 0) {
+          EXPECT_LE(caps.low, cap_all) << budget << " W, " << normal << " + " << low;
+        }
+        // Admission holds both policies to the same rule, so wherever cap-all fits, so does this.
+        if (p.it_power_w(normal + low, 0) <= budget) {
+          EXPECT_LE(p.it_power_w(normal, caps.normal, low, caps.low), budget + 1e-9)
+              << budget << " W, " << normal << " + " << low;
+        }
+        EXPECT_EQ(low_first->may_start(8, normal + low), all->may_start(8, normal + low));
+      }
+    }
+  }
+}
+
+TEST(CapLowPriority, TheLowPriorityJobRunsSlowerAndTheOtherFasterThanUnderCapAll) {
+  std::vector<JobSpec> jobs{job("normal", 0, 16, 1000), job("low", 0, 16, 1000)};
+  jobs[1].low_priority = true;
+  const PowerRun first = run(jobs, "cap-low-priority", 22000);
+  const PowerRun all = run(jobs, "cap-all", 22000);
+  // cap-all: both at 400 W (0.82) until both end together.
+  EXPECT_NEAR(all.result.outcomes[0].end, 1000 / 0.82, 1e-9);
+  EXPECT_NEAR(all.result.outcomes[1].end, 1000 / 0.82, 1e-9);
+  // cap-low-priority: the normal job at 700 W ends at 1000 s; the low one did 700 s of work at 300 W (0.7) by
+  // then and, alone, runs its last 300 s uncapped (8 + 16 x 0.08 + 16 x 0.58 = 18.56 kW fits).
+  EXPECT_NEAR(first.result.outcomes[0].end, 1000, 1e-9);
+  EXPECT_NEAR(first.result.outcomes[1].end, 1300, 1e-9);
+  const PowerBudgetMetrics& budget = *first.result.energy->budget;
+  EXPECT_NEAR(budget.low_priority_gpu_hours, 16 * 1300 / 3600.0, 1e-9);
+  EXPECT_NEAR(budget.low_priority_mean_throughput, 1000.0 / 1300, 1e-12);
+  EXPECT_NEAR(budget.other_mean_throughput, 1.0, 1e-12);
+  EXPECT_EQ(budget.lowest_cap_w, 300);
+  // Each job's energy by hand: its GPUs at their draw plus 16 / 8 nodes' 2 kW while it holds them.
+  const auto& per_job = first.result.energy->per_job;
+  ASSERT_EQ(per_job.size(), 2U);
+  EXPECT_NEAR(per_job[0].it_kwh, (16 * 580 * 1000 + 16 * 250 * 1000) / 3.6e6, 1e-9);
+  EXPECT_NEAR(per_job[1].it_kwh, (16 * (280 * 1000 + 580 * 300) + 16 * 250 * 1300) / 3.6e6, 1e-9);
+  EXPECT_LE(first.peak_w, 22000);
+}
+
+// Per job, run time over its work: 1 when never slowed.
+std::pair<double, double> mean_stretch_low_and_other(const std::vector<JobSpec>& jobs,
+                                                     const ReplayResult& result) {
+  double low = 0;
+  double other = 0;
+  int lows = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const double stretch = (result.outcomes[i].end - result.outcomes[i].start) / jobs[i].duration;
+    (jobs[i].low_priority ? low : other) += stretch;
+    lows += jobs[i].low_priority ? 1 : 0;
+  }
+  return {low / lows, other / static_cast<double>(static_cast<int>(jobs.size()) - lows)};
+}
+
+TEST(CapLowPriority, OnALoadedTraceLowJobsRunSlowerAndOthersNotSlowerThanUnderCapAll) {
+  const std::vector<JobSpec> jobs = with_low_priority(loaded_jobs());
+  for (const double budget : {24000.0, 20000.0, 18600.0}) {
+    const PowerRun first = run(jobs, "cap-low-priority", budget);
+    const PowerRun all = run(jobs, "cap-all", budget);
+    const auto [first_low, first_other] = mean_stretch_low_and_other(jobs, first.result);
+    const auto [all_low, all_other] = mean_stretch_low_and_other(jobs, all.result);
+    EXPECT_GT(first_low, all_low) << budget << " W";
+    EXPECT_LE(first_other, all_other) << budget << " W";
+    EXPECT_LT(first.result.energy->budget->low_priority_mean_throughput,
+              all.result.energy->budget->low_priority_mean_throughput)
+        << budget << " W";
+    EXPECT_GE(first.result.energy->budget->other_mean_throughput,
+              all.result.energy->budget->other_mean_throughput)
+        << budget << " W";
+    EXPECT_LE(first.peak_w, budget);
+    EXPECT_EQ(first.result.completed, static_cast<int>(jobs.size()));
+  }
+}
+
+TEST(CapLowPriority, IsDeterministic) {
+  const std::vector<JobSpec> jobs = with_low_priority(loaded_jobs());
+  const PowerRun a = run(jobs, "cap-low-priority", 20000, "easy");
+  const PowerRun b = run(jobs, "cap-low-priority", 20000, "easy");
+  ASSERT_EQ(a.result.outcomes.size(), b.result.outcomes.size());
+  for (std::size_t i = 0; i < a.result.outcomes.size(); ++i) {
+    EXPECT_EQ(a.result.outcomes[i].start, b.result.outcomes[i].start) << i;
+    EXPECT_EQ(a.result.outcomes[i].end, b.result.outcomes[i].end) << i;
+  }
+  EXPECT_EQ(a.result.energy->it_kwh, b.result.energy->it_kwh);
 }
 
 }  // namespace

@@ -175,7 +175,7 @@ SweepSpec read_sweep(const YamlField& root, const std::string& file) {
   trace.expect_keys({"path", "format"});
   sweep.trace_path = beside(file, trace.child("path").text());
   if (auto format = trace.optional_child("format")) {
-    sweep.trace_format = format->one_of({"auto", "philly", "swf", "helios", "jobs", "sacct"});
+    sweep.trace_format = format->one_of({"auto", "philly", "swf", "helios", "jobs", "sacct", "openb"});
   }
   std::set<std::string> design_names;
   for (const auto& item : root.child("designs").items())

@@ -51,8 +51,6 @@ void sort_by_submit(std::vector<JobSpec>& jobs) {
                    [](const JobSpec& a, const JobSpec& b) { return a.submit_time < b.submit_time; });
 }
 
-
-
 // ---------------------------------------------------------------------------------------------------------------
 // Philly, as prepared by the Pollux artifact (petuum/adaptdl, osdi21-artifact, simulator/traces/philly.csv).
 // Rows are not in time order in that file, and it carries no job id or final state.
@@ -340,11 +338,13 @@ TraceRows<JobSpec> helios_from(CsvReader csv) {
 // ---------------------------------------------------------------------------------------------------------------
 // gputwin's job CSV (docs/jobs-format.md). Strict: the file is ours, so anything odd is a mistake to stop at.
 
-constexpr std::array<std::string_view, 11> kJobCsvColumns{
+constexpr std::array<std::string_view, 12> kJobCsvColumns{
     "id",   "submit_time", "duration", "gpus",          "gpus_per_node", "requested_time",
-    "user", "group",       "state",    "recorded_wait", "mig_profile"};
-// The writer leaves out the last column when no job asks for a MIG slice: such traces are written as before.
-constexpr std::size_t kColumnsWithoutMig = kJobCsvColumns.size() - 1;
+    "user", "group",       "state",    "recorded_wait", "mig_profile",   "qos"};
+// The writer leaves out mig_profile when no job asks for a MIG slice and qos when no job has a priority
+// class: such traces are written as before.
+constexpr std::size_t kMigColumn = 10;
+constexpr std::size_t kQosColumn = 11;
 
 struct JobCsvColumns {
   explicit JobCsvColumns(const CsvReader& csv)
@@ -358,11 +358,12 @@ struct JobCsvColumns {
         group(csv.optional_column("group")),
         state(csv.optional_column("state")),
         recorded_wait(csv.optional_column("recorded_wait")),
-        mig_profile(csv.optional_column("mig_profile")) {
+        mig_profile(csv.optional_column("mig_profile")),
+        qos(csv.optional_column("qos")) {
     reject_unknown_columns(csv);
   }
   const int id, submit_time, duration, gpus, gpus_per_node, requested_time, user, group, state, recorded_wait,
-      mig_profile;
+      mig_profile, qos;
 
  private:
   // A misspelt optional column would otherwise be ignored and its values lost without a word.
@@ -463,6 +464,7 @@ JobSpec job_csv_job(const CsvRow& row, const JobCsvColumns& columns,
   job.state = optional_text(row, columns.state);
   job.recorded_wait = recorded_wait_in(row, columns.recorded_wait);
   job.mig_profile = mig_profile_in(row, columns, job, known_profiles);
+  job.qos = optional_text(row, columns.qos);
   return job;
 }
 
@@ -537,8 +539,11 @@ Result<TraceRows<JobSpec>> parse_job_csv(const std::string& text, const std::str
 void write_job_csv(const std::vector<JobSpec>& jobs, std::ostream& out) {
   const bool with_mig =
       std::any_of(jobs.begin(), jobs.end(), [](const JobSpec& job) { return !job.mig_profile.empty(); });
-  const std::size_t columns = with_mig ? kJobCsvColumns.size() : kColumnsWithoutMig;
-  for (std::size_t c = 0; c < columns; ++c) out << (c == 0 ? "" : ",") << kJobCsvColumns[c];
+  const bool with_qos =
+      std::any_of(jobs.begin(), jobs.end(), [](const JobSpec& job) { return !job.qos.empty(); });
+  for (std::size_t c = 0; c < kMigColumn; ++c) out << (c == 0 ? "" : ",") << kJobCsvColumns[c];
+  if (with_mig) out << ',' << kJobCsvColumns[kMigColumn];
+  if (with_qos) out << ',' << kJobCsvColumns[kQosColumn];
   out << '\n';
   for (const JobSpec& job : jobs) {
     out << csv_field(job.id) << ',' << number_text(job.submit_time) << ',' << number_text(job.duration) << ','
@@ -546,6 +551,7 @@ void write_job_csv(const std::vector<JobSpec>& jobs, std::ostream& out) {
         << csv_field(job.user) << ',' << csv_field(job.group) << ',' << csv_field(job.state) << ','
         << number_text(job.recorded_wait);
     if (with_mig) out << ',' << csv_field(job.mig_profile);
+    if (with_qos) out << ',' << csv_field(job.qos);
     out << '\n';
   }
 }

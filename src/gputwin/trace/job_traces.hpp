@@ -58,8 +58,8 @@ struct SwfTrace {
 void order_from_first_submit(std::vector<JobSpec>& jobs);
 
 // Writes every column, numbers in shortest round-trip form, so read_job_csv gives back the same jobs; the
-// mig_profile column only when some job asks for a MIG slice. Text fields may hold commas and quotes (they
-// are quoted) but not line breaks.
+// mig_profile column only when some job asks for a MIG slice, the qos column only when some job has a
+// priority class. Text fields may hold commas and quotes (they are quoted) but not line breaks.
 void write_job_csv(const std::vector<JobSpec>& jobs, std::ostream& out);
 
 }  // namespace gputwin

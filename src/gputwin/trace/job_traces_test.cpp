@@ -422,7 +422,6 @@ TEST(JobCsv, ConvertsARealTraceLosslessly) {
   EXPECT_EQ(rewritten.str(), written.str());
 }
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // MIG slices in gputwin's job CSV.
 
@@ -493,6 +492,26 @@ TEST(JobCsv, MigColumnIsWrittenOnlyWhenAJobUsesIt) {
   ASSERT_TRUE(back.ok()) << back.error_text();
   EXPECT_EQ(back.value().rows[0].mig_profile, "");
   EXPECT_EQ(back.value().rows[1].mig_profile, "3g.40gb");
+}
+
+TEST(JobCsv, QosColumnIsWrittenOnlyWhenAJobHasOneAndReadBack) {
+  JobSpec plain;
+  plain.id = "p";
+  plain.gpus = 8;
+  JobSpec scavenger = plain;
+  scavenger.id = "s";
+  scavenger.qos = "scavenger";
+  std::ostringstream without;
+  write_job_csv({plain}, without);
+  EXPECT_EQ(without.str().find("qos"), std::string::npos);
+  std::ostringstream with;
+  write_job_csv({plain, scavenger}, with);
+  EXPECT_NE(with.str().find(",recorded_wait,qos\n"), std::string::npos);
+  const auto back = parse_job_csv(with.str(), "jobs.csv");
+  ASSERT_TRUE(back.ok()) << back.error_text();
+  EXPECT_EQ(back.value().rows[0].qos, "");
+  EXPECT_EQ(back.value().rows[1].qos, "scavenger");
+  EXPECT_FALSE(back.value().rows[1].low_priority);  // which classes are low is decided later
 }
 
 }  // namespace

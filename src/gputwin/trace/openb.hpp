@@ -18,6 +18,13 @@
 
 namespace gputwin {
 
+// The 11-column pod list as jobs to replay (`simulate replay --format openb`): submit at creation_time, run
+// from scheduled_time to deletion_time on num_gpu GPUs of one node, recorded wait scheduled - creation, the
+// pod's qos (LS, Guaranteed, Burstable, BE) kept as the job's priority class. Pods that share a GPU
+// (gpu_milli below 1000), were never scheduled, or have no deletion time are skipped and counted; CPU-only
+// pods are kept with 0 GPUs (the replay rejects and counts them).
+[[nodiscard]] Result<TraceRows<JobSpec>> read_openb_jobs(const std::string& path);
+[[nodiscard]] Result<TraceRows<JobSpec>> parse_openb_jobs(const std::string& text, const std::string& name);
 [[nodiscard]] Result<TraceRows<NodeSpec>> read_openb_nodes(const std::string& path);
 [[nodiscard]] Result<TraceRows<PodSpec>> read_openb_pods(const std::string& path);
 [[nodiscard]] Result<TraceRows<NodeSpec>> parse_openb_nodes(const std::string& text, const std::string& name);

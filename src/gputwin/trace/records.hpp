@@ -70,6 +70,10 @@ struct JobSpec {
   double recorded_wait = -1;  // the trace's own queueing delay in seconds, -1 when unknown
   std::string
       mig_profile;  // a MIG profile ("1g.10gb"): one such slice of a MIG-mode GPU instead of GPUs (gpus 0)
+  // The trace's priority class as recorded (openb `qos`: LS, Guaranteed, Burstable, BE; sacct QOS); empty
+  // when the trace has none. Which classes are low priority is decided after reading (mark_low_priority).
+  std::string qos;
+  bool low_priority = false;  // a power budget's cap-low-priority policy caps these jobs' GPUs first
 };
 
 }  // namespace gputwin

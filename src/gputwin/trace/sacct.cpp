@@ -21,6 +21,7 @@ struct AccountedJob {
   std::string id;
   std::string user;
   std::string account;
+  std::string qos;    // the QOS column / "qos": empty when the history has none
   std::string state;  // lowercase first word: "cancelled" for "CANCELLED by 0"
   std::optional<std::int64_t> submit;
   std::optional<std::int64_t> start;
@@ -69,6 +70,7 @@ SacctHistory replayable(const std::vector<AccountedJob>& accounted, TraceRows<Jo
           job.nodes > 0 && job.gpus > 0 && job.gpus % job.nodes == 0 ? job.gpus / job.nodes : 0;
       spec.user = job.user;
       spec.group = job.account;
+      spec.qos = job.qos;
       spec.state = job.state;
       spec.recorded_wait =
           job.submit ? static_cast<double>(std::max<std::int64_t>(0, *job.start - *job.submit)) : -1;
@@ -161,7 +163,7 @@ SacctHistory parsable_jobs(std::string_view text, const std::string& name) {
   std::vector<AccountedJob> accounted;
   TraceRows<JobSpec> result;
   struct Columns {
-    int id, user, account, submit, start, end, elapsed, limit, state, nodes, node_list, alloc, req;
+    int id, user, account, submit, start, end, elapsed, limit, state, nodes, node_list, alloc, req, qos;
   } c{};
   int line_number = 0;
   for (std::size_t at = 0; at < text.size();) {
@@ -197,7 +199,8 @@ SacctHistory parsable_jobs(std::string_view text, const std::string& name) {
            column_of(header, "NNodes"),
            column_of(header, "NodeList"),
            column_of(header, "AllocTRES"),
-           column_of(header, "ReqTRES")};
+           column_of(header, "ReqTRES"),
+           column_of(header, "QOS")};
       if (c.alloc < 0 && c.req < 0) required("AllocTRES");
       continue;
     }
@@ -218,6 +221,7 @@ SacctHistory parsable_jobs(std::string_view text, const std::string& name) {
     job.id = std::string(id);
     job.user = std::string(row.text(c.user));
     job.account = std::string(row.text(c.account));
+    job.qos = std::string(row.text(c.qos));
     job.state = state_word(row.text(c.state));
     if (job.state.empty()) row.fail(c.state, "empty state");
     job.submit = row.time(c.submit);
@@ -324,6 +328,7 @@ SacctHistory json_jobs(std::string_view text, const std::string& name) {
     a.id = json_job_id(job);
     a.user = optional_text(job, "user");
     a.account = optional_text(job, "account");
+    a.qos = optional_text(job, "qos");
     a.state = json_state(job);
     const JsonField time = job.child("time");
     a.submit = epoch(time, "submission");

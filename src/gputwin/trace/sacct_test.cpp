@@ -39,6 +39,7 @@ TEST(Sacct, RealParsableCaptureGivesEveryAllocationWithItsGpusAndState) {
   EXPECT_EQ(jobs["1"].group, "gputwin");  // the account
   EXPECT_EQ(jobs["1"].submit_time, 0);
   EXPECT_EQ(jobs["1"].recorded_wait, 2);  // submitted 04:33:01, started 04:33:03
+  EXPECT_EQ(jobs["1"].qos, "normal");     // the QOS column
 }
 
 TEST(Sacct, RealStepRowsAreSkippedAndCounted) {
@@ -66,6 +67,7 @@ TEST(Sacct, RealJsonCaptureMatchesTheParsableOne) {
     EXPECT_EQ(other.submit_time, job.submit_time) << id;
     EXPECT_EQ(other.requested_time, job.requested_time) << id;
     EXPECT_EQ(other.user, job.user) << id;
+    EXPECT_EQ(other.qos, job.qos) << id;
   }
 }
 
@@ -102,11 +104,15 @@ TEST(Sacct, ParsableEdgeCases) {
       "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|State|NNodes|NodeList|AllocTRES|ReqTRES\n"
       "7|bo|ml|2026-01-01T00:00:00|2026-01-01T00:10:00|2026-01-03T00:10:00|2-00:00:00|UNLIMITED|COMPLETED|"
       "4|gpu[01-04]|cpu=8,gres/gpu=32,node=4|cpu=8,gres/gpu=32\n"
-      "8|bo|ml|2026-01-01T00:05:00|Unknown|Unknown|00:00:00|01:00:00|PENDING|1|None assigned||cpu=1,gres/gpu=1\n"
-      "9|bo|ml|2026-01-01T00:06:00|2026-01-01T00:07:00|Unknown|00:03:00|01:00:00|RUNNING|1|gpu05|cpu=1,gres/gpu=1|\n"
-      "10|cy|ml|2026-01-01T00:08:00|2026-01-01T00:08:00|2026-01-01T00:09:00|00:01:00|1-12:00:00|OUT_OF_MEMORY|1|"
+      "8|bo|ml|2026-01-01T00:05:00|Unknown|Unknown|00:00:00|01:00:00|PENDING|1|None "
+      "assigned||cpu=1,gres/gpu=1\n"
+      "9|bo|ml|2026-01-01T00:06:00|2026-01-01T00:07:00|Unknown|00:03:00|01:00:00|RUNNING|1|gpu05|cpu=1,gres/"
+      "gpu=1|\n"
+      "10|cy|ml|2026-01-01T00:08:00|2026-01-01T00:08:00|2026-01-01T00:09:00|00:01:00|1-12:00:00|OUT_OF_"
+      "MEMORY|1|"
       "gpu06|cpu=4,node=1|cpu=4\n"
-      "10.batch||ml|2026-01-01T00:08:00|2026-01-01T00:08:00|2026-01-01T00:09:00|00:01:00||OUT_OF_MEMORY|1|gpu06|"
+      "10.batch||ml|2026-01-01T00:08:00|2026-01-01T00:08:00|2026-01-01T00:09:00|00:01:00||OUT_OF_MEMORY|1|"
+      "gpu06|"
       "cpu=4|\n";
   const auto read = parse_sacct_parsable(text, "edge.psv");
   ASSERT_TRUE(read.ok()) << read.error_text();
@@ -154,7 +160,8 @@ TEST(Sacct, BadInputNamesFileLineAndColumn) {
     ASSERT_FALSE(read.ok()) << text;
     EXPECT_NE(read.error_text().find(message), std::string::npos) << read.error_text();
   }
-  const auto json = parse_sacct_json(R"({"jobs": [{"job_id": 1, "state": {"current": 5}, "time": {}}]})", "bad.json");
+  const auto json =
+      parse_sacct_json(R"({"jobs": [{"job_id": 1, "state": {"current": 5}, "time": {}}]})", "bad.json");
   ASSERT_FALSE(json.ok());
   EXPECT_NE(json.error_text().find("bad.json:1:"), std::string::npos) << json.error_text();
   EXPECT_NE(json.error_text().find("/jobs/0/state/current"), std::string::npos) << json.error_text();

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "gputwin/trace/job_traces.hpp"
+#include "gputwin/trace/openb.hpp"
 #include "gputwin/trace/sacct.hpp"
 
 namespace gputwin {
@@ -15,8 +16,10 @@ std::string detect_format(const std::string& path) {
   while (header.find_first_not_of(" \t\r") == std::string::npos && std::getline(stream, header)) {
   }
   if (header.rfind("timestamp,duration,num_gpus", 0) == 0) return "philly";
-  if (header.find("jobname") != std::string::npos || header.find("gpu_num") != std::string::npos) return "helios";
+  if (header.find("jobname") != std::string::npos || header.find("gpu_num") != std::string::npos)
+    return "helios";
   if (header.rfind("id,submit_time", 0) == 0) return "jobs";
+  if (header.rfind("name,cpu_milli,memory_mib,num_gpu,gpu_milli", 0) == 0) return "openb";
   if (header.rfind("JobID|", 0) == 0 || header.find_first_of('{') != std::string::npos) return "sacct";
   if (is_sacct_table_header(header)) return "sacct";  // refused by the reader with a hint
   return "";
@@ -44,7 +47,9 @@ Result<LoadedTrace> with_jobs(const std::string& path, LoadedTrace trace) {
 
 }  // namespace
 
-std::vector<std::string> trace_formats() { return {"philly", "swf", "helios", "jobs", "sacct"}; }
+std::vector<std::string> trace_formats() {
+  return {"philly", "swf", "helios", "jobs", "sacct", "openb"};
+}
 
 Result<LoadedTrace> read_trace(const std::string& path, const std::string& format,
                                const std::vector<std::string>& mig_profiles) {
@@ -58,6 +63,7 @@ Result<LoadedTrace> read_trace(const std::string& path, const std::string& forma
   if (chosen == "helios") return with_skipped(read_helios_jobs(path));
   if (chosen == "jobs") return with_skipped(read_job_csv(path, mig_profiles));
   if (chosen == "sacct") return with_skipped(read_sacct(path));
+  if (chosen == "openb") return with_skipped(read_openb_jobs(path));
   if (chosen == "swf") {
     auto swf = read_swf(path);
     if (!swf.ok()) return swf.errors();
@@ -65,7 +71,8 @@ Result<LoadedTrace> read_trace(const std::string& path, const std::string& forma
     return with_jobs(path, LoadedTrace{chosen, std::move(value.jobs.rows), std::move(value.jobs.skipped),
                                        value.max_procs});
   }
-  return InputError{{path, 0, 0}, "", "cannot tell the trace format; give it: philly, swf, helios, jobs or sacct"};
+  return InputError{
+      {path, 0, 0}, "", "cannot tell the trace format; give it: philly, swf, helios, jobs, sacct or openb"};
 }
 
 }  // namespace gputwin

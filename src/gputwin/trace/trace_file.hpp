@@ -4,7 +4,8 @@
 //   Result<LoadedTrace> trace = read_trace("philly.csv");            // format "auto"
 //   Result<LoadedTrace> mine = read_trace("jobs.csv", "jobs", {"1g.10gb", ...});
 //
-// Formats: philly, swf, helios, jobs (docs/jobs-format.md), sacct (docs/sacct-import.md). "auto" tells them
+// Formats: philly, swf, helios, jobs (docs/jobs-format.md), sacct (docs/sacct-import.md), openb (the Alibaba
+// pod list, read_openb_jobs). "auto" tells them
 // apart: SWF by the .swf extension, CSVs by their header, sacct by its "JobID|" header or a JSON document
 // (sacct's padded table output is recognised and refused with a hint to use --parsable2 or --json). A trace
 // with no job left to replay (a header only, or every record skipped) is an error naming the file.

@@ -374,6 +374,39 @@ ReportChart validate_timeline_chart(const ValidateDocument& document, std::size_
           line_config(datasets, axis("hours from " + timeline.front().time), y)};
 }
 
+// A facility power budget's candidates: training throughput against the GPU power cap, one series per
+// platform (its caps from the lowest up; a platform without a settable range is one point), only those that
+// fit.
+ReportChart power_budget_chart(const PowerBudgetPlan& budget) {
+  std::vector<std::string> systems;
+  for (const BudgetCandidate& candidate : budget.candidates) {
+    if (std::find(systems.begin(), systems.end(), candidate.system) == systems.end())
+      systems.push_back(candidate.system);
+  }
+  Json datasets = Json::array();
+  for (const std::string& system : systems) {
+    std::vector<const BudgetCandidate*> fitted;
+    for (const BudgetCandidate& candidate : budget.candidates) {
+      if (candidate.system == system && candidate.fits) fitted.push_back(&candidate);
+    }
+    std::sort(fitted.begin(), fitted.end(), [](const BudgetCandidate* a, const BudgetCandidate* b) {
+      return in_watts(a->cap) < in_watts(b->cap);
+    });
+    Json data = Json::array();
+    for (const BudgetCandidate* candidate : fitted)
+      data.push_back(Json::array({in_watts(candidate->cap), candidate->tokens_per_second}));
+    Json dataset = line_dataset(system, std::move(data));
+    dataset["pointRadius"] = 4;  // a platform with one cap is one point
+    datasets.push_back(std::move(dataset));
+  }
+  return {"chart-power-budget", "budget",
+          fmt::format("Training throughput by GPU power cap within {} of facility power",
+                      format_number(in_kilowatts(budget.budget) / 1000, 3) + " MW"),
+          "each platform sized to the most nodes whose design fits the budget at each cap (plan "
+          "workload_fit.power_budget.candidates[]: cap_w, tokens_per_second)",
+          line_config(datasets, axis("GPU power cap (W)"), from_zero(axis("training tokens/s")))};
+}
+
 }  // namespace
 
 std::vector<ReportChart> report_charts(const Cluster& cluster, const ReportInputs& inputs) {
@@ -414,6 +447,7 @@ std::vector<ReportChart> report_charts(const Cluster& cluster, const ReportInput
     charts.push_back(serve_latency_chart(inputs.serves, "chart-serve-ttft", "TTFT", &ServeDocument::ttft_ms));
     charts.push_back(serve_latency_chart(inputs.serves, "chart-serve-tpot", "TPOT", &ServeDocument::tpot_ms));
   }
+  if (inputs.power_budget) charts.push_back(power_budget_chart(*inputs.power_budget));
   for (std::size_t i = 0; i < inputs.validations.size(); ++i)
     if (!inputs.validations[i].summary.timeline.empty())
       charts.push_back(validate_timeline_chart(inputs.validations[i], i));

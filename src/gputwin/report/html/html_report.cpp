@@ -457,6 +457,57 @@ std::string buy_vs_rent_section(const std::optional<BuyVsRent>& answer) {
   return html + "</section>";
 }
 
+// A spec sized to facility.power_budget: every platform and GPU power cap the plan compared within the budget
+// (nodes, throughput, days, power), the chosen one marked, then the throughput-by-cap chart (section
+// "budget").
+std::string power_budget_section(const std::optional<PowerBudgetPlan>& budget,
+                                 const std::vector<ReportChart>& charts) {
+  if (!budget) return "";
+  const PowerBudgetPlan& plan = *budget;
+  const BudgetCandidate& chosen = plan.candidates.at(plan.chosen);
+  std::string html = fmt::format(
+      "<section id=\"power-budget\" data-budget-kw=\"{}\" data-candidates=\"{}\" data-chosen-system=\"{}\" "
+      "data-chosen-cap-w=\"{}\"><h2>Within the power budget</h2>"
+      "<p>The spec gives {} of facility power instead of a node count: each platform at each GPU power cap "
+      "is "
+      "sized to the most nodes whose whole design fits (IT power at maximum load, every GPU at its cap, "
+      "times "
+      "the design's blended PUE), and the most training tokens/s wins. Caps tried: {}.</p>"
+      "<table><thead><tr><th>system</th><th>cap per GPU</th><th>nodes</th><th>GPUs</th><th>racks</th>"
+      "<th>facility</th><th>IT max</th><th>tokens/s</th><th>days</th><th>MFU</th><th>result</th></tr></thead>"
+      "<tbody>",
+      fmt::format("{}", in_kilowatts(plan.budget)), plan.candidates.size(), html_escape(chosen.system),
+      fmt::format("{}", in_watts(chosen.cap)), html_escape(format_power(plan.budget)),
+      html_escape(plan.cap_rule));
+  for (const BudgetCandidate& row : plan.candidates) {
+    const std::string cap = format_number(in_watts(row.cap), 0) + " W" + (row.capped ? "" : " (TDP)");
+    html += fmt::format("<tr data-system=\"{}\" data-cap-w=\"{}\" data-fits=\"{}\" data-chosen=\"{}\"",
+                        html_escape(row.system), fmt::format("{}", in_watts(row.cap)),
+                        row.fits ? "true" : "false", row.chosen ? "true" : "false");
+    if (row.fits) {
+      html += fmt::format(
+          " data-nodes=\"{}\" data-tokens-per-second=\"{}\" data-facility-kw=\"{}\"><td>{}</td><td>{}</td>"
+          "<td>{}</td><td>{}</td><td>{}</td><td>{} MW</td><td>{} MW</td><td>{}</td><td>{}</td><td>{} %</td>",
+          row.nodes, fmt::format("{}", row.tokens_per_second), fmt::format("{}", row.facility_kw),
+          html_escape(row.system), html_escape(cap), row.nodes, row.gpus, row.racks,
+          format_number(row.facility_kw / 1000, 3), format_number(row.it_kw / 1000, 3),
+          format_number(row.tokens_per_second, 0), format_number(row.days, 1),
+          format_number(100 * row.mfu, 1));
+    } else {
+      html += fmt::format("><td>{}</td><td>{}</td><td colspan=\"8\">{}</td>", html_escape(row.system),
+                          html_escape(cap), html_escape(row.note));
+    }
+    html += fmt::format("<td>{}</td></tr>", row.chosen ? "<b>chosen</b>" : html_escape("lost: " + row.lost));
+  }
+  html += fmt::format(
+      "</tbody></table><p class=\"note\">Chosen: {} at {} per GPU, {} nodes ({} GPUs), {} days; facility {} "
+      "MW at maximum.{}</p></section>",
+      html_escape(chosen.system), format_number(in_watts(chosen.cap), 0) + " W", chosen.nodes, chosen.gpus,
+      format_number(chosen.days, 1), format_number(chosen.facility_kw / 1000, 3),
+      plan.meets_days ? "" : " It does not train the workload within the days the spec allows.");
+  return html + charts_section(charts, "budget", "power-budget-chart", "Throughput by GPU power cap");
+}
+
 // Chart data sits in a JSON script element; "</" is escaped so no string in it can close the element.
 std::string chart_configs_script(const std::vector<ReportChart>& charts) {
   Json configs = Json::object();
@@ -483,7 +534,7 @@ std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std:
           fabrics_section(cluster, plan);
   html += charts_section(charts, "design", "power-cost", "Power, cost and cabling");
   html += storage_section(plan) + cables_section(plan) + bom_section(plan) +
-          buy_vs_rent_section(inputs.buy_vs_rent);
+          buy_vs_rent_section(inputs.buy_vs_rent) + power_budget_section(inputs.power_budget, charts);
   html += charts_section(charts, "simulation", "simulation", "Simulation");
   html += charts_section(charts, "perf", "perf", "Performance");
   html += inference_section(inputs.inferences) + sizing_section(inputs.sizings) +

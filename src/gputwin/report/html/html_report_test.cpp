@@ -346,6 +346,58 @@ TEST(HtmlReport, AValidateFileMustBeAValidateResult) {
       << inputs.error_text();
 }
 
+BudgetCandidate budget_candidate(const std::string& system, double cap_w, bool capped, int nodes,
+                                 double tokens_per_second) {
+  BudgetCandidate row;
+  row.system = system;
+  row.accelerator = system == "dgx-h100" ? "h100-sxm" : "b200";
+  row.cap = watts(cap_w);
+  row.capped = capped;
+  row.fits = nodes > 0;
+  row.nodes = nodes;
+  row.gpus = 8 * nodes;
+  row.racks = nodes / 4 + 2;
+  row.facility_kw = 590.5;
+  row.it_kw = 454.2;
+  row.tokens_per_second = tokens_per_second;
+  row.days = 9.5;
+  row.mfu = 0.5;
+  row.lost = "fewer tokens/s";
+  return row;
+}
+
+TEST(HtmlReport, APowerBudgetPlanGetsItsTradeOffTableAndChart) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  ReportInputs inputs;
+  PowerBudgetPlan plan;
+  plan.budget = kilowatts(600);
+  plan.cap_rule = "h100-sxm: 700 W down to 500 W";
+  plan.candidates = {budget_candidate("dgx-h100", 700, false, 42, 2396730.25),
+                     budget_candidate("dgx-h100", 500, true, 50, 2100000.5),
+                     budget_candidate("dgx-h100", 200, true, 0, 0),
+                     budget_candidate("dgx-b200", 1000, false, 30, 2992660.125)};
+  plan.candidates[2].note = "the workload does not fit in memory";
+  plan.candidates[3].chosen = true;
+  plan.candidates[3].lost.clear();
+  plan.chosen = 3;
+  inputs.power_budget = plan;
+  const std::string html = html_report(cluster, inputs, kFakeChartScript);
+  EXPECT_NE(html.find("<section id=\"power-budget\" data-budget-kw=\"600\" data-candidates=\"4\" "
+                      "data-chosen-system=\"dgx-b200\" data-chosen-cap-w=\"1000\">"),
+            std::string::npos);
+  EXPECT_EQ(count_of(html, "<tr data-system="), 4U);
+  EXPECT_NE(html.find("data-cap-w=\"500\" data-fits=\"true\" data-chosen=\"false\" data-nodes=\"50\" "
+                      "data-tokens-per-second=\"2100000.5\""),
+            std::string::npos);
+  EXPECT_NE(html.find("the workload does not fit in memory"), std::string::npos);
+  EXPECT_EQ(count_of(html, "<b>chosen</b>"), 1U);
+  // One series per platform, only what fits, caps rising: the H100's 500 W point before its 700 W one.
+  EXPECT_NE(html.find("id=\"chart-power-budget\" data-series=\"2\" data-points=\"3\""), std::string::npos);
+  EXPECT_NE(html.find("[[500.0,2100000.5],[700.0,2396730.25]]"), std::string::npos);
+  EXPECT_NE(html.find("[[1000.0,2992660.125]]"), std::string::npos);
+  EXPECT_EQ(html_report(cluster, {}, kFakeChartScript).find("id=\"power-budget\""), std::string::npos);
+}
+
 TEST(HtmlReport, ChartsOnlyForTheResultsGiven) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   const std::string html = html_report(cluster, {}, kFakeChartScript);

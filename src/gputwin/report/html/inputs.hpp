@@ -14,6 +14,7 @@
 
 #include "gputwin/core/error.hpp"
 #include "gputwin/plan/buy_vs_rent.hpp"
+#include "gputwin/plan/power_budget.hpp"
 #include "gputwin/report/collective_report.hpp"
 #include "gputwin/report/goodput_report.hpp"
 #include "gputwin/report/inference_report.hpp"
@@ -43,6 +44,8 @@ struct ReportInputs {
   std::vector<GoodputDocument> goodputs;  // perf goodput --json
   std::vector<ValidateDocument> validations;
   std::optional<BuyVsRent> buy_vs_rent;  // `report --rent PRICES`: the design against cloud prices
+  // A spec sized to facility.power_budget: every platform and GPU power cap compared within it (the plan's).
+  std::optional<PowerBudgetPlan> power_budget;
 };
 
 // Simulation files must be replay or packing results, perf files collective, training, inference, sizing,
