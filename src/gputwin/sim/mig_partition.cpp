@@ -68,6 +68,20 @@ void MigPartition::finish(int index) {
   as_slices_.erase(job);
 }
 
+std::vector<int> MigPartition::jobs_on_node(int node) const {
+  std::vector<int> jobs;
+  for (const auto& [job, running] : running_) {
+    if (pool_.node_of(running.slice.gpu) == node) jobs.push_back(job);
+  }
+  return jobs;
+}
+
+std::vector<int> MigPartition::set_node_down(int node) {
+  if (pool_.node_down(node)) return {};
+  pool_.set_node_down(node);
+  return jobs_on_node(node);
+}
+
 std::vector<std::pair<double, int>> MigPartition::expected_releases() const {
   std::vector<std::pair<double, int>> releases;
   releases.reserve(running_.size());

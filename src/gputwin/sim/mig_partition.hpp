@@ -6,6 +6,8 @@
 //   mig.submit(i);                                // on arrival of a job with a mig_profile
 //   for (const int started : mig.schedule(policy, now)) ...;
 //   mig.finish(i);                                // on its completion
+//   std::vector<int> hit = mig.set_node_down(1);  // the jobs on node 1's slices; the caller interrupts them
+//   mig.set_node_up(1);
 //
 // Why a partition: MIG-mode and whole-GPU GPUs are disjoint, so the two kinds of job never compete for the
 // same GPU; a waiting slice must not block a whole-GPU job under FIFO, nor the reverse, as with a separate
@@ -48,6 +50,12 @@ class MigPartition final : public SchedulerView {
   // Lets `policy` start waiting jobs at `now`; returns the jobs it started, in start order.
   std::vector<int> schedule(const QueuePolicy& policy, double now);
   void finish(int index);
+  // Takes a MIG-mode node (MigPool numbering) out of service; returns the jobs running on its GPUs' slices
+  // (ascending). The caller ends or requeues them (finish releases their slices).
+  std::vector<int> set_node_down(int node);
+  void set_node_up(int node) { pool_.set_node_up(node); }
+  // The jobs running on `node`'s slices (ascending), the node left as it is.
+  [[nodiscard]] std::vector<int> jobs_on_node(int node) const;
 
   [[nodiscard]] const MigPool& pool() const { return pool_; }
   [[nodiscard]] int waiting_count() const { return static_cast<int>(waiting_.size()); }

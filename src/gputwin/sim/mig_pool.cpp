@@ -1,5 +1,6 @@
 #include "gputwin/sim/mig_pool.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <tuple>
 
@@ -8,18 +9,30 @@ namespace gputwin {
 MigPool::MigPool(const MigProfileSet& set, int gpus, const MigLayout* layout)
     : set_(std::make_shared<const MigProfileSet>(set)),
       fixed_(layout != nullptr),
-      layout_name_(layout != nullptr ? layout->name : "") {
+      layout_name_(layout != nullptr ? layout->name : ""),
+      gpus_per_node_(std::max(1, gpus)) {
   if (gpus < 0) throw std::invalid_argument("MigPool: negative GPU count");
   const int state = intern(layout != nullptr ? MigGpu(*set_, *layout) : MigGpu(*set_));
   state_of_gpu_.assign(static_cast<std::size_t>(gpus), state);
   for (int gpu = 0; gpu < gpus; ++gpu) states_[state].gpus.insert(gpu);
   if (gpus > 0) occupied_states_.insert(state);
   usable_ = states_[state].usable * gpus;
+  node_down_.assign(static_cast<std::size_t>(nodes()), 0);
 }
 
 MigPool::MigPool(const MigProfileSet& set, int gpus) : MigPool(set, gpus, nullptr) {}
 
 MigPool::MigPool(const MigProfileSet& set, int gpus, const MigLayout& layout) : MigPool(set, gpus, &layout) {}
+
+MigPool MigPool::on_nodes(const MigProfileSet& set, int nodes, int gpus_per_node,
+                          const std::optional<MigLayout>& layout) {
+  if (nodes < 0 || gpus_per_node <= 0)
+    throw std::invalid_argument("MigPool: bad node count or GPUs per node");
+  MigPool pool(set, nodes * gpus_per_node, layout ? &*layout : nullptr);
+  pool.gpus_per_node_ = gpus_per_node;
+  pool.node_down_.assign(static_cast<std::size_t>(nodes), 0);
+  return pool;
+}
 
 int MigPool::intern(const MigGpu& gpu) {
   const auto [found, added] = state_by_key_.try_emplace(gpu.key(), static_cast<int>(states_.size()));
@@ -46,8 +59,16 @@ int MigPool::after_placing(int state, int profile) {
   return next_state;
 }
 
+// A GPU out of service changes state (its slices are released) without joining the placeable GPUs.
 void MigPool::move_gpu(int gpu, int to_state) {
   const int from_state = state_of_gpu_[gpu];
+  if (gpu_down(gpu)) {
+    const int busy_change = states_[to_state].busy - states_[from_state].busy;
+    busy_ += busy_change;
+    down_busy_ += busy_change;
+    state_of_gpu_[gpu] = to_state;
+    return;
+  }
   State& from = states_[from_state];
   from.gpus.erase(gpu);
   if (from.gpus.empty()) occupied_states_.erase(from_state);
@@ -84,6 +105,38 @@ void MigPool::release(const MigSlice& slice) {
   MigGpu next = states_[state_of_gpu_.at(static_cast<std::size_t>(slice.gpu))].gpu;
   next.release(slice.profile, slice.start);
   move_gpu(slice.gpu, intern(next));
+}
+
+void MigPool::set_node_down(int node) {
+  if (node_down_.at(static_cast<std::size_t>(node)) != 0) return;
+  const int first = node * gpus_per_node_;
+  const int last = std::min(gpus(), first + gpus_per_node_);
+  for (int gpu = first; gpu < last; ++gpu) {
+    const int s = state_of_gpu_[gpu];
+    State& state = states_[s];
+    state.gpus.erase(gpu);
+    if (state.gpus.empty()) occupied_states_.erase(s);
+    usable_ -= state.usable;
+    down_busy_ += state.busy;
+  }
+  node_down_[static_cast<std::size_t>(node)] = 1;
+  down_gpus_ += last - first;
+}
+
+void MigPool::set_node_up(int node) {
+  if (node_down_.at(static_cast<std::size_t>(node)) == 0) return;
+  node_down_[static_cast<std::size_t>(node)] = 0;
+  const int first = node * gpus_per_node_;
+  const int last = std::min(gpus(), first + gpus_per_node_);
+  for (int gpu = first; gpu < last; ++gpu) {
+    const int s = state_of_gpu_[gpu];
+    State& state = states_[s];
+    state.gpus.insert(gpu);
+    occupied_states_.insert(s);
+    usable_ += state.usable;
+    down_busy_ -= state.busy;
+  }
+  down_gpus_ -= last - first;
 }
 
 bool MigPool::can_ever_host(int profile) const {

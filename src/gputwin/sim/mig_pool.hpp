@@ -2,9 +2,15 @@
 //
 //   MigPool pool(catalog.get<MigProfileSet>("a100-80gb"), 16);              // 16 GPUs, slices made on demand
 //   MigPool fixed(set, 16, parse_mig_layout("3g.40gb+2g.20gb+1g.10gb+1g.10gb", set));  // pre-partitioned
+//   MigPool racked = MigPool::on_nodes(set, /*nodes=*/2, /*gpus_per_node=*/8);  // GPUs 0-7 on node 0
 //   std::optional<MigSlice> slice = pool.allocate(*mig_profile_index(set, "1g.10gb"));
 //   pool.release(*slice);
 //   pool.busy_compute_slices(), pool.stranded_compute_slices()              // for utilisation over time
+//   racked.set_node_down(1);   // GPUs 8-15 take no slice until set_node_up(1); their slices count as down
+//
+// Nodes: GPU g sits on node g / gpus_per_node (the plain constructors put every GPU on one node). A node out
+// of service keeps its GPUs out of placement; slices released on it (the caller interrupts the jobs on it)
+// leave its GPUs idle and still out, and set_node_up brings them back as they are.
 //
 // Which GPU: the one where the slice strands the fewest compute slices, then the fullest (fewest usable
 // slices left, so empty GPUs stay whole for 7g jobs: best fit), then the lowest index. On that GPU the start
@@ -36,6 +42,9 @@ class MigPool {
   MigPool(const MigProfileSet& set, int gpus);
   // Fixed mode: every GPU is partitioned into `layout` (from parse_mig_layout) and jobs take free instances.
   MigPool(const MigProfileSet& set, int gpus, const MigLayout& layout);
+  // `nodes` x `gpus_per_node` GPUs, numbered node by node; `layout` empty: dynamic mode.
+  static MigPool on_nodes(const MigProfileSet& set, int nodes, int gpus_per_node,
+                          const std::optional<MigLayout>& layout = std::nullopt);
 
   // Places one slice of `profile`; empty when no GPU can take it now.
   std::optional<MigSlice> allocate(int profile);
@@ -51,7 +60,22 @@ class MigPool {
   [[nodiscard]] int busy_compute_slices() const { return busy_; }
   [[nodiscard]] int usable_compute_slices() const { return usable_; }
   // Idle compute slices no job can get now (see MigGpu::stranded_compute_slices), summed over GPUs.
-  [[nodiscard]] int stranded_compute_slices() const { return total_compute_slices() - busy_ - usable_; }
+  // Compute slices of GPUs out of service and not busy: neither usable nor stranded.
+  [[nodiscard]] int stranded_compute_slices() const {
+    return total_compute_slices() - busy_ - usable_ - down_idle_slices();
+  }
+
+  [[nodiscard]] int gpus_per_node() const { return gpus_per_node_; }
+  [[nodiscard]] int nodes() const { return gpus() == 0 ? 0 : (gpus() + gpus_per_node_ - 1) / gpus_per_node_; }
+  [[nodiscard]] int node_of(int gpu) const { return gpu / gpus_per_node_; }
+  // Takes `node`'s GPUs out of placement (a no-op when it is down); slices still busy on them stay busy until
+  // released. Throws std::out_of_range for a node the pool does not have.
+  void set_node_down(int node);
+  void set_node_up(int node);
+  [[nodiscard]] bool node_down(int node) const { return node_down_.at(static_cast<std::size_t>(node)) != 0; }
+  [[nodiscard]] int down_gpus() const { return down_gpus_; }
+  // Compute slices of the GPUs out of service (busy or not).
+  [[nodiscard]] int down_compute_slices() const { return down_gpus_ * set_->compute_slices; }
 
  private:
   struct State {
@@ -68,6 +92,10 @@ class MigPool {
   int start_for(int state, int profile);
   int after_placing(int state, int profile);
   void move_gpu(int gpu, int to_state);
+  [[nodiscard]] bool gpu_down(int gpu) const {
+    return node_down_[static_cast<std::size_t>(node_of(gpu))] != 0;
+  }
+  [[nodiscard]] int down_idle_slices() const { return down_gpus_ * set_->compute_slices - down_busy_; }
 
   std::shared_ptr<const MigProfileSet> set_;  // shared so MigGpu's pointer survives moves of the pool
   bool fixed_ = false;
@@ -77,7 +105,11 @@ class MigPool {
   std::set<int> occupied_states_;  // states holding at least one GPU, in creation order
   std::vector<int> state_of_gpu_;
   int busy_ = 0;
-  int usable_ = 0;
+  int usable_ = 0;  // of GPUs in service
+  int gpus_per_node_ = 1;
+  std::vector<char> node_down_;  // node -> out of service
+  int down_gpus_ = 0;
+  int down_busy_ = 0;  // busy compute slices on GPUs out of service
 };
 
 }  // namespace gputwin

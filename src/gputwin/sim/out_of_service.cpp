@@ -60,7 +60,7 @@ Result<std::vector<std::pair<int, std::string>>> out_of_service_nodes(std::strin
       const JsonField host = finding.child("node");
       const auto node = node_of(host.string(), topology);
       if (!node) {
-        host.fail("host '" + host.string() + "' is not a whole-GPU node of the replayed cluster" +
+        host.fail("host '" + host.string() + "' is not a node of the replayed cluster" +
                   (topology.host_names.empty()
                        ? " (give the cluster with --cluster SPEC: a node count has no host names)"
                        : ""));

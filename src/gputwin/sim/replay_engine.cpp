@@ -15,7 +15,7 @@ ReplayEngine::ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, std::
       policy_(policy),
       options_(std::move(options)),
       models_(std::move(models)),
-      metrics_(options_.interval),
+      metrics_(options_.interval, mig ? mig->profile_set().compute_slices : 0),
       usage_(jobs, options_.fair_share_by_user, options_.shares) {
   if (mig) {
     mig_.emplace(jobs, std::move(*mig),
@@ -37,7 +37,7 @@ ReplayEngine::ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, std::
                    [&](int a, int b) { return jobs_[a].submit_time < jobs_[b].submit_time; });
   last_cause_.assign(jobs.size(), kNoCause);
   interrupted_at_.assign(jobs.size(), 0);
-  const auto nodes = static_cast<std::size_t>(pool_.node_count());
+  const auto nodes = static_cast<std::size_t>(node_count());
   down_reasons_.assign(nodes, 0);
   spare_.assign(nodes, 0);
   returns_as_spare_.assign(nodes, 0);
@@ -51,7 +51,7 @@ ReplayEngine::ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, std::
   }
   spare_gpus_ = pool_.down_gpus();
   for (const auto& [node, why] : models_.out_of_service) {
-    if (node < 0 || node >= pool_.node_count() || spare_[node] != 0) {
+    if (node < 0 || node >= node_count() || spare_[node] != 0) {
       throw std::invalid_argument("out-of-service node " + std::to_string(node) +
                                   " is not a schedulable node");
     }
@@ -59,11 +59,12 @@ ReplayEngine::ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, std::
   }
   schedulable_gpus_ = pool_.total_gpus() - pool_.down_gpus();
   if (models_.active()) {
+    const int mig_gpus = mig_ ? mig_->pool().gpus() : 0;
     failure_metrics_ = std::make_unique<FailureAccounting>(
         jobs,
         FailureSetupNames{std::string(models_.failures->name()), std::string(models_.checkpoints->name()),
                           models_.spare_nodes, static_cast<int>(models_.out_of_service.size())},
-        pool_.total_gpus(), pool_.total_gpus() - spare_gpus_);
+        pool_.total_gpus() + mig_gpus, pool_.total_gpus() + mig_gpus - spare_gpus_, mig_ ? &*mig_ : nullptr);
     observers_.push_back(failure_metrics_.get());
   }
   next_node_event_ = models_.failures->next_event(now_);
@@ -146,13 +147,15 @@ void ReplayEngine::apply_node_events() {
 // A node is out while any of its down events is unmatched; the first takes it out (and a spare in, unless the
 // event is planned), the last up brings it back, or into the spares when one stood in for it.
 void ReplayEngine::apply_node_event(const NodeEvent& event) {
-  if (event.node < 0 || event.node >= pool_.node_count()) {
+  if (event.node < 0 || event.node >= node_count()) {
     throw std::invalid_argument("node event for node " + std::to_string(event.node) + " of " +
-                                std::to_string(pool_.node_count()));
+                                std::to_string(node_count()));
   }
   if (event.job_only) {
     const int cause = cause_id(event.cause);
-    for (const int job : pool_.owners_on(event.node)) interrupt_job(job, InterruptAction::requeue, cause);
+    const std::vector<int> hit =
+        is_mig_node(event.node) ? mig_->jobs_on_node(mig_node(event.node)) : pool_.owners_on(event.node);
+    for (const int job : hit) interrupt_job(job, InterruptAction::requeue, cause);
     return;
   }
   if (event.up) {
@@ -162,8 +165,14 @@ void ReplayEngine::apply_node_event(const NodeEvent& event) {
   }
 }
 
+// A MIG-mode node takes its slices' jobs down with it; no hot spare (a whole-GPU node) stands in for it.
 void ReplayEngine::take_node_down(int node, int cause, bool planned) {
   if (down_reasons_[node]++ > 0) return;
+  if (is_mig_node(node)) {
+    for (const int job : mig_->set_node_down(mig_node(node)))
+      interrupt_job(job, InterruptAction::requeue, cause);
+    return;
+  }
   if (spare_[node] != 0) {  // an idle spare fails: it is repaired, then a spare again
     spare_[node] = 0;
     spares_.erase(node);
@@ -187,6 +196,10 @@ void ReplayEngine::take_node_down(int node, int cause, bool planned) {
 
 void ReplayEngine::bring_node_up(int node) {
   if (down_reasons_[node] == 0 || --down_reasons_[node] > 0) return;
+  if (is_mig_node(node)) {
+    mig_->set_node_up(mig_node(node));
+    return;
+  }
   unreplaced_.erase(node);
   if (returns_as_spare_[node] != 0) {
     returns_as_spare_[node] = 0;
@@ -232,7 +245,7 @@ PartitionState ReplayEngine::whole_state() const {
 PartitionState ReplayEngine::mig_state() const {
   const MigPool& pool = mig_->pool();
   return PartitionState{pool.busy_compute_slices(), pool.stranded_compute_slices(), mig_->waiting_count(),
-                        mig_->running_count(), 0};
+                        mig_->running_count(), pool.down_compute_slices()};
 }
 
 // ---- Jobs arriving.
@@ -476,7 +489,10 @@ void ReplayEngine::requeue(int index) {
 }
 
 std::vector<int> ReplayEngine::set_node_down(int node, InterruptAction action) {
-  std::vector<int> hit = pool_.set_node_down(node);
+  if (node < 0 || node >= node_count()) {
+    throw std::invalid_argument("node " + std::to_string(node) + " of " + std::to_string(node_count()));
+  }
+  std::vector<int> hit = is_mig_node(node) ? mig_->set_node_down(mig_node(node)) : pool_.set_node_down(node);
   const int cause = cause_id("node down");
   for (const int job : hit) interrupt_job(job, action, cause);
   schedule();
@@ -484,7 +500,14 @@ std::vector<int> ReplayEngine::set_node_down(int node, InterruptAction action) {
 }
 
 void ReplayEngine::set_node_up(int node) {
-  pool_.set_node_up(node);
+  if (node < 0 || node >= node_count()) {
+    throw std::invalid_argument("node " + std::to_string(node) + " of " + std::to_string(node_count()));
+  }
+  if (is_mig_node(node)) {
+    mig_->set_node_up(mig_node(node));
+  } else {
+    pool_.set_node_up(node);
+  }
   schedule();
 }
 

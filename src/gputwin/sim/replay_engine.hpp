@@ -14,7 +14,11 @@
 //
 // Interrupted jobs keep their first start (waits are measured to it) and their JCT runs to their last end.
 // Requeued whole-GPU jobs go back to their arrival-order place in the queue; MIG jobs to the end of theirs.
-// Nodes are the whole-GPU pool's: MIG-mode GPUs cannot be taken down yet (MigPool knows GPUs, not nodes).
+// Nodes are numbered as in ReplayTopology: the whole-GPU pool's first, then the MIG-mode nodes
+// (MigPool::nodes), so a failure model, maintenance or an out-of-service list strikes either kind the same
+// way. A MIG-mode node that goes down interrupts the jobs on its GPUs' slices (requeued at the end of the MIG
+// queue, restarting from their checkpoint); its GPUs take no slice until it is back. Hot spares are whole-GPU
+// nodes and stand in only for whole-GPU nodes.
 #pragma once
 
 #include <functional>
@@ -62,13 +66,17 @@ class ReplayEngine final : private SchedulerView {
   [[nodiscard]] double now() const override { return now_; }
   [[nodiscard]] const JobRun& job_run(int index) const { return runs_[index]; }
   [[nodiscard]] const GpuPool& pool() const { return pool_; }
+  [[nodiscard]] const MigPartition* mig() const { return mig_ ? &*mig_ : nullptr; }
+  // Whole-GPU nodes, then MIG-mode nodes.
+  [[nodiscard]] int node_count() const { return pool_.node_count() + (mig_ ? mig_->pool().nodes() : 0); }
 
   // A running job does `rate` seconds of work per second from now (1 = as recorded; > 0). Throws
   // std::invalid_argument when the job is not running or the rate is not positive.
   void set_rate(int index, double rate);
   // Stops a running job now; throws std::invalid_argument when it is not running. Schedules afterwards.
   void interrupt(int index, InterruptAction action);
-  // Takes a whole-GPU node out of service; the jobs on it are interrupted with `action`. Returns them.
+  // Takes a node (whole-GPU or MIG-mode, numbered as above) out of service; the jobs on it are interrupted
+  // with `action`. Returns them. Throws std::invalid_argument for a node the cluster does not have.
   std::vector<int> set_node_down(int node, InterruptAction action = InterruptAction::requeue);
   void set_node_up(int node);
 
@@ -102,6 +110,8 @@ class ReplayEngine final : private SchedulerView {
   void bring_node_up(int node);
   void add_spare(int node);
   [[nodiscard]] int cause_id(const std::string& cause);
+  [[nodiscard]] bool is_mig_node(int node) const { return node >= pool_.node_count(); }
+  [[nodiscard]] int mig_node(int node) const { return node - pool_.node_count(); }
   void advance_to(double time);
   [[nodiscard]] PartitionState whole_state() const;
   [[nodiscard]] PartitionState mig_state() const;

@@ -30,8 +30,17 @@ std::size_t bucket_of(int gpus) {
 }  // namespace
 
 FailureAccounting::FailureAccounting(const std::vector<JobSpec>& jobs, FailureSetupNames setup,
-                                     int total_gpus, int schedulable_gpus)
-    : jobs_(jobs), setup_(std::move(setup)), total_gpus_(total_gpus), schedulable_gpus_(schedulable_gpus) {}
+                                     int total_gpus, int schedulable_gpus, const MigPartition* mig)
+    : jobs_(jobs),
+      setup_(std::move(setup)),
+      total_gpus_(total_gpus),
+      schedulable_gpus_(schedulable_gpus),
+      mig_(mig) {}
+
+double FailureAccounting::gpus_of(const JobSpec& job) const {
+  if (job.mig_profile.empty() || mig_ == nullptr) return job.gpus;
+  return static_cast<double>(mig_->compute_slices_of(job)) / mig_->pool().profile_set().compute_slices;
+}
 
 void FailureAccounting::on_submit(int /*job*/, double /*time*/) {
   any_arrival_ = true;
@@ -41,7 +50,10 @@ void FailureAccounting::on_submit(int /*job*/, double /*time*/) {
 void FailureAccounting::on_span(const ReplaySpan& span) {
   if (!any_arrival_) return;
   const double width = span.to - span.from;
-  in_service_gpu_seconds_ += static_cast<double>(total_gpus_ - span.whole.down) * width;
+  double down = span.whole.down;
+  if (span.mig && span.mig->down > 0)
+    down += span.mig->down / static_cast<double>(mig_->pool().profile_set().compute_slices);
+  in_service_gpu_seconds_ += (total_gpus_ - down) * width;
   schedulable_gpu_seconds_ += static_cast<double>(schedulable_gpus_) * width;
 }
 
@@ -54,7 +66,7 @@ CauseLosses& FailureAccounting::losses_of(std::string_view cause) {
 }
 
 void FailureAccounting::on_segment(const RunSegment& segment) {
-  const double gpus = jobs_[static_cast<std::size_t>(segment.job)].gpus;
+  const double gpus = gpus_of(jobs_[static_cast<std::size_t>(segment.job)]);
   const double held = segment.to - segment.from;
   allocated_gpu_seconds_ += held * gpus;
   checkpoint_gpu_seconds_ += std::max(0.0, held - segment.restart_s - segment.work_done_s) * gpus;
@@ -99,18 +111,23 @@ void FailureAccounting::summarize(const ReplayEnd& end, ReplayResult& result) co
   for (std::size_t j = 0; j < end.jobs.size(); ++j) {
     const JobOutcome& outcome = result.outcomes[j];
     const JobSpec& job = end.jobs[j];
-    if (outcome.start < 0 || !job.mig_profile.empty()) continue;
+    if (outcome.start < 0) continue;
+    const bool sized = job.mig_profile.empty();  // slice jobs are in the totals, not in the by-size table
     const std::size_t b = bucket_of(job.gpus);
-    buckets[b].jobs += 1;
-    buckets[b].interruptions += outcome.interruptions;
-    buckets[b].run_hours += outcome.held_s / kSecondsPerHour;
+    if (sized) {
+      buckets[b].jobs += 1;
+      buckets[b].interruptions += outcome.interruptions;
+      buckets[b].run_hours += outcome.held_s / kSecondsPerHour;
+    }
     if (!outcome.finished) continue;
     const double elapsed = outcome.end - outcome.start;
-    metrics.useful_gpu_hours += job.duration * job.gpus / kSecondsPerHour;
+    const double gpus = gpus_of(job);
+    metrics.useful_gpu_hours += job.duration * gpus / kSecondsPerHour;
     if (elapsed <= 0) continue;
     ettrs.push_back(std::min(1.0, job.duration / elapsed));
-    work += job.duration * job.gpus;
-    wall += elapsed * job.gpus;
+    work += job.duration * gpus;
+    wall += elapsed * gpus;
+    if (!sized) continue;
     bucket_ettr[b].first += job.duration * job.gpus;
     bucket_ettr[b].second += elapsed * job.gpus;
   }

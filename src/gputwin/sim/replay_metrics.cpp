@@ -136,6 +136,7 @@ void ReplayMetrics::integrate(const ReplaySpan& span) {
       row.running += span.mig->running_jobs * width;
       row.mig_utilisation += span.mig->busy * width;
       row.mig_stranded_slices += span.mig->stranded * width;
+      if (span.mig->down > 0) row.down_gpus += span.mig->down * width / mig_slices_per_gpu_;
     }
     if (end <= t) break;
     t = end;

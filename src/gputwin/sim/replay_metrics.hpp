@@ -30,7 +30,9 @@ struct ReplayEnd {
 
 class ReplayMetrics final : public ReplayObserver {
  public:
-  explicit ReplayMetrics(double interval) : interval_(interval) {}
+  // `mig_slices_per_gpu`: compute slices of a MIG-mode GPU (0 without MIG), to count its GPUs out of service.
+  explicit ReplayMetrics(double interval, int mig_slices_per_gpu = 0)
+      : interval_(interval), mig_slices_per_gpu_(mig_slices_per_gpu) {}
 
   void on_span(const ReplaySpan& span) override;
   void on_submit(int job, double time) override;
@@ -52,6 +54,7 @@ class ReplayMetrics final : public ReplayObserver {
   void summarize_mig(const ReplayEnd& end, ReplayResult& result);
 
   double interval_;
+  int mig_slices_per_gpu_ = 0;
   std::vector<IntervalMetrics> intervals_;
   bool any_arrival_ = false;
   double first_arrival_ = 0;

@@ -6,9 +6,10 @@
 //   models.failures = make_failure_model("none");
 //   ReplayEngine engine(jobs, pool, std::nullopt, *policy, options, std::move(models));
 //
-// - FailureModel: when a whole-GPU node goes down or comes back. The engine asks for the next event once at
-//   the start and again after each event it applies; the jobs on a node that goes down are interrupted and
-//   requeued (InterruptAction::requeue), and the node's GPUs are out of service until it comes back.
+// - FailureModel: when a node (whole-GPU or MIG-mode) goes down or comes back. The engine asks for the
+//   next event once at the start and again after each event it applies; the jobs on a node that goes down
+//   are interrupted and requeued (InterruptAction::requeue), and the node's GPUs are out of service until it
+//   comes back.
 // - PowerPolicy (power_policy.hpp): whether a job may start under a power budget, and the cap (and so the
 //   rate) running jobs work at.
 // - CheckpointPolicy: of the work a job did since it last started, how much an interruption keeps (the rest
@@ -27,9 +28,9 @@
 
 namespace gputwin {
 
-// A node of the whole-GPU pool going down or coming back at `time`, or (job_only) the job on it failing while
-// the node stays in service. A node is out of service while any of its down events is not yet matched by an
-// up.
+// A node (whole-GPU, or MIG-mode after them) going down or coming back at `time`, or (job_only) the job on it
+// failing while the node stays in service. A node is out of service while any of its down events is not yet
+// matched by an up.
 struct NodeEvent {
   double time = 0;
   int node = 0;
@@ -40,8 +41,9 @@ struct NodeEvent {
   bool planned = false;   // maintenance: a spare node does not stand in for it
 };
 
-// Where each whole-GPU node of a replay sits: what a leaf-switch or scale-up-domain failure takes out, and
-// the host names out-of-service lists use. Built with the pool (SimulatedCluster).
+// Where each node of a replay sits (the whole-GPU nodes, then the MIG-mode ones): what a leaf-switch or
+// scale-up-domain failure takes out, and the host names out-of-service lists use. Built with the pools
+// (SimulatedCluster).
 struct ReplayTopology {
   std::vector<int> leaf_of_node;        // node -> leaf switch group (the pool's placement groups)
   std::vector<int> domain_of_node;      // node -> scale-up domain

@@ -17,9 +17,8 @@ SimulatedCluster split_mig_nodes(int nodes, int gpus_per_node, const std::option
     throw std::invalid_argument(std::to_string(mig->count) + " MIG-mode nodes, but the cluster has " +
                                 std::to_string(nodes));
   }
-  const int mig_gpus = mig->count * gpus_per_node;
-  MigPool mig_pool = mig->layout ? MigPool(mig->set, mig_gpus, *mig->layout) : MigPool(mig->set, mig_gpus);
-  return SimulatedCluster{whole_pool_of(mig->count), std::move(mig_pool), {}};
+  return SimulatedCluster{
+      whole_pool_of(mig->count), MigPool::on_nodes(mig->set, mig->count, gpus_per_node, mig->layout), {}};
 }
 
 std::string profile_set_id(const MigRequest& request, const Accelerator* cluster_gpu) {
@@ -37,17 +36,18 @@ std::string profile_set_id(const MigRequest& request, const Accelerator* cluster
   return cluster_gpu->mig_profile_set;
 }
 
-// The pool's nodes are the cluster's node devices in order (sim/cluster_pool.cpp), the MIG-mode ones last.
-ReplayTopology topology_of(const Cluster& cluster, const GpuPool& pool, int per_node) {
+// The pool's nodes are the cluster's node devices in order (sim/cluster_pool.cpp), the MIG-mode ones last:
+// `all_nodes` is the pool of every node (whole-GPU and MIG-mode), whose placement groups are the leaves.
+ReplayTopology topology_of(const Cluster& cluster, const GpuPool& all_nodes, int nodes, int per_node) {
   ReplayTopology topology;
   topology.gpus_per_node = per_node;
   for (std::size_t d = 0; d < cluster.devices.size(); ++d) {
     const Device& device = cluster.devices[d];
     if (device.kind != DeviceKind::node) continue;
-    if (static_cast<int>(topology.host_names.size()) == pool.node_count()) break;
+    if (static_cast<int>(topology.host_names.size()) == nodes) break;
     const int node = static_cast<int>(topology.host_names.size());
     topology.host_names.push_back(device.name);
-    topology.leaf_of_node.push_back(pool.leaf_of(node));
+    topology.leaf_of_node.push_back(all_nodes.leaf_of(node));
     topology.domain_of_node.push_back(device.domain >= 0 ? device.domain : -1 - node);
   }
   return topology;
@@ -96,10 +96,12 @@ int gpus_per_node(const Cluster& cluster, const Catalog& /*catalog*/) {
 SimulatedCluster simulated_cluster(const Cluster& cluster, const Catalog& catalog,
                                    const std::optional<MigNodes>& mig) {
   const int per_node = gpus_per_node(cluster, catalog);
-  const int nodes = pool_from_cluster(cluster, per_node).node_count();
+  const GpuPool all_nodes = pool_from_cluster(cluster, per_node);
+  const int nodes = all_nodes.node_count();
   SimulatedCluster simulated = split_mig_nodes(
       nodes, per_node, mig, [&](int mig_nodes) { return pool_from_cluster(cluster, per_node, mig_nodes); });
-  simulated.topology = topology_of(cluster, simulated.whole, per_node);
+  const int mig_nodes = simulated.mig ? simulated.mig->nodes() : 0;
+  simulated.topology = topology_of(cluster, all_nodes, simulated.whole.node_count() + mig_nodes, per_node);
   return simulated;
 }
 
@@ -107,10 +109,10 @@ SimulatedCluster uniform_simulated_cluster(int nodes, int gpus_per_node, const s
   SimulatedCluster simulated = split_mig_nodes(nodes, gpus_per_node, mig, [&](int mig_nodes) {
     return GpuPool::uniform(nodes - mig_nodes, gpus_per_node);
   });
-  const int whole = simulated.whole.node_count();
+  const int all = simulated.whole.node_count() + (simulated.mig ? simulated.mig->nodes() : 0);
   simulated.topology.gpus_per_node = gpus_per_node;
-  simulated.topology.leaf_of_node.assign(static_cast<std::size_t>(whole), 0);
-  for (int n = 0; n < whole; ++n) simulated.topology.domain_of_node.push_back(n);  // a box is its own domain
+  simulated.topology.leaf_of_node.assign(static_cast<std::size_t>(all), 0);
+  for (int n = 0; n < all; ++n) simulated.topology.domain_of_node.push_back(n);  // a box is its own domain
   return simulated;
 }
 

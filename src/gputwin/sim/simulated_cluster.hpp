@@ -43,7 +43,9 @@ struct MigRequest {
 struct SimulatedCluster {
   GpuPool whole;               // nodes in whole-GPU mode
   std::optional<MigPool> mig;  // GPUs of the MIG-mode nodes
-  ReplayTopology topology;     // the whole-GPU nodes' leaves, scale-up domains and host names
+  // Every node's leaf, scale-up domain and host name: the whole-GPU nodes, then the MIG-mode ones (the
+  // numbering ReplayEngine's node events use).
+  ReplayTopology topology;
 };
 
 // GPUs per node of a designed cluster: its one node type's GPUs (std::invalid_argument when it holds
