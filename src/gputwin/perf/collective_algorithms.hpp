@@ -90,6 +90,32 @@ class AlgorithmModel {
 // links inside and between domains.
 [[nodiscard]] Topology with_channels(const Topology& topology, int channels);
 
+// The data threads NCCL gives one channel of a ring at this size (topoGetAlgoInfo: halved, while a multiple
+// of 128, as long as the message is under channels x threads x the per-thread threshold); 0 for the other
+// algorithms, whose thread counts NCCL sets otherwise.
+[[nodiscard]] int ring_threads_for_size(const Case& c, CollectiveAlgorithm algorithm,
+                                        CollectiveProtocol protocol);
+
+// How NCCL cuts one channel's share of an operation (enqueue.cc calcCollChunking): chunk and slice payload
+// bytes, and how many chunks the channel pipelines through a rank (for a ring: loops of ranks x chunk).
+// Modelled for Ring and Tree; chunk_bytes 0 for NVLS, NVLSTree, PAT and CollNet (their own rules, not
+// modelled).
+struct ChunkPlan {
+  double chunk_bytes = 0;
+  double slice_bytes = 0;
+  int chunk_rounds = 0;
+  bool store_and_forward = false;  // Simple: a receiver forwards a slice only once all of it has arrived
+};
+[[nodiscard]] ChunkPlan chunk_plan(const Case& c, CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
+                                   int channels);
+
+// The extra time of one rooted Simple chain (broadcast, reduce) over its bandwidth term: the first slice
+// crosses every hop before the chain streams, store-and-forward, at each hop's per-channel bandwidth (NVLink
+// inside a domain, the NICs between domains), less the one slice time the bandwidth term already counts.
+// 0 for every other case (rings stream each step's piece; LL and LL128 forward line by line).
+[[nodiscard]] double chain_fill_us(const Case& c, CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
+                                   const ChunkPlan& plan, int channels);
+
 // Ring steps of NCCL's model: 2(n-1) for all_reduce, n-1 for all_gather / reduce_scatter, n otherwise.
 [[nodiscard]] int ring_steps(CollectiveOp op, int ranks);
 

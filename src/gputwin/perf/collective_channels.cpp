@@ -53,6 +53,19 @@ int channels_for_size(const Case& c, CollectiveAlgorithm a, CollectiveProtocol p
   return scheduled_channels(c, p, channels);
 }
 
+int ring_threads_for_size(const Case& c, CollectiveAlgorithm a, CollectiveProtocol p) {
+  if (a != CollectiveAlgorithm::Ring) return 0;
+  const int all = std::max(1, c.topo.channels);
+  const double threshold = thread_threshold_bytes(c, a, p);
+  int tuned = all;
+  const int threads = static_cast<int>(threads_per_channel(c, a, p));
+  while (tuned >= 2 && c.bytes < tuned * threads * threshold) --tuned;
+  int nt = threads;
+  const int multiple = std::max(1, c.model.chunking.thread_halving_multiple);
+  while (c.bytes < static_cast<double>(tuned) * nt * threshold && nt % multiple == 0) nt /= 2;
+  return nt;
+}
+
 Topology with_channels(const Topology& topology, int channels) {
   Topology narrowed = topology;
   const double share = static_cast<double>(channels) / std::max(1, topology.channels);

@@ -155,6 +155,44 @@ void read_channel_tuning(const YamlField& field, CollectiveModel& model) {
   out.ll_traffic_factor = field.child("ll_traffic_factor").positive_number();
 }
 
+void read_chunking(const YamlField& field, CollectiveModel& model) {
+  field.expect_keys({"source", "steps", "buffer_bytes", "data_share", "grain_bytes", "ring_simple_steps",
+                     "tree_ll128", "thread_halving_multiple"});
+  if (!field.child("source").is_map())
+    field.child("source").fail("expected the source as title, file, section");
+  auto& out = model.chunking;
+  out.steps = static_cast<int>(field.child("steps").positive_integer());
+  out.buffer_bytes = read_per_protocol(field.child("buffer_bytes"));
+  out.data_share = read_per_protocol(field.child("data_share"));
+  out.grain_bytes = read_per_protocol(field.child("grain_bytes"));
+  for (int p = 0; p < kProtocolCount; ++p) {
+    if (out.buffer_bytes[p] <= 0) field.child("buffer_bytes").fail("expected positive sizes");
+    if (out.data_share[p] <= 0 || out.data_share[p] > 1)
+      field.child("data_share").fail("a payload share is above 0 and at most 1");
+    if (out.grain_bytes[p] <= 0) field.child("grain_bytes").fail("expected positive sizes");
+  }
+  const YamlField ring = field.child("ring_simple_steps");
+  ring.expect_keys({"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce"});
+  for (std::size_t op = 0; op < out.ring_simple_steps.size(); ++op) {
+    const YamlField steps = ring.child(kOpNames[op]);
+    const auto items = steps.items();
+    if (items.size() != 2) steps.fail("expected [chunk steps, slice steps]");
+    const int chunk = static_cast<int>(items[0].positive_integer());
+    const int slice = static_cast<int>(items[1].positive_integer());
+    if (slice > chunk || chunk % slice != 0) steps.fail("a chunk is a whole number of slices");
+    if (chunk > out.steps) steps.fail("a chunk cannot span more than NCCL_STEPS steps");
+    out.ring_simple_steps[op] = {chunk, slice};
+  }
+  const YamlField tree = field.child("tree_ll128");
+  tree.expect_keys({"steps_per_rank_per_node", "first", "second"});
+  out.tree_ll128_steps_per_rank = tree.child("steps_per_rank_per_node").positive_number();
+  out.tree_ll128_first_chunks = tree.child("first").child("chunks").positive_number();
+  out.tree_ll128_first_above_bytes = tree.child("first").child("above_bytes").positive_number();
+  out.tree_ll128_second_chunks = tree.child("second").child("chunks").positive_number();
+  out.tree_ll128_second_above_bytes = tree.child("second").child("above_bytes").positive_number();
+  out.thread_halving_multiple = static_cast<int>(field.child("thread_halving_multiple").positive_integer());
+}
+
 CollectiveModel read_model(const YamlField& root) {
   CollectiveModel model;
   model.nccl_version = root.child("nccl_version").text();
@@ -171,6 +209,7 @@ CollectiveModel read_model(const YamlField& root) {
   model.pci_bandwidth_gbps = topology.child("pci_bandwidth").positive_number();
   model.max_channels = static_cast<int>(topology.child("max_channels").positive_integer());
   read_channel_tuning(root.child("channels"), model);
+  read_chunking(root.child("chunking"), model);
   read_efficiency(root.child("efficiency"), model);
   const YamlField loop = root.child("nccl_tests_loop");
   loop.expect_keys({"source", "iters", "rank_average"});
@@ -393,6 +432,20 @@ CollectiveEstimate estimate_collective(const PerfHardware& hardware, const Colle
   }
   estimate = finish(estimate, cost, topo, size);
   estimate.channels = channels;
+  // The chunks NCCL cuts the operation into, and what a rooted Simple chain pays for them (store-and-forward
+  // of its first slice down the chain); NCCL's cost model leaves this out, so the choice above does too.
+  const auto plan = collectives::chunk_plan(c, chosen->algorithm, chosen->protocol, channels);
+  estimate.threads_per_channel = collectives::ring_threads_for_size(c, chosen->algorithm, chosen->protocol);
+  estimate.chunk_bytes = plan.chunk_bytes;
+  estimate.slice_bytes = plan.slice_bytes;
+  estimate.chunks_per_channel = plan.chunk_rounds;
+  estimate.pipeline_fill_us =
+      collectives::chain_fill_us(c, chosen->algorithm, chosen->protocol, plan, channels);
+  if (estimate.pipeline_fill_us > 0) {
+    estimate.time_us += estimate.pipeline_fill_us;
+    estimate.algbw_gbps = size / (estimate.time_us / kMicrosecondsPerSecond) / kBytesPerGigabyte;
+    estimate.busbw_gbps = estimate.algbw_gbps * busbw_factor(op, topo.ranks);
+  }
   return estimate;
 }
 

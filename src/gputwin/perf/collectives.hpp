@@ -118,6 +118,25 @@ struct CollectiveModel {
     double ll_traffic_factor = 1;
   } channel_tuning;
 
+  // How one operation is cut into chunks and slices (enqueue.cc calcCollChunking, collectives.h): a step is
+  // the protocol's buffer / NCCL_STEPS, of which a share is payload; Ring/Simple chunks and slices span
+  // several steps by operation; Tree/LL128 shrinks its chunk for small messages. Simple is store-and-forward
+  // per slice, which costs a chain (broadcast, reduce) a fill of one slice per hop.
+  struct Chunking {
+    int steps = 8;                                          // NCCL_STEPS
+    PerProtocol buffer_bytes{};                             // LL, LL128, Simple
+    PerProtocol data_share{};                               // payload share of a step
+    PerProtocol grain_bytes{};                              // a chunk is a multiple of this
+    std::array<std::array<int, 2>, 5> ring_simple_steps{};  // [chunk, slice] steps by CollectiveOp (rooted
+                                                            // and ring operations; alltoall/sendrecv none)
+    double tree_ll128_steps_per_rank = 0;
+    double tree_ll128_first_chunks = 0;
+    double tree_ll128_first_above_bytes = 0;
+    double tree_ll128_second_chunks = 0;
+    double tree_ll128_second_above_bytes = 0;
+    int thread_halving_multiple = 128;
+  } chunking;
+
   // Achieved bandwidth (measured, with sources): line rate x efficiency.
   double nvlink_efficiency = 0;  // payload share of an NVLink with 128-byte packets
   double pcie_efficiency = 0;
@@ -167,15 +186,20 @@ struct CollectiveEstimate {
   std::string protocol;     // LL, LL128, Simple
   double latency_us = 0;    // the latency term
   double bandwidth_us = 0;  // the bandwidth term (bytes / algorithm bandwidth)
-  double time_us = 0;       // latency + bandwidth
+  double time_us = 0;       // latency + bandwidth (+ pipeline fill for a rooted Simple chain)
   double algbw_gbps = 0;    // bytes / time, GB/s
   double busbw_gbps = 0;    // algbw x busbw_factor
   // What the bandwidth term rests on (for --explain).
   int channels = 0;  // NCCL channels this size runs on (fewer than the communicator's for small sizes)
-  int channels_available = 0;  // the communicator's channels (what NCCL's cost model chose with)
-  double link_busbw_gbps = 0;  // achieved bus bandwidth of the bottleneck before protocol caps
-  std::string bottleneck;      // "NVLink", "PCIe", "NIC", ...
-  bool available = true;       // false when a forced algorithm/protocol cannot run this operation here
+  int channels_available = 0;   // the communicator's channels (what NCCL's cost model chose with)
+  double link_busbw_gbps = 0;   // achieved bus bandwidth of the bottleneck before protocol caps
+  std::string bottleneck;       // "NVLink", "PCIe", "NIC", ...
+  int threads_per_channel = 0;  // NCCL's threads per channel at this size (halved for small messages)
+  double chunk_bytes = 0;       // payload bytes of one chunk on one channel (calcCollChunking)
+  double slice_bytes = 0;       // payload bytes a Simple receiver waits for before it forwards
+  int chunks_per_channel = 0;   // chunks one channel moves (per rank's share for ring operations)
+  double pipeline_fill_us = 0;  // store-and-forward fill of a rooted Simple chain (in time_us)
+  bool available = true;        // false when a forced algorithm/protocol cannot run this operation here
 };
 
 [[nodiscard]] Result<CollectiveModel> load_collective_model(const std::string& path);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -129,6 +130,40 @@ TEST(CollectivePublished, MultiNodeRingApproachesNicsTimesPerNicBandwidth) {
     ++checked;
   }
   EXPECT_GE(checked, 2);
+}
+
+// The errors as measured (bench/collectives_validation, docs/accuracy.md), held so that no change makes them
+// worse unseen: the fit set's mean and worst, and the held-out evaluation set's (never fitted on).
+struct ErrorSummary {
+  int points = 0;
+  double mean = 0;
+  double worst = 0;
+};
+
+ErrorSummary summary_of(const std::string& set) {
+  ErrorSummary s;
+  for (const auto& row : validation_rows()) {
+    if (row.point.set != set || !row.point.known_gap.empty()) continue;
+    ++s.points;
+    s.mean += std::abs(row.error_percent());
+    s.worst = std::max(s.worst, std::abs(row.error_percent()));
+  }
+  if (s.points > 0) s.mean /= s.points;
+  return s;
+}
+
+TEST(CollectivePublished, FitSetErrorsHeldToTheirMeasuredValues) {
+  const ErrorSummary fit = summary_of("fit");
+  EXPECT_EQ(fit.points, 14);
+  EXPECT_LE(fit.mean, 2.1) << "measured 2.0 %";
+  EXPECT_LE(fit.worst, 5.6) << "measured 5.5 %";
+}
+
+TEST(CollectivePublished, EvaluationSetErrorsDoNotGrow) {
+  const ErrorSummary evaluation = summary_of("evaluation");
+  EXPECT_EQ(evaluation.points, 17);
+  EXPECT_LE(evaluation.mean, 36.5) << "measured 36.4 %";
+  EXPECT_LE(evaluation.worst, 108.3) << "measured 108.2 %";
 }
 
 TEST(CollectivePublished, KnownGapsAreStatedNotHidden) {

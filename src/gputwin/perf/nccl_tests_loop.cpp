@@ -38,7 +38,8 @@ NcclTestsTime nccl_tests_time(const CollectiveEstimate& one, const CollectiveMod
   const int steps = collectives::ring_steps(one.op, ranks);
   printed.pipelined = true;
   printed.per_gpu_us = base + one.bandwidth_us;
-  printed.hop_us = std::max(0.0, one.latency_us - base) / steps;
+  // A hop is NCCL's per-step latency plus, for a Simple chain, one slice's store-and-forward.
+  printed.hop_us = std::max(0.0, one.latency_us + one.pipeline_fill_us - base) / steps;
   // The rank j hops down the chain ends the loop j hops after the root; nccl-tests averages the ranks.
   printed.fill_us = (ranks - 1) / 2.0 * printed.hop_us;
   printed.time_us = std::min(one.time_us, printed.per_gpu_us + printed.fill_us / printed.iters);

@@ -61,6 +61,19 @@ std::string loop_text(const NcclTestsTime& printed, int ranks) {
       printed.iters, printed.time_us);
 }
 
+// How NCCL cuts the operation (enqueue.cc calcCollChunking) and, for a rooted Simple chain, the
+// store-and-forward fill it pays; Ring and Tree only.
+std::string chunk_text(const CollectiveEstimate& e) {
+  if (e.chunk_bytes <= 0) return "";
+  std::string text = fmt::format("#   chunks: {:.0f} B chunk, {:.0f} B slice, {} a channel", e.chunk_bytes,
+                                 e.slice_bytes, e.chunks_per_channel);
+  if (e.threads_per_channel > 0) text += fmt::format(", {} threads a channel", e.threads_per_channel);
+  if (e.pipeline_fill_us > 0)
+    text +=
+        fmt::format("; store-and-forward fill {:.2f} us (first slice down the chain)", e.pipeline_fill_us);
+  return text + "\n";
+}
+
 std::string explain_text(const CollectiveSweepRow& row) {
   const auto& e = row.estimate;
   return fmt::format(
@@ -69,7 +82,7 @@ std::string explain_text(const CollectiveSweepRow& row) {
              e.algorithm, e.protocol, e.latency_us, e.bandwidth_us, row.bytes,
              e.bandwidth_us > 0 ? static_cast<double>(row.bytes) / e.bandwidth_us / 1e3 : 0.0, e.bottleneck,
              e.link_busbw_gbps, e.channels, e.channels_available) +
-         loop_text(row.printed, e.group.ranks);
+         chunk_text(e) + loop_text(row.printed, e.group.ranks);
 }
 
 std::string loop_header(const NcclTestsLoopSettings& loop) {
@@ -156,6 +169,8 @@ nlohmann::json collective_json(const CollectiveSweep& sweep, const PerfHardware&
                     {"bandwidth_us", e.bandwidth_us},
                     {"channels", e.channels},
                     {"channels_available", e.channels_available},
+                    {"chunk_bytes", e.chunk_bytes},
+                    {"pipeline_fill_us", e.pipeline_fill_us},
                     {"bottleneck", e.bottleneck}});
   }
   out["avg_busbw_gbps"] = average_busbw(rows);

@@ -1,0 +1,154 @@
+// Chunks, slices and threads of one operation (enqueue.cc calcCollChunking, topoGetAlgoInfo) and the
+// store-and-forward fill of a rooted Simple chain (perf/collective_chunks.cpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gputwin/perf/collectives.hpp"
+#include "gputwin/perf/nccl_tests_loop.hpp"
+#include "gputwin/perf/perf_test_support.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::perf_setup;
+using testing::source_path;
+
+constexpr double kMiB = 1024.0 * 1024;
+constexpr CollectiveChoice kRingSimple{CollectiveAlgorithm::Ring, CollectiveProtocol::Simple};
+
+// 4 DGX H100 over InfiniBand: 32 ranks, 18 channels (the held-out runs' cluster).
+CollectiveEstimate on_four_dgx_h100(CollectiveOp op, double bytes, CollectiveChoice choice = {}) {
+  const PerfHardware hw = perf_hardware_of_system(perf_setup().catalog, "dgx-h100", 4).value();
+  return estimate_collective(hw, perf_setup().collectives, op, ByteSize::from_base(bytes),
+                             CollectiveGroup{32, 8}, choice);
+}
+
+double step_payload(CollectiveProtocol p) {
+  const auto& k = perf_setup().collectives.chunking;
+  const int i = static_cast<int>(p);
+  return k.buffer_bytes[i] / k.steps * k.data_share[i];
+}
+
+TEST(CollectiveChunks, RingSimpleChunksSpanTheOperationsStepsOtherProtocolsOne) {
+  // Simple's 4 MiB buffer / 8 steps = 512 KiB a step: broadcast moves one-step chunks and slices, all_gather
+  // four-step chunks of two-step slices (collectives.h); LL carries 8 data bytes in each 16-byte line.
+  const auto broadcast = on_four_dgx_h100(CollectiveOp::broadcast, 8 * 1024 * kMiB, kRingSimple);
+  EXPECT_DOUBLE_EQ(broadcast.chunk_bytes, step_payload(CollectiveProtocol::Simple));
+  EXPECT_DOUBLE_EQ(broadcast.slice_bytes, broadcast.chunk_bytes);
+  const auto gather = on_four_dgx_h100(CollectiveOp::all_gather, 8 * 1024 * kMiB, kRingSimple);
+  EXPECT_DOUBLE_EQ(gather.chunk_bytes, 4 * broadcast.chunk_bytes);
+  EXPECT_DOUBLE_EQ(gather.slice_bytes, 2 * broadcast.chunk_bytes);
+  const auto ll = on_four_dgx_h100(CollectiveOp::broadcast, 64 * 1024);
+  ASSERT_EQ(ll.protocol, "LL");
+  EXPECT_DOUBLE_EQ(ll.chunk_bytes, step_payload(CollectiveProtocol::LL));
+  EXPECT_LT(ll.chunk_bytes, broadcast.chunk_bytes);
+  // A chain moves a channel's share chunk by chunk; a ring moves ranks chunks a loop.
+  EXPECT_EQ(broadcast.chunks_per_channel,
+            static_cast<int>(std::ceil(8 * 1024 * kMiB / 18 / broadcast.chunk_bytes)));
+  EXPECT_EQ(gather.chunks_per_channel,
+            static_cast<int>(std::ceil(8 * 1024 * kMiB / 18 / (32 * gather.chunk_bytes))));
+}
+
+TEST(CollectiveChunks, TreeLl128ShrinksItsChunkForMidSizeMessages) {
+  // 1 MiB of Tree/LL128 all_reduce on 4 nodes of 8: a channel holds 1 MiB / 18 = 58 KB, under
+  // (1 + log2 4 + 0.1 x 8) x 64 / 8 chunks of any size, so the 576000-byte LL128 chunk halves to 72000 (the
+  // first rule stops at 128 KiB), then to 18000 (the second at 32 KiB), and rounds down to LL128's 3840-byte
+  // grain: 15360. At 1 GiB a channel holds enough chunks to keep a full step.
+  const CollectiveChoice tree_ll128{CollectiveAlgorithm::Tree, CollectiveProtocol::LL128};
+  const auto mid = on_four_dgx_h100(CollectiveOp::all_reduce, kMiB, tree_ll128);
+  const auto large = on_four_dgx_h100(CollectiveOp::all_reduce, 1024 * kMiB, tree_ll128);
+  const double grain = perf_setup().collectives.chunking.grain_bytes[1];
+  EXPECT_DOUBLE_EQ(large.chunk_bytes, std::floor(step_payload(CollectiveProtocol::LL128) / grain) * grain);
+  EXPECT_DOUBLE_EQ(mid.chunk_bytes, 4 * grain);
+  EXPECT_LT(mid.chunk_bytes, large.chunk_bytes / 8);
+}
+
+TEST(CollectiveChunks, RingThreadsHalveForSmallMessages) {
+  // 64 KiB broadcast on 32 ranks: Ring/LL's threshold is 8 B x 32 ranks per thread; one channel of 512
+  // threads would want 128 KiB, so NCCL halves to 256 (64 KiB = 1 x 256 x 256 B stops it).
+  const auto small = on_four_dgx_h100(CollectiveOp::broadcast, 64 * 1024);
+  ASSERT_EQ(small.algorithm, "Ring");
+  ASSERT_EQ(small.protocol, "LL");
+  EXPECT_EQ(small.channels, 1);
+  EXPECT_EQ(small.threads_per_channel, 256);
+  const auto large = on_four_dgx_h100(CollectiveOp::broadcast, 8 * 1024 * kMiB, kRingSimple);
+  EXPECT_EQ(large.threads_per_channel, 512);
+  const auto tree = on_four_dgx_h100(CollectiveOp::all_reduce, 64 * 1024);
+  EXPECT_EQ(tree.threads_per_channel, 0) << "only rings are reported";
+}
+
+TEST(CollectiveChainFill, ARootedSimpleChainPaysItsFirstSliceAtEveryHop) {
+  // 16 MiB broadcast forced to Ring/Simple on 32 ranks: a channel holds 932 KB, more than one 512 KiB slice,
+  // so the first slice crosses 28 NVLink hops and 3 network hops before the chain streams; the bandwidth term
+  // already counts one slice at the slowest hop.
+  const auto e = on_four_dgx_h100(CollectiveOp::broadcast, 16 * kMiB, kRingSimple);
+  ASSERT_EQ(e.channels, 18);
+  const double slice = e.slice_bytes;
+  const double fastest_us = slice / (e.link_busbw_gbps / 18 * 1e9) * 1e6;  // the bottleneck's share
+  EXPECT_GT(e.pipeline_fill_us, 29 * fastest_us * 0.9);
+  EXPECT_LT(e.pipeline_fill_us, 31 * fastest_us * 1.1);
+  EXPECT_NEAR(e.time_us, e.latency_us + e.bandwidth_us + e.pipeline_fill_us, 1e-9);
+  EXPECT_GT(e.pipeline_fill_us, e.bandwidth_us) << "at this size the fill outweighs the bytes";
+}
+
+TEST(CollectiveChainFill, OnlyStoreAndForwardChainsPayIt) {
+  for (const CollectiveProtocol p : {CollectiveProtocol::LL, CollectiveProtocol::LL128}) {
+    const auto e = on_four_dgx_h100(CollectiveOp::broadcast, 16 * kMiB, {CollectiveAlgorithm::Ring, p});
+    EXPECT_EQ(e.pipeline_fill_us, 0.0) << protocol_name(p) << " forwards line by line";
+  }
+  for (const CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather}) {
+    const auto e = on_four_dgx_h100(op, 16 * kMiB, kRingSimple);
+    EXPECT_EQ(e.pipeline_fill_us, 0.0) << collective_name(op) << ": a ring streams every step's piece";
+  }
+  const auto reduce = on_four_dgx_h100(CollectiveOp::reduce, 16 * kMiB, kRingSimple);
+  EXPECT_GT(reduce.pipeline_fill_us, 0);
+}
+
+TEST(CollectiveChainFill, ASmallShareFillsWithItselfAndLongerChainsFillLonger) {
+  // Below one slice a channel's whole share is what crosses each hop: 1 MiB on 18 channels is 58 KB.
+  const auto small = on_four_dgx_h100(CollectiveOp::broadcast, kMiB, kRingSimple);
+  const auto large = on_four_dgx_h100(CollectiveOp::broadcast, 64 * kMiB, kRingSimple);
+  EXPECT_NEAR(small.pipeline_fill_us / large.pipeline_fill_us, kMiB / small.channels / large.slice_bytes,
+              0.01);
+  const PerfHardware one_node = perf_hardware_of_system(perf_setup().catalog, "dgx-h100", 1).value();
+  const auto eight = estimate_collective(one_node, perf_setup().collectives, CollectiveOp::broadcast,
+                                         ByteSize::from_base(64 * kMiB), CollectiveGroup{8, 8}, kRingSimple);
+  EXPECT_LT(eight.pipeline_fill_us, large.pipeline_fill_us / 3);
+}
+
+TEST(CollectiveChainFill, NcclTestsLoopWaitsForItOncePerLoopBlockingEveryTime) {
+  const auto one = on_four_dgx_h100(CollectiveOp::broadcast, 16 * kMiB, kRingSimple);
+  const NcclTestsTime loop = nccl_tests_time(one, perf_setup().collectives, {20, false});
+  const NcclTestsTime blocking = nccl_tests_time(one, perf_setup().collectives, {20, true});
+  EXPECT_DOUBLE_EQ(blocking.time_us, one.time_us);
+  ASSERT_TRUE(loop.pipelined);
+  const double base = perf_setup().collectives.base_latency_us[static_cast<int>(CollectiveAlgorithm::Ring)]
+                                                              [static_cast<int>(CollectiveProtocol::Simple)];
+  EXPECT_NEAR(loop.hop_us * 32, one.latency_us - base + one.pipeline_fill_us, 1e-6);
+  EXPECT_LT(loop.time_us, one.time_us - one.pipeline_fill_us / 2);
+}
+
+TEST(CollectiveModelData, ChunkingIsReadWithItsSourceAndBadValuesAreLocated) {
+  const auto& k = perf_setup().collectives.chunking;
+  EXPECT_EQ(k.steps, 8);
+  EXPECT_EQ(k.ring_simple_steps[static_cast<int>(CollectiveOp::broadcast)][0], 1);
+  const auto path = std::filesystem::temp_directory_path() / "gputwin-bad-chunking.yaml";
+  std::ifstream in(source_path("data/perf/nccl-cost-model.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string row = "broadcast: [1, 1]";
+  ASSERT_NE(text.find(row), std::string::npos);
+  text.replace(text.find(row), row.size(), "broadcast: [1, 2]");
+  std::ofstream(path) << text;
+  const auto bad = load_collective_model(path.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error_text().find("whole number of slices"), std::string::npos) << bad.error_text();
+  EXPECT_NE(bad.error_text().find(path.string()), std::string::npos) << bad.error_text();
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace gputwin
