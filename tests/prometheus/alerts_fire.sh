@@ -3,7 +3,8 @@
 # (holds set to 0s with --for, so nothing waits minutes), scripts/prometheus-local.sh loads them into a local
 # Prometheus scraping the fake exporters of fleet.json, and the faults it injects after 10 s must make exactly the
 # expected alerts fire (/api/v1/alerts), none on the clean nodes; node-4 stops being scraped and its
-# GputwinNodeNotReporting fires saying its exporter is down.
+# GputwinNodeNotReporting fires saying its exporter is down; node-7 GPU 3's PCIe replay counter climbs and
+# GputwinGpuPcieReplayRate fires.
 #
 #   bash tests/prometheus/alerts_fire.sh GPUTWIN_BINARY
 #
@@ -34,6 +35,8 @@ python3 - "$here/fleet.json" >"$work/fleet.json" <<'PY'
 import json, sys
 fleet = json.load(open(sys.argv[1]))
 fleet["faults"].append({"node": "node-4", "kind": "unscraped", "after_s": 10, "after_scrapes": 15})
+# node-7 GPU 3's PCIe link retries 600 times a minute (DCGM's health limit is 8): GputwinGpuPcieReplayRate.
+fleet["faults"].append({"node": "node-7", "gpu": 3, "kind": "pcie-replays", "per_minute": 600, "after_s": 10})
 print(json.dumps(fleet, indent=1))
 PY
 bash "$repo/scripts/prometheus-local.sh" start "$work/state" "$work/rules" "$work/fleet.json"
@@ -60,6 +63,7 @@ expected = {
     ("GputwinRackGpuPowerOverDesign", None, None, "compute-4"),
     ("GputwinUtilizationBelowPrediction", None, None, None),
     ("GputwinNodeNotReporting", "node-4", None, None),
+    ("GputwinGpuPcieReplayRate", "node-7", "3", None),
 }
 clean = {"node-1", "node-2"}
 deadline = time.monotonic() + 90

@@ -16,6 +16,7 @@ that hides a node waits until Prometheus has seen it, however slowly it started)
     xid                DCGM_FI_DEV_XID_ERRORS = value
     row-remap-failure  DCGM_FI_DEV_ROW_REMAP_FAILURE = 1, DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS = value
     power              DCGM_FI_DEV_POWER_USAGE = watts on every GPU of the node (or `gpu` only)
+    pcie-replays       DCGM_FI_DEV_PCIE_REPLAY_COUNTER grows by `per_minute` replays a minute from the fault's start
     unscraped          the node's scrape answers 503 (its exporter is down: up == 0, every series goes stale)
 
 Standard library only. Output is deterministic for a given time since start.
@@ -111,6 +112,9 @@ class Fleet:
                 return str(fault.get("value", 1))
             if kind == "power" and name == "DCGM_FI_DEV_POWER_USAGE":
                 return f"{float(fault['watts']):.6f}"
+            if kind == "pcie-replays" and name == "DCGM_FI_DEV_PCIE_REPLAY_COUNTER":
+                since = time.monotonic() - self.started - float(fault.get("after_s", 0))
+                return str(int(float(fault["per_minute"]) * max(since, 0) / 60))
         return recorded
 
     def scrape(self, node):

@@ -21,6 +21,7 @@
 #include "gputwin/validate/design_inputs.hpp"
 #include "gputwin/validate/inventory.hpp"
 #include "gputwin/validate/prometheus_fleet.hpp"
+#include "gputwin/validate/text_values.hpp"
 
 namespace gputwin::cli {
 
@@ -50,6 +51,7 @@ struct ValidateOptions {
   std::string step;        // Prometheus duration, with --range (default 5m)
   std::string timeout = "10s";
   std::string connect_timeout = "5s";
+  std::string gap_tolerance;  // with --range: steps ("2") or a duration ("10m"); empty: the checks data's
   std::string cluster;
   std::string checks;
   std::string fail_on = "critical";
@@ -116,6 +118,21 @@ validate::PrometheusWindow window_of(const ValidateOptions& options) {
     window.at_s = std::floor(
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
   return window;
+}
+
+// --gap-tolerance as steps of the range: a number of steps (2) or a duration (10m) divided by --step.
+std::optional<double> gap_tolerance_of(const ValidateOptions& options,
+                                       const validate::PrometheusWindow& window) {
+  if (options.gap_tolerance.empty()) return std::nullopt;
+  if (options.prometheus.empty() || options.range.empty())
+    throw UsageFailure{"--gap-tolerance needs --prometheus URL and --range"};
+  const auto steps = validate::parse_double(options.gap_tolerance);
+  if (steps && *steps >= 0) return *steps;
+  const auto seconds = prometheus::parse_duration(options.gap_tolerance);
+  if (!seconds)
+    throw UsageFailure{"--gap-tolerance: expected a number of steps (2) or a duration such as 10m, got '" +
+                       options.gap_tolerance + "'"};
+  return *seconds / window.step_s;
 }
 
 void check_source_options(const ValidateOptions& options) {
@@ -247,7 +264,9 @@ int run_validate(const ValidateOptions& options) {
       (void)timeout_of(options.connect_timeout, "--connect-timeout");
       window = window_of(options);
     }
+    const auto gap_tolerance = gap_tolerance_of(options, window);
     if (!options.cluster.empty() && !add_design(options, check_options)) return kInputError;
+    check_options.gap_tolerance_steps = gap_tolerance;
     const auto source = read_source(options, window);
     if (!source) return kInputError;
     const validate::Fleet& fleet = source->fleet;
@@ -263,7 +282,8 @@ int run_validate(const ValidateOptions& options) {
                     *fail_on,
                     checks.value().outliers.threshold,
                     source->prometheus ? &*source->prometheus : nullptr,
-                    prediction ? &*prediction : nullptr};
+                    prediction ? &*prediction : nullptr,
+                    validate::gap_tolerance_steps(checks.value(), check_options)};
     if (options.json)
       std::cout << validate_json(run).dump(2) << "\n";
     else
@@ -292,6 +312,10 @@ void add_validate_options(CLI::App& validate, ValidateOptions& options) {
       "with --prometheus: read the range ending at --at (24h, 90m): faults are the worst value "
       "in it, and GPU utilisation and occupancy are shown by interval");
   validate.add_option("--step", options.step, "with --range: the interval (default 5m)");
+  validate.add_option(
+      "--gap-tolerance", options.gap_tolerance,
+      "with --range: a node or GPU with no sample for more than this many steps (2), or this long (10m), "
+      "stopped reporting or went missing (default: the checks data, 2 steps)");
   validate.add_option("--timeout", options.timeout,
                       "with --prometheus: the read time-out of each request (default 10s)");
   validate.add_option("--connect-timeout", options.connect_timeout,

@@ -26,9 +26,13 @@ constexpr const char* kRowRemapsAtLimit = "GputwinGpuRowRemapsAtLimit";
 constexpr const char* kRetiredPagesAtLimit = "GputwinGpuRetiredPagesAtLimit";
 constexpr const char* kUtilization = "GputwinUtilizationBelowPrediction";
 constexpr const char* kNodeNotReporting = "GputwinNodeNotReporting";
-constexpr std::array<const char*, 8> kAlertNames = {
+constexpr const char* kEccUncorrectable = "GputwinGpuEccUncorrectable";
+constexpr const char* kPcieReplays = "GputwinGpuPcieReplayRate";
+constexpr const char* kNvlinkErrors = "GputwinGpuNvlinkErrors";
+constexpr std::array<const char*, 11> kAlertNames = {
     kRackPower,       kGpusMissing,      kNodeNotReporting,    kXidDrain,
-    kRowRemapFailure, kRowRemapsAtLimit, kRetiredPagesAtLimit, kUtilization};
+    kRowRemapFailure, kRowRemapsAtLimit, kRetiredPagesAtLimit, kEccUncorrectable,
+    kPcieReplays,     kNvlinkErrors,     kUtilization};
 
 // The failure-rates.yaml mechanisms whose limits the memory alerts use.
 constexpr const char* kRowRemapping = "row remapping";
@@ -65,7 +69,7 @@ std::string duration_of(const YamlField& field) {
 
 PrometheusRuleSettings read_settings(const YamlDocument& document) {
   const YamlField root = document.root();
-  root.expect_keys({"schema", "alerts", "utilization", "scrape_job"});
+  root.expect_keys({"schema", "alerts", "utilization", "scrape_job", "rate_window"});
   if (root.child("schema").text() != "gputwin.prometheus-rules/1")
     root.child("schema").fail("expected gputwin.prometheus-rules/1");
   PrometheusRuleSettings settings;
@@ -106,6 +110,10 @@ PrometheusRuleSettings read_settings(const YamlDocument& document) {
     job.child("value").fail("expected a scrape job name (letters, digits, '_', '-', '.'), got '" +
                             settings.scrape_job + "'");
   settings.scrape_job_source = job.child("source").text_or_list();
+  const YamlField rate = root.child("rate_window");
+  rate.expect_keys({"value", "source"});
+  settings.rate_window = duration_of(rate.child("value"));
+  settings.rate_window_source = rate.child("source").text_or_list();
   return settings;
 }
 
@@ -440,6 +448,70 @@ Rule retired_pages_alert(const RuleWriter& writer, const ReplacementThreshold& l
   return rule;
 }
 
+// A rule parameter of data/validate/checks.yaml as PromQL reads it.
+std::string parameter_text(const validate::CheckRule& rule, const std::string& name) {
+  return number_text(rule.number_parameters.at(name));
+}
+
+Rule ecc_uncorrectable_alert(const RuleWriter& writer, const validate::CheckRule& check) {
+  Rule rule = writer.alert(kEccUncorrectable, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL > 0");
+  rule.annotations = {
+      {"summary", "{{ $labels.Hostname }} GPU {{ $labels.gpu }}: {{ $value }} uncorrectable ECC errors"},
+      {"description",
+       "Double-bit (uncorrectable) ECC errors since the driver loaded: the processes hit were terminated "
+       "and the GPU needs a recovery action. dcgm-exporter ships DCGM_FI_DEV_ECC_DBE_VOL_TOTAL commented "
+       "out: enable it in its counters file."},
+      {"source", "data/validate/checks.yaml ecc-uncorrectable: " + check.source + "; " + kDcgmExporterSource +
+                     " (DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, commented out there); " +
+                     writer.severity_and_hold_source(kEccUncorrectable)}};
+  return rule;
+}
+
+Rule pcie_replays_alert(const RuleWriter& writer, const validate::CheckRule& check, const std::string& window,
+                        const std::string& window_source) {
+  const std::string limit = parameter_text(check, "max_rate_per_minute");
+  Rule rule =
+      writer.alert(kPcieReplays, "rate(DCGM_FI_DEV_PCIE_REPLAY_COUNTER[" + window + "]) * 60 > " + limit);
+  rule.annotations = {{"summary",
+                       "{{ $labels.Hostname }} GPU {{ $labels.gpu }}: {{ $value | printf \"%.1f\" }} PCIe "
+                       "replays per minute, above " +
+                           limit},
+                      {"description",
+                       "The GPU's PCIe link retransmits packets after link errors at a rate DCGM's health "
+                       "watch calls unhealthy: check the riser, cable or seating."},
+                      {"source", "data/validate/checks.yaml pcie-replays max_rate_per_minute: " +
+                                     check.parameter_sources.at("max_rate_per_minute") +
+                                     "; rate window: " + window_source + "; " + kDcgmExporterSource +
+                                     " (DCGM_FI_DEV_PCIE_REPLAY_COUNTER, in the default file); " +
+                                     writer.severity_and_hold_source(kPcieReplays)}};
+  return rule;
+}
+
+Rule nvlink_errors_alert(const RuleWriter& writer, const validate::CheckRule& check,
+                         const std::string& window, const std::string& window_source) {
+  const std::string crc = parameter_text(check, "max_crc_rate_per_second");
+  Rule rule = writer.alert(
+      kNvlinkErrors, "rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL[" + window +
+                         "]) + rate(DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL[" + window + "]) > " + crc +
+                         " or increase(DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL[" + window +
+                         "]) > 0 or increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL[" + window +
+                         "]) > 0");
+  rule.annotations = {
+      {"summary", "{{ $labels.Hostname }} GPU {{ $labels.gpu }}: NVLink errors ({{ $value }})"},
+      {"description", "NVLink CRC errors above " + crc +
+                          " per second, or any NVLink replay or recovery error, over " + window +
+                          ": a link is degrading. dcgm-exporter ships the NVLink error counters "
+                          "commented out: enable them in its counters file."},
+      {"source",
+       "data/validate/checks.yaml nvlink-errors: " + check.source +
+           "; max_crc_rate_per_second: " + check.parameter_sources.at("max_crc_rate_per_second") +
+           "; rate window: " + window_source + "; " + kDcgmExporterSource +
+           " (DCGM_FI_DEV_NVLINK_{CRC_FLIT,CRC_DATA,REPLAY,RECOVERY}_ERROR_COUNT_TOTAL, commented out "
+           "there); " +
+           writer.severity_and_hold_source(kNvlinkErrors)}};
+  return rule;
+}
+
 Rule utilization_alert(const RuleWriter& writer, const PrometheusRuleInputs& inputs,
                        const PredictedUtilization& predicted) {
   const PrometheusRuleSettings& settings = inputs.settings;
@@ -546,6 +618,11 @@ ExportFiles prometheus_rules(const PrometheusRuleInputs& inputs) {
     alerts.push_back(retired_pages_alert(writer, *limit));
   else
     notes += "# No page-retirement limit in the failure data: no alert on retired pages.\n";
+  alerts.push_back(ecc_uncorrectable_alert(writer, inputs.checks.rule("ecc-uncorrectable")));
+  alerts.push_back(pcie_replays_alert(writer, inputs.checks.rule("pcie-replays"), inputs.settings.rate_window,
+                                      inputs.settings.rate_window_source));
+  alerts.push_back(nvlink_errors_alert(writer, inputs.checks.rule("nvlink-errors"),
+                                       inputs.settings.rate_window, inputs.settings.rate_window_source));
   if (inputs.utilization)
     alerts.push_back(utilization_alert(writer, inputs, *inputs.utilization));
   else

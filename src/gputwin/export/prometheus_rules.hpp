@@ -47,6 +47,8 @@ struct PrometheusRuleSettings {
   std::string
       scrape_job;  // the job that scrapes dcgm-exporter: the `up` series the not-reporting alert reads
   std::string scrape_job_source;
+  std::string rate_window;  // Prometheus duration: the window of the PCIe replay and NVLink error rates
+  std::string rate_window_source;
 
   [[nodiscard]] const PrometheusAlertSetting& alert(std::string_view name) const;
 };

@@ -150,10 +150,47 @@ std::string skipped_text(const validate::PrometheusRead& read) {
   return total == 0 ? "none skipped" : fmt::format("{} skipped ({})", total, reasons);
 }
 
-std::string prometheus_text(const validate::PrometheusRead& read) {
-  return fmt::format("Prometheus {}{}: {} queries, {} series, {}; {} NaN samples (read as no value)\n\n",
+// Over a range: how many nodes and GPUs stopped reporting or went missing (the reporting checks' findings).
+struct ReportingCounts {
+  int nodes_stopped = 0;
+  int node_gaps = 0;
+  int gpus_stopped = 0;
+  int gpu_gaps = 0;
+};
+
+ReportingCounts reporting_counts(const std::vector<Finding>& findings) {
+  ReportingCounts counts;
+  for (const Finding& finding : findings) {
+    counts.nodes_stopped += finding.rule == "node-stopped-reporting" ? 1 : 0;
+    counts.node_gaps += finding.rule == "node-reporting-gap" ? 1 : 0;
+    counts.gpus_stopped += finding.rule == "gpu-stopped-reporting" ? 1 : 0;
+    counts.gpu_gaps += finding.rule == "gpu-reporting-gap" ? 1 : 0;
+  }
+  return counts;
+}
+
+std::string plural(int count, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", count, count == 1 ? one : many);
+}
+
+std::string reporting_text(const ValidateRun& run) {
+  const validate::PrometheusRead& read = *run.prometheus;
+  if (!read.window.range_s) return "";
+  const ReportingCounts counts = reporting_counts(run.findings);
+  return fmt::format(
+      "Reporting over the range (a finding: no sample for more than {:g} steps, {}): {} stopped, {}; {} "
+      "stopped, {}; {} not judged (no DCGM_FI_DEV_GPU_UTIL series)\n",
+      run.gap_tolerance_steps, readable_duration(run.gap_tolerance_steps * read.window.step_s),
+      plural(counts.nodes_stopped, "node", "nodes"), plural(counts.node_gaps, "node gap", "node gaps"),
+      plural(counts.gpus_stopped, "GPU", "GPUs"), plural(counts.gpu_gaps, "GPU gap", "GPU gaps"),
+      plural(read.gpus_not_judged, "GPU", "GPUs"));
+}
+
+std::string prometheus_text(const ValidateRun& run) {
+  const validate::PrometheusRead& read = *run.prometheus;
+  return fmt::format("Prometheus {}{}: {} queries, {} series, {}; {} NaN samples (read as no value)\n{}\n",
                      read.url, window_text(read.window), read.queries, read.series, skipped_text(read),
-                     read.nan_samples);
+                     read.nan_samples, reporting_text(run));
 }
 
 double occupancy_of(const validate::UtilizationPoint& point) {
@@ -208,8 +245,21 @@ nlohmann::ordered_json optional_number(const std::optional<double>& value) {
   return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json();
 }
 
-void add_prometheus_json(const validate::PrometheusRead& read, const ReplayPrediction* prediction,
-                         nlohmann::ordered_json& out) {
+nlohmann::ordered_json reporting_json(const ValidateRun& run) {
+  if (!run.prometheus->window.range_s) return nullptr;
+  const ReportingCounts counts = reporting_counts(run.findings);
+  return {{"tolerance_steps", run.gap_tolerance_steps},
+          {"tolerance_s", run.gap_tolerance_steps * run.prometheus->window.step_s},
+          {"nodes_stopped", counts.nodes_stopped},
+          {"node_gaps", counts.node_gaps},
+          {"gpus_stopped", counts.gpus_stopped},
+          {"gpu_gaps", counts.gpu_gaps},
+          {"gpus_not_judged", run.prometheus->gpus_not_judged}};
+}
+
+void add_prometheus_json(const ValidateRun& run, nlohmann::ordered_json& out) {
+  const validate::PrometheusRead& read = *run.prometheus;
+  const ReplayPrediction* prediction = run.prediction;
   nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
   for (const auto& [reason, count] : read.skipped_series) skipped[reason] = count;
   out["prometheus"] = {
@@ -221,7 +271,8 @@ void add_prometheus_json(const validate::PrometheusRead& read, const ReplayPredi
       {"queries", read.queries},
       {"series", read.series},
       {"nan_samples", read.nan_samples},
-      {"skipped_series", skipped}};
+      {"skipped_series", skipped},
+      {"reporting", reporting_json(run)}};
   if (prediction) {
     nlohmann::ordered_json skipped_rows = nlohmann::ordered_json::object();
     for (const auto& [reason, count] : prediction->skipped) skipped_rows[reason] = count;
@@ -283,7 +334,7 @@ std::string validate_text(const ValidateRun& run) {
           ? fmt::format("\nbusbw of {} nccl-tests run(s) not compared with a design (no --cluster given)\n",
                         totals.nccl_runs)
           : "";
-  const std::string source = run.prometheus ? prometheus_text(*run.prometheus) : "";
+  const std::string source = run.prometheus ? prometheus_text(run) : "";
   const std::string timeline = run.prometheus ? timeline_text(*run.prometheus, run.prediction) : "";
   return source + inventory_text(run) + findings_text(run) + outliers_text(run) + timeline + not_compared +
          fmt::format(
@@ -352,7 +403,7 @@ nlohmann::ordered_json validate_json(const ValidateRun& run) {
                     {"outlier_threshold", run.outlier_threshold},
                     {"fail_on", validate::severity_name(run.fail_on)},
                     {"failed", validate_failed(run)}};
-  if (run.prometheus) add_prometheus_json(*run.prometheus, run.prediction, out);
+  if (run.prometheus) add_prometheus_json(run, out);
   return out;
 }
 

@@ -40,6 +40,9 @@ struct ValidateRun {
   // With `--sacct`: what simulate replay predicts for the same intervals (text: columns beside the measured
   // ones and a line saying what was replayed; JSON: "prediction" and each timeline point's "predicted").
   const ReplayPrediction* prediction = nullptr;
+  // Over a range: the steps without a sample beyond which a node or GPU stopped reporting or went missing
+  // (text: a "Reporting" line with the counts; JSON: "prometheus"."reporting").
+  double gap_tolerance_steps = 0;
 };
 
 // A finding at or above the --fail-on severity exists.

@@ -374,6 +374,7 @@ std::vector<Finding> evaluate_checks(const Fleet& fleet, const ChecksData& check
   for (const FleetNode& node : fleet.nodes) {
     check_inputs(node, out);
     check_gpus(node, options, out);
+    check_reporting(node, options, out);
     for (const DcgmDiagReport& report : node.diag_reports) check_diag(node, report, out);
     for (const NcclTestsRun& run : node.nccl_runs) {
       check_nccl_results(node, run, out);

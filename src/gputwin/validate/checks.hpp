@@ -1,8 +1,9 @@
 // The checks of `gputwin validate` evaluated over a measured fleet: per GPU (ECC, retired pages, row
 // remapping, XID, temperature, PCIe and NVLink errors, PCIe link, clock events, power limit, persistence, MIG
 // layout), per node (DCGM diag results, nccl-tests correctness and busbw against the design, outputs that
-// disagree, nothing readable), across the fleet (driver, CUDA and VBIOS versions) and against the design
-// (node count, GPU model, count and memory per node).
+// disagree, nothing readable; over a Prometheus range, series that stopped or went missing), across the fleet
+// (driver, CUDA and VBIOS versions) and against the design (node count, GPU model, count and memory per
+// node).
 //
 //   Result<ChecksData> checks = load_checks_data(bundled_data_dir() + "/validate/checks.yaml");
 //   CheckOptions options;
@@ -54,7 +55,14 @@ struct CheckOptions {
   BusbwPredictor predict_busbw;         // empty: no design to compare with (busbw is then not judged)
   std::optional<IntendedMig> mig;       // empty: MIG layout not checked
   std::optional<DesignedFleet> design;  // empty: the fleet is not compared with a design
+  // Over a range read: a run of more steps than this without a sample is a finding (node or GPU stopped
+  // reporting, or missing for part of the range); empty: the checks data's (node-stopped-reporting's
+  // tolerance_steps).
+  std::optional<double> gap_tolerance_steps;
 };
+
+// The tolerance the reporting checks use: the options', else the checks data's.
+[[nodiscard]] double gap_tolerance_steps(const ChecksData& checks, const CheckOptions& options);
 
 [[nodiscard]] std::vector<Finding> evaluate_checks(const Fleet& fleet, const ChecksData& checks,
                                                    const CheckOptions& options);

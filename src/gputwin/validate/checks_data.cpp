@@ -42,8 +42,10 @@ const std::vector<RuleShape>& rule_shapes() {
       {"temperature-above-limit",
        {"sensor", "measured", "limit", "limit_source"},
        {{"gpu_limit_celsius", ParameterKind::number}, {"memory_limit_celsius", ParameterKind::number}}},
-      {"pcie-replays", {"replays", "limit"}, {{"max_replays", ParameterKind::number}}},
-      {"nvlink-errors", {"errors"}, {}},
+      {"pcie-replays",
+       {"replays", "limit"},
+       {{"max_replays", ParameterKind::number}, {"max_rate_per_minute", ParameterKind::number}}},
+      {"nvlink-errors", {"errors"}, {{"max_crc_rate_per_second", ParameterKind::number}}},
       {"sources-disagree", {"fact", "used", "used_at", "other", "other_at"}, {}},
       {"version-mismatch", {"what", "measured", "expected", "majority", "total", "scope"}, {}},
       {"mig-layout-mismatch", {"measured", "expected"}, {}},
@@ -62,6 +64,12 @@ const std::vector<RuleShape>& rule_shapes() {
       {"gpu-memory-mismatch",
        {"measured", "expected", "accelerator", "tolerance"},
        {{"tolerance", ParameterKind::fraction}}},
+      {"node-stopped-reporting",
+       {"last", "from", "to", "when", "missing"},
+       {{"tolerance_steps", ParameterKind::number}}},
+      {"node-reporting-gap", {"last", "from", "to", "when", "missing"}, {}},
+      {"gpu-stopped-reporting", {"last", "from", "to", "when", "node_last", "missing"}, {}},
+      {"gpu-reporting-gap", {"last", "from", "to", "when", "node_last", "missing"}, {}},
       {"nodes-missing", {"count", "designed", "names"}, {}},
       {"nodes-not-in-design", {"designed", "first", "last"}, {}},
       {"design-not-compared", {"what", "reason"}, {}},
@@ -126,6 +134,7 @@ void read_parameters(const YamlField& parameters, const RuleShape& shape, CheckR
     if (wanted == shape.parameters.end()) field.fail("rule " + rule.id + " has no parameter '" + name + "'");
     field.expect_keys({"value", "source"});
     if (field.child("source").text().empty()) field.child("source").fail("a parameter needs its source");
+    rule.parameter_sources[name] = field.child("source").text();
     if (wanted->kind == ParameterKind::words)
       rule.word_parameters[name] = words_of(field.child("value"));
     else if (wanted->kind == ParameterKind::fraction)

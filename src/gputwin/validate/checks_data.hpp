@@ -32,6 +32,7 @@ struct CheckRule {
   std::map<std::string, std::vector<std::string>> word_parameters;  // e.g. clocks-throttled.reasons
   std::map<std::string, double> fraction_parameters;                // e.g. margin: 10% -> 0.10
   std::map<std::string, double> number_parameters;                  // e.g. gpu_limit_celsius: 85
+  std::map<std::string, std::string> parameter_sources;             // every parameter's source
 };
 
 struct OutlierSettings {

@@ -40,6 +40,10 @@ class Findings {
 // The checks against the design (design_checks.cpp): GPU model, count and memory per node, node count.
 void check_against_design(const Fleet& fleet, const DesignedFleet& design, Findings& out);
 
+// The reporting checks (reporting_checks.cpp), over a range read: a node or GPU whose series stopped before
+// the range's end, or were missing for part of it, by more than the tolerance.
+void check_reporting(const FleetNode& node, const CheckOptions& options, Findings& out);
+
 // The GPU models a node reports, one per GPU: its fact model's, else the device names of an nccl-tests run.
 [[nodiscard]] std::vector<std::string> reported_gpu_models(const FleetNode& node);
 // A GPU of the node is not the designed model (false when the design's product names are not known).

@@ -12,6 +12,7 @@
 // Nodes are read on several threads; the result does not depend on their number.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,30 @@ struct FleetFile {
   std::string unknown_reason;  // why no reader took it (binary, empty, no known marker)
 };
 
+// Over a range read (validate --prometheus --range), when a node and each of its GPUs had a sample, at the
+// steps of the range (DCGM_FI_DEV_GPU_UTIL, the series the utilisation timeline counts). A run of steps
+// without a sample is a ReportingGap; the checks judge each against a tolerance (validate/reporting_checks).
+struct ReportingGap {
+  double from_s = 0;    // the first step with no sample
+  double to_s = 0;      // the last step with no sample
+  int steps = 0;        // steps with no sample (a GPU's: only those at which its node reported)
+  bool to_end = false;  // no sample after it: a node's to the range's end, a GPU's to its node's last sample
+};
+
+struct GpuReporting {
+  double last_sample_s = 0;
+  std::vector<ReportingGap> gaps;  // at steps where its node reported and it did not
+};
+
+struct RangeReporting {
+  double step_s = 0;
+  double end_s = 0;                  // the range's last step
+  double fleet_first_sample_s = 0;   // the first step any GPU of the fleet reported: gaps are judged after it
+  double last_sample_s = 0;          // the node's last step with a sample (of any of its GPUs)
+  std::vector<ReportingGap> gaps;    // steps at which none of its GPUs reported
+  std::map<int, GpuReporting> gpus;  // by GPU index; a GPU with no utilisation series is not here
+};
+
 struct FleetNode {
   std::string name;
   std::string path;  // the node's directory, or its one file directly in the measured directory
@@ -55,7 +80,8 @@ struct FleetNode {
   std::vector<NcclTestsRun> nccl_runs;
   std::vector<DcgmDiagReport> diag_reports;
   std::vector<MetricScrape> metric_scrapes;
-  InputErrors errors;  // one per file a reader could not read
+  InputErrors errors;                       // one per file a reader could not read
+  std::optional<RangeReporting> reporting;  // only from a Prometheus range read
 };
 
 struct Fleet {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <set>
 
@@ -31,6 +33,9 @@ std::string source_of(const std::string& url, const prometheus::Labels& labels, 
   return fmt::format("{} {{{}=\"{}\"}}", url, label, host);
 }
 
+// A GPU of the fleet: its node and its index.
+using GpuKey = std::pair<std::string, int>;
+
 struct NodeSeries {
   prometheus::MetricScrape scrape;
 };
@@ -44,6 +49,15 @@ class FleetAssembler {
   void add(QueryAnswer answer, const std::optional<std::string>& name) {
     read_.series += static_cast<int>(answer.series.size());
     for (Series& series : answer.series) add_series(std::move(series), name);
+  }
+
+  [[nodiscard]] bool has_gpu(const GpuKey& gpu) const { return gpus_.contains(gpu); }
+
+  // A GPU only the utilisation range saw (no instant or worst-fault series of it: it left before the range's
+  // end and logged no fault metric the range read): placed from its latest utilisation sample.
+  void add_utilization_only(const prometheus::Labels& labels, double time_s, double value) {
+    ++read_.series;
+    add_series(Series{labels, {{time_s, value}}}, std::string(kUtilization));
   }
 
   Fleet fleet() {
@@ -70,6 +84,7 @@ class FleetAssembler {
     if (!gpu || !parse_integer(*gpu)) return skip("no gpu label (or not a GPU index)");
     const auto metric = name ? name : prometheus::label_of(series.metric, "__name__");
     if (!metric) return skip("no metric name");
+    gpus_.emplace(host, static_cast<int>(*parse_integer(*gpu)));
     NodeSeries& node = nodes_[host];
     if (node.scrape.source.empty()) node.scrape.source = source_of(url_, series.metric, host);
     for (std::size_t i = 0; i < series.points.size(); ++i) {
@@ -93,45 +108,163 @@ class FleetAssembler {
   std::string url_;
   PrometheusRead& read_;
   std::map<std::string, NodeSeries> nodes_;
+  std::set<GpuKey> gpus_;
 };
 
-// Utilisation by interval: each GPU (node and index) counted once per step, however many series carry it.
-std::vector<UtilizationPoint> timeline_of(const QueryAnswer& answer, double start_s, double end_s,
-                                          double step_s, PrometheusRead& read) {
-  const auto steps = static_cast<std::size_t>(std::floor((end_s - start_s) / step_s + 1e-9)) + 1;
-  std::vector<UtilizationPoint> timeline(steps);
-  std::vector<double> sums(steps, 0);
-  for (std::size_t i = 0; i < steps; ++i) timeline[i].time_s = start_s + static_cast<double>(i) * step_s;
-  std::set<std::pair<std::string, std::string>> seen;
+// The utilisation range query, one row of steps per GPU: empty where the GPU had no sample, NaN where its
+// sample was NaN (it reported, with no value). Several series of one GPU fill one row, the first in the
+// answer's order winning a step both have.
+struct UtilizationGrid {
+  double start_s = 0;
+  double step_s = 0;
+  std::size_t steps = 0;
+  std::map<GpuKey, std::vector<std::optional<double>>> rows;
+  // The GPU's latest sample with a value, and the labels of its series.
+  struct Latest {
+    double time_s = 0;
+    double value = 0;
+    prometheus::Labels labels;
+  };
+  std::map<GpuKey, Latest> latest;
+
+  [[nodiscard]] double time_of(std::size_t step) const {
+    return start_s + static_cast<double>(step) * step_s;
+  }
+};
+
+UtilizationGrid grid_of(const QueryAnswer& answer, double start_s, double end_s, double step_s,
+                        PrometheusRead& read) {
+  UtilizationGrid grid;
+  grid.start_s = start_s;
+  grid.step_s = step_s;
+  grid.steps = static_cast<std::size_t>(std::floor((end_s - start_s) / step_s + 1e-9)) + 1;
   read.series += static_cast<int>(answer.series.size());
   for (const Series& series : answer.series) {
     const std::string host = host_of(series.metric);
-    const auto gpu = prometheus::label_of(series.metric, "gpu");
+    const auto gpu_label = prometheus::label_of(series.metric, "gpu");
+    const auto gpu = gpu_label ? parse_integer(*gpu_label) : std::nullopt;
     if (host.empty() || !gpu) {
       ++read.skipped_series[host.empty() ? "no Hostname or instance label"
                                          : "no gpu label (or not a GPU index)"];
       continue;
     }
-    if (!seen.emplace(host, *gpu).second) {
-      ++read.skipped_series["a second utilisation series of the same GPU"];
-      continue;
-    }
+    const GpuKey key{host, static_cast<int>(*gpu)};
+    auto& row = grid.rows[key];
+    row.resize(grid.steps);
     for (const prometheus::SeriesPoint& point : series.points) {
-      if (std::isnan(point.value)) {
+      const double index = std::round((point.time_s - start_s) / step_s);
+      if (index < 0 || index >= static_cast<double>(grid.steps)) continue;
+      auto& cell = row[static_cast<std::size_t>(index)];
+      if (cell) continue;
+      cell = point.value;
+      if (std::isnan(point.value)) continue;
+      const auto known = grid.latest.find(key);
+      if (known == grid.latest.end() || point.time_s > known->second.time_s)
+        grid.latest[key] = {point.time_s, point.value, series.metric};
+    }
+  }
+  return grid;
+}
+
+// Utilisation by interval: each GPU counted once per step; a NaN sample is counted and is no value.
+std::vector<UtilizationPoint> timeline_of(const UtilizationGrid& grid, PrometheusRead& read) {
+  std::vector<UtilizationPoint> timeline(grid.steps);
+  std::vector<double> sums(grid.steps, 0);
+  for (std::size_t i = 0; i < grid.steps; ++i) timeline[i].time_s = grid.time_of(i);
+  for (const auto& [gpu, row] : grid.rows) {
+    for (std::size_t i = 0; i < grid.steps; ++i) {
+      if (!row[i]) continue;
+      if (std::isnan(*row[i])) {
         ++read.nan_samples;
         continue;
       }
-      const double index = std::round((point.time_s - start_s) / step_s);
-      if (index < 0 || index >= static_cast<double>(steps)) continue;
-      const auto at = static_cast<std::size_t>(index);
-      ++timeline[at].gpus;
-      timeline[at].busy_gpus += point.value > 0 ? 1 : 0;
-      sums[at] += point.value;
+      ++timeline[i].gpus;
+      timeline[i].busy_gpus += *row[i] > 0 ? 1 : 0;
+      sums[i] += *row[i];
     }
   }
-  for (std::size_t i = 0; i < steps; ++i)
+  for (std::size_t i = 0; i < grid.steps; ++i)
     if (timeline[i].gpus > 0) timeline[i].mean_utilization_percent = sums[i] / timeline[i].gpus;
   return timeline;
+}
+
+// The runs of steps in `judged` (ascending) at which `present` is false.
+std::vector<ReportingGap> gaps_of(const UtilizationGrid& grid, const std::vector<std::size_t>& judged,
+                                  const std::vector<bool>& present) {
+  std::vector<ReportingGap> gaps;
+  bool open = false;
+  for (const std::size_t step : judged) {
+    if (present[step]) {
+      open = false;
+      continue;
+    }
+    if (!open) gaps.push_back({grid.time_of(step), grid.time_of(step), 0, false});
+    open = true;
+    gaps.back().to_s = grid.time_of(step);
+    ++gaps.back().steps;
+  }
+  if (open) gaps.back().to_end = true;
+  return gaps;
+}
+
+// Every node's reporting over the range: its steps with a sample of any GPU, from the fleet's first sample on
+// (before it Prometheus had no data, which says nothing of a node), and per GPU the steps at which its node
+// reported and it did not.
+std::map<std::string, RangeReporting> reporting_of(const UtilizationGrid& grid) {
+  std::map<std::string, RangeReporting> nodes;
+  std::optional<std::size_t> first;
+  for (const auto& [gpu, row] : grid.rows) {
+    const auto sampled =
+        std::find_if(row.begin(), row.end(), [](const auto& cell) { return cell.has_value(); });
+    const auto step = static_cast<std::size_t>(sampled - row.begin());
+    if (sampled != row.end() && (!first || step < *first)) first = step;
+  }
+  if (!first) return nodes;
+  std::map<std::string, std::vector<bool>> node_present;
+  for (const auto& [gpu, row] : grid.rows) {
+    auto& present = node_present[gpu.first];
+    present.resize(grid.steps, false);
+    for (std::size_t i = 0; i < grid.steps; ++i)
+      if (row[i]) present[i] = true;
+  }
+  std::vector<std::size_t> fleet_steps;
+  for (std::size_t i = *first; i < grid.steps; ++i) fleet_steps.push_back(i);
+  for (const auto& [host, present] : node_present) {
+    std::vector<std::size_t> node_steps;
+    for (const std::size_t step : fleet_steps)
+      if (present[step]) node_steps.push_back(step);
+    if (node_steps.empty()) continue;  // its series had no point on the range's steps
+    RangeReporting& node = nodes[host];
+    node.step_s = grid.step_s;
+    node.end_s = grid.time_of(grid.steps - 1);
+    node.fleet_first_sample_s = grid.time_of(*first);
+    node.gaps = gaps_of(grid, fleet_steps, present);
+    node.last_sample_s = grid.time_of(node_steps.back());
+    for (auto row = grid.rows.lower_bound({host, INT_MIN});
+         row != grid.rows.end() && row->first.first == host; ++row) {
+      std::vector<bool> gpu_present(grid.steps, false);
+      std::optional<std::size_t> last;
+      for (std::size_t i = 0; i < grid.steps; ++i)
+        if (row->second[i]) {
+          gpu_present[i] = true;
+          last = i;
+        }
+      if (!last) continue;
+      node.gpus[row->first.second] = {grid.time_of(*last), gaps_of(grid, node_steps, gpu_present)};
+    }
+  }
+  return nodes;
+}
+
+// Each node's reporting onto the fleet; GPUs the facts hold but the utilisation series did not are counted.
+void attach_reporting(std::map<std::string, RangeReporting> reporting, Fleet& fleet, PrometheusRead& read) {
+  for (FleetNode& node : fleet.nodes) {
+    const auto found = reporting.find(node.name);
+    if (found != reporting.end()) node.reporting = std::move(found->second);
+    if (!node.facts) continue;
+    for (const GpuFacts& gpu : node.facts->gpus)
+      if (!node.reporting || !gpu.index || !node.reporting->gpus.contains(*gpu.index)) ++read.gpus_not_judged;
+  }
 }
 
 InputError no_series_error(const std::string& url, const PrometheusWindow& window) {
@@ -168,12 +301,14 @@ Result<PrometheusFleet> read_prometheus_fleet(prometheus::Transport& transport,
   read.window = window;
   QueryClient client(transport);
   FleetAssembler assembler(read.url, read);
+  std::map<std::string, RangeReporting> reporting;
 
   const std::string every_fact =
       "{__name__=~\"" + joined(dcgm_fact_metrics(), "|") + "|" + kUtilization + "\"}";
   auto now = client.instant(every_fact, window.at_s);
   if (!now.ok()) return now.errors();
-  if (now.value().series.empty()) return no_series_error(read.url, window);
+  const bool nothing_now = now.value().series.empty();
+  if (nothing_now && !window.range_s) return no_series_error(read.url, window);
   assembler.add(std::move(now).value(), std::nullopt);
 
   if (window.range_s && window.at_s) {
@@ -186,10 +321,18 @@ Result<PrometheusFleet> read_prometheus_fleet(prometheus::Transport& transport,
     const double start_s = *window.at_s - *window.range_s;
     const auto utilization = client.range(kUtilization, start_s, *window.at_s, window.step_s);
     if (!utilization.ok()) return utilization.errors();
-    read.timeline = timeline_of(utilization.value(), start_s, *window.at_s, window.step_s, read);
+    // A fleet silent at the range's end (every exporter gone) is still judged on what the range saw.
+    if (nothing_now && read.series == 0 && utilization.value().series.empty())
+      return no_series_error(read.url, window);
+    const UtilizationGrid grid = grid_of(utilization.value(), start_s, *window.at_s, window.step_s, read);
+    read.timeline = timeline_of(grid, read);
+    for (const auto& [gpu, latest] : grid.latest)
+      if (!assembler.has_gpu(gpu)) assembler.add_utilization_only(latest.labels, latest.time_s, latest.value);
+    reporting = reporting_of(grid);
   }
   read.queries = client.queries_sent();
   result.fleet = assembler.fleet();
+  if (window.range_s) attach_reporting(std::move(reporting), result.fleet, read);
   if (result.fleet.nodes.empty())
     return InputError{{read.url, 0, 0},
                       "",

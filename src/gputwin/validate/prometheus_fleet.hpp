@@ -7,6 +7,7 @@
 //   Result<PrometheusFleet> read = read_prometheus_fleet(*transport, window);
 //   evaluate_checks(read.value().fleet, checks, options);
 //   read.value().read.timeline;   // one point per 5 min: GPUs reporting, busy GPUs, mean utilisation
+//   read.value().fleet.nodes[0].reporting;   // the node's and its GPUs' last sample and gaps in the range
 //
 // Queries are batched, never one per GPU: one instant query for every metric the facts read (a regex over
 // __name__), and over a range one max_over_time query per fault metric (the worst value seen in the range is
@@ -14,6 +15,13 @@
 // grouped into nodes by dcgm-exporter's Hostname label, else by the scrape target's `instance` without its
 // port; into GPUs by the `gpu` label. A series without them is skipped and counted by reason; NaN samples are
 // counted and read as no value. No DCGM_FI_* series at all is an error naming the URL.
+//
+// Over a range, a node or GPU is in the fleet when any query saw it in the range (so a fault logged before a
+// GPU fell off the bus is kept), and the utilisation range query says at which steps each reported: every
+// node gets a RangeReporting (its last sample and the runs of steps without one, and the same per GPU), which
+// the checks judge (node or GPU stopped reporting, or missing for part of the range). Several series of one
+// GPU (labels that change over the range, such as a Kubernetes pod's) are one GPU: at a step where more than
+// one has a sample, the first in the answer's order is used.
 #pragma once
 
 #include <map>
@@ -50,6 +58,9 @@ struct PrometheusRead {
   int nan_samples = 0;                        // samples whose value was NaN (read as no value)
   std::map<std::string, int> skipped_series;  // why -> how many series
   std::vector<UtilizationPoint> timeline;     // empty without a range
+  // Over a range: GPUs of the fleet with no DCGM_FI_DEV_GPU_UTIL series in it (a MIG-enabled GPU exports
+  // none), whose reporting is therefore not judged.
+  int gpus_not_judged = 0;
 };
 
 struct PrometheusFleet {

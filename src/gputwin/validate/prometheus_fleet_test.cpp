@@ -162,6 +162,183 @@ TEST(PrometheusFleet, ARangeTakesTheWorstFaultAndTheUtilisationByInterval) {
                                                     {"step", "300.000"}}));
 }
 
+constexpr double kGapsEnd = 1795694400;  // 2026-11-26T12:00:00Z, the end of dcgm-fleet-gaps' 6 h range
+constexpr double kHalfHour = 1800;
+
+double gaps_at(int hour, int minute) {
+  return kGapsEnd - (12 - hour) * 3600.0 + minute * 60.0;
+}
+
+const FleetNode& node_named(const Fleet& fleet, const std::string& name) {
+  const auto found = std::find_if(fleet.nodes.begin(), fleet.nodes.end(),
+                                  [&](const FleetNode& node) { return node.name == name; });
+  EXPECT_NE(found, fleet.nodes.end()) << name;
+  return *found;
+}
+
+PrometheusFleet read_gaps_fleet() {
+  FakeTransport fake = recorded_server("dcgm-fleet-gaps");
+  auto read = read_prometheus_fleet(fake, {kGapsEnd, 6 * 3600.0, kHalfHour});
+  EXPECT_TRUE(read.ok()) << read.error_text();
+  return std::move(read).value();
+}
+
+// tests/prometheus/dcgm-fleet-gaps (generate_gaps.py): a node that stops, a GPU that stops after an XID, a
+// GPU and a node missing for a while, one missed step, and one GPU whose series changes labels part way.
+TEST(PrometheusFleet, ARangeGivesEachNodeAndGpuItsLastSampleAndItsGaps) {
+  const PrometheusFleet read = read_gaps_fleet();
+  ASSERT_EQ(read.fleet.nodes.size(), 5U);
+  EXPECT_EQ(read.read.gpus_not_judged, 0);
+
+  const FleetNode& stopped = node_named(read.fleet, "dgx-02");  // absent at the end: kept from the range
+  ASSERT_TRUE(stopped.reporting.has_value());
+  EXPECT_EQ(stopped.facts->gpus.size(), 2U);
+  EXPECT_DOUBLE_EQ(stopped.reporting->last_sample_s, gaps_at(10, 0));
+  ASSERT_EQ(stopped.reporting->gaps.size(), 1U);
+  EXPECT_TRUE(stopped.reporting->gaps[0].to_end);
+  EXPECT_EQ(stopped.reporting->gaps[0].steps, 4);
+  EXPECT_DOUBLE_EQ(stopped.reporting->gaps[0].from_s, gaps_at(10, 30));
+  EXPECT_TRUE(stopped.reporting->gpus.at(0).gaps.empty());  // its GPUs stopped with it: the node's gap only
+
+  const RangeReporting& lost_gpu = *node_named(read.fleet, "dgx-04").reporting;
+  EXPECT_TRUE(lost_gpu.gaps.empty());
+  EXPECT_DOUBLE_EQ(lost_gpu.last_sample_s, kGapsEnd);
+  EXPECT_DOUBLE_EQ(lost_gpu.gpus.at(0).last_sample_s, gaps_at(9, 0));
+  ASSERT_EQ(lost_gpu.gpus.at(0).gaps.size(), 1U);
+  EXPECT_TRUE(lost_gpu.gpus.at(0).gaps[0].to_end);
+  EXPECT_EQ(lost_gpu.gpus.at(0).gaps[0].steps, 6);
+  EXPECT_EQ(node_named(read.fleet, "dgx-04").facts->gpus.at(0).last_xid, 79);  // logged before it was lost
+
+  const GpuReporting& back = node_named(read.fleet, "dgx-03").reporting->gpus.at(1);
+  ASSERT_EQ(back.gaps.size(), 1U);
+  EXPECT_FALSE(back.gaps[0].to_end);
+  EXPECT_DOUBLE_EQ(back.gaps[0].from_s, gaps_at(8, 0));
+  EXPECT_DOUBLE_EQ(back.gaps[0].to_s, gaps_at(9, 30));
+  EXPECT_EQ(back.gaps[0].steps, 4);
+
+  const RangeReporting& away = *node_named(read.fleet, "dgx-05").reporting;
+  ASSERT_EQ(away.gaps.size(), 1U);
+  EXPECT_EQ(away.gaps[0].steps, 3);
+  EXPECT_FALSE(away.gaps[0].to_end);
+  EXPECT_TRUE(away.gpus.at(1).gaps.empty());  // missing only when its node was
+  ASSERT_EQ(away.gpus.at(0).gaps.size(), 1U);
+  EXPECT_EQ(away.gpus.at(0).gaps[0].steps, 1);
+
+  // Two series of one GPU (a pod label until 09:00, none after) are one GPU with no gap, counted once.
+  const RangeReporting& relabelled = *node_named(read.fleet, "dgx-01").reporting;
+  EXPECT_TRUE(relabelled.gpus.at(1).gaps.empty());
+  EXPECT_EQ(read.read.timeline.front().gpus, 10);
+}
+
+std::vector<std::pair<std::string, std::optional<int>>> reporting_findings(const Fleet& fleet,
+                                                                           std::optional<double> tolerance) {
+  CheckOptions options;
+  options.gap_tolerance_steps = tolerance;
+  std::vector<std::pair<std::string, std::optional<int>>> found;
+  for (const Finding& finding : evaluate_checks(fleet, bundled_checks(), options))
+    if (finding.rule.find("reporting") != std::string::npos)
+      found.emplace_back(finding.node + " " + finding.rule, finding.gpu);
+  return found;
+}
+
+TEST(PrometheusFleet, ARunOfStepsWithoutASampleBeyondTheToleranceIsAFinding) {
+  const PrometheusFleet read = read_gaps_fleet();
+  using Found = std::vector<std::pair<std::string, std::optional<int>>>;
+  // The checks data's tolerance, 2 steps: the one missed step of dgx-05 GPU 0 is not a finding.
+  EXPECT_EQ(reporting_findings(read.fleet, std::nullopt),
+            (Found{{"dgx-02 node-stopped-reporting", std::nullopt},
+                   {"dgx-04 gpu-stopped-reporting", 0},
+                   {"dgx-03 gpu-reporting-gap", 1},
+                   {"dgx-05 node-reporting-gap", std::nullopt}}));
+  EXPECT_EQ(reporting_findings(read.fleet, 0.0).size(), 5U);
+  // 3 steps: dgx-05's 3-step gap is within it; 6: nothing is beyond it.
+  EXPECT_EQ(reporting_findings(read.fleet, 3.0).size(), 3U);
+  EXPECT_TRUE(reporting_findings(read.fleet, 6.0).empty());
+
+  const auto findings = evaluate_checks(read.fleet, bundled_checks(), {});
+  const auto stopped = std::find_if(findings.begin(), findings.end(),
+                                    [](const Finding& f) { return f.rule == "node-stopped-reporting"; });
+  ASSERT_NE(stopped, findings.end());
+  EXPECT_EQ(stopped->severity, Severity::critical);
+  EXPECT_EQ(
+      stopped->message,
+      "stopped reporting after 2026-11-26T10:00:00Z: no sample from 2026-11-26T10:30:00Z to the range's "
+      "end 2026-11-26T12:00:00Z (4 steps of 30m)");
+  EXPECT_EQ(stopped->where.file, "http://prometheus.test:9090 {Hostname=\"dgx-02\"}");
+  const auto gap = std::find_if(findings.begin(), findings.end(),
+                                [](const Finding& f) { return f.rule == "gpu-reporting-gap"; });
+  ASSERT_NE(gap, findings.end());
+  EXPECT_EQ(gap->severity, Severity::warning);
+  EXPECT_EQ(
+      gap->message,
+      "missing from 2026-11-26T08:00:00Z to 2026-11-26T09:30:00Z (4 steps of 30m) while its node reported");
+}
+
+// Utilisation series of one node that stops part way, the other on to the end; nothing at the range's end
+// from the instant query or the fault queries.
+FakeTransport fleet_silent_at_its_end(bool with_utilization) {
+  FakeTransport fake;
+  fake.add("/api/v1/query", "", json_answer(answer_of("vector", nlohmann::json::array())));
+  nlohmann::json matrix = nlohmann::json::array();
+  if (with_utilization) {
+    auto series = [](const std::string& host, int gpu, double last) {
+      nlohmann::json values = nlohmann::json::array();
+      for (double t = 300; t <= last; t += 100) values.push_back({t, "50"});  // Prometheus started at 300
+      return nlohmann::json{{"metric",
+                             {{"__name__", "DCGM_FI_DEV_GPU_UTIL"},
+                              {"Hostname", host},
+                              {"gpu", std::to_string(gpu)},
+                              {"modelName", "NVIDIA H100 80GB HBM3"}}},
+                            {"values", values}};
+    };
+    matrix = {series("n1", 0, 1000), series("n2", 0, 600)};
+  }
+  fake.add("/api/v1/query_range", "", json_answer(answer_of("matrix", matrix)));
+  return fake;
+}
+
+TEST(PrometheusFleet, AFleetSilentAtTheRangesEndIsJudgedOnWhatTheRangeSaw) {
+  FakeTransport fake = fleet_silent_at_its_end(true);
+  const auto read = read_prometheus_fleet(fake, {1000.0, 1000.0, 100.0});
+  ASSERT_TRUE(read.ok()) << read.error_text();
+  const Fleet& fleet = read.value().fleet;
+  ASSERT_EQ(fleet.nodes.size(), 2U);  // placed from their utilisation series alone
+  EXPECT_EQ(fleet.nodes[1].facts->gpus.at(0).model, "NVIDIA H100 80GB HBM3");
+  // Before 300 Prometheus had no data at all: no node is missing there.
+  EXPECT_TRUE(fleet.nodes[0].reporting->gaps.empty());
+  EXPECT_DOUBLE_EQ(fleet.nodes[0].reporting->fleet_first_sample_s, 300);
+  ASSERT_EQ(fleet.nodes[1].reporting->gaps.size(), 1U);
+  EXPECT_EQ(fleet.nodes[1].reporting->gaps[0].steps, 4);  // 700 to 1000
+  EXPECT_EQ(
+      reporting_findings(fleet, std::nullopt),
+      (std::vector<std::pair<std::string, std::optional<int>>>{{"n2 node-stopped-reporting", std::nullopt}}));
+
+  FakeTransport empty = fleet_silent_at_its_end(false);
+  const auto nothing = read_prometheus_fleet(empty, {1000.0, 1000.0, 100.0});
+  ASSERT_FALSE(nothing.ok());
+  EXPECT_NE(nothing.error_text().find("no DCGM_FI_* series"), std::string::npos) << nothing.error_text();
+}
+
+TEST(PrometheusFleet, AGpuWithoutUtilisationSeriesIsCountedNotJudged) {
+  FakeTransport fake;
+  auto metric = [](const std::string& name, int gpu) {
+    return nlohmann::json{{"__name__", name}, {"Hostname", "n1"}, {"gpu", std::to_string(gpu)}};
+  };
+  // GPU 1 runs MIG: no DCGM_FI_DEV_GPU_UTIL, only its temperature.
+  fake.add("/api/v1/query", "max_over_time(*", json_answer(answer_of("vector", nlohmann::json::array())));
+  fake.add("/api/v1/query", "",
+           json_answer(answer_of(
+               "vector", {{{"metric", metric("DCGM_FI_DEV_GPU_TEMP", 0)}, {"value", {1000, "40"}}},
+                          {{"metric", metric("DCGM_FI_DEV_GPU_TEMP", 1)}, {"value", {1000, "41"}}}})));
+  fake.add("/api/v1/query_range", "",
+           json_answer(answer_of("matrix", {{{"metric", metric("DCGM_FI_DEV_GPU_UTIL", 0)},
+                                             {"values", {{800, "1"}, {900, "1"}, {1000, "1"}}}}})));
+  const auto read = read_prometheus_fleet(fake, {1000.0, 200.0, 100.0});
+  ASSERT_TRUE(read.ok()) << read.error_text();
+  EXPECT_EQ(read.value().read.gpus_not_judged, 1);
+  EXPECT_TRUE(reporting_findings(read.value().fleet, 0.0).empty());
+}
+
 TEST(PrometheusFleet, APrometheusWithoutDcgmSeriesIsAnErrorNamingTheUrl) {
   FakeTransport fake = recorded_server("no-dcgm");
   const auto read = read_prometheus_fleet(fake, {1795694400.0, std::nullopt, 300});
