@@ -155,7 +155,8 @@ TEST(SlurmConfig, NodeGroupsGetALinePerTypeAndATreeEach) {
   const std::string conf = files.text("slurm.conf");
   EXPECT_NE(conf.find("NodeName=dgx-h100-[01-16] "), std::string::npos) << conf;
   EXPECT_NE(conf.find("Gres=gpu:h100-sxm:8 "), std::string::npos) << conf;
-  EXPECT_NE(conf.find("NodeName=gb200-nvl72-[1-2]-tray-[01-18] "), std::string::npos) << conf;
+  EXPECT_NE(conf.find("NodeName=gb200-nvl72-1-tray-[01-18],gb200-nvl72-2-tray-[01-18] "), std::string::npos)
+      << conf;
   const std::string gres = files.text("gres.conf");
   EXPECT_NE(gres.find("NodeName=dgx-h100-[01-16] Name=gpu Type=h100-sxm File=/dev/nvidia[0-7]\n"),
             std::string::npos)
