@@ -235,9 +235,6 @@ TEST(ClusterSpec, MutatedSpecsNeverCrash) {
   EXPECT_GT(rejected, 500);  // most mutations break something, and each break is reported, not crashed on
 }
 
-}  // namespace
-}  // namespace gputwin
-
 // The list form of `nodes:`: node groups of different systems, each with a count.
 const std::string kGroupsSpec = R"(name: mixed
 nodes:
@@ -352,3 +349,6 @@ TEST_P(BadGroupSpecs, NameTheEntryLineColumnAndField) {
 
 INSTANTIATE_TEST_SUITE_P(ClusterSpecGroups, BadGroupSpecs, ::testing::ValuesIn(bad_group_specs()),
                          [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace gputwin
