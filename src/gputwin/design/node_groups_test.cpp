@@ -204,7 +204,9 @@ TEST(NodeGroups, TypicalPowerComesFromEachGroupsSystem) {
   EXPECT_DOUBLE_EQ(cluster.power.it_max.base(), racks_max.base());
   const auto& nvl72 = bundled_catalog().get<RackSystem>("gb200-nvl72");
   for (const Rack& rack : cluster.racks) {
-    if (rack.system == "gb200-nvl72") EXPECT_DOUBLE_EQ(rack.power_max.base(), nvl72.power_max.base());
+    if (rack.system == "gb200-nvl72") {
+      EXPECT_DOUBLE_EQ(rack.power_max.base(), nvl72.power_max.base());
+    }
   }
 }
 
