@@ -194,10 +194,18 @@ TEST(NodeGroups, TypicalPowerComesFromEachGroupsSystem) {
     EXPECT_DOUBLE_EQ(typical.typical.base(), system.power_typical.value_or(system.power_max).base())
         << typical.system;
   }
-  // The summary's figure is the first group's (the one-group readers see it).
+  // The summary's figure is the first group's (the one-group readers see it); each system without a typical
+  // figure gets its own warning.
   const System& dgx = bundled_catalog().get<System>("dgx-h100");
-  ASSERT_TRUE(cluster.power.node_typical.has_value());
-  EXPECT_DOUBLE_EQ(cluster.power.node_typical->base(), dgx.power_typical.value_or(dgx.power_max).base());
+  const System& tray = bundled_catalog().get<System>("gb200-nvl72-tray");
+  EXPECT_EQ(cluster.power.node_typical.has_value(), dgx.power_typical.has_value());
+  if (dgx.power_typical) {
+    EXPECT_DOUBLE_EQ(cluster.power.node_typical->base(), dgx.power_typical->base());
+  }
+  EXPECT_EQ(cluster.power.typical_from_max, !dgx.power_typical || !tray.power_typical);
+  int unknown = 0;
+  for (const Warning& warning : cluster.warnings) unknown += warning.code == "typical-power-unknown";
+  EXPECT_EQ(unknown, !dgx.power_typical + !tray.power_typical);
   // The IT power is every rack's: the NVL72 racks at their published rack figure, the DGX racks per node.
   Power racks_max;
   for (const Rack& rack : cluster.racks) racks_max += rack.power_max;
