@@ -27,6 +27,10 @@ int run_export_slurm(const ExportOptions& options) {
   const auto cluster = load_designed_cluster(options.spec, *catalog);
   if (!cluster) return kInputError;
   const ExportFiles files = slurm_config(*cluster, *catalog);
+  if (options.out == "-") {  // every file on stdout, as export prometheus --out -
+    for (const ExportFile& file : files.files) std::cout << "# file: " << file.name << "\n" << file.text;
+    return 0;
+  }
   if (const auto problem = write_export_files(files, options.out)) {
     std::cerr << *problem << "\n";
     return kInputError;
@@ -133,7 +137,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
   auto* slurm = export_command->add_subcommand(
       "slurm", "slurm.conf node/partition lines, gres.conf and topology.conf (docs/slurm.md)");
   slurm->add_option("spec", options->spec, "cluster spec (YAML)")->required()->check(CLI::ExistingFile);
-  slurm->add_option("--out", options->out, "directory to write the three files into")->required();
+  slurm->add_option("--out", options->out, "directory to write the files into ('-': print them)")->required();
   add_catalog_options(*slurm, options->catalog);
   slurm->callback([options, &exit_code] { exit_code = run_export_slurm(*options); });
 

@@ -110,7 +110,7 @@ const Accelerator* cluster_gpu(const ReplayCommandOptions& options, const Catalo
     ok = false;
     return nullptr;
   }
-  if (spec.value().candidates.empty() && options.node_type.empty())
+  if (spec.value().candidates.empty() && !spec.value().several_groups() && options.node_type.empty())
     return catalog.find<Accelerator>(catalog.get<System>(spec.value().node_system).accelerator);
   // A spec that chooses among systems: the GPU is the chosen one's, known once it is sized and designed.
   const auto cluster = load_designed_cluster(options.cluster_spec, catalog, options.node_type);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "gputwin/design/node_groups.hpp"
+
 namespace gputwin {
 namespace {
 
@@ -154,7 +156,7 @@ class CableRouter {
     if (unreachable > 0) {
       cluster_.warnings.push_back(
           {"link-beyond-reach",
-           std::to_string(unreachable) + " " + role_name(fabric.role) + " links (longest " +
+           std::to_string(unreachable) + " " + fabric_name(cluster_, fabric) + " links (longest " +
                format_length(longest_unreachable) +
                ") are beyond the reach of every allowed cable and transceiver in the catalog"});
     }

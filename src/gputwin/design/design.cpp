@@ -8,6 +8,7 @@
 #include "gputwin/design/cabling.hpp"
 #include "gputwin/design/cooling_plant.hpp"
 #include "gputwin/design/fabric_builder.hpp"
+#include "gputwin/design/node_groups.hpp"
 #include "gputwin/design/power_and_cost.hpp"
 #include "gputwin/design/rack_placement.hpp"
 #include "gputwin/design/storage_sizing.hpp"
@@ -27,34 +28,29 @@ class Designer {
   Designer(const ClusterSpec& spec, const Catalog& catalog) : spec_(spec), catalog_(catalog) {}
 
   Cluster design() {
-    const System& system = catalog_.get<System>(spec_.node_system);
+    const std::vector<NodeGroupSpec> groups = spec_.groups();
     cluster_.name = spec_.name;
     cluster_.node_system = spec_.node_system;
-    cluster_.rack_system = spec_.rack_system;
-    cluster_.nodes = spec_.node_count;
-    cluster_.gpus = spec_.node_count * system.accelerators;
-    if (spec_.rack_system.empty()) {
-      for (int n = 0; n < spec_.node_count; ++n) {
-        add_system_device(system, DeviceKind::node, numbered("node", n + 1, spec_.node_count));
-        add_box_domain(system, static_cast<int>(cluster_.devices.size()) - 1);
-      }
-    } else {
-      add_rack_systems(catalog_.get<RackSystem>(spec_.rack_system), system);
-    }
+    cluster_.rack_system = groups.size() == 1 ? spec_.rack_system : std::string();
+    for (const NodeGroupSpec& group : groups) add_group(group, groups.size() > 1);
     for (const auto& request : spec_.management_servers) {
       const System& server = catalog_.get<System>(request.system);
       for (int n = 0; n < request.count; ++n) {
         add_system_device(server, DeviceKind::server, numbered(request.system, n + 1, request.count));
       }
     }
-    for (const FabricSpec* fabric : {&spec_.compute, &spec_.storage, &spec_.inband}) {
-      if (fabric->present) cluster_.fabrics.push_back(build(*fabric));
+    if (spec_.compute.present) {
+      for (std::size_t g = 0; g < groups.size(); ++g)
+        build_compute_fabric(groups[g], g == 0, groups.size() > 1);
+    }
+    for (const FabricSpec* fabric : {&spec_.storage, &spec_.inband}) {
+      if (fabric->present) cluster_.fabrics.push_back(build(*fabric, spec_));
     }
     place_devices(spec_, catalog_, cluster_);
     add_pdus(spec_, catalog_, cluster_);
     // The out-of-band network reaches every placed device and PDU, so it is built last, rack by rack.
     if (spec_.oob.present) {
-      cluster_.fabrics.push_back(build(spec_.oob));
+      cluster_.fabrics.push_back(build(spec_.oob, spec_));
       place_devices(spec_, catalog_, cluster_);
       const int late_pdus = add_pdus(spec_, catalog_, cluster_);
       if (late_pdus > 0) {
@@ -73,6 +69,53 @@ class Designer {
   }
 
  private:
+  // One node group's compute nodes, in order: packed nodes one domain each, or whole rack-scale systems.
+  // With several groups the node names carry the group's system ("dgx-h100-01") so they stay unique.
+  void add_group(const NodeGroupSpec& group, bool several) {
+    const System& system = catalog_.get<System>(group.node_system);
+    cluster_.nodes += group.node_count;
+    cluster_.gpus += group.node_count * system.accelerators;
+    if (group.rack_system.empty()) {
+      const std::string prefix = several ? group.system : "node";
+      for (int n = 0; n < group.node_count; ++n) {
+        add_system_device(system, DeviceKind::node, numbered(prefix, n + 1, group.node_count));
+        add_box_domain(system, static_cast<int>(cluster_.devices.size()) - 1);
+      }
+    } else {
+      add_rack_systems(catalog_.get<RackSystem>(group.rack_system), system, group.count);
+    }
+  }
+
+  // The compute fabric of one node group: every group gets a rail-optimized (or leaf-spine) island of its
+  // own, built by the same rules as a design of that group alone, because jobs never span GPU types
+  // (docs/plan.md, "Several node groups"). The spec's compute appliances join the first group's island.
+  // Scalable units are numbered on from the islands before, so each keeps its own network racks.
+  void build_compute_fabric(const NodeGroupSpec& group, bool first, bool several) {
+    FabricSpec fabric = spec_.compute;
+    fabric.scalable_unit_nodes = group.compute_scalable_unit_nodes;
+    if (!first) fabric.appliances.clear();
+    ClusterSpec alone = spec_;
+    alone.node_system = group.node_system;
+    alone.rack_system = group.rack_system;
+    alone.node_count = group.node_count;
+    const std::size_t before = cluster_.devices.size();
+    int next_unit = 0;
+    for (const Device& device : cluster_.devices) next_unit = std::max(next_unit, device.placement_group + 1);
+    Fabric built = build(fabric, alone, group.node_system);
+    for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
+      Device& device = cluster_.devices[d];
+      const bool own_node = device.kind == DeviceKind::node && d < before &&
+                            cluster_.node_types[device.node_type].system == group.node_system;
+      if ((own_node || d >= before) && device.placement_group >= 0) device.placement_group += next_unit;
+      // "compute-leaf-su1-rail1" -> "compute-dgx-h100-leaf-su1-rail1": switch names stay unique.
+      if (several && d >= before && device.kind == DeviceKind::network_switch) {
+        const std::string role = role_name(NetworkRole::compute);
+        device.name = role + "-" + group.system + device.name.substr(role.size());
+      }
+    }
+    cluster_.fabrics.push_back(std::move(built));
+  }
+
   void add_system_device(const System& system, DeviceKind kind, std::string name) {
     Device device;
     device.name = std::move(name);
@@ -110,8 +153,7 @@ class Designer {
   }
 
   // Each rack-scale system: its compute trays (the nodes), NVLink switch trays and power shelves, one domain.
-  void add_rack_systems(const RackSystem& rack, const System& tray) {
-    const int racks = spec_.rack_system_count;
+  void add_rack_systems(const RackSystem& rack, const System& tray, int racks) {
     for (int r = 0; r < racks; ++r) {
       const std::string prefix = numbered(rack.info.id, r + 1, racks);
       ScaleUpDomain domain;
@@ -178,7 +220,8 @@ class Designer {
     return role == NetworkRole::oob ? 1 : 0;
   }
 
-  Fabric build(const FabricSpec& fabric) {
+  // `node_system` non-empty: only the compute nodes of that system join (one group's compute fabric).
+  Fabric build(const FabricSpec& fabric, const ClusterSpec& spec, const std::string& node_system = {}) {
     const std::size_t first_appliance = cluster_.devices.size();
     add_appliances(fabric);
     std::vector<FabricEndpoint> nodes;
@@ -192,6 +235,9 @@ class Designer {
                          fabric.role == NetworkRole::oob ||
                          (device.kind == DeviceKind::server && fabric.role == NetworkRole::inband);
       if (!joins) continue;
+      if (!node_system.empty() && device.kind == DeviceKind::node &&
+          cluster_.node_types[device.node_type].system != node_system)
+        continue;
       const bool by_rack = fabric.role == NetworkRole::oob;  // one port per device, filled rack by rack
       (device.kind == DeviceKind::node && !by_rack ? nodes : others).push_back({static_cast<int>(d), ports});
     }
@@ -202,13 +248,13 @@ class Designer {
         return std::tie(x.rack, x.rack_unit) < std::tie(y.rack, y.rack_unit);
       });
     }
-    return build_fabric(fabric, spec_, catalog_.get<Switch>(fabric.switch_id), nodes, others,
+    return build_fabric(fabric, spec, catalog_.get<Switch>(fabric.switch_id), nodes, others,
                         cluster_.devices);
   }
 
   void warn_about_fabrics() {
     for (const auto& fabric : cluster_.fabrics) {
-      const std::string name = role_name(fabric.role);
+      const std::string name = fabric_name(cluster_, fabric);
       if (fabric.blocking_ratio() > 1.0 + 1e-9) {
         cluster_.warnings.push_back(
             {"blocking-fabric", "the " + name + " fabric's leaves have " +
@@ -256,7 +302,8 @@ Result<Cluster> design_cluster(const ClusterSpec& spec, const Catalog& catalog) 
     warn_about_storage(catalog, cluster);
     // Rack-scale systems are bought a rack at a time; the boundary-step variants remove single nodes, so
     // they are not priced for them yet.
-    if (!spec.rack_system.empty()) return cluster;
+    // Nor for several node groups: which group a variant would shrink has no rule.
+    if (!spec.rack_system.empty() || spec.several_groups()) return cluster;
     warn_about_boundary_steps(with_storage, cluster,
                               [&](const ClusterSpec& variant) -> std::optional<Cluster> {
                                 try {

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "gputwin/design/node_groups.hpp"
+
 namespace gputwin {
 namespace {
 
@@ -66,6 +68,13 @@ std::optional<Cluster> cluster_of_node_type(const Cluster& cluster, const std::s
     if (device.domain >= 0) device.domain = new_domain[device.domain];
   }
   for (Rack& rack : view.racks) remap(rack.devices, new_index);
+  // The compute fabrics of other node groups (one per group, docs/plan.md "Several node groups") do not
+  // reach these nodes: the view keeps only their own.
+  std::erase_if(view.fabrics, [&](const Fabric& fabric) {
+    if (fabric.role != NetworkRole::compute) return false;
+    const std::string reached = fabric_node_system(cluster, fabric);
+    return !reached.empty() && reached != system;
+  });
   for (Fabric& fabric : view.fabrics) {
     for (auto& tier : fabric.switches) remap(tier, new_index);
     std::vector<LinkBundle> bundles;

@@ -126,17 +126,23 @@ void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& c
   }
   facility_power_by_cooling(spec, cooling, cluster);
   power.cooling_load = power.it_max;
-  const System& node = catalog.get<System>(spec.node_system);
-  power.typical_from_max = !node.power_typical.has_value();
-  if (power.typical_from_max) {
-    cluster.warnings.push_back({"typical-power-unknown",
-                                "neither the catalog nor the power model has a typical power for " +
-                                    spec.node_system + "; energy and typical figures use its maximum power"});
-    return;
+  // Each group's devices carry their own system's typical power; the summary names the first group's and
+  // where it is from, and warns for every system without one.
+  bool first = true;
+  for (const NodeGroupSpec& group : spec.groups()) {
+    const System& node = catalog.get<System>(group.node_system);
+    if (!node.power_typical) {
+      power.typical_from_max = true;
+      cluster.warnings.push_back(
+          {"typical-power-unknown", "neither the catalog nor the power model has a typical power for " +
+                                        node.info.id + "; energy and typical figures use its maximum power"});
+    } else if (first) {
+      power.node_typical = node.power_typical;
+      power.node_typical_basis = node.typical_note ? node.typical_note->basis : "catalog";
+      power.node_typical_source = node.typical_note ? node.typical_note->source : node.info.source;
+    }
+    first = false;
   }
-  power.node_typical = node.power_typical;
-  power.node_typical_basis = node.typical_note ? node.typical_note->basis : "catalog";
-  power.node_typical_source = node.typical_note ? node.typical_note->source : node.info.source;
 }
 
 namespace {

@@ -25,8 +25,12 @@ class RackPlacer {
       if (!fabric.leaves_in_node_racks || fabric.tiers < 2) continue;
       for (const int leaf : fabric.switches[static_cast<int>(Tier::leaf)]) leaf_of_top_of_rack[leaf] = true;
     }
-    place_rack_systems();
-    place_nodes_by_group();
+    // Node group by node group (the compute node types in the order the spec lists them): a rack holds one
+    // group's nodes only.
+    for (std::size_t type = 0; type < cluster_.node_types.size(); ++type) {
+      place_rack_systems(static_cast<int>(type));
+      place_nodes_by_group(static_cast<int>(type));
+    }
     place_top_of_rack_leaves(leaf_of_top_of_rack);
     for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
       if (cluster_.devices[d].rack >= 0) continue;
@@ -57,11 +61,13 @@ class RackPlacer {
     return most;
   }
 
-  void place_nodes_by_group() {
+  // The packed compute nodes of node type `type`, scalable unit by scalable unit.
+  void place_nodes_by_group(int type) {
     std::vector<int> nodes;
     for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
       const Device& device = cluster_.devices[d];
-      if (device.kind == DeviceKind::node && device.rack < 0) nodes.push_back(static_cast<int>(d));
+      if (device.kind == DeviceKind::node && device.rack < 0 && device.node_type == type)
+        nodes.push_back(static_cast<int>(d));
     }
     if (nodes.empty()) return;
     const int per_rack = nodes_per_rack(cluster_.devices[nodes.front()]);
@@ -96,9 +102,20 @@ class RackPlacer {
   // "One system fills a rack": each rack-scale system's trays, switch trays and power shelves go into a rack
   // of their own, whatever its power (the system's own power shelves feed it); its scalable unit's switches
   // follow in a network rack of their own, as for packed nodes.
-  void place_rack_systems() {
-    if (spec_.rack_system.empty()) return;
-    const RackSystem& system = catalog_.get<RackSystem>(spec_.rack_system);
+  // The rack-scale systems whose compute trays are of node type `type`.
+  void place_rack_systems(int type) {
+    std::string rack_system;
+    for (const ScaleUpDomain& domain : cluster_.domains) {
+      if (!domain.rack_system.empty() && !domain.nodes.empty() &&
+          cluster_.devices[domain.nodes.front()].node_type == type)
+        rack_system = domain.rack_system;
+    }
+    if (rack_system.empty()) return;
+    const RackSystem& system = catalog_.get<RackSystem>(rack_system);
+    auto of_type = [&](int domain) {
+      const ScaleUpDomain& held = cluster_.domains[domain];
+      return held.rack_system == rack_system && cluster_.devices[held.nodes.front()].node_type == type;
+    };
     std::map<int, std::vector<int>> by_domain;  // domain -> its devices, in order
     std::map<int, int> group_of_domain;
     std::vector<std::vector<int>> shelves(cluster_.domains.size());
@@ -107,8 +124,9 @@ class RackPlacer {
       const Device& device = cluster_.devices[d];
       if (device.rack >= 0) continue;  // placed on an earlier pass
       if (device.domain >= 0) {
-        by_domain[device.domain].push_back(static_cast<int>(d));
         domain_of_shelves = device.domain;
+        if (!of_type(device.domain)) continue;
+        by_domain[device.domain].push_back(static_cast<int>(d));
         if (device.kind == DeviceKind::node) group_of_domain.emplace(device.domain, device.placement_group);
       } else if (device.kind == DeviceKind::power_shelf && domain_of_shelves >= 0) {
         shelves[domain_of_shelves].push_back(static_cast<int>(d));

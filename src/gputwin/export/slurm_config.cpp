@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gputwin/core/hostlist.hpp"
+#include "gputwin/design/node_groups.hpp"
 #include "gputwin/export/slurm_block_topology.hpp"
 
 namespace gputwin {
@@ -118,6 +119,13 @@ struct LogicalSwitch {
   std::vector<std::string> children;  // node names (leaf tier) or logical switch names
 };
 
+// "compute", or "compute-dgx-h100" for one node group's compute fabric (as its switches are named).
+std::string switch_prefix(const Cluster& cluster, const Fabric& fabric) {
+  const std::string role = role_name(fabric.role);
+  const std::string group = fabric_node_group(cluster, fabric);
+  return group.empty() ? role : role + "-" + group;
+}
+
 // Groups the switches of one tier by the set of children they reach (in order of first appearance).
 std::vector<LogicalSwitch> group_tier(const Cluster& cluster, const Fabric& fabric, Tier tier,
                                       const std::map<int, std::vector<std::string>>& children_of) {
@@ -134,16 +142,13 @@ std::vector<LogicalSwitch> group_tier(const Cluster& cluster, const Fabric& fabr
     LogicalSwitch& group = groups[k];
     group.name = group.members.size() == 1
                      ? cluster.devices[group.members.front()].name
-                     : fmt::format("{}-{}-group-{}", role_name(fabric.role), tier_name(tier), k + 1);
+                     : fmt::format("{}-{}-group-{}", switch_prefix(cluster, fabric), tier_name(tier), k + 1);
   }
   return groups;
 }
 
-// The compute fabric as the switch tree topology/tree needs, leaves first; empty when there is no fabric.
-std::vector<TreeSwitch> fabric_tree(const Cluster& cluster) {
-  std::vector<TreeSwitch> tree;
-  const Fabric* fabric = cluster.fabric(NetworkRole::compute);
-  if (fabric == nullptr) return tree;
+// One compute fabric as the switch tree topology/tree needs, leaves first, appended to `tree`.
+void append_fabric_tree(const Cluster& cluster, const Fabric* fabric, std::vector<TreeSwitch>& tree) {
   // Lower neighbours of every switch, from the link bundles (device_a is the lower end).
   std::map<int, std::set<int>> below;
   for (const LinkBundle& bundle : fabric->bundles) below[bundle.device_b].insert(bundle.device_a);
@@ -174,6 +179,15 @@ std::vector<TreeSwitch> fabric_tree(const Cluster& cluster) {
       for (const int device : group.members) written_as[device] = tree.size();
       tree.push_back(std::move(entry));
     }
+  }
+}
+
+// The compute fabric as a switch tree; with several node groups each group's fabric is a tree of its own
+// (Slurm then places no job across them, as no job spans GPU types). Empty when there is no fabric.
+std::vector<TreeSwitch> fabric_tree(const Cluster& cluster) {
+  std::vector<TreeSwitch> tree;
+  for (const Fabric& fabric : cluster.fabrics) {
+    if (fabric.role == NetworkRole::compute) append_fabric_tree(cluster, &fabric, tree);
   }
   return tree;
 }

@@ -43,7 +43,8 @@ std::map<std::string, TopologySwitch> read_topology(const std::string& text) {
 }
 
 // The tree Slurm needs: every node under exactly one switch, children defined, one root.
-void expect_a_tree(const Cluster& cluster, const std::map<std::string, TopologySwitch>& tree) {
+void expect_a_tree(const Cluster& cluster, const std::map<std::string, TopologySwitch>& tree,
+                   int expected_roots = 1) {
   std::map<std::string, int> leaf_of_node;
   std::map<std::string, int> parents;
   for (const auto& [name, entry] : tree) {
@@ -58,7 +59,7 @@ void expect_a_tree(const Cluster& cluster, const std::map<std::string, TopologyS
     EXPECT_EQ(count, 1) << node << " is under " << count << " leaves";
   int roots = 0;
   for (const auto& [name, entry] : tree) roots += parents.contains(name) ? 0 : 1;
-  EXPECT_EQ(roots, 1);
+  EXPECT_EQ(roots, expected_roots);
 }
 
 TEST(SlurmConfig, SuperPodNodesGpusAndScalableUnitsAsLeaves) {
@@ -144,6 +145,31 @@ TEST(SlurmConfig, EightGpuBoxesGetNoBlockTopology) {
   const ExportFiles files = slurm_config(plan_file("examples/dgx-h100-superpod-1su.yaml"), bundled_catalog());
   for (const ExportFile& file : files.files) EXPECT_NE(file.name, "topology-block.conf");
   EXPECT_EQ(files.files.size(), 3u);
+}
+
+// Two node groups (16 DGX H100 + 2 GB200 NVL72): a NodeName and gres line per type, and each group's compute
+// fabric a tree of its own (no job spans GPU types), every node under one leaf.
+TEST(SlurmConfig, NodeGroupsGetALinePerTypeAndATreeEach) {
+  const Cluster cluster = plan_file("examples/mixed-h100-gb200.yaml");
+  const ExportFiles files = slurm_config(cluster, bundled_catalog());
+  const std::string conf = files.text("slurm.conf");
+  EXPECT_NE(conf.find("NodeName=dgx-h100-[01-16] "), std::string::npos) << conf;
+  EXPECT_NE(conf.find("Gres=gpu:h100-sxm:8 "), std::string::npos) << conf;
+  EXPECT_NE(conf.find("NodeName=gb200-nvl72-1-tray-[01-18],gb200-nvl72-2-tray-[01-18] "), std::string::npos)
+      << conf;
+  const std::string gres = files.text("gres.conf");
+  EXPECT_NE(gres.find("NodeName=dgx-h100-[01-16] Name=gpu Type=h100-sxm File=/dev/nvidia[0-7]\n"),
+            std::string::npos)
+      << gres;
+  const auto tree = read_topology(files.text("topology.conf"));
+  expect_a_tree(cluster, tree, 2);
+  for (const auto& [name, entry] : tree) {
+    std::set<std::string> prefixes;
+    for (const auto& node : entry.nodes) prefixes.insert(node.substr(0, node.find('-', 5)));
+    EXPECT_LE(prefixes.size(), 1u) << name << " mixes node groups";
+    EXPECT_TRUE(name.rfind("compute-dgx-h100-", 0) == 0 || name.rfind("compute-gb200-nvl72-", 0) == 0)
+        << name;
+  }
 }
 
 }  // namespace

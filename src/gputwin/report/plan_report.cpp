@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
+#include "gputwin/design/node_groups.hpp"
 #include "gputwin/report/json_document.hpp"
 #include "gputwin/report/text_table.hpp"
 
@@ -158,15 +160,28 @@ Json cooling_json(const CoolingPlant& plant) {
       {"liquid_pue", plant.liquid_pue ? Json(*plant.liquid_pue) : Json(nullptr)}};
 }
 
+// The rack-scale systems the design's domains are, in the order first placed.
+std::vector<std::string> rack_systems_of(const Cluster& cluster) {
+  std::vector<std::string> systems;
+  for (const auto& domain : cluster.domains) {
+    if (!domain.rack_system.empty() &&
+        std::find(systems.begin(), systems.end(), domain.rack_system) == systems.end())
+      systems.push_back(domain.rack_system);
+  }
+  return systems;
+}
+
 std::string rack_scale_text(const Cluster& cluster) {
   std::string text;
-  if (!cluster.rack_system.empty() && !cluster.domains.empty()) {
-    const ScaleUpDomain& domain = cluster.domains.front();
+  for (const std::string& system : rack_systems_of(cluster)) {
+    const auto of_system = [&](const ScaleUpDomain& held) { return held.rack_system == system; };
+    const ScaleUpDomain& domain = *std::find_if(cluster.domains.begin(), cluster.domains.end(), of_system);
     text += fmt::format(
         "  Scale-up: {} domains of {} GPUs, one per {} rack ({} compute trays + {} NVLink switch trays), {} "
         "per "
         "GPU one way\n",
-        cluster.domains.size(), domain.gpus, cluster.rack_system, domain.nodes.size(), domain.switches.size(),
+        std::count_if(cluster.domains.begin(), cluster.domains.end(), of_system), domain.gpus, system,
+        domain.nodes.size(), domain.switches.size(),
         format_number(in_gigabytes_per_second(domain.gpu_bandwidth), 0) + " GB/s");
   }
   const CoolingPlant& plant = cluster.cooling;
@@ -329,7 +344,7 @@ Json plan_json(const Cluster& cluster) {
                     {"cooling_load_kw", kw(cluster.power.cooling_load)},
                     {"pdus", pdus}};
   Json fabrics = Json::object();
-  for (const auto& fabric : cluster.fabrics) fabrics[role_name(fabric.role)] = fabric_json(fabric);
+  for (const auto& fabric : cluster.fabrics) fabrics[fabric_name(cluster, fabric)] = fabric_json(fabric);
   json["fabrics"] = fabrics;
   json["power"] = {
       {"pue", cluster.power.pue},
@@ -364,6 +379,14 @@ Json plan_json(const Cluster& cluster) {
   if (!cluster.rack_system.empty()) {
     json["rack_system"] = cluster.rack_system;
     json["scale_up_domains"] = domains_json(cluster);
+  } else if (!rack_systems_of(cluster).empty()) {
+    json["scale_up_domains"] = domains_json(cluster);  // several node groups, some of them rack-scale
+  }
+  if (const auto typicals = typical_power_by_node_type(cluster); typicals.size() > 1) {
+    Json by_type = Json::array();
+    for (const auto& typical : typicals)
+      by_type.push_back({{"system", typical.system}, {"typical_kw", kw(typical.typical)}});
+    json["power"]["node_typicals"] = by_type;
   }
   if (cluster.cooling.present()) json["liquid_cooling"] = cooling_json(cluster.cooling);
   if (cluster.storage.present()) json["storage"] = storage_json(cluster.storage);
@@ -387,6 +410,12 @@ namespace {
 // that there is none.
 std::string node_typical_text(const Cluster& cluster) {
   const PowerSummary& power = cluster.power;
+  if (const auto typicals = typical_power_by_node_type(cluster); typicals.size() > 1) {
+    std::string each;  // several node groups: each type's own figure, as its devices carry it
+    for (const auto& typical : typicals)
+      each += (each.empty() ? "" : ", ") + typical.system + " " + format_power(typical.typical);
+    return " (node typical: " + each + ")";
+  }
   if (!power.node_typical) return " (no typical power for " + cluster.node_system + ": max used)";
   return fmt::format(" (node typical {}, {})", format_power(*power.node_typical), power.node_typical_basis);
 }
@@ -421,9 +450,10 @@ std::string plan_text(const Cluster& cluster) {
        Align::right, Align::right, Align::right, Align::right, Align::right, Align::right, Align::right});
   for (const auto& fabric : cluster.fabrics) {
     fabrics.add_row(
-        {role_name(fabric.role), fabric.topology, fabric.switch_part, format_data_rate(fabric.link_speed),
-         std::to_string(fabric.tiers), std::to_string(fabric.switches_in(Tier::leaf)),
-         std::to_string(fabric.switches_in(Tier::spine)), std::to_string(fabric.switches_in(Tier::core)),
+        {fabric_name(cluster, fabric), fabric.topology, fabric.switch_part,
+         format_data_rate(fabric.link_speed), std::to_string(fabric.tiers),
+         std::to_string(fabric.switches_in(Tier::leaf)), std::to_string(fabric.switches_in(Tier::spine)),
+         std::to_string(fabric.switches_in(Tier::core)),
          std::to_string(fabric.links_between(Tier::endpoint, Tier::leaf)),
          std::to_string(fabric.links_between(Tier::leaf, Tier::spine)),
          std::to_string(fabric.links_between(Tier::spine, Tier::core)),
@@ -446,7 +476,7 @@ std::string plan_text(const Cluster& cluster) {
       longest = std::max(longest, tally.length_m);
     }
     for (const auto& [medium, stats] : by_medium) {
-      cables.add_row({role_name(fabric.role), medium, std::to_string(std::get<0>(stats)),
+      cables.add_row({fabric_name(cluster, fabric), medium, std::to_string(std::get<0>(stats)),
                       format_number(std::get<1>(stats), 1) + " m",
                       format_number(std::get<2>(stats), 1) + " m"});
     }

@@ -14,19 +14,33 @@ constexpr std::string_view kDefaultFacility = "default";
 class SpecReader {
  public:
   // `candidate` >= 0 reads the spec with the system `nodes.choose[candidate]` names.
-  SpecReader(const Catalog& catalog, ClusterSpec& spec, int candidate = -1)
-      : catalog_(catalog), spec_(spec), candidate_(candidate) {}
+  // `group` >= 0 reads the spec with the one node group `nodes[group]` of the list form.
+  SpecReader(const Catalog& catalog, ClusterSpec& spec, int candidate = -1, int group = -1)
+      : catalog_(catalog), spec_(spec), candidate_(candidate), group_(group) {}
 
   void read(const YamlField& root) {
     root.expect_keys({"name", "nodes", "fabrics", "management", "storage", "facility", "cabling", "costs"});
-    const YamlField nodes = root.child("nodes");
-    if (candidate_ < 0 && nodes.is_map() && nodes.has("choose")) {
+    const YamlField all_nodes = root.child("nodes");
+    if (group_ < 0 && all_nodes.is_sequence()) {
+      read_groups(root);
+      return;
+    }
+    const YamlField nodes = group_ < 0 ? all_nodes : all_nodes.items().at(group_);
+    nodes_field_ = nodes;
+    if (candidate_ < 0 && nodes.is_map() && nodes.has("choose") && group_ < 0) {
       read_candidates(root);
       return;
     }
     spec_.name = root.child("name").text();
     budgeted_ =
         root.has("facility") && root.child("facility").is_map() && root.child("facility").has("power_budget");
+    if (budgeted_ && group_ >= 0) {
+      root.child("facility")
+          .child("power_budget")
+          .fail(
+              "a power budget sizes one group of nodes for a workload; a list of node groups has no rule for "
+              "splitting it (docs/spec.md, 3.2.4)");
+    }
     read_nodes(nodes);
     read_fabrics(root.child("fabrics"));
     if (auto management = root.optional_child("management")) read_management(*management);
@@ -50,8 +64,76 @@ class SpecReader {
 
   void remember(const YamlField& field) { spec_.locations[field.path()] = field.location(); }
 
-  static void expect_node_keys(const YamlField& nodes) {
-    nodes.expect_keys({"system", "choose", "count", "gpus", "workload"});
+  void expect_node_keys(const YamlField& nodes) const {
+    if (group_ < 0) {
+      nodes.expect_keys({"system", "choose", "count", "gpus", "workload"});
+      return;
+    }
+    refuse_group_sizing(nodes);
+    nodes.expect_keys({"system", "count", "scalable_unit"});
+    if (!nodes.has("count")) nodes.fail("give 'count' (nodes, or racks of a rack-scale system)");
+  }
+
+  // Sizing (a GPU target, a workload, a choice among systems) finds one group's count; several groups at
+  // once have no rule for splitting the work between them.
+  static void refuse_group_sizing(const YamlField& entry) {
+    for (const char* key : {"gpus", "workload", "choose"}) {
+      if (entry.has(key)) {
+        entry.child(key).fail("'" + std::string(key) +
+                              "' sizes one group of nodes; a list of node groups takes a 'count' for each "
+                              "(docs/spec.md, 3.2.4)");
+      }
+    }
+  }
+
+  // The list form of `nodes:`: the whole spec is read once per group (so a fabric or facility that cannot
+  // carry one group is a located error at its entry), and the groups are kept in the order written.
+  void read_groups(const YamlField& root) {
+    const YamlField list = root.child("nodes");
+    const std::vector<YamlField> items = list.items();
+    if (items.empty()) list.fail("list at least one node group {system, count}");
+    std::vector<ClusterSpec> reads;
+    std::vector<std::string> systems;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (!items[i].is_map()) items[i].fail("a node group is a mapping {system, count}");
+      refuse_group_sizing(items[i]);
+      const YamlField named = items[i].child("system");
+      if (std::find(systems.begin(), systems.end(), named.text()) != systems.end()) {
+        named.fail("'" + named.text() + "' is listed twice; give one entry with the summed count");
+      }
+      systems.push_back(named.text());
+      ClusterSpec group;
+      group.file = spec_.file;
+      group.system_field = named.path();
+      try {
+        SpecReader(catalog_, group, -1, static_cast<int>(i)).read(root);
+      } catch (const InputFailure& failure) {
+        InputError error = failure.error();
+        if (error.field.rfind(items[i].path(), 0) != 0) {  // an error elsewhere in the spec: say which group
+          error.message = "for node group '" + named.text() + "' (" + items[i].path() + "): " + error.message;
+        }
+        throw InputFailure(error);
+      }
+      reads.push_back(std::move(group));
+    }
+    ClusterSpec combined = reads.front();
+    combined.node_count = 0;
+    for (std::size_t i = 0; i < reads.size(); ++i) {
+      const ClusterSpec& read = reads[i];
+      NodeGroupSpec group;
+      group.system = read.rack_system.empty() ? read.node_system : read.rack_system;
+      group.node_system = read.node_system;
+      group.rack_system = read.rack_system;
+      group.count = read.rack_system.empty() ? read.node_count : read.rack_system_count;
+      group.node_count = read.node_count;
+      group.compute_scalable_unit_nodes = read.compute.scalable_unit_nodes;
+      group.field = items[i].path();
+      group.where = items[i].location();
+      combined.node_groups.push_back(group);
+      combined.node_count += read.node_count;
+      combined.locations.insert(read.locations.begin(), read.locations.end());
+    }
+    spec_ = std::move(combined);
   }
 
   // The field naming this spec's system: `nodes.system`, or one item of `nodes.choose`.
@@ -291,7 +373,7 @@ class SpecReader {
       std::tie(fabric.oversubscription, fabric.oversubscription_text) = oversubscription(*ratio);
       remember(*ratio);
     }
-    if (auto su = f.optional_child("scalable_unit")) {
+    if (auto su = group_scalable_unit(role) ? group_scalable_unit(role) : f.optional_child("scalable_unit")) {
       if (fabric.topology != FabricTopology::rail_optimized)
         su->fail("scalable units apply to rail_optimized fabrics");
       fabric.scalable_unit_nodes = static_cast<int>(su->positive_integer());
@@ -324,6 +406,12 @@ class SpecReader {
       remember(*tiers);
     }
     return fabric;
+  }
+
+  // A node group's own `scalable_unit` (list form): its compute fabric's, in place of fabrics.compute's.
+  std::optional<YamlField> group_scalable_unit(NetworkRole role) const {
+    if (group_ < 0 || role != NetworkRole::compute) return std::nullopt;
+    return nodes_field_->optional_child("scalable_unit");
   }
 
   // Scalable units are built from whole rack-scale systems: one that cuts a rack would cut its NVLink domain.
@@ -577,7 +665,8 @@ class SpecReader {
                  " (trays, NVLink switch trays, power shelves), more than the facility's " +
                  format_rack_units(facility.rack_units) + " racks");
     }
-    if (facility.max_nodes_per_rack > 0 && facility.max_nodes_per_rack < rack.compute_trays) {
+    // In a list of node groups the limit is for the packed groups: a rack-scale system is one rack anyway.
+    if (group_ < 0 && facility.max_nodes_per_rack > 0 && facility.max_nodes_per_rack < rack.compute_trays) {
       f.child("max_nodes_per_rack")
           .fail("a " + spec_.rack_system + " rack holds " + std::to_string(rack.compute_trays) +
                 " compute trays in one scale-up domain; a limit of " +
@@ -654,6 +743,8 @@ class SpecReader {
   ClusterSpec& spec_;
   bool budgeted_ = false;  // facility.power_budget is given: the workload's days become optional
   int candidate_ = -1;
+  int group_ = -1;
+  std::optional<YamlField> nodes_field_;  // `nodes`, or the list entry this read is of
 };
 
 }  // namespace
@@ -661,6 +752,20 @@ class SpecReader {
 SourceLocation ClusterSpec::where(const std::string& field) const {
   const auto found = locations.find(field);
   return found == locations.end() ? SourceLocation{file, 0, 0} : found->second;
+}
+
+std::vector<NodeGroupSpec> ClusterSpec::groups() const {
+  if (!node_groups.empty()) return node_groups;
+  NodeGroupSpec group;
+  group.system = rack_system.empty() ? node_system : rack_system;
+  group.node_system = node_system;
+  group.rack_system = rack_system;
+  group.count = rack_system.empty() ? node_count : rack_system_count;
+  group.node_count = node_count;
+  group.compute_scalable_unit_nodes = compute.scalable_unit_nodes;
+  group.field = "nodes";
+  group.where = where(system_field);
+  return {group};
 }
 
 namespace {

@@ -127,6 +127,20 @@ struct CostSpec {
   bool has_prices = false;
 };
 
+// One group of identical compute nodes: an entry of the list form of `nodes:` (the map form is one group).
+struct NodeGroupSpec {
+  std::string system;       // as named: a catalog system, or a rack-scale system (catalog rack_systems)
+  std::string node_system;  // the compute node's system: `system`, or the rack-scale system's compute tray
+  std::string rack_system;  // empty for packed nodes
+  int count = 0;            // racks of a rack-scale system, else nodes
+  int node_count = 0;       // compute nodes (trays of a rack-scale system)
+  // The group's own compute fabric's scalable unit, in nodes (the entry's `scalable_unit`, else
+  // fabrics.compute.scalable_unit, else the default): 0 = as many as a leaf's downlinks.
+  int compute_scalable_unit_nodes = 0;
+  std::string field;  // "nodes[1]", or "nodes" for the map form
+  SourceLocation where;
+};
+
 struct ClusterSpec {
   std::string name;
   std::string file;
@@ -144,6 +158,10 @@ struct ClusterSpec {
   // one.
   std::vector<ClusterSpec> candidates;
   std::string system_field = "nodes.system";  // the field that named the system ("nodes.choose[2]")
+  // The list form of `nodes:` (several groups, each designed with its own racks and compute fabric;
+  // docs/spec.md "Several node groups"). node_system, rack_system and rack_system_count are then the first
+  // group's and node_count is the sum over groups. Empty for the map form: groups() gives its one group.
+  std::vector<NodeGroupSpec> node_groups;
   FabricSpec compute;
   FabricSpec storage;
   FabricSpec inband;
@@ -157,6 +175,9 @@ struct ClusterSpec {
   std::map<std::string, SourceLocation> locations;
 
   [[nodiscard]] SourceLocation where(const std::string& field) const;
+  // The node groups in the order written: node_groups, or the map form's one group.
+  [[nodiscard]] std::vector<NodeGroupSpec> groups() const;
+  [[nodiscard]] bool several_groups() const { return node_groups.size() > 1; }
 };
 
 [[nodiscard]] Result<ClusterSpec> load_cluster_spec(const std::string& path, const Catalog& catalog);

@@ -235,5 +235,120 @@ TEST(ClusterSpec, MutatedSpecsNeverCrash) {
   EXPECT_GT(rejected, 500);  // most mutations break something, and each break is reported, not crashed on
 }
 
+// The list form of `nodes:`: node groups of different systems, each with a count.
+const std::string kGroupsSpec = R"(name: mixed
+nodes:
+  - {system: dgx-h100, count: 16}
+  - {system: gb200-nvl72, count: 2, scalable_unit: 36}
+fabrics:
+  compute:
+    topology: rail_optimized
+    switch: qm9700
+    link_speed: 400 Gb/s
+    scalable_unit: 32
+facility:
+  rack_power_limit: 150 kW
+  max_nodes_per_rack: 4
+  pdu: px3-5878i2r
+  cooling: direct-liquid
+  liquid_cooling: {cdu: in-row-cdu-600kw, coolant: water, water_supply_temperature_c: 30, water_delta_t_c: 10}
+)";
+
+std::string groups_replaced(const std::string& from, const std::string& to) {
+  return replaced_in(kGroupsSpec, from, to);
+}
+
+TEST(ClusterSpecGroups, ListFormHoldsEachGroupInOrder) {
+  const auto spec = parse_cluster_spec(kGroupsSpec, "test.yaml", bundled_catalog());
+  ASSERT_TRUE(spec.ok()) << spec.error_text();
+  const ClusterSpec& value = spec.value();
+  ASSERT_EQ(value.node_groups.size(), 2u);
+  EXPECT_TRUE(value.several_groups());
+  const NodeGroupSpec& h100 = value.node_groups[0];
+  EXPECT_EQ(h100.system, "dgx-h100");
+  EXPECT_EQ(h100.node_system, "dgx-h100");
+  EXPECT_TRUE(h100.rack_system.empty());
+  EXPECT_EQ(h100.count, 16);
+  EXPECT_EQ(h100.node_count, 16);
+  EXPECT_EQ(h100.compute_scalable_unit_nodes, 32);  // fabrics.compute's
+  EXPECT_EQ(h100.field, "nodes[0]");
+  EXPECT_EQ(h100.where.line, 3);
+  const NodeGroupSpec& nvl72 = value.node_groups[1];
+  EXPECT_EQ(nvl72.system, "gb200-nvl72");
+  EXPECT_EQ(nvl72.rack_system, "gb200-nvl72");
+  EXPECT_EQ(nvl72.node_system, bundled_catalog().get<RackSystem>("gb200-nvl72").compute_tray);
+  EXPECT_EQ(nvl72.count, 2);
+  EXPECT_EQ(nvl72.node_count, 2 * bundled_catalog().get<RackSystem>("gb200-nvl72").compute_trays);
+  EXPECT_EQ(nvl72.compute_scalable_unit_nodes, 36);  // its own
+  // The one-group readers see the first group; the node count is the sum.
+  EXPECT_EQ(value.node_system, "dgx-h100");
+  EXPECT_EQ(value.node_count, h100.node_count + nvl72.node_count);
+  EXPECT_EQ(value.groups().size(), 2u);
+}
+
+TEST(ClusterSpecGroups, MapFormIsOneGroup) {
+  const auto spec = parse_cluster_spec(kValidSpec, "test.yaml", bundled_catalog());
+  ASSERT_TRUE(spec.ok()) << spec.error_text();
+  EXPECT_TRUE(spec.value().node_groups.empty());
+  EXPECT_FALSE(spec.value().several_groups());
+  const auto groups = spec.value().groups();
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].system, "dgx-h100");
+  EXPECT_EQ(groups[0].node_count, 16);
+}
+
+std::vector<BadSpec> bad_group_specs() {
+  return {
+      {"group_unknown_system", groups_replaced("system: dgx-h100,", "system: dgx-h900,"),
+       "test.yaml:3:14:", "nodes[0].system", "unknown system 'dgx-h900'"},
+      {"group_tray_instead_of_rack", groups_replaced("system: gb200-nvl72,", "system: gb200-nvl72-tray,"),
+       "test.yaml:4:14:", "nodes[1].system", "name the rack-scale system that holds it"},
+      {"group_zero_count", groups_replaced("count: 16", "count: 0"), "test.yaml:3:31:", "nodes[0].count",
+       "greater than zero"},
+      {"group_negative_racks", groups_replaced("count: 2,", "count: -2,"),
+       "test.yaml:4:34:", "nodes[1].count", "greater than zero"},
+      {"group_without_count", groups_replaced("{system: dgx-h100, count: 16}", "{system: dgx-h100}"),
+       "test.yaml:3:5:", "nodes[0]", "give 'count'"},
+      {"group_gpus", groups_replaced("count: 16", "gpus: 128"), "test.yaml:3:30:", "nodes[0].gpus",
+       "sizes one group of nodes"},
+      {"group_workload", groups_replaced("count: 16", "workload: {model: llama3-8b, tokens: 1T, days: 20}"),
+       "test.yaml:3:34:", "nodes[0].workload", "sizes one group of nodes"},
+      {"group_choose", groups_replaced("{system: dgx-h100, count: 16}", "{choose: [dgx-h100, dgx-b200]}"),
+       "test.yaml:3:14:", "nodes[0].choose", "sizes one group of nodes"},
+      {"group_listed_twice",
+       groups_replaced("system: gb200-nvl72, count: 2, scalable_unit: 36", "system: dgx-h100, count: 2"),
+       "test.yaml:4:14:", "nodes[1].system", "listed twice"},
+      {"group_unit_cuts_rack", groups_replaced("scalable_unit: 36}", "scalable_unit: 32}"),
+       "test.yaml:4:52:", "nodes[1].scalable_unit", "cuts through gb200-nvl72 racks"},
+      {"group_inherited_unit_cuts_rack", groups_replaced(", scalable_unit: 36}", "}"),
+       "test.yaml:10:20:", "fabrics.compute.scalable_unit", "for node group 'gb200-nvl72' (nodes[1])"},
+      {"group_with_power_budget",
+       groups_replaced("  pdu: px3-5878i2r\n", "  pdu: px3-5878i2r\n  power_budget: 20 MW\n"),
+       "test.yaml:15:17:", "facility.power_budget", "sizes one group of nodes"},
+      {"group_not_a_mapping", groups_replaced("{system: dgx-h100, count: 16}", "dgx-h100"),
+       "test.yaml:3:5:", "nodes[0]", "a node group is a mapping"},
+      {"empty_group_list",
+       groups_replaced(
+           "  - {system: dgx-h100, count: 16}\n  - {system: gb200-nvl72, count: 2, scalable_unit: 36}",
+           "  []"),
+       "test.yaml:3:3:", "nodes", "at least one node group"},
+  };
+}
+
+class BadGroupSpecs : public ::testing::TestWithParam<BadSpec> {};
+
+TEST_P(BadGroupSpecs, NameTheEntryLineColumnAndField) {
+  const BadSpec& bad = GetParam();
+  const auto spec = parse_cluster_spec(bad.yaml, "test.yaml", bundled_catalog());
+  ASSERT_FALSE(spec.ok()) << "spec was accepted:\n" << bad.yaml;
+  const std::string errors = spec.error_text();
+  EXPECT_EQ(errors.rfind(bad.location, 0), 0u) << errors;
+  EXPECT_NE(errors.find(" " + bad.field + ": "), std::string::npos) << errors;
+  EXPECT_NE(errors.find(bad.message), std::string::npos) << errors;
+}
+
+INSTANTIATE_TEST_SUITE_P(ClusterSpecGroups, BadGroupSpecs, ::testing::ValuesIn(bad_group_specs()),
+                         [](const auto& info) { return info.param.name; });
+
 }  // namespace
 }  // namespace gputwin

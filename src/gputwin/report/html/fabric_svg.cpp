@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "gputwin/design/node_groups.hpp"
 #include "gputwin/report/html/html_text.hpp"
 
 namespace gputwin {
@@ -210,7 +211,8 @@ std::string fabric_svg(const Cluster& cluster, const Fabric& fabric) {
   const std::size_t rows = placed.tiers.size();
   std::string svg = fmt::format(
       "<svg class=\"fabric-diagram\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} fabric by tier\">",
-      svg_number(kWidth), svg_number(kTierPitch * static_cast<double>(rows) + 10), role_name(fabric.role));
+      svg_number(kWidth), svg_number(kTierPitch * static_cast<double>(rows) + 10),
+      fabric_name(cluster, fabric));
   svg += link_lines(fabric, placed);
   for (std::size_t row = 0; row < rows; ++row) svg += tier_row(cluster, placed.tiers[row], row_y(row, rows));
   return svg + "</svg>";

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "gputwin/design/node_groups.hpp"
 #include "gputwin/report/html/charts.hpp"
 #include "gputwin/report/html/fabric_svg.hpp"
 #include "gputwin/report/html/html_text.hpp"
@@ -214,11 +215,11 @@ std::string racks_section(const Cluster& cluster) {
   return html + "</section>";
 }
 
-std::string fabric_caption(const Fabric& fabric, const Json& json) {
-  std::string caption =
-      fmt::format("<b>{}</b>: {} of {} at {} Gb/s, {} tier{}, blocking ratio {}", role_name(fabric.role),
-                  fabric.topology, html_escape(fabric.switch_part), json_text(json["link_speed_gbit_s"]),
-                  fabric.tiers, fabric.tiers == 1 ? "" : "s", json_text(json["blocking_ratio"]));
+std::string fabric_caption(const Cluster& cluster, const Fabric& fabric, const Json& json) {
+  std::string caption = fmt::format(
+      "<b>{}</b>: {} of {} at {} Gb/s, {} tier{}, blocking ratio {}", fabric_name(cluster, fabric),
+      fabric.topology, html_escape(fabric.switch_part), json_text(json["link_speed_gbit_s"]), fabric.tiers,
+      fabric.tiers == 1 ? "" : "s", json_text(json["blocking_ratio"]));
   if (fabric.topology == "rail_optimized") {
     caption += fmt::format("; {} scalable units of {} nodes, {} rails", fabric.scalable_units,
                            fabric.nodes_per_scalable_unit, fabric.rails);
@@ -236,12 +237,12 @@ std::string fabrics_section(const Cluster& cluster, const Json& plan) {
       "grouped by scalable unit (SU) with their counts; line width grows with the links between two "
       "boxes.</p>";
   for (const auto& fabric : cluster.fabrics) {
-    const Json& json = plan["fabrics"][role_name(fabric.role)];
+    const Json& json = plan["fabrics"][fabric_name(cluster, fabric)];
     html += fmt::format(
         "<figure class=\"fabric\" data-fabric=\"{}\" data-leaf=\"{}\" data-spine=\"{}\" data-core=\"{}\">{}"
         "<figcaption>{}</figcaption></figure>",
-        role_name(fabric.role), fabric.switches_in(Tier::leaf), fabric.switches_in(Tier::spine),
-        fabric.switches_in(Tier::core), fabric_svg(cluster, fabric), fabric_caption(fabric, json));
+        fabric_name(cluster, fabric), fabric.switches_in(Tier::leaf), fabric.switches_in(Tier::spine),
+        fabric.switches_in(Tier::core), fabric_svg(cluster, fabric), fabric_caption(cluster, fabric, json));
   }
   return html + "</section>";
 }

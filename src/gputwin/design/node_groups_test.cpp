@@ -1,0 +1,236 @@
+// Several node groups in one spec (examples/mixed-h100-gb200.yaml): devices and racks per group, one compute
+// fabric per group equal to the group designed alone, the other fabrics shared, power from each system.
+#include "gputwin/design/node_groups.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "gputwin/design/design_test_support.hpp"
+#include "gputwin/design/node_type_view.hpp"
+
+namespace gputwin {
+namespace {
+
+using testing::bundled_catalog;
+using testing::plan_file;
+using testing::plan_text;
+
+constexpr const char* kMixedExample = "examples/mixed-h100-gb200.yaml";
+
+std::string example_text() {
+  std::ifstream stream(testing::source_path(kMixedExample));
+  std::ostringstream text;
+  text << stream.rdbuf();
+  return text.str();
+}
+
+std::string with(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// The example with its `nodes:` list replaced by the map form of one group.
+std::string alone(const std::string& nodes) {
+  const std::string text = example_text();
+  const auto start = text.find("nodes:\n");
+  const auto end = text.find("fabrics:\n");
+  EXPECT_NE(start, std::string::npos);
+  EXPECT_NE(end, std::string::npos);
+  return text.substr(0, start) + "nodes:\n" + nodes + text.substr(end);
+}
+
+std::vector<const Fabric*> compute_fabrics(const Cluster& cluster) {
+  std::vector<const Fabric*> fabrics;
+  for (const Fabric& fabric : cluster.fabrics) {
+    if (fabric.role == NetworkRole::compute) fabrics.push_back(&fabric);
+  }
+  return fabrics;
+}
+
+// The node types of the nodes a fabric's node-leaf links reach.
+std::set<std::string> node_systems_on(const Cluster& cluster, const Fabric& fabric) {
+  std::set<std::string> systems;
+  for (const LinkBundle& bundle : fabric.bundles) {
+    const Device& device = cluster.devices[bundle.device_a];
+    if (bundle.tier_a == Tier::endpoint && device.kind == DeviceKind::node)
+      systems.insert(cluster.node_type_of(device)->system);
+  }
+  return systems;
+}
+
+int nodes_on(const Cluster& cluster, const Fabric& fabric) {
+  std::set<int> nodes;
+  for (const LinkBundle& bundle : fabric.bundles) {
+    if (bundle.tier_a == Tier::endpoint && cluster.devices[bundle.device_a].kind == DeviceKind::node)
+      nodes.insert(bundle.device_a);
+  }
+  return static_cast<int>(nodes.size());
+}
+
+void expect_same_fabric(const Fabric& island, const Fabric& planned_alone, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(island.rails, planned_alone.rails);
+  EXPECT_EQ(island.scalable_units, planned_alone.scalable_units);
+  EXPECT_EQ(island.nodes_per_scalable_unit, planned_alone.nodes_per_scalable_unit);
+  EXPECT_EQ(island.tiers, planned_alone.tiers);
+  for (const Tier tier : {Tier::leaf, Tier::spine, Tier::core})
+    EXPECT_EQ(island.switches_in(tier), planned_alone.switches_in(tier)) << tier_name(tier);
+  EXPECT_EQ(island.links_between(Tier::endpoint, Tier::leaf),
+            planned_alone.links_between(Tier::endpoint, Tier::leaf));
+  EXPECT_EQ(island.links_between(Tier::leaf, Tier::spine),
+            planned_alone.links_between(Tier::leaf, Tier::spine));
+  EXPECT_EQ(island.ports_total, planned_alone.ports_total);
+  EXPECT_EQ(island.ports_used, planned_alone.ports_used);
+  EXPECT_EQ(island.transceivers, planned_alone.transceivers);
+}
+
+TEST(NodeGroups, GpusNodesAndRacksAreEachGroupsInOrder) {
+  const Cluster cluster = plan_file(kMixedExample);
+  const auto& nvl72 = bundled_catalog().get<RackSystem>("gb200-nvl72");
+  const auto& tray = bundled_catalog().get<System>(nvl72.compute_tray);
+  const int dgx_gpus = bundled_catalog().get<System>("dgx-h100").accelerators;
+  EXPECT_EQ(cluster.nodes, 16 + 2 * nvl72.compute_trays);
+  EXPECT_EQ(cluster.gpus, 16 * dgx_gpus + 2 * nvl72.compute_trays * tray.accelerators);
+  const auto counts = cluster.node_type_counts();
+  ASSERT_GE(counts.size(), 2u);
+  EXPECT_EQ(counts[0].type->system, "dgx-h100");  // the list's order
+  EXPECT_EQ(counts[0].count, 16);
+  EXPECT_EQ(counts[1].type->system, tray.info.id);
+  EXPECT_EQ(counts[1].count, 2 * nvl72.compute_trays);
+  EXPECT_TRUE(cluster.rack_system.empty());  // not every compute rack is one
+
+  // A compute rack holds one group: 4 DGX (facility.max_nodes_per_rack) or one whole NVL72.
+  int dgx_racks = 0;
+  int nvl72_racks = 0;
+  for (const Rack& rack : cluster.racks) {
+    if (rack.kind != RackKind::compute) continue;
+    std::set<std::string> systems;
+    int nodes = 0;
+    for (const int device : rack.devices) {
+      if (cluster.devices[device].kind != DeviceKind::node) continue;
+      systems.insert(cluster.node_type_of(cluster.devices[device])->system);
+      ++nodes;
+    }
+    ASSERT_EQ(systems.size(), 1u) << rack.name;
+    if (*systems.begin() == "dgx-h100") {
+      ++dgx_racks;
+      EXPECT_EQ(nodes, 4) << rack.name;
+      EXPECT_TRUE(rack.system.empty());
+    } else {
+      ++nvl72_racks;
+      EXPECT_EQ(nodes, nvl72.compute_trays) << rack.name;
+      EXPECT_EQ(rack.system, "gb200-nvl72");
+    }
+  }
+  EXPECT_EQ(dgx_racks, 4);
+  EXPECT_EQ(nvl72_racks, 2);
+  EXPECT_EQ(cluster.domains.size(), 16u + 2u);  // one per DGX, one per NVL72 rack
+}
+
+TEST(NodeGroups, EachGroupHasItsOwnComputeFabricAsItWouldAlone) {
+  const Cluster cluster = plan_file(kMixedExample);
+  const auto fabrics = compute_fabrics(cluster);
+  ASSERT_EQ(fabrics.size(), 2u);
+  EXPECT_EQ(fabric_node_group(cluster, *fabrics[0]), "dgx-h100");
+  EXPECT_EQ(fabric_name(cluster, *fabrics[0]), "compute:dgx-h100");
+  EXPECT_EQ(fabric_node_group(cluster, *fabrics[1]), "gb200-nvl72");
+  EXPECT_EQ(fabric_name(cluster, *fabrics[1]), "compute:gb200-nvl72");
+  EXPECT_EQ(node_systems_on(cluster, *fabrics[0]), std::set<std::string>{"dgx-h100"});
+  EXPECT_EQ(node_systems_on(cluster, *fabrics[1]), std::set<std::string>{"gb200-nvl72-tray"});
+  EXPECT_EQ(nodes_on(cluster, *fabrics[0]), 16);
+  EXPECT_EQ(nodes_on(cluster, *fabrics[1]), 36);
+  EXPECT_EQ(fabrics[0]->rails, 8);  // each group's own compute NIC ports
+  EXPECT_EQ(fabrics[1]->rails, 4);
+
+  // The DGX group alone keeps the compute appliances (they join the first group's fabric).
+  const Cluster dgx = plan_text(alone("  system: dgx-h100\n  count: 16\n"));
+  ASSERT_NE(dgx.fabric(NetworkRole::compute), nullptr);
+  expect_same_fabric(*fabrics[0], *dgx.fabric(NetworkRole::compute), "dgx-h100 alone");
+
+  // The NVL72 group alone: its own scalable unit, no appliances, no per-rack node limit (it would cut a
+  // rack).
+  std::string nvl72_text = alone("  system: gb200-nvl72\n  count: 2\n");
+  nvl72_text = with(nvl72_text, "    scalable_unit: 32\n", "    scalable_unit: 36\n");
+  nvl72_text = with(nvl72_text, "    appliances:\n      - {appliance: ufm-3.1, count: 4}", "");
+  nvl72_text = with(nvl72_text, "  max_nodes_per_rack: 4", "");
+  const Cluster nvl72 = plan_text(nvl72_text);
+  ASSERT_NE(nvl72.fabric(NetworkRole::compute), nullptr);
+  expect_same_fabric(*fabrics[1], *nvl72.fabric(NetworkRole::compute), "gb200-nvl72 alone");
+}
+
+TEST(NodeGroups, StorageInbandAndOobAreOneFabricForEveryNode) {
+  const Cluster cluster = plan_file(kMixedExample);
+  for (const NetworkRole role : {NetworkRole::inband, NetworkRole::oob}) {
+    int fabrics = 0;
+    for (const Fabric& fabric : cluster.fabrics) fabrics += fabric.role == role;
+    EXPECT_EQ(fabrics, 1) << role_name(role);
+  }
+  const Fabric* inband = cluster.fabric(NetworkRole::inband);
+  ASSERT_NE(inband, nullptr);
+  EXPECT_EQ(fabric_name(cluster, *inband), "inband");
+  EXPECT_EQ(nodes_on(cluster, *inband), cluster.nodes);
+  EXPECT_EQ(node_systems_on(cluster, *inband), (std::set<std::string>{"dgx-h100", "gb200-nvl72-tray"}));
+}
+
+TEST(NodeGroups, DeviceNamesStayUnique) {
+  const Cluster cluster = plan_file(kMixedExample);
+  std::set<std::string> names;
+  for (const Device& device : cluster.devices) EXPECT_TRUE(names.insert(device.name).second) << device.name;
+}
+
+TEST(NodeGroups, TypicalPowerComesFromEachGroupsSystem) {
+  const Cluster cluster = plan_file(kMixedExample);
+  const auto typicals = typical_power_by_node_type(cluster);
+  ASSERT_EQ(typicals.size(), 2u);
+  EXPECT_EQ(typicals[0].system, "dgx-h100");
+  EXPECT_EQ(typicals[1].system, "gb200-nvl72-tray");
+  for (const NodeTypeTypicalPower& typical : typicals) {
+    const System& system = bundled_catalog().get<System>(typical.system);
+    EXPECT_DOUBLE_EQ(typical.typical.base(), system.power_typical.value_or(system.power_max).base())
+        << typical.system;
+  }
+  // The summary's figure is the first group's (the one-group readers see it); each system without a typical
+  // figure gets its own warning.
+  const System& dgx = bundled_catalog().get<System>("dgx-h100");
+  const System& tray = bundled_catalog().get<System>("gb200-nvl72-tray");
+  EXPECT_EQ(cluster.power.node_typical.has_value(), dgx.power_typical.has_value());
+  if (dgx.power_typical) {
+    EXPECT_DOUBLE_EQ(cluster.power.node_typical->base(), dgx.power_typical->base());
+  }
+  EXPECT_EQ(cluster.power.typical_from_max, !dgx.power_typical || !tray.power_typical);
+  int unknown = 0;
+  for (const Warning& warning : cluster.warnings) unknown += warning.code == "typical-power-unknown";
+  EXPECT_EQ(unknown, !dgx.power_typical + !tray.power_typical);
+  // The IT power is every rack's: the NVL72 racks at their published rack figure, the DGX racks per node.
+  Power racks_max;
+  for (const Rack& rack : cluster.racks) racks_max += rack.power_max;
+  EXPECT_DOUBLE_EQ(cluster.power.it_max.base(), racks_max.base());
+  const auto& nvl72 = bundled_catalog().get<RackSystem>("gb200-nvl72");
+  for (const Rack& rack : cluster.racks) {
+    if (rack.system == "gb200-nvl72") {
+      EXPECT_DOUBLE_EQ(rack.power_max.base(), nvl72.power_max.base());
+    }
+  }
+}
+
+TEST(NodeGroups, ANodeTypesViewKeepsOnlyItsOwnComputeFabric) {
+  const Cluster cluster = plan_file(kMixedExample);
+  for (const std::string system : {"dgx-h100", "gb200-nvl72-tray"}) {
+    const auto view = cluster_of_node_type(cluster, system);
+    ASSERT_TRUE(view.has_value()) << system;
+    const auto fabrics = compute_fabrics(*view);
+    ASSERT_EQ(fabrics.size(), 1u) << system;
+    EXPECT_EQ(fabric_node_system(*view, *fabrics.front()), system);
+    EXPECT_EQ(view->fabric(NetworkRole::compute), fabrics.front());
+    ASSERT_NE(view->sole_node_type(), nullptr);
+    EXPECT_EQ(view->sole_node_type()->system, system);
+  }
+}
+
+}  // namespace
+}  // namespace gputwin
