@@ -129,6 +129,47 @@ TEST(TrainingMoe, HostWaitIsPaidPerMoeLayerAndPass) {
   EXPECT_DOUBLE_EQ(step(with, *dense), step(without, *dense));
 }
 
+// The breakdown of compute and recompute by kind adds up to those two terms; a MoE model's routed experts
+// land in the grouped-GEMM part and a dense model has none; with full recomputation the host wait is paid in
+// three passes (forward, backward, recomputed forward).
+TEST(TrainingMoe, ComputePartsAddUpToComputeAndRecompute) {
+  const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
+  const TransformerModel* dense = find_model(testing::model_presets(), "llama3-8b");
+  ASSERT_NE(qwen, nullptr);
+  ASSERT_NE(dense, nullptr);
+  const PerfHardware hw = perf_hardware_of_system(setup().catalog, "dgx-h100", 1).value();
+  TrainingConfig c;
+  c.sequence = 4096;
+  c.global_batch = 64;
+  c.micro_batch = 1;
+  c.ep = 8;
+  c.recompute = Recompute::full;
+  ASSERT_TRUE(check_training_config(*qwen, c, 8).empty());
+  TrainingCalibration k = setup().calibration;
+  k.moe_layer_host_s = 0.002;
+  const auto seconds = [](const std::vector<TimeTerm>& terms, const std::string& name) {
+    for (const auto& t : terms)
+      if (t.name == name) return t.seconds;
+    return -1.0;
+  };
+  for (const TransformerModel* m : {qwen, dense}) {
+    const TrainingEstimate e = estimate_training(hw, setup().collectives, k, *m, c);
+    double parts = 0;
+    for (const auto& t : e.compute_parts) parts += t.seconds;
+    const double whole = seconds(e.terms, "compute") + seconds(e.terms, "recompute");
+    EXPECT_NEAR(parts, whole, 1e-9 * whole) << m->name;
+    EXPECT_GT(seconds(e.compute_parts, "dense GEMMs"), 0) << m->name;
+    EXPECT_GT(seconds(e.compute_parts, "attention kernels"), 0) << m->name;
+  }
+  const TrainingEstimate moe = estimate_training(hw, setup().collectives, k, *qwen, c);
+  const TrainingEstimate plain = estimate_training(hw, setup().collectives, k, *dense, c);
+  EXPECT_GT(seconds(moe.compute_parts, "grouped expert GEMMs"), seconds(moe.compute_parts, "dense GEMMs"));
+  EXPECT_EQ(seconds(plain.compute_parts, "grouped expert GEMMs"), 0);
+  EXPECT_EQ(seconds(plain.compute_parts, "MoE host wait"), 0);
+  const double host = 0.002 * 3 * qwen->moe_layer_count() * c.micro_batches();
+  EXPECT_NEAR(seconds(moe.compute_parts, "MoE host wait"), host, 1e-9 * host);
+}
+
 // A recipe that captures the MoE router and preprocessing in CUDA graphs (moe_cuda_graphs) pays the graphed
 // host wait instead of the kernel-by-kernel one, per MoE layer and pass exactly as that one; with both waits
 // equal the flag changes nothing.
