@@ -7,7 +7,7 @@
 //
 //   build-train/bench/training_validation        (Markdown tables, pasted into docs/accuracy.md)
 //   build-train/bench/training_validation --fit  (re-runs fit_gemm_calibration: the fitted constants)
-//   build-train/bench/training_validation --moe  (every MoE fit row's step-time terms)
+//   build-train/bench/training_validation --moe  (every MoE fit row's step-time terms, compute split by kind)
 //   build-train/bench/training_validation --groups  (mean and worst |error| by set, GPU, dense/MoE, model)
 //   build-train/bench/training_validation --attention  (every predicted row's attention and context-parallel
 //                                                        share of the step, with its error: the diagnosis)

@@ -175,6 +175,29 @@ void context_exchange(const Context& x, double tokens, LayerPass& pass) {
   pass.context_comm_backward = std::max(0.0, gather + scatter - pass.attention_backward / cp);
 }
 
+// The flex dispatcher's deduplication (expert_dispatch_dedup: Megatron's HybridEP / DeepEP backends): a token
+// goes over the NICs once to each remote node that holds any of its top-k experts and is fanned out there
+// over NVLink (DeepSeek-V3 technical report, Section 3.2.2: IB to the same-index GPU of the target node, then
+// NVLink), where the alltoall dispatcher sends one copy per routed expert. With the experts spread evenly
+// over the group's n nodes (E / n each) and the top-k drawn without repeats, a given remote node holds none
+// of a token's k experts with probability C(E - E/n, k) / C(E, k); the copies that cross the NICs per token
+// are (n - 1) (1 - that) against k (n - 1) / n. Returned: their ratio, the share of the dispatch bytes left
+// (1 when the group stays inside one node or NVLink domain, or without the flex dispatcher). The fan-out
+// inside the node runs on NVLink and is not counted.
+double dispatch_dedup_factor(const TransformerModel& m, const TrainingConfig& c,
+                             const CollectiveGroup& group) {
+  if (!c.expert_dispatch_dedup || group.ranks <= 1 || group.ranks_per_domain >= group.ranks) return 1;
+  const double nodes = std::ceil(static_cast<double>(group.ranks) / std::max(1, group.ranks_per_node));
+  const double experts = m.moe.experts, k = m.moe.experts_per_token;
+  if (nodes <= 1 || k <= 0 || experts <= k) return 1;
+  const double elsewhere = experts - experts / nodes;  // experts not on a given remote node
+  double none_there = 1;                               // C(elsewhere, k) / C(E, k)
+  for (int i = 0; i < static_cast<int>(k); ++i) none_there *= std::max(0.0, elsewhere - i) / (experts - i);
+  const double deduplicated = (nodes - 1) * (1 - none_there);
+  const double per_copy = k * (nodes - 1) / nodes;
+  return std::min(1.0, deduplicated / per_copy);
+}
+
 // One layer's pass with its GEMMs on `d` (the config's precision, or bf16 for the layers a recipe keeps in
 // bf16).
 LayerPass forward_pass(const Context& x, const GemmDevice& d) {
@@ -246,7 +269,8 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
     add({{static_cast<double>(m.hidden), static_cast<double>(m.moe.experts)}}, tokens, 1,
         moe_share);  // router
     // Dispatch and combine: each routed token's hidden vector (bf16) to its expert's GPU and back.
-    const double routed_bytes = routed_rows * m.hidden * kActivationBytes / c.tp;
+    double routed_bytes = routed_rows * m.hidden * kActivationBytes / c.tp;
+    routed_bytes *= dispatch_dedup_factor(m, c, x.groups.expert);
     pass.expert_comm = moe_share * 2 * x.collective_s(CollectiveOp::alltoall, routed_bytes, x.groups.expert);
   }
   const double attention_flops = tokens * attention_flops_per_token(m, c.sequence) / c.tp;

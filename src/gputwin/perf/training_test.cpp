@@ -198,6 +198,37 @@ TEST(TrainingMoe, GraphedRecipesPayTheGraphedHostWait) {
   EXPECT_DOUBLE_EQ(step(k, false), step(k, true));
 }
 
+// The flex dispatcher (HybridEP) sends a token once to each remote node holding any of its experts: across
+// two DGX H100 nodes (top-8 of 128 experts) about one copy crosses per token instead of four, so the exposed
+// all-to-all shrinks by more than half; across eight nodes a token reaches more of them and the saving is
+// smaller; inside one node nothing changes.
+TEST(TrainingMoe, FlexDispatcherSendsATokenOncePerRemoteNode) {
+  const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
+  ASSERT_NE(qwen, nullptr);
+  const auto all_to_all = [&](int nodes, bool dedup) {
+    const PerfHardware hw = perf_hardware_of_system(setup().catalog, "dgx-h100", nodes).value();
+    TrainingConfig c;
+    c.sequence = 4096;
+    c.global_batch = 8 * nodes * 4;
+    c.micro_batch = 1;
+    c.dp = 8 * nodes;
+    c.ep = 8 * nodes;
+    c.recompute = Recompute::none;
+    c.expert_dispatch_dedup = dedup;
+    EXPECT_TRUE(check_training_config(*qwen, c, 8 * nodes).empty());
+    const TrainingEstimate e = estimate_training(hw, setup().collectives, setup().calibration, *qwen, c);
+    for (const auto& t : e.terms)
+      if (t.name == "expert-parallel all-to-all") return t.seconds;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(all_to_all(1, true), all_to_all(1, false));
+  const double two = all_to_all(2, true) / all_to_all(2, false);
+  const double eight = all_to_all(8, true) / all_to_all(8, false);
+  EXPECT_LT(two, 0.5);
+  EXPECT_GT(eight, two);
+  EXPECT_LT(eight, 1.0);
+}
+
 // With Megatron's expert-parallel overlap the all-to-alls hide behind another micro-batch's compute: what is
 // exposed is less than the whole, never negative, and the rest of the step is unchanged.
 TEST(TrainingMoe, ExpertCommOverlapExposesOnlyWhatComputeDoesNotHide) {
