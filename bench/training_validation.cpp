@@ -8,7 +8,7 @@
 //
 //   build-train/bench/training_validation        (Markdown tables, pasted into docs/accuracy.md)
 //   build-train/bench/training_validation --fit  (re-runs fit_gemm_calibration: the fitted constants)
-//   build-train/bench/training_validation --moe  (every MoE fit row's step-time terms)
+//   build-train/bench/training_validation --moe  (every MoE fit row's step-time terms, compute split by kind)
 //   build-train/bench/training_validation --groups  (mean and worst |error| by set, GPU, dense/MoE, model)
 //   build-train/bench/training_validation --attention  (every predicted row's attention and context-parallel
 //                                                        share of the step, with its error: the diagnosis)
@@ -113,9 +113,11 @@ void print_gap_reasons(const std::vector<gputwin::ReferencePrediction>& rows,
   std::cout << "\n";
 }
 
-// `--moe`: every predicted MoE row of the fit set with its step-time terms (seconds per step), the published
-// step time, and what is missing per MoE layer and micro-batch on the slowest rank (published - predicted,
-// over (m + bubble) x MoE layers on that rank): the evidence behind the MoE terms of the model.
+// `--moe`: every predicted MoE row of the fit set with its step-time terms (seconds per step; compute and
+// recompute split into dense GEMMs, grouped expert GEMMs, attention, elementwise, casts, MoE permute, MoE
+// host wait and the output layer), the published step time, and what is missing per MoE layer and micro-batch
+// on the slowest rank (published - predicted, over (m + bubble) x MoE layers on that rank): the evidence
+// behind the MoE terms of the model.
 void print_moe_breakdown(const std::vector<gputwin::ReferencePrediction>& rows) {
   for (const auto& row : rows) {
     if (!row.run.predictable || row.run.set != "fit" || !row.run.model.is_moe()) continue;
@@ -133,8 +135,16 @@ void print_moe_breakdown(const std::vector<gputwin::ReferencePrediction>& rows) 
         row.run.id, row.run.precision, c.tp, c.pp, c.virtual_stages, c.ep, c.micro_batch, m, published_step,
         row.estimate.step_time_s, 100 * row.error,
         1e3 * (published_step - row.estimate.step_time_s) / ((m + bubble) * moe_layers));
+    // Compute and recompute split by kind (GEMMs, grouped expert GEMMs, attention, permute, host wait, ...),
+    // then every other term, each with its share of the predicted step.
+    auto line = [&](const gputwin::TimeTerm& t) {
+      if (t.seconds > 0)
+        std::cout << fmt::format("    {:<32} {:8.3f} s {:5.1f} %\n", t.name, t.seconds,
+                                 100 * t.seconds / row.estimate.step_time_s);
+    };
+    for (const auto& t : row.estimate.compute_parts) line(t);
     for (const auto& t : row.estimate.terms)
-      if (t.seconds > 0) std::cout << fmt::format("    {:<32} {:8.3f} s\n", t.name, t.seconds);
+      if (t.name != "compute" && t.name != "recompute") line(t);
   }
 }
 

@@ -127,19 +127,22 @@ struct Context {
 // Per layer and micro-batch on one GPU: the pieces a forward and a backward pass cost, so recomputation can
 // repeat some.
 struct LayerPass {
-  double matrices = 0;            // s, forward weight GEMMs
-  double matrices_backward = 0;   // s, dgrad + wgrad
-  double casts = 0;               // s, quantising the GEMM operands (FP8 recipes), forward and backward
-  double attention = 0;           // s, scores and values, forward
-  double attention_backward = 0;  // s
-  double elementwise = 0;         // s, all stored activations written / read once
-  double score_elementwise = 0;   // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
-  double tensor_comm = 0;         // s, two all-reduces (or all-gather + reduce-scatter pairs), one pass
-  double context_comm = 0;        // s, context-parallel key/value exchange the forward pass exposes
+  double matrices = 0;                  // s, forward weight GEMMs
+  double matrices_backward = 0;         // s, dgrad + wgrad
+  double expert_matrices = 0;           // s, of `matrices`: the routed experts' grouped GEMMs (MoE)
+  double expert_matrices_backward = 0;  // s, of `matrices_backward`: the same, dgrad + wgrad
+  double casts = 0;                     // s, quantising the GEMM operands (FP8 recipes), forward and backward
+  double attention = 0;                 // s, scores and values, forward
+  double attention_backward = 0;        // s
+  double elementwise = 0;               // s, all stored activations written / read once
+  double score_elementwise = 0;  // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
+  double tensor_comm = 0;        // s, two all-reduces (or all-gather + reduce-scatter pairs), one pass
+  double context_comm = 0;       // s, context-parallel key/value exchange the forward pass exposes
   double context_comm_backward = 0;  // s, keys, values and their gradients the backward pass exposes
   double expert_comm = 0;  // s, MoE dispatch + combine all-to-all over the expert-parallel group, one pass
   double permute = 0;      // s, MoE token permute / unpermute and router traffic, one pass
-  double host_wait = 0;    // s, GPU idle while the host synchronises on the MoE dispatch, one pass
+  double host_wait = 0;    // s, forward: GPU idle while the host issues a MoE layer after its dispatch sync
+  double host_wait_backward = 0;   // s, the same in the backward pass
   double every_second_matrix = 0;  // s, forward GEMMs torchtitan's per-op SAC recomputes (Recompute::op_sac)
 
   [[nodiscard]] double forward() const { return matrices + attention + elementwise + permute + host_wait; }
@@ -170,6 +173,29 @@ void context_exchange(const Context& x, double tokens, LayerPass& pass) {
   const double scatter = x.collective_s(CollectiveOp::reduce_scatter, gathered, x.groups.context);
   pass.context_comm = std::max(0.0, gather - pass.attention / cp);
   pass.context_comm_backward = std::max(0.0, gather + scatter - pass.attention_backward / cp);
+}
+
+// The flex dispatcher's deduplication (expert_dispatch_dedup: Megatron's HybridEP / DeepEP backends): a token
+// goes over the NICs once to each remote node that holds any of its top-k experts and is fanned out there
+// over NVLink (DeepSeek-V3 technical report, Section 3.2.2: IB to the same-index GPU of the target node, then
+// NVLink), where the alltoall dispatcher sends one copy per routed expert. With the experts spread evenly
+// over the group's n nodes (E / n each) and the top-k drawn without repeats, a given remote node holds none
+// of a token's k experts with probability C(E - E/n, k) / C(E, k); the copies that cross the NICs per token
+// are (n - 1) (1 - that) against k (n - 1) / n. Returned: their ratio, the share of the dispatch bytes left
+// (1 when the group stays inside one node or NVLink domain, or without the flex dispatcher). The fan-out
+// inside the node runs on NVLink and is not counted.
+double dispatch_dedup_factor(const TransformerModel& m, const TrainingConfig& c,
+                             const CollectiveGroup& group) {
+  if (!c.expert_dispatch_dedup || group.ranks <= 1 || group.ranks_per_domain >= group.ranks) return 1;
+  const double nodes = std::ceil(static_cast<double>(group.ranks) / std::max(1, group.ranks_per_node));
+  const double experts = m.moe.experts, k = m.moe.experts_per_token;
+  if (nodes <= 1 || k <= 0 || experts <= k) return 1;
+  const double elsewhere = experts - experts / nodes;  // experts not on a given remote node
+  double none_there = 1;                               // C(elsewhere, k) / C(E, k)
+  for (int i = 0; i < static_cast<int>(k); ++i) none_there *= std::max(0.0, elsewhere - i) / (experts - i);
+  const double deduplicated = (nodes - 1) * (1 - none_there);
+  const double per_copy = k * (nodes - 1) / nodes;
+  return std::min(1.0, deduplicated / per_copy);
 }
 
 // One layer's pass with its GEMMs on `d` (the config's precision, or bf16 for the layers a recipe keeps in
@@ -218,9 +244,13 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
     const double expert_rows = routed_rows / local_experts;
     for (const LayerGemm& g : mlp_gemms(m, m.moe.expert_ffn_hidden, c.tp)) {
       // One grouped kernel per GEMM and pass over the local experts (tile and wave quantisation).
-      pass.matrices += moe_share * d.grouped_gemm_s(local_experts, expert_rows, g.n, g.k);
-      pass.matrices_backward += moe_share * (d.grouped_gemm_s(local_experts, expert_rows, g.k, g.n) +
-                                             d.grouped_gemm_s(local_experts, g.k, g.n, expert_rows));
+      const double forward = moe_share * d.grouped_gemm_s(local_experts, expert_rows, g.n, g.k);
+      const double backward = moe_share * (d.grouped_gemm_s(local_experts, expert_rows, g.k, g.n) +
+                                           d.grouped_gemm_s(local_experts, g.k, g.n, expert_rows));
+      pass.matrices += forward;
+      pass.matrices_backward += backward;
+      pass.expert_matrices += forward;
+      pass.expert_matrices_backward += backward;
       if (d.quantised) {
         const double weights_per_micro_batch = local_experts * g.k * g.n / std::max(1, c.micro_batches());
         const double elements = routed_rows * (g.k + g.n) + weights_per_micro_batch;
@@ -233,15 +263,14 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
     const double permute_bytes = 2 * (tokens + routed_rows) * m.hidden * kActivationBytes +
                                  2 * tokens * static_cast<double>(m.moe.experts) * kRouterBytes;
     pass.permute = moe_share * permute_bytes / x.memory_bandwidth;
-    pass.host_wait = moe_share * (c.moe_cuda_graphs ? x.calibration.moe_layer_host_graphed_s
-                                                    : x.calibration.moe_layer_host_s);
     if (m.moe.shared_experts > 0)
       add(mlp_gemms(m, static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden, c.tp),
           tokens, 1, moe_share);
     add({{static_cast<double>(m.hidden), static_cast<double>(m.moe.experts)}}, tokens, 1,
         moe_share);  // router
     // Dispatch and combine: each routed token's hidden vector (bf16) to its expert's GPU and back.
-    const double routed_bytes = routed_rows * m.hidden * kActivationBytes / c.tp;
+    double routed_bytes = routed_rows * m.hidden * kActivationBytes / c.tp;
+    routed_bytes *= dispatch_dedup_factor(m, c, x.groups.expert);
     pass.expert_comm = moe_share * 2 * x.collective_s(CollectiveOp::alltoall, routed_bytes, x.groups.expert);
   }
   const double attention_flops = tokens * attention_flops_per_token(m, c.sequence) / c.tp;
@@ -284,12 +313,36 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
   } else {
     pass.tensor_comm = 2 * x.collective_s(CollectiveOp::all_reduce, layer_output_bytes, x.groups.tensor);
   }
+  if (m.is_moe() && moe_share > 0) {
+    // The host wait per MoE layer and pass (forward, backward).
+    const double host =
+        c.moe_cuda_graphs ? x.calibration.moe_layer_host_graphed_s : x.calibration.moe_layer_host_s;
+    pass.host_wait = pass.host_wait_backward = moe_share * host;
+  }
   if (c.cp > 1) context_exchange(x, tokens, pass);
   return pass;
 }
 
+// The parts compute + recompute are made of, for the per-term breakdown (TrainingEstimate::compute_parts).
+struct ComputeParts {
+  double dense_gemm = 0, expert_gemm = 0, attention = 0, elementwise = 0, casts = 0, permute = 0, host = 0,
+         output = 0;
+  // One layer pass's parts, `times` of them (forward: the pass as LayerPass::forward() counts it).
+  void add_forward(const LayerPass& p, double times);
+};
+
+void ComputeParts::add_forward(const LayerPass& p, double times) {
+  dense_gemm += times * (p.matrices - p.expert_matrices);
+  expert_gemm += times * p.expert_matrices;
+  attention += times * p.attention;
+  elementwise += times * p.elementwise;
+  permute += times * p.permute;
+  host += times * p.host_wait;
+}
+
 struct StageTimes {
   double compute = 0, recompute = 0, tensor_comm = 0, context_comm = 0, pipeline_comm = 0, expert_comm = 0;
+  ComputeParts parts;    // compute + recompute split by kind (adds up to them)
   double attention = 0;  // the attention kernels' part of compute + recompute (not added to total())
   double backward = 0;   // the backward share of compute + recompute + communication (for DP overlap)
   [[nodiscard]] double total() const {
@@ -332,8 +385,23 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
   auto sum = [&](auto term) { return quantised * term(f) + bf16 * term(f_bf16); };
   t.compute = sum([](const LayerPass& p) {
     const double backward =
-        p.matrices_backward + p.attention_backward + 2 * p.elementwise + p.permute + p.host_wait;
+        p.matrices_backward + p.attention_backward + 2 * p.elementwise + p.permute + p.host_wait_backward;
     return p.forward() + backward + p.casts;
+  });
+  // The same compute and the recomputation below, by kind.
+  auto parts = [&](auto add) {
+    add(f, quantised);
+    add(f_bf16, bf16);
+  };
+  parts([&](const LayerPass& p, double n) {
+    t.parts.add_forward(p, n);
+    t.parts.dense_gemm += n * (p.matrices_backward - p.expert_matrices_backward);
+    t.parts.expert_gemm += n * p.expert_matrices_backward;
+    t.parts.attention += n * p.attention_backward;
+    t.parts.elementwise += n * 2 * p.elementwise;
+    t.parts.permute += n * p.permute;
+    t.parts.host += n * p.host_wait_backward;
+    t.parts.casts += n * p.casts;
   });
   const auto forward_tensor = [&](const LayerPass& p) {
     return exposed_tensor_comm(c, p.tensor_comm, p.matrices);
@@ -354,22 +422,30 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
   t.attention = sum([](const LayerPass& p) { return p.attention + p.attention_backward; });
   if (c.recompute == Recompute::full) {
     t.recompute = sum([](const LayerPass& p) { return p.forward(); });
+    parts([&](const LayerPass& p, double n) { t.parts.add_forward(p, n); });
     t.attention += sum([](const LayerPass& p) { return p.attention; });
     t.context_comm += sum([](const LayerPass& p) { return p.context_comm; });
     t.tensor_comm += sum(forward_tensor);
     t.expert_comm += sum([](const LayerPass& p) { return p.expert_comm; });
   } else if (c.recompute == Recompute::selective) {
     t.recompute = sum([](const LayerPass& p) { return p.attention + p.score_elementwise; });
+    parts([&](const LayerPass& p, double n) {
+      t.parts.attention += n * p.attention;
+      t.parts.elementwise += n * p.score_elementwise;
+    });
     t.attention += sum([](const LayerPass& p) { return p.attention; });
   } else if (c.recompute == Recompute::op_sac) {
     t.recompute = sum([](const LayerPass& p) { return p.every_second_matrix; });
+    parts([&](const LayerPass& p, double n) { t.parts.dense_gemm += n * p.every_second_matrix; });
   }
   const double tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
   const double h = x.model.hidden, vocab = static_cast<double>(x.model.vocab) / c.tp;
   const GemmDevice& d = x.device;  // the output layer stays bf16 in the FP8 recipes (see perf-training.md)
   const double output_forward = load.output_layer ? d.bf16_gemm_s(tokens, vocab, h) : 0;
-  if (load.output_layer)
-    t.compute += output_forward + d.bf16_gemm_s(tokens, h, vocab) + d.bf16_gemm_s(h, vocab, tokens);
+  if (load.output_layer) {
+    t.parts.output = output_forward + d.bf16_gemm_s(tokens, h, vocab) + d.bf16_gemm_s(h, vocab, tokens);
+    t.compute += t.parts.output;
+  }
   if (c.pp > 1) {
     const double boundary_bytes = tokens * x.model.hidden * kActivationBytes / c.tp;  // scatter-gather over t
     const double one_way = x.collective_s(CollectiveOp::sendrecv, boundary_bytes, x.groups.pipeline);
@@ -563,6 +639,20 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
            "Adam state read and written at memory bandwidth"),
   };
   for (const auto& t : e.terms) e.step_time_s += t.seconds;
+  // The compute and recompute terms by kind (the steady phase, m micro-batches; the bubble is its own term).
+  const ComputeParts& p = stage.parts;
+  e.compute_parts = {
+      term("dense GEMMs", m * p.dense_gemm, "attention projections, dense MLPs, shared experts, router"),
+      term("grouped expert GEMMs", m * p.expert_gemm,
+           "routed experts: one grouped kernel per GEMM and pass, tile and wave quantised"),
+      term("attention kernels", m * p.attention, e.attention_rule),
+      term("elementwise traffic", m * p.elementwise, "stored activations at memory bandwidth"),
+      term("casts", m * p.casts, "quantising GEMM operands at memory bandwidth"),
+      term("MoE permute / unpermute", m * p.permute,
+           "token permutation and router traffic at memory bandwidth"),
+      term("MoE host wait", m * p.host, "GPU idle while the host synchronises on the MoE dispatch"),
+      term("output layer", m * p.output, "logits GEMMs in bf16, forward and backward"),
+  };
   if (stage.total() > 0)
     e.attention_s = m * stage.attention + pipeline_s * (1 - steady) * stage.attention / stage.total();
   const double gpus = config.gpus();

@@ -80,6 +80,9 @@ struct TrainingEstimate {
   TrainingConfig config;  // with dp filled in
   double step_time_s = 0;
   std::vector<TimeTerm> terms;  // they add up to step_time_s
+  // The "compute" and "recompute" terms split by kind (dense GEMMs, grouped expert GEMMs, attention kernels,
+  // elementwise traffic, casts, MoE permute, MoE host wait, output layer): they add up to those two terms.
+  std::vector<TimeTerm> compute_parts;
   double tokens_per_second = 0;
   double model_flops_per_step = 0;     // the convention above
   double hardware_flops_per_step = 0;  // + recomputation

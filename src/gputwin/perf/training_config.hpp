@@ -95,6 +95,10 @@ struct TrainingConfig {
       false;  // the MoE router and the dispatcher's preprocessing captured in CUDA graphs
               // (Megatron cuda_graph_scope moe_router + moe_preprocess, or a full-iteration
               // graph): the host wait per MoE layer is TrainingCalibration's graphed value
+  bool expert_dispatch_dedup =
+      false;  // the flex dispatcher (Megatron moe_token_dispatcher_type flex, HybridEP / DeepEP
+              // backends): a token crosses to each remote node once and is fanned out to that node's
+              // experts over NVLink, instead of one copy per routed expert (the alltoall dispatcher)
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   [[nodiscard]] int gpus() const { return model_parallel() * dp; }   // GPUs that work (idle ones aside)

@@ -63,6 +63,8 @@ struct Setup {
   std::map<std::tuple<std::string, std::string, std::string>, bool> expert_comm_overlap;
   // (gpu, model, precision) -> whether that recipe captures the MoE router and preprocessing in CUDA graphs
   std::map<std::tuple<std::string, std::string, std::string>, bool> moe_cuda_graphs;
+  // (gpu, model, precision) -> whether that recipe's token dispatcher is the flex one (HybridEP / DeepEP)
+  std::map<std::tuple<std::string, std::string, std::string>, bool> flex_dispatcher;
 };
 
 std::string lower(std::string text) {
@@ -109,11 +111,19 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
   }
   if (const auto moe = root.optional_child("moe_recipes")) {
     for (const YamlField& row : moe->items()) {
-      row.expect_keys({"gpu", "model", "precisions", "expert_comm_overlap", "moe_cuda_graphs", "source"});
+      row.expect_keys({"gpu", "model", "precisions", "expert_comm_overlap", "moe_cuda_graphs",
+                       "moe_dispatcher", "source"});
       (void)row.child("source").text_or_list();  // required: the recipe file it was read in
       const auto overlap = row.optional_child("expert_comm_overlap");
       const auto graphs = row.optional_child("moe_cuda_graphs");
       if (!overlap && !graphs) row.fail("states neither expert_comm_overlap nor moe_cuda_graphs");
+      std::optional<bool> flex;
+      if (const auto dispatcher = row.optional_child("moe_dispatcher")) {
+        const std::string name = dispatcher->text();
+        if (name != "alltoall" && name != "flex")
+          dispatcher->fail("must be alltoall or flex, not '" + name + "'");
+        flex = name == "flex";
+      }
       for (const YamlField& precision : row.child("precisions").items()) {
         const auto key =
             std::make_tuple(row.child("gpu").text(), row.child("model").text(), lower(precision.text()));
@@ -121,6 +131,7 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
         if (known) precision.fail("listed twice for " + std::get<0>(key) + " " + std::get<1>(key));
         if (overlap) setup.expert_comm_overlap.emplace(key, overlap->boolean());
         if (graphs) setup.moe_cuda_graphs.emplace(key, graphs->boolean());
+        if (flex) setup.flex_dispatcher.emplace(key, *flex);
       }
     }
   }
@@ -371,6 +382,9 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   if (const auto graphs = setup.moe_cuda_graphs.find({run.gpu, run.model_id, run.precision});
       graphs != setup.moe_cuda_graphs.end())
     c.moe_cuda_graphs = run.model.is_moe() && graphs->second;
+  if (const auto flex = setup.flex_dispatcher.find({run.gpu, run.model_id, run.precision});
+      flex != setup.flex_dispatcher.end())
+    c.expert_dispatch_dedup = run.model.is_moe() && flex->second;
   if (c.ep > 1 && (!run.model.is_moe() || run.model.moe.experts % c.ep != 0))
     return fail("expert parallelism " + std::to_string(c.ep) + " does not divide the experts");
   const std::vector<std::string> problems = check_training_config(run.model, c, run.gpus);

@@ -180,7 +180,10 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // One host wait for the recipes that capture the MoE router and preprocessing in CUDA graphs (2.55 ms) and
   // one for those that do not (4.00 ms), which recipes do read in Megatron-Bridge's workload configs: MoE
   // 17.90 % (18.43 % with one wait for all), dense unchanged.
-  EXPECT_LE(moe_sum / moe, 0.180);
+  // The flex (HybridEP) dispatcher's deduplication across nodes where the recipe uses it (H100 Qwen3-30B EP
+  // 16 over two nodes -46.5 % -> -29.7 %): MoE 17.60 % (17.90 % before); a host wait hidden by the layer's
+  // own work was tried and rejected (26.2 %, docs/accuracy.md).
+  EXPECT_LE(moe_sum / moe, 0.177);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
@@ -587,6 +590,41 @@ TEST(TrainingRuns, MoeRecipeWithNoSettingIsALocatedError) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.error_text().find("setup-moe-empty.yaml:7"), std::string::npos) << loaded.error_text();
   EXPECT_NE(loaded.error_text().find("neither"), std::string::npos) << loaded.error_text();
+}
+
+// A MoE recipe's dispatcher is alltoall or flex; anything else is refused at its line and field.
+TEST(TrainingRuns, MoeDispatcherOtherThanAlltoallOrFlexIsALocatedError) {
+  const std::string path = ::testing::TempDir() + "/setup-moe-dispatcher.yaml";
+  std::ofstream(path)
+      << "hardware: []\nsystems: []\nmodels: {}\nsources: []\n"
+         "precision_recipes: {file: " +
+             source_path("data/perf/precision-recipes.yaml") +
+             ", labels: []}\n"
+             "moe_recipes:\n"
+             "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [FP8], moe_dispatcher: deepep, "
+             "moe_cuda_graphs: false, source: a}\n";
+  const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(),
+                                          source_path("data/reference/training-runs.yaml"), path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error_text().find("setup-moe-dispatcher.yaml:7"), std::string::npos)
+      << loaded.error_text();
+  EXPECT_NE(loaded.error_text().find("moe_dispatcher"), std::string::npos) << loaded.error_text();
+}
+
+// The recipes read as HybridEP (flex) dispatch with deduplication; the all-to-all ones do not.
+TEST(TrainingRuns, FlexDispatcherFollowsTheRecipes) {
+  int flex = 0;
+  for (const auto& run : runs()) {
+    if (!run.predictable || !run.model.is_moe()) continue;
+    if (run.model_id == "qwen3-235b-a22b" && (run.gpu == "H100" || run.gpu == "B200" || run.gpu == "B300")) {
+      EXPECT_FALSE(run.config.expert_dispatch_dedup) << run.id;
+    }
+    if (run.model_id == "qwen3-30b-a3b") {
+      EXPECT_TRUE(run.config.expert_dispatch_dedup) << run.id;
+    }
+    flex += run.config.expert_dispatch_dedup ? 1 : 0;
+  }
+  EXPECT_GE(flex, 20);
 }
 
 }  // namespace

@@ -129,6 +129,47 @@ TEST(TrainingMoe, HostWaitIsPaidPerMoeLayerAndPass) {
   EXPECT_DOUBLE_EQ(step(with, *dense), step(without, *dense));
 }
 
+// The breakdown of compute and recompute by kind adds up to those two terms; a MoE model's routed experts
+// land in the grouped-GEMM part and a dense model has none; with full recomputation the host wait is paid in
+// three passes (forward, backward, recomputed forward).
+TEST(TrainingMoe, ComputePartsAddUpToComputeAndRecompute) {
+  const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
+  const TransformerModel* dense = find_model(testing::model_presets(), "llama3-8b");
+  ASSERT_NE(qwen, nullptr);
+  ASSERT_NE(dense, nullptr);
+  const PerfHardware hw = perf_hardware_of_system(setup().catalog, "dgx-h100", 1).value();
+  TrainingConfig c;
+  c.sequence = 4096;
+  c.global_batch = 64;
+  c.micro_batch = 1;
+  c.ep = 8;
+  c.recompute = Recompute::full;
+  ASSERT_TRUE(check_training_config(*qwen, c, 8).empty());
+  TrainingCalibration k = setup().calibration;
+  k.moe_layer_host_s = 0.002;
+  const auto seconds = [](const std::vector<TimeTerm>& terms, const std::string& name) {
+    for (const auto& t : terms)
+      if (t.name == name) return t.seconds;
+    return -1.0;
+  };
+  for (const TransformerModel* m : {qwen, dense}) {
+    const TrainingEstimate e = estimate_training(hw, setup().collectives, k, *m, c);
+    double parts = 0;
+    for (const auto& t : e.compute_parts) parts += t.seconds;
+    const double whole = seconds(e.terms, "compute") + seconds(e.terms, "recompute");
+    EXPECT_NEAR(parts, whole, 1e-9 * whole) << m->name;
+    EXPECT_GT(seconds(e.compute_parts, "dense GEMMs"), 0) << m->name;
+    EXPECT_GT(seconds(e.compute_parts, "attention kernels"), 0) << m->name;
+  }
+  const TrainingEstimate moe = estimate_training(hw, setup().collectives, k, *qwen, c);
+  const TrainingEstimate plain = estimate_training(hw, setup().collectives, k, *dense, c);
+  EXPECT_GT(seconds(moe.compute_parts, "grouped expert GEMMs"), seconds(moe.compute_parts, "dense GEMMs"));
+  EXPECT_EQ(seconds(plain.compute_parts, "grouped expert GEMMs"), 0);
+  EXPECT_EQ(seconds(plain.compute_parts, "MoE host wait"), 0);
+  const double host = 0.002 * 3 * qwen->moe_layer_count() * c.micro_batches();
+  EXPECT_NEAR(seconds(moe.compute_parts, "MoE host wait"), host, 1e-9 * host);
+}
+
 // A recipe that captures the MoE router and preprocessing in CUDA graphs (moe_cuda_graphs) pays the graphed
 // host wait instead of the kernel-by-kernel one, per MoE layer and pass exactly as that one; with both waits
 // equal the flag changes nothing.
@@ -155,6 +196,37 @@ TEST(TrainingMoe, GraphedRecipesPayTheGraphedHostWait) {
   EXPECT_NEAR(step(k, false) - step(k, true), expected, 1e-9 * expected);
   k.moe_layer_host_graphed_s = k.moe_layer_host_s;
   EXPECT_DOUBLE_EQ(step(k, false), step(k, true));
+}
+
+// The flex dispatcher (HybridEP) sends a token once to each remote node holding any of its experts: across
+// two DGX H100 nodes (top-8 of 128 experts) about one copy crosses per token instead of four, so the exposed
+// all-to-all shrinks by more than half; across eight nodes a token reaches more of them and the saving is
+// smaller; inside one node nothing changes.
+TEST(TrainingMoe, FlexDispatcherSendsATokenOncePerRemoteNode) {
+  const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
+  ASSERT_NE(qwen, nullptr);
+  const auto all_to_all = [&](int nodes, bool dedup) {
+    const PerfHardware hw = perf_hardware_of_system(setup().catalog, "dgx-h100", nodes).value();
+    TrainingConfig c;
+    c.sequence = 4096;
+    c.global_batch = 8 * nodes * 4;
+    c.micro_batch = 1;
+    c.dp = 8 * nodes;
+    c.ep = 8 * nodes;
+    c.recompute = Recompute::none;
+    c.expert_dispatch_dedup = dedup;
+    EXPECT_TRUE(check_training_config(*qwen, c, 8 * nodes).empty());
+    const TrainingEstimate e = estimate_training(hw, setup().collectives, setup().calibration, *qwen, c);
+    for (const auto& t : e.terms)
+      if (t.name == "expert-parallel all-to-all") return t.seconds;
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(all_to_all(1, true), all_to_all(1, false));
+  const double two = all_to_all(2, true) / all_to_all(2, false);
+  const double eight = all_to_all(8, true) / all_to_all(8, false);
+  EXPECT_LT(two, 0.5);
+  EXPECT_GT(eight, two);
+  EXPECT_LT(eight, 1.0);
 }
 
 // With Megatron's expert-parallel overlap the all-to-alls hide behind another micro-batch's compute: what is
