@@ -34,23 +34,9 @@ JobSpec slice_job(const std::string& id, double submit, const std::string& profi
   return spec;
 }
 
-class Scripted final : public FailureModel {
- public:
-  explicit Scripted(std::vector<NodeEvent> events) : events_(std::move(events)) {}
-  std::string_view name() const override { return "scripted"; }
-  std::optional<NodeEvent> next_event(double /*now*/) override {
-    if (next_ >= events_.size()) return std::nullopt;
-    return events_[next_++];
-  }
-
- private:
-  std::vector<NodeEvent> events_;
-  std::size_t next_ = 0;
-};
-
 ReplayModels checkpointed(std::vector<NodeEvent> events, double interval, double restart) {
   ReplayModels models;
-  models.failures = std::make_unique<Scripted>(std::move(events));
+  models.failures = std::make_unique<testing::ScriptedFailures>(std::move(events));
   models.checkpoints = make_checkpoint_policy("interval", CheckpointSettings{interval, 0, restart, {}});
   return models;
 }

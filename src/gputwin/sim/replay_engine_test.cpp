@@ -161,24 +161,12 @@ TEST(ReplayEngine, ANodeTakenDownRequeuesItsJobsUntilItComesBack) {
 }
 
 // Node 1 goes down at t = 10 and comes back at t = 50: the same as the calls above, from a model.
-class ScriptedFailures final : public FailureModel {
- public:
-  std::string_view name() const override { return "scripted"; }
-  std::optional<NodeEvent> next_event(double /*now*/) override {
-    if (next_ >= events_.size()) return std::nullopt;
-    return events_[next_++];
-  }
-
- private:
-  std::vector<NodeEvent> events_{{10, 1, false, "", false, false}, {50, 1, true, "", false, false}};
-  std::size_t next_ = 0;
-};
-
 TEST(ReplayEngine, AFailureModelTakesNodesDownAndBringsThemBack) {
   const std::vector<JobSpec> jobs{job("a", 0, 4, 100), job("b", 0, 2, 100), job("c", 0, 1, 100)};
   const auto fifo = make_queue_policy("fifo");
   ReplayModels models;
-  models.failures = std::make_unique<ScriptedFailures>();
+  models.failures = std::make_unique<testing::ScriptedFailures>(
+      std::vector<NodeEvent>{{10, 1, false, "", false, false}, {50, 1, true, "", false, false}});
   ReplayEngine engine(jobs, GpuPool::uniform(2, 4), std::nullopt, *fifo, every(10), std::move(models));
   const ReplayResult result = engine.run();
   EXPECT_DOUBLE_EQ(result.outcomes[1].end, 150);

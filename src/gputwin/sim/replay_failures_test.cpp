@@ -24,23 +24,9 @@ namespace {
 using testing::every;
 using testing::job;
 
-class Scripted final : public FailureModel {
- public:
-  explicit Scripted(std::vector<NodeEvent> events) : events_(std::move(events)) {}
-  std::string_view name() const override { return "scripted"; }
-  std::optional<NodeEvent> next_event(double /*now*/) override {
-    if (next_ >= events_.size()) return std::nullopt;
-    return events_[next_++];
-  }
-
- private:
-  std::vector<NodeEvent> events_;
-  std::size_t next_ = 0;
-};
-
 ReplayModels checkpointed(std::vector<NodeEvent> events, double interval, double write, double restart) {
   ReplayModels models;
-  models.failures = std::make_unique<Scripted>(std::move(events));
+  models.failures = std::make_unique<testing::ScriptedFailures>(std::move(events));
   models.checkpoints = make_checkpoint_policy("interval", CheckpointSettings{interval, write, restart, {}});
   return models;
 }
@@ -239,7 +225,7 @@ TEST(ReplayFailures, SparesKeepCapacity) {
   const std::vector<JobSpec> jobs{job("a", 0, 2, 100), job("b", 200, 2, 100)};
   const auto fifo = make_queue_policy("fifo");
   ReplayModels models;
-  models.failures = std::make_unique<Scripted>(
+  models.failures = std::make_unique<testing::ScriptedFailures>(
       std::vector<NodeEvent>{{10, 0, false, "gpu", false, false}, {250, 0, true, "gpu", false, false}});
   models.spare_nodes = 1;
   ReplayEngine engine(jobs, GpuPool::uniform(3, 1), std::nullopt, *fifo, every(50), std::move(models));
