@@ -556,59 +556,45 @@ TEST(TrainingRuns, UnknownSourceInTheSetupIsALocatedError) {
   EXPECT_NE(loaded.error_text().find("setup-bad.yaml:5"), std::string::npos) << loaded.error_text();
 }
 
-// A (GPU, model, precision) given two MoE recipe settings is refused at its line.
-TEST(TrainingRuns, MoeRecipeListedTwiceIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "/setup-moe-twice.yaml";
-  std::ofstream(path)
-      << "hardware: []\nsystems: []\nmodels: {}\nsources: []\n"
-         "precision_recipes: {file: " +
-             source_path("data/perf/precision-recipes.yaml") +
-             ", labels: []}\n"
-             "moe_recipes:\n"
-             "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [FP8], expert_comm_overlap: true, "
-             "source: a}\n"
-             "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [BF16, FP8], expert_comm_overlap: "
-             "false, source: b}\n";
+// The error of loading the bundled runs with a setup file `name` whose moe_recipes list holds `recipe_rows`
+// (lines 7 onwards) and nothing else; empty when it loads.
+std::string moe_recipes_error(const std::string& name, const std::string& recipe_rows) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << "hardware: []\nsystems: []\nmodels: {}\nsources: []\n"
+                         "precision_recipes: {file: " +
+                             source_path("data/perf/precision-recipes.yaml") + ", labels: []}\n" +
+                             "moe_recipes:\n" + recipe_rows;
   const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(),
                                           source_path("data/reference/training-runs.yaml"), path);
-  ASSERT_FALSE(loaded.ok());
-  EXPECT_NE(loaded.error_text().find("setup-moe-twice.yaml:8"), std::string::npos) << loaded.error_text();
-  EXPECT_NE(loaded.error_text().find("listed twice"), std::string::npos) << loaded.error_text();
+  return loaded.ok() ? std::string() : loaded.error_text();
+}
+
+// A (GPU, model, precision) given two MoE recipe settings is refused at its line.
+TEST(TrainingRuns, MoeRecipeListedTwiceIsALocatedError) {
+  const std::string error = moe_recipes_error(
+      "setup-moe-twice.yaml",
+      "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [FP8], expert_comm_overlap: true, source: a}\n"
+      "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [BF16, FP8], expert_comm_overlap: false, source: "
+      "b}\n");
+  EXPECT_NE(error.find("setup-moe-twice.yaml:8"), std::string::npos) << error;
+  EXPECT_NE(error.find("listed twice"), std::string::npos) << error;
 }
 
 // A MoE recipe row that states neither setting is refused at its line.
 TEST(TrainingRuns, MoeRecipeWithNoSettingIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "/setup-moe-empty.yaml";
-  std::ofstream(path) << "hardware: []\nsystems: []\nmodels: {}\nsources: []\n"
-                         "precision_recipes: {file: " +
-                             source_path("data/perf/precision-recipes.yaml") +
-                             ", labels: []}\n"
-                             "moe_recipes:\n"
-                             "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [FP8], source: a}\n";
-  const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(),
-                                          source_path("data/reference/training-runs.yaml"), path);
-  ASSERT_FALSE(loaded.ok());
-  EXPECT_NE(loaded.error_text().find("setup-moe-empty.yaml:7"), std::string::npos) << loaded.error_text();
-  EXPECT_NE(loaded.error_text().find("neither"), std::string::npos) << loaded.error_text();
+  const std::string error = moe_recipes_error(
+      "setup-moe-empty.yaml", "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [FP8], source: a}\n");
+  EXPECT_NE(error.find("setup-moe-empty.yaml:7"), std::string::npos) << error;
+  EXPECT_NE(error.find("neither"), std::string::npos) << error;
 }
 
 // A MoE recipe's dispatcher is alltoall or flex; anything else is refused at its line and field.
 TEST(TrainingRuns, MoeDispatcherOtherThanAlltoallOrFlexIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "/setup-moe-dispatcher.yaml";
-  std::ofstream(path)
-      << "hardware: []\nsystems: []\nmodels: {}\nsources: []\n"
-         "precision_recipes: {file: " +
-             source_path("data/perf/precision-recipes.yaml") +
-             ", labels: []}\n"
-             "moe_recipes:\n"
-             "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [FP8], moe_dispatcher: deepep, "
-             "moe_cuda_graphs: false, source: a}\n";
-  const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(),
-                                          source_path("data/reference/training-runs.yaml"), path);
-  ASSERT_FALSE(loaded.ok());
-  EXPECT_NE(loaded.error_text().find("setup-moe-dispatcher.yaml:7"), std::string::npos)
-      << loaded.error_text();
-  EXPECT_NE(loaded.error_text().find("moe_dispatcher"), std::string::npos) << loaded.error_text();
+  const std::string error = moe_recipes_error("setup-moe-dispatcher.yaml",
+                                              "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [FP8], "
+                                              "moe_dispatcher: deepep, moe_cuda_graphs: false, source: a}\n");
+  EXPECT_NE(error.find("setup-moe-dispatcher.yaml:7"), std::string::npos) << error;
+  EXPECT_NE(error.find("moe_dispatcher"), std::string::npos) << error;
 }
 
 // The recipes read as HybridEP (flex) dispatch with deduplication; the all-to-all ones do not.
