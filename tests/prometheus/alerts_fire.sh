@@ -4,7 +4,11 @@
 # Prometheus scraping the fake exporters of fleet.json, and the faults it injects after 10 s must make exactly the
 # expected alerts fire (/api/v1/alerts), none on the clean nodes; node-4 stops being scraped and its
 # GputwinNodeNotReporting fires saying its exporter is down; node-7 GPU 3's PCIe replay counter climbs and
-# GputwinGpuPcieReplayRate fires.
+# GputwinGpuPcieReplayRate fires; fleet.json's ECC and NVLink counters (series added with dcgm-exporter's names,
+# the recorded scrape has none) make GputwinGpuEccUncorrectable fire on node-8 GPU 1, GputwinGpuNvlinkErrors on
+# node-6 GPU 2 (CRC rate) and node-5 GPU 4 (replays), and the single-bit alert, turned on with --ecc-sbe-alert at
+# its default 10 a minute, on node-7 GPU 0; node-5 GPU 6 (CRC errors at 10 a second, below DCGM's 100) and
+# node-7 GPU 1 (3 single-bit errors a minute) must stay quiet.
 #
 #   bash tests/prometheus/alerts_fire.sh GPUTWIN_BINARY
 #
@@ -27,7 +31,7 @@ trap cleanup EXIT
 "$gputwin" simulate replay --jobs "$work/jobs.csv" --format jobs --cluster "$here/l4-fleet.yaml" \
   --catalog "$here/catalog" --policy fifo --json >"$work/replay.json"
 "$gputwin" export prometheus "$here/l4-fleet.yaml" --catalog "$here/catalog" --for 0s --replay "$work/replay.json" \
-  --utilization-window 30s --out "$work/rules"
+  --utilization-window 30s --ecc-sbe-alert --out "$work/rules"
 # fleet.json's faults, and node-4 stops being scraped after 15 scrapes of it (30 s at 2 s; counted from its first
 # scrape, so it is seen up before, however slowly Prometheus starts; its exporter then answers 503):
 # every series of it goes stale, and GputwinNodeNotReporting fires from the design's node list and `up`.
@@ -64,7 +68,13 @@ expected = {
     ("GputwinUtilizationBelowPrediction", None, None, None),
     ("GputwinNodeNotReporting", "node-4", None, None),
     ("GputwinGpuPcieReplayRate", "node-7", "3", None),
+    ("GputwinGpuEccUncorrectable", "node-8", "1", None),
+    ("GputwinGpuNvlinkErrors", "node-6", "2", None),
+    ("GputwinGpuNvlinkErrors", "node-5", "4", None),
+    ("GputwinGpuEccSingleBitRate", "node-7", "0", None),
 }
+# Counters that climb below their limits: named by validate (counts), never by these alerts (rates).
+below_limit = {("node-5", "6"), ("node-7", "1")}
 clean = {"node-1", "node-2"}
 deadline = time.monotonic() + 90
 while True:
@@ -79,6 +89,9 @@ for alert in sorted(firing, key=str):
 on_clean = [a for a in firing if a[1] in clean or a[3] in {"compute-1"}]
 if on_clean:
     sys.exit(f"FAIL: alerts on clean nodes or racks: {on_clean}")
+under = [a for a in firing if (a[1], a[2]) in below_limit]
+if under:
+    sys.exit(f"FAIL: alerts on counters climbing below their limits: {under}")
 if firing != expected:
     sys.exit(f"FAIL: expected {sorted(expected, key=str)}, missing {sorted(expected - firing, key=str)}, "
              f"unexpected {sorted(firing - expected, key=str)}")
@@ -86,6 +99,7 @@ not_reporting = [a for a in alerts if a["labels"]["alertname"] == "GputwinNodeNo
 if not_reporting and "exporter is down: up == 0" not in not_reporting[0]["annotations"]["summary"]:
     sys.exit(f"FAIL: node-4's alert does not say its exporter is down: {not_reporting[0]['annotations']}")
 print("ok: exactly the injected faults fire (node-4: " +
-      (not_reporting[0]["annotations"]["summary"] if not_reporting else "-") + "), nothing on node-1, node-2")
+      (not_reporting[0]["annotations"]["summary"] if not_reporting else "-") +
+      "), nothing on node-1, node-2, nor on node-5 GPU 6 or node-7 GPU 1 (below their limits)")
 PY
 echo "prometheus alerts: passed"

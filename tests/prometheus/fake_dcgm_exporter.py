@@ -8,7 +8,10 @@ Every node has `gpus_per_node` GPUs; each GPU's series are the recorded scrape's
 names, HELP/TYPE, values and labels), with the labels that differ between GPUs and hosts rewritten as
 dcgm-exporter would write them (gpu, UUID, pci_bus_id, device, Hostname). A series the default counters file
 lists but the capture lacks (DCGM_FI_DEV_XID_ERRORS: the L4 capture has none) is added with value 0 and the
-counters file's HELP/TYPE. FLEET.json names the nodes, the capture and the faults, each starting `after_s`
+counters file's HELP/TYPE. FLEET.json's `added_counters` adds more such series the capture lacks, on every GPU
+at 0, with dcgm-exporter's metric names, HELP and TYPE from the counters file (commented-out lines included:
+the ECC and NVLink error counters are commented out in dcgm-exporter's default file, a site enables them) and
+the capture's labels: they are added, not recorded. FLEET.json names the nodes, the capture and the faults, each starting `after_s`
 seconds after the server started (and, with `after_scrapes`, after that many scrapes of its node, so a fault
 that hides a node waits until Prometheus has seen it, however slowly it started):
 
@@ -18,6 +21,8 @@ that hides a node waits until Prometheus has seen it, however slowly it started)
     power              DCGM_FI_DEV_POWER_USAGE = watts on every GPU of the node (or `gpu` only)
     pcie-replays       DCGM_FI_DEV_PCIE_REPLAY_COUNTER grows by `per_minute` replays a minute from the fault's start
     unscraped          the node's scrape answers 503 (its exporter is down: up == 0, every series goes stale)
+    counter            the counter `metric` (recorded or added) = `value` (default 0) + `per_minute` a minute since
+                       the fault's start (ECC and NVLink error counters climbing on one GPU)
 
 Standard library only. Output is deterministic for a given time since start.
 """
@@ -86,10 +91,16 @@ class Fleet:
         self.faults = fleet.get("faults", [])
         self.metrics = dict(capture)
         template = next(iter(capture.values()))[2]
-        for name in ADDED_SERIES:
-            if name not in self.metrics and name in counters:
-                kind, help_text = counters[name]
-                self.metrics[name] = (help_text, kind, template, "0")
+        for name in ADDED_SERIES + list(fleet.get("added_counters", [])):
+            if name in self.metrics:
+                continue
+            if name not in counters:
+                sys.exit(f"fake_dcgm_exporter: added counter {name} is not in dcgm-exporter's counters file")
+            kind, help_text = counters[name]
+            self.metrics[name] = (help_text, kind, template, "0")
+        for fault in self.faults:
+            if fault["kind"] == "counter" and fault["metric"] not in self.metrics:
+                sys.exit(f"fake_dcgm_exporter: fault counter {fault['metric']} is neither recorded nor added")
         self.started = time.monotonic()
         self.scrapes = {node: 0 for node in self.nodes}
 
@@ -115,6 +126,9 @@ class Fleet:
             if kind == "pcie-replays" and name == "DCGM_FI_DEV_PCIE_REPLAY_COUNTER":
                 since = time.monotonic() - self.started - float(fault.get("after_s", 0))
                 return str(int(float(fault["per_minute"]) * max(since, 0) / 60))
+            if kind == "counter" and name == fault["metric"]:
+                since = time.monotonic() - self.started - float(fault.get("after_s", 0))
+                return str(int(fault.get("value", 0)) + int(float(fault.get("per_minute", 0)) * max(since, 0) / 60))
         return recorded
 
     def scrape(self, node):

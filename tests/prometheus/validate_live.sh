@@ -4,7 +4,10 @@
 # scrapes of its node (so Prometheus has seen them first, however slowly it started). Once the faults are in its
 # series:
 #   - the instant read must report exactly them: node-3 one GPU short of the design, node-4 missing, XID 79 on
-#     node-5 GPU 2, a failed row remapping on node-6 GPU 5, and nothing critical or warning on node-1 and node-2;
+#     node-5 GPU 2, a failed row remapping on node-6 GPU 5, uncorrectable ECC errors on node-8 GPU 1, NVLink
+#     errors on node-6 GPU 2, node-5 GPU 4 and node-5 GPU 6 (validate names any NVLink error count; only the
+#     alert judges a rate), and nothing critical or warning on node-1 and node-2 (node-7's single-bit ECC errors
+#     are corrected ones, which validate does not judge);
 #   - a --range read over the whole run must find the same faults, with node-4 as stopped reporting and node-3's
 #     GPU 7 as a GPU that stopped while its node reported (a series seen early in the range no longer counts as
 #     present), and the counts in prometheus.reporting.
@@ -50,15 +53,21 @@ def value(query):
     url = sys.argv[1] + "/api/v1/query?" + urllib.parse.urlencode({"query": query})
     result = json.load(urllib.request.urlopen(url, timeout=5))["data"]["result"]
     return float(result[0]["value"][1]) if result else None
-checks = ['count(DCGM_FI_DEV_GPU_TEMP{Hostname="node-3"})', 'max(DCGM_FI_DEV_XID_ERRORS{Hostname="node-5"})',
-          'max(DCGM_FI_DEV_ROW_REMAP_FAILURE{Hostname="node-6"})', 'count(DCGM_FI_DEV_GPU_TEMP{Hostname="node-4"})']
+checks = {'count(DCGM_FI_DEV_GPU_TEMP{Hostname="node-3"})': lambda v: v == 7.0,
+          'max(DCGM_FI_DEV_XID_ERRORS{Hostname="node-5"})': lambda v: v == 79.0,
+          'max(DCGM_FI_DEV_ROW_REMAP_FAILURE{Hostname="node-6"})': lambda v: v == 1.0,
+          'count(DCGM_FI_DEV_GPU_TEMP{Hostname="node-4"})': lambda v: v is None,
+          'max(DCGM_FI_DEV_ECC_DBE_VOL_TOTAL{Hostname="node-8"})': lambda v: v == 2.0,
+          'max(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL{Hostname="node-6"})': lambda v: (v or 0) > 0,
+          'max(DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL{Hostname="node-5"})': lambda v: (v or 0) > 0,
+          'max(DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL{Hostname="node-5"})': lambda v: (v or 0) > 0}
 deadline = time.monotonic() + 60
 while time.monotonic() < deadline:
-    if [value(q) for q in checks] == [7.0, 79.0, 1.0, None]:
+    if all(ok(value(q)) for q, ok in checks.items()):
         print("ok: the injected faults are in Prometheus")
         sys.exit(0)
     time.sleep(1)
-sys.exit("FAIL: the injected faults did not reach Prometheus within 60 s: " + str([value(q) for q in checks]))
+sys.exit("FAIL: the injected faults did not reach Prometheus within 60 s: " + str({q: value(q) for q in checks}))
 PY
 
 status=0
@@ -74,7 +83,8 @@ import json, sys
 report = json.load(open(sys.argv[1]))
 found = {(f["rule"], f["node"], f["gpu"]) for f in report["findings"] if f["severity"] in ("critical", "warning")}
 expected = {("gpu-count-mismatch", "node-3", None), ("xid-critical", "node-5", 2), ("row-remap-failure", "node-6", 5),
-            ("nodes-missing", "-", None)}
+            ("nodes-missing", "-", None), ("ecc-uncorrectable", "node-8", 1), ("nvlink-errors", "node-6", 2),
+            ("nvlink-errors", "node-5", 4), ("nvlink-errors", "node-5", 6)}
 for finding in sorted(found, key=str):
     print("finding:", finding)
 clean = [f for f in found if f[1] in ("node-1", "node-2")]
@@ -107,7 +117,8 @@ import json, sys
 report = json.load(open(sys.argv[1]))
 found = {(f["rule"], f["node"], f["gpu"]) for f in report["findings"] if f["severity"] in ("critical", "warning")}
 expected = {("node-stopped-reporting", "node-4", None), ("gpu-stopped-reporting", "node-3", 7),
-            ("xid-critical", "node-5", 2), ("row-remap-failure", "node-6", 5)}
+            ("xid-critical", "node-5", 2), ("row-remap-failure", "node-6", 5), ("ecc-uncorrectable", "node-8", 1),
+            ("nvlink-errors", "node-6", 2), ("nvlink-errors", "node-5", 4), ("nvlink-errors", "node-5", 6)}
 for finding in sorted(found, key=str):
     print("range finding:", finding)
 if found != expected:

@@ -1,9 +1,12 @@
 // `gputwin export slurm SPEC --out DIR`: slurm.conf lines, gres.conf and topology.conf for a design.
 // `gputwin export prometheus SPEC --out DIR [--replay RESULT.json]`: recording and alerting rules for a
 // design.
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
@@ -50,7 +53,24 @@ struct PrometheusExportOptions {
   std::string utilization_margin;
   std::string utilization_window;
   std::string scrape_job;
+  bool ecc_sbe_alert = false;
+  std::string ecc_sbe_rate;
 };
+
+// A positive number of corrected ECC errors a minute ("20", "2.5").
+double sbe_rate_option(const std::string& text) {
+  double value = 0;
+  std::size_t used = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !(value > 0) || !std::isfinite(value))
+    throw UsageFailure{"--ecc-sbe-rate: expected corrected ECC errors a minute, a number above 0, got '" +
+                       text + "'"};
+  return value;
+}
 
 std::string checked_duration(const std::string& option, const std::string& text) {
   if (!is_prometheus_duration(text))
@@ -84,6 +104,16 @@ int run_export_prometheus(const PrometheusExportOptions& options) {
                          options.scrape_job + "'"};
     rule_settings.scrape_job = options.scrape_job;
     rule_settings.scrape_job_source = "--scrape-job";
+  }
+  if (options.ecc_sbe_alert) {
+    rule_settings.ecc_single_bit_enabled = true;
+    rule_settings.ecc_single_bit_enabled_source = "--ecc-sbe-alert";
+  }
+  if (!options.ecc_sbe_rate.empty()) {
+    rule_settings.ecc_single_bit_max_per_minute = sbe_rate_option(options.ecc_sbe_rate);
+    rule_settings.ecc_single_bit_max_per_minute_source = "--ecc-sbe-rate (the user's limit)";
+    rule_settings.ecc_single_bit_enabled = true;
+    rule_settings.ecc_single_bit_enabled_source = "--ecc-sbe-rate";
   }
   const auto checks = validate::load_checks_data(data + "/validate/checks.yaml");
   if (!loaded(checks)) return kInputError;
@@ -167,6 +197,11 @@ void add_export_command(CLI::App& app, int& exit_code) {
       "--scrape-job", prometheus_options->scrape_job,
       "the Prometheus job that scrapes dcgm-exporter, whose up series tells why a node has "
       "no series (default dcgm-exporter: data/export/prometheus-rules.yaml)");
+  prometheus->add_flag("--ecc-sbe-alert", prometheus_options->ecc_sbe_alert,
+                       "add the single-bit (corrected) ECC rate alert, off by default, at the default limit "
+                       "of data/export/prometheus-rules.yaml (a gputwin default: NVIDIA publishes none)");
+  prometheus->add_option("--ecc-sbe-rate", prometheus_options->ecc_sbe_rate,
+                         "add the single-bit ECC rate alert at this many corrected errors a minute");
   add_catalog_options(*prometheus, prometheus_options->catalog);
   prometheus->callback(
       [prometheus_options, &exit_code] { exit_code = run_export_prometheus_guarded(*prometheus_options); });

@@ -29,10 +29,11 @@ constexpr const char* kNodeNotReporting = "GputwinNodeNotReporting";
 constexpr const char* kEccUncorrectable = "GputwinGpuEccUncorrectable";
 constexpr const char* kPcieReplays = "GputwinGpuPcieReplayRate";
 constexpr const char* kNvlinkErrors = "GputwinGpuNvlinkErrors";
-constexpr std::array<const char*, 11> kAlertNames = {
-    kRackPower,       kGpusMissing,      kNodeNotReporting,    kXidDrain,
-    kRowRemapFailure, kRowRemapsAtLimit, kRetiredPagesAtLimit, kEccUncorrectable,
-    kPcieReplays,     kNvlinkErrors,     kUtilization};
+constexpr const char* kEccSingleBitRate = "GputwinGpuEccSingleBitRate";
+constexpr std::array<const char*, 12> kAlertNames = {
+    kRackPower,        kGpusMissing,      kNodeNotReporting,    kXidDrain,
+    kRowRemapFailure,  kRowRemapsAtLimit, kRetiredPagesAtLimit, kEccUncorrectable,
+    kEccSingleBitRate, kPcieReplays,      kNvlinkErrors,        kUtilization};
 
 // The failure-rates.yaml mechanisms whose limits the memory alerts use.
 constexpr const char* kRowRemapping = "row remapping";
@@ -69,7 +70,7 @@ std::string duration_of(const YamlField& field) {
 
 PrometheusRuleSettings read_settings(const YamlDocument& document) {
   const YamlField root = document.root();
-  root.expect_keys({"schema", "alerts", "utilization", "scrape_job", "rate_window"});
+  root.expect_keys({"schema", "alerts", "utilization", "scrape_job", "rate_window", "ecc_single_bit"});
   if (root.child("schema").text() != "gputwin.prometheus-rules/1")
     root.child("schema").fail("expected gputwin.prometheus-rules/1");
   PrometheusRuleSettings settings;
@@ -114,6 +115,16 @@ PrometheusRuleSettings read_settings(const YamlDocument& document) {
   rate.expect_keys({"value", "source"});
   settings.rate_window = duration_of(rate.child("value"));
   settings.rate_window_source = rate.child("source").text_or_list();
+  const YamlField sbe = root.child("ecc_single_bit");
+  sbe.expect_keys({"enabled", "max_rate_per_minute"});
+  const YamlField enabled = sbe.child("enabled");
+  enabled.expect_keys({"value", "source"});
+  settings.ecc_single_bit_enabled = enabled.child("value").boolean();
+  settings.ecc_single_bit_enabled_source = enabled.child("source").text_or_list();
+  const YamlField sbe_rate = sbe.child("max_rate_per_minute");
+  sbe_rate.expect_keys({"value", "source"});
+  settings.ecc_single_bit_max_per_minute = sbe_rate.child("value").positive_number();
+  settings.ecc_single_bit_max_per_minute_source = sbe_rate.child("source").text_or_list();
   return settings;
 }
 
@@ -467,6 +478,30 @@ Rule ecc_uncorrectable_alert(const RuleWriter& writer, const validate::CheckRule
   return rule;
 }
 
+Rule ecc_single_bit_alert(const RuleWriter& writer, const PrometheusRuleSettings& settings) {
+  const std::string limit = number_text(settings.ecc_single_bit_max_per_minute);
+  const std::string& window = settings.rate_window;
+  Rule rule =
+      writer.alert(kEccSingleBitRate, "rate(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL[" + window + "]) * 60 > " + limit);
+  rule.annotations = {
+      {"summary",
+       "{{ $labels.Hostname }} GPU {{ $labels.gpu }}: {{ $value | printf \"%.1f\" }} corrected "
+       "(single-bit) ECC errors per minute, above " +
+           limit},
+      {"description",
+       "Single-bit ECC errors are corrected by the GPU and do not stop a job; a GPU correcting them at a "
+       "rising rate is one whose memory is degrading. The limit is the user's (a gputwin default, not a "
+       "published figure: NVIDIA publishes none). The driver reports a high rate itself as XID 92, which "
+       "GputwinGpuXidNeedsDrain watches. dcgm-exporter ships DCGM_FI_DEV_ECC_SBE_VOL_TOTAL commented out: "
+       "enable it in its counters file."},
+      {"source", "limit " + limit + " a minute: " + settings.ecc_single_bit_max_per_minute_source +
+                     "; enabled: " + settings.ecc_single_bit_enabled_source +
+                     "; rate window: " + settings.rate_window_source + "; " + kDcgmExporterSource +
+                     " (DCGM_FI_DEV_ECC_SBE_VOL_TOTAL, commented out there); " +
+                     writer.severity_and_hold_source(kEccSingleBitRate)}};
+  return rule;
+}
+
 Rule pcie_replays_alert(const RuleWriter& writer, const validate::CheckRule& check, const std::string& window,
                         const std::string& window_source) {
   const std::string limit = parameter_text(check, "max_rate_per_minute");
@@ -619,6 +654,13 @@ ExportFiles prometheus_rules(const PrometheusRuleInputs& inputs) {
   else
     notes += "# No page-retirement limit in the failure data: no alert on retired pages.\n";
   alerts.push_back(ecc_uncorrectable_alert(writer, inputs.checks.rule("ecc-uncorrectable")));
+  if (inputs.settings.ecc_single_bit_enabled)
+    alerts.push_back(ecc_single_bit_alert(writer, inputs.settings));
+  else
+    notes +=
+        "# No single-bit ECC alert: off by default (NVIDIA publishes no limit for corrected errors; the "
+        "driver "
+        "reports\n# a high rate as XID 92). --ecc-sbe-alert or --ecc-sbe-rate N (a minute) turns it on.\n";
   alerts.push_back(pcie_replays_alert(writer, inputs.checks.rule("pcie-replays"), inputs.settings.rate_window,
                                       inputs.settings.rate_window_source));
   alerts.push_back(nvlink_errors_alert(writer, inputs.checks.rule("nvlink-errors"),
@@ -630,7 +672,11 @@ ExportFiles prometheus_rules(const PrometheusRuleInputs& inputs) {
   notes +=
       "# No busbw alert: dcgm-exporter has no bus-bandwidth series (NCCL's busbw is measured by nccl-tests; "
       "see\n"
-      "# gputwin validate --measured with --cluster).\n";
+      "# gputwin validate --measured with --cluster).\n"
+      "# No NVLink bandwidth alert: DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL has no unit in dcgm-exporter's "
+      "counters "
+      "file or\n# DCGM's dcgm_fields.h, so it cannot be compared with a predicted busbw "
+      "(docs/prometheus.md).\n";
 
   std::string alerting = header(cluster, "alerting rules");
   alerting += "# Every alert's annotations cite where its threshold comes from.\n" + notes + "groups:\n";

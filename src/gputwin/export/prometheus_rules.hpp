@@ -49,6 +49,11 @@ struct PrometheusRuleSettings {
   std::string scrape_job_source;
   std::string rate_window;  // Prometheus duration: the window of the PCIe replay and NVLink error rates
   std::string rate_window_source;
+  // The single-bit (corrected) ECC rate alert: off unless enabled (no published limit; see the data file).
+  bool ecc_single_bit_enabled = false;
+  std::string ecc_single_bit_enabled_source;
+  double ecc_single_bit_max_per_minute = 0;  // corrected errors a minute, over rate_window
+  std::string ecc_single_bit_max_per_minute_source;
 
   [[nodiscard]] const PrometheusAlertSetting& alert(std::string_view name) const;
 };

@@ -44,6 +44,20 @@ ExportFiles rules_of(const Cluster& cluster, std::optional<PredictedUtilization>
                            data.settings, std::move(utilization), std::move(hold)});
 }
 
+ExportFiles rules_with(const Cluster& cluster, PrometheusRuleSettings settings,
+                       std::optional<PredictedUtilization> utilization = std::nullopt) {
+  const Loaded& data = bundled_data();
+  return prometheus_rules({cluster, bundled_catalog(), data.checks, data.rates.replacement_thresholds,
+                           std::move(settings), std::move(utilization), std::nullopt});
+}
+
+PrometheusRuleSettings with_sbe_alert(double per_minute = 0) {
+  PrometheusRuleSettings settings = bundled_data().settings;
+  settings.ecc_single_bit_enabled = true;
+  if (per_minute > 0) settings.ecc_single_bit_max_per_minute = per_minute;
+  return settings;
+}
+
 // Every rule of a rules file, as Prometheus reads it (YAML, groups of rules).
 std::vector<YAML::Node> rules_in(const std::string& text) {
   std::vector<YAML::Node> rules;
@@ -192,8 +206,10 @@ TEST(PrometheusRules, ThresholdsComeFromTheDataFiles) {
 
 TEST(PrometheusRules, EveryAlertCarriesSeverityHoldAndSource) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
-  const auto alerts = rules_in(rules_of(cluster, PredictedUtilization{0.7, "replay.json", "fifo", 100})
-                                   .text("gputwin-alerts.rules.yml"));
+  // Every alert of the settings file, the optional ones (utilisation, single-bit ECC) turned on.
+  const auto alerts =
+      rules_in(rules_with(cluster, with_sbe_alert(), PredictedUtilization{0.7, "replay.json", "fifo", 100})
+                   .text("gputwin-alerts.rules.yml"));
   const Loaded& data = bundled_data();
   EXPECT_EQ(alerts.size(), data.settings.alerts.size());
   for (const auto& alert : alerts) {
@@ -203,6 +219,69 @@ TEST(PrometheusRules, EveryAlertCarriesSeverityHoldAndSource) {
     EXPECT_FALSE(alert["annotations"]["source"].as<std::string>().empty()) << name;
     EXPECT_FALSE(alert["annotations"]["summary"].as<std::string>().empty()) << name;
   }
+}
+
+TEST(PrometheusRules, EccAndNvlinkAlertsUseTheChecksDataLimits) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  const auto alerts = rules_in(rules_of(cluster).text("gputwin-alerts.rules.yml"));
+  const Loaded& data = bundled_data();
+  const YAML::Node* ecc = alert_named(alerts, "GputwinGpuEccUncorrectable");
+  ASSERT_NE(ecc, nullptr);
+  EXPECT_EQ((*ecc)["expr"].as<std::string>(), "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL > 0");
+  const YAML::Node* nvlink = alert_named(alerts, "GputwinGpuNvlinkErrors");
+  ASSERT_NE(nvlink, nullptr);
+  const std::string expr = (*nvlink)["expr"].as<std::string>();
+  const double crc = data.checks.rule("nvlink-errors").number_parameters.at("max_crc_rate_per_second");
+  const std::string window = "[" + data.settings.rate_window + "]";
+  EXPECT_NE(expr.find("rate(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL" + window +
+                      ") + rate(DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL" + window + ") > " +
+                      std::to_string(static_cast<int>(crc))),
+            std::string::npos)
+      << expr;
+  EXPECT_NE(expr.find("increase(DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL" + window + ") > 0"),
+            std::string::npos)
+      << expr;
+  EXPECT_NE(expr.find("increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL" + window + ") > 0"),
+            std::string::npos)
+      << expr;
+}
+
+TEST(PrometheusRules, SingleBitEccAlertIsOffByDefaultAndAtTheUsersLimit) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  const Loaded& data = bundled_data();
+  ASSERT_FALSE(data.settings.ecc_single_bit_enabled) << "the bundled default is off";
+  const std::string off = rules_of(cluster).text("gputwin-alerts.rules.yml");
+  EXPECT_EQ(alert_named(rules_in(off), "GputwinGpuEccSingleBitRate"), nullptr);
+  EXPECT_EQ(off.find("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL"), std::string::npos);
+  EXPECT_NE(off.find("# No single-bit ECC alert: off by default"), std::string::npos);
+
+  const std::string window = "[" + data.settings.rate_window + "]";
+  const auto at_default = rules_in(rules_with(cluster, with_sbe_alert()).text("gputwin-alerts.rules.yml"));
+  const YAML::Node* alert = alert_named(at_default, "GputwinGpuEccSingleBitRate");
+  ASSERT_NE(alert, nullptr);
+  EXPECT_EQ((*alert)["expr"].as<std::string>(),
+            "rate(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL" + window + ") * 60 > " +
+                std::to_string(static_cast<int>(data.settings.ecc_single_bit_max_per_minute)));
+  EXPECT_NE((*alert)["annotations"]["source"].as<std::string>().find("gputwin default"), std::string::npos)
+      << "the limit is said to be a default, not a fact";
+
+  const auto at_25 = rules_in(rules_with(cluster, with_sbe_alert(25)).text("gputwin-alerts.rules.yml"));
+  alert = alert_named(at_25, "GputwinGpuEccSingleBitRate");
+  ASSERT_NE(alert, nullptr);
+  EXPECT_EQ((*alert)["expr"].as<std::string>(),
+            "rate(DCGM_FI_DEV_ECC_SBE_VOL_TOTAL" + window + ") * 60 > 25");
+}
+
+TEST(PrometheusRules, NoNvlinkBandwidthAlertAndTheFileSaysWhy) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
+  const std::string alerts =
+      rules_with(cluster, with_sbe_alert(), PredictedUtilization{0.7, "r.json", "fifo", 1})
+          .text("gputwin-alerts.rules.yml");
+  for (const auto& rule : rules_in(alerts))
+    EXPECT_EQ(rule["expr"].as<std::string>().find("NVLINK_BANDWIDTH"), std::string::npos)
+        << rule["alert"].as<std::string>();
+  EXPECT_NE(alerts.find("# No NVLink bandwidth alert: DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL has no unit"),
+            std::string::npos);
 }
 
 TEST(PrometheusRules, UtilizationAlertOnlyWithAPredictionAndAtItsFloor) {
@@ -273,6 +352,37 @@ utilization:
   EXPECT_NE(job.error_text().find("s.yaml:" + std::to_string(line) + ":"), std::string::npos)
       << job.error_text();
   EXPECT_NE(job.error_text().find("scrape job name"), std::string::npos) << job.error_text();
+}
+
+TEST(PrometheusRuleSettings, SingleBitSettingsAreLocated) {
+  std::ifstream in(bundled_data_dir() + "/export/prometheus-rules.yaml");
+  const std::string bundled((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto line_of = [&](std::size_t at) {
+    return static_cast<int>(std::count(bundled.begin(), bundled.begin() + static_cast<long>(at), '\n')) + 1;
+  };
+  const std::size_t rate = bundled.find("    value: 10\n", bundled.find("max_rate_per_minute:"));
+  ASSERT_NE(rate, std::string::npos);
+  std::string negative = bundled;
+  negative.replace(rate, 13, "    value: -3");
+  const auto bad_rate = parse_prometheus_rule_settings(negative, "s.yaml");
+  ASSERT_FALSE(bad_rate.ok());
+  EXPECT_NE(bad_rate.error_text().find("s.yaml:" + std::to_string(line_of(rate)) + ":"), std::string::npos)
+      << bad_rate.error_text();
+
+  const std::size_t enabled = bundled.find("    value: false", bundled.find("ecc_single_bit:"));
+  ASSERT_NE(enabled, std::string::npos);
+  std::string word = bundled;
+  word.replace(enabled, 16, "    value: maybe");
+  const auto bad_enabled = parse_prometheus_rule_settings(word, "s.yaml");
+  ASSERT_FALSE(bad_enabled.ok());
+  EXPECT_NE(bad_enabled.error_text().find("s.yaml:" + std::to_string(line_of(enabled)) + ":"),
+            std::string::npos)
+      << bad_enabled.error_text();
+
+  const std::string without = bundled.substr(0, bundled.find("ecc_single_bit:"));
+  const auto missing = parse_prometheus_rule_settings(without, "s.yaml");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error_text().find("ecc_single_bit"), std::string::npos) << missing.error_text();
 }
 
 TEST(PrometheusRuleSettings, DurationsAsPrometheusReadsThem) {
