@@ -74,7 +74,8 @@ void print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveMode
   }
   std::vector<v::ComparedSweep> compared;
   for (const auto& sweep : sweeps.value().sweeps) {
-    const auto result = v::compare_sweep(catalog, model, sweep, dir);
+    const auto result =
+        v::compare_sweep(catalog, model, sweep, dir, sweeps.value().cross_node_op_overhead_applied_us);
     if (!result.ok()) {
       std::fprintf(stderr, "%s: %s", sweep.name.c_str(), result.error_text().c_str());
       continue;

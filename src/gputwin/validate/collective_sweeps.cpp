@@ -90,7 +90,8 @@ Result<CollectiveSweeps> load_collective_sweeps(const std::string& path) {
 }
 
 Result<ComparedSweep> compare_sweep(const Catalog& catalog, const CollectiveModel& model,
-                                    const CollectiveSweep& sweep, const std::string& nccl_tests_dir) {
+                                    const CollectiveSweep& sweep, const std::string& nccl_tests_dir,
+                                    double cross_node_overhead_us) {
   const auto run = NcclTestsText::read_file(nccl_tests_dir + "/" + sweep.file);
   if (!run.ok()) return run.errors();
   ComparedSweep compared;
@@ -107,7 +108,7 @@ Result<ComparedSweep> compare_sweep(const Catalog& catalog, const CollectiveMode
     out.bytes = bytes;
     out.published_time_us = *point.time_us;
     out.row = row.value();
-    out.error_percent = out.row.error_percent();
+    out.error_percent = error_with_cross_node_overhead(out.row, cross_node_overhead_us);
     compared.rows.push_back(std::move(out));
   }
   return compared;

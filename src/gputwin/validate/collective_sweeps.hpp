@@ -2,9 +2,9 @@
 // calibration of one candidate mid-size term fitted on the sweeps marked `set: fit` only.
 //
 //   auto sweeps = load_collective_sweeps(source_dir + "/data/reference/collective-sweeps.yaml");
-//   auto compared = compare_sweep(catalog, model, sweeps.value().sweeps[0], shared_dir +
-//   "/fixtures/nccl-tests"); compared.value().rows[i].error_percent      // published rate / predicted rate -
-//   1, in % band_summary(compared.value(), SizeBand::mid).mean_abs_error_percent
+//   auto compared = compare_sweep(catalog, model, sweeps.value().sweeps[0], nccl_tests_dir);
+//   compared.value().rows[i].error_percent  // published time / predicted time - 1, in %
+//   band_summary(compared.value(), SizeBand::mid).mean_abs_error_percent
 //
 // The outputs are read in place from ../shared (never copied); data/reference/collective-sweeps.yaml names
 // each file, the system it ran on, and whether it is a fit or an evaluation source, and lists the sweeps the
@@ -45,7 +45,8 @@ struct CollectiveSweeps {
   std::vector<CollectiveSweep> sweeps;
   std::vector<UnexpressedSweep> not_expressible;
   // The candidate mid-size term: an extra time per operation whose group spans nodes, fitted on the fit
-  // sweeps' mid band (median residual); `applied_us` is what the comparison uses by default (0: not adopted).
+  // sweeps' mid band (median residual); `applied_us` is what compare_sweep is given by the bench (0: not
+  // adopted). The CLI's collective model has no such term.
   double cross_node_op_overhead_fitted_us = 0;
   double cross_node_op_overhead_applied_us = 0;
 };
@@ -69,10 +70,12 @@ struct BandSummary {
 };
 
 [[nodiscard]] Result<CollectiveSweeps> load_collective_sweeps(const std::string& path);
-// Every row of the sweep's output with the model's prediction; an absent file is an error naming it.
+// Every row of the sweep's output with the model's prediction (plus `cross_node_overhead_us` on a group
+// spanning nodes); an absent file is an error naming it.
 [[nodiscard]] Result<ComparedSweep> compare_sweep(const Catalog& catalog, const CollectiveModel& model,
                                                   const CollectiveSweep& sweep,
-                                                  const std::string& nccl_tests_dir);
+                                                  const std::string& nccl_tests_dir,
+                                                  double cross_node_overhead_us = 0);
 [[nodiscard]] BandSummary band_summary(const ComparedSweep& sweep, SizeBand band);
 
 // The error of a row once `extra_us` is added to the predicted time of a group spanning nodes (unchanged on
