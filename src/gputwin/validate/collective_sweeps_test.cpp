@@ -209,6 +209,12 @@ TEST(CollectiveSweeps, CandidateTermFitsTheFitSweepAndIsWorseOnHeldOutPoints) {
     mid_after += std::abs(error_with_cross_node_overhead(row.row, fitted));
   }
   EXPECT_LT(mid_after, mid_before / 2);
+  // compare_sweep applies the same term when given it (what applied_us feeds from the bench).
+  const auto shifted =
+      compare_sweep(loaded().catalog, loaded().model, deepops.sweep, nccl_tests_dir(), fitted);
+  ASSERT_TRUE(shifted.ok()) << shifted.error_text();
+  const BandSummary shifted_mid = band_summary(shifted.value(), SizeBand::mid);
+  EXPECT_NEAR(shifted_mid.mean_abs_error_percent * shifted_mid.rows, mid_after, 1e-9);
 
   const auto points = load_published_collectives(std::string(GPUTWIN_SOURCE_DIR) +
                                                  "/data/reference/collectives-published.yaml");
