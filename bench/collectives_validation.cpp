@@ -2,13 +2,21 @@
 // message its time (data/reference/collectives-published.yaml, with sources), against the prediction, with
 // the error (positive: the model is too fast). The prediction is what nccl-tests' loop would print
 // (perf/nccl_tests_loop.hpp); "one op" is the error against one operation alone, as before the loop was
-// modelled. Usage: collectives_validation [--markdown]
+// modelled. Then every row of the full nccl-tests sweeps in ../shared/fixtures/nccl-tests
+// (data/reference/collective-sweeps.yaml), with fit and evaluation errors by size band, and the calibration
+// of the one candidate mid-size term (fitted on the fit sweeps only) with what it would do to the held-out
+// points. Usage: collectives_validation [--markdown]
 #include "gputwin/perf/collectives_validation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <vector>
+
+#include "gputwin/validate/collective_sweeps.hpp"
 
 namespace {
 
@@ -47,6 +55,102 @@ std::string predicted_text(const gputwin::ValidationRow& r) {
   return text;
 }
 
+// The full sweeps, their band errors and the candidate term's calibration (see the file comment).
+void print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveModel& model,
+                  const std::vector<gputwin::ValidationRow>& evaluation_rows, bool markdown) {
+  namespace v = gputwin::validate;
+  const std::string yaml = source_path("data/reference/collective-sweeps.yaml");
+  const std::string dir = source_path("../shared/fixtures/nccl-tests");
+  const auto sweeps = v::load_collective_sweeps(yaml);
+  if (!sweeps.ok()) {
+    std::fprintf(stderr, "%s", sweeps.error_text().c_str());
+    return;
+  }
+  std::printf("\nFull nccl-tests sweeps (%s, read in place from ../shared/fixtures/nccl-tests)\n",
+              "data/reference/collective-sweeps.yaml");
+  if (!std::filesystem::exists(dir)) {
+    std::printf("skipped: %s is absent\n", dir.c_str());
+    return;
+  }
+  std::vector<v::ComparedSweep> compared;
+  for (const auto& sweep : sweeps.value().sweeps) {
+    const auto result =
+        v::compare_sweep(catalog, model, sweep, dir, sweeps.value().cross_node_op_overhead_applied_us);
+    if (!result.ok()) {
+      std::fprintf(stderr, "%s: %s", sweep.name.c_str(), result.error_text().c_str());
+      continue;
+    }
+    compared.push_back(result.value());
+    std::printf("\n%s%s (set: %s)\n", markdown ? "#### " : "", sweep.name.c_str(), sweep.set.c_str());
+    if (markdown) {
+      std::printf("\n| size | published us | predicted us | algorithm, channels | error |\n");
+      std::printf("|---:|---:|---:|---|---:|\n");
+    }
+    for (const auto& row : result.value().rows) {
+      const auto& e = row.row.estimate;
+      const std::string algorithm = e.algorithm + "/" + e.protocol + " " + std::to_string(e.channels) + "/" +
+                                    std::to_string(e.channels_available);
+      if (markdown)
+        std::printf("| %s | %.2f | %.2f | %s | %+.1f %% |\n", size_text(row.bytes).c_str(),
+                    row.published_time_us, row.row.predicted_time_us, algorithm.c_str(), row.error_percent);
+      else
+        std::printf("  %9s %11.2f us %11.2f us  %-22s %+7.1f%%\n", size_text(row.bytes).c_str(),
+                    row.published_time_us, row.row.predicted_time_us, algorithm.c_str(), row.error_percent);
+    }
+    for (const auto band : {v::SizeBand::small, v::SizeBand::mid, v::SizeBand::large}) {
+      const auto summary = v::band_summary(result.value(), band);
+      std::printf("  %-22s %2d rows: mean |error| %.1f %%, worst %.1f %%\n", v::band_name(band), summary.rows,
+                  summary.mean_abs_error_percent, summary.worst_abs_error_percent);
+    }
+  }
+  for (const auto& skipped : sweeps.value().not_expressible)
+    std::printf("not compared: %s: %s\n", skipped.file.c_str(), skipped.why.c_str());
+
+  // The candidate term: fitted on the multi-node fit sweeps' mid band, then tried on everything.
+  const double fitted = v::fit_cross_node_op_overhead_us(compared);
+  std::printf(
+      "\nCalibration: cross-node per-operation overhead = median(published - predicted) over the multi-node "
+      "fit "
+      "sweeps' mid band = %.1f us (stored fitted_us %.1f; applied_us %.1f)\n",
+      fitted, sweeps.value().cross_node_op_overhead_fitted_us,
+      sweeps.value().cross_node_op_overhead_applied_us);
+  for (const auto& sweep : compared) {
+    if (sweep.sweep.system.nodes <= 1) continue;
+    for (const auto band : {v::SizeBand::small, v::SizeBand::mid, v::SizeBand::large}) {
+      double without = 0;
+      double with = 0;
+      int rows = 0;
+      for (const auto& row : sweep.rows) {
+        if (v::size_band(row.bytes) != band) continue;
+        without += std::abs(row.error_percent);
+        with += std::abs(v::error_with_cross_node_overhead(row.row, fitted));
+        ++rows;
+      }
+      if (rows > 0)
+        std::printf("  fit %s, %s: mean |error| %.1f %% -> %.1f %% with the term\n", sweep.sweep.name.c_str(),
+                    v::band_name(band), without / rows, with / rows);
+    }
+  }
+  double without = 0;
+  double with = 0;
+  double worst_with = 0;
+  for (const auto& row : evaluation_rows) {
+    const double after = v::error_with_cross_node_overhead(row, fitted);
+    without += std::abs(row.error_percent());
+    with += std::abs(after);
+    worst_with = std::max(worst_with, std::abs(after));
+    if (row.point.nodes > 1)
+      std::printf("  evaluation %-42s %+7.1f %% -> %+7.1f %%\n", row.point.name.c_str(), row.error_percent(),
+                  after);
+  }
+  if (!evaluation_rows.empty())
+    std::printf(
+        "  %zu evaluation points (held out): mean |error| %.1f %% -> %.1f %% with the term (worst %.1f %%): "
+        "%s\n",
+        evaluation_rows.size(), without / evaluation_rows.size(), with / evaluation_rows.size(), worst_with,
+        with <= without ? "better on held-out data" : "worse on held-out data: not adopted");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,6 +180,7 @@ int main(int argc, char** argv) {
   double evaluation_one_op_worst = 0;
   double evaluation_one_op_sum = 0;
   int evaluation_count = 0;
+  std::vector<gputwin::ValidationRow> evaluation_rows;
   for (const auto& point : points.value()) {
     const auto row = gputwin::validate_collective_point(catalog.value(), model.value(), point);
     if (!row.ok()) {
@@ -101,6 +206,7 @@ int main(int argc, char** argv) {
                   algorithm.c_str(), r.one_operation_error_percent(), r.error_percent(), note.c_str());
     }
     if (point.set == "evaluation") {
+      evaluation_rows.push_back(r);
       evaluation_worst = std::max(evaluation_worst, std::abs(r.error_percent()));
       evaluation_sum += std::abs(r.error_percent());
       evaluation_one_op_worst = std::max(evaluation_one_op_worst, std::abs(r.one_operation_error_percent()));
@@ -119,5 +225,6 @@ int main(int argc, char** argv) {
       evaluation_count, evaluation_count ? evaluation_sum / evaluation_count : 0.0, evaluation_worst);
   std::printf("  (against one operation alone: mean |error| %.1f %%, worst %.1f %%)\n",
               evaluation_count ? evaluation_one_op_sum / evaluation_count : 0.0, evaluation_one_op_worst);
+  print_sweeps(catalog.value(), model.value(), evaluation_rows, markdown);
   return 0;
 }

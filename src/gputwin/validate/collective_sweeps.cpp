@@ -1,0 +1,151 @@
+// Whole nccl-tests sweeps against the collective model (see the header).
+#include "gputwin/validate/collective_sweeps.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gputwin/core/yaml_input.hpp"
+#include "gputwin/validate/nccl_tests_text.hpp"
+
+namespace gputwin::validate {
+namespace {
+
+constexpr double kKibibyte = 1024;
+constexpr double kMibibyte = 1024 * kKibibyte;
+constexpr double kMidBandStart = 64 * kKibibyte;
+constexpr double kLargeBandStart = 64 * kMibibyte;
+
+CollectiveSweep read_sweep(const YamlField& field) {
+  field.expect_keys({"name", "file", "source", "set", "note", "system", "accelerator", "gpus", "nodes",
+                     "nics_per_node", "nic_gbps", "op"});
+  CollectiveSweep sweep;
+  sweep.name = field.child("name").text();
+  sweep.file = field.child("file").text();
+  sweep.source = field.child("source").text();
+  const YamlField set = field.child("set");
+  sweep.set = set.text();
+  if (sweep.set != "fit" && sweep.set != "evaluation") set.fail("expected fit or evaluation");
+  if (const auto note = field.optional_child("note")) sweep.note = note->text();
+  PublishedCollectivePoint& point = sweep.system;
+  point.name = sweep.name;
+  point.source = sweep.source;
+  point.set = sweep.set;
+  if (const auto system = field.optional_child("system")) point.system = system->text();
+  if (const auto accelerator = field.optional_child("accelerator")) point.accelerator = accelerator->text();
+  if (point.system.empty() == point.accelerator.empty()) field.fail("give either a system or an accelerator");
+  if (const auto gpus = field.optional_child("gpus")) point.gpus = static_cast<int>(gpus->positive_integer());
+  if (const auto nodes = field.optional_child("nodes"))
+    point.nodes = static_cast<int>(nodes->positive_integer());
+  point.multi_node = point.nodes > 1;
+  if (const auto nics = field.optional_child("nics_per_node")) {
+    point.nics_per_node = static_cast<int>(nics->positive_integer());
+    point.nic_gbps = field.child("nic_gbps").positive_number();
+  }
+  const YamlField op = field.child("op");
+  const auto parsed = collective_from_name(op.text());
+  if (!parsed) op.fail("unknown collective '" + op.text() + "'");
+  point.op = *parsed;
+  return sweep;
+}
+
+}  // namespace
+
+SizeBand size_band(double bytes) {
+  if (bytes < kMidBandStart) return SizeBand::small;
+  return bytes < kLargeBandStart ? SizeBand::mid : SizeBand::large;
+}
+
+const char* band_name(SizeBand band) {
+  switch (band) {
+    case SizeBand::small:
+      return "small (< 64 KiB)";
+    case SizeBand::mid:
+      return "mid (64 KiB - 64 MiB)";
+    case SizeBand::large:
+      return "large (>= 64 MiB)";
+  }
+  return "";
+}
+
+Result<CollectiveSweeps> load_collective_sweeps(const std::string& path) {
+  try {
+    const YamlField root = YamlDocument::load(path).root();
+    root.expect_keys({"sweeps", "not_expressible", "cross_node_op_overhead"});
+    CollectiveSweeps sweeps;
+    for (const auto& item : root.child("sweeps").items()) sweeps.sweeps.push_back(read_sweep(item));
+    for (const auto& item : root.child("not_expressible").items()) {
+      item.expect_keys({"file", "why"});
+      sweeps.not_expressible.push_back({item.child("file").text(), item.child("why").text()});
+    }
+    const YamlField overhead = root.child("cross_node_op_overhead");
+    overhead.expect_keys({"fitted_us", "applied_us", "source"});
+    sweeps.cross_node_op_overhead_fitted_us = overhead.child("fitted_us").number();
+    sweeps.cross_node_op_overhead_applied_us = overhead.child("applied_us").number();
+    if (sweeps.cross_node_op_overhead_applied_us < 0)
+      overhead.child("applied_us").fail("expected a time >= 0 (microseconds)");
+    return sweeps;
+  } catch (const InputFailure& failure) {
+    return failure.error();
+  }
+}
+
+Result<ComparedSweep> compare_sweep(const Catalog& catalog, const CollectiveModel& model,
+                                    const CollectiveSweep& sweep, const std::string& nccl_tests_dir,
+                                    double cross_node_overhead_us) {
+  const auto run = NcclTestsText::read_file(nccl_tests_dir + "/" + sweep.file);
+  if (!run.ok()) return run.errors();
+  ComparedSweep compared;
+  compared.sweep = sweep;
+  for (const CollectiveRow& measured : run.value().rows) {
+    const double bytes = measured.size.base();
+    if (bytes <= 0 || !measured.out_of_place.time_us) continue;
+    PublishedCollectivePoint point = sweep.system;
+    point.bytes = bytes;
+    point.time_us = *measured.out_of_place.time_us;
+    const auto row = validate_collective_point(catalog, model, point);
+    if (!row.ok()) return row.errors();
+    SweepRow out;
+    out.bytes = bytes;
+    out.published_time_us = *point.time_us;
+    out.row = row.value();
+    out.error_percent = error_with_cross_node_overhead(out.row, cross_node_overhead_us);
+    compared.rows.push_back(std::move(out));
+  }
+  return compared;
+}
+
+BandSummary band_summary(const ComparedSweep& sweep, SizeBand band) {
+  BandSummary summary;
+  for (const SweepRow& row : sweep.rows) {
+    if (size_band(row.bytes) != band) continue;
+    ++summary.rows;
+    summary.mean_abs_error_percent += std::abs(row.error_percent);
+    summary.worst_abs_error_percent = std::max(summary.worst_abs_error_percent, std::abs(row.error_percent));
+  }
+  if (summary.rows > 0) summary.mean_abs_error_percent /= summary.rows;
+  return summary;
+}
+
+double error_with_cross_node_overhead(const ValidationRow& row, double extra_us) {
+  if (row.point.nodes <= 1 || extra_us == 0 || row.predicted_time_us <= 0) return row.error_percent();
+  ValidationRow shifted = row;
+  shifted.predicted_time_us = row.predicted_time_us + extra_us;
+  shifted.predicted_busbw_gbps = row.predicted_busbw_gbps * row.predicted_time_us / shifted.predicted_time_us;
+  return shifted.error_percent();
+}
+
+double fit_cross_node_op_overhead_us(const std::vector<ComparedSweep>& fit_sweeps) {
+  std::vector<double> residuals;
+  for (const ComparedSweep& sweep : fit_sweeps) {
+    if (sweep.sweep.set != "fit" || sweep.sweep.system.nodes <= 1) continue;
+    for (const SweepRow& row : sweep.rows)
+      if (size_band(row.bytes) == SizeBand::mid)
+        residuals.push_back(row.published_time_us - row.row.predicted_time_us);
+  }
+  if (residuals.empty()) return 0;
+  std::sort(residuals.begin(), residuals.end());
+  const std::size_t n = residuals.size();
+  return n % 2 == 1 ? residuals[n / 2] : (residuals[n / 2 - 1] + residuals[n / 2]) / 2;
+}
+
+}  // namespace gputwin::validate
