@@ -141,8 +141,9 @@ struct LayerPass {
   double context_comm_backward = 0;  // s, keys, values and their gradients the backward pass exposes
   double expert_comm = 0;  // s, MoE dispatch + combine all-to-all over the expert-parallel group, one pass
   double permute = 0;      // s, MoE token permute / unpermute and router traffic, one pass
-  double host_wait = 0;    // s, forward: GPU idle while the host issues a MoE layer after its dispatch sync
-  double host_wait_backward = 0;   // s, the same in the backward pass
+  // s, forward only: GPU idle while the host issues a MoE layer after its dispatch sync (the backward has
+  // none)
+  double host_wait = 0;
   double every_second_matrix = 0;  // s, forward GEMMs torchtitan's per-op SAC recomputes (Recompute::op_sac)
 
   [[nodiscard]] double forward() const { return matrices + attention + elementwise + permute + host_wait; }
@@ -314,10 +315,13 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
     pass.tensor_comm = 2 * x.collective_s(CollectiveOp::all_reduce, layer_output_bytes, x.groups.tensor);
   }
   if (m.is_moe() && moe_share > 0) {
-    // The host wait per MoE layer and pass (forward, backward).
-    const double host =
-        c.moe_cuda_graphs ? x.calibration.moe_layer_host_graphed_s : x.calibration.moe_layer_host_s;
-    pass.host_wait = pass.host_wait_backward = moe_share * host;
+    // The host wait: one host-device synchronisation per MoE layer in every forward pass (Megatron's
+    // dispatcher needs the token counts on the host for the all-to-all splits and the grouped GEMM's
+    // m_splits), none in the backward (the all-to-all's backward reuses the split sizes the forward kept on
+    // the host, the grouped GEMM's backward its m_splits). A recomputed forward synchronises again
+    // (LayerPass::forward()).
+    pass.host_wait = moe_share * (c.moe_cuda_graphs ? x.calibration.moe_layer_host_graphed_s
+                                                    : x.calibration.moe_layer_host_s);
   }
   if (c.cp > 1) context_exchange(x, tokens, pass);
   return pass;
@@ -384,8 +388,7 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
   const double quantised = load.layers - load.bf16_layers, bf16 = load.bf16_layers;
   auto sum = [&](auto term) { return quantised * term(f) + bf16 * term(f_bf16); };
   t.compute = sum([](const LayerPass& p) {
-    const double backward =
-        p.matrices_backward + p.attention_backward + 2 * p.elementwise + p.permute + p.host_wait_backward;
+    const double backward = p.matrices_backward + p.attention_backward + 2 * p.elementwise + p.permute;
     return p.forward() + backward + p.casts;
   });
   // The same compute and the recomputation below, by kind.
@@ -400,7 +403,6 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
     t.parts.attention += n * p.attention_backward;
     t.parts.elementwise += n * 2 * p.elementwise;
     t.parts.permute += n * p.permute;
-    t.parts.host += n * p.host_wait_backward;
     t.parts.casts += n * p.casts;
   });
   const auto forward_tensor = [&](const LayerPass& p) {

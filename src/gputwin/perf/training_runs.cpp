@@ -557,10 +557,10 @@ Result<TrainingCalibration> fit_gemm_calibration(const Catalog& catalog, const C
     });
     fitted.gemm.set_peak_fraction(a.name, best);
   }
-  // Then the host time per MoE layer and pass, on the MoE fit rows with the fractions just fitted (the dense
-  // rows do not read it): a grid 0 .. 10 ms, step 0.05 ms; one value for the recipes that launch the layer
-  // kernel by kernel, one for those that capture the router and preprocessing in CUDA graphs, each on its
-  // own rows (a row reads only one of them).
+  // Then the host time per MoE layer and forward pass, on the MoE fit rows with the fractions just fitted
+  // (the dense rows do not read it): a grid 0 .. 20 ms, step 0.05 ms; one value for the recipes that launch
+  // the layer kernel by kernel, one for those that capture the router and preprocessing in CUDA graphs, each
+  // on its own rows (a row reads only one of them).
   auto fit_host_wait = [&](bool graphed, double TrainingCalibration::*wait) {
     std::vector<ReferenceRun> points;
     for (const ReferenceRun& run : runs) {
@@ -569,7 +569,7 @@ Result<TrainingCalibration> fit_gemm_calibration(const Catalog& catalog, const C
     }
     if (points.empty()) return;
     double best = 0, best_error = std::numeric_limits<double>::infinity();
-    for (int i = 0; i <= 200; ++i) {
+    for (int i = 0; i <= 400; ++i) {
       TrainingCalibration trial = fitted;
       trial.*wait = i * 0.05e-3;
       const double e = mean_abs_error(predict_reference_runs(collectives, trial, points));

@@ -183,7 +183,13 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // The flex (HybridEP) dispatcher's deduplication across nodes where the recipe uses it (H100 Qwen3-30B EP
   // 16 over two nodes -46.5 % -> -29.7 %): MoE 17.60 % (17.90 % before); a host wait hidden by the layer's
   // own work was tried and rejected (26.2 %, docs/accuracy.md).
-  EXPECT_LE(moe_sum / moe, 0.177);
+  // The wait charged once per MoE layer and forward pass (Megatron's dispatcher syncs in the forward only;
+  // the backward reuses the host split sizes), refitted 7.95 / 5.15 ms: MoE 17.38 % (17.60 % before); hiding
+  // it behind the other micro-batch's expert backward on the all-to-all-overlap recipes was tried and
+  // rejected (18.13 %), so was no wait on the full-iteration CUDA-graph recipes (23.07 %; docs/accuracy.md).
+  EXPECT_LE(moe_sum / moe, 0.1745);
+  // All 110 rows: 12.16 % (12.27 % with the wait charged in the backward too); goal 5 %, not reached.
+  EXPECT_LE(fit.mean_abs_error, 0.1220);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {

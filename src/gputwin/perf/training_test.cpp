@@ -102,10 +102,11 @@ TEST(Training, ExposedDataParallelTimeShrinksWithOverlap) {
   EXPECT_LT(dp_time(c), exposed);
 }
 
-// The host wait of Megatron's MoE dispatch (moe_layer_host_s) is paid on every MoE layer in the forward and
-// the backward pass of every micro-batch, and nowhere else: one rank (pp 1), no recomputation, so the step
-// grows by exactly wait x 2 passes x MoE layers x micro-batches; a dense model does not move.
-TEST(TrainingMoe, HostWaitIsPaidPerMoeLayerAndPass) {
+// The host wait of Megatron's MoE dispatch (moe_layer_host_s) is paid once per MoE layer in the forward pass
+// of every micro-batch (the dispatcher's one host-device sync), not in the backward (it reuses the split
+// sizes already on the host), and nowhere else: one rank (pp 1), no recomputation, so the step grows by
+// exactly wait x MoE layers x micro-batches - not twice that; a dense model does not move.
+TEST(TrainingMoe, HostWaitIsPaidPerMoeLayerInTheForwardPassOnly) {
   const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
   const TransformerModel* dense = find_model(testing::model_presets(), "llama3-8b");
   ASSERT_NE(qwen, nullptr);
@@ -124,14 +125,14 @@ TEST(TrainingMoe, HostWaitIsPaidPerMoeLayerAndPass) {
   const auto step = [&](const TrainingCalibration& k, const TransformerModel& m) {
     return estimate_training(hw, setup().collectives, k, m, c).step_time_s;
   };
-  const double expected = 0.002 * 2 * qwen->moe_layer_count() * c.micro_batches();
+  const double expected = 0.002 * qwen->moe_layer_count() * c.micro_batches();
   EXPECT_NEAR(step(with, *qwen) - step(without, *qwen), expected, 1e-9 * expected);
   EXPECT_DOUBLE_EQ(step(with, *dense), step(without, *dense));
 }
 
 // The breakdown of compute and recompute by kind adds up to those two terms; a MoE model's routed experts
 // land in the grouped-GEMM part and a dense model has none; with full recomputation the host wait is paid in
-// three passes (forward, backward, recomputed forward).
+// the two forward passes (forward, recomputed forward), not in the backward.
 TEST(TrainingMoe, ComputePartsAddUpToComputeAndRecompute) {
   const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
   const TransformerModel* dense = find_model(testing::model_presets(), "llama3-8b");
@@ -166,13 +167,13 @@ TEST(TrainingMoe, ComputePartsAddUpToComputeAndRecompute) {
   EXPECT_GT(seconds(moe.compute_parts, "grouped expert GEMMs"), seconds(moe.compute_parts, "dense GEMMs"));
   EXPECT_EQ(seconds(plain.compute_parts, "grouped expert GEMMs"), 0);
   EXPECT_EQ(seconds(plain.compute_parts, "MoE host wait"), 0);
-  const double host = 0.002 * 3 * qwen->moe_layer_count() * c.micro_batches();
+  const double host = 0.002 * 2 * qwen->moe_layer_count() * c.micro_batches();
   EXPECT_NEAR(seconds(moe.compute_parts, "MoE host wait"), host, 1e-9 * host);
 }
 
 // A recipe that captures the MoE router and preprocessing in CUDA graphs (moe_cuda_graphs) pays the graphed
-// host wait instead of the kernel-by-kernel one, per MoE layer and pass exactly as that one; with both waits
-// equal the flag changes nothing.
+// host wait instead of the kernel-by-kernel one, per MoE layer and forward pass exactly as that one; with
+// both waits equal the flag changes nothing.
 TEST(TrainingMoe, GraphedRecipesPayTheGraphedHostWait) {
   const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
   ASSERT_NE(qwen, nullptr);
@@ -192,7 +193,7 @@ TEST(TrainingMoe, GraphedRecipesPayTheGraphedHostWait) {
     g.moe_cuda_graphs = graphs;
     return estimate_training(hw, setup().collectives, calibration, *qwen, g).step_time_s;
   };
-  const double expected = (0.003 - 0.001) * 2 * qwen->moe_layer_count() * c.micro_batches();
+  const double expected = (0.003 - 0.001) * qwen->moe_layer_count() * c.micro_batches();
   EXPECT_NEAR(step(k, false) - step(k, true), expected, 1e-9 * expected);
   k.moe_layer_host_graphed_s = k.moe_layer_host_s;
   EXPECT_DOUBLE_EQ(step(k, false), step(k, true));
