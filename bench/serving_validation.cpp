@@ -7,6 +7,9 @@
 //                    data/reference/serving-mlperf-v4.1.yaml; evaluation rows are never simulated.
 //   --engine-effect  the engine generation's effect: the errors of both sets with every efficiency set to 1
 //                    (no engine term) and with the generations' efficiencies swapped.
+//   --load           issue 16: every Server row at its published QPS, the simulated engine's mean batch and
+//                    iteration (split into its terms) against what the published Server and Offline figures
+//                    imply, and the engine table's ITL-vs-concurrency line (t(n) = a + b n).
 //   --engine-tables  only the serving engines' own published rate-vs-latency tables
 //                    (data/reference/serving-engine-tables.yaml), at efficiency 1 and at each engine
 //                    generation's (the engine term's effect); the default run prints them after MLPerf.
@@ -263,6 +266,86 @@ int engine_tables(const ServingValidationInputs& inputs) {
   return 0;
 }
 
+// t(n) = a + b n through two points (n1, t1), (n2, t2); b per sequence.
+std::pair<double, double> line_through(double n1, double t1, double n2, double t2) {
+  const double b = (t2 - t1) / (n2 - n1);
+  return {t1 - b * n1, b};
+}
+
+// Least-squares t(n) = a + b n.
+std::pair<double, double> least_squares(const std::vector<double>& n, const std::vector<double>& t) {
+  double sn = 0, st = 0, snn = 0, snt = 0;
+  for (std::size_t k = 0; k < n.size(); ++k) sn += n[k], st += t[k], snn += n[k] * n[k], snt += n[k] * t[k];
+  const auto count = static_cast<double>(n.size());
+  const double b = (count * snt - sn * st) / (count * snn - sn * sn);
+  return {(st - b * sn) / count, b};
+}
+
+// Issue 16's question: at the published QPS, how many sequences does the simulated engine carry and how long
+// is its iteration, against the published point (TPOT p50, tokens/s x TPOT p50 sequences); the perf model's
+// t(n) = a + b n; and the line the published Server and Offline points of the same system imply (Offline:
+// its sequence slots all decoding, t = slots / tokens/s per instance).
+int load_breakdown(const ServingValidationInputs& inputs, const MlperfResults& results) {
+  const auto planned = plan_serving_checks(inputs, results);
+  std::printf(
+      "### Server rows at the published QPS, per instance\n\n"
+      "| set | submitter | system | benchmark | TPxinst | QPS | sim seqs | sim prefill tok/it | sim it ms "
+      "(compute/memory/comm/host) | model a ms | model b us/seq | pub seqs | pub it ms (TPOT p50) | "
+      "Offline slots | Offline it ms | implied a ms | implied b us/seq |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const CheckSet set : {CheckSet::fit, CheckSet::evaluation}) {
+    for (const ServingCheck& c : planned) {
+      if (c.set != set || !c.published.server()) continue;
+      const auto load = server_load(inputs, results, c);
+      if (!load.ok()) {
+        std::fprintf(stderr, "%s", load.error_text().c_str());
+        return 1;
+      }
+      const ServerLoad& l = load.value();
+      std::string offline = "- | - | - | -";
+      for (const ServingCheck& o : planned) {
+        if (o.set != set || o.published.server() || o.published.system != c.published.system ||
+            o.published.submitter != c.published.submitter || o.published.benchmark != c.published.benchmark)
+          continue;
+        const double t_off = o.sequences / (o.published.tokens_per_s / o.instances) * 1e3;
+        const auto [a, b] = line_through(l.published_sequences, l.published_iteration_ms, o.sequences, t_off);
+        char text[160];
+        std::snprintf(text, sizeof text, "%d | %.1f | %.1f | %.1f", o.sequences, t_off, a, b * 1e3);
+        offline = text;
+      }
+      std::printf(
+          "| %s | %s | %s | %s | %dx%d | %.1f | %.0f | %.0f | %.1f (%.1f/%.1f/%.1f/%.1f) | %.1f | %.1f | "
+          "%.0f | "
+          "%.1f | %s |\n",
+          check_set_name(set), c.published.submitter.c_str(), c.published.system.c_str(),
+          c.published.benchmark.c_str(), c.tp, c.instances, c.published.target_qps, l.sequences,
+          l.prefill_tokens, l.iteration_ms, l.compute_ms, l.memory_ms, l.communication_ms, l.host_ms,
+          l.model_a_ms, l.model_b_ms * 1e3, l.published_sequences, l.published_iteration_ms, offline.c_str());
+    }
+  }
+  // The engine tables: ITL against concurrency is t(n) itself, below the KV-cache cap (concurrency <= 50).
+  const auto tables = load_engine_tables(source_path("data/reference/serving-engine-tables.yaml"));
+  if (!tables.ok()) return 1;
+  const auto checks = run_engine_table_checks(inputs, tables.value());
+  if (!checks.ok()) return 1;
+  std::vector<double> n, published, simulated;
+  for (const EngineTableCheck& c : checks.value()) {
+    if (c.published.concurrency > 50) continue;
+    n.push_back(c.published.concurrency);
+    published.push_back(c.published.itl_ms);
+    simulated.push_back(c.itl_ms);
+  }
+  if (n.size() >= 2) {
+    const auto [pa, pb] = least_squares(n, published);
+    const auto [sa, sb] = least_squares(n, simulated);
+    std::printf(
+        "\nengine table %s, ITL = a + b x concurrency over concurrency <= 50 (least squares): published a "
+        "%.1f ms, b %.0f us; simulated a %.1f ms, b %.0f us\n",
+        checks.value().front().table.c_str(), pa, pb * 1e3, sa, sb * 1e3);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -290,6 +373,7 @@ int main(int argc, char** argv) {
                                        constants.value(), engines.value(), plan.value()};
   if (mode == "--calibrate") return calibrate(inputs, results.value());
   if (mode == "--engine-tables") return engine_tables(inputs);
+  if (mode == "--load") return load_breakdown(inputs, results.value());
   if (mode == "--engine-effect") {
     std::printf("engine generations as fitted:\n");
     const auto fitted = rerun(inputs, results.value(), [&](const std::string& id) {

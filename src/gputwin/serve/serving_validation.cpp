@@ -60,11 +60,17 @@ class RowSimulation {
     setup_.engine_efficiency = efficiency;
   }
 
-  ServeSummary server(double qps) const {
+  [[nodiscard]] std::vector<ServeRequest> server_requests(double qps) const {
     ArrivalProcess process{qps, run_.server_duration_s, 1, 1, 1};
     std::vector<ServeRequest> requests = generate_arrivals(process, run_.seed);
     draw_lengths(requests, benchmark_, run_.seed + 1);
-    return simulate_serving(model_, requests, setup_).summary;
+    return requests;
+  }
+  ServeSummary server(double qps) const {
+    return simulate_serving(model_, server_requests(qps), setup_).summary;
+  }
+  [[nodiscard]] ServingResult server_run(const std::vector<ServeRequest>& requests) const {
+    return simulate_serving(model_, requests, setup_);
   }
 
   // Steady-state tokens/s with every request queued at once: the difference of a run of N and one of 2N
@@ -221,6 +227,51 @@ Result<SaturatedIteration> saturated_iteration(const ServingValidationInputs& in
   const double seconds = it.time.seconds() / check.efficiency;
   it.output_tokens_per_s_per_gpu = seconds > 0 ? it.decode_sequences / seconds / check.tp : 0;
   return it;
+}
+
+Result<ServerLoad> server_load(const ServingValidationInputs& inputs, const MlperfResults& results,
+                               const ServingCheck& check) {
+  const MlperfResult& row = check.published;
+  if (check.set == CheckSet::excluded || !row.server())
+    return InputError{{results.path, row.line, 0}, "rows", "not a simulated Server row"};
+  auto built = row_model(inputs, results, check);
+  if (!built.ok()) return built.errors();
+  const RowModel& model = built.value();
+  const RowSimulation simulation(model.model, *model.benchmark, check, *model.engine, inputs.plan.run,
+                                 check.efficiency);
+  const std::vector<ServeRequest> requests = simulation.server_requests(row.target_qps);
+  const ServingResult run = simulation.server_run(requests);
+  ServerLoad load;
+  double output = 0, input = 0;
+  for (const ServeRequest& r : requests) {
+    output += r.output_tokens;
+    input += r.input_tokens;
+  }
+  const auto iterations = static_cast<double>(std::max(1LL, run.iterations));
+  const double engine_s = 1e3 / check.tp / iterations;  // GPU seconds -> ms per iteration of one engine
+  load.sequences = output / iterations;
+  load.prefill_tokens = input / iterations;
+  load.iteration_ms = run.gpu_busy.total() * engine_s;
+  load.compute_ms = run.gpu_busy.compute * engine_s;
+  load.memory_ms = run.gpu_busy.memory * engine_s;
+  load.communication_ms = run.gpu_busy.communication * engine_s;
+  load.host_ms = run.gpu_busy.host * engine_s;
+  const double input_mean = model.benchmark->input_mean();
+  const double output_mean = mean_output_tokens(*model.benchmark);
+  const double context = input_mean + output_mean / 2;
+  const auto t = [&](int n) {
+    const double prefill = n * input_mean / output_mean;
+    return model.model.iteration(prefill, prefill * input_mean / 2, n, n * context).seconds() /
+           check.efficiency * 1e3;
+  };
+  const int slots = std::max(2, check.sequences);
+  load.model_b_ms = (t(slots) - t(1)) / (slots - 1);
+  load.model_a_ms = t(1) - load.model_b_ms;
+  if (row.tpot_p50_ms) {
+    load.published_iteration_ms = *row.tpot_p50_ms;
+    load.published_sequences = row.tokens_per_s / check.instances * *row.tpot_p50_ms / 1e3;
+  }
+  return load;
 }
 
 Result<ServingCheck> simulate_serving_check(const ServingValidationInputs& inputs,

@@ -87,6 +87,25 @@ struct SaturatedIteration {
                                                              const MlperfResults& results,
                                                              const ServingCheck& check);
 
+// A Server row at its published target QPS as the simulated engine runs it, beside what the published
+// figures imply (issue 16: the simulated engine held about 4x fewer sequences than the real one at the same
+// tokens/s). Per instance: the mean iteration, its terms, the sequences it carries; the perf model's
+// iteration as a line t(n) = a + b n over the row's sequence slots (n decoding sequences at the mean context
+// with the n x input mean / output mean prompt tokens that keep them full, the engine's efficiency applied);
+// and the published point: an iteration of TPOT p50 carrying tokens/s per instance x TPOT p50 sequences
+// (Little's law: tokens/s = sequences / iteration).
+struct ServerLoad {
+  double sequences = 0;       // simulated: mean output tokens per iteration (the decoding batch)
+  double prefill_tokens = 0;  // simulated: mean prompt tokens per iteration
+  double iteration_ms = 0;    // simulated: mean iteration as the engine ran it
+  double compute_ms = 0, memory_ms = 0, communication_ms = 0, host_ms = 0;  // its terms (bound one only)
+  double model_a_ms = 0, model_b_ms = 0;  // the perf model's t(n) = a + b n (b per sequence)
+  double published_iteration_ms = 0;      // TPOT p50
+  double published_sequences = 0;         // published tokens/s per instance x TPOT p50
+};
+[[nodiscard]] Result<ServerLoad> server_load(const ServingValidationInputs& inputs,
+                                             const MlperfResults& results, const ServingCheck& check);
+
 struct ServingErrors {
   int offline_rows = 0, server_rows = 0;
   double offline_mean = 0, offline_worst = 0;        // |error| of tokens/s, percent

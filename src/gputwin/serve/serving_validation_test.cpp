@@ -211,6 +211,41 @@ TEST(ServingValidation, TheSaturatedIterationSplitsItsTerms) {
               0.01 * s.prefill_tokens);
 }
 
+// Issue 16: the Server run lasts MLPerf LoadGen's minimum (mlperf.conf "*.Server.min_duration = 600000" ms).
+// The submitters run near saturation (the published TPOT p50 x tokens/s per instance puts 454 sequences in
+// flight on one H200 at 101 QPS), where the queue takes minutes to fill: a 120 s run measured mostly its own
+// ramp (180 sequences in flight on average), the 600 s run carries 277 (measured 2026-11-27). Both below the
+// published 454: the rest is the perf model's per-sequence time (docs/perf-serve.md, "Latency under load").
+TEST(ServingValidation, AServerRunAsLongAsMlperfsFillsTheQueueOfASaturatedEngine) {
+  const auto results = shared_results();
+  SKIP_WITHOUT_SHARED(results);
+  EXPECT_GE(bundle().plan.run.server_duration_s, 600.0);
+  const ServingValidationInputs inputs = bundle().inputs();
+  const auto checks = plan_serving_checks(inputs, *results);
+  const auto row = std::find_if(checks.begin(), checks.end(), [](const ServingCheck& c) {
+    return c.published.submitter == "NVIDIA" && c.published.system == "H200-SXM-141GBx8_TRT" &&
+           c.published.benchmark == "llama2-70b-99" && c.published.server();
+  });
+  ASSERT_NE(row, checks.end());
+  ASSERT_EQ(row->set, CheckSet::fit);
+  const auto long_run = server_load(inputs, *results, *row);
+  ServingCheckPlan short_plan = bundle().plan;
+  short_plan.run.server_duration_s = 120;
+  const ServingValidationInputs short_inputs{bundle().catalog,   bundle().presets, bundle().collectives,
+                                             bundle().constants, bundle().engines, short_plan};
+  const auto short_run = server_load(short_inputs, *results, *row);
+  ASSERT_TRUE(long_run.ok() && short_run.ok());
+  const ServerLoad& l = long_run.value();
+  EXPECT_NEAR(l.published_sequences, 454, 5);  // 29228 tok/s / 8 x 124.3 ms
+  EXPECT_GT(l.sequences, 1.4 * short_run.value().sequences);
+  EXPECT_GT(l.sequences, 0.55 * l.published_sequences);
+  EXPECT_LT(l.sequences, l.published_sequences);
+  // Little's law holds in the simulation too: tokens/s per instance = sequences / iteration, within the ramp
+  // and drain of one run.
+  const double per_instance = row->published.target_qps / row->instances * 291;
+  EXPECT_NEAR(l.sequences / (l.iteration_ms / 1e3), per_instance, 0.15 * per_instance);
+}
+
 // A malformed engine table is a located error.
 TEST(ServingValidation, AMalformedEngineTableIsALocatedError) {
   const std::string path = write_temp("engine-tables-bad.yaml",
@@ -252,18 +287,19 @@ TEST(ServingValidation, ErrorsOnTheEngineTablesStayWhereMeasured) {
   }
 }
 
-// The whole check as bench/serving_validation prints it, every row simulated (about a minute of CPU).
+// The whole check as bench/serving_validation prints it, every row simulated (about 3 minutes of CPU).
 // Measured 2026-11-27 with the fitted Llama 2 input mean (168) and efficiencies (TensorRT-LLM 0.884, vLLM
-// 0.487):
-//   fit (16 rows): throughput mean |error| 12.3 %, worst 40.6 % (Offline 1.8 %, worst 8.2 %; Server at the
-//   limits 22.7 %, worst 40.6 %).
-//   evaluation (64 rows): throughput mean |error| 21.3 %, worst 101.3 % (Offline 10.6 %, worst 58.4 %; Server
-//   at the limits 32.1 %, worst 101.3 %); both limits hold at the published QPS on all 32 Server rows, p99
-//   TPOT within 25 % on none (the simulated latencies under load are 2-5x below the published ones).
-// (2026-11-26, with inputs uniform on 1..1024: fit 18.3 %, evaluation 19.1 % / worst 44.0 %, Offline 22.4 %,
-// Server 15.8 %: the Offline error and the latency error cancelled in the Server rows.)
-// The issue's goals (15 % mean, 25 % worst, latencies within 25 %) are NOT met; the thresholds below sit just
-// above what is measured so that a change that makes it worse fails.
+// 0.487), Server runs of 600 s (MLPerf's min_duration):
+//   fit (16 rows): throughput mean |error| 6.2 %, worst 29.5 % (Offline 1.8 %, worst 8.2 %; Server at the
+//   limits 10.6 %, worst 29.5 %: DGX-H100 Llama 2 TP 2).
+//   evaluation (64 rows): throughput mean |error| 16.3 %, worst 91.3 % (Offline 10.6 %, worst 58.4 %; Server
+//   at the limits 22.1 %, worst 91.3 %: H100 PCIe); both limits hold at the published QPS on all 32 Server
+//   rows, p99 TPOT within 25 % on none (the simulated latencies under load are still 1.5-4x below the
+//   published ones: the perf model's per-sequence time, docs/perf-serve.md "Latency under load").
+// With 120 s Server runs (until 2026-11-27): fit 12.3 % / 40.6 % (Server 22.7 %), evaluation 21.3 % / 101.3 %
+// (Server 32.1 %).
+// The issue's goals (15 % mean, 25 % worst, latencies within 25 %) are NOT met on the evaluation set; the
+// thresholds below sit just above what is measured so that a change that makes it worse fails.
 TEST(ServingValidation, ErrorsOnTheFitAndEvaluationSetsStayWhereMeasured) {
   const auto results = shared_results();
   SKIP_WITHOUT_SHARED(results);
@@ -274,13 +310,15 @@ TEST(ServingValidation, ErrorsOnTheFitAndEvaluationSetsStayWhereMeasured) {
   EXPECT_EQ(fit.offline_rows + fit.server_rows, 16);
   EXPECT_EQ(evaluation.offline_rows, 32);
   EXPECT_EQ(evaluation.server_rows, 32);
-  EXPECT_LT(fit.throughput_mean, 13.0);
+  EXPECT_LT(fit.throughput_mean, 6.7);
+  EXPECT_LT(fit.throughput_worst, 30.5);
   EXPECT_LT(fit.offline_mean, 2.5);  // the calibration's 1.84 %
-  EXPECT_LT(evaluation.throughput_mean, 22.0);
-  EXPECT_LT(evaluation.throughput_worst, 102.5);
+  EXPECT_LT(fit.server_mean, 11.5);
+  EXPECT_LT(evaluation.throughput_mean, 17.0);
+  EXPECT_LT(evaluation.throughput_worst, 92.5);
   EXPECT_LT(evaluation.offline_mean, 11.5);
-  EXPECT_LT(evaluation.server_mean, 33.0);
-  EXPECT_LT(evaluation.server_worst, 102.5);
+  EXPECT_LT(evaluation.server_mean, 23.0);
+  EXPECT_LT(evaluation.server_worst, 92.5);
   EXPECT_EQ(evaluation.server_limits_held, 32);
 }
 
