@@ -64,6 +64,7 @@ struct ReplayCommandOptions {
   std::string checkpoint_write;
   std::string restart;
   int spare_nodes = 0;
+  int mig_spare_nodes = 0;
   std::string maintenance;
   std::string out_of_service;  // gputwin validate --json output
   // Power (docs/simulate.md, "Energy and a power budget"): an IT budget and the policy that holds it.
@@ -85,6 +86,7 @@ FailureSetup failure_setup(const ReplayCommandOptions& options) {
   setup.checkpoint_write = options.checkpoint_write;
   setup.restart = options.restart;
   setup.spare_nodes = options.spare_nodes;
+  setup.mig_spare_nodes = options.mig_spare_nodes;
   setup.maintenance = options.maintenance;
   return setup;
 }
@@ -121,6 +123,11 @@ const Accelerator* cluster_gpu(const ReplayCommandOptions& options, const Catalo
 
 MigChoice resolve_mig(const ReplayCommandOptions& options) {
   const MigRequest request{options.mig_nodes, options.mig_profile_set, options.mig_layout};
+  if (options.mig_spare_nodes > 0 && options.mig_spare_nodes >= request.nodes) {
+    return mig_failure("--mig-spare-nodes " + std::to_string(options.mig_spare_nodes) +
+                       ": the spares are held out of the --mig-nodes (" + std::to_string(request.nodes) +
+                       "), so at least one MIG-mode node must be left to run jobs");
+  }
   if (request.nodes == 0 && request.profile_set.empty() && request.layout.empty()) return {};
   if (request.nodes > 0 && options.cluster_spec.empty() && options.nodes == 0) {
     return mig_failure("--mig-nodes needs the cluster as --cluster SPEC or --nodes N");
@@ -406,6 +413,11 @@ void add_failure_options(CLI::App& command, ReplayCommandOptions& options) {
                      "time a job takes to restart after an interruption, e.g. 10min");
   command
       .add_option("--spare-nodes", options.spare_nodes, "hold this many nodes (the last ones) as hot spares")
+      ->check(CLI::NonNegativeNumber);
+  command
+      .add_option("--mig-spare-nodes", options.mig_spare_nodes,
+                  "hold this many MIG-mode nodes (the last ones, partitioned like the others) as hot spares "
+                  "for MIG-mode nodes (needs --mig-nodes)")
       ->check(CLI::NonNegativeNumber);
   command.add_option("--maintenance", options.maintenance,
                      "planned windows: every=90d,duration=8h,mode=rolling|all");

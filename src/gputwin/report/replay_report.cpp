@@ -194,16 +194,20 @@ Json failures_json(const FailureMetrics& failures) {
                {"schedulable_gpu_hours", rounded(failures.schedulable_gpu_hours)},
                {"by_job_size", sizes}};
   if (!failures.checkpoint_write_note.empty()) json["checkpoint_write"] = failures.checkpoint_write_note;
+  if (failures.mig_spare_nodes > 0) json["mig_spare_nodes"] = failures.mig_spare_nodes;
   return json;
 }
 
 std::string failures_text(const FailureMetrics& failures) {
-  std::string text =
-      fmt::format("\nFailures ({}; checkpoints {}; {} spare node{}{})\n", failures.failure_model,
-                  failures.checkpoint_policy, failures.spare_nodes, failures.spare_nodes == 1 ? "" : "s",
-                  failures.out_of_service_nodes > 0
-                      ? fmt::format("; {} nodes out of service", failures.out_of_service_nodes)
-                      : std::string());
+  std::string text = fmt::format(
+      "\nFailures ({}; checkpoints {}; {} spare node{}{})\n", failures.failure_model,
+      failures.checkpoint_policy, failures.spare_nodes, failures.spare_nodes == 1 ? "" : "s",
+      (failures.mig_spare_nodes > 0 ? fmt::format(" and {} MIG spare node{}", failures.mig_spare_nodes,
+                                                  failures.mig_spare_nodes == 1 ? "" : "s")
+                                    : std::string()) +
+          (failures.out_of_service_nodes > 0
+               ? fmt::format("; {} nodes out of service", failures.out_of_service_nodes)
+               : std::string()));
   if (!failures.checkpoint_write_note.empty())
     text += fmt::format("  checkpoint write: {}\n", failures.checkpoint_write_note);
   text += fmt::format("  {} interruptions of {}; goodput {} ({} useful of {} GPU-hours held)\n",

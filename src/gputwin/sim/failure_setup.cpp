@@ -131,6 +131,7 @@ ReplayModels make_replay_models(const FailureSetup& options, const ReplayTopolog
                                 " to run jobs");
   }
   models.spare_nodes = options.spare_nodes;
+  models.mig_spare_nodes = options.mig_spare_nodes;
   return models;
 }
 

@@ -34,6 +34,7 @@ struct FailureSetup {
   std::string checkpoint_write;
   std::string restart;
   int spare_nodes = 0;
+  int mig_spare_nodes = 0;  // of the MIG-mode nodes (replay_models.hpp)
   std::string maintenance;  // "every=90d,duration=8h,mode=rolling"
 };
 

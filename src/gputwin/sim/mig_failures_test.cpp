@@ -171,6 +171,135 @@ TEST(MigFailures, SeededNodeFailuresStrikeMigNodesTheSameWayEachRun) {
   EXPECT_NE(replay_json(first).dump(), replay_json(other).dump());
 }
 
+// MIG hot spares. One whole-GPU node (node 0) and MIG-mode nodes of one A100-80GB each; fourteen 1g.10gb jobs
+// of 1000 s fill two MIG GPUs; node 1 fails at t = 50 and is repaired at t = 300. Its seven jobs keep 40 s of
+// work (20 s checkpoints) and pay a 5 s restart. Without a spare they wait for the repair: 300 + 5 + 960 =
+// 1265. With the last MIG-mode node held as a spare it stands in at t = 50 and they restart there at once:
+// 50 + 5 + 960 = 1015.
+struct MigSpareRun {
+  ReplayResult result;
+  std::set<int> hit;                // the jobs on node 1 before it failed
+  std::vector<int> on_spare_at_60;  // the jobs on the spare (MIG-mode node 2) at t = 60
+};
+
+MigSpareRun mig_spare_run(int mig_nodes, int mig_spares) {
+  static std::vector<JobSpec> jobs = [] {
+    std::vector<JobSpec> list;
+    for (int i = 0; i < 14; ++i) list.push_back(slice_job("s" + std::to_string(i), 0, "1g.10gb", 1000));
+    return list;
+  }();
+  const auto fifo = make_queue_policy("fifo");
+  ReplayModels models =
+      checkpointed({{50, 1, false, "gpu", false, false}, {300, 1, true, "gpu", false, false}},
+                   /*interval=*/20, /*restart=*/5);
+  models.mig_spare_nodes = mig_spares;
+  ReplayEngine engine(jobs, GpuPool::uniform(1, 8), MigPool::on_nodes(a100_80gb(), mig_nodes, 1), *fifo,
+                      every(100), std::move(models));
+  MigSpareRun run;
+  engine.run_until(49);
+  for (const int index : engine.mig()->jobs_on_node(0)) run.hit.insert(index);
+  engine.run_until(60);
+  if (mig_nodes > 2) run.on_spare_at_60 = engine.mig()->jobs_on_node(2);
+  run.result = engine.run();
+  return run;
+}
+
+TEST(MigSpares, AFailedMigNodesSliceJobsRestartOnTheSpareAtOnce) {
+  const MigSpareRun run = mig_spare_run(/*mig_nodes=*/3, /*mig_spares=*/1);
+  ASSERT_EQ(run.hit.size(), 7U);
+  EXPECT_EQ(std::set<int>(run.on_spare_at_60.begin(), run.on_spare_at_60.end()), run.hit);
+  const ReplayResult& result = run.result;
+  EXPECT_EQ(result.completed, 14);
+  EXPECT_EQ(result.interruptions, 7);
+  for (int i = 0; i < 14; ++i) {
+    EXPECT_DOUBLE_EQ(result.outcomes[i].end, run.hit.count(i) > 0 ? 1015 : 1000) << i;
+  }
+  ASSERT_TRUE(result.failures);
+  EXPECT_EQ(result.failures->mig_spare_nodes, 1);
+  EXPECT_EQ(result.failures->spare_nodes, 0);
+  EXPECT_NEAR(result.failures->repair_wait_gpu_hours, 0, 1e-12);  // no wait: the spare stood in
+  // 11 GPUs, one held as a spare; one GPU is out at every moment (the spare, then node 1, then node 1 as the
+  // new spare), so every schedulable GPU-hour is in service.
+  EXPECT_NEAR(result.failures->availability, 1, 1e-12);
+  EXPECT_EQ(replay_json(result)["failures"]["mig_spare_nodes"], 1);
+}
+
+TEST(MigSpares, WithoutASpareTheSliceJobsWaitForTheRepair) {
+  const MigSpareRun run = mig_spare_run(/*mig_nodes=*/2, /*mig_spares=*/0);
+  ASSERT_EQ(run.hit.size(), 7U);
+  const ReplayResult& result = run.result;
+  EXPECT_EQ(result.interruptions, 7);
+  for (int i = 0; i < 14; ++i) {
+    EXPECT_DOUBLE_EQ(result.outcomes[i].end, run.hit.count(i) > 0 ? 1265 : 1000) << i;
+  }
+  ASSERT_TRUE(result.failures);
+  // 7 jobs x 250 s waiting for the repair, at 1/7 GPU each.
+  EXPECT_NEAR(result.failures->repair_wait_gpu_hours, 250 / 3600.0, 1e-12);
+  EXPECT_FALSE(replay_json(result)["failures"].contains("mig_spare_nodes"));
+}
+
+// Whole-GPU spares do not stand in for MIG-mode nodes, nor MIG spares for whole-GPU nodes.
+TEST(MigSpares, SparesStandInOnlyForNodesOfTheirKind) {
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 7; ++i) jobs.push_back(slice_job("s" + std::to_string(i), 0, "1g.10gb", 1000));
+  jobs.push_back(job("whole", 0, 8, 1000));
+  const auto fifo = make_queue_policy("fifo");
+  ReplayModels models = checkpointed({{50, 0, false, "gpu", false, false},
+                                      {50, 2, false, "gpu", false, false},
+                                      {300, 0, true, "gpu", false, false},
+                                      {300, 2, true, "gpu", false, false}},
+                                     20, 5);
+  models.spare_nodes = 1;      // node 1: a whole-GPU spare
+  models.mig_spare_nodes = 1;  // node 3: a MIG spare
+  ReplayEngine engine(jobs, GpuPool::uniform(2, 8), MigPool::on_nodes(a100_80gb(), 2, 1), *fifo, every(100),
+                      std::move(models));
+  engine.run_until(60);
+  EXPECT_EQ(engine.pool().owners_on(1), (std::vector<int>{7}));  // the whole-GPU job on the whole-GPU spare
+  EXPECT_EQ(engine.mig()->jobs_on_node(1).size(), 7U);           // the slice jobs on the MIG spare
+  const ReplayResult result = engine.run();
+  for (int i = 0; i < 8; ++i) EXPECT_DOUBLE_EQ(result.outcomes[i].end, 1015) << i;
+}
+
+TEST(MigSpares, AsManySparesAsMigNodesAreRefused) {
+  const std::vector<JobSpec> jobs{slice_job("s", 0, "1g.10gb", 100)};
+  const auto fifo = make_queue_policy("fifo");
+  ReplayModels models;
+  models.mig_spare_nodes = 2;
+  EXPECT_THROW(ReplayEngine(jobs, GpuPool::uniform(1, 8), MigPool::on_nodes(a100_80gb(), 2, 1), *fifo,
+                            every(50), std::move(models)),
+               std::invalid_argument);
+}
+
+ReplayResult seeded_mig_spare_replay(std::uint64_t seed, int mig_spares) {
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 60; ++i) {
+    jobs.push_back(
+        slice_job("s" + std::to_string(i), i * 600.0, i % 3 == 0 ? "3g.40gb" : "1g.10gb", 20 * 3600));
+  }
+  MigNodes mig{3, a100_80gb(), std::nullopt};
+  SimulatedCluster cluster = uniform_simulated_cluster(/*nodes=*/4, /*gpus_per_node=*/8, mig);
+  FailureSetup setup;
+  setup.node_mtbf = "40h";
+  setup.repair = "12h";
+  setup.failure_seed = seed;
+  setup.checkpoint_interval = "30min";
+  setup.restart = "5min";
+  setup.mig_spare_nodes = mig_spares;
+  const auto fifo = make_queue_policy("fifo");
+  ReplayEngine engine(jobs, cluster.whole, cluster.mig, *fifo, every(3600),
+                      make_replay_models(setup, cluster.topology, std::nullopt));
+  return engine.run();
+}
+
+TEST(MigSpares, SeededReplaysWithMigSparesAreDeterministic) {
+  const ReplayResult first = seeded_mig_spare_replay(7, 1);
+  const ReplayResult again = seeded_mig_spare_replay(7, 1);
+  EXPECT_GT(first.interruptions, 0);
+  EXPECT_EQ(first.completed, 60);
+  EXPECT_EQ(replay_json(first).dump(), replay_json(again).dump());
+  EXPECT_NE(replay_json(first).dump(), replay_json(seeded_mig_spare_replay(7, 0)).dump());
+}
+
 TEST(MigFailures, NodesOutsideTheClusterAreRefused) {
   const std::vector<JobSpec> jobs{slice_job("s", 0, "1g.10gb", 100)};
   const auto fifo = make_queue_policy("fifo");

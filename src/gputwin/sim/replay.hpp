@@ -126,6 +126,7 @@ struct FailureMetrics {
   std::string
       checkpoint_write_note;  // where the checkpoint write time came from, when not given (the design)
   int spare_nodes = 0;
+  int mig_spare_nodes = 0;  // MIG-mode hot spares (stand in for MIG-mode nodes only)
   int out_of_service_nodes = 0;
   int jobs_interrupted = 0;
   int interruptions = 0;

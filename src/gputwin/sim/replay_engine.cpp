@@ -46,10 +46,16 @@ ReplayEngine::ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, std::
                                 std::to_string(pool_.node_count()) + " whole-GPU nodes");
   }
   for (int node = pool_.node_count() - models_.spare_nodes; node < pool_.node_count(); ++node) {
-    pool_.set_node_down(node);
-    add_spare(node);
+    hold_as_spare(node);
   }
-  spare_gpus_ = pool_.down_gpus();
+  const int mig_nodes = mig_ ? mig_->pool().nodes() : 0;
+  if (models_.mig_spare_nodes > 0 && models_.mig_spare_nodes >= mig_nodes) {
+    throw std::invalid_argument(std::to_string(models_.mig_spare_nodes) +
+                                " MIG spare nodes, but the cluster has " + std::to_string(mig_nodes) +
+                                " MIG-mode nodes: none would be left to run jobs");
+  }
+  for (int node = node_count() - models_.mig_spare_nodes; node < node_count(); ++node) hold_as_spare(node);
+  spare_gpus_ = pool_.down_gpus() + (mig_ ? mig_->pool().down_gpus() : 0);
   for (const auto& [node, why] : models_.out_of_service) {
     if (node < 0 || node >= node_count() || spare_[node] != 0) {
       throw std::invalid_argument("out-of-service node " + std::to_string(node) +
@@ -63,7 +69,8 @@ ReplayEngine::ReplayEngine(const std::vector<JobSpec>& jobs, GpuPool pool, std::
     failure_metrics_ = std::make_unique<FailureAccounting>(
         jobs,
         FailureSetupNames{std::string(models_.failures->name()), std::string(models_.checkpoints->name()),
-                          models_.spare_nodes, static_cast<int>(models_.out_of_service.size())},
+                          models_.spare_nodes, static_cast<int>(models_.out_of_service.size()),
+                          models_.mig_spare_nodes},
         pool_.total_gpus() + mig_gpus, pool_.total_gpus() + mig_gpus - spare_gpus_, mig_ ? &*mig_ : nullptr);
     observers_.push_back(failure_metrics_.get());
   }
@@ -165,62 +172,75 @@ void ReplayEngine::apply_node_event(const NodeEvent& event) {
   }
 }
 
-// A MIG-mode node takes its slices' jobs down with it; no hot spare (a whole-GPU node) stands in for it.
+// A node's jobs go down with it (a MIG-mode node's: the jobs on its slices); an idle spare of its kind stands
+// in at once unless the event is planned.
 void ReplayEngine::take_node_down(int node, int cause, bool planned) {
   if (down_reasons_[node]++ > 0) return;
-  if (is_mig_node(node)) {
-    for (const int job : mig_->set_node_down(mig_node(node)))
-      interrupt_job(job, InterruptAction::requeue, cause);
-    return;
-  }
+  const int kind = kind_of(node);
   if (spare_[node] != 0) {  // an idle spare fails: it is repaired, then a spare again
     spare_[node] = 0;
-    spares_.erase(node);
-    idle_spare_gpus_ -= pool_.node_gpus(node);
+    spares_[kind].erase(node);
+    if (kind == 0) idle_spare_gpus_ -= pool_.node_gpus(node);
     returns_as_spare_[node] = 1;
     return;
   }
-  for (const int job : pool_.set_node_down(node)) interrupt_job(job, InterruptAction::requeue, cause);
+  for (const int job : place_out(node)) interrupt_job(job, InterruptAction::requeue, cause);
   if (planned) return;
-  if (spares_.empty()) {
-    unreplaced_.insert(node);
+  if (spares_[kind].empty()) {
+    unreplaced_[kind].insert(node);
     return;
   }
-  const int spare = *spares_.begin();
-  spares_.erase(spares_.begin());
+  const int spare = *spares_[kind].begin();
+  spares_[kind].erase(spares_[kind].begin());
   spare_[spare] = 0;
-  idle_spare_gpus_ -= pool_.node_gpus(spare);
-  pool_.set_node_up(spare);
+  if (kind == 0) idle_spare_gpus_ -= pool_.node_gpus(spare);
+  place_in(spare);
   returns_as_spare_[node] = 1;
 }
 
 void ReplayEngine::bring_node_up(int node) {
   if (down_reasons_[node] == 0 || --down_reasons_[node] > 0) return;
-  if (is_mig_node(node)) {
-    mig_->set_node_up(mig_node(node));
-    return;
-  }
-  unreplaced_.erase(node);
+  unreplaced_[kind_of(node)].erase(node);
   if (returns_as_spare_[node] != 0) {
     returns_as_spare_[node] = 0;
     add_spare(node);
     return;
   }
-  pool_.set_node_up(node);
+  place_in(node);
 }
 
-// A node joins the idle spares (down in the pool), or stands in at once for a failed node none replaced.
-void ReplayEngine::add_spare(int node) {
-  if (!unreplaced_.empty()) {
-    const int failed = *unreplaced_.begin();
-    unreplaced_.erase(unreplaced_.begin());
-    returns_as_spare_[failed] = 1;
+std::vector<int> ReplayEngine::place_out(int node) {
+  return is_mig_node(node) ? mig_->set_node_down(mig_node(node)) : pool_.set_node_down(node);
+}
+
+void ReplayEngine::place_in(int node) {
+  if (is_mig_node(node)) {
+    mig_->set_node_up(mig_node(node));
+  } else {
     pool_.set_node_up(node);
+  }
+}
+
+// At the start: out of placement, an idle spare.
+void ReplayEngine::hold_as_spare(int node) {
+  place_out(node);
+  add_spare(node);
+}
+
+// A node joins the idle spares of its kind (out of placement), or stands in at once for a failed node of its
+// kind none replaced.
+void ReplayEngine::add_spare(int node) {
+  const int kind = kind_of(node);
+  if (!unreplaced_[kind].empty()) {
+    const int failed = *unreplaced_[kind].begin();
+    unreplaced_[kind].erase(unreplaced_[kind].begin());
+    returns_as_spare_[failed] = 1;
+    place_in(node);
     return;
   }
   spare_[node] = 1;
-  spares_.insert(node);
-  idle_spare_gpus_ += pool_.node_gpus(node);
+  spares_[kind].insert(node);
+  if (kind == 0) idle_spare_gpus_ += pool_.node_gpus(node);
 }
 
 // Tells the observers what held from now to `time`, then moves the clock.

@@ -17,8 +17,10 @@
 // Nodes are numbered as in ReplayTopology: the whole-GPU pool's first, then the MIG-mode nodes
 // (MigPool::nodes), so a failure model, maintenance or an out-of-service list strikes either kind the same
 // way. A MIG-mode node that goes down interrupts the jobs on its GPUs' slices (requeued at the end of the MIG
-// queue, restarting from their checkpoint); its GPUs take no slice until it is back. Hot spares are whole-GPU
-// nodes and stand in only for whole-GPU nodes.
+// queue, restarting from their checkpoint); its GPUs take no slice until it is back. Hot spares stand in for
+// nodes of their own kind: whole-GPU spares (ReplayModels::spare_nodes, the last whole-GPU nodes) for
+// whole-GPU nodes, MIG spares (ReplayModels::mig_spare_nodes, the last MIG-mode nodes, partitioned like the
+// others) for MIG-mode nodes.
 #pragma once
 
 #include <functional>
@@ -109,6 +111,12 @@ class ReplayEngine final : private SchedulerView {
   void take_node_down(int node, int cause, bool planned);
   void bring_node_up(int node);
   void add_spare(int node);
+  // Spares stand in for nodes of their own kind: 0 whole-GPU, 1 MIG-mode.
+  [[nodiscard]] int kind_of(int node) const { return is_mig_node(node) ? 1 : 0; }
+  // Takes a node out of placement (the owners of what ran on it) or puts it back.
+  std::vector<int> place_out(int node);
+  void place_in(int node);
+  void hold_as_spare(int node);
   [[nodiscard]] int cause_id(const std::string& cause);
   [[nodiscard]] bool is_mig_node(int node) const { return node >= pool_.node_count(); }
   [[nodiscard]] int mig_node(int node) const { return node - pool_.node_count(); }
@@ -170,10 +178,10 @@ class ReplayEngine final : private SchedulerView {
   std::vector<int> down_reasons_;       // node -> down events not yet matched by an up
   std::vector<char> spare_;             // node -> an idle hot spare
   std::vector<char> returns_as_spare_;  // node -> a spare stood in for it: it joins the spares when repaired
-  std::set<int> spares_;                // idle hot spares
-  std::set<int> unreplaced_;            // failed nodes no spare stood in for yet
-  int spare_gpus_ = 0;                  // GPUs of the nodes held as spares at the start
-  int idle_spare_gpus_ = 0;             // GPUs of the idle spares now
+  std::set<int> spares_[2];             // idle hot spares, by kind (kind_of)
+  std::set<int> unreplaced_[2];         // failed nodes no spare stood in for yet, by kind
+  int spare_gpus_ = 0;                  // GPUs of the nodes held as spares at the start (both kinds)
+  int idle_spare_gpus_ = 0;             // GPUs of the idle whole-GPU spares now
   int schedulable_gpus_ = 0;            // GPUs not held as spares nor out of service from the start
   std::unique_ptr<FailureAccounting> failure_metrics_;  // when the models are active
   double power_throughput_ = 1;         // work per second of a busy GPU under the power policy's current cap

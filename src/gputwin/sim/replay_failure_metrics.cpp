@@ -87,6 +87,7 @@ void FailureAccounting::summarize(const ReplayEnd& end, ReplayResult& result) co
   metrics.failure_model = setup_.failure_model;
   metrics.checkpoint_policy = setup_.checkpoint_policy;
   metrics.spare_nodes = setup_.spare_nodes;
+  metrics.mig_spare_nodes = setup_.mig_spare_nodes;
   metrics.out_of_service_nodes = setup_.out_of_service_nodes;
   metrics.jobs_interrupted = result.jobs_interrupted;
   metrics.interruptions = result.interruptions;

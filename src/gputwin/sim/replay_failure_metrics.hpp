@@ -31,6 +31,7 @@ struct FailureSetupNames {
   std::string checkpoint_policy;
   int spare_nodes = 0;
   int out_of_service_nodes = 0;
+  int mig_spare_nodes = 0;
 };
 
 class FailureAccounting final : public ReplayObserver {

@@ -87,6 +87,11 @@ struct ReplayModels {
   // Whole-GPU nodes held out of scheduling as hot spares (the last ones): a node that fails is replaced by
   // one at once, and the repaired node joins the spares.
   int spare_nodes = 0;
+  // MIG-mode nodes held out of scheduling as hot spares (the last ones), partitioned as the other MIG-mode
+  // nodes (the same layout, or on demand): a MIG-mode node that fails is replaced by one at once, the jobs on
+  // its slices restart there (or wherever slices are free) from their checkpoint, and the repaired node joins
+  // these spares. A pre-partitioned spare needs no MIG reconfiguration when it stands in.
+  int mig_spare_nodes = 0;
   // Nodes out of service for the whole replay (e.g. with drain-worthy validate findings), with why.
   std::vector<std::pair<int, std::string>> out_of_service;
   // A power budget's policy (power_policy.hpp): asked before every start and after every scheduling pass;
@@ -95,7 +100,7 @@ struct ReplayModels {
   // Failure figures (goodput, ETTR, lost GPU-hours, availability) in the result even with no failure.
   [[nodiscard]] bool active() const {
     return failures->name() != "none" || checkpoints->name() != "none" || spare_nodes > 0 ||
-           !out_of_service.empty();
+           mig_spare_nodes > 0 || !out_of_service.empty();
   }
 };
 
