@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "gputwin/design/facility_overhead.hpp"
+
 namespace gputwin {
 
 int pdus_for(Power rack_load, Power circuit_capacity, PduRedundancy redundancy) {
@@ -125,6 +127,11 @@ void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& c
                                                          format_power(cooling.max_rack_power) + ")"});
   }
   facility_power_by_cooling(spec, cooling, cluster);
+  // Below full load an air-cooled room's overhead follows the IT load (a fixed and a proportional part); at
+  // full load it is IT x PUE, as above.
+  if (const FacilityOverhead overhead = design_facility_overhead(spec.facility.cooling, power);
+      overhead.curve)
+    power.facility_typical = overhead.facility_power(power.it_typical);
   power.cooling_load = power.it_max;
   // Each group's devices carry their own system's typical power; the summary names the first group's and
   // where it is from, and warns for every system without one.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "gputwin/sim/facility_energy.hpp"
 #include "gputwin/sim/power_policy.hpp"
 #include "gputwin/sim/replay_energy.hpp"
 #include "gputwin/sim/replay_engine.hpp"
@@ -358,6 +359,53 @@ TEST(CapLowPriority, IsDeterministic) {
     EXPECT_EQ(a.result.outcomes[i].end, b.result.outcomes[i].end) << i;
   }
   EXPECT_EQ(a.result.energy->it_kwh, b.result.energy->it_kwh);
+}
+
+}  // namespace
+}  // namespace gputwin
+
+namespace gputwin {
+namespace {
+
+// Facility energy at each interval's IT load: 8 GPUs busy in the first hour, all 32 in the second, on a
+// facility rated for the cluster's full load (26.56 kW) whose overhead splits 0.2 no-load and 0.3
+// proportional of its rating, scaled to PUE 1.5 at full load: 5,312 W fixed and 0.3 W per IT watt.
+TEST(ReplayEnergy, FacilityEnergyFollowsEachIntervalsItLoad) {
+  const std::vector<JobSpec> jobs{job("a", 0, 8, 3600), job("b", 3600, 32, 3600)};
+  ReplayResult result = run(jobs, "none", 0).result;
+  ReplayEnergyMetrics& energy = *result.energy;
+  ASSERT_EQ(energy.intervals.size(), 2U);
+  EXPECT_NEAR(energy.intervals[0].it_kwh, 14.56, 1e-9);
+  EXPECT_NEAR(energy.intervals[1].it_kwh, 26.56, 1e-9);
+  EXPECT_NEAR(energy.facility_kwh, (14.56 + 26.56) * 1.5, 1e-9) << "one PUE at every load before";
+
+  OverheadCurve curve;
+  curve.cooling = "test-room";
+  curve.components.push_back({"plant", 0.2, 0.3, 0.0});
+  const FacilityOverhead overhead = facility_overhead(&curve, 1.5, watts(4 * 2000 + 32 * 580));
+  ASSERT_TRUE(overhead.curve);
+  EXPECT_NEAR(in_watts(overhead.fixed), 5312, 1e-9);
+  EXPECT_NEAR(overhead.proportional, 0.3, 1e-12);
+  apply_facility_overhead(energy, overhead, 3600);
+  // Hour 1: 14.56 + 5.312 + 0.3 x 14.56 = 24.24 kWh; hour 2, at full load: 26.56 x 1.5 = 39.84 kWh.
+  EXPECT_NEAR(energy.facility_kwh, 24.24 + 39.84, 1e-9);
+  EXPECT_GT(energy.facility_kwh, energy.it_kwh * 1.5) << "the part-loaded hour pays the fixed overhead";
+  EXPECT_NEAR(energy.pue, (24.24 + 39.84) / (14.56 + 26.56), 1e-12);
+  // Per job and idle facility energy, at the run's mean PUE, add up to the total.
+  double facility = energy.idle_it_kwh * energy.pue;
+  for (const auto& row : energy.per_job) facility += row.it_kwh * energy.pue;
+  EXPECT_NEAR(facility, energy.facility_kwh, 1e-9);
+  EXPECT_NE(energy.source.find("test-room split"), std::string::npos) << energy.source;
+}
+
+TEST(ReplayEnergy, WithoutACurveTheFacilityStaysOnePueAndSaysSo) {
+  ReplayResult result = run({job("a", 0, 8, 3600)}, "none", 0).result;
+  FacilityOverhead flat = facility_overhead(nullptr, 1.5, watts(26560));
+  flat.basis = "no overhead split for rear-door-hx";
+  apply_facility_overhead(*result.energy, flat, 3600);
+  EXPECT_NEAR(result.energy->facility_kwh, 14.56 * 1.5, 1e-9);
+  EXPECT_NE(result.energy->source.find("one PUE at every load (no overhead split for rear-door-hx)"),
+            std::string::npos);
 }
 
 }  // namespace
