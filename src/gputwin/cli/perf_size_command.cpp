@@ -8,11 +8,14 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <variant>
 
 #include "gputwin/cli/commands.hpp"
 #include "gputwin/core/data_dir.hpp"
+#include "gputwin/design/design.hpp"
 #include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/plan/cluster_price.hpp"
 #include "gputwin/plan/sizing_goodput.hpp"
@@ -33,6 +36,7 @@ struct SizeOptions {
   std::string precision = "bf16";
   std::string prices;
   std::string cluster;         // a cluster spec whose TCO per GPU-hour prices its accelerator
+  std::string node_type;       // --node-type: one group of a spec of several (its system or rack system)
   std::string memory_reserve;  // empty: data/perf/memory.yaml's default per accelerator
   std::string gemm_fractions;  // ARCH=F,...: assumed GEMM fractions for architectures with no fitted one
   bool json = false;
@@ -104,6 +108,68 @@ std::map<std::string, double> parse_gemm_fractions(const std::string& text,
   return fractions;
 }
 
+// One node group of a spec of several, as a spec of that group alone: its count, scalable unit and compute
+// appliances, the shared fabrics, management and facility as written (max_nodes_per_rack limits packed
+// groups only).
+ClusterSpec group_alone(const ClusterSpec& spec, const NodeGroupSpec& group) {
+  ClusterSpec alone = spec;
+  alone.node_groups.clear();
+  alone.node_system = group.node_system;
+  alone.rack_system = group.rack_system;
+  alone.rack_system_count = group.rack_system.empty() ? 0 : group.count;
+  alone.node_count = group.node_count;
+  alone.system_field = group.field + ".system";
+  alone.compute.scalable_unit_nodes = group.compute_scalable_unit_nodes;
+  alone.compute.appliances = group.compute_appliances;
+  if (!group.rack_system.empty()) alone.facility.max_nodes_per_rack = 0;
+  return alone;
+}
+
+// --cluster with several node groups: each group (or the --node-type one) designed and priced as if alone,
+// its accelerator sized at that group's TCO per GPU-hour. Returns the cost basis, or empty after printing an
+// error.
+std::optional<std::string> price_groups(const SizeOptions& o, const Catalog& catalog, const ClusterSpec& spec,
+                                        SizingRequest& request, std::string& accelerators) {
+  std::string basis;
+  std::string own_accelerators;
+  std::set<std::string> seen;
+  bool found = o.node_type.empty();
+  for (const NodeGroupSpec& group : spec.node_groups) {
+    if (!o.node_type.empty() && o.node_type != group.system && o.node_type != group.node_system) continue;
+    found = true;
+    const auto cluster = design_cluster(group_alone(spec, group), catalog);
+    if (!cluster.ok()) {
+      std::cerr << "perf size: --cluster: node group '" << group.system << "' (" << group.field
+                << ") alone: " << cluster.error_text();
+      return std::nullopt;
+    }
+    const auto price = gpu_hour_price_of(cluster.value(), catalog, o.cluster);
+    if (!price.ok()) {
+      std::cerr << "perf size: --cluster: node group '" << group.system << "' (" << group.field
+                << "): " << price.error_text();
+      return std::nullopt;
+    }
+    const GpuHourPrice& own = price.value();
+    if (!seen.insert(own.accelerator).second) {
+      throw UsageFailure{"--cluster: two node groups carry " + own.accelerator +
+                         "; choose one with --node-type"};
+    }
+    request.gpu_hour_prices[own.accelerator] = own.price;
+    own_accelerators += (own_accelerators.empty() ? "" : ",") + own.accelerator;
+    basis += (basis.empty() ? "" : "; ") + own.accelerator + " at " + format_money(own.price) +
+             " per GPU-hour, the TCO of node group " + group.system + " (" +
+             std::to_string(cluster.value().gpus) + " GPUs) of " + o.cluster + " designed alone";
+  }
+  if (!found) {
+    std::string names;
+    for (const NodeGroupSpec& group : spec.node_groups) names += (names.empty() ? "" : ", ") + group.system;
+    throw UsageFailure{"--node-type: '" + o.node_type + "' is no node group of " + o.cluster + " (" + names +
+                       ")"};
+  }
+  if (o.accelerators.empty()) accelerators = own_accelerators;
+  return basis + (o.prices.empty() ? "" : "; others at " + o.prices);
+}
+
 int run_size(const SizeOptions& o) {
   try {
     const double tokens = parse_tokens(o.tokens);
@@ -152,7 +218,22 @@ int run_size(const SizeOptions& o) {
     }
     std::string cost_basis = o.prices.empty() ? "" : "GPU-hour prices of " + o.prices;
     std::string accelerators = o.accelerators.empty() ? kDefaultAccelerators : o.accelerators;
+    if (!o.node_type.empty() && o.cluster.empty()) throw UsageFailure{"--node-type: needs --cluster SPEC"};
+    std::optional<ClusterSpec> several;
     if (!o.cluster.empty()) {
+      auto spec = load_cluster_spec(o.cluster, *catalog);
+      if (!spec.ok()) {
+        std::cerr << spec.error_text();
+        return kInputError;
+      }
+      if (spec.value().several_groups()) several = std::move(spec).value();
+    }
+    if (several) {
+      const auto basis = price_groups(o, *catalog, *several, request, accelerators);
+      if (!basis) return kInputError;
+      cost_basis = *basis;
+    } else if (!o.cluster.empty()) {
+      if (!o.node_type.empty()) throw UsageFailure{"--node-type: " + o.cluster + " has one node group"};
       const auto design = designed_spec(o.cluster, *catalog);
       if (!design) return kInputError;
       const auto price = gpu_hour_price_of(design->cluster, *catalog, o.cluster);
@@ -224,6 +305,9 @@ void add_perf_size_command(CLI::App& perf, int& exit_code) {
           "cluster spec: cost at its TCO per GPU-hour (needs every part priced); sizes its accelerator "
           "unless --accelerators is given")
       ->check(CLI::ExistingFile);
+  command->add_option("--node-type", o->node_type,
+                      "with a --cluster of several node groups: size that group only (its system or rack "
+                      "system); default every group, each priced as if designed alone");
   command->add_option(
       "--memory-reserve", o->memory_reserve,
       "per-GPU memory not available to the model, e.g. 4GiB (default: data/perf/memory.yaml)");

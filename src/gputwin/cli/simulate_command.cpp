@@ -201,7 +201,8 @@ std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, 
                            std::nullopt, "no system is known (give the cluster as --cluster SPEC)",
                            std::nullopt};
   } catch (const std::invalid_argument& error) {
-    std::cerr << "simulate replay: --mig-nodes: " << error.what() << "\n";
+    // A MIG request the cluster cannot host, or a design of several node types without --node-type.
+    std::cerr << "simulate replay: " << (mig ? "--mig-nodes: " : "--cluster: ") << error.what() << "\n";
     return std::nullopt;
   }
   if (jobs.swf_max_procs > 0) {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "gputwin/design/node_groups.hpp"
+
 namespace gputwin {
 namespace {
 
@@ -86,9 +88,11 @@ struct StepParts {
 
 class BoundaryStep {
  public:
+  // `group`: with several node groups, the index of the group whose compute fabric this is (its own count
+  // and appliances change in the variants); -1 for a design of one group, or a fabric every group shares.
   BoundaryStep(const ClusterSpec& spec, const Cluster& cluster, const Fabric& fabric, int past,
-               const Redesign& redesign)
-      : spec_(spec), cluster_(cluster), fabric_(fabric), past_(past), redesign_(redesign) {}
+               const Redesign& redesign, int group = -1)
+      : spec_(spec), cluster_(cluster), fabric_(fabric), past_(past), redesign_(redesign), group_(group) {}
 
   // The warning, when designing without the slots past the boundary gives a smaller fabric.
   std::optional<Warning> warning() {
@@ -102,7 +106,14 @@ class BoundaryStep {
   }
 
  private:
-  const Fabric* same_fabric(const Cluster& variant) const { return variant.fabric(fabric_.role); }
+  const Fabric* same_fabric(const Cluster& variant) const {
+    if (!spec_.several_groups()) return variant.fabric(fabric_.role);
+    const std::string name = fabric_name(cluster_, fabric_);  // "compute:dgx-h100"
+    for (const Fabric& fabric : variant.fabrics) {
+      if (fabric_name(variant, fabric) == name) return &fabric;
+    }
+    return nullptr;
+  }
 
   // The variant, when it designs and its fabric has fewer switches than this one.
   std::optional<Cluster> smaller(const ClusterSpec& variant) const {
@@ -116,6 +127,18 @@ class BoundaryStep {
   int nodes_removed() const { return (past_ + fabric_.node_slots - 1) / fabric_.node_slots; }
 
   std::optional<Cluster> fewer_nodes() const {
+    if (spec_.several_groups()) {
+      // Only the group whose own compute fabric steps shrinks; a shared fabric has no rule for which group
+      // would, and a rack-scale group is bought a rack at a time.
+      if (group_ < 0) return std::nullopt;
+      ClusterSpec variant = spec_;
+      NodeGroupSpec& group = variant.node_groups[static_cast<std::size_t>(group_)];
+      if (!group.rack_system.empty() || nodes_removed() >= group.node_count) return std::nullopt;
+      group.node_count -= nodes_removed();
+      group.count -= nodes_removed();
+      variant.node_count -= nodes_removed();
+      return smaller(variant);
+    }
     if (nodes_removed() >= spec_.node_count) return std::nullopt;
     ClusterSpec variant = spec_;
     variant.node_count -= nodes_removed();
@@ -127,6 +150,7 @@ class BoundaryStep {
     if (fabric_.appliance_slots < past_) return std::nullopt;
     ClusterSpec variant = spec_;
     fabric_spec(variant, fabric_.role).appliances.clear();
+    if (group_ >= 0) variant.node_groups[static_cast<std::size_t>(group_)].compute_appliances.clear();
     return smaller(variant);
   }
 
@@ -136,14 +160,17 @@ class BoundaryStep {
   // "4 ufm-3.1"
   std::string appliances() const {
     std::string parts;
-    for (const auto& request : fabric_spec(spec_, fabric_.role).appliances)
+    const auto& requests = group_ >= 0
+                               ? spec_.node_groups[static_cast<std::size_t>(group_)].compute_appliances
+                               : fabric_spec(spec_, fabric_.role).appliances;
+    for (const auto& request : requests)
       parts += (parts.empty() ? "" : ", ") + std::to_string(request.count) + " " + request.appliance;
     return parts;
   }
 
   // "the 4 appliance ports (4 ufm-3.1) take 1 node slot past the 256 of 8 full scalable units"
   std::string what_crosses() const {
-    const std::string role = role_name(fabric_.role);
+    const std::string role = fabric_name(cluster_, fabric_);  // "compute", or "compute:dgx-h100"
     const std::string who =
         appliances_moved_ ? "the ports of " + appliances() + " take " + slots(past_)
                           : slots(past_) + " of the " + std::to_string(fabric_.slots_used) + " in use sit";
@@ -182,7 +209,14 @@ class BoundaryStep {
 
   std::string alternatives() const {
     std::vector<std::string> options;
-    if (fewer_nodes_) {
+    if (fewer_nodes_ && group_ >= 0) {
+      const Fabric& fabric = *same_fabric(*fewer_nodes_);
+      const NodeGroupSpec& group = spec_.node_groups[static_cast<std::size_t>(group_)];
+      options.push_back(std::to_string(group.node_count - nodes_removed()) + " " + group.system + " nodes (" +
+                        std::to_string(cluster_.nodes - fewer_nodes_->nodes) + " fewer, " +
+                        std::to_string(cluster_.gpus - fewer_nodes_->gpus) + " GPUs fewer) on " +
+                        std::to_string(switches_of(fabric)) + " " + fabric.switch_part);
+    } else if (fewer_nodes_) {
       const Fabric& fabric = *same_fabric(*fewer_nodes_);
       options.push_back(std::to_string(fewer_nodes_->nodes) + " nodes (" +
                         std::to_string(cluster_.nodes - fewer_nodes_->nodes) + " fewer, " +
@@ -192,6 +226,7 @@ class BoundaryStep {
     if (appliances_moved_) {
       const Fabric& fabric = *same_fabric(*appliances_moved_);
       options.push_back("all " + std::to_string(cluster_.nodes) + " nodes on " +
+                        (group_ >= 0 ? std::string("its ") : std::string()) +
                         std::to_string(switches_of(fabric)) + " " + fabric.switch_part +
                         " with the appliances on free spine or leaf ports or a management leaf, where the "
                         "reference architecture allows it (that design has " +
@@ -208,6 +243,7 @@ class BoundaryStep {
   const Fabric& fabric_;
   int past_;
   const Redesign& redesign_;
+  int group_ = -1;
   std::optional<Cluster> fewer_nodes_;
   std::optional<Cluster> appliances_moved_;
 };
@@ -226,7 +262,16 @@ void warn_about_boundary_steps(const ClusterSpec& spec, Cluster& cluster, const 
   for (const auto& fabric : cluster.fabrics) {
     const int past = handful_past_boundary(fabric);
     if (past == 0) continue;
-    if (auto warning = BoundaryStep(spec, cluster, fabric, past, redesign).warning()) {
+    // With several node groups, a compute fabric is one group's: its variants change that group alone.
+    int group = -1;
+    if (spec.several_groups() && fabric.role == NetworkRole::compute) {
+      const std::string name = fabric_node_group(cluster, fabric);
+      for (std::size_t g = 0; g < spec.node_groups.size(); ++g) {
+        if (spec.node_groups[g].system == name) group = static_cast<int>(g);
+      }
+      if (group < 0) continue;
+    }
+    if (auto warning = BoundaryStep(spec, cluster, fabric, past, redesign, group).warning()) {
       steps.push_back(std::move(*warning));
     }
   }

@@ -40,8 +40,7 @@ class Designer {
       }
     }
     if (spec_.compute.present) {
-      for (std::size_t g = 0; g < groups.size(); ++g)
-        build_compute_fabric(groups[g], g == 0, groups.size() > 1);
+      for (std::size_t g = 0; g < groups.size(); ++g) build_compute_fabric(groups[g], groups.size() > 1);
     }
     for (const FabricSpec* fabric : {&spec_.storage, &spec_.inband}) {
       if (fabric->present) cluster_.fabrics.push_back(build(*fabric, spec_));
@@ -88,12 +87,14 @@ class Designer {
 
   // The compute fabric of one node group: every group gets a rail-optimized (or leaf-spine) island of its
   // own, built by the same rules as a design of that group alone, because jobs never span GPU types
-  // (docs/plan.md, "Several node groups"). The spec's compute appliances join the first group's island.
+  // (docs/plan.md, "Several node groups"). Each island gets the spec's compute appliances (UFM) as the group
+  // alone would: islands share no switch, so each is an InfiniBand subnet of its own, and each subnet needs
+  // its own subnet manager (docs/plan.md, "Several node groups", cites the sources).
   // Scalable units are numbered on from the islands before, so each keeps its own network racks.
-  void build_compute_fabric(const NodeGroupSpec& group, bool first, bool several) {
+  void build_compute_fabric(const NodeGroupSpec& group, bool several) {
     FabricSpec fabric = spec_.compute;
     fabric.scalable_unit_nodes = group.compute_scalable_unit_nodes;
-    if (!first) fabric.appliances.clear();
+    fabric.appliances = group.compute_appliances;
     ClusterSpec alone = spec_;
     alone.node_system = group.node_system;
     alone.rack_system = group.rack_system;
@@ -107,8 +108,10 @@ class Designer {
       const bool own_node = device.kind == DeviceKind::node && d < before &&
                             cluster_.node_types[device.node_type].system == group.node_system;
       if ((own_node || d >= before) && device.placement_group >= 0) device.placement_group += next_unit;
-      // "compute-leaf-su1-rail1" -> "compute-dgx-h100-leaf-su1-rail1": switch names stay unique.
-      if (several && d >= before && device.kind == DeviceKind::network_switch) {
+      // "compute-leaf-su1-rail1" -> "compute-dgx-h100-leaf-su1-rail1", "compute-ufm-3.1-1" ->
+      // "compute-dgx-h100-ufm-3.1-1": switch and appliance names stay unique.
+      if (several && d >= before &&
+          (device.kind == DeviceKind::network_switch || device.kind == DeviceKind::appliance)) {
         const std::string role = role_name(NetworkRole::compute);
         device.name = role + "-" + group.system + device.name.substr(role.size());
       }
@@ -301,9 +304,9 @@ Result<Cluster> design_cluster(const ClusterSpec& spec, const Catalog& catalog) 
     cluster.storage = std::move(storage);
     warn_about_storage(catalog, cluster);
     // Rack-scale systems are bought a rack at a time; the boundary-step variants remove single nodes, so
-    // they are not priced for them yet.
-    // Nor for several node groups: which group a variant would shrink has no rule.
-    if (!spec.rack_system.empty() || spec.several_groups()) return cluster;
+    // they are not priced for them yet. With several node groups each group's compute fabric is stepped on
+    // its own (a packed group's nodes, or any group's appliances); a rack-scale group's nodes are not.
+    if (!spec.several_groups() && !spec.rack_system.empty()) return cluster;
     warn_about_boundary_steps(with_storage, cluster,
                               [&](const ClusterSpec& variant) -> std::optional<Cluster> {
                                 try {

@@ -72,6 +72,16 @@ int nodes_on(const Cluster& cluster, const Fabric& fabric) {
   return static_cast<int>(nodes.size());
 }
 
+// The appliances (UFM) a fabric's endpoint links reach, by name.
+std::set<std::string> appliances_on(const Cluster& cluster, const Fabric& fabric) {
+  std::set<std::string> names;
+  for (const LinkBundle& bundle : fabric.bundles) {
+    const Device& device = cluster.devices[bundle.device_a];
+    if (bundle.tier_a == Tier::endpoint && device.kind == DeviceKind::appliance) names.insert(device.name);
+  }
+  return names;
+}
+
 void expect_same_fabric(const Fabric& island, const Fabric& planned_alone, const std::string& what) {
   SCOPED_TRACE(what);
   EXPECT_EQ(island.rails, planned_alone.rails);
@@ -147,20 +157,88 @@ TEST(NodeGroups, EachGroupHasItsOwnComputeFabricAsItWouldAlone) {
   EXPECT_EQ(fabrics[0]->rails, 8);  // each group's own compute NIC ports
   EXPECT_EQ(fabrics[1]->rails, 4);
 
-  // The DGX group alone keeps the compute appliances (they join the first group's fabric).
+  // Each group alone keeps the compute appliances: every island gets its own UFM.
   const Cluster dgx = plan_text(alone("  system: dgx-h100\n  count: 16\n"));
   ASSERT_NE(dgx.fabric(NetworkRole::compute), nullptr);
   expect_same_fabric(*fabrics[0], *dgx.fabric(NetworkRole::compute), "dgx-h100 alone");
 
-  // The NVL72 group alone: its own scalable unit, no appliances, no per-rack node limit (it would cut a
-  // rack).
+  // The NVL72 group alone: its own scalable unit, the same appliances, no per-rack node limit (it would cut
+  // a rack).
   std::string nvl72_text = alone("  system: gb200-nvl72\n  count: 2\n");
   nvl72_text = with(nvl72_text, "    scalable_unit: 32\n", "    scalable_unit: 36\n");
-  nvl72_text = with(nvl72_text, "    appliances:\n      - {appliance: ufm-3.1, count: 4}", "");
   nvl72_text = with(nvl72_text, "  max_nodes_per_rack: 4", "");
   const Cluster nvl72 = plan_text(nvl72_text);
   ASSERT_NE(nvl72.fabric(NetworkRole::compute), nullptr);
   expect_same_fabric(*fabrics[1], *nvl72.fabric(NetworkRole::compute), "gb200-nvl72 alone");
+}
+
+// Islands share no switch, so each is an InfiniBand subnet that needs its own subnet manager: every island
+// gets the spec's compute appliances (4 UFM each in the example), named after its group.
+TEST(NodeGroups, EachComputeIslandHasItsOwnUfm) {
+  const Cluster cluster = plan_file(kMixedExample);
+  const auto fabrics = compute_fabrics(cluster);
+  ASSERT_EQ(fabrics.size(), 2u);
+  const auto dgx = appliances_on(cluster, *fabrics[0]);
+  const auto nvl72 = appliances_on(cluster, *fabrics[1]);
+  EXPECT_EQ(dgx, (std::set<std::string>{"compute-dgx-h100-ufm-3.1-1", "compute-dgx-h100-ufm-3.1-2",
+                                        "compute-dgx-h100-ufm-3.1-3", "compute-dgx-h100-ufm-3.1-4"}));
+  EXPECT_EQ(nvl72.size(), 4u);
+  for (const std::string& name : nvl72) EXPECT_EQ(name.rfind("compute-gb200-nvl72-ufm-3.1-", 0), 0u) << name;
+  int appliances = 0;
+  for (const Device& device : cluster.devices) appliances += device.kind == DeviceKind::appliance;
+  EXPECT_EQ(appliances, 8);
+}
+
+// A group's own `appliances` replace fabrics.compute's on its island only; an empty list leaves it without.
+TEST(NodeGroups, AGroupsOwnAppliancesReplaceTheSharedOnes) {
+  std::string text = example_text();
+  text = with(text, "{system: gb200-nvl72, count: 2, scalable_unit: 36}",
+              "{system: gb200-nvl72, count: 2, scalable_unit: 36, appliances: []}");
+  text = with(text, "{system: dgx-h100, count: 16}",
+              "{system: dgx-h100, count: 16, appliances: [{appliance: ufm-3.1, count: 2}]}");
+  const Cluster cluster = plan_text(text);
+  const auto fabrics = compute_fabrics(cluster);
+  ASSERT_EQ(fabrics.size(), 2u);
+  EXPECT_EQ(appliances_on(cluster, *fabrics[0]).size(), 2u);
+  EXPECT_TRUE(appliances_on(cluster, *fabrics[1]).empty());
+  // Without the UFM slot the NVL72 island is one scalable unit of 36 trays.
+  EXPECT_EQ(fabrics[1]->scalable_units, 1);
+}
+
+std::vector<std::string> boundary_steps(const Cluster& cluster) {
+  std::vector<std::string> messages;
+  for (const Warning& warning : cluster.warnings) {
+    if (warning.code == "boundary-step") messages.push_back(warning.message);
+  }
+  return messages;
+}
+
+// Cost-step warnings per group: the example's 4 UFM ports take a 37th node slot on the NVL72 island's 36-tray
+// unit (a second unit of leaves); the DGX island's 17 of 32 slots are no step. The warning names the fabric.
+TEST(NodeGroups, BoundaryStepsAreComputedPerGroup) {
+  const Cluster cluster = plan_file(kMixedExample);
+  const auto steps = boundary_steps(cluster);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_NE(steps[0].find("On the compute:gb200-nvl72 fabric, the ports of 4 ufm-3.1 take 1 node slot past "
+                          "the 36 of 1 full scalable unit"),
+            std::string::npos)
+      << steps[0];
+  EXPECT_NE(steps[0].find("a second scalable unit"), std::string::npos) << steps[0];
+  // A rack-scale group's trays are never removed: the only alternative is the appliances moved.
+  EXPECT_EQ(steps[0].find("fewer"), std::string::npos) << steps[0];
+
+  // A packed group one node past its unit (33 DGX H100, no UFM): one node fewer of that group, the other
+  // group unchanged.
+  std::string text = example_text();
+  text = with(text, "{system: dgx-h100, count: 16}", "{system: dgx-h100, count: 33, appliances: []}");
+  text = with(text, "{system: gb200-nvl72, count: 2, scalable_unit: 36}",
+              "{system: gb200-nvl72, count: 2, scalable_unit: 36, appliances: []}");
+  const auto packed = boundary_steps(plan_text(text));
+  ASSERT_EQ(packed.size(), 1u);
+  EXPECT_NE(packed[0].find("On the compute:dgx-h100 fabric, 1 node slot of the 33 in use sit past the 32"),
+            std::string::npos)
+      << packed[0];
+  EXPECT_NE(packed[0].find("32 dgx-h100 nodes (1 fewer, 8 GPUs fewer)"), std::string::npos) << packed[0];
 }
 
 TEST(NodeGroups, StorageInbandAndOobAreOneFabricForEveryNode) {

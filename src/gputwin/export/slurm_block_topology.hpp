@@ -42,4 +42,21 @@ struct TreeSwitch {
                                               const std::vector<std::vector<std::string>>& domains,
                                               const std::vector<TreeSwitch>& tree_switches);
 
+// The scale-up domains of one node group (a rack-scale system, or a packed system): its name and the node
+// names of each of its domains.
+struct BlockGroup {
+  std::string name;  // "gb200-nvl72"
+  std::vector<std::vector<std::string>> domains;
+};
+
+// topology.yaml for a design of several node groups: the compute fabric's tree (one tree per group's island)
+// as the cluster default "fabric", then one block topology "nvlink-<group>" per group whose domains span
+// several nodes, each with block_sizes from its own domain (NVL72: 18 trays). topology.conf's topology/block
+// form has one BlockSizes line for the whole file, so it cannot hold groups whose base blocks differ
+// (topology.conf(5), topology/block); topology.yaml's block_sizes belong to each topology, which a partition
+// picks with Topology= (topology.yaml(5), slurm.conf(5) PartitionName Topology, Slurm 25.05 or later).
+[[nodiscard]] std::string slurm_topology_yaml_by_group(const std::string& header,
+                                                       const std::vector<BlockGroup>& groups,
+                                                       const std::vector<TreeSwitch>& tree_switches);
+
 }  // namespace gputwin

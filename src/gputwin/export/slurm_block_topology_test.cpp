@@ -110,5 +110,37 @@ TEST(SlurmBlockTopology, YamlWithoutAFabricHasOnlyTheBlocks) {
   EXPECT_EQ(doc[0]["block"]["block_sizes"].as<std::vector<int>>(), std::vector<int>{18});
 }
 
+// Two groups of different domains: 4 one-node boxes and 2 racks of 18 trays. Each rack-scale group gets a
+// block topology whose base block is its own domain; the boxes get none (the tree covers them); the tree is
+// the cluster default.
+TEST(SlurmBlockTopology, YamlByGroupGivesEachRackScaleGroupItsOwnBlockSizes) {
+  std::vector<std::vector<std::string>> boxes;
+  for (int n = 1; n <= 4; ++n) boxes.push_back({fmt::format("box-{}", n)});
+  const std::vector<BlockGroup> groups = {{"box", boxes}, {"nvl72", racks_of_trays(2, 18)}};
+  const std::vector<TreeSwitch> tree = {{"box-leaf", "box-[1-4]", true, "", 1},
+                                        {"gb-leaf", "gb-[0001-0036]", true, "", 1}};
+  const YAML::Node doc = YAML::Load(slurm_topology_yaml_by_group("# header\n", groups, tree));
+  ASSERT_TRUE(doc.IsSequence());
+  ASSERT_EQ(doc.size(), 2u);
+  EXPECT_EQ(doc[0]["topology"].as<std::string>(), "fabric");
+  EXPECT_TRUE(doc[0]["cluster_default"].as<bool>());
+  EXPECT_EQ(doc[0]["tree"]["switches"].size(), 2u);
+  EXPECT_EQ(doc[1]["topology"].as<std::string>(), "nvlink-nvl72");
+  EXPECT_FALSE(doc[1]["cluster_default"].as<bool>());
+  const auto sizes = doc[1]["block"]["block_sizes"].as<std::vector<int>>();
+  EXPECT_EQ(sizes, (std::vector<int>{18, 36}));
+  std::map<std::string, std::vector<std::string>> blocks;
+  for (const auto& block : doc[1]["block"]["blocks"]) {
+    const auto nodes = expand_hostlist(block["nodes"].as<std::string>());
+    ASSERT_TRUE(nodes.ok()) << nodes.error_text();
+    blocks[block["block"].as<std::string>()] = nodes.value();
+  }
+  expect_valid_blocks(blocks, sizes, 36);
+  // Without a fabric the first block topology is the default.
+  const YAML::Node bare = YAML::Load(slurm_topology_yaml_by_group("", groups, {}));
+  ASSERT_EQ(bare.size(), 1u);
+  EXPECT_TRUE(bare[0]["cluster_default"].as<bool>());
+}
+
 }  // namespace
 }  // namespace gputwin

@@ -220,6 +220,24 @@ std::vector<std::vector<std::string>> multi_node_domains(const Cluster& cluster)
   return spans ? domains : std::vector<std::vector<std::string>>{};
 }
 
+// The scale-up domains by node group (a rack-scale system's name, else the node's system), in the order the
+// groups first appear.
+std::vector<BlockGroup> domains_by_group(const Cluster& cluster) {
+  std::vector<BlockGroup> groups;
+  for (const ScaleUpDomain& domain : cluster.domains) {
+    if (domain.nodes.empty()) continue;
+    const NodeType* type = cluster.node_type_of(cluster.devices[domain.nodes.front()]);
+    const std::string name = !domain.rack_system.empty() ? domain.rack_system : type ? type->system : "";
+    auto group =
+        std::find_if(groups.begin(), groups.end(), [&](const BlockGroup& g) { return g.name == name; });
+    if (group == groups.end()) group = groups.insert(groups.end(), BlockGroup{name, {}});
+    std::vector<std::string> names;
+    for (const int node : domain.nodes) names.push_back(cluster.devices[node].name);
+    group->domains.push_back(std::move(names));
+  }
+  return groups;
+}
+
 }  // namespace
 
 ExportFiles slurm_config(const Cluster& cluster, const Catalog& catalog) {
@@ -232,7 +250,17 @@ ExportFiles slurm_config(const Cluster& cluster, const Catalog& catalog) {
                      {"gres.conf", gres_conf(cluster, groups)},
                      {"topology.conf", topology_conf(cluster, tree)}}};
   const auto domains = multi_node_domains(cluster);
-  if (!domains.empty()) {
+  const std::vector<BlockGroup> by_group = domains_by_group(cluster);
+  if (!domains.empty() && by_group.size() > 1) {
+    // Several node groups: topology.conf's topology/block has one BlockSizes for every block, so an 8-GPU
+    // box's one-node block and an NVL72's 18-tray block cannot share it; topology.yaml gives each group's
+    // blocks a topology of their own.
+    files.files.push_back(
+        {"topology.yaml",
+         slurm_topology_yaml_by_group(
+             header(cluster, "the fabric tree and each node group's NVLink blocks (topology.yaml)"), by_group,
+             tree)});
+  } else if (!domains.empty()) {
     files.files.push_back(
         {"topology-block.conf",
          slurm_block_topology_conf(header(cluster, "NVLink domains as blocks (topology/block)"), domains)});

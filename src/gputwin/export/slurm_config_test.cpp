@@ -1,6 +1,7 @@
 #include "gputwin/export/slurm_config.hpp"
 
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <map>
 #include <set>
@@ -170,6 +171,17 @@ TEST(SlurmConfig, NodeGroupsGetALinePerTypeAndATreeEach) {
     EXPECT_TRUE(name.rfind("compute-dgx-h100-", 0) == 0 || name.rfind("compute-gb200-nvl72-", 0) == 0)
         << name;
   }
+  // topology.conf's block form has one BlockSizes for every block: not written for boxes beside NVL72 racks.
+  for (const ExportFile& file : files.files) EXPECT_NE(file.name, "topology-block.conf");
+  // topology.yaml: the tree as the default, and the NVL72 group's blocks at its own base size (18 trays).
+  const YAML::Node doc = YAML::Load(files.text("topology.yaml"));
+  ASSERT_EQ(doc.size(), 2u);
+  EXPECT_EQ(doc[0]["topology"].as<std::string>(), "fabric");
+  EXPECT_TRUE(doc[0]["cluster_default"].as<bool>());
+  EXPECT_EQ(doc[1]["topology"].as<std::string>(), "nvlink-gb200-nvl72");
+  const int trays = bundled_catalog().get<RackSystem>("gb200-nvl72").compute_trays;
+  EXPECT_EQ(doc[1]["block"]["block_sizes"].as<std::vector<int>>(), (std::vector<int>{trays, 2 * trays}));
+  EXPECT_EQ(doc[1]["block"]["blocks"].size(), 2u);
 }
 
 }  // namespace

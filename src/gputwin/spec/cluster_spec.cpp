@@ -70,7 +70,7 @@ class SpecReader {
       return;
     }
     refuse_group_sizing(nodes);
-    nodes.expect_keys({"system", "count", "scalable_unit"});
+    nodes.expect_keys({"system", "count", "scalable_unit", "appliances"});
     if (!nodes.has("count")) nodes.fail("give 'count' (nodes, or racks of a rack-scale system)");
   }
 
@@ -127,6 +127,7 @@ class SpecReader {
       group.count = read.rack_system.empty() ? read.node_count : read.rack_system_count;
       group.node_count = read.node_count;
       group.compute_scalable_unit_nodes = read.compute.scalable_unit_nodes;
+      group.compute_appliances = read.compute.appliances;
       group.field = items[i].path();
       group.where = items[i].location();
       combined.node_groups.push_back(group);
@@ -382,7 +383,7 @@ class SpecReader {
     } else if (fabric.topology == FabricTopology::rail_optimized && !spec_.rack_system.empty()) {
       fabric.scalable_unit_nodes = whole_racks_per_leaf(chosen, fabric);
     }
-    if (auto appliances = f.optional_child("appliances")) {
+    if (auto appliances = group_appliances(role) ? group_appliances(role) : f.optional_child("appliances")) {
       for (const auto& item : appliances->items()) {
         item.expect_keys({"appliance", "count"});
         ApplianceRequest request{part(item.child("appliance"), "appliance"),
@@ -412,6 +413,13 @@ class SpecReader {
   std::optional<YamlField> group_scalable_unit(NetworkRole role) const {
     if (group_ < 0 || role != NetworkRole::compute) return std::nullopt;
     return nodes_field_->optional_child("scalable_unit");
+  }
+
+  // A node group's own `appliances` (list form): its compute fabric's, in place of fabrics.compute's (an
+  // empty list: none on that group's island).
+  std::optional<YamlField> group_appliances(NetworkRole role) const {
+    if (group_ < 0 || role != NetworkRole::compute) return std::nullopt;
+    return nodes_field_->optional_child("appliances");
   }
 
   // Scalable units are built from whole rack-scale systems: one that cuts a rack would cut its NVLink domain.
@@ -763,6 +771,7 @@ std::vector<NodeGroupSpec> ClusterSpec::groups() const {
   group.count = rack_system.empty() ? node_count : rack_system_count;
   group.node_count = node_count;
   group.compute_scalable_unit_nodes = compute.scalable_unit_nodes;
+  group.compute_appliances = compute.appliances;
   group.field = "nodes";
   group.where = where(system_field);
   return {group};

@@ -137,6 +137,9 @@ struct NodeGroupSpec {
   // The group's own compute fabric's scalable unit, in nodes (the entry's `scalable_unit`, else
   // fabrics.compute.scalable_unit, else the default): 0 = as many as a leaf's downlinks.
   int compute_scalable_unit_nodes = 0;
+  // The group's own compute fabric's appliances (UFM): the entry's `appliances`, else
+  // fabrics.compute.appliances. Each group's island is an InfiniBand subnet of its own with its own manager.
+  std::vector<ApplianceRequest> compute_appliances;
   std::string field;  // "nodes[1]", or "nodes" for the map form
   SourceLocation where;
 };

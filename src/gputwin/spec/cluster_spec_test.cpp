@@ -284,6 +284,26 @@ TEST(ClusterSpecGroups, ListFormHoldsEachGroupInOrder) {
   EXPECT_EQ(value.node_system, "dgx-h100");
   EXPECT_EQ(value.node_count, h100.node_count + nvl72.node_count);
   EXPECT_EQ(value.groups().size(), 2u);
+  // No appliances anywhere: none on either island.
+  EXPECT_TRUE(h100.compute_appliances.empty());
+  EXPECT_TRUE(nvl72.compute_appliances.empty());
+}
+
+// fabrics.compute.appliances reach every group's island; a group's own `appliances` replace them on its own.
+TEST(ClusterSpecGroups, AppliancesPerGroup) {
+  std::string text = groups_replaced(
+      "    scalable_unit: 32\n", "    scalable_unit: 32\n    appliances: [{appliance: ufm-3.1, count: 4}]\n");
+  text = replaced_in(text, "scalable_unit: 36}",
+                     "scalable_unit: 36, appliances: [{appliance: ufm-3.1, count: 2}]}");
+  const auto spec = parse_cluster_spec(text, "test.yaml", bundled_catalog());
+  ASSERT_TRUE(spec.ok()) << spec.error_text();
+  const auto& groups = spec.value().node_groups;
+  ASSERT_EQ(groups.size(), 2u);
+  ASSERT_EQ(groups[0].compute_appliances.size(), 1u);
+  EXPECT_EQ(groups[0].compute_appliances[0].appliance, "ufm-3.1");
+  EXPECT_EQ(groups[0].compute_appliances[0].count, 4);
+  ASSERT_EQ(groups[1].compute_appliances.size(), 1u);
+  EXPECT_EQ(groups[1].compute_appliances[0].count, 2);
 }
 
 TEST(ClusterSpecGroups, MapFormIsOneGroup) {
@@ -325,6 +345,10 @@ std::vector<BadSpec> bad_group_specs() {
       {"group_with_power_budget",
        groups_replaced("  pdu: px3-5878i2r\n", "  pdu: px3-5878i2r\n  power_budget: 20 MW\n"),
        "test.yaml:15:17:", "facility.power_budget", "sizes one group of nodes"},
+      {"group_appliance_without_compute_port",
+       groups_replaced("scalable_unit: 36}",
+                       "scalable_unit: 36, appliances: [{appliance: sn2201, count: 1}]}"),
+       "test.yaml:4:81:", "nodes[1].appliances[0].appliance", "expected a appliance"},
       {"group_not_a_mapping", groups_replaced("{system: dgx-h100, count: 16}", "dgx-h100"),
        "test.yaml:3:5:", "nodes[0]", "a node group is a mapping"},
       {"empty_group_list",
