@@ -221,6 +221,42 @@ TEST(TrainingContextParallel, RingHidesWhatTheAllGatherExposes) {
   EXPECT_NE(gather.attention_rule.find("fa2"), std::string::npos) << gather.attention_rule;
 }
 
+// PyTorch's context_parallel (torchtitan) merges every block after the first into an fp32 output and
+// accumulates the gradients in fp32: memory traffic the Llama 3 all-gather does not have, (c - 1) merges of
+// s / c tokens each, so at one sequence CP 8 adds 7/8 / (1/2) = 1.75 x what CP 2 adds. Its backward passes
+// the fp32 dK/dV on after each block and waits for the last one with nothing beside it: exposed even inside a
+// node.
+TEST(TrainingContextParallel, PyTorchBlocksMergeEachBlockInFp32) {
+  const TransformerModel& llama = preset("llama3.1-8b");
+  TrainingConfig c;
+  c.sequence = 131072;
+  c.global_batch = 1;
+  c.dp = 0;
+  c.zero = 3;
+  c.recompute = Recompute::none;
+  c.attention_kernel = "fa2";
+  const PerfHardware hw = h100_nodes(1);
+  const auto& s = perf_setup();
+  auto added = [&](int cp) {
+    c.cp = cp;
+    c.dp = 8 / cp;
+    c.global_batch = c.dp;  // one sequence per context-parallel group
+    EXPECT_TRUE(check_training_config(llama, c, 8).empty());
+    c.context_exchange = ContextExchange::all_gather;
+    const auto gather = estimate_training(hw, s.collectives, s.calibration, llama, c);
+    c.context_exchange = ContextExchange::all_gather_blocks;
+    const auto blocks = estimate_training(hw, s.collectives, s.calibration, llama, c);
+    EXPECT_GT(term_seconds(blocks, "context-parallel communication"),
+              term_seconds(gather, "context-parallel communication"))
+        << cp;
+    EXPECT_NE(term_seconds(blocks, "context-parallel communication"), 0.0) << cp;
+    return blocks.attention_s - gather.attention_s;
+  };
+  const double cp2 = added(2), cp8 = added(8);
+  EXPECT_GT(cp2, 0.0);
+  EXPECT_NEAR(cp8 / cp2, 1.75, 0.02);
+}
+
 // The attention kernels are most of a 128K step over CP 8 in one node, a small share of an 8K one.
 TEST(TrainingContextParallel, AttentionShareGrowsWithTheSequence) {
   const TransformerModel& llama = preset("llama3.1-8b");
