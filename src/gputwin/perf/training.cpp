@@ -209,7 +209,13 @@ void context_exchange(const Context& x, double tokens, LayerPass& pass) {
       tokens * context_parallel_kv_elements_per_token(x.model, c.tp) * kActivationBytes;
   const double cp = c.cp;
   if (c.context_exchange == ContextExchange::all_gather_blocks) {
-    context_exchange_blocks(x, tokens, chunk_bytes, pass);
+    // torchtitan's attention repeats the keys and values to every query head (repeat_kv) before calling
+    // scaled_dot_product_attention, which context_parallel intercepts: its exchange carries heads/t x (d_qk +
+    // d_v) per token, not the kv heads' (pytorch/torchtitan torchtitan/models/llama/model.py
+    // Attention.forward, read).
+    const double repeated = tokens * static_cast<double>(x.model.heads) / c.tp *
+                            (x.model.qk_head_dim() + x.model.v_head_dim()) * kActivationBytes;
+    context_exchange_blocks(x, tokens, std::max(chunk_bytes, repeated), pass);
     return;
   }
   if (c.context_exchange == ContextExchange::ring) {

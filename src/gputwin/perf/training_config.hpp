@@ -37,7 +37,8 @@ enum class Attention {
 // (torch/distributed/tensor/experimental/_attention.py, _templated_ring_attention and its backward): the keys
 // and values gathered once per pass, then one attention call per source block whose output is merged into an
 // fp32 accumulator (logsumexp rescale), and in the backward pass dQ/dK/dV accumulated in fp32 with the dK/dV
-// accumulator passed to the next rank after every block (all-to-all rotater), the last one exposed.
+// accumulator passed to the next rank after every block (all-to-all rotater), the last one exposed; the keys
+// and values as torchtitan hands them to scaled_dot_product_attention: repeated to every query head.
 enum class ContextExchange { ring, all_gather, all_gather_blocks };
 
 [[nodiscard]] std::string_view recompute_name(Recompute recompute);

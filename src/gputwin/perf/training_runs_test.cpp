@@ -215,8 +215,10 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // % (24 rows above 20 %). The Llama 3 paper's CP as the paper describes it (all-gather of K and V, Section
   // 3.3.2; was the ring default): 20.56 % (128K CP 16 row +35.3 -> +30.2 %). torchtitan's CP as PyTorch's
   // context_parallel runs it (one attention call and fp32 merge per block, fp32 dK/dV passed on after each
-  // backward block, the last exposed): 20.25 % (8B CP 2/4/8 +9.7/+51.5/+61.3 -> +7.9/+47.5/+56.1 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.203);
+  // backward block, the last exposed): 20.25 % (8B CP 2/4/8 +9.7/+51.5/+61.3 -> +7.9/+47.5/+56.1 %); its
+  // keys and values repeated to every query head as torchtitan hands them to SDPA: 19.73 % (405B CP 2/4/8
+  // +36.3/+36.6/+57.6 -> +30.5/+29.9/+42.5 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.198);
   EXPECT_LE(evaluation.max_abs_error, 0.92);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {

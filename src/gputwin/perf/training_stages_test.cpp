@@ -257,6 +257,37 @@ TEST(TrainingContextParallel, PyTorchBlocksMergeEachBlockInFp32) {
   EXPECT_NEAR(cp8 / cp2, 1.75, 0.02);
 }
 
+// torchtitan repeats the keys and values to every query head before SDPA, so PyTorch's context_parallel
+// moves as many bytes for grouped-query Llama 3 405B as for the same model with one kv head per query head;
+// the Llama 3 paper's all-gather moves the kv heads' only (fewer bytes, less exposed across nodes).
+TEST(TrainingContextParallel, TorchtitanExchangesKeysAndValuesRepeatedToEveryHead) {
+  const TransformerModel& grouped = preset("llama3.1-405b");
+  TransformerModel full = grouped;
+  full.kv_heads = full.heads;
+  TrainingConfig c;
+  c.sequence = 131072;
+  c.global_batch = 4;
+  c.tp = 8;
+  c.cp = 4;
+  c.dp = 1;
+  c.pp = 8;
+  c.zero = 1;
+  c.recompute = Recompute::full;
+  c.attention_kernel = "fa2";
+  const PerfHardware hw = h100_nodes(32);
+  ASSERT_TRUE(check_training_config(grouped, c, 256).empty());
+  const auto& s = perf_setup();
+  auto comm = [&](const TransformerModel& m, ContextExchange exchange) {
+    c.context_exchange = exchange;
+    return term_seconds(estimate_training(hw, s.collectives, s.calibration, m, c),
+                        "context-parallel communication");
+  };
+  const double blocks = comm(grouped, ContextExchange::all_gather_blocks);
+  EXPECT_GT(blocks, 0.0);
+  EXPECT_NEAR(blocks, comm(full, ContextExchange::all_gather_blocks), 1e-9 * blocks);
+  EXPECT_LT(comm(grouped, ContextExchange::all_gather), comm(full, ContextExchange::all_gather));
+}
+
 // The attention kernels are most of a 128K step over CP 8 in one node, a small share of an 8K one.
 TEST(TrainingContextParallel, AttentionShareGrowsWithTheSequence) {
   const TransformerModel& llama = preset("llama3.1-8b");
