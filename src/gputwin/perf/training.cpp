@@ -139,6 +139,11 @@ struct LayerPass {
   double tensor_comm = 0;        // s, two all-reduces (or all-gather + reduce-scatter pairs), one pass
   double context_comm = 0;       // s, context-parallel key/value exchange the forward pass exposes
   double context_comm_backward = 0;  // s, keys, values and their gradients the backward pass exposes
+  // s, PyTorch's context_parallel (ContextExchange::all_gather_blocks): merging each block's output into the
+  // fp32 accumulator (forward), accumulating and packing the gradients in fp32 (backward), at memory
+  // bandwidth
+  double context_merge = 0;
+  double context_merge_backward = 0;
   double expert_comm = 0;  // s, MoE dispatch + combine all-to-all over the expert-parallel group, one pass
   double permute = 0;      // s, MoE token permute / unpermute and router traffic, one pass
   // s, forward only: GPU idle while the host issues a MoE layer after its dispatch sync (the backward has
@@ -146,8 +151,56 @@ struct LayerPass {
   double host_wait = 0;
   double every_second_matrix = 0;  // s, forward GEMMs torchtitan's per-op SAC recomputes (Recompute::op_sac)
 
-  [[nodiscard]] double forward() const { return matrices + attention + elementwise + permute + host_wait; }
+  [[nodiscard]] double forward() const {
+    return matrices + attention + context_merge + elementwise + permute + host_wait;
+  }
 };
+
+// Bytes per element the merges of PyTorch's context_parallel move (torch/distributed/tensor/experimental/
+// _attention.py, read; eager aten ops between the attention calls, convert_to_f32 on). Counted for the last
+// rank of the group, which runs every block after the first in full (i <= rank) and so sets the pace.
+// Forward, per block after the first and output element: _SDPAMerger.step converts the block's bf16 output to
+// fp32 (read 2, write 4); _merge_one computes out - block_out (read 4 + 4, write 4), sigmoid(lse difference)
+// times that (read 4, write 4; the logsumexp terms are per head and token, not counted) and out - product
+// (read 4 + 4, write 4).
+constexpr double kMergeBytesPerOutput = 6 + 12 + 8 + 12;
+// Backward, per block after the first: grad_query += the block's bf16 dQ into the fp32 accumulator (read 4 +
+// 2, write 4) per query element; per key/value element the received fp32 dK/dV plus the block's first-chunk
+// dK/dV (_partial_update with add: the chunk's read 4 + 2, write 4 on half of it, then torch.cat of both
+// halves, read 4, write 4) and torch.cat of dK and dV into the buffer sent on (read 4, write 4).
+constexpr double kGradAccumulateBytesPerQuery = 10;
+constexpr double kGradBytesPerKeyValue = 0.5 * 10 + 8 + 8;
+// The dK/dV accumulator is fp32 (accum_dtype float32 with convert_to_f32).
+constexpr double kGradientAccumulatorBytes = 4;
+
+// PyTorch's context_parallel (ContextExchange::all_gather_blocks), from _templated_ring_attention and its
+// backward: the forward all-gathers every rank's keys and values once (the _AllGatherRotater waits for them
+// after the first, local block) and runs one attention call per source block, merging each into the fp32
+// output. The backward all-gathers the keys and values again the same way; after each block it sends the
+// fp32 dK/dV accumulator to the next rank (_AllToAllRotater) and waits for the previous rank's after the next
+// block, and once more after the last block with nothing left to hide it.
+void context_exchange_blocks(const Context& x, double tokens, double chunk_bytes, LayerPass& pass) {
+  const TrainingConfig& c = x.config;
+  const TransformerModel& m = x.model;
+  const double cp = c.cp;
+  const CollectiveGroup& g = x.groups.context;
+  const CollectiveGroup hop{2, g.ranks_per_node >= g.ranks ? 2 : 1, g.ranks_per_domain >= g.ranks ? 2 : 1};
+  const double gather = x.collective_s(CollectiveOp::all_gather, cp * chunk_bytes, g);
+  const double gradient_hop =
+      x.collective_s(CollectiveOp::sendrecv, chunk_bytes * kGradientAccumulatorBytes / kActivationBytes, hop);
+  const double forward_block = pass.attention / cp, backward_block = pass.attention_backward / cp;
+  pass.context_comm = std::max(0.0, gather - forward_block);
+  pass.context_comm_backward = std::max(0.0, gather - backward_block) +
+                               (cp - 1) * std::max(0.0, gradient_hop - backward_block) + gradient_hop;
+  const double local_heads = static_cast<double>(m.heads) / c.tp;
+  const double outputs = tokens * local_heads * m.v_head_dim();
+  const double queries = tokens * local_heads * m.qk_head_dim();
+  const double keys_values = chunk_bytes / kActivationBytes;
+  pass.context_merge = (cp - 1) * kMergeBytesPerOutput * outputs / x.memory_bandwidth;
+  pass.context_merge_backward =
+      (cp - 1) * (kGradAccumulateBytesPerQuery * queries + kGradBytesPerKeyValue * keys_values) /
+      x.memory_bandwidth;
+}
 
 // The context-parallel exchange of one layer's keys and values (and, backward, their gradients), exposed:
 // what the attention it runs beside does not hide. The chunk each rank holds: its tokens' keys and values.
@@ -156,6 +209,16 @@ void context_exchange(const Context& x, double tokens, LayerPass& pass) {
   const double chunk_bytes =
       tokens * context_parallel_kv_elements_per_token(x.model, c.tp) * kActivationBytes;
   const double cp = c.cp;
+  if (c.context_exchange == ContextExchange::all_gather_blocks) {
+    // torchtitan's attention repeats the keys and values to every query head (repeat_kv) before calling
+    // scaled_dot_product_attention, which context_parallel intercepts: its exchange carries heads/t x (d_qk +
+    // d_v) per token, not the kv heads' (pytorch/torchtitan torchtitan/models/llama/model.py
+    // Attention.forward, read).
+    const double repeated = tokens * static_cast<double>(x.model.heads) / c.tp *
+                            (x.model.qk_head_dim() + x.model.v_head_dim()) * kActivationBytes;
+    context_exchange_blocks(x, tokens, std::max(chunk_bytes, repeated), pass);
+    return;
+  }
   if (c.context_exchange == ContextExchange::ring) {
     // c - 1 steps; each passes a chunk to the next rank while the current block is computed (the block is
     // 1/c of the layer's attention). A ring whose group spans nodes has a hop over the NICs, which sets the
@@ -338,7 +401,7 @@ struct ComputeParts {
 void ComputeParts::add_forward(const LayerPass& p, double times) {
   dense_gemm += times * (p.matrices - p.expert_matrices);
   expert_gemm += times * p.expert_matrices;
-  attention += times * p.attention;
+  attention += times * (p.attention + p.context_merge);
   elementwise += times * p.elementwise;
   permute += times * p.permute;
   host += times * p.host_wait;
@@ -388,7 +451,8 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
   const double quantised = load.layers - load.bf16_layers, bf16 = load.bf16_layers;
   auto sum = [&](auto term) { return quantised * term(f) + bf16 * term(f_bf16); };
   t.compute = sum([](const LayerPass& p) {
-    const double backward = p.matrices_backward + p.attention_backward + 2 * p.elementwise + p.permute;
+    const double backward =
+        p.matrices_backward + p.attention_backward + p.context_merge_backward + 2 * p.elementwise + p.permute;
     return p.forward() + backward + p.casts;
   });
   // The same compute and the recomputation below, by kind.
@@ -400,7 +464,7 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
     t.parts.add_forward(p, n);
     t.parts.dense_gemm += n * (p.matrices_backward - p.expert_matrices_backward);
     t.parts.expert_gemm += n * p.expert_matrices_backward;
-    t.parts.attention += n * p.attention_backward;
+    t.parts.attention += n * (p.attention_backward + p.context_merge_backward);
     t.parts.elementwise += n * 2 * p.elementwise;
     t.parts.permute += n * p.permute;
     t.parts.casts += n * p.casts;
@@ -421,11 +485,13 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
     return std::max(0.0, 2 * p.expert_comm - layer_compute);
   });
   t.context_comm = sum([](const LayerPass& p) { return p.context_comm + p.context_comm_backward; });
-  t.attention = sum([](const LayerPass& p) { return p.attention + p.attention_backward; });
+  t.attention = sum([](const LayerPass& p) {
+    return p.attention + p.context_merge + p.attention_backward + p.context_merge_backward;
+  });
   if (c.recompute == Recompute::full) {
     t.recompute = sum([](const LayerPass& p) { return p.forward(); });
     parts([&](const LayerPass& p, double n) { t.parts.add_forward(p, n); });
-    t.attention += sum([](const LayerPass& p) { return p.attention; });
+    t.attention += sum([](const LayerPass& p) { return p.attention + p.context_merge; });
     t.context_comm += sum([](const LayerPass& p) { return p.context_comm; });
     t.tensor_comm += sum(forward_tensor);
     t.expert_comm += sum([](const LayerPass& p) { return p.expert_comm; });
@@ -624,7 +690,11 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
           "context-parallel communication", m * stage.context_comm,
           config.context_exchange == ContextExchange::ring
               ? "ring attention: key/value (backward: and gradient) hops not hidden by each block's attention"
-              : "key/value all-gather (backward: + gradient reduce-scatter) not hidden by the local block"),
+          : config.context_exchange == ContextExchange::all_gather
+              ? "key/value all-gather (backward: + gradient reduce-scatter) not hidden by the local block"
+              : "PyTorch context_parallel: key/value all-gather not hidden by the local block (backward: "
+                "again, "
+                "+ fp32 dK/dV passed on after each block, the last exposed)"),
       term("expert-parallel all-to-all", m * stage.expert_comm,
            config.expert_comm_overlap
                ? "MoE dispatch + combine over the expert-parallel group not hidden by another micro-batch's "

@@ -33,8 +33,13 @@ enum class Attention {
 // (and in the backward pass their gradients too) while the current block's attention runs. all_gather:
 // PyTorch's context_parallel (torchtitan) with its default rotate method ALL_GATHER: the whole sequence's
 // keys and values gathered at once (and their gradients reduce-scattered in the backward pass), overlapped
-// only with the local block's attention.
-enum class ContextExchange { ring, all_gather };
+// only with the local block's attention. all_gather_blocks: PyTorch's context_parallel as its ring loop runs
+// (torch/distributed/tensor/experimental/_attention.py, _templated_ring_attention and its backward): the keys
+// and values gathered once per pass, then one attention call per source block whose output is merged into an
+// fp32 accumulator (logsumexp rescale), and in the backward pass dQ/dK/dV accumulated in fp32 with the dK/dV
+// accumulator passed to the next rank after every block (all-to-all rotater), the last one exposed; the keys
+// and values as torchtitan hands them to scaled_dot_product_attention: repeated to every query head.
+enum class ContextExchange { ring, all_gather, all_gather_blocks };
 
 [[nodiscard]] std::string_view recompute_name(Recompute recompute);
 [[nodiscard]] std::optional<Recompute> recompute_from_name(std::string_view name);

@@ -219,8 +219,12 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // +91.4 % (26 rows above 20 %, were 29). The 405B rows of torchtitan's docs on the HBM2e lower-TDP SXM part
   // their footnote 1 names (94 GB, 2.4 TB/s, 500 W as the benchmark pages state for it): 20.64 %, worst +91.4
   // % (24 rows above 20 %). The Llama 3 paper's CP as the paper describes it (all-gather of K and V, Section
-  // 3.3.2; was the ring default): 20.56 % (128K CP 16 row +35.3 -> +30.2 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.206);
+  // 3.3.2; was the ring default): 20.56 % (128K CP 16 row +35.3 -> +30.2 %). torchtitan's CP as PyTorch's
+  // context_parallel runs it (one attention call and fp32 merge per block, fp32 dK/dV passed on after each
+  // backward block, the last exposed): 20.25 % (8B CP 2/4/8 +9.7/+51.5/+61.3 -> +7.9/+47.5/+56.1 %); its
+  // keys and values repeated to every query head as torchtitan hands them to SDPA: 19.73 % (405B CP 2/4/8
+  // +36.3/+36.6/+57.6 -> +30.5/+29.9/+42.5 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.198);
   EXPECT_LE(evaluation.max_abs_error, 0.92);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
@@ -298,15 +302,20 @@ TEST(TrainingRuns, APowerLimitOutsideTheSettableRangeIsALocatedError) {
   EXPECT_NE(loaded.error_text().find("h100-sxm"), std::string::npos) << loaded.error_text();
 }
 
-// The Llama 3 paper (Section 3.3.2) all-gathers keys and values for context parallelism, as PyTorch's does
-// for torchtitan; Megatron's recipes pass them around a ring. The 128K CP 16 row then exposes its all-gather
-// (the local block hides 1/16 of it at most).
+// The Llama 3 paper (Section 3.3.2) all-gathers keys and values for context parallelism; PyTorch's
+// (torchtitan) all-gathers them too but runs one attention call and merge per block; Megatron's recipes pass
+// them around a ring. The 128K CP 16 row then exposes its all-gather (the local block hides 1/16 of it at
+// most).
 TEST(TrainingRuns, ContextParallelExchangeFollowsEachSourcesDescription) {
   int llama3 = 0;
   for (const auto& row : predictions()) {
     if (!row.run.predictable) continue;
-    const bool gathers = row.run.source == "llama3-paper" || row.run.source.rfind("torchtitan", 0) == 0;
-    EXPECT_EQ(row.run.config.context_exchange == ContextExchange::all_gather, gathers) << row.run.id;
+    const bool torchtitan = row.run.source.rfind("torchtitan", 0) == 0;
+    EXPECT_EQ(row.run.config.context_exchange == ContextExchange::all_gather,
+              row.run.source == "llama3-paper")
+        << row.run.id;
+    EXPECT_EQ(row.run.config.context_exchange == ContextExchange::all_gather_blocks, torchtitan)
+        << row.run.id;
     if (row.run.id != "llama3-h100-405b-bf16-16384-cp16") continue;
     ++llama3;
     for (const auto& t : row.estimate.terms) {

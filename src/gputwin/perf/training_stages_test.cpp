@@ -221,6 +221,73 @@ TEST(TrainingContextParallel, RingHidesWhatTheAllGatherExposes) {
   EXPECT_NE(gather.attention_rule.find("fa2"), std::string::npos) << gather.attention_rule;
 }
 
+// PyTorch's context_parallel (torchtitan) merges every block after the first into an fp32 output and
+// accumulates the gradients in fp32: memory traffic the Llama 3 all-gather does not have, (c - 1) merges of
+// s / c tokens each, so at one sequence CP 8 adds 7/8 / (1/2) = 1.75 x what CP 2 adds. Its backward passes
+// the fp32 dK/dV on after each block and waits for the last one with nothing beside it: exposed even inside a
+// node.
+TEST(TrainingContextParallel, PyTorchBlocksMergeEachBlockInFp32) {
+  const TransformerModel& llama = preset("llama3.1-8b");
+  TrainingConfig c;
+  c.sequence = 131072;
+  c.global_batch = 1;
+  c.dp = 0;
+  c.zero = 3;
+  c.recompute = Recompute::none;
+  c.attention_kernel = "fa2";
+  const PerfHardware hw = h100_nodes(1);
+  const auto& s = perf_setup();
+  auto added = [&](int cp) {
+    c.cp = cp;
+    c.dp = 8 / cp;
+    c.global_batch = c.dp;  // one sequence per context-parallel group
+    EXPECT_TRUE(check_training_config(llama, c, 8).empty());
+    c.context_exchange = ContextExchange::all_gather;
+    const auto gather = estimate_training(hw, s.collectives, s.calibration, llama, c);
+    c.context_exchange = ContextExchange::all_gather_blocks;
+    const auto blocks = estimate_training(hw, s.collectives, s.calibration, llama, c);
+    EXPECT_GT(term_seconds(blocks, "context-parallel communication"),
+              term_seconds(gather, "context-parallel communication"))
+        << cp;
+    EXPECT_NE(term_seconds(blocks, "context-parallel communication"), 0.0) << cp;
+    return blocks.attention_s - gather.attention_s;
+  };
+  const double cp2 = added(2), cp8 = added(8);
+  EXPECT_GT(cp2, 0.0);
+  EXPECT_NEAR(cp8 / cp2, 1.75, 0.02);
+}
+
+// torchtitan repeats the keys and values to every query head before SDPA, so PyTorch's context_parallel
+// moves as many bytes for grouped-query Llama 3 405B as for the same model with one kv head per query head;
+// the Llama 3 paper's all-gather moves the kv heads' only (fewer bytes, less exposed across nodes).
+TEST(TrainingContextParallel, TorchtitanExchangesKeysAndValuesRepeatedToEveryHead) {
+  const TransformerModel& grouped = preset("llama3.1-405b");
+  TransformerModel full = grouped;
+  full.kv_heads = full.heads;
+  TrainingConfig c;
+  c.sequence = 131072;
+  c.global_batch = 4;
+  c.tp = 8;
+  c.cp = 4;
+  c.dp = 1;
+  c.pp = 8;
+  c.zero = 1;
+  c.recompute = Recompute::full;
+  c.attention_kernel = "fa2";
+  const PerfHardware hw = h100_nodes(32);
+  ASSERT_TRUE(check_training_config(grouped, c, 256).empty());
+  const auto& s = perf_setup();
+  auto comm = [&](const TransformerModel& m, ContextExchange exchange) {
+    c.context_exchange = exchange;
+    return term_seconds(estimate_training(hw, s.collectives, s.calibration, m, c),
+                        "context-parallel communication");
+  };
+  const double blocks = comm(grouped, ContextExchange::all_gather_blocks);
+  EXPECT_GT(blocks, 0.0);
+  EXPECT_NEAR(blocks, comm(full, ContextExchange::all_gather_blocks), 1e-9 * blocks);
+  EXPECT_LT(comm(grouped, ContextExchange::all_gather), comm(full, ContextExchange::all_gather));
+}
+
 // The attention kernels are most of a 128K step over CP 8 in one node, a small share of an 8K one.
 TEST(TrainingContextParallel, AttentionShareGrowsWithTheSequence) {
   const TransformerModel& llama = preset("llama3.1-8b");
