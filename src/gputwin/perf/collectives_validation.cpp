@@ -4,20 +4,8 @@
 #include "gputwin/perf/nccl_tests_loop.hpp"
 
 namespace gputwin {
-namespace {
 
-PublishedCollectivePoint read_point(const YamlField& field, bool multi_node, const std::string& set) {
-  field.expect_keys({"name", "source", "system", "accelerator", "gpus", "nodes", "nics_per_node", "nic_gbps",
-                     "op", "algorithm", "bytes", "busbw_gbps", "time_us", "known_gap", "scale_up_domain",
-                     "confidence"});
-  PublishedCollectivePoint point;
-  point.multi_node = multi_node;
-  point.set = set;
-  if (const auto domain = field.optional_child("scale_up_domain"))
-    point.scale_up_domain = static_cast<int>(domain->positive_integer());
-  if (const auto confidence = field.optional_child("confidence")) point.confidence = confidence->text();
-  point.name = field.child("name").text();
-  point.source = field.child("source").text();
+void read_collective_setting(const YamlField& field, PublishedCollectivePoint& point) {
   if (const auto system = field.optional_child("system")) point.system = system->text();
   if (const auto accelerator = field.optional_child("accelerator")) point.accelerator = accelerator->text();
   if (point.system.empty() == point.accelerator.empty()) field.fail("give either a system or an accelerator");
@@ -32,6 +20,23 @@ PublishedCollectivePoint read_point(const YamlField& field, bool multi_node, con
   const auto parsed = collective_from_name(op.text());
   if (!parsed) op.fail("unknown collective '" + op.text() + "'");
   point.op = *parsed;
+}
+
+namespace {
+
+PublishedCollectivePoint read_point(const YamlField& field, bool multi_node, const std::string& set) {
+  field.expect_keys({"name", "source", "system", "accelerator", "gpus", "nodes", "nics_per_node", "nic_gbps",
+                     "op", "algorithm", "bytes", "busbw_gbps", "time_us", "known_gap", "scale_up_domain",
+                     "confidence"});
+  PublishedCollectivePoint point;
+  point.multi_node = multi_node;
+  point.set = set;
+  if (const auto domain = field.optional_child("scale_up_domain"))
+    point.scale_up_domain = static_cast<int>(domain->positive_integer());
+  if (const auto confidence = field.optional_child("confidence")) point.confidence = confidence->text();
+  point.name = field.child("name").text();
+  point.source = field.child("source").text();
+  read_collective_setting(field, point);
   if (const auto algorithm = field.optional_child("algorithm")) {
     point.algorithm = algorithm_from_name(algorithm->text());
     if (!point.algorithm) algorithm->fail("unknown algorithm '" + algorithm->text() + "'");

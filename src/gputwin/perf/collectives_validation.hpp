@@ -63,6 +63,13 @@ struct ValidationRow {
   [[nodiscard]] double error_percent(double busbw_gbps, double time_us) const;
 };
 
+class YamlField;
+
+// Reads the fields that say where and what a published point ran (system or accelerator, gpus, nodes,
+// nics_per_node with nic_gbps, op) into `point`, failing at the field that is wrong. Shared by the published
+// points and the full nccl-tests sweeps (validate/collective_sweeps).
+void read_collective_setting(const YamlField& field, PublishedCollectivePoint& point);
+
 [[nodiscard]] Result<std::vector<PublishedCollectivePoint>> load_published_collectives(
     const std::string& path);
 [[nodiscard]] Result<ValidationRow> validate_collective_point(const Catalog& catalog,

@@ -30,21 +30,8 @@ CollectiveSweep read_sweep(const YamlField& field) {
   point.name = sweep.name;
   point.source = sweep.source;
   point.set = sweep.set;
-  if (const auto system = field.optional_child("system")) point.system = system->text();
-  if (const auto accelerator = field.optional_child("accelerator")) point.accelerator = accelerator->text();
-  if (point.system.empty() == point.accelerator.empty()) field.fail("give either a system or an accelerator");
-  if (const auto gpus = field.optional_child("gpus")) point.gpus = static_cast<int>(gpus->positive_integer());
-  if (const auto nodes = field.optional_child("nodes"))
-    point.nodes = static_cast<int>(nodes->positive_integer());
+  read_collective_setting(field, point);
   point.multi_node = point.nodes > 1;
-  if (const auto nics = field.optional_child("nics_per_node")) {
-    point.nics_per_node = static_cast<int>(nics->positive_integer());
-    point.nic_gbps = field.child("nic_gbps").positive_number();
-  }
-  const YamlField op = field.child("op");
-  const auto parsed = collective_from_name(op.text());
-  if (!parsed) op.fail("unknown collective '" + op.text() + "'");
-  point.op = *parsed;
   return sweep;
 }
 
