@@ -116,6 +116,19 @@ nlohmann::json parse_json(std::string_view text, const std::string& source) {
       message = message.substr(colon + 2);
     throw InputFailure(
         InputError{location_of_byte(text, error.byte, source), "", "malformed JSON: " + message});
+  } catch (const nlohmann::json::out_of_range& error) {
+    // A number no double holds ("number overflow parsing '1e999'"): nlohmann gives no byte, so the number is
+    // located by its own text, quoted in the message.
+    std::string message = error.what();
+    if (const auto cause = message.find("] "); cause != std::string::npos)
+      message = message.substr(cause + 2);
+    std::size_t byte = 0;
+    const auto open = message.find('\''), close = message.rfind('\'');
+    if (open != std::string::npos && close > open) {
+      if (const auto at = text.find(message.substr(open + 1, close - open - 1)); at != std::string_view::npos)
+        byte = at + 1;  // location_of_byte counts 1-based bytes
+    }
+    throw InputFailure(InputError{location_of_byte(text, byte, source), "", "malformed JSON: " + message});
   }
 }
 

@@ -60,6 +60,18 @@ TEST(QueryAnswer, NamesTheJsonPathOfAWrongValue) {
   EXPECT_NE(answer.error_text().find("\"lots\""), std::string::npos);
 }
 
+// A number no double holds (found by fuzz_query_api: a timestamp mutated to 179e672800) is a located error,
+// not an uncaught exception.
+TEST(QueryAnswer, ANumberTooLargeForADoubleIsALocatedError) {
+  const auto answer = read_query_answer(
+      "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[\n"
+      "{\"metric\":{},\"values\":[[179e672800,\"0\"]]}]}}",
+      "q");
+  ASSERT_FALSE(answer.ok());
+  EXPECT_NE(answer.error_text().find("q:2:"), std::string::npos) << answer.error_text();
+  EXPECT_NE(answer.error_text().find("179e672800"), std::string::npos) << answer.error_text();
+}
+
 TEST(QueryAnswer, RejectsScalarsAndOtherShapes) {
   EXPECT_NE(read_query_answer(R"({"status":"success","data":{"resultType":"scalar","result":[1,"2"]}})", "q")
                 .error_text()
