@@ -8,12 +8,9 @@
 #include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
+#include "gputwin/core/test_text.hpp"
 
 namespace gputwin::testing {
-
-inline std::string source_path(const std::string& relative) {
-  return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative;
-}
 
 // The bundled catalog plus optional extra documents (name, text).
 Catalog catalog_with(const std::vector<std::pair<std::string, std::string>>& extra = {});

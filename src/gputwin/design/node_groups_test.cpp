@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "gputwin/core/test_text.hpp"
 #include "gputwin/design/design_test_support.hpp"
 #include "gputwin/design/node_type_view.hpp"
 
@@ -21,17 +22,11 @@ using testing::plan_text;
 constexpr const char* kMixedExample = "examples/mixed-h100-gb200.yaml";
 
 std::string example_text() {
-  std::ifstream stream(testing::source_path(kMixedExample));
-  std::ostringstream text;
-  text << stream.rdbuf();
-  return text.str();
+  return testing::read_text(testing::source_path(kMixedExample));
 }
 
-std::string with(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
+std::string with(const std::string& text, const std::string& from, const std::string& to) {
+  return testing::replaced(text, from, to);
 }
 
 // The example with its `nodes:` list replaced by the map form of one group.

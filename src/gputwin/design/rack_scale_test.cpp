@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "gputwin/core/test_text.hpp"
 #include "gputwin/design/cooling_plant.hpp"
 #include "gputwin/design/design_test_support.hpp"
 #include "gputwin/report/plan_report.hpp"
@@ -22,19 +23,12 @@ using testing::plan_text;
 constexpr const char* kGb200Example = "examples/gb200-nvl72-superpod-1su.yaml";
 
 std::string example_text(const char* relative) {
-  std::ifstream stream(testing::source_path(relative));
-  std::ostringstream text;
-  text << stream.rdbuf();
-  return text.str();
+  return testing::read_text(testing::source_path(relative));
 }
 
 // The GB200 example with one piece of text replaced (the piece must be there).
 std::string gb200_with(const std::string& from, const std::string& to) {
-  std::string text = example_text(kGb200Example);
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
+  return testing::replaced(example_text(kGb200Example), from, to);
 }
 
 int count_kind(const Cluster& cluster, const Rack& rack, DeviceKind kind) {

@@ -9,16 +9,13 @@
 #include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
+#include "gputwin/core/test_text.hpp"
 #include "gputwin/perf/collectives.hpp"
 #include "gputwin/perf/model.hpp"
 #include "gputwin/perf/power_model.hpp"
 #include "gputwin/perf/training.hpp"
 
 namespace gputwin::testing {
-
-inline std::string source_path(const std::string& relative) {
-  return std::string(GPUTWIN_SOURCE_DIR) + "/" + relative;
-}
 
 inline const std::vector<TransformerModel>& model_presets() {
   static const std::vector<TransformerModel> presets =

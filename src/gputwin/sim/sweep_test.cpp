@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "gputwin/core/test_text.hpp"
 #include "gputwin/sim/simulated_cluster.hpp"
 
 namespace gputwin {
@@ -22,11 +23,7 @@ seeds: [7, 8]
 )";
 
 std::string replaced(const std::string& from, const std::string& to) {
-  std::string text = kSweep;
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
+  return testing::replaced(kSweep, from, to);
 }
 
 std::vector<JobSpec> synthetic_jobs(int count) {
@@ -179,11 +176,7 @@ std::vector<JobSpec> training_jobs() {
 }
 
 std::string failure_sweep_with(const std::string& from, const std::string& to) {
-  std::string text = kFailureSweep;
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
+  return testing::replaced(kFailureSweep, from, to);
 }
 
 TEST(SweepFailures, AxesMultiplyTheTasksSeedsInnermost) {

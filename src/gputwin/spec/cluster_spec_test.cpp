@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "gputwin/core/test_text.hpp"
 #include "gputwin/design/design_test_support.hpp"
 
 namespace gputwin {
@@ -32,15 +33,8 @@ costs:
   prices: {dgx-h100: 300000 USD}
 )";
 
-std::string replaced_in(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
-
 std::string replaced(const std::string& from, const std::string& to) {
-  return replaced_in(kValidSpec, from, to);
+  return testing::replaced(kValidSpec, from, to);
 }
 
 struct BadSpec {
@@ -101,7 +95,7 @@ std::vector<BadSpec> bad_specs() {
       {"node_taller_than_rack", replaced("  pdu: px3", "  rack_units: 4 U\n  pdu: px3"),
        "test.yaml:13:15:", "facility.rack_units", "taller than"},
       {"impossible_two_tier_fabric",
-       replaced_in(replaced("count: 16", "count: 3000"), "oversubscription: \"1:1\"",
+       testing::replaced(replaced("count: 16", "count: 3000"), "oversubscription: \"1:1\"",
                    "oversubscription: \"1:1\"\n    max_tiers: 2"),
        "test.yaml:11:16:", "fabrics.compute.max_tiers", "allow max_tiers: 3"},
       {"scalable_unit_too_large",
@@ -119,11 +113,11 @@ std::vector<BadSpec> bad_specs() {
        replaced("topology: rail_optimized", "topology: leaf_spine\n    scalable_unit: 32"),
        "test.yaml:8:20:", "fabrics.compute.scalable_unit", "apply to rail_optimized"},
       {"nic_slower_than_fabric",
-       replaced_in(replaced("system: dgx-h100", "system: pcie-8gpu-l40s"),
+       testing::replaced(replaced("system: dgx-h100", "system: pcie-8gpu-l40s"),
                    "switch: qm9700\n    link_speed: 400 Gb/s", "switch: sn5600\n    link_speed: 800 Gb/s"),
        "test.yaml:9:17:", "fabrics.compute.link_speed", "slower than the fabric's 800 Gb/s"},
       {"single_tier_too_small",
-       replaced_in(replaced("count: 16", "count: 64"), "oversubscription: \"1:1\"",
+       testing::replaced(replaced("count: 16", "count: 64"), "oversubscription: \"1:1\"",
                    "oversubscription: \"1:1\"\n    max_tiers: 1"),
        "test.yaml:11:16:", "fabrics.compute.max_tiers", "max_tiers is 1"},
       {"plain_ratio_below_one", replaced("\"1:1\"", "0.5"),
@@ -255,7 +249,7 @@ facility:
 )";
 
 std::string groups_replaced(const std::string& from, const std::string& to) {
-  return replaced_in(kGroupsSpec, from, to);
+  return testing::replaced(kGroupsSpec, from, to);
 }
 
 TEST(ClusterSpecGroups, ListFormHoldsEachGroupInOrder) {
@@ -293,7 +287,7 @@ TEST(ClusterSpecGroups, ListFormHoldsEachGroupInOrder) {
 TEST(ClusterSpecGroups, AppliancesPerGroup) {
   std::string text = groups_replaced(
       "    scalable_unit: 32\n", "    scalable_unit: 32\n    appliances: [{appliance: ufm-3.1, count: 4}]\n");
-  text = replaced_in(text, "scalable_unit: 36}",
+  text = testing::replaced(text, "scalable_unit: 36}",
                      "scalable_unit: 36, appliances: [{appliance: ufm-3.1, count: 2}]}");
   const auto spec = parse_cluster_spec(text, "test.yaml", bundled_catalog());
   ASSERT_TRUE(spec.ok()) << spec.error_text();

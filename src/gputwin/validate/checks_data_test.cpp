@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "gputwin/core/test_text.hpp"
+
 namespace gputwin::validate {
 namespace {
 
@@ -14,17 +16,8 @@ std::string bundled_checks() {
 
 // The bundled file with one text replaced, written to a temporary file.
 std::string edited_checks(const std::string& from, const std::string& to) {
-  std::ifstream in(bundled_checks());
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  text.replace(at, from.size(), to);
-  // One file per test: ctest runs the tests of this file in parallel processes.
-  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const auto path =
-      std::filesystem::temp_directory_path() / ("gputwin-checks-test-" + std::string(test->name()) + ".yaml");
-  std::ofstream(path) << text;
-  return path.string();
+  return gputwin::testing::per_test_file(
+      gputwin::testing::replaced(gputwin::testing::read_text(bundled_checks()), from, to), "checks", ".yaml");
 }
 
 TEST(ChecksData, BundledFileHasEveryRuleWithItsFigures) {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "gputwin/core/test_text.hpp"
 #include "gputwin/validate/validate_test_support.hpp"
 
 namespace gputwin::validate {
@@ -24,16 +25,8 @@ std::string nccl_tests_dir() {
 
 // The bundled file with one text replaced, written to a temporary file (one per test).
 std::string edited_sweeps(const std::string& from, const std::string& to) {
-  std::ifstream in(bundled_sweeps());
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  text.replace(at, from.size(), to);
-  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const auto path =
-      std::filesystem::temp_directory_path() / ("gputwin-sweeps-test-" + std::string(test->name()) + ".yaml");
-  std::ofstream(path) << text;
-  return path.string();
+  return gputwin::testing::per_test_file(
+      gputwin::testing::replaced(gputwin::testing::read_text(bundled_sweeps()), from, to), "sweeps", ".yaml");
 }
 
 struct Loaded {
