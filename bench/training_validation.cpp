@@ -12,12 +12,16 @@
 //   build-train/bench/training_validation --groups  (mean and worst |error| by set, GPU, dense/MoE, model)
 //   build-train/bench/training_validation --attention  (every predicted row's attention and context-parallel
 //                                                        share of the step, with its error: the diagnosis)
+//   build-train/bench/training_validation --sweeps  (rows of one source that differ in sequence or cp: how
+//                                                     the published and predicted time per token grow)
 #include "gputwin/perf/training_validation.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <compare>
+#include <cstddef>
 #include <iostream>
 #include <map>
 
@@ -166,6 +170,60 @@ void print_attention_shares(const std::vector<gputwin::ReferencePrediction>& row
   }
 }
 
+// `--sweeps`: rows of one source that differ only in sequence length or context parallelism (same model, GPU
+// type and count, precision, recomputation, tp and pp), in order of the predicted attention time per token. For each
+// consecutive pair: how much the published and the predicted time per token and GPU grow, the predicted
+// attention's part of that growth, and the factor k the predicted attention growth would need for the
+// published one, with the model's other terms as they are: k = (published growth - (predicted growth -
+// attention growth)) / attention growth. A diagnosis of the published rows against the model, never an input
+// (docs/accuracy.md: what grows with the sequence).
+struct SweepKey {
+  std::string source, model, gpu, precision, recompute;
+  int gpus = 0, tp = 0, pp = 0;
+  auto operator<=>(const SweepKey&) const = default;
+};
+
+double attention_s_per_token(const gputwin::ReferencePrediction& row) {
+  return row.estimate.attention_s / row.estimate.step_time_s / row.predicted_tokens_per_s_per_gpu;
+}
+
+void print_sweep_pair(const gputwin::ReferencePrediction& a, const gputwin::ReferencePrediction& b) {
+  const double published = 1 / b.run.published_tokens_per_s_per_gpu - 1 / a.run.published_tokens_per_s_per_gpu;
+  const double predicted = 1 / b.predicted_tokens_per_s_per_gpu - 1 / a.predicted_tokens_per_s_per_gpu;
+  const double attention = attention_s_per_token(b) - attention_s_per_token(a);
+  std::cout << fmt::format("| {} -> {} | {}/{} -> {}/{} | {:.1f} | {:.1f} | {:.1f} | {:.2f} | {:.2f} |\n",
+                           a.run.id, b.run.id, a.estimate.config.sequence, a.estimate.config.cp,
+                           b.estimate.config.sequence, b.estimate.config.cp, 1e6 * published, 1e6 * predicted,
+                           1e6 * attention, published / predicted,
+                           (published - (predicted - attention)) / attention);
+}
+
+void print_sweeps(const std::vector<gputwin::ReferencePrediction>& rows) {
+  std::map<SweepKey, std::vector<const gputwin::ReferencePrediction*>> sweeps;
+  for (const auto& row : rows) {
+    if (!row.run.predictable) continue;
+    const auto& c = row.estimate.config;
+    sweeps[{row.run.source, row.run.model_id, row.run.gpu, row.run.precision,
+            std::string(gputwin::recompute_name(c.recompute)), row.run.gpus, c.tp, c.pp}]
+        .push_back(&row);
+  }
+  std::cout << "Growth of the time per token and GPU between rows of one source that differ in sequence or cp "
+               "(us; k: the factor the predicted attention growth needs)\n\n"
+               "| rows | seq/cp | published | predicted | of which attention | published / predicted | k |\n"
+               "|---|---|---|---|---|---|---|\n";
+  for (auto& [key, sweep] : sweeps) {
+    std::sort(sweep.begin(), sweep.end(), [](const auto* x, const auto* y) {
+      return attention_s_per_token(*x) < attention_s_per_token(*y);
+    });
+    for (std::size_t i = 1; i < sweep.size(); ++i) {
+      const auto &a = *sweep[i - 1], &b = *sweep[i];
+      const bool shape_differs = a.estimate.config.sequence != b.estimate.config.sequence ||
+                                 a.estimate.config.cp != b.estimate.config.cp;
+      if (shape_differs && attention_s_per_token(b) > 1.05 * attention_s_per_token(a)) print_sweep_pair(a, b);
+    }
+  }
+}
+
 // `--groups`: mean and worst |error| of each set by GEMM architecture, dense / MoE and model: the before /
 // after table of docs/accuracy.md.
 void print_groups(const std::vector<gputwin::ReferencePrediction>& rows) {
@@ -275,6 +333,10 @@ int main(int argc, char** argv) {
   }
   if (mode == "--attention") {
     print_attention_shares(predictions);
+    return 0;
+  }
+  if (mode == "--sweeps") {
+    print_sweeps(predictions);
     return 0;
   }
   if (mode == "--groups") {

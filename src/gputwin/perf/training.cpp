@@ -172,6 +172,10 @@ constexpr double kGradAccumulateBytesPerQuery = 10;
 constexpr double kGradBytesPerKeyValue = 0.5 * 10 + 8 + 8;
 // The dK/dV accumulator is fp32 (accum_dtype float32 with convert_to_f32).
 constexpr double kGradientAccumulatorBytes = 4;
+// Both loops, before every block but the last, copy the block's keys and values into one buffer for the
+// rotater (next_kv = torch.cat([key.flatten(), value.flatten()])), even when the _AllGatherRotater has
+// gathered everything already: read 2, write 2 bytes per bf16 key/value element and block.
+constexpr double kKeyValueCopyBytes = 2 + 2;
 
 // PyTorch's context_parallel (ContextExchange::all_gather_blocks), from _templated_ring_attention and its
 // backward: the forward all-gathers every rank's keys and values once (the _AllGatherRotater waits for them
@@ -196,9 +200,12 @@ void context_exchange_blocks(const Context& x, double tokens, double chunk_bytes
   const double outputs = tokens * local_heads * m.v_head_dim();
   const double queries = tokens * local_heads * m.qk_head_dim();
   const double keys_values = chunk_bytes / kActivationBytes;
-  pass.context_merge = (cp - 1) * kMergeBytesPerOutput * outputs / x.memory_bandwidth;
+  const double key_value_copies = (cp - 1) * kKeyValueCopyBytes * keys_values;
+  pass.context_merge =
+      ((cp - 1) * kMergeBytesPerOutput * outputs + key_value_copies) / x.memory_bandwidth;
   pass.context_merge_backward =
-      (cp - 1) * (kGradAccumulateBytesPerQuery * queries + kGradBytesPerKeyValue * keys_values) /
+      ((cp - 1) * (kGradAccumulateBytesPerQuery * queries + kGradBytesPerKeyValue * keys_values) +
+       key_value_copies) /
       x.memory_bandwidth;
 }
 

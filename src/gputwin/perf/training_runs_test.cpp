@@ -223,8 +223,9 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // context_parallel runs it (one attention call and fp32 merge per block, fp32 dK/dV passed on after each
   // backward block, the last exposed): 20.25 % (8B CP 2/4/8 +9.7/+51.5/+61.3 -> +7.9/+47.5/+56.1 %); its
   // keys and values repeated to every query head as torchtitan hands them to SDPA: 19.73 % (405B CP 2/4/8
-  // +36.3/+36.6/+57.6 -> +30.5/+29.9/+42.5 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.198);
+  // +36.3/+36.6/+57.6 -> +30.5/+29.9/+42.5 %). Its copies of the keys and values before every block but the
+  // last, in both passes: 19.67 % (8B CP 2/4/8 +6.4/+45.0/+53.1 %, 405B +30.2/+29.3/+41.6 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.1970);
   EXPECT_LE(evaluation.max_abs_error, 0.92);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {

@@ -257,6 +257,34 @@ TEST(TrainingContextParallel, PyTorchBlocksMergeEachBlockInFp32) {
   EXPECT_NEAR(cp8 / cp2, 1.75, 0.02);
 }
 
+// What PyTorch's context_parallel adds to one layer beside the kernels, by hand for Llama 3.1 8B at 128K over
+// CP 2 (65,536 tokens per rank, 32 heads of 128, keys and values repeated to every head: 32 x 256 elements per
+// token): forward, one merge of 38 bytes per output element and one bf16 copy of the keys and values (read 2,
+// write 2); backward, 10 bytes per query element, 21 per key/value element for the dK/dV accumulation and the
+// same 4-byte copy of the keys and values. No recomputation, one micro-batch, one pipeline stage of 32 layers.
+TEST(TrainingContextParallel, PyTorchBlocksAddMergesAndKeyValueCopiesByHand) {
+  const TransformerModel& llama = preset("llama3.1-8b");
+  TrainingConfig c;
+  c.sequence = 131072;
+  c.global_batch = 4;
+  c.cp = 2;
+  c.dp = 4;
+  c.zero = 3;
+  c.recompute = Recompute::none;
+  c.attention_kernel = "fa2";
+  const PerfHardware hw = h100_nodes(1);
+  ASSERT_TRUE(check_training_config(llama, c, 8).empty());
+  const auto& s = perf_setup();
+  c.context_exchange = ContextExchange::all_gather;
+  const double gather = estimate_training(hw, s.collectives, s.calibration, llama, c).attention_s;
+  c.context_exchange = ContextExchange::all_gather_blocks;
+  const double blocks = estimate_training(hw, s.collectives, s.calibration, llama, c).attention_s;
+  const double outputs = 65536.0 * 32 * 128, key_values = 65536.0 * 32 * 256;
+  const double forward = 38 * outputs + 4 * key_values, backward = 10 * outputs + (21 + 4) * key_values;
+  const double bytes_per_s = in_gigabytes_per_second(hw.accelerator.memory_bandwidth) * 1e9;
+  EXPECT_NEAR(blocks - gather, 32 * (forward + backward) / bytes_per_s, 1e-6 * blocks);
+}
+
 // torchtitan repeats the keys and values to every query head before SDPA, so PyTorch's context_parallel
 // moves as many bytes for grouped-query Llama 3 405B as for the same model with one kv head per query head;
 // the Llama 3 paper's all-gather moves the kv heads' only (fewer bytes, less exposed across nodes).
