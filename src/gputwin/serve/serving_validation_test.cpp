@@ -246,6 +246,48 @@ TEST(ServingValidation, AServerRunAsLongAsMlperfsFillsTheQueueOfASaturatedEngine
   EXPECT_NEAR(l.sequences / (l.iteration_ms / 1e3), per_instance, 0.15 * per_instance);
 }
 
+// LoadGen's early stopping (loadgen/early_stopping.cc, results.cc), at p99 with 99 % confidence, worked by
+// hand from the binomial distribution of misses at 1 %: with none over the limit a run needs 459 queries
+// (0.99^459 = 0.00992 < 0.01; 0.99^458 = 0.01002), LoadGen's own starting bound ceil(log 0.01 / log 0.99); of
+// 1,000 queries 2 may be over (P(X <= 2) = 0.00268) but not 3 (0.01007).
+TEST(ServingValidation, LoadgensEarlyStoppingPassesWhereItsBinomialBoundSays) {
+  EXPECT_TRUE(mlperf_early_stopping_passes(459, 0, 0.99, 0.99));
+  EXPECT_FALSE(mlperf_early_stopping_passes(458, 0, 0.99, 0.99));
+  EXPECT_TRUE(mlperf_early_stopping_passes(1000, 2, 0.99, 0.99));
+  EXPECT_FALSE(mlperf_early_stopping_passes(1000, 3, 0.99, 0.99));
+  EXPECT_FALSE(mlperf_early_stopping_passes(10, 10, 0.99, 0.99));  // every query over: never
+  // A 600 s run at 75 QPS (45,000 queries) may have 401 over the limit, not 402: it is judged at about
+  // p99.1, slightly stricter than the plain p99 LoadGen also checks.
+  EXPECT_TRUE(mlperf_early_stopping_passes(45000, 401, 0.99, 0.99));
+  EXPECT_FALSE(mlperf_early_stopping_passes(45000, 402, 0.99, 0.99));
+  EXPECT_DOUBLE_EQ(bundle().plan.run.early_stopping_percentile, 0.99);
+  EXPECT_DOUBLE_EQ(bundle().plan.run.early_stopping_confidence, 0.99);
+}
+
+// An early-stopping figure that is not a probability is a located error.
+TEST(ServingValidation, AnEarlyStoppingConfidenceOutsideZeroToOneIsALocatedError) {
+  const std::string path = write_temp("serving-plan-early-stopping.yaml",
+                                      "results: x.yaml\n"
+                                      "split: {fit_submitters: [NVIDIA], reason: r}\n"
+                                      "excluded: []\n"
+                                      "benchmarks: []\n"
+                                      "deployments: []\n"
+                                      "run:\n"
+                                      "  server_duration_s: 600\n"
+                                      "  offline_requests_per_sequence: 6\n"
+                                      "  seed: 1\n"
+                                      "  qps_search_low: 0.25\n"
+                                      "  qps_search_high: 2.0\n"
+                                      "  qps_search_steps: 9\n"
+                                      "  early_stopping_percentile: 0.99\n"
+                                      "  early_stopping_confidence: 1.5\n");
+  const auto plan = load_serving_check_plan(path);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.error_text().find("serving-plan-early-stopping.yaml:14:"), std::string::npos)
+      << plan.error_text();
+  EXPECT_NE(plan.error_text().find("probability"), std::string::npos) << plan.error_text();
+}
+
 // A malformed engine table is a located error.
 TEST(ServingValidation, AMalformedEngineTableIsALocatedError) {
   const std::string path = write_temp("engine-tables-bad.yaml",
