@@ -345,7 +345,9 @@ TEST(ServingValidation, ErrorsOnTheEngineTablesStayWhereMeasured) {
 //   rows, p99 TPOT within 25 % on none (the simulated latencies under load are still 1.5-4x below the
 //   published ones: the perf model's per-sequence time, docs/perf-serve.md "Latency under load").
 // With 120 s Server runs (until 2026-11-27): fit 12.3 % / 40.6 % (Server 22.7 %), evaluation 21.3 % / 101.3 %
-// (Server 32.1 %).
+// (Server 32.1 %). With LoadGen's early stopping judging each Server run and the H100 NVL deployment read from
+// NVIDIA's NVL classes (later 2026-11-27): fit 6.2 % / 29.5 % (Server 10.5 %), evaluation 16.2 % / 91.3 %
+// (Offline 10.5 %, Server 21.9 %); at the published QPS TTFT p99 75.4 %, TPOT p99 58.7 % off (evaluation).
 // The goals (15 % mean, 25 % worst, latencies within 25 %) are NOT met on the evaluation set; the
 // thresholds below sit just above what is measured so that a change that makes it worse fails.
 TEST(ServingValidation, ErrorsOnTheFitAndEvaluationSetsStayWhereMeasured) {
@@ -361,13 +363,15 @@ TEST(ServingValidation, ErrorsOnTheFitAndEvaluationSetsStayWhereMeasured) {
   EXPECT_LT(fit.throughput_mean, 6.7);
   EXPECT_LT(fit.throughput_worst, 30.5);
   EXPECT_LT(fit.offline_mean, 2.5);  // the calibration's 1.84 %
-  EXPECT_LT(fit.server_mean, 11.5);
-  EXPECT_LT(evaluation.throughput_mean, 17.0);
+  EXPECT_LT(fit.server_mean, 11.0);
+  EXPECT_LT(evaluation.throughput_mean, 16.7);
   EXPECT_LT(evaluation.throughput_worst, 92.5);
-  EXPECT_LT(evaluation.offline_mean, 11.5);
-  EXPECT_LT(evaluation.server_mean, 23.0);
+  EXPECT_LT(evaluation.offline_mean, 11.0);
+  EXPECT_LT(evaluation.server_mean, 22.5);
   EXPECT_LT(evaluation.server_worst, 92.5);
   EXPECT_EQ(evaluation.server_limits_held, 32);
+  EXPECT_LT(evaluation.ttft_p99_mean, 76.5);  // 75.4 %: the iteration's error, amplified near saturation
+  EXPECT_LT(evaluation.tpot_p99_mean, 60.0);  // 58.7 %
 }
 
 }  // namespace
