@@ -281,6 +281,17 @@ std::pair<double, double> least_squares(const std::vector<double>& n, const std:
   return {(st - b * sn) / count, b};
 }
 
+// TTFT counted in iterations (TPOT p50), simulated and published, and both p99s: whether TTFT under load is
+// queueing (many iterations) or the iteration itself (the wait for the running one, then the prefill's).
+std::string ttft_in_iterations(const ServerLoad& l, const MlperfResult& p) {
+  if (!p.ttft_p50_ms || !p.tpot_p50_ms || l.tpot_p50_ms <= 0) return "- | - | - | -";
+  char text[200];
+  std::snprintf(text, sizeof text, "%.2f/%.2f | %.2f/%.2f | %.0f/%.0f | %.0f/%.0f", l.ttft_p50_ms / l.tpot_p50_ms,
+                *p.ttft_p50_ms / *p.tpot_p50_ms, l.ttft_p99_ms / l.tpot_p50_ms, *p.ttft_p99_ms / *p.tpot_p50_ms,
+                l.ttft_p99_ms, *p.ttft_p99_ms, l.tpot_p99_ms, *p.tpot_p99_ms);
+  return text;
+}
+
 // Issue 16's question: at the published QPS, how many sequences does the simulated engine carry and how long
 // is its iteration, against the published point (TPOT p50, tokens/s x TPOT p50 sequences); the perf model's
 // t(n) = a + b n; and the line the published Server and Offline points of the same system imply (Offline:
@@ -291,8 +302,9 @@ int load_breakdown(const ServingValidationInputs& inputs, const MlperfResults& r
       "### Server rows at the published QPS, per instance\n\n"
       "| set | submitter | system | benchmark | TPxinst | QPS | sim seqs | sim prefill tok/it | sim it ms "
       "(compute/memory/comm/host) | model a ms | model b us/seq | pub seqs | pub it ms (TPOT p50) | "
-      "Offline slots | Offline it ms | implied a ms | implied b us/seq |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "Offline slots | Offline it ms | implied a ms | implied b us/seq | TTFT p50 / TPOT p50 sim/pub | "
+      "TTFT p99 / TPOT p50 sim/pub | TTFT p99 ms sim/pub | TPOT p99 ms sim/pub |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const CheckSet set : {CheckSet::fit, CheckSet::evaluation}) {
     for (const ServingCheck& c : planned) {
       if (c.set != set || !c.published.server()) continue;
@@ -316,11 +328,12 @@ int load_breakdown(const ServingValidationInputs& inputs, const MlperfResults& r
       std::printf(
           "| %s | %s | %s | %s | %dx%d | %.1f | %.0f | %.0f | %.1f (%.1f/%.1f/%.1f/%.1f) | %.1f | %.1f | "
           "%.0f | "
-          "%.1f | %s |\n",
+          "%.1f | %s | %s |\n",
           check_set_name(set), c.published.submitter.c_str(), c.published.system.c_str(),
           c.published.benchmark.c_str(), c.tp, c.instances, c.published.target_qps, l.sequences,
           l.prefill_tokens, l.iteration_ms, l.compute_ms, l.memory_ms, l.communication_ms, l.host_ms,
-          l.model_a_ms, l.model_b_ms * 1e3, l.published_sequences, l.published_iteration_ms, offline.c_str());
+          l.model_a_ms, l.model_b_ms * 1e3, l.published_sequences, l.published_iteration_ms, offline.c_str(),
+          ttft_in_iterations(l, c.published).c_str());
     }
   }
   // The engine tables: ITL against concurrency is t(n) itself, below the KV-cache cap (concurrency <= 50).

@@ -62,6 +62,8 @@ ServeSummary summarize(const ServeRun& run, const LatencyTargets& targets, int g
     ttft.push_back(r.first_token_s - r.arrival_s);
     e2e.push_back(r.finish_s - r.arrival_s);
     if (r.output_tokens > 1) tpot.push_back((r.finish_s - r.first_token_s) / (r.output_tokens - 1));
+    s.ttft_over_target += targets.ttft_s && ttft.back() > *targets.ttft_s ? 1 : 0;
+    s.tpot_over_target += targets.tpot_s && r.output_tokens > 1 && tpot.back() > *targets.tpot_s ? 1 : 0;
     gap_sum += r.token_gap_sum_s;
     gaps += r.output_tokens - 1;
     good += meets(r, targets) ? 1 : 0;

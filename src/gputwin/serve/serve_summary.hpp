@@ -48,6 +48,10 @@ struct ServeSummary {
   LatencyStats e2e_s;
   double peak_kv_used_fraction = 0;
   int peak_waiting = 0;
+  // Finished requests over each target that is set (0 when unset): what MLPerf LoadGen's early stopping
+  // counts, one latency at a time.
+  int ttft_over_target = 0;
+  int tpot_over_target = 0;
 };
 
 // Mean and nearest-rank percentiles of `values` (all zero when empty).

@@ -230,7 +230,8 @@ Result<ServingCheckPlan> load_serving_check_plan(const std::string& path) {
     }
     const YamlField run = root.child("run");
     run.expect_keys({"server_duration_s", "offline_requests_per_sequence", "seed", "qps_search_low",
-                     "qps_search_high", "qps_search_steps"});
+                     "qps_search_high", "qps_search_steps", "early_stopping_percentile",
+                     "early_stopping_confidence"});
     plan.run.server_duration_s = run.child("server_duration_s").positive_number();
     plan.run.offline_requests_per_sequence =
         static_cast<int>(run.child("offline_requests_per_sequence").positive_integer());
@@ -240,6 +241,14 @@ Result<ServingCheckPlan> load_serving_check_plan(const std::string& path) {
     if (plan.run.qps_search_high <= plan.run.qps_search_low)
       run.child("qps_search_high").fail("must be above qps_search_low");
     plan.run.qps_search_steps = static_cast<int>(run.child("qps_search_steps").positive_integer());
+    const auto probability = [&](const char* key) {
+      const YamlField field = run.child(key);
+      const double value = field.number();
+      if (value <= 0 || value >= 1) field.fail("must be a probability strictly between 0 and 1");
+      return value;
+    };
+    plan.run.early_stopping_percentile = probability("early_stopping_percentile");
+    plan.run.early_stopping_confidence = probability("early_stopping_confidence");
     return plan;
   });
 }

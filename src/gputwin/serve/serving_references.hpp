@@ -141,6 +141,11 @@ struct ServingRunParameters {
   double qps_search_low = 0.25;
   double qps_search_high = 2.0;
   int qps_search_steps = 9;
+  // LoadGen's early stopping of a Server run (loadgen/results.cc, EarlyStopping; early_stopping.cc): a run
+  // with t of its n queries over a latency limit is valid only when, were each query over the limit with
+  // probability 1 - percentile, t or fewer of n would happen with probability below 1 - confidence.
+  double early_stopping_percentile = 0.99;
+  double early_stopping_confidence = 0.99;
 };
 
 struct ServingCheckPlan {

@@ -107,5 +107,30 @@ TEST(ServeGiveUp, TheMissesAllowedAreExactlyWhatTheSummarysRuleAllows) {
   EXPECT_EQ(misses_allowed(1000, t), 0);
 }
 
+// The summary counts the finished requests over each set target, one latency at a time (what MLPerf
+// LoadGen's early stopping counts): hand-made outcomes, TTFT 0.1/0.3/0.6 s, TPOT 10/40/20 ms, one unfinished.
+TEST(ServeSummaryCounts, RequestsOverEachTargetAreCountedSeparately) {
+  ServeRun run;
+  const auto outcome = [](double first_token_s, double tpot_s) {
+    RequestOutcome r;
+    r.arrival_s = 0;
+    r.first_token_s = first_token_s;
+    r.output_tokens = 11;
+    r.finish_s = first_token_s + 10 * tpot_s;
+    return r;
+  };
+  run.requests = {outcome(0.1, 0.010), outcome(0.3, 0.040), outcome(0.6, 0.020), RequestOutcome{}};
+  LatencyTargets targets;
+  EXPECT_EQ(summarize(run, targets, 1).ttft_over_target, 0);  // no target set: nothing counted
+  targets.ttft_s = 0.25;
+  targets.tpot_s = 0.030;
+  const ServeSummary s = summarize(run, targets, 1);
+  EXPECT_EQ(s.finished, 3);
+  EXPECT_EQ(s.ttft_over_target, 2);  // 0.3 and 0.6 s
+  EXPECT_EQ(s.tpot_over_target, 1);  // 40 ms
+  targets.ttft_s = 0.6;              // "over" is strictly over, as LoadGen's count
+  EXPECT_EQ(summarize(run, targets, 1).ttft_over_target, 0);
+}
+
 }  // namespace
 }  // namespace gputwin

@@ -59,6 +59,12 @@ class RowSimulation {
     setup_.options.sample_every_s = 0;
     setup_.engine_efficiency = efficiency;
   }
+  // A Server row counts its requests over each limit (for LoadGen's early stopping).
+  void count_over(const ServerLimits& limits) {
+    setup_.targets.ttft_s = limits.ttft_p99_ms / 1e3;
+    setup_.targets.tpot_s = limits.tpot_p99_ms / 1e3;
+    setup_.targets.percentile = 0.99;
+  }
 
   [[nodiscard]] std::vector<ServeRequest> server_requests(double qps) const {
     ArrivalProcess process{qps, run_.server_duration_s, 1, 1, 1};
@@ -95,9 +101,16 @@ class RowSimulation {
   ServingSetup setup_;
 };
 
-bool within_limits(const ServeSummary& s, const ServerLimits& limits) {
+// LoadGen's validity of a Server run with token latencies: every query answered, the p99 of TTFT and of
+// TPOT within their limits, and early stopping met for each (results.cc: PerfConstraintsMet, EarlyStopping).
+bool within_limits(const ServeSummary& s, const ServerLimits& limits, const ServingRunParameters& run) {
+  const auto early_stopping = [&](int over) {
+    return mlperf_early_stopping_passes(s.requests, over, run.early_stopping_percentile,
+                                        run.early_stopping_confidence);
+  };
   return s.finished == s.requests && s.ttft_s.p99 * 1e3 <= limits.ttft_p99_ms &&
-         s.tpot_s.p99 * 1e3 <= limits.tpot_p99_ms;
+         s.tpot_s.p99 * 1e3 <= limits.tpot_p99_ms && early_stopping(s.ttft_over_target) &&
+         early_stopping(s.tpot_over_target);
 }
 
 double mean_output_tokens(const ServingBenchmark& benchmark) {
@@ -256,6 +269,10 @@ Result<ServerLoad> server_load(const ServingValidationInputs& inputs, const Mlpe
   load.memory_ms = run.gpu_busy.memory * engine_s;
   load.communication_ms = run.gpu_busy.communication * engine_s;
   load.host_ms = run.gpu_busy.host * engine_s;
+  load.ttft_p50_ms = run.summary.ttft_s.p50 * 1e3;
+  load.ttft_p99_ms = run.summary.ttft_s.p99 * 1e3;
+  load.tpot_p50_ms = run.summary.tpot_s.p50 * 1e3;
+  load.tpot_p99_ms = run.summary.tpot_s.p99 * 1e3;
   const double input_mean = model.benchmark->input_mean();
   const double output_mean = mean_output_tokens(*model.benchmark);
   const double context = input_mean + output_mean / 2;
@@ -285,29 +302,31 @@ Result<ServingCheck> simulate_serving_check(const ServingValidationInputs& input
   const EngineGeneration* engine = built.value().engine;
   const IterationModel& model = built.value().model;
   if (efficiency > 0) check.efficiency = efficiency;
-  const RowSimulation simulation(model, *benchmark, check, *engine, inputs.plan.run, check.efficiency);
+  RowSimulation simulation(model, *benchmark, check, *engine, inputs.plan.run, check.efficiency);
   check.simulated = true;
   if (!row.server()) {
     check.predicted_tokens_per_s = simulation.offline();
     return check;
   }
   const ServerLimits& limits = *results.limits_of(row.benchmark);
+  simulation.count_over(limits);
+  const ServingRunParameters& run = inputs.plan.run;
+  const auto within = [&](const ServeSummary& s) { return within_limits(s, limits, run); };
   const ServeSummary at_target = simulation.server(row.target_qps);
-  check.limits_hold_at_target = within_limits(at_target, limits);
+  check.limits_hold_at_target = within(at_target);
   check.ttft_p50_ms = at_target.ttft_s.p50 * 1e3;
   check.ttft_p99_ms = at_target.ttft_s.p99 * 1e3;
   check.tpot_p50_ms = at_target.tpot_s.p50 * 1e3;
   check.tpot_p99_ms = at_target.tpot_s.p99 * 1e3;
   if (!search_qps) return check;
-  const ServingRunParameters& run = inputs.plan.run;
   double low = run.qps_search_low * row.target_qps;  // assumed to meet the limits
   double high = run.qps_search_high * row.target_qps;
-  if (within_limits(simulation.server(high), limits)) {
+  if (within(simulation.server(high))) {
     low = high;
   } else {
     for (int step = 0; step < run.qps_search_steps; ++step) {
       const double mid = (low + high) / 2;
-      (within_limits(simulation.server(mid), limits) ? low : high) = mid;
+      (within(simulation.server(mid)) ? low : high) = mid;
     }
   }
   check.highest_qps = low;
@@ -324,6 +343,22 @@ Result<std::vector<ServingCheck>> run_serving_checks(const ServingValidationInpu
     checks.push_back(std::move(simulated).value());
   }
   return checks;
+}
+
+bool mlperf_early_stopping_passes(long long queries, long long over, double percentile, double confidence) {
+  if (over < 0 || over >= queries) return false;  // LoadGen needs at least one query under the limit
+  // P(X <= over), X ~ Binomial(queries, 1 - percentile), summed in log space term by term.
+  const double n = static_cast<double>(queries);
+  const double miss = 1 - percentile;
+  const double log_n_factorial = std::lgamma(n + 1);
+  double cumulative = 0;
+  for (long long x = 0; x <= over; ++x) {
+    const double k = static_cast<double>(x);
+    cumulative += std::exp(log_n_factorial - std::lgamma(k + 1) - std::lgamma(n - k + 1) +
+                           k * std::log(miss) + (n - k) * std::log1p(-miss));
+    if (cumulative >= 1 - confidence) return false;
+  }
+  return true;
 }
 
 ServingErrors serving_errors(const std::vector<ServingCheck>& checks, CheckSet set) {

@@ -102,9 +102,22 @@ struct ServerLoad {
   double model_a_ms = 0, model_b_ms = 0;  // the perf model's t(n) = a + b n (b per sequence)
   double published_iteration_ms = 0;      // TPOT p50
   double published_sequences = 0;         // published tokens/s per instance x TPOT p50
+  // The simulated run's latencies (LoadGen's definitions: TTFT from issue, queueing included; TPOT per
+  // request, first token excluded), to set TTFT against the iteration (TPOT p50) as the published ones.
+  double ttft_p50_ms = 0, ttft_p99_ms = 0, tpot_p50_ms = 0, tpot_p99_ms = 0;
 };
 [[nodiscard]] Result<ServerLoad> server_load(const ServingValidationInputs& inputs,
                                              const MlperfResults& results, const ServingCheck& check);
+
+// MLPerf LoadGen's early stopping of a Server run, from its source (loadgen/results.cc EarlyStopping, the
+// Server case; loadgen/early_stopping.cc): with `over` of `queries` over a latency limit, the run passes when
+// some h >= 1 with h + over <= queries has odds(h, over) < 1 - confidence, odds being the chance of `over`
+// or fewer over the limit in h + over queries each over it with probability 1 - percentile. The odds fall as
+// h grows, so this is: P(Binomial(queries, 1 - percentile) <= over) < 1 - confidence, with over < queries.
+// With token latencies LoadGen applies it to TTFT and to TPOT, each against its own limit, besides the plain
+// p99 of each (results.cc PerfConstraintsMet).
+[[nodiscard]] bool mlperf_early_stopping_passes(long long queries, long long over, double percentile,
+                                                double confidence);
 
 struct ServingErrors {
   int offline_rows = 0, server_rows = 0;

@@ -244,6 +244,54 @@ TEST(ServingValidation, AServerRunAsLongAsMlperfsFillsTheQueueOfASaturatedEngine
   // and drain of one run.
   const double per_instance = row->published.target_qps / row->instances * 291;
   EXPECT_NEAR(l.sequences / (l.iteration_ms / 1e3), per_instance, 0.15 * per_instance);
+  // TTFT counted in iterations: a request waits for the running iteration, then the one carrying its prompt,
+  // as TensorRT-LLM's published TTFT p50 of 1.45 TPOT p50 on this row (180.8 / 124.3 ms). Measured
+  // 2026-11-27: 1.50 simulated (the TTFT error under load is the iteration's, not the scheduler's).
+  const double published_ratio = *row->published.ttft_p50_ms / *row->published.tpot_p50_ms;
+  EXPECT_NEAR(l.ttft_p50_ms / l.tpot_p50_ms, published_ratio, 0.10 * published_ratio);
+  EXPECT_GT(l.ttft_p50_ms / l.tpot_p50_ms, 1.0);  // at least the iteration that carries the prompt
+}
+
+// LoadGen's early stopping (loadgen/early_stopping.cc, results.cc), at p99 with 99 % confidence, worked by
+// hand from the binomial distribution of misses at 1 %: with none over the limit a run needs 459 queries
+// (0.99^459 = 0.00992 < 0.01; 0.99^458 = 0.01002), LoadGen's own starting bound ceil(log 0.01 / log 0.99); of
+// 1,000 queries 2 may be over (P(X <= 2) = 0.00268) but not 3 (0.01007).
+TEST(ServingValidation, LoadgensEarlyStoppingPassesWhereItsBinomialBoundSays) {
+  EXPECT_TRUE(mlperf_early_stopping_passes(459, 0, 0.99, 0.99));
+  EXPECT_FALSE(mlperf_early_stopping_passes(458, 0, 0.99, 0.99));
+  EXPECT_TRUE(mlperf_early_stopping_passes(1000, 2, 0.99, 0.99));
+  EXPECT_FALSE(mlperf_early_stopping_passes(1000, 3, 0.99, 0.99));
+  EXPECT_FALSE(mlperf_early_stopping_passes(10, 10, 0.99, 0.99));  // every query over: never
+  // A 600 s run at 75 QPS (45,000 queries) may have 401 over the limit, not 402: it is judged at about
+  // p99.1, slightly stricter than the plain p99 LoadGen also checks.
+  EXPECT_TRUE(mlperf_early_stopping_passes(45000, 401, 0.99, 0.99));
+  EXPECT_FALSE(mlperf_early_stopping_passes(45000, 402, 0.99, 0.99));
+  EXPECT_DOUBLE_EQ(bundle().plan.run.early_stopping_percentile, 0.99);
+  EXPECT_DOUBLE_EQ(bundle().plan.run.early_stopping_confidence, 0.99);
+}
+
+// An early-stopping figure that is not a probability is a located error.
+TEST(ServingValidation, AnEarlyStoppingConfidenceOutsideZeroToOneIsALocatedError) {
+  const std::string path = write_temp("serving-plan-early-stopping.yaml",
+                                      "results: x.yaml\n"
+                                      "split: {fit_submitters: [NVIDIA], reason: r}\n"
+                                      "excluded: []\n"
+                                      "benchmarks: []\n"
+                                      "deployments: []\n"
+                                      "run:\n"
+                                      "  server_duration_s: 600\n"
+                                      "  offline_requests_per_sequence: 6\n"
+                                      "  seed: 1\n"
+                                      "  qps_search_low: 0.25\n"
+                                      "  qps_search_high: 2.0\n"
+                                      "  qps_search_steps: 9\n"
+                                      "  early_stopping_percentile: 0.99\n"
+                                      "  early_stopping_confidence: 1.5\n");
+  const auto plan = load_serving_check_plan(path);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.error_text().find("serving-plan-early-stopping.yaml:14:"), std::string::npos)
+      << plan.error_text();
+  EXPECT_NE(plan.error_text().find("probability"), std::string::npos) << plan.error_text();
 }
 
 // A malformed engine table is a located error.
@@ -297,7 +345,9 @@ TEST(ServingValidation, ErrorsOnTheEngineTablesStayWhereMeasured) {
 //   rows, p99 TPOT within 25 % on none (the simulated latencies under load are still 1.5-4x below the
 //   published ones: the perf model's per-sequence time, docs/perf-serve.md "Latency under load").
 // With 120 s Server runs (until 2026-11-27): fit 12.3 % / 40.6 % (Server 22.7 %), evaluation 21.3 % / 101.3 %
-// (Server 32.1 %).
+// (Server 32.1 %). With LoadGen's early stopping judging each Server run and the H100 NVL deployment read from
+// NVIDIA's NVL classes (later 2026-11-27): fit 6.2 % / 29.5 % (Server 10.5 %), evaluation 16.2 % / 91.3 %
+// (Offline 10.5 %, Server 21.9 %); at the published QPS TTFT p99 75.4 %, TPOT p99 58.7 % off (evaluation).
 // The goals (15 % mean, 25 % worst, latencies within 25 %) are NOT met on the evaluation set; the
 // thresholds below sit just above what is measured so that a change that makes it worse fails.
 TEST(ServingValidation, ErrorsOnTheFitAndEvaluationSetsStayWhereMeasured) {
@@ -313,13 +363,15 @@ TEST(ServingValidation, ErrorsOnTheFitAndEvaluationSetsStayWhereMeasured) {
   EXPECT_LT(fit.throughput_mean, 6.7);
   EXPECT_LT(fit.throughput_worst, 30.5);
   EXPECT_LT(fit.offline_mean, 2.5);  // the calibration's 1.84 %
-  EXPECT_LT(fit.server_mean, 11.5);
-  EXPECT_LT(evaluation.throughput_mean, 17.0);
+  EXPECT_LT(fit.server_mean, 11.0);
+  EXPECT_LT(evaluation.throughput_mean, 16.7);
   EXPECT_LT(evaluation.throughput_worst, 92.5);
-  EXPECT_LT(evaluation.offline_mean, 11.5);
-  EXPECT_LT(evaluation.server_mean, 23.0);
+  EXPECT_LT(evaluation.offline_mean, 11.0);
+  EXPECT_LT(evaluation.server_mean, 22.5);
   EXPECT_LT(evaluation.server_worst, 92.5);
   EXPECT_EQ(evaluation.server_limits_held, 32);
+  EXPECT_LT(evaluation.ttft_p99_mean, 76.5);  // 75.4 %: the iteration's error, amplified near saturation
+  EXPECT_LT(evaluation.tpot_p99_mean, 60.0);  // 58.7 %
 }
 
 }  // namespace
