@@ -93,7 +93,7 @@ TEST(GemmModel, APrecisionRateForAnUnknownPrecisionIsALocatedError) {
                          "quantisation: {cast_bytes_per_element: 6, source: x}\n";
   const auto model = load_gemm_model(path);
   ASSERT_FALSE(model.ok());
-  EXPECT_NE(model.error_text().find("gemm-rates.yaml:8"), std::string::npos) << model.error_text();
+  EXPECT_NE(model.error_text().find("gemm-rates.yaml:9"), std::string::npos) << model.error_text();
   EXPECT_NE(model.error_text().find("no precision 'fp6'"), std::string::npos) << model.error_text();
 }
 
