@@ -278,6 +278,14 @@ int main(int argc, char** argv) {
     std::cout << fmt::format(
         "  {}: {}\n", a.name,
         a.peak_fraction ? fmt::format("{:.3f}", *a.peak_fraction) : std::string("unknown (user sets)"));
+  // Where a kernel measurement gives the precisions' relative rates, the fraction is the reference's.
+  for (const auto& a : c.gemm.architectures()) {
+    if (a.precision_rates.empty()) continue;
+    std::cout << "  " << a.name << " measured rate by precision (x the fraction above):";
+    for (const auto& [precision, rate] : a.precision_rates)
+      std::cout << fmt::format(" {} {:.3f}", precision, rate);
+    std::cout << "\n";
+  }
   if (mode == "--fit") {  // the calibration re-run: what data/perf/*.yaml must hold
     const auto fit = gputwin::fit_gemm_calibration(catalog.value(), collectives.value(), c, reference.value(),
                                                    runs.value());

@@ -56,6 +56,39 @@ std::vector<AttentionKernel> read_kernels(const YamlField& list) {
   return kernels;
 }
 
+// `precision_rates`: per architecture, each measured precision's achieved fraction of its own peak relative
+// to the reference precision's, from the same GEMMs' measured times.
+void read_precision_rates(const YamlField& list, const std::map<std::string, GemmPrecision>& precisions,
+                          std::vector<GemmArchitecture>& architectures) {
+  for (const YamlField& row : list.items()) {
+    row.expect_keys({"architecture", "measured_on", "reference", "peak_tflops", "layer_ms", "source"});
+    const YamlField name = row.child("architecture");
+    const auto a = std::find_if(architectures.begin(), architectures.end(),
+                                [&](const GemmArchitecture& x) { return x.name == name.text(); });
+    if (a == architectures.end()) name.fail("no such architecture in `architectures`");
+    if (!a->precision_rates.empty()) name.fail("measured twice");
+    (void)row.child("measured_on").text();
+    (void)row.child("source").text_or_list();
+    std::map<std::string, double> peaks;
+    for (const auto& [key, value] : row.child("peak_tflops").entries()) peaks[key] = value.positive_number();
+    // Achieved share of its own peak per unit time: the GEMMs' FLOPs are the same for every precision, so
+    // the rate ratio is (t_reference x peak_reference) / (t x peak).
+    std::map<std::string, double> time_x_peak;
+    for (const auto& [precision, value] : row.child("layer_ms").entries()) {
+      const auto p = precisions.find(precision);
+      if (p == precisions.end()) value.fail("no precision '" + precision + "' in `precisions`");
+      const auto peak = peaks.find(p->second.peak_key);
+      if (peak == peaks.end()) value.fail("peak_tflops has no '" + p->second.peak_key + "' rate");
+      time_x_peak[precision] = value.positive_number() * peak->second;
+    }
+    const YamlField reference = row.child("reference");
+    const auto ref = time_x_peak.find(reference.text());
+    if (ref == time_x_peak.end()) reference.fail("the reference precision needs a layer_ms time");
+    for (const auto& [precision, product] : time_x_peak)
+      a->precision_rates[precision] = ref->second / product;
+  }
+}
+
 // Linear in log2(x) between the points, held at the ends.
 double interpolate_log2(const std::vector<double>& xs, const std::vector<double>& ys, double x) {
   if (x <= xs.front()) return ys.front();
@@ -68,13 +101,16 @@ double interpolate_log2(const std::vector<double>& xs, const std::vector<double>
 
 GemmModel read_gemm_model(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"precisions", "architectures", "attention", "quantisation", "grouped_gemm", "notes"});
+  root.expect_keys({"precisions", "architectures", "precision_rates", "attention", "quantisation",
+                    "grouped_gemm", "notes"});
   std::map<std::string, GemmPrecision> precisions;
   for (const auto& [name, field] : root.child("precisions").entries()) {
-    field.expect_keys({"peak", "element_bytes", "quantised", "source"});
+    field.expect_keys({"peak", "element_bytes", "quantised", "cast_bytes_per_element", "source"});
     precisions[name] =
         GemmPrecision{name, field.child("peak").text(), field.child("element_bytes").positive_number(),
-                      field.child("quantised").boolean()};
+                      field.child("quantised").boolean(), std::nullopt};
+    if (const auto cast = field.optional_child("cast_bytes_per_element"))
+      precisions[name].cast_bytes_per_element = cast->positive_number();
   }
   std::vector<GemmArchitecture> architectures;
   for (const YamlField& row : root.child("architectures").items()) {
@@ -91,6 +127,8 @@ GemmModel read_gemm_model(const std::string& path) {
     a.source = row.child("source").text_or_list();
     architectures.push_back(std::move(a));
   }
+  if (const auto rates = root.optional_child("precision_rates"))
+    read_precision_rates(*rates, precisions, architectures);
   const YamlField attention = root.child("attention");
   attention.expect_keys({"tile_tokens", "backward_to_forward_flops", "source", "kernels"});
   const YamlField quantisation = root.child("quantisation");
@@ -123,15 +161,20 @@ GemmModel read_gemm_model(const std::string& path) {
 
 }  // namespace
 
+double GemmArchitecture::rate_of(const std::string& precision) const {
+  const auto it = precision_rates.find(precision);
+  return it == precision_rates.end() ? 1.0 : it->second;
+}
+
 double GemmDevice::gemm_s(double m, double n, double k) const {
   const double bytes = (m * k + k * n) * element_bytes + m * n * kOutputBytes;
-  return 2 * m * n * k / (peak_flops * peak_fraction) + bytes / memory_bytes_per_s;
+  return 2 * m * n * k / (peak_flops * peak_fraction * precision_rate) + bytes / memory_bytes_per_s;
 }
 
 double GemmDevice::grouped_gemm_s(double groups, double m, double n, double k) const {
   if (groups <= 0 || m <= 0) return 0;
   const double bytes = groups * ((m * k + k * n) * element_bytes + m * n * kOutputBytes);
-  const double rate = peak_flops * peak_fraction;
+  const double rate = peak_flops * peak_fraction * precision_rate;
   if (sms <= 0) return groups * 2 * m * n * k / rate + bytes / memory_bytes_per_s;
   // A partly filled expert: the average group holds m rows, but the rows are whole tokens; tiles of a group
   // are ceil(m / tile_m) x ceil(n / tile_n).
@@ -144,7 +187,7 @@ double GemmDevice::grouped_gemm_s(double groups, double m, double n, double k) c
 
 double GemmDevice::bf16_gemm_s(double m, double n, double k) const {
   const double bytes = (m * k + k * n + m * n) * kOutputBytes;
-  return 2 * m * n * k / (bf16_peak_flops * peak_fraction) + bytes / memory_bytes_per_s;
+  return 2 * m * n * k / (bf16_peak_flops * peak_fraction * bf16_rate) + bytes / memory_bytes_per_s;
 }
 
 double GemmDevice::gemm_efficiency(double m, double n, double k) const {
@@ -252,8 +295,11 @@ Result<GemmDevice> GemmModel::device(const Accelerator& accelerator, const std::
   d.bf16_peak_flops = bf16->second->base();
   d.memory_bytes_per_s = in_gigabytes_per_second(accelerator.memory_bandwidth) * 1e9;
   d.peak_fraction = *a->peak_fraction;
+  d.precision_rate = a->rate_of(p->name);
+  d.bf16_rate = a->rate_of("bf16");
   d.element_bytes = p->element_bytes;
   d.quantised = p->quantised;
+  d.cast_bytes_per_element = p->cast_bytes_per_element.value_or(cast_bytes_per_element_);
   d.attention_tile = attention_tile_;
   d.attention_backward_ratio = attention_backward_ratio_;
   d.tile_m = tiling_.tile_m;

@@ -8,10 +8,12 @@
 // The rule (a soft roofline): seconds = 2 m n k / (peak x peak_fraction) + bytes / memory bandwidth, the
 // bytes being A and B at the precision's element size and C in bf16. peak and bandwidth are the catalog's
 // datasheet figures; peak_fraction is the one fitted constant per architecture
-// (data/perf/gemm-efficiency.yaml), the same for every precision of that architecture: what a low-precision
-// recipe loses besides is modelled where it happens (casts, the pieces kept in bf16), not folded into the
-// fraction. The additive memory term is what makes narrow and skinny GEMMs slower (loads and epilogues not
-// hidden at tile and wave boundaries); it uses only datasheet figures.
+// (data/perf/gemm-efficiency.yaml), the same for every precision of that architecture unless a published
+// kernel measurement gives the precisions' relative rates (`precision_rates`: then the fraction is the
+// reference precision's and each measured precision runs at its measured rate relative to it); what a
+// low-precision recipe loses besides is modelled where it happens (casts, the pieces kept in bf16), not
+// folded into the fraction. The additive memory term is what makes narrow and skinny GEMMs slower (loads and
+// epilogues not hidden at tile and wave boundaries); it uses only datasheet figures.
 #pragma once
 
 #include <map>
@@ -29,6 +31,7 @@ struct GemmPrecision {
   std::string peak_key;      // the catalog dense_compute key whose rate it runs at (bf16, fp8, fp4)
   double element_bytes = 2;  // of A and B
   bool quantised = false;    // inputs are cast from bf16 before the GEMM (with scales)
+  std::optional<double> cast_bytes_per_element;  // empty: the model's rule (`quantisation`)
 };
 
 // A flash-attention kernel's measured speed on one architecture (data/perf/gemm-efficiency.yaml
@@ -62,6 +65,11 @@ struct GemmArchitecture {
   std::vector<std::string> accelerators;  // catalog ids that use this row regardless of their `architecture`
   std::optional<double> peak_fraction;    // empty: unknown, the user sets it
   std::string source;
+  // Measured kernel rate of each precision relative to the reference precision (`precision_rates`); empty:
+  // every precision at peak_fraction.
+  std::map<std::string, double> precision_rates;
+  // peak_fraction x this is the precision's achieved fraction of its own peak (1 where not measured).
+  [[nodiscard]] double rate_of(const std::string& precision) const;
 };
 
 // One accelerator at one precision, ready to time kernels.
@@ -72,9 +80,12 @@ struct GemmDevice {
   double bf16_peak_flops = 0;  // for the pieces a low-precision recipe keeps in bf16
   double memory_bytes_per_s = 0;
   double peak_fraction = 0;
+  double precision_rate = 1;  // measured rate of this precision relative to the fitted fraction's reference
+  double bf16_rate = 1;       // the same for bf16 (the pieces a recipe keeps in bf16)
   double element_bytes = 2;
   bool quantised = false;
-  double attention_tile = 128;                      // tokens per flash-attention tile (causal diagonal waste)
+  double cast_bytes_per_element = 6;  // bytes moved per element quantised (the precision's, else the rule)
+  double attention_tile = 128;        // tokens per flash-attention tile (causal diagonal waste)
   double attention_backward_ratio = 2.5;            // backward / forward matrix FLOPs inside flash attention
   std::optional<AttentionKernel> attention_kernel;  // measured kernel speed; empty: the rule below
   // Every table of that kernel on the architecture, one per measured head dimension, ascending; the kernel

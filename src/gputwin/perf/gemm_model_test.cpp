@@ -51,6 +51,52 @@ TEST(GemmModel, Nvfp4RunsAtTheFp4RateOnBlackwellOnly) {
   EXPECT_FALSE(gemm().device(perf_setup().catalog.get<Accelerator>("h100-sxm"), "nvfp4").ok());
 }
 
+// Blackwell Ultra's precisions run at their measured rates (data/perf/gemm-efficiency.yaml precision_rates:
+// Transformer Engine's GEMM profiling tutorial, per-layer GEMM time pre-quantized on one B300), relative to
+// bf16: the same GEMMs' time x the precision's peak against bf16's, worked by hand here.
+TEST(GemmModel, BlackwellUltraPrecisionsRunAtTheirMeasuredRates) {
+  EXPECT_NEAR(device("b300", "nvfp4").precision_rate, (13.102 * 2250) / (3.764 * 14000), 1e-12);  // 0.559
+  EXPECT_NEAR(device("gb300", "mxfp8").precision_rate, (13.102 * 2250) / (7.161 * 4500), 1e-12);  // 0.915
+  EXPECT_NEAR(device("gb300", "fp8").precision_rate, (13.102 * 2250) / (6.812 * 4500), 1e-12);    // 0.962
+  EXPECT_DOUBLE_EQ(device("gb300", "bf16").precision_rate, 1.0);
+  EXPECT_DOUBLE_EQ(device("gb300", "nvfp4").bf16_rate, 1.0);
+  // A large compute-bound GEMM on the B300 the rates were measured on: NVFP4 is the published 7.161 / 3.764 =
+  // 1.90x MXFP8's speed, not the datasheet's 14000 / 4500 = 3.1x.
+  GemmDevice fp4 = device("b300", "nvfp4"), mx = device("b300", "mxfp8");
+  fp4.memory_bytes_per_s = mx.memory_bytes_per_s = 1e30;  // compute alone
+  EXPECT_NEAR(mx.gemm_s(16384, 16384, 16384) / fp4.gemm_s(16384, 16384, 16384), 7.161 / 3.764, 1e-9);
+  // No measurement for blackwell (B200, GB200) or hopper: every precision at the one fraction.
+  EXPECT_DOUBLE_EQ(device("b200", "nvfp4").precision_rate, 1.0);
+  EXPECT_DOUBLE_EQ(device("h100-sxm", "fp8").precision_rate, 1.0);
+}
+
+// NVFP4's quantisation costs more than the 8-bit formats' (an amax pass, the Hadamard transform, stochastic
+// rounding): 6 x 2.689 / 1.823 bytes per element, the measured NVFP4 / MXFP8 quantisation time on B300.
+TEST(GemmModel, Nvfp4CastsCostTheirMeasuredShareMore) {
+  EXPECT_DOUBLE_EQ(device("gb300", "nvfp4").cast_bytes_per_element, 8.85);
+  EXPECT_DOUBLE_EQ(device("gb300", "mxfp8").cast_bytes_per_element, 6.0);  // the rule
+  EXPECT_NEAR(8.85 / 6.0, 2.689 / 1.823, 0.005);
+}
+
+TEST(GemmModel, APrecisionRateForAnUnknownPrecisionIsALocatedError) {
+  const std::string path = ::testing::TempDir() + "/gemm-rates.yaml";
+  std::ofstream(path) << "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
+                         "architectures:\n  - {architecture: hopper, peak_fraction: 0.5, source: x}\n"
+                         "precision_rates:\n"
+                         "  - architecture: hopper\n"
+                         "    measured_on: h100-sxm\n"
+                         "    reference: bf16\n"
+                         "    peak_tflops: {bf16: 989}\n"
+                         "    layer_ms: {bf16: 10, fp6: 3}\n"
+                         "    source: x\n"
+                         "attention: {tile_tokens: 128, backward_to_forward_flops: 2.5, source: x}\n"
+                         "quantisation: {cast_bytes_per_element: 6, source: x}\n";
+  const auto model = load_gemm_model(path);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error_text().find("gemm-rates.yaml:9"), std::string::npos) << model.error_text();
+  EXPECT_NE(model.error_text().find("no precision 'fp6'"), std::string::npos) << model.error_text();
+}
+
 TEST(GemmModel, BlackwellUltraUsesItsOwnRow) {
   EXPECT_EQ(device("gb300", "mxfp8").architecture, "blackwell-ultra");
   EXPECT_EQ(device("b200", "mxfp8").architecture, "blackwell");

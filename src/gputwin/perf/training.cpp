@@ -287,8 +287,7 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
         // Engine keeps the cast weight for the step's later micro-batches: is_first_microbatch).
         const double weights_per_micro_batch = g.k * g.n / std::max(1, c.micro_batches());
         const double elements = rows * g.k + weights_per_micro_batch + rows * g.n;
-        pass.casts +=
-            share * count * x.calibration.gemm.cast_bytes_per_element() * elements / x.memory_bandwidth;
+        pass.casts += share * count * d.cast_bytes_per_element * elements / x.memory_bandwidth;
       }
     }
   };
@@ -325,7 +324,7 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
       if (d.quantised) {
         const double weights_per_micro_batch = local_experts * g.k * g.n / std::max(1, c.micro_batches());
         const double elements = routed_rows * (g.k + g.n) + weights_per_micro_batch;
-        pass.casts += moe_share * x.calibration.gemm.cast_bytes_per_element() * elements / x.memory_bandwidth;
+        pass.casts += moe_share * d.cast_bytes_per_element * elements / x.memory_bandwidth;
       }
     }
     // Token permutation (Megatron moe_permute / moe_unpermute): the GPU's tokens' hidden vectors read and
@@ -659,9 +658,10 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
   // A recipe whose quantised GEMM kernels are slower than the per-tensor-scaled ones (row-wise FP8): their
   // rate scaled (MFU still counts against the datasheet peak above).
   if (x.device.quantised) x.device.peak_flops *= config.gemm_rate;
-  e.efficiency_rule = fmt::format(
-      "{} ({}): GEMMs at {:.3f} of the {} peak plus operand traffic at memory bandwidth",
-      x.device.architecture, hardware.accelerator.info.id, x.device.peak_fraction, x.device.precision);
+  e.efficiency_rule =
+      fmt::format("{} ({}): GEMMs at {:.3f} of the {} peak plus operand traffic at memory bandwidth",
+                  x.device.architecture, hardware.accelerator.info.id,
+                  x.device.peak_fraction * x.device.precision_rate, x.device.precision);
   e.attention_rule =
       x.device.attention_kernel
           ? fmt::format("{} {} kernel: published TFLOP/s by sequence length, bf16", x.device.architecture,

@@ -172,7 +172,11 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // recipes' all-to-all overlap: 20.8 % (51.7 % before); dense untouched.
   // Attention by the published kernel speed (cuDNN's on the Megatron rows) and the hopper refit (0.590):
   // dense 6.93 % (H100 5.13 %).
-  EXPECT_LE(dense_sum / dense, 0.070);
+  // Blackwell Ultra's precisions at their measured GEMM kernel rates (Transformer Engine's GEMM profiling
+  // tutorial on one B300: NVFP4 1.90x MXFP8's speed, not the datasheet's 3.1x) and NVFP4's quantisation at
+  // its measured cost, refit (blackwell-ultra 0.665 of the bf16 peak): dense 5.24 % (6.93 % before; GB300
+  // NVFP4 rows +7..+40 % -> -13..+7 %).
+  EXPECT_LE(dense_sum / dense, 0.0530);
   EXPECT_LE(hopper_sum / hopper, 0.052);
   // The routed experts' gradients reduced over the expert-data-parallel group (one rank per node where EP
   // fills a node: B200 gpt-oss-120b EP 8 +123.6 % -> +39.1 %) and the host wait refitted (3.05 ms): MoE
@@ -187,9 +191,12 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // the backward reuses the host split sizes), refitted 7.95 / 5.15 ms: MoE 17.38 % (17.60 % before); hiding
   // it behind the other micro-batch's expert backward on the all-to-all-overlap recipes was tried and
   // rejected (18.13 %), so was no wait on the full-iteration CUDA-graph recipes (23.07 %; docs/accuracy.md).
-  EXPECT_LE(moe_sum / moe, 0.1745);
-  // All 110 rows: 12.16 % (12.27 % with the wait charged in the backward too); goal 5 %, not reached.
-  EXPECT_LE(fit.mean_abs_error, 0.1220);
+  // Blackwell Ultra's measured precision rates (above) run its bf16 GEMMs faster than its mxfp8 ones: the
+  // already optimistic bf16 gpt-oss rows more so; graphed wait refitted 5.30 ms: MoE 17.88 % (17.38 % before).
+  EXPECT_LE(moe_sum / moe, 0.1795);
+  // All 110 rows: 11.56 % (12.16 % before the measured precision rates, 12.27 % with the wait charged in the
+  // backward too); goal 5 %, not reached.
+  EXPECT_LE(fit.mean_abs_error, 0.1160);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
