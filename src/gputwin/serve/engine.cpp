@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -17,48 +19,98 @@ struct Live {
   bool remote_started = false;  // remote prefill: its KV load was started (a later preemption recomputes)
 };
 
-class Engine {
+}  // namespace
+
+class ServeEngine::Impl {
  public:
-  Engine(const std::vector<ServeRequest>& requests, const EngineLimits& limits, const IterationCost& cost,
-         const EngineOptions& options)
-      : requests_(requests), limits_(limits), cost_(cost), options_(options), live_(requests.size()) {
+  Impl(std::vector<ServeRequest> requests, const EngineLimits& limits, IterationCost cost,
+       EngineOptions options)
+      : requests_(std::move(requests)),
+        limits_(limits),
+        cost_(std::move(cost)),
+        options_(std::move(options)),
+        live_(requests_.size()) {
     total_blocks_ =
         static_cast<int>(std::floor(limits.kv_capacity_tokens / std::max(1, limits.block_tokens)));
     free_blocks_ = total_blocks_;
-    run_.requests.resize(requests.size());
-    for (std::size_t k = 0; k < requests.size(); ++k) {
-      RequestOutcome& outcome = run_.requests[k];
-      outcome.arrival_s = requests[k].arrival_s;
-      outcome.input_tokens = requests[k].input_tokens;
-      outcome.output_tokens = requests[k].output_tokens;
-    }
+    run_.requests.resize(requests_.size());
+    for (std::size_t k = 0; k < requests_.size(); ++k) set_outcome(k);
   }
 
   ServeRun run() {
     if (options_.concurrency > 0) {
       for (int c = 0; c < options_.concurrency && next_closed_ < requests_.size(); ++c) release_closed(0);
     }
-    while (!finished_all()) {
-      admit_arrivals();
-      finish_loads();
-      if (running_.empty() && waiting_.empty()) {
-        if (!loading_.empty()) {
-          now_ = std::max(now_, next_event_s());
-          continue;
-        }
-        if (closed_loop() || next_open_ >= requests_.size()) break;  // nothing left to arrive
-        now_ = std::max(now_, requests_[next_open_].arrival_s);
-        continue;
-      }
-      if (!iterate()) break;
-      if (options_.horizon_s > 0 && now_ >= options_.horizon_s) break;
-      if (run_.gave_up) break;
+    while (!finished_all() && step()) {
     }
     run_.end_s = now_;
     return std::move(run_);
   }
 
+  // One pass of the loop: admit what has arrived, then wait for the next event or run one iteration. False
+  // when there is nothing to do until a request is added, or the run has halted (horizon, gave up).
+  bool step() {
+    if (awaiting_event_) {  // the clock moves now that every arrival before the next event is known
+      awaiting_event_ = false;
+      now_ = std::max(now_, next_event_s());
+      halted_ = options_.horizon_s > 0 && now_ >= options_.horizon_s;
+      return !halted_;
+    }
+    admit_arrivals();
+    finish_loads();
+    if (running_.empty() && waiting_.empty()) {
+      if (!loading_.empty()) {
+        now_ = std::max(now_, next_event_s());
+        return true;
+      }
+      if (closed_loop() || next_open_ >= requests_.size()) return false;  // nothing left to arrive
+      now_ = std::max(now_, requests_[next_open_].arrival_s);
+      return true;
+    }
+    halted_ = !iterate() || (options_.horizon_s > 0 && now_ >= options_.horizon_s) || run_.gave_up;
+    return !halted_;
+  }
+
+  // Open loop: arrives at request.arrival_s, not before the last added request.
+  int add(const ServeRequest& request, double remote_kv_load_s) {
+    const std::size_t k = requests_.size();
+    requests_.push_back(request);
+    live_.emplace_back();
+    run_.requests.emplace_back();
+    set_outcome(k);
+    if (remote_kv_load_s >= 0 || !options_.remote_kv_load_s.empty()) {
+      options_.remote_kv_load_s.resize(k, -1.0);
+      options_.remote_kv_load_s.push_back(remote_kv_load_s);
+    }
+    return static_cast<int>(k);
+  }
+
+  [[nodiscard]] double next_step_s() const {
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    if (halted_ || finished_all()) return kNever;
+    if (!awaiting_event_ && (!running_.empty() || !waiting_.empty())) return now_;
+    double next = kNever;
+    for (const auto& load : loading_) next = std::min(next, load.first);
+    if (!closed_loop() && next_open_ < requests_.size())
+      next = std::min(next, requests_[next_open_].arrival_s);
+    return std::max(now_, next);
+  }
+
+  std::vector<SettledRequest> take_settled() { return std::exchange(settled_, {}); }
+  [[nodiscard]] const ServeRun& so_far() {
+    run_.end_s = now_;
+    return run_;
+  }
+  void track_settled() { track_settled_ = true; }
+
  private:
+  void set_outcome(std::size_t k) {
+    RequestOutcome& outcome = run_.requests[k];
+    outcome.arrival_s = requests_[k].arrival_s;
+    outcome.input_tokens = requests_[k].input_tokens;
+    outcome.output_tokens = requests_[k].output_tokens;
+  }
+
   [[nodiscard]] bool closed_loop() const { return options_.concurrency > 0; }
   [[nodiscard]] bool remote(int r) const {
     const auto k = static_cast<std::size_t>(r);
@@ -84,6 +136,7 @@ class Engine {
   void enqueue(int r) {
     if (!fits_at_all(r)) {  // longer than the whole cache: the engine can never run it
       ++run_.unservable;
+      if (track_settled_) settled_.push_back({r, now_});
       if (closed_loop() && next_closed_ < requests_.size()) release_closed(now_);
       return;
     }
@@ -214,8 +267,8 @@ class Engine {
     bool preempted = false;
     schedule_running(batch, budget, preempted);
     if (!preempted) schedule_waiting(batch, budget);
-    if (batch.empty() && !loading_.empty()) {  // only KV loads in flight: wait for the first to end
-      now_ = std::max(now_, next_event_s());
+    if (batch.empty() && !loading_.empty()) {  // only KV loads in flight: wait for the next event
+      awaiting_event_ = true;
       return true;
     }
     if (batch.empty()) return false;  // cannot happen with a cache that holds every queued request
@@ -247,6 +300,7 @@ class Engine {
     outcome.finish_s = now_;
     release(r);
     ++done_;
+    if (track_settled_) settled_.push_back({r, now_});
     if (options_.misses && options_.misses(outcome) && ++run_.misses > options_.misses_allowed)
       run_.gave_up = true;
     if (closed_loop() && next_closed_ < requests_.size()) release_closed(now_);
@@ -260,10 +314,10 @@ class Engine {
     next_sample_s_ = (std::floor(now_ / options_.sample_every_s) + 1) * options_.sample_every_s;
   }
 
-  const std::vector<ServeRequest>& requests_;
-  const EngineLimits& limits_;
-  const IterationCost& cost_;
-  const EngineOptions& options_;
+  std::vector<ServeRequest> requests_;
+  EngineLimits limits_;
+  IterationCost cost_;
+  EngineOptions options_;
   std::vector<Live> live_;
   std::vector<int> running_;
   std::vector<Scheduled> batch_;  // the iteration being scheduled
@@ -276,10 +330,38 @@ class Engine {
   int done_ = 0;
   double now_ = 0;
   double next_sample_s_ = 0;
+  bool halted_ = false;
+  bool awaiting_event_ = false;  // nothing could run: the next step moves the clock to the next event
+  bool track_settled_ = false;
+  std::vector<SettledRequest> settled_;
   ServeRun run_;
 };
 
-}  // namespace
+ServeEngine::ServeEngine(const EngineLimits& limits, IterationCost cost, double sample_every_s) {
+  EngineOptions options;
+  options.sample_every_s = sample_every_s;
+  impl_ = std::make_unique<Impl>(std::vector<ServeRequest>{}, limits, std::move(cost), std::move(options));
+  impl_->track_settled();
+}
+ServeEngine::~ServeEngine() = default;
+ServeEngine::ServeEngine(ServeEngine&&) noexcept = default;
+ServeEngine& ServeEngine::operator=(ServeEngine&&) noexcept = default;
+
+int ServeEngine::add(const ServeRequest& request, double remote_kv_load_s) {
+  return impl_->add(request, remote_kv_load_s);
+}
+double ServeEngine::next_step_s() const {
+  return impl_->next_step_s();
+}
+void ServeEngine::step() {
+  impl_->step();
+}
+std::vector<SettledRequest> ServeEngine::take_settled() {
+  return impl_->take_settled();
+}
+const ServeRun& ServeEngine::result() {
+  return impl_->so_far();
+}
 
 void GapHistogram::add(double seconds) {
   const auto bin = static_cast<long long>(std::floor(std::max(0.0, seconds) / kBinSeconds));
@@ -308,7 +390,7 @@ double GapHistogram::quantile(double q) const {
 
 ServeRun simulate_engine(const std::vector<ServeRequest>& requests, const EngineLimits& limits,
                          const IterationCost& cost, const EngineOptions& options) {
-  return Engine(requests, limits, cost, options).run();
+  return ServeEngine::Impl(requests, limits, cost, options).run();
 }
 
 }  // namespace gputwin

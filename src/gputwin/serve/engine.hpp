@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace gputwin {
@@ -109,5 +110,43 @@ struct EngineOptions {
 
 [[nodiscard]] ServeRun simulate_engine(const std::vector<ServeRequest>& requests, const EngineLimits& limits,
                                        const IterationCost& cost, const EngineOptions& options = {});
+
+struct SettledRequest {  // a request the engine is done with: finished, or refused (larger than its cache)
+  int request = 0;       // its index in the engine (ServeEngine::add's)
+  double time_s = 0;
+};
+
+// The same engine as simulate_engine's, stepped by a driver that adds requests while it runs (the
+// disaggregated pools on one clock, serve/disaggregated.cpp): open loop, each request arriving at its
+// arrival_s (added in order of arrival, and before the engine has stepped past it).
+//
+//   ServeEngine engine(limits, cost);
+//   engine.add({0.0, 1000, 1});
+//   while (engine.next_step_s() <= t) engine.step();   // everything up to t
+//   for (const SettledRequest& done : engine.take_settled()) ...
+class ServeEngine {
+ public:
+  ServeEngine(const EngineLimits& limits, IterationCost cost, double sample_every_s = 1.0);
+  ~ServeEngine();
+  ServeEngine(ServeEngine&&) noexcept;
+  ServeEngine& operator=(ServeEngine&&) noexcept;
+
+  // `remote_kv_load_s` >= 0: its prompt's KV cache is read from a prefill instance in that many seconds
+  // (EngineOptions::remote_kv_load_s). Returns its index in this engine.
+  int add(const ServeRequest& request, double remote_kv_load_s = -1);
+  // When its next step starts: now when it has requests to run, else the next KV load's end or arrival;
+  // +infinity when it has nothing to do until a request is added.
+  [[nodiscard]] double next_step_s() const;
+  void step();  // one iteration, or the clock moved to the next KV load's end or arrival
+  // The requests settled since the last call, in the order they settled.
+  [[nodiscard]] std::vector<SettledRequest> take_settled();
+  // The run so far (requests by index in this engine; end_s is the engine's clock).
+  [[nodiscard]] const ServeRun& result();
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace gputwin

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "gputwin/serve/serve_summary.hpp"
 
 namespace gputwin {
@@ -109,6 +111,49 @@ TEST(ServeSummary, PercentilesThroughputAndGoodput) {
   targets.ttft_s = 0.001;
   EXPECT_FALSE(summarize(run, targets, 2).meets_targets);
   EXPECT_DOUBLE_EQ(summarize(run, targets, 2).goodput_requests_per_s, 0);
+}
+
+// The steppable engine is simulate_engine's: fed each request only just before its clock passes the arrival
+// (as the disaggregated pools feed it), it gives the same run, through preemptions and remote KV loads.
+TEST(ServeEngine, SteppedWithRequestsAddedAsTheyArriveItGivesTheSameRun) {
+  EngineLimits tight = roomy();
+  tight.kv_capacity_tokens = 16 * 60;  // preempts under this load
+  tight.max_batched_tokens = 256;      // and chunks the prompts
+  const IterationCost cost = [](const IterationBatch& b) {
+    return 1e-3 + 2e-6 * b.prefill_tokens + 1e-4 * b.decode_sequences + 1e-8 * b.decode_context_tokens;
+  };
+  std::vector<ServeRequest> requests;
+  EngineOptions options;
+  for (int k = 0; k < 30; ++k) {
+    requests.push_back({0.004 * k, 100 + 37 * (k % 7), 5 + 3 * (k % 5)});
+    options.remote_kv_load_s.push_back(k % 3 == 0 ? -1.0 : 0.002 * (k % 4));  // most read from a prefill
+  }
+  const ServeRun whole = simulate_engine(requests, tight, cost, options);
+  ASSERT_GT(whole.preemptions, 0);
+  ServeEngine engine(tight, cost);
+  std::size_t next = 0;
+  int settled = 0;
+  while (true) {
+    const double t = engine.next_step_s();
+    if (next < requests.size() && requests[next].arrival_s <= t) {
+      engine.add(requests[next], options.remote_kv_load_s[next]);
+      ++next;
+      continue;
+    }
+    if (t == std::numeric_limits<double>::infinity()) break;
+    engine.step();
+    settled += static_cast<int>(engine.take_settled().size());
+  }
+  const ServeRun& stepped = engine.result();
+  EXPECT_EQ(settled, static_cast<int>(requests.size()));
+  EXPECT_EQ(stepped.iterations, whole.iterations);
+  EXPECT_EQ(stepped.preemptions, whole.preemptions);
+  ASSERT_EQ(stepped.requests.size(), whole.requests.size());
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    EXPECT_EQ(stepped.requests[k].first_token_s, whole.requests[k].first_token_s) << k;
+    EXPECT_EQ(stepped.requests[k].finish_s, whole.requests[k].finish_s) << k;
+    EXPECT_EQ(stepped.requests[k].kv_load_start_s, whole.requests[k].kv_load_start_s) << k;
+  }
 }
 
 }  // namespace
