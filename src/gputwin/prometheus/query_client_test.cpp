@@ -27,9 +27,10 @@ class GatedTransport final : public Transport {
       std::unique_lock lock(mutex_);
       ++in_flight_;
       most_in_flight_ = std::max(most_in_flight_, in_flight_);
+      released_ = released_ || in_flight_ >= concurrent_;  // kept: the first may finish before the rest wake
       changed_.notify_all();
       if (arrivals_++ < concurrent_)
-        changed_.wait_for(lock, std::chrono::seconds(5), [&] { return in_flight_ >= concurrent_; });
+        changed_.wait_for(lock, std::chrono::seconds(5), [&] { return released_; });
     }
     if (query == "slow-first") std::this_thread::sleep_for(std::chrono::milliseconds(200));
     {
@@ -48,6 +49,7 @@ class GatedTransport final : public Transport {
   int concurrent_;
   std::mutex mutex_;
   std::condition_variable changed_;
+  bool released_ = false;
   int arrivals_ = 0;
   int in_flight_ = 0;
   int most_in_flight_ = 0;
