@@ -5,7 +5,7 @@
 // time measured is gputwin's: JSON parsing, grouping, facts, checks; no network (the prometheus.* integration
 // tests measure against a real server).
 //
-//   build/bench/prometheus_benchmark [nodes] [gpus-per-node]
+//   build/bench/prometheus_benchmark [nodes] [gpus-per-node] [connections]
 #include <fmt/format.h>
 
 #include <chrono>
@@ -56,12 +56,15 @@ std::string value_of(const std::string& metric, int node, int gpu) {
   return "0";
 }
 
-std::string vector_answer(int nodes, int gpus, const std::vector<std::string>& metrics, bool named) {
+// `above_zero`: only the series whose value is above 0, as a query ending in "> 0" answers.
+std::string vector_answer(int nodes, int gpus, const std::vector<std::string>& metrics, bool named,
+                          bool above_zero = false) {
   std::string body = R"({"status":"success","data":{"resultType":"vector","result":[)";
   bool first = true;
   for (const std::string& metric : metrics)
     for (int node = 0; node < nodes; ++node)
       for (int gpu = 0; gpu < gpus; ++gpu) {
+        if (above_zero && value_of(metric, node, gpu) == "0") continue;
         body += fmt::format(R"({}{{"metric":{},"value":[{},"{}"]}})", first ? "" : ",",
                             labels(node, gpu, named ? metric : ""), kEnd, value_of(metric, node, gpu));
         first = false;
@@ -97,6 +100,7 @@ double cpu_seconds() {
 int main(int argc, char** argv) {
   const int nodes = argc > 1 ? std::atoi(argv[1]) : 1000;
   const int gpus = argc > 2 ? std::atoi(argv[2]) : 8;
+  const int connections = argc > 3 ? std::atoi(argv[3]) : validate::kDefaultQueryConnections;
   // The metrics of dcgm-exporter's default counters file that the facts read, and utilisation.
   const std::vector<std::string> instant_metrics = {"DCGM_FI_DEV_SM_CLOCK",
                                                     "DCGM_FI_DEV_MEM_CLOCK",
@@ -114,31 +118,39 @@ int main(int argc, char** argv) {
                                                     "DCGM_FI_DEV_ROW_REMAP_FAILURE"};
   const auto generating = Clock::now();
   prometheus::FakeTransport fake;
-  fake.add("/api/v1/query", "", {200, "application/json", vector_answer(nodes, gpus, instant_metrics, true)});
-  std::size_t bytes = 0;
-  // Every fault metric's worst value in the day: 0, but the planted XID 79.
-  const std::string faults = vector_answer(nodes, gpus, {"DCGM_FI_DEV_PCIE_REPLAY_COUNTER"}, false);
-  fake.add("/api/v1/query", "max_over_time(DCGM_FI_DEV_XID_ERRORS[86400s])",
-           {200, "application/json", vector_answer(nodes, gpus, {"DCGM_FI_DEV_XID_ERRORS"}, false)});
+  // Every fault metric's worst value in the day above 0 (max_over_time(...) > 0): only the planted XID 79;
+  // every other GPU's 0 is in the instant answer.
+  const std::string instant = vector_answer(nodes, gpus, instant_metrics, true);
+  fake.add("/api/v1/query", "", {200, "application/json", instant});
+  const std::string planted_xid = vector_answer(nodes, gpus, {"DCGM_FI_DEV_XID_ERRORS"}, false, true);
+  const std::string no_fault = vector_answer(0, gpus, {}, false);
+  fake.add("/api/v1/query", "max_over_time(DCGM_FI_DEV_XID_ERRORS[86400s]) > 0",
+           {200, "application/json", planted_xid});
   for (const std::string& metric : validate::dcgm_fault_metrics())
-    fake.add("/api/v1/query", "max_over_time(" + metric + "[86400s])", {200, "application/json", faults});
+    fake.add("/api/v1/query", "max_over_time(" + metric + "[86400s]) > 0",
+             {200, "application/json", no_fault});
   const std::string utilization = utilization_answer(nodes, gpus);
   fake.add("/api/v1/query_range", "DCGM_FI_DEV_GPU_UTIL", {200, "application/json", utilization});
-  bytes = vector_answer(nodes, gpus, instant_metrics, true).size() +
-          faults.size() * validate::dcgm_fault_metrics().size() + utilization.size();
-  fmt::print("{} nodes x {} GPUs, 24 h at 5 min: answers of {:.1f} MB generated in {:.2f} s\n", nodes, gpus,
-             static_cast<double>(bytes) / 1e6, seconds_since(generating));
+  const std::size_t fault_bytes =
+      planted_xid.size() + no_fault.size() * (validate::dcgm_fault_metrics().size() - 1);
+  const std::size_t bytes = instant.size() + fault_bytes + utilization.size();
+  fmt::print(
+      "{} nodes x {} GPUs, 24 h at 5 min: answers of {:.1f} MB (instant {:.1f} MB, worst faults {:.3f} MB, "
+      "utilisation range {:.1f} MB) generated in {:.2f} s\n",
+      nodes, gpus, static_cast<double>(bytes) / 1e6, static_cast<double>(instant.size()) / 1e6,
+      static_cast<double>(fault_bytes) / 1e6, static_cast<double>(utilization.size()) / 1e6,
+      seconds_since(generating));
 
   const auto reading = Clock::now();
   const double reading_cpu = cpu_seconds();
-  const auto read = validate::read_prometheus_fleet(fake, {kEnd, kRange, kStep});
+  const auto read = validate::read_prometheus_fleet(fake, {kEnd, kRange, kStep}, connections);
   if (!read.ok()) {
     fmt::print(stderr, "{}", read.error_text());
     return 1;
   }
   const double read_s = seconds_since(reading);
   const double read_cpu_s = cpu_seconds() - reading_cpu;
-  // Of which: the query-API reader alone on the same answers (nlohmann-json's document, then series).
+  // Of which: the query-API reader alone on the same answers (nlohmann-json's SAX events into series).
   const double parsing_cpu = cpu_seconds();
   std::size_t parsed_series = 0;
   const auto requests = fake.requests();  // get() below records more
@@ -156,10 +168,13 @@ int main(int argc, char** argv) {
   const double check_cpu_s = cpu_seconds() - checking_cpu;
   const auto& info = read.value().read;
   fmt::print(
-      "read (queries, JSON, facts, timeline): {:.2f} s wall, {:.2f} s CPU; {} queries, {} series, {} nodes, "
-      "{} timeline points\n",
-      read_s, read_cpu_s, info.queries, info.series, read.value().fleet.nodes.size(), info.timeline.size());
-  fmt::print("  of which the query-API JSON reader: {:.2f} s CPU ({} series)\n", parse_cpu_s, parsed_series);
+      "read (queries, JSON, facts, timeline) over {} connections: {:.2f} s wall, {:.2f} s CPU; {} queries, "
+      "{} "
+      "series, {} nodes, {} timeline points\n",
+      connections, read_s, read_cpu_s, info.queries, info.series, read.value().fleet.nodes.size(),
+      info.timeline.size());
+  fmt::print("  of which the query-API JSON reader alone: {:.2f} s CPU ({} series)\n", parse_cpu_s,
+             parsed_series);
   fmt::print("checks and outliers: {:.2f} s wall, {:.2f} s CPU; {} findings ({}), {} outliers\n", check_s,
              check_cpu_s, findings.size(),
              findings.empty() ? "-" : findings.front().rule + " on " + findings.front().node,

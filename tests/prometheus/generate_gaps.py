@@ -15,8 +15,8 @@ Prometheus's instance and job:
     dgx-05  missing 07:00-08:00 (3 steps); GPU 0 misses the one step 11:00 (within the default tolerance)
 
 Written in the Prometheus HTTP API's documented JSON, not captured from a server: the instant query at 12:00
-answers what is still reporting (a stale series is not returned), max_over_time(...) over the range answers
-every GPU that had the series in it, and the range query the steps each GPU had a sample at.
+answers what is still reporting (a stale series is not returned), max_over_time(...) > 0 over the range answers
+every GPU whose series was above 0 in it, and the range query the steps each GPU had a sample at.
 """
 import json
 import pathlib
@@ -95,8 +95,10 @@ def main():
     worst = []
     for host, gpu in gpus:
         seen = [t for t in range(START, END + 1, STEP) if t not in missing(host, gpu)]
-        worst.append({"metric": labels(host, gpu), "value": [END, str(max(xid(host, gpu, t) for t in seen))]})
-    write(directory, "range-xid.http", "max_over_time(DCGM_FI_DEV_XID_ERRORS[21600s])", "/api/v1/query",
+        highest = max(xid(host, gpu, t) for t in seen)
+        if highest > 0:
+            worst.append({"metric": labels(host, gpu), "value": [END, str(highest)]})
+    write(directory, "range-xid.http", "max_over_time(DCGM_FI_DEV_XID_ERRORS[21600s]) > 0", "/api/v1/query",
           vector(worst))
     write(directory, "range-other-faults.http", "max_over_time(*", "/api/v1/query", vector([]))
 

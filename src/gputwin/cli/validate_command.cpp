@@ -51,6 +51,7 @@ struct ValidateOptions {
   std::string step;        // Prometheus duration, with --range (default 5m)
   std::string timeout = "10s";
   std::string connect_timeout = "5s";
+  int connections = validate::kDefaultQueryConnections;  // queries in flight at once
   std::string gap_tolerance;  // with --range: steps ("2") or a duration ("10m"); empty: the checks data's
   std::string cluster;
   std::string checks;
@@ -231,7 +232,9 @@ std::optional<FleetSource> read_source(const ValidateOptions& options,
   http.connect_timeout = timeout_of(options.connect_timeout, "--connect-timeout");
   auto transport = prometheus::make_http_transport(options.prometheus, http);
   if (!transport.ok()) throw UsageFailure{"--prometheus: " + transport.errors().front().message};
-  auto read = validate::read_prometheus_fleet(*transport.value(), window);
+  if (options.connections < 1)
+    throw UsageFailure{fmt::format("--connections: expected 1 or more, got {}", options.connections)};
+  auto read = validate::read_prometheus_fleet(*transport.value(), window, options.connections);
   if (!read.ok()) {
     std::cerr << read.error_text();
     return std::nullopt;
@@ -320,6 +323,10 @@ void add_validate_options(CLI::App& validate, ValidateOptions& options) {
                       "with --prometheus: the read time-out of each request (default 10s)");
   validate.add_option("--connect-timeout", options.connect_timeout,
                       "with --prometheus: the connect time-out (default 5s)");
+  validate.add_option("--connections", options.connections,
+                      fmt::format("with --prometheus: queries in flight at once, each on its own "
+                                  "connection (default {}; never more than the read's queries)",
+                                  validate::kDefaultQueryConnections));
   validate.add_option(
       "--sacct", options.sacct,
       "with --prometheus and --range: sacct --parsable2 or --json history of the same period; "

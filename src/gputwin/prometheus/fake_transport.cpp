@@ -68,7 +68,10 @@ void FakeTransport::add(std::string path, std::string query, HttpResponse respon
 }
 
 Result<HttpResponse> FakeTransport::get(const std::string& path, const QueryParams& params) {
-  requests_.push_back({path, params});
+  {
+    const std::lock_guard lock(requests_mutex_.mutex);
+    requests_.push_back({path, params});
+  }
   if (failure_) return *failure_;
   const std::string query = query_of(params);
   const Recording* best = nullptr;

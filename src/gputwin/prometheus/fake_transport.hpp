@@ -1,7 +1,8 @@
 // A transport that replays recorded answers instead of talking to a server, for tests and benchmarks: each
 // GET is answered by the recording of its path and exact `query` parameter, else by the recording whose query
 // ends in '*' and is the longest prefix of it, else by one for any query of the path.
-// It keeps every request it was asked, so a test can count the queries sent.
+// It keeps every request it was asked, so a test can count the queries sent; it may be asked from several
+// threads at once (QueryClient::ask_each), so the order kept is the order the requests came in.
 //
 //   FakeTransport fake;
 //   fake.add("/api/v1/query", "up", {200, "application/json", R"({"status":"success",...})"});
@@ -20,6 +21,7 @@
 // A request with no recording fails loudly (a located error naming it), as no server would stay silent.
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,8 +61,18 @@ class FakeTransport final : public Transport {
     HttpResponse response;
   };
 
+  // Guards requests_; a copy of the fake gets a mutex of its own.
+  struct RequestsMutex {
+    std::mutex mutex;
+    RequestsMutex() = default;
+    RequestsMutex(const RequestsMutex& /*other*/) {}
+    RequestsMutex& operator=(const RequestsMutex& /*other*/) { return *this; }
+    ~RequestsMutex() = default;
+  };
+
   std::string url_;
   std::vector<Recording> recordings_;
+  RequestsMutex requests_mutex_;
   std::vector<Request> requests_;
   std::optional<InputError> failure_;
 };

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <mutex>
 #include <optional>
+#include <vector>
 
 namespace gputwin::prometheus {
 namespace {
@@ -40,26 +42,47 @@ class HttpTransport final : public Transport {
  public:
   HttpTransport(std::string url, ParsedUrl parsed, const HttpOptions& options)
       : url_(std::move(url)),
+        scheme_host_port_(std::move(parsed.scheme_host_port)),
         prefix_(std::move(parsed.prefix)),
-        options_(options),
-        client_(parsed.scheme_host_port) {
-    client_.set_connection_timeout(options.connect_timeout);
-    client_.set_read_timeout(options.read_timeout);
-    client_.set_write_timeout(options.read_timeout);
-    client_.set_keep_alive(true);
-  }
+        options_(options) {}
 
   [[nodiscard]] std::string url() const override { return url_; }
 
   [[nodiscard]] Result<HttpResponse> get(const std::string& path, const QueryParams& params) override {
     httplib::Params query;
     for (const auto& [key, value] : params) query.emplace(key, value);
-    const auto answer = client_.Get(prefix_ + path, query, httplib::Headers{});
+    std::unique_ptr<httplib::Client> client = take_client();
+    const auto answer = client->Get(prefix_ + path, query, httplib::Headers{});
+    give_back(std::move(client));
     if (!answer) return failure(path, answer.error());
     return HttpResponse{answer->status, answer->get_header_value("Content-Type"), answer->body};
   }
 
  private:
+  // One connection per request in flight: an httplib client sends one request at a time, so concurrent
+  // GETs each take an idle client (kept alive for the next) or open a new one.
+  [[nodiscard]] std::unique_ptr<httplib::Client> take_client() {
+    {
+      const std::lock_guard lock(idle_mutex_);
+      if (!idle_.empty()) {
+        std::unique_ptr<httplib::Client> client = std::move(idle_.back());
+        idle_.pop_back();
+        return client;
+      }
+    }
+    auto client = std::make_unique<httplib::Client>(scheme_host_port_);
+    client->set_connection_timeout(options_.connect_timeout);
+    client->set_read_timeout(options_.read_timeout);
+    client->set_write_timeout(options_.read_timeout);
+    client->set_keep_alive(true);
+    return client;
+  }
+
+  void give_back(std::unique_ptr<httplib::Client> client) {
+    const std::lock_guard lock(idle_mutex_);
+    idle_.push_back(std::move(client));
+  }
+
   [[nodiscard]] InputError failure(const std::string& path, httplib::Error error) const {
     std::string message;
     switch (error) {
@@ -87,9 +110,11 @@ class HttpTransport final : public Transport {
   }
 
   std::string url_;
+  std::string scheme_host_port_;  // what httplib connects to
   std::string prefix_;
   HttpOptions options_;
-  httplib::Client client_;
+  std::mutex idle_mutex_;
+  std::vector<std::unique_ptr<httplib::Client>> idle_;
 };
 
 }  // namespace

@@ -72,6 +72,39 @@ TEST(QueryAnswer, ANumberTooLargeForADoubleIsALocatedError) {
   EXPECT_NE(answer.error_text().find("179e672800"), std::string::npos) << answer.error_text();
 }
 
+// The answer is read as it streams (SAX, no document): members in any order, labels sorted by name with the
+// last of a repeated name kept, as a JSON object holds them.
+TEST(QueryAnswer, ReadsMembersInAnyOrderAndSortsLabels) {
+  const auto answer = read_query_answer(
+      R"({"data":{"result":[{"values":[[5,"7"]],"metric":{"z":"1","a":"2","m":"x","m":"y"}}],
+          "resultType":"matrix","extra":{"nested":[1,{"x":null}]}},"status":"success"})",
+      "q");
+  ASSERT_TRUE(answer.ok()) << answer.error_text();
+  EXPECT_EQ(answer.value().series.at(0).metric, (Labels{{"a", "2"}, {"m", "y"}, {"z", "1"}}));
+  ASSERT_EQ(answer.value().series.at(0).points.size(), 1U);
+  EXPECT_DOUBLE_EQ(answer.value().series.at(0).points[0].value, 7);
+}
+
+// An error answer is quoted even when its data, or the shape of the rest, would be wrong too; a series'
+// error names its index however the members were ordered.
+TEST(QueryAnswer, ErrorsComeInTheOrderADocumentReaderMeetsThem) {
+  EXPECT_EQ(read_query_answer(R"({"data":7,"error":"boom","status":"error"})", "q").error_text(),
+            "q: Prometheus answered an error (no errorType): boom\n");
+  const auto second = read_query_answer(
+      R"({"status":"success","data":{"result":[{"metric":{},"value":[1,"1"]},{"metric":{"gpu":3},"value":[1,"x"]}],
+          "resultType":"vector"}})",
+      "q");
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error_text().find("/data/result/1/metric/gpu"), std::string::npos) << second.error_text();
+  EXPECT_NE(second.error_text().find("expected a string, got number"), std::string::npos)
+      << second.error_text();
+  // A matrix entry without "values" (its "value" is a vector's) is named.
+  const auto matrix = read_query_answer(
+      R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"value":[1,"1"]}]}})", "q");
+  EXPECT_NE(matrix.error_text().find("/data/result/0: missing \"values\""), std::string::npos)
+      << matrix.error_text();
+}
+
 TEST(QueryAnswer, RejectsScalarsAndOtherShapes) {
   EXPECT_NE(read_query_answer(R"({"status":"success","data":{"resultType":"scalar","result":[1,"2"]}})", "q")
                 .error_text()

@@ -31,7 +31,8 @@ class Transport {
 
   // The server's address as errors name it ("http://127.0.0.1:9090").
   [[nodiscard]] virtual std::string url() const = 0;
-  // Any HTTP answer, whatever its status; an error naming the URL when none came.
+  // Any HTTP answer, whatever its status; an error naming the URL when none came. Safe to call from several
+  // threads at once (QueryClient::ask_each sends independent queries concurrently).
   [[nodiscard]] virtual Result<HttpResponse> get(const std::string& path, const QueryParams& params) = 0;
 
  protected:

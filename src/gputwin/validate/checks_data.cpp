@@ -72,6 +72,9 @@ const std::vector<RuleShape>& rule_shapes() {
       {"gpu-reporting-gap", {"last", "from", "to", "when", "node_last", "missing"}, {}},
       {"nodes-missing", {"count", "designed", "names"}, {}},
       {"nodes-not-in-design", {"designed", "first", "last"}, {}},
+      {"pcie-link-below-design",
+       {"generation", "width", "measured", "expected_link", "expected", "accelerator"},
+       {}},
       {"design-not-compared", {"what", "reason"}, {}},
   };
   return shapes;

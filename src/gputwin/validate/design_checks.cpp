@@ -1,5 +1,5 @@
 // The measured fleet against the design (`gputwin validate --cluster`): node count and names, and per node
-// the GPU model, GPU count and GPU memory.
+// the GPU model, GPU count and GPU memory, and per GPU its PCIe link against the designed GPU's host link.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -124,6 +124,45 @@ void check_gpu_memory(const FleetNode& node, const DesignedFleet& design, Findin
   }
 }
 
+// The design's host link as one-way GB/s; empty, with a design-not-compared finding saying why, when the
+// catalog gives no PCIe link the data knows.
+std::optional<double> designed_link_rate(const DesignedFleet& design, Findings& out) {
+  const auto shape = parse_pcie_link(design.host_link);
+  const auto rate = shape ? pcie_link_gigabytes_per_second(design.pcie_lane_rates, *shape) : std::nullopt;
+  if (rate) return rate;
+  const std::string reason =
+      design.host_link.empty()
+          ? "the catalog gives no host link for " + design.accelerator
+          : "the catalog's host link of " + design.accelerator + ", '" + design.host_link +
+                "', is no PCIe generation and width that data/validate/pcie-links.yaml knows";
+  out.add("design-not-compared", "-", std::nullopt, {design.spec, 0, 0},
+          {{"what", "PCIe links"}, {"reason", reason}});
+  return std::nullopt;
+}
+
+// Each GPU's most capable link (its maximum generation and width, what the GPU and its slot allow) against
+// the design's; the current link is judged against the maximum by the pcie-*-below-max rules.
+void check_pcie_links(const FleetNode& node, const DesignedFleet& design, double designed_rate,
+                      Findings& out) {
+  if (!node.facts || gpu_model_differs(node, design)) return;
+  for (const GpuFacts& gpu : node.facts->gpus) {
+    if (!gpu.pcie.generation_max || !gpu.pcie.width_max) continue;
+    const PcieLinkShape shape{*gpu.pcie.generation_max, *gpu.pcie.width_max};
+    const auto measured = pcie_link_gigabytes_per_second(design.pcie_lane_rates, shape);
+    // A generation beyond the data's (newer than the design's, since the design's is known) is not slower.
+    constexpr double kRounding = 1e-9;
+    if (!measured || *measured >= designed_rate * (1 - kRounding)) continue;
+    out.add("pcie-link-below-design", node.name, gpu.index,
+            {gpu.source.empty() ? node.facts->source : gpu.source, gpu.line, 0},
+            {{"generation", std::to_string(shape.generation)},
+             {"width", std::to_string(shape.lanes)},
+             {"measured", fmt::format("{:.1f}", *measured)},
+             {"expected_link", design.host_link},
+             {"expected", fmt::format("{:.1f}", designed_rate)},
+             {"accelerator", design.accelerator_name}});
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> reported_gpu_models(const FleetNode& node) {
@@ -153,10 +192,14 @@ void check_against_design(const Fleet& fleet, const DesignedFleet& design, Findi
             {{"what", "GPU models"},
              {"reason",
               "data/validate/gpu-names.yaml lists no product name for the designed " + design.accelerator}});
+  // Without a designed GPU in the catalog there is nothing to compare a link with (its model is not
+  // compared either).
+  const auto designed_rate = design.accelerator_name.empty() ? std::nullopt : designed_link_rate(design, out);
   for (const FleetNode& node : fleet.nodes) {
     check_gpu_model(node, design, out);
     check_gpu_count(node, design, out);
     check_gpu_memory(node, design, out);
+    if (designed_rate) check_pcie_links(node, design, *designed_rate, out);
   }
 }
 

@@ -1,9 +1,12 @@
 // The measured fleet against the design (issue 13 item 3): GPU model, GPUs per node, GPU memory, node count.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "gputwin/design/design_test_support.hpp"
 #include "gputwin/validate/checks.hpp"
 #include "gputwin/validate/design_inputs.hpp"
+#include "gputwin/validate/pcie_links.hpp"
 #include "gputwin/validate/text_values.hpp"
 #include "gputwin/validate/validate_test_support.hpp"
 
@@ -19,6 +22,9 @@ DesignedFleet h100_design(int nodes) {
   design.accelerator_name = "H100 SXM 80GB";
   design.gpu_memory = gigabytes(80);
   design.reported_names = {"NVIDIA H100 80GB HBM3"};
+  design.host_link = "PCIe Gen5 x16";
+  design.pcie_lane_rates =
+      load_pcie_lane_rates(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/pcie-links.yaml").value();
   return design;
 }
 
@@ -128,6 +134,81 @@ TEST(DesignChecks, AnAcceleratorWithoutKnownNamesIsSaidNotGuessed) {
   EXPECT_EQ(findings.back().severity, Severity::info);
 }
 
+// The designed H100 SXM's host link is PCIe Gen5 x16: 32 GT/s x 128/130 / 8 x 16 = 63.0 GB/s each way.
+TEST(DesignChecks, AGpuWhoseLinkCannotReachTheDesignsIsReported) {
+  FleetNode node = node_of("node01", "NVIDIA H100 80GB HBM3", 4);
+  const std::vector<PcieLinkShape> maxima = {{5, 16}, {4, 16}, {5, 8}, {6, 16}};
+  for (std::size_t i = 0; i < maxima.size(); ++i) {
+    node.facts->gpus[i].pcie.generation_max = maxima[i].generation;
+    node.facts->gpus[i].pcie.width_max = maxima[i].lanes;
+  }
+  DesignedFleet design = h100_design(1);
+  design.gpus_per_node = 4;
+  const auto findings = against({node}, design);
+  EXPECT_EQ(described(findings),
+            (std::vector<std::string>{
+                "node01 pcie-link-below-design: PCIe link gen 4 x16 at most (31.5 GB/s each way) where the "
+                "design's H100 SXM 80GB has PCIe Gen5 x16 (63.0 GB/s)",
+                "node01 pcie-link-below-design: PCIe link gen 5 x8 at most (31.5 GB/s each way) where the "
+                "design's H100 SXM 80GB has PCIe Gen5 x16 (63.0 GB/s)",
+            }));
+  ASSERT_EQ(findings.size(), 2U);
+  EXPECT_EQ(findings[0].gpu.value_or(-1), 1);
+  EXPECT_EQ(findings[0].severity, Severity::warning);
+  EXPECT_EQ(findings[1].gpu.value_or(-1), 2);
+}
+
+TEST(DesignChecks, AHostLinkThatIsNotPcieIsSaidNotCompared) {
+  DesignedFleet design = h100_design(1);
+  design.host_link = "NVLink-C2C to Grace CPU";
+  FleetNode node = node_of("node01", "NVIDIA H100 80GB HBM3", 8);
+  node.facts->gpus[0].pcie.generation_max = 1;
+  node.facts->gpus[0].pcie.width_max = 1;
+  const auto findings = against({node}, design);
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].rule, "design-not-compared");
+  EXPECT_NE(findings[0].message.find("PCIe links not compared"), std::string::npos) << findings[0].message;
+  EXPECT_NE(findings[0].message.find("'NVLink-C2C to Grace CPU'"), std::string::npos) << findings[0].message;
+}
+
+TEST(PcieLinks, RatesByGenerationAndWidthFromTheData) {
+  const auto rates = load_pcie_lane_rates(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/pcie-links.yaml");
+  ASSERT_TRUE(rates.ok()) << rates.error_text();
+  // Worked by hand: GT/s x payload / line bits / 8 x lanes.
+  EXPECT_DOUBLE_EQ(*pcie_link_gigabytes_per_second(rates.value(), {1, 1}), 0.25);
+  EXPECT_DOUBLE_EQ(*pcie_link_gigabytes_per_second(rates.value(), {2, 16}), 8.0);
+  EXPECT_DOUBLE_EQ(*pcie_link_gigabytes_per_second(rates.value(), {3, 8}), 8.0 * 128 / 130);
+  EXPECT_DOUBLE_EQ(*pcie_link_gigabytes_per_second(rates.value(), {4, 16}), 32.0 * 128 / 130);
+  EXPECT_DOUBLE_EQ(*pcie_link_gigabytes_per_second(rates.value(), {5, 16}), 64.0 * 128 / 130);
+  EXPECT_DOUBLE_EQ(*pcie_link_gigabytes_per_second(rates.value(), {6, 16}), 128.0);
+  EXPECT_FALSE(pcie_link_gigabytes_per_second(rates.value(), {7, 16}).has_value());
+  EXPECT_FALSE(pcie_link_gigabytes_per_second(rates.value(), {5, 0}).has_value());
+}
+
+TEST(PcieLinks, TheCatalogsHostLinkTypesParse) {
+  const auto gen5 = parse_pcie_link("PCIe Gen5 x16");
+  ASSERT_TRUE(gen5.has_value());
+  EXPECT_EQ(gen5->generation, 5);
+  EXPECT_EQ(gen5->lanes, 16);
+  EXPECT_EQ(parse_pcie_link("PCIe Gen4 x8")->lanes, 8);
+  EXPECT_FALSE(parse_pcie_link("NVLink-C2C to Grace CPU").has_value());
+  EXPECT_FALSE(parse_pcie_link("PCIe Gen5").has_value());
+  EXPECT_FALSE(parse_pcie_link("").has_value());
+}
+
+TEST(PcieLinks, ABadDataFileNamesFileLineAndField) {
+  const std::string path = ::testing::TempDir() + "/pcie-links-bad.yaml";
+  {
+    std::ofstream out(path);
+    out << "schema: gputwin.pcie-links/1\ngenerations:\n  - generation: 5\n    transfer_rate_gt_per_s: 32\n"
+           "    payload_bits: 130\n    line_bits: 128\n    source: \"x\"\n";
+  }
+  const auto rates = load_pcie_lane_rates(path);
+  ASSERT_FALSE(rates.ok());
+  EXPECT_NE(rates.error_text().find("pcie-links-bad.yaml:5:"), std::string::npos) << rates.error_text();
+  EXPECT_NE(rates.error_text().find("payload_bits"), std::string::npos) << rates.error_text();
+}
+
 TEST(GpuProductNames, TheBundledDataNamesTheDesignedGpus) {
   const auto names =
       load_gpu_product_names(std::string(GPUTWIN_SOURCE_DIR) + "/data/validate/gpu-names.yaml");
@@ -149,6 +230,8 @@ TEST(DesignCheckOptions, TheDesignGivesTheFleetTheBusbwPredictionAndTheIntendedM
   ASSERT_TRUE(options.value().design.has_value());
   EXPECT_EQ(options.value().design->gpus_per_node, 8);
   EXPECT_EQ(options.value().design->accelerator, "h100-sxm");
+  EXPECT_EQ(options.value().design->host_link, "PCIe Gen5 x16");  // the catalog's h100-sxm host_link
+  EXPECT_EQ(options.value().design->pcie_lane_rates.size(), 6U);  // generations 1-6
   EXPECT_EQ(static_cast<int>(options.value().design->node_names.size()), cluster.nodes);
   EXPECT_TRUE(static_cast<bool>(options.value().predict_busbw));
   EXPECT_FALSE(options.value().mig.has_value());

@@ -30,15 +30,16 @@ Result<CheckOptions> design_check_options(const std::string& spec, const Cluster
   auto hardware = perf_hardware(cluster, catalog);
   auto model = load_collective_model(bundled_data_dir() + "/perf/nccl-cost-model.yaml");
   const auto names = load_gpu_product_names(bundled_data_dir() + "/validate/gpu-names.yaml");
+  const auto pcie_rates = load_pcie_lane_rates(bundled_data_dir() + "/validate/pcie-links.yaml");
   InputErrors errors;
   for (const InputErrors* each :
        {hardware.ok() ? nullptr : &hardware.errors(), model.ok() ? nullptr : &model.errors(),
-        names.ok() ? nullptr : &names.errors()}) {
+        names.ok() ? nullptr : &names.errors(), pcie_rates.ok() ? nullptr : &pcie_rates.errors()}) {
     if (each != nullptr) errors.insert(errors.end(), each->begin(), each->end());
   }
   if (!errors.empty()) return errors;
   CheckOptions options;
-  options.design = designed_fleet(spec, cluster, catalog, names.value());
+  options.design = designed_fleet(spec, cluster, catalog, names.value(), pcie_rates.value());
   if (!mig_layout.empty()) options.mig = intended_mig_on(hardware.value().accelerator, catalog, mig_layout);
   options.predict_busbw = design_busbw_predictor(std::move(hardware).value(), std::move(model).value());
   return options;

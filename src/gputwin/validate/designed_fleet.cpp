@@ -29,9 +29,10 @@ Result<GpuProductNames> load_gpu_product_names(const std::string& path) {
 }
 
 DesignedFleet designed_fleet(const std::string& spec, const Cluster& cluster, const Catalog& catalog,
-                             const GpuProductNames& names) {
+                             const GpuProductNames& names, const PcieLaneRates& pcie_lane_rates) {
   DesignedFleet design;
   design.spec = spec;
+  design.pcie_lane_rates = pcie_lane_rates;
   for (const Device& device : cluster.devices)
     if (device.kind == DeviceKind::node) design.node_names.push_back(device.name);
   // The design's one node type; a cluster of several types is compared with its first node's type.
@@ -45,6 +46,7 @@ DesignedFleet designed_fleet(const std::string& spec, const Cluster& cluster, co
   if (const Accelerator* accelerator = catalog.find<Accelerator>(type->accelerator)) {
     design.accelerator_name = accelerator->info.name;
     design.gpu_memory = accelerator->memory;
+    if (accelerator->host_link) design.host_link = accelerator->host_link->type;
   }
   if (const auto known = names.find(type->accelerator); known != names.end())
     design.reported_names = known->second;

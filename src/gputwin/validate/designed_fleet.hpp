@@ -19,6 +19,7 @@
 #include "gputwin/core/error.hpp"
 #include "gputwin/core/units.hpp"
 #include "gputwin/design/cluster.hpp"
+#include "gputwin/validate/pcie_links.hpp"
 
 namespace gputwin::validate {
 
@@ -35,9 +36,12 @@ struct DesignedFleet {
   std::string accelerator_name;  // "H100 SXM 80GB"
   ByteSize gpu_memory;
   std::vector<std::string> reported_names;  // empty when gpu-names.yaml lists none for the accelerator
+  std::string host_link;          // the catalog GPU's host_link type ("PCIe Gen5 x16"); may be empty
+  PcieLaneRates pcie_lane_rates;  // data/validate/pcie-links.yaml, to judge links by
 };
 
 [[nodiscard]] DesignedFleet designed_fleet(const std::string& spec, const Cluster& cluster,
-                                           const Catalog& catalog, const GpuProductNames& names);
+                                           const Catalog& catalog, const GpuProductNames& names,
+                                           const PcieLaneRates& pcie_lane_rates);
 
 }  // namespace gputwin::validate

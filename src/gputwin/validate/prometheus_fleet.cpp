@@ -277,6 +277,28 @@ InputError no_series_error(const std::string& url, const PrometheusWindow& windo
                   url, when)};
 }
 
+// A fault metric's worst value over the range, only where it was above 0: a GPU with no fault in the range
+// (nearly all of a fleet) already has its 0 from the instant query, so the server need not send it again.
+std::string worst_fault_query(const std::string& metric, const std::string& range) {
+  return "max_over_time(" + metric + "[" + range + "]) > 0";
+}
+
+// The queries of a read: every fact metric now; over a range, each fault metric's worst value in it and
+// every GPU's utilisation at each step.
+std::vector<prometheus::QueryRequest> requests_of(const PrometheusWindow& window) {
+  using prometheus::QueryRequest;
+  const std::string every_fact =
+      "{__name__=~\"" + joined(dcgm_fact_metrics(), "|") + "|" + kUtilization + "\"}";
+  std::vector<QueryRequest> requests{QueryRequest::instant(every_fact, window.at_s)};
+  if (!window.range_s || !window.at_s) return requests;
+  const std::string range = prometheus::duration_text(*window.range_s);
+  for (const std::string& metric : dcgm_fault_metrics())
+    requests.push_back(QueryRequest::instant(worst_fault_query(metric, range), window.at_s));
+  requests.push_back(
+      QueryRequest::range(kUtilization, *window.at_s - *window.range_s, *window.at_s, window.step_s));
+  return requests;
+}
+
 }  // namespace
 
 std::string host_of(const prometheus::Labels& labels) {
@@ -294,7 +316,7 @@ std::string host_of(const prometheus::Labels& labels) {
 }
 
 Result<PrometheusFleet> read_prometheus_fleet(prometheus::Transport& transport,
-                                              const PrometheusWindow& window) {
+                                              const PrometheusWindow& window, int connections) {
   PrometheusFleet result;
   PrometheusRead& read = result.read;
   read.url = transport.url();
@@ -303,28 +325,30 @@ Result<PrometheusFleet> read_prometheus_fleet(prometheus::Transport& transport,
   FleetAssembler assembler(read.url, read);
   std::map<std::string, RangeReporting> reporting;
 
-  const std::string every_fact =
-      "{__name__=~\"" + joined(dcgm_fact_metrics(), "|") + "|" + kUtilization + "\"}";
-  auto now = client.instant(every_fact, window.at_s);
-  if (!now.ok()) return now.errors();
-  const bool nothing_now = now.value().series.empty();
-  if (nothing_now && !window.range_s) return no_series_error(read.url, window);
-  assembler.add(std::move(now).value(), std::nullopt);
-
-  if (window.range_s && window.at_s) {
-    const std::string range = prometheus::duration_text(*window.range_s);
-    for (const std::string& metric : dcgm_fault_metrics()) {
-      auto worst = client.instant("max_over_time(" + metric + "[" + range + "])", window.at_s);
-      if (!worst.ok()) return worst.errors();
-      assembler.add(std::move(worst).value(), metric);
+  const std::vector<prometheus::QueryRequest> requests = requests_of(window);
+  const std::vector<std::string> fault_metrics = dcgm_fault_metrics();
+  bool nothing_now = false;
+  std::optional<QueryAnswer> utilization;
+  const auto failed = client.ask_each(requests, connections, [&](std::size_t index, QueryAnswer answer) {
+    if (index == 0) {
+      nothing_now = answer.series.empty();
+      if (!nothing_now || window.range_s) assembler.add(std::move(answer), std::nullopt);
+    } else if (index <= fault_metrics.size()) {
+      assembler.add(std::move(answer), fault_metrics[index - 1]);
+    } else {
+      utilization = std::move(answer);
     }
-    const double start_s = *window.at_s - *window.range_s;
-    const auto utilization = client.range(kUtilization, start_s, *window.at_s, window.step_s);
-    if (!utilization.ok()) return utilization.errors();
+  });
+  if (failed) return *failed;
+  if (nothing_now && !window.range_s) return no_series_error(read.url, window);
+
+  if (utilization) {
     // A fleet silent at the range's end (every exporter gone) is still judged on what the range saw.
-    if (nothing_now && read.series == 0 && utilization.value().series.empty())
+    if (nothing_now && read.series == 0 && utilization->series.empty())
       return no_series_error(read.url, window);
-    const UtilizationGrid grid = grid_of(utilization.value(), start_s, *window.at_s, window.step_s, read);
+    const double start_s = *window.at_s - *window.range_s;
+    const UtilizationGrid grid = grid_of(*utilization, start_s, *window.at_s, window.step_s, read);
+    utilization.reset();
     read.timeline = timeline_of(grid, read);
     for (const auto& [gpu, latest] : grid.latest)
       if (!assembler.has_gpu(gpu)) assembler.add_utilization_only(latest.labels, latest.time_s, latest.value);

@@ -10,8 +10,9 @@
 //   read.value().fleet.nodes[0].reporting;   // the node's and its GPUs' last sample and gaps in the range
 //
 // Queries are batched, never one per GPU: one instant query for every metric the facts read (a regex over
-// __name__), and over a range one max_over_time query per fault metric (the worst value seen in the range is
-// the fact, as when a node's outputs are merged) and one range query of DCGM_FI_DEV_GPU_UTIL. Series are
+// __name__), and over a range one max_over_time(...) > 0 query per fault metric (the worst value seen in the
+// range is the fact, as when a node's outputs are merged; a GPU whose worst was 0 keeps the 0 of the instant
+// query, so only GPUs with a fault come back) and one range query of DCGM_FI_DEV_GPU_UTIL. Series are
 // grouped into nodes by dcgm-exporter's Hostname label, else by the scrape target's `instance` without its
 // port; into GPUs by the `gpu` label. A series without them is skipped and counted by reason; NaN samples are
 // counted and read as no value. No DCGM_FI_* series at all is an error naming the URL.
@@ -68,8 +69,15 @@ struct PrometheusFleet {
   PrometheusRead read;
 };
 
+// Queries in flight at once by default (`validate --connections`): a gputwin choice, so that the server
+// answers one query while gputwin reads another, without loading the server with many at once.
+inline constexpr int kDefaultQueryConnections = 3;
+
+// The queries are independent and go out over up to `connections` at once; the facts are built from the
+// answers in the queries' order, so the result does not depend on which came first.
 [[nodiscard]] Result<PrometheusFleet> read_prometheus_fleet(prometheus::Transport& transport,
-                                                            const PrometheusWindow& window);
+                                                            const PrometheusWindow& window,
+                                                            int connections = kDefaultQueryConnections);
 
 // The node a series belongs to: its Hostname label, else its instance without the port; empty when neither.
 [[nodiscard]] std::string host_of(const prometheus::Labels& labels);

@@ -127,10 +127,10 @@ TEST(PrometheusFleet, ARangeTakesTheWorstFaultAndTheUtilisationByInterval) {
            json_answer(answer_of(
                "vector", {{{"metric", labelled("DCGM_FI_DEV_XID_ERRORS", 0)}, {"value", {1000, "0"}}},
                           {{"metric", labelled("DCGM_FI_DEV_XID_ERRORS", 1)}, {"value", {1000, "0"}}}})));
-  fake.add("/api/v1/query", "max_over_time(DCGM_FI_DEV_XID_ERRORS[900s])",
+  fake.add("/api/v1/query", "max_over_time(DCGM_FI_DEV_XID_ERRORS[900s]) > 0",
            json_answer(answer_of("vector", {{{"metric", labelled("", 1)}, {"value", {1000, "48"}}}})));
   for (const std::string& metric : dcgm_fault_metrics())  // the rest: none in the range
-    fake.add("/api/v1/query", "max_over_time(" + metric + "[900s])",
+    fake.add("/api/v1/query", "max_over_time(" + metric + "[900s]) > 0",
              json_answer(answer_of("vector", nlohmann::json::array())));
   fake.add(
       "/api/v1/query_range", "DCGM_FI_DEV_GPU_UTIL",
