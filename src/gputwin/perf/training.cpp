@@ -247,25 +247,31 @@ void context_exchange(const Context& x, double tokens, LayerPass& pass) {
 }
 
 // The flex dispatcher's deduplication (expert_dispatch_dedup: Megatron's HybridEP / DeepEP backends): a token
-// goes over the NICs once to each remote node that holds any of its top-k experts and is fanned out there
-// over NVLink (DeepSeek-V3 technical report, Section 3.2.2: IB to the same-index GPU of the target node, then
-// NVLink), where the alltoall dispatcher sends one copy per routed expert. With the experts spread evenly
-// over the group's n nodes (E / n each) and the top-k drawn without repeats, a given remote node holds none
-// of a token's k experts with probability C(E - E/n, k) / C(E, k); the copies that cross the NICs per token
-// are (n - 1) (1 - that) against k (n - 1) / n. Returned: their ratio, the share of the dispatch bytes left
-// (1 when the group stays inside one node or NVLink domain, or without the flex dispatcher). The fan-out
-// inside the node runs on NVLink and is not counted.
+// is sent once to each destination that holds any of its top-k experts, where the alltoall dispatcher sends one
+// copy per routed expert (MoEAlltoAllTokenDispatcher permutes the tokens by expert before its all-to-all).
+// Inside one NVLink domain the destination is the rank (DeepEP's dispatch layout marks a token once per rank,
+// is_token_in_rank; HybridEP's routing map is [tokens, ranks, local experts], one row per rank, and its combine
+// returns one sum per token and rank); across nodes it is the node, the token crossing the NICs once and fanned
+// out over NVLink there (DeepSeek-V3 technical report, Section 3.2.2: IB to the same-index GPU of the target
+// node, then NVLink). With the experts spread evenly over the group's n destinations (E / n each) and the top-k
+// drawn without repeats, a given destination holds none of a token's k experts with probability
+// C(E - E/n, k) / C(E, k); the copies that leave a GPU (or cross its node's NICs) per token are
+// (n - 1) (1 - that) against k (n - 1) / n. Returned: their ratio, the share of the dispatch bytes left (1
+// without the flex dispatcher). Across nodes the fan-out inside the node runs on NVLink and is not counted.
 double dispatch_dedup_factor(const TransformerModel& m, const TrainingConfig& c,
                              const CollectiveGroup& group) {
-  if (!c.expert_dispatch_dedup || group.ranks <= 1 || group.ranks_per_domain >= group.ranks) return 1;
-  const double nodes = std::ceil(static_cast<double>(group.ranks) / std::max(1, group.ranks_per_node));
+  if (!c.expert_dispatch_dedup || group.ranks <= 1) return 1;
+  const bool one_domain = group.ranks_per_domain >= group.ranks;
+  const double destinations =
+      one_domain ? group.ranks
+                 : std::ceil(static_cast<double>(group.ranks) / std::max(1, group.ranks_per_node));
   const double experts = m.moe.experts, k = m.moe.experts_per_token;
-  if (nodes <= 1 || k <= 0 || experts <= k) return 1;
-  const double elsewhere = experts - experts / nodes;  // experts not on a given remote node
-  double none_there = 1;                               // C(elsewhere, k) / C(E, k)
+  if (destinations <= 1 || k <= 0 || experts <= k) return 1;
+  const double elsewhere = experts - experts / destinations;  // experts not on a given destination
+  double none_there = 1;                                      // C(elsewhere, k) / C(E, k)
   for (int i = 0; i < static_cast<int>(k); ++i) none_there *= std::max(0.0, elsewhere - i) / (experts - i);
-  const double deduplicated = (nodes - 1) * (1 - none_there);
-  const double per_copy = k * (nodes - 1) / nodes;
+  const double deduplicated = (destinations - 1) * (1 - none_there);
+  const double per_copy = k * (destinations - 1) / destinations;
   return std::min(1.0, deduplicated / per_copy);
 }
 

@@ -102,8 +102,9 @@ struct TrainingConfig {
               // graph): the host wait per MoE layer is TrainingCalibration's graphed value
   bool expert_dispatch_dedup =
       false;  // the flex dispatcher (Megatron moe_token_dispatcher_type flex, HybridEP / DeepEP
-              // backends): a token crosses to each remote node once and is fanned out to that node's
-              // experts over NVLink, instead of one copy per routed expert (the alltoall dispatcher)
+              // backends): a token goes once to each rank (inside an NVLink domain) or node (across
+              // nodes, fanned out over NVLink there) holding any of its experts, instead of one copy per
+              // routed expert (the alltoall dispatcher)
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   [[nodiscard]] int gpus() const { return model_parallel() * dp; }   // GPUs that work (idle ones aside)

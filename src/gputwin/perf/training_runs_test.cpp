@@ -193,10 +193,14 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // rejected (18.13 %), so was no wait on the full-iteration CUDA-graph recipes (23.07 %; docs/accuracy.md).
   // Blackwell Ultra's measured precision rates (above) run its bf16 GEMMs faster than its mxfp8 ones: the
   // already optimistic bf16 gpt-oss rows more so; graphed wait refitted 5.30 ms: MoE 17.88 % (17.38 % before).
-  EXPECT_LE(moe_sum / moe, 0.1795);
-  // All 110 rows: 11.56 % (12.16 % before the measured precision rates, 12.27 % with the wait charged in the
-  // backward too); goal 5 %, not reached.
-  EXPECT_LE(fit.mean_abs_error, 0.1160);
+  // The flex dispatcher sending a token once per destination rank inside an NVLink domain too (DeepEP /
+  // HybridEP dispatch layout), with the measured rates above, both waits refitted 8.75 / 6.35 ms: MoE 17.40 %
+  // (16.88 % with the per-rank dispatch alone, 17.88 % with the measured rates alone, 17.38 % before both); the
+  // H100 Qwen3-235B recipe's tp_comm_overlap False was tried and left out (docs/accuracy.md).
+  EXPECT_LE(moe_sum / moe, 0.1750);
+  // All 110 rows: 11.32 % (11.56 % with the measured rates alone, 11.91 % with the per-rank dispatch alone,
+  // 12.16 % before both); goal 5 %, not reached.
+  EXPECT_LE(fit.mean_abs_error, 0.1135);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {

@@ -202,7 +202,10 @@ TEST(TrainingMoe, GraphedRecipesPayTheGraphedHostWait) {
 // The flex dispatcher (HybridEP) sends a token once to each remote node holding any of its experts: across
 // two DGX H100 nodes (top-8 of 128 experts) about one copy crosses per token instead of four, so the exposed
 // all-to-all shrinks by more than half; across eight nodes a token reaches more of them and the saving is
-// smaller; inside one node nothing changes.
+// smaller. Inside one node it sends a token once to each rank holding any of its experts: 16 experts per
+// rank, a given rank holds none of a token's 8 with probability C(112, 8) / C(128, 8) = 0.3326, so a token
+// leaves for 7 (1 - 0.3326) = 4.672 ranks instead of 8 x 7 / 8 = 7: the all-to-all bytes (134 MB per pass,
+// bandwidth-bound) scale by 0.667.
 TEST(TrainingMoe, FlexDispatcherSendsATokenOncePerRemoteNode) {
   const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
   ASSERT_NE(qwen, nullptr);
@@ -222,7 +225,7 @@ TEST(TrainingMoe, FlexDispatcherSendsATokenOncePerRemoteNode) {
       if (t.name == "expert-parallel all-to-all") return t.seconds;
     return -1.0;
   };
-  EXPECT_DOUBLE_EQ(all_to_all(1, true), all_to_all(1, false));
+  EXPECT_NEAR(all_to_all(1, true) / all_to_all(1, false), 0.6674, 0.01);
   const double two = all_to_all(2, true) / all_to_all(2, false);
   const double eight = all_to_all(8, true) / all_to_all(8, false);
   EXPECT_LT(two, 0.5);
