@@ -55,6 +55,49 @@ std::string predicted_text(const gputwin::ValidationRow& r) {
   return text;
 }
 
+// The host launch cost of one process driving several GPUs (nccl-tests -g): fitted on the one-process fit
+// sweeps, with every such sweep's band errors and held-out point's error without it and with it.
+void print_host_launch_calibration(const gputwin::Catalog& catalog, const gputwin::CollectiveModel& model,
+                                   const std::vector<gputwin::validate::ComparedSweep>& compared,
+                                   const std::vector<gputwin::ValidationRow>& evaluation_rows,
+                                   const std::string& dir) {
+  namespace v = gputwin::validate;
+  gputwin::CollectiveModel without = model;
+  without.nccl_tests_loop.host_launch_us_per_gpu = 0;
+  std::printf(
+      "\nCalibration: host launch cost per GPU (one process driving several GPUs, nccl-tests -g) = "
+      "median((printed - operation / iters) / GPUs per process) over the one-process fit sweeps' rows < 64 KiB "
+      "(all_reduce, all_gather) = %.2f us (stored %.2f us, applied)\n",
+      v::fit_host_launch_us_per_gpu(compared, model.nccl_tests_loop.iters),
+      model.nccl_tests_loop.host_launch_us_per_gpu);
+  for (const auto& sweep : compared) {
+    if (sweep.sweep.system.gpus_per_process <= 1) continue;
+    const auto bare = v::compare_sweep(catalog, without, sweep.sweep, dir);
+    if (!bare.ok()) continue;
+    for (const auto band : {v::SizeBand::small, v::SizeBand::mid, v::SizeBand::large})
+      std::printf("  %s %s, %s: mean |error| %.1f %% without -> %.1f %% with the host cost\n",
+                  sweep.sweep.set.c_str(), sweep.sweep.name.c_str(), v::band_name(band),
+                  v::band_summary(bare.value(), band).mean_abs_error_percent,
+                  v::band_summary(sweep, band).mean_abs_error_percent);
+  }
+  double before = 0;
+  double after = 0;
+  int count = 0;
+  for (const auto& row : evaluation_rows) {
+    if (row.point.gpus_per_process <= 1) continue;
+    const auto bare = gputwin::validate_collective_point(catalog, without, row.point);
+    if (!bare.ok()) continue;
+    std::printf("  evaluation %-48s %+7.1f %% -> %+7.1f %%\n", row.point.name.c_str(),
+                bare.value().error_percent(), row.error_percent());
+    before += std::abs(bare.value().error_percent());
+    after += std::abs(row.error_percent());
+    ++count;
+  }
+  if (count > 0)
+    std::printf("  %d held-out one-process points: mean |error| %.1f %% without -> %.1f %% with the host cost\n",
+                count, before / count, after / count);
+}
+
 // The full sweeps, their band errors and the candidate term's calibration (see the file comment).
 void print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveModel& model,
                   const std::vector<gputwin::ValidationRow>& evaluation_rows, bool markdown) {
@@ -105,6 +148,8 @@ void print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveMode
   }
   for (const auto& skipped : sweeps.value().not_expressible)
     std::printf("not compared: %s: %s\n", skipped.file.c_str(), skipped.why.c_str());
+
+  print_host_launch_calibration(catalog, model, compared, evaluation_rows, dir);
 
   // The candidate term: fitted on the multi-node fit sweeps' mid band, then tried on everything.
   const double fitted = v::fit_cross_node_op_overhead_us(compared);
@@ -225,6 +270,15 @@ int main(int argc, char** argv) {
       evaluation_count, evaluation_count ? evaluation_sum / evaluation_count : 0.0, evaluation_worst);
   std::printf("  (against one operation alone: mean |error| %.1f %%, worst %.1f %%)\n",
               evaluation_count ? evaluation_one_op_sum / evaluation_count : 0.0, evaluation_one_op_worst);
+  double own_process_sum = 0;
+  int own_process_count = 0;
+  for (const auto& r : evaluation_rows)
+    if (r.point.gpus_per_process == 1) {
+      own_process_sum += std::abs(r.error_percent());
+      ++own_process_count;
+    }
+  std::printf("  of which %d with one process per GPU: mean |error| %.1f %%\n", own_process_count,
+              own_process_count ? own_process_sum / own_process_count : 0.0);
   print_sweeps(catalog.value(), model.value(), evaluation_rows, markdown);
   return 0;
 }

@@ -32,6 +32,7 @@ struct CollectiveOptions {
   std::string protocol;
   int iters = 0;  // 0: nccl-tests' default, from the data
   bool blocking = false;
+  int gpus_per_process = 1;  // nccl-tests' -g
   bool explain = false;
   bool json = false;
   CatalogOptions catalog;
@@ -104,8 +105,13 @@ int run_collective(const CollectiveOptions& options) {
       std::cerr << model.error_text();
       return kInputError;
     }
+    if (group.ranks_per_node % options.gpus_per_process != 0)
+      throw UsageFailure{"--gpus-per-process: " + std::to_string(options.gpus_per_process) +
+                         " does not divide the group's " + std::to_string(group.ranks_per_node) +
+                         " GPUs per node (a process drives GPUs of one node)"};
     const NcclTestsLoopSettings loop{options.iters > 0 ? options.iters : model.value().nccl_tests_loop.iters,
-                                     options.blocking};
+                                     options.blocking, options.gpus_per_process,
+                                     model.value().nccl_tests_loop.host_launch_us_per_gpu};
     const CollectiveSweep sweep = sweep_collective(
         *hw, model.value(), {op, group, choice, min_bytes, max_bytes, options.factor, type_bytes, loop});
     if (options.json) {
@@ -157,6 +163,11 @@ void add_perf_collective_command(CLI::App& perf, int& exit_code) {
   command->add_flag(
       "--blocking", options->blocking,
       "each operation completes before the next, as nccl-tests' -z 1: prints one operation's time");
+  command
+      ->add_option("--gpus-per-process", options->gpus_per_process,
+                   "GPUs one process drives, nccl-tests' -g (default 1): its host issues their calls each "
+                   "iteration, at the fitted cost per GPU of data/perf/nccl-cost-model.yaml")
+      ->check(CLI::PositiveNumber);
   command->add_flag("--explain", options->explain,
                     "per size: algorithm, protocol, latency and bandwidth terms");
   command->add_flag("--json", options->json, std::string("print JSON (schema ") + kCollectiveSchema + ")");

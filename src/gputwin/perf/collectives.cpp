@@ -212,12 +212,17 @@ CollectiveModel read_model(const YamlField& root) {
   read_chunking(root.child("chunking"), model);
   read_efficiency(root.child("efficiency"), model);
   const YamlField loop = root.child("nccl_tests_loop");
-  loop.expect_keys({"source", "iters", "rank_average"});
+  loop.expect_keys({"source", "iters", "rank_average", "host_launch_us_per_gpu"});
   if (!loop.child("source").is_map())
     loop.child("source").fail("expected the source as title, file, section");
   model.nccl_tests_loop.iters = static_cast<int>(loop.child("iters").positive_integer());
   if (loop.child("rank_average").text() != "mean")
     loop.child("rank_average").fail("only 'mean' (nccl-tests' default -a 1) is modelled");
+  const YamlField launch = loop.child("host_launch_us_per_gpu");
+  launch.expect_keys({"value", "fitted_on"});
+  model.nccl_tests_loop.host_launch_us_per_gpu = launch.child("value").number();
+  if (model.nccl_tests_loop.host_launch_us_per_gpu < 0)
+    launch.child("value").fail("expected a time >= 0 (microseconds)");
   const YamlField factors = root.child("busbw_factors");
   for (std::size_t op = 0; op < kOpNames.size(); ++op)
     model.busbw_factor_text[op] = factors.child(kOpNames[op]).text();

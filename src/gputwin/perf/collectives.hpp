@@ -166,6 +166,9 @@ struct CollectiveModel {
   // rank's stream, the elapsed time / iters, averaged over ranks.
   struct NcclTestsLoop {
     int iters = 1;
+    // Host time to enqueue and launch one GPU's operation when one process drives several GPUs (-g): fitted
+    // on fit sources (data/perf/nccl-cost-model.yaml), user-settable.
+    double host_launch_us_per_gpu = 0;
   } nccl_tests_loop;
 };
 

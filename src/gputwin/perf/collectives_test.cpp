@@ -161,8 +161,9 @@ TEST(CollectivePublished, FitSetErrorsHeldToTheirMeasuredValues) {
 
 TEST(CollectivePublished, EvaluationSetErrorsDoNotGrow) {
   const ErrorSummary evaluation = summary_of("evaluation");
-  EXPECT_EQ(evaluation.points, 17);
-  EXPECT_LE(evaluation.mean, 36.5) << "measured 36.4 %";
+  // 17 runs with one process per GPU (36.4 %) and 5 one-node -g 8 points (4.9 %; 64.8 % without the host cost).
+  EXPECT_EQ(evaluation.points, 22);
+  EXPECT_LE(evaluation.mean, 29.4) << "measured 29.3 %";
   EXPECT_LE(evaluation.worst, 108.3) << "measured 108.2 %";
 }
 

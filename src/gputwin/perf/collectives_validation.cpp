@@ -16,6 +16,8 @@ void read_collective_setting(const YamlField& field, PublishedCollectivePoint& p
     point.nics_per_node = static_cast<int>(nics->positive_integer());
     point.nic_gbps = field.child("nic_gbps").positive_number();
   }
+  if (const auto per_process = field.optional_child("gpus_per_process"))
+    point.gpus_per_process = static_cast<int>(per_process->positive_integer());
   const YamlField op = field.child("op");
   const auto parsed = collective_from_name(op.text());
   if (!parsed) op.fail("unknown collective '" + op.text() + "'");
@@ -26,7 +28,7 @@ namespace {
 
 PublishedCollectivePoint read_point(const YamlField& field, bool multi_node, const std::string& set) {
   field.expect_keys({"name", "source", "system", "accelerator", "gpus", "nodes", "nics_per_node", "nic_gbps",
-                     "op", "algorithm", "bytes", "busbw_gbps", "time_us", "known_gap", "scale_up_domain",
+                     "gpus_per_process", "op", "algorithm", "bytes", "busbw_gbps", "time_us", "known_gap", "scale_up_domain",
                      "confidence"});
   PublishedCollectivePoint point;
   point.multi_node = multi_node;
@@ -122,8 +124,11 @@ Result<ValidationRow> validate_collective_point(const Catalog& catalog, const Co
   const CollectiveGroup group{hardware.gpus_per_node * point.nodes, hardware.gpus_per_node};
   row.estimate = estimate_collective(hardware, model, point.op, ByteSize::from_base(point.bytes), group,
                                      CollectiveChoice{point.algorithm, std::nullopt});
-  // The published points are nccl-tests outputs with its default loop (the held-out runs print iters: 20).
-  const NcclTestsTime printed = nccl_tests_time(row.estimate, model, {model.nccl_tests_loop.iters, false});
+  // The published points are nccl-tests outputs with its default loop (the held-out runs print iters: 20),
+  // launched with the GPUs per process their headers give.
+  const NcclTestsLoopSettings loop{model.nccl_tests_loop.iters, false, point.gpus_per_process,
+                                   model.nccl_tests_loop.host_launch_us_per_gpu};
+  const NcclTestsTime printed = nccl_tests_time(row.estimate, model, loop);
   row.predicted_time_us = printed.time_us;
   row.predicted_busbw_gbps = printed.algbw_gbps(point.bytes) * busbw_factor(point.op, group.ranks);
   row.pipelined = printed.pipelined;

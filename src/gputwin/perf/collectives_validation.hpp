@@ -29,6 +29,7 @@ struct PublishedCollectivePoint {
   int nodes = 1;
   int nics_per_node = 0;  // overrides, for systems the catalog lacks
   double nic_gbps = 0;    // Gb/s
+  int gpus_per_process = 1;  // nccl-tests' -g: GPUs one process (host thread) drives, as the run's header says
   CollectiveOp op = CollectiveOp::all_reduce;
   std::optional<CollectiveAlgorithm> algorithm;  // forced, as the measurement did
   double bytes = 0;
@@ -66,7 +67,7 @@ struct ValidationRow {
 class YamlField;
 
 // Reads the fields that say where and what a published point ran (system or accelerator, gpus, nodes,
-// nics_per_node with nic_gbps, op) into `point`, failing at the field that is wrong. Shared by the published
+// nics_per_node with nic_gbps, gpus_per_process, op) into `point`, failing at the field that is wrong. Shared by the published
 // points and the full nccl-tests sweeps (validate/collective_sweeps).
 void read_collective_setting(const YamlField& field, PublishedCollectivePoint& point);
 

@@ -19,6 +19,20 @@ bool rooted_chain(const CollectiveEstimate& one) {
   return rooted && one.algorithm == algorithm_name(CollectiveAlgorithm::Ring);
 }
 
+// The device time the loop prints (`device_us`, see nccl_tests_time) with one host thread issuing the calls
+// of several GPUs: host and devices overlap across iterations unless every operation is waited for.
+void charge_host_launches(NcclTestsTime& printed, double device_us, const NcclTestsLoopSettings& loop) {
+  if (loop.gpus_per_process <= 1) return;
+  printed.host_us = loop.gpus_per_process * loop.host_launch_us_per_gpu;
+  printed.host_bound = printed.host_us > device_us;
+  if (loop.blocking) {
+    printed.time_us = printed.host_us + device_us;
+    return;
+  }
+  printed.time_us =
+      std::max(printed.host_us, device_us) + std::min(printed.host_us, device_us) / printed.iters;
+}
+
 }  // namespace
 
 double NcclTestsTime::algbw_gbps(double bytes) const {
@@ -31,7 +45,10 @@ NcclTestsTime nccl_tests_time(const CollectiveEstimate& one, const CollectiveMod
   printed.one_operation_us = printed.time_us = one.time_us;
   printed.iters = std::max(1, loop.iters);
   const auto protocol = protocol_from_name(one.protocol);
-  if (loop.blocking || !rooted_chain(one) || !protocol) return printed;
+  if (loop.blocking || !rooted_chain(one) || !protocol) {
+    charge_host_launches(printed, printed.time_us, loop);
+    return printed;
+  }
   const int ranks = std::max(1, one.group.ranks);
   const double base =
       model.base_latency_us[static_cast<int>(CollectiveAlgorithm::Ring)][static_cast<int>(*protocol)];
@@ -43,6 +60,7 @@ NcclTestsTime nccl_tests_time(const CollectiveEstimate& one, const CollectiveMod
   // The rank j hops down the chain ends the loop j hops after the root; nccl-tests averages the ranks.
   printed.fill_us = (ranks - 1) / 2.0 * printed.hop_us;
   printed.time_us = std::min(one.time_us, printed.per_gpu_us + printed.fill_us / printed.iters);
+  charge_host_launches(printed, printed.time_us, loop);
   return printed;
 }
 

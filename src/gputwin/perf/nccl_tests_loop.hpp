@@ -21,6 +21,12 @@
 // with hop latency = (NCCL's latency - base) / its steps. Assumed, not measured: that NCCL's base latency is
 // a per-GPU cost every operation pays (not a host cost the loop hides too), and that the flow-control credit
 // never stalls the root (every rank of the chain is busy for the same time per operation).
+//
+// One process driving G GPUs (-g G): every iteration is one ncclGroupStart, G calls, ncclGroupEnd on one host
+// thread (src/common.cu startColl), so the host spends H = G x its per-GPU launch cost per iteration while the
+// GPUs run. Host and GPUs overlap across iterations: the slower of the two sets the pace and the other is
+// paid once per loop, so the loop prints max(H, T) + min(H, T) / iters (T: the device time above); blocking
+// (-z 1) serialises them: H + T. With G = 1 the one launch is inside NCCL's measured base latency: not added.
 #pragma once
 
 #include "gputwin/perf/collectives.hpp"
@@ -30,6 +36,8 @@ namespace gputwin {
 struct NcclTestsLoopSettings {
   int iters = 1;          // nccl-tests' -n
   bool blocking = false;  // nccl-tests' -z 1: every operation completes (and the ranks meet) before the next
+  int gpus_per_process = 1;           // nccl-tests' -g (x -t): GPUs whose calls one host thread issues
+  double host_launch_us_per_gpu = 0;  // the host's cost per GPU and iteration when gpus_per_process > 1
 };
 
 struct NcclTestsTime {
@@ -39,6 +47,8 @@ struct NcclTestsTime {
   double per_gpu_us = 0;        // pipelined: what one operation keeps each GPU busy (base + bandwidth term)
   double hop_us = 0;            // pipelined: one hop of the chain
   double fill_us = 0;           // pipelined: the chain's mean hop latency a rank waits once per loop
+  double host_us = 0;           // one process driving several GPUs: the host's time per iteration (H)
+  bool host_bound = false;      // H > the device time: the host sets the printed time
   int iters = 1;
   [[nodiscard]] double algbw_gbps(double bytes) const;  // bytes / time, as nccl-tests computes it
 };

@@ -30,6 +30,7 @@ double ring_base_us(const CollectiveEstimate& e) {
 
 TEST(NcclTestsLoop, IterationsAndRankAverageAreReadFromNcclTestsDefaults) {
   EXPECT_EQ(perf_setup().collectives.nccl_tests_loop.iters, 20);
+  EXPECT_GT(perf_setup().collectives.nccl_tests_loop.host_launch_us_per_gpu, 0);
   const auto path = std::filesystem::temp_directory_path() / "gputwin-bad-nccl-loop.yaml";
   std::ifstream in(source_path("data/perf/nccl-cost-model.yaml"));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -39,6 +40,22 @@ TEST(NcclTestsLoop, IterationsAndRankAverageAreReadFromNcclTestsDefaults) {
   const auto bad = load_collective_model(path.string());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error_text().find("rank_average"), std::string::npos) << bad.error_text();
+  EXPECT_NE(bad.error_text().find(path.string()), std::string::npos) << bad.error_text();
+  std::filesystem::remove(path);
+}
+
+TEST(NcclTestsLoop, ANegativeHostLaunchCostIsALocatedError) {
+  const auto path = std::filesystem::temp_directory_path() / "gputwin-bad-host-launch.yaml";
+  std::ifstream in(source_path("data/perf/nccl-cost-model.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string key = "host_launch_us_per_gpu:\n    value: ";
+  const auto at = text.find(key);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + key.size(), "-");
+  std::ofstream(path) << text;
+  const auto bad = load_collective_model(path.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error_text().find("value"), std::string::npos) << bad.error_text();
   EXPECT_NE(bad.error_text().find(path.string()), std::string::npos) << bad.error_text();
   std::filesystem::remove(path);
 }
@@ -103,6 +120,37 @@ TEST(NcclTestsLoop, LargeBroadcastsAreBandwidthBoundEitherWay) {
               1e-6);
   // Together 1.2 ms of 24.6: the loop stays within 5 % of one operation.
   EXPECT_GT(printed.time_us, one.time_us * 0.95);
+}
+
+// One process issuing 8 GPUs' calls (nccl-tests -g 8) at 4 us each: 32 us of host time per iteration, which
+// the loop overlaps with the GPUs' work across iterations. Hand-worked on an 8-GPU H100 board.
+TEST(NcclTestsLoop, OneProcessDrivingEightGpusPaysTheSlowerOfHostAndDevicePerIteration) {
+  const PerfHardware board = perf_hardware_of_accelerator(perf_setup().catalog, "h100-sxm", 8).value();
+  const auto one_op = [&](double bytes) {
+    return estimate_collective(board, perf_setup().collectives, CollectiveOp::all_reduce,
+                               ByteSize::from_base(bytes), CollectiveGroup{8, 8});
+  };
+  const NcclTestsLoopSettings eight{20, false, 8, 4.0};
+  const CollectiveEstimate small = one_op(8);
+  ASSERT_LT(small.time_us, 32.0) << "an 8-byte all_reduce on NVLink is faster than 8 launches";
+  const NcclTestsTime host_bound = nccl_tests_time(small, perf_setup().collectives, eight);
+  EXPECT_TRUE(host_bound.host_bound);
+  EXPECT_DOUBLE_EQ(host_bound.host_us, 32.0);
+  EXPECT_NEAR(host_bound.time_us, 32.0 + small.time_us / 20, 1e-9);
+
+  const CollectiveEstimate large = one_op(1 << 30);
+  ASSERT_GT(large.time_us, 32.0);
+  const NcclTestsTime device_bound = nccl_tests_time(large, perf_setup().collectives, eight);
+  EXPECT_FALSE(device_bound.host_bound);
+  EXPECT_NEAR(device_bound.time_us, large.time_us + 32.0 / 20, 1e-9);
+
+  // -z 1: every operation is waited for, so host and device no longer overlap.
+  const NcclTestsTime blocking = nccl_tests_time(small, perf_setup().collectives, {20, true, 8, 4.0});
+  EXPECT_NEAR(blocking.time_us, 32.0 + small.time_us, 1e-9);
+  // One GPU per process: its one launch is inside NCCL's measured latency, nothing is added.
+  const NcclTestsTime own_process = nccl_tests_time(small, perf_setup().collectives, {20, false, 1, 4.0});
+  EXPECT_DOUBLE_EQ(own_process.time_us, small.time_us);
+  EXPECT_DOUBLE_EQ(own_process.host_us, 0.0);
 }
 
 // The held-out small broadcasts and reduces (nccl-tests outputs, never used to set anything) are where the

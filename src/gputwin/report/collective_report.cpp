@@ -85,14 +85,28 @@ std::string explain_text(const CollectiveSweepRow& row) {
          chunk_text(e) + loop_text(row.printed, e.group.ranks);
 }
 
+// One process driving several GPUs (-g): the host's share of every iteration, only when it applies.
+std::string host_launch_text(const NcclTestsLoopSettings& loop) {
+  if (loop.gpus_per_process <= 1) return "";
+  return fmt::format(
+      "# one process drives {} GPUs (-g {}): its host issues their {} calls every iteration, {:.2f} us at "
+      "{:.2f} us a GPU (fitted: data/perf/nccl-cost-model.yaml); time = {}\n",
+      loop.gpus_per_process, loop.gpus_per_process, loop.gpus_per_process,
+      loop.gpus_per_process * loop.host_launch_us_per_gpu, loop.host_launch_us_per_gpu,
+      loop.blocking ? "host + GPUs" : "max(host, GPUs) + min(host, GPUs) / iters");
+}
+
 std::string loop_header(const NcclTestsLoopSettings& loop) {
   if (loop.blocking)
     return "# nccl-tests loop: -z 1 (blocking): each operation completes before the next; time = one "
-           "operation\n";
+           "operation\n" +
+           host_launch_text(loop);
   return fmt::format(
-      "# nccl-tests loop: {} operations back to back on each rank's stream (-n {}), elapsed / {}, mean over "
-      "ranks; broadcast and reduce overlap down their chain, other operations print one operation's time\n",
-      loop.iters, loop.iters, loop.iters);
+             "# nccl-tests loop: {} operations back to back on each rank's stream (-n {}), elapsed / {}, mean "
+             "over ranks; broadcast and reduce overlap down their chain, other operations print one "
+             "operation's time\n",
+             loop.iters, loop.iters, loop.iters) +
+         host_launch_text(loop);
 }
 
 }  // namespace
@@ -143,6 +157,10 @@ nlohmann::json collective_json(const CollectiveSweep& sweep, const PerfHardware&
   out["dtype"] = dtype;
   out["nccl_version"] = model.nccl_version;
   out["loop"] = {{"iters", sweep.spec.loop.iters}, {"blocking", sweep.spec.loop.blocking}};
+  if (sweep.spec.loop.gpus_per_process > 1) {
+    out["loop"]["gpus_per_process"] = sweep.spec.loop.gpus_per_process;
+    out["loop"]["host_us"] = sweep.spec.loop.gpus_per_process * sweep.spec.loop.host_launch_us_per_gpu;
+  }
   out["group"] = {{"ranks", group.ranks}, {"nodes", group.nodes()}, {"ranks_per_node", group.ranks_per_node}};
   out["topology"] = {{"system", hw.system_id},
                      {"accelerator", hw.accelerator.info.id},

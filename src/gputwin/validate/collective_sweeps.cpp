@@ -17,7 +17,7 @@ constexpr double kLargeBandStart = 64 * kMibibyte;
 
 CollectiveSweep read_sweep(const YamlField& field) {
   field.expect_keys({"name", "file", "source", "set", "note", "system", "accelerator", "gpus", "nodes",
-                     "nics_per_node", "nic_gbps", "op"});
+                     "nics_per_node", "nic_gbps", "gpus_per_process", "op"});
   CollectiveSweep sweep;
   sweep.name = field.child("name").text();
   sweep.file = field.child("file").text();
@@ -121,6 +121,35 @@ double error_with_cross_node_overhead(const ValidationRow& row, double extra_us)
   return shifted.error_percent();
 }
 
+namespace {
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// nccl-tests issues alltoall and sendrecv as a group of send/receive calls per peer, not one call per GPU.
+bool one_call_per_gpu(CollectiveOp op) {
+  return op != CollectiveOp::alltoall && op != CollectiveOp::sendrecv;
+}
+
+}  // namespace
+
+double fit_host_launch_us_per_gpu(const std::vector<ComparedSweep>& fit_sweeps, int iters) {
+  std::vector<double> per_gpu;
+  for (const ComparedSweep& sweep : fit_sweeps) {
+    const PublishedCollectivePoint& system = sweep.sweep.system;
+    if (sweep.sweep.set != "fit" || system.gpus_per_process <= 1 || !one_call_per_gpu(system.op)) continue;
+    for (const SweepRow& row : sweep.rows)
+      if (size_band(row.bytes) == SizeBand::small)
+        per_gpu.push_back((row.published_time_us - row.row.estimate.time_us / std::max(1, iters)) /
+                          system.gpus_per_process);
+  }
+  return median(std::move(per_gpu));
+}
+
 double fit_cross_node_op_overhead_us(const std::vector<ComparedSweep>& fit_sweeps) {
   std::vector<double> residuals;
   for (const ComparedSweep& sweep : fit_sweeps) {
@@ -129,10 +158,7 @@ double fit_cross_node_op_overhead_us(const std::vector<ComparedSweep>& fit_sweep
       if (size_band(row.bytes) == SizeBand::mid)
         residuals.push_back(row.published_time_us - row.row.predicted_time_us);
   }
-  if (residuals.empty()) return 0;
-  std::sort(residuals.begin(), residuals.end());
-  const std::size_t n = residuals.size();
-  return n % 2 == 1 ? residuals[n / 2] : (residuals[n / 2 - 1] + residuals[n / 2]) / 2;
+  return median(std::move(residuals));
 }
 
 }  // namespace gputwin::validate

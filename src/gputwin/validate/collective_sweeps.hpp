@@ -84,5 +84,10 @@ struct BandSummary {
 // The candidate term fitted on the given sweeps' mid band: the median of published - predicted time over
 // every multi-node mid-band row (0 when there is none).
 [[nodiscard]] double fit_cross_node_op_overhead_us(const std::vector<ComparedSweep>& fit_sweeps);
+// The host's cost per GPU and iteration when one process drives several GPUs (nccl-tests -g), fitted on the
+// fit sweeps run that way: the median over their rows below 64 KiB of (printed - operation / iters) / GPUs per
+// process, on the operations nccl-tests issues as one call per GPU (not alltoall or sendrecv, whose calls go
+// per peer); 0 when no such row exists.
+[[nodiscard]] double fit_host_launch_us_per_gpu(const std::vector<ComparedSweep>& fit_sweeps, int iters);
 
 }  // namespace gputwin::validate

@@ -140,6 +140,65 @@ TEST(CollectiveSweeps, FitIsTheMedianOfMultiNodeMidBandResiduals) {
   EXPECT_DOUBLE_EQ(fit_cross_node_op_overhead_us({one_node}), 0.0);
 }
 
+// Hand-worked: 8 GPUs per process, published 40 us over a 20 us operation at 20 iterations:
+// (40 - 20 / 20) / 8 = 4.875 us a GPU; mid-band rows, held-out sweeps, per-peer operations and one GPU per
+// process are never fitted on.
+TEST(CollectiveSweeps, HostLaunchCostIsFittedOnSmallRowsOfOneProcessFitSweepsOnly) {
+  ComparedSweep sweep;
+  sweep.sweep.set = "fit";
+  sweep.sweep.system.gpus_per_process = 8;
+  sweep.sweep.system.op = CollectiveOp::all_reduce;
+  SweepRow row;
+  row.bytes = 1024;
+  row.published_time_us = 40;
+  row.row.estimate.time_us = 20;
+  sweep.rows.push_back(row);
+  SweepRow mid = row;
+  mid.bytes = 1048576;
+  mid.published_time_us = 500;
+  sweep.rows.push_back(mid);
+  EXPECT_DOUBLE_EQ(fit_host_launch_us_per_gpu({sweep}, 20), 4.875);
+  ComparedSweep held_out = sweep;
+  held_out.sweep.set = "evaluation";
+  held_out.rows[0].published_time_us = 4000;
+  ComparedSweep alltoall = held_out;
+  alltoall.sweep.set = "fit";
+  alltoall.sweep.system.op = CollectiveOp::alltoall;
+  ComparedSweep own_process = alltoall;
+  own_process.sweep.system.op = CollectiveOp::all_reduce;
+  own_process.sweep.system.gpus_per_process = 1;
+  EXPECT_DOUBLE_EQ(fit_host_launch_us_per_gpu({sweep, held_out, alltoall, own_process}, 20), 4.875);
+  EXPECT_DOUBLE_EQ(fit_host_launch_us_per_gpu({own_process}, 20), 0.0);
+}
+
+// The stored cost (data/perf/nccl-cost-model.yaml) is what the bundled fit sweeps give, not a hand-set number;
+// the one-process sweeps' headers say "nGpus 8".
+TEST(CollectiveSweeps, StoredHostLaunchCostIsWhatTheFitSweepsGive) {
+  GPUTWIN_REQUIRE_FIXTURE(nccl_tests_dir());
+  std::vector<ComparedSweep> fit;
+  int one_process = 0;
+  for (const auto& sweep : loaded().sweeps.sweeps) {
+    if (sweep.set != "fit") continue;
+    fit.push_back(compared(sweep.name));
+    if (sweep.system.gpus_per_process == 1) continue;
+    ++one_process;
+    std::ifstream in(nccl_tests_dir() + "/" + sweep.file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("nGpus " + std::to_string(sweep.system.gpus_per_process)), std::string::npos)
+        << sweep.file;
+  }
+  EXPECT_EQ(one_process, 3);
+  EXPECT_NEAR(fit_host_launch_us_per_gpu(fit, loaded().model.nccl_tests_loop.iters),
+              loaded().model.nccl_tests_loop.host_launch_us_per_gpu, 0.05);
+}
+
+TEST(CollectiveSweeps, ZeroGpusPerProcessIsALocatedError) {
+  const auto result =
+      load_collective_sweeps(edited_sweeps("gpus_per_process: 8", "gpus_per_process: 0"));
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.error_text().find("sweeps[1].gpus_per_process"), std::string::npos) << result.error_text();
+}
+
 // The 2 x DGX A100 InfiniBand sweep, every size: held to the measured errors (not to grow).
 TEST(CollectiveSweeps, DeepopsAllReduceByBand) {
   GPUTWIN_REQUIRE_FIXTURE(nccl_tests_dir());
@@ -162,8 +221,9 @@ TEST(CollectiveSweeps, DeepopsAllReduceByBand) {
   }
 }
 
-// The one-node 8 x A100 sweeps (one process driving 8 GPUs): held to the measured band errors. The small band
-// carries the single-process launch floor (about 35 us, 87 us for alltoall) the model does not charge.
+// The one-node 8 x A100 sweeps (one process driving 8 GPUs, charged the fitted host launch cost): held to the
+// measured band errors (without the host cost: 125.1 / 77.7 / 5.1, 207.8 / 163.6 / 17.8, 638.6 / 381.2 / 18.5;
+// alltoall's per-peer calls are charged as one, a lower bound).
 TEST(CollectiveSweeps, OneNodeA100SweepsByBand) {
   GPUTWIN_REQUIRE_FIXTURE(nccl_tests_dir());
   struct Expected {
@@ -172,9 +232,9 @@ TEST(CollectiveSweeps, OneNodeA100SweepsByBand) {
     double small, mid, large;
   };
   for (const Expected& e :
-       {Expected{"8x A100-SXM4-40GB (one node, NVSwitch), all_reduce", 32, 125.2, 77.8, 5.2},
-        Expected{"8x A100-SXM4-40GB (one node, NVSwitch), all_gather", 29, 207.9, 163.7, 17.9},
-        Expected{"8x A100-SXM4-40GB (one node, NVSwitch), alltoall", 29, 638.7, 381.3, 18.6}}) {
+       {Expected{"8x A100-SXM4-40GB (one node, NVSwitch), all_reduce", 32, 1.8, 43.9, 5.1},
+        Expected{"8x A100-SXM4-40GB (one node, NVSwitch), all_gather", 29, 0.9, 71.0, 17.7},
+        Expected{"8x A100-SXM4-40GB (one node, NVSwitch), alltoall", 29, 151.4, 144.4, 18.4}}) {
     const ComparedSweep sweep = compared(e.name);
     EXPECT_EQ(sweep.rows.size(), e.rows) << e.name;
     EXPECT_LE(band_summary(sweep, SizeBand::small).mean_abs_error_percent, e.small) << e.name;
@@ -223,8 +283,8 @@ TEST(CollectiveSweeps, CandidateTermFitsTheFitSweepAndIsWorseOnHeldOutPoints) {
     after += std::abs(error_with_cross_node_overhead(row.value(), fitted));
     ++count;
   }
-  ASSERT_EQ(count, 17);
-  EXPECT_LE(before / count, 36.5) << "measured 36.4 % (the adopted model: the term off)";
+  ASSERT_EQ(count, 22);  // 17 one process per GPU, 5 one-node -g 8
+  EXPECT_LE(before / count, 29.4) << "measured 29.3 % (the adopted model: the term off)";
   EXPECT_GT(after / count, before / count) << "the fitted term would be adopted if it helped held-out points";
 }
 
