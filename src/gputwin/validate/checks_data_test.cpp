@@ -40,7 +40,7 @@ TEST(ChecksData, BundledFileHasEveryRuleWithItsFigures) {
 TEST(ChecksData, UnknownRuleIdIsALocatedError) {
   const auto checks = load_checks_data(edited_checks("id: persistence-mode-off", "id: persistance-mode-off"));
   ASSERT_FALSE(checks.ok());
-  EXPECT_NE(checks.error_text().find("gputwin-checks-test-UnknownRuleIdIsALocatedError.yaml:"),
+  EXPECT_NE(checks.error_text().find("gputwin-checks-ChecksData-UnknownRuleIdIsALocatedError.yaml:"),
             std::string::npos)
       << checks.error_text();
   EXPECT_NE(checks.error_text().find("unknown rule id 'persistance-mode-off'"), std::string::npos);

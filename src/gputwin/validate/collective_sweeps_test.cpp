@@ -70,7 +70,7 @@ TEST(CollectiveSweeps, AnUnknownSetIsALocatedError) {
   const auto result = load_collective_sweeps(edited_sweeps("\n    set: fit", "\n    set: training"));
   ASSERT_FALSE(result.ok());
   // file:line:column and the field's path
-  EXPECT_NE(result.error_text().find("gputwin-sweeps-test-AnUnknownSetIsALocatedError.yaml:15:"),
+  EXPECT_NE(result.error_text().find("gputwin-sweeps-CollectiveSweeps-AnUnknownSetIsALocatedError.yaml:15:"),
             std::string::npos)
       << result.error_text();
   EXPECT_NE(result.error_text().find("sweeps[0].set"), std::string::npos) << result.error_text();
