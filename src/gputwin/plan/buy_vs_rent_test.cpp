@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "gputwin/core/test_text.hpp"
 #include "gputwin/design/power_and_cost.hpp"
 #include "gputwin/plan/load_design.hpp"
 
@@ -23,13 +24,10 @@ const Cluster& priced_cluster() {
   return cluster;
 }
 
+// A file of the test's own: ctest runs this file's tests in parallel processes, and two of them writing one
+// shared rent.yaml raced (one read the other's half-written file).
 std::string write_prices(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  EXPECT_NE(f, nullptr);
-  std::fputs(text.c_str(), f);
-  std::fclose(f);
-  return path;
+  return testing::per_test_file(text, "prices", "-" + name);
 }
 
 std::string prices_text(const std::string& on_demand, const std::string& reserved_3y = "1.50 USD") {
