@@ -67,7 +67,14 @@ class FabricAssembler {
     // Appliances connect where a node would: they take whole node slots (one port per rail).
     const int reserved_slots = ceil_div(appliance_links, rails);
     const int node_count = static_cast<int>(nodes.size());
-    const int units = ceil_div(node_count + reserved_slots, su_nodes);
+    // The slots of the last unit's leaves, used by nodes or not: a unit of rack-scale trays may leave ports
+    // of its last leaf per rail free (36 trays on 2 x 32 ports). Appliances take free leaf ports first, as
+    // the H100 RA's UFM takes a leaf's node port (Table 4); only when none is left do they open a unit.
+    const int node_units = ceil_div(node_count, su_nodes);
+    const int last_unit_nodes = node_count - (node_units - 1) * su_nodes;
+    const bool on_free_ports =
+        node_count > 0 && last_unit_nodes + reserved_slots <= leaves_per_rail * leaf_nodes;
+    const int units = on_free_ports ? node_units : ceil_div(node_count + reserved_slots, su_nodes);
 
     fabric_.rails = rails;
     fabric_.nodes_per_scalable_unit = su_nodes;
@@ -102,10 +109,16 @@ class FabricAssembler {
       devices_[nodes[k].device].placement_group = k / su_nodes;
       for (int rail = 0; rail < rails; ++rail) connect(nodes[k].device, Tier::endpoint, leaf_of(k, rail), 1);
     }
+    // An appliance's slot: past the nodes in the last unit's leaves, or the next slots of the design.
+    auto appliance_leaf = [&](int slot, int rail) {
+      if (!on_free_ports) return leaf_of(node_count + slot, rail);
+      const int unit_slot = last_unit_nodes + slot;
+      return leaves[((node_units - 1) * rails + rail) * leaves_per_rail + unit_slot / leaf_nodes];
+    };
     int link = 0;
     for (const auto& appliance : appliances) {
       for (int port = 0; port < appliance.ports; ++port, ++link) {
-        connect(appliance.device, Tier::endpoint, leaf_of(node_count + link / rails, link % rails), 1);
+        connect(appliance.device, Tier::endpoint, appliance_leaf(link / rails, link % rails), 1);
       }
     }
     build_upper_tiers(leaves, uplinks, rails * leaves_per_rail);

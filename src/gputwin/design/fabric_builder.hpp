@@ -6,7 +6,9 @@
 //
 // Rules (checked against the DGX SuperPOD reference architectures, and general for other radices):
 // - rail-optimized: port r of every node of a scalable unit (SU) goes to that SU's leaf r; full SUs of leaves
-//   and leaf uplinks are built even when the last SU is short; management appliances take node slots.
+//   and leaf uplinks are built even when the last SU is short; management appliances take node slots, on
+//   free ports of the last SU's leaves when there are any (a rack-scale SU's last leaf per rail), else past
+//   the last SU.
 // - leaf-spine: all ports of a node go to one leaf (top of rack).
 // - tiers: one switch when everything fits on it; two tiers while every leaf can reach every spine; then a
 //   third: pods of leaves under their own spines, spine j of every pod joined to core plane j.

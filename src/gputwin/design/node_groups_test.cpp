@@ -208,17 +208,50 @@ std::vector<std::string> boundary_steps(const Cluster& cluster) {
   return messages;
 }
 
-// Cost-step warnings per group: the example's 4 UFM ports take a 37th node slot on the NVL72 island's 36-tray
-// unit (a second unit of leaves); the DGX island's 17 of 32 slots are no step. The warning names the fabric.
-TEST(NodeGroups, BoundaryStepsAreComputedPerGroup) {
+// The example's NVL72 island: 36 trays of one scalable unit on 2 leaves per rail (32 node ports each), so the
+// second leaf of each rail serves 4 trays and has 28 node ports free; the 4 UFM ports (one per rail) go there
+// instead of opening a second unit. Hand-worked: 4 rails x 2 leaves = 8 leaves, 8 x 32 uplinks = 256
+// leaf-spine links on 4 spines of 64 ports (12 QM9700, not 24), 36 x 4 + 4 = 148 node and UFM links.
+TEST(NodeGroups, UfmTakesFreeLeafPortsOfTheNvl72Unit) {
   const Cluster cluster = plan_file(kMixedExample);
-  const auto steps = boundary_steps(cluster);
+  const auto fabrics = compute_fabrics(cluster);
+  ASSERT_EQ(fabrics.size(), 2u);
+  const Fabric& nvl72 = *fabrics[1];
+  EXPECT_EQ(nvl72.scalable_units, 1);
+  EXPECT_EQ(nvl72.switches_in(Tier::leaf), 8);
+  EXPECT_EQ(nvl72.switches_in(Tier::spine), 4);
+  EXPECT_EQ(nvl72.links_between(Tier::endpoint, Tier::leaf), 148);
+  EXPECT_EQ(nvl72.links_between(Tier::leaf, Tier::spine), 256);
+  std::set<std::string> ufm_leaves;
+  for (const LinkBundle& bundle : nvl72.bundles) {
+    if (bundle.tier_a != Tier::endpoint) continue;
+    if (cluster.devices[bundle.device_a].kind != DeviceKind::appliance) continue;
+    ufm_leaves.insert(cluster.devices[bundle.device_b].name);
+  }
+  EXPECT_EQ(ufm_leaves, (std::set<std::string>{
+                            "compute-gb200-nvl72-leaf-su1-rail1-2", "compute-gb200-nvl72-leaf-su1-rail2-2",
+                            "compute-gb200-nvl72-leaf-su1-rail3-2", "compute-gb200-nvl72-leaf-su1-rail4-2"}));
+  // The DGX island keeps the H100 reference architecture's rule: UFM on a node slot of the last unit (16 DGX
+  // and the UFM's slot on 8 leaves of one unit).
+  EXPECT_EQ(fabrics[0]->scalable_units, 1);
+  EXPECT_EQ(fabrics[0]->links_between(Tier::endpoint, Tier::leaf), 16 * 8 + 4);
+}
+
+// Cost-step warnings per group, only where a step happens: the example has none (the NVL72 island's UFM sits
+// on free leaf ports, the DGX island's 17 of 32 slots are no step). With one rack per scalable unit (18 trays
+// fill each leaf's 18 node ports) the UFM has no free port: it takes a node slot past the 36 of 2 full units
+// and opens a third. The warning names the fabric.
+TEST(NodeGroups, BoundaryStepsAreComputedPerGroup) {
+  EXPECT_TRUE(boundary_steps(plan_file(kMixedExample)).empty());
+  const std::string one_rack_units =
+      with(example_text(), "{system: gb200-nvl72, count: 2, scalable_unit: 36}",
+           "{system: gb200-nvl72, count: 2, scalable_unit: 18}");
+  const auto steps = boundary_steps(plan_text(one_rack_units));
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_NE(steps[0].find("On the compute:gb200-nvl72 fabric, the ports of 4 ufm-3.1 take 1 node slot past "
-                          "the 36 of 1 full scalable unit"),
+                          "the 36 of 2 full scalable units"),
             std::string::npos)
       << steps[0];
-  EXPECT_NE(steps[0].find("a second scalable unit"), std::string::npos) << steps[0];
   // A rack-scale group's trays are never removed: the only alternative is the appliances moved.
   EXPECT_EQ(steps[0].find("fewer"), std::string::npos) << steps[0];
 
