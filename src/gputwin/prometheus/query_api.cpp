@@ -27,6 +27,29 @@ struct ShapeError {
   std::string message;
 };
 
+// A member that should be a string, as last seen (a repeated key keeps its last value, as a document reader
+// does): its text, or the JSON type it was instead.
+class TextOrType {
+ public:
+  void assign(const char* type, const std::string* text) {
+    seen_ = true;
+    is_text_ = text != nullptr;
+    value_ = text ? *text : std::string(type);
+  }
+  [[nodiscard]] bool seen() const { return seen_; }
+  // The JSON type it had instead of a string; empty when it was a string or was not seen.
+  [[nodiscard]] std::optional<std::string> other_type() const {
+    return seen_ && !is_text_ ? std::optional<std::string>(value_) : std::nullopt;
+  }
+  // Its text: read only when seen() and no other_type().
+  [[nodiscard]] const std::string& text() const { return value_; }
+
+ private:
+  bool seen_ = false;
+  bool is_text_ = false;
+  std::string value_;
+};
+
 // The first error of a kind among the series, by series index.
 struct SeriesError {
   std::size_t series = 0;
@@ -122,16 +145,12 @@ class AnswerHandler {
 
   std::vector<Frame> stack_;
   std::optional<std::string> root_type_;  // set when the root is not an object
-  bool status_seen_ = false;
-  std::optional<std::string> status_;
-  std::optional<std::string> status_type_;  // set when "status" is not a string
+  TextOrType status_;
   std::optional<std::string> error_type_;
   std::optional<std::string> error_text_;
   bool data_seen_ = false;
   std::optional<std::string> data_type_;  // set when "data" is not an object
-  bool result_type_seen_ = false;
-  std::optional<std::string> result_type_;
-  std::optional<std::string> result_type_type_;  // set when "resultType" is not a string
+  TextOrType result_type_;                // "resultType"
   bool result_seen_ = false;
   std::optional<std::string> result_not_array_;  // the type "result" had instead
   QueryAnswer answer_;
@@ -217,13 +236,7 @@ void AnswerHandler::value_at(const char* type, const std::string* text) {
 
 void AnswerHandler::root_member(const std::string& key, const char* type, const std::string* text) {
   if (key == "status") {
-    status_seen_ = true;
-    status_.reset();
-    status_type_.reset();
-    if (text)
-      status_ = *text;
-    else
-      status_type_ = type;
+    status_.assign(type, text);
   } else if (key == "errorType" && text) {
     error_type_ = *text;
   } else if (key == "error" && text) {
@@ -236,13 +249,7 @@ void AnswerHandler::root_member(const std::string& key, const char* type, const 
 
 void AnswerHandler::data_member(const std::string& key, const char* type, const std::string* text) {
   if (key == "resultType") {
-    result_type_seen_ = true;
-    result_type_.reset();
-    result_type_type_.reset();
-    if (text)
-      result_type_ = *text;
-    else
-      result_type_type_ = type;
+    result_type_.assign(type, text);
   } else if (key == "result") {
     result_seen_ = true;
     if (std::string_view(type) != kArray) result_not_array_ = type;
@@ -357,21 +364,23 @@ void AnswerHandler::finish_entry() {
 
 std::optional<ShapeError> AnswerHandler::envelope_error() const {
   if (root_type_) return ShapeError{"", "expected a JSON object, got " + *root_type_};
-  if (!status_seen_) return ShapeError{"", "missing \"status\""};
-  if (status_type_) return ShapeError{"/status", "expected a string, got " + *status_type_};
-  if (*status_ == "error")
+  if (!status_.seen()) return ShapeError{"", "missing \"status\""};
+  if (auto type = status_.other_type()) return ShapeError{"/status", "expected a string, got " + *type};
+  const std::string& status = status_.text();
+  if (status == "error")
     return ShapeError{"", "Prometheus answered an error (" + error_type_.value_or("no errorType") +
                               "): " + error_text_.value_or("?")};
-  if (*status_ != "success")
-    return ShapeError{"/status", "expected \"success\" or \"error\", got \"" + *status_ + "\""};
+  if (status != "success")
+    return ShapeError{"/status", "expected \"success\" or \"error\", got \"" + status + "\""};
   if (!data_seen_) return ShapeError{"", "missing \"data\""};
   if (data_type_) return ShapeError{"/data", "expected an object, got " + *data_type_};
-  if (!result_type_seen_) return ShapeError{"/data", "missing \"resultType\""};
-  if (result_type_type_)
-    return ShapeError{"/data/resultType", "expected a string, got " + *result_type_type_};
-  if (*result_type_ != "vector" && *result_type_ != "matrix")
+  if (!result_type_.seen()) return ShapeError{"/data", "missing \"resultType\""};
+  if (auto type = result_type_.other_type())
+    return ShapeError{"/data/resultType", "expected a string, got " + *type};
+  const std::string& result_type = result_type_.text();
+  if (result_type != "vector" && result_type != "matrix")
     return ShapeError{"/data/resultType",
-                      "expected vector or matrix (a query for series), got " + *result_type_};
+                      "expected vector or matrix (a query for series), got " + result_type};
   if (!result_seen_) return ShapeError{"/data", "missing \"result\""};
   if (result_not_array_) return ShapeError{"/data/result", "expected an array, got " + *result_not_array_};
   return std::nullopt;
@@ -387,7 +396,7 @@ std::optional<ShapeError> AnswerHandler::series_shape_error(ResultType type) con
 
 std::variant<QueryAnswer, ShapeError> AnswerHandler::finish() {
   if (auto error = envelope_error()) return *error;
-  answer_.type = *result_type_ == "vector" ? ResultType::vector : ResultType::matrix;
+  answer_.type = result_type_.text() == "vector" ? ResultType::vector : ResultType::matrix;
   if (auto error = series_shape_error(answer_.type)) return *error;
   if (answer_.type == ResultType::vector)
     for (std::size_t i = 0; i < answer_.series.size(); ++i) answer_.series[i].points = {*instant_points_[i]};
