@@ -98,22 +98,9 @@ TEST(HtmlReport, Nvl72RacksShowTraysSwitchTraysPowerShelvesAndTheirHeat) {
 TEST(HtmlReport, SelfContainedAndDeterministic) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back({"a.json",
-                            "fifo",
-                            2,
-                            0.5,
-                            {},
-                            {},
-                            {0, 3600},
-                            {0.1, 0.2},
-                            {1, 2},
-                            {0, 0},
-                            false,
-                            {},
-                            {},
-                            false,
-                            {},
-                            {}});
+  inputs.replays.push_back({"a.json", "fifo", 2,     0.5, {}, {},    {0, 3600}, {0.1, 0.2},
+                            {1, 2},   {0, 0}, false, {},  {}, false, {},        {},
+                            0,        0,      0,     {},  "", {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html, html_report(cluster, inputs, kFakeChartScript));
   EXPECT_EQ(html.find(" src="), std::string::npos);   // no script or image fetched
@@ -128,22 +115,9 @@ TEST(HtmlReport, SelfContainedAndDeterministic) {
 TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back({"plain.json",
-                            "fifo",
-                            2,
-                            0.5,
-                            {},
-                            {},
-                            {0, 3600},
-                            {0.1, 0.2},
-                            {1, 2},
-                            {0, 0},
-                            false,
-                            {},
-                            {},
-                            false,
-                            {},
-                            {}});
+  inputs.replays.push_back({"plain.json", "fifo", 2,  0.5,   {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0},
+                            false,        {},     {}, false, {}, {}, 0,         0,          0,      {},
+                            "",           {}});
   EXPECT_EQ(html_report(cluster, inputs, kFakeChartScript).find("chart-down-gpus"), std::string::npos);
   const ReplaySeries failing{"f.json",
                              "fifo",
@@ -160,6 +134,12 @@ TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
                              {{"faulty-gpu", 3}, {"maintenance", 5}},
                              false,
                              {},
+                             {},
+                             0,
+                             0,
+                             0,
+                             {},
+                             "",
                              {}};
   ReplaySeries other = failing;
   other.source = "g.json";
@@ -178,22 +158,9 @@ TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
 TEST(HtmlReport, ReplaysWithEnergyChartPowerOverTimeAndTheBudget) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back({"plain.json",
-                            "fifo",
-                            2,
-                            0.5,
-                            {},
-                            {},
-                            {0, 3600},
-                            {0.1, 0.2},
-                            {1, 2},
-                            {0, 0},
-                            false,
-                            {},
-                            {},
-                            false,
-                            {},
-                            {}});
+  inputs.replays.push_back({"plain.json", "fifo", 2,  0.5,   {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0},
+                            false,        {},     {}, false, {}, {}, 0,         0,          0,      {},
+                            "",           {}});
   EXPECT_EQ(html_report(cluster, inputs, kFakeChartScript).find("chart-replay-power"), std::string::npos);
   ReplaySeries capped = inputs.replays.front();
   capped.source = "capped.json";
@@ -309,8 +276,17 @@ TEST(HtmlReport, TheFacilityCurveRunsFromItsFixedOverheadToItsPueAtMaximum) {
 TEST(HtmlReport, ResultTextCannotCloseTheScriptElement) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back(
-      {"a.json", "</script><i>fifo", 1, 0.5, {}, {}, {0}, {0.1}, {0}, {0}, false, {}, {}, false, {}, {}});
+  inputs.replays.push_back({"a.json", "</script><i>fifo",
+                            1,        0.5,
+                            {},       {},
+                            {0},      {0.1},
+                            {0},      {0},
+                            false,    {},
+                            {},       false,
+                            {},       {},
+                            0,        0,
+                            0,        {},
+                            "",       {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html.find("</script><i>"), std::string::npos);
   EXPECT_NE(html.find("<\\/script><i>fifo (a.json)"), std::string::npos);
