@@ -170,8 +170,10 @@ void ReplayEnergy::summarize(ReplayResult& result) const {
       if (finished_at_[job] <= result.last_arrival) energy.work_by_last_arrival_gpu_hours += work;
     }
     if (job_gpu_s_[job] <= 0) continue;
-    energy.per_job.push_back({static_cast<int>(job), jobs_[job].id, job_j_[job] / kJoulesPerKwh,
-                              job_gpu_s_[job] / kSecondsPerHour});
+    energy.per_job.push_back({.job = static_cast<int>(job),
+                              .id = jobs_[job].id,
+                              .it_kwh = job_j_[job] / kJoulesPerKwh,
+                              .gpu_hours = job_gpu_s_[job] / kSecondsPerHour});
     energy.jobs_it_kwh += job_j_[job] / kJoulesPerKwh;
   }
   // One row per row of result.intervals; a last partial row past them folds into the last, as theirs do.

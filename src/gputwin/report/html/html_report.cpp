@@ -10,6 +10,7 @@
 #include "gputwin/report/html/html_text.hpp"
 #include "gputwin/report/html/perf_tables.hpp"
 #include "gputwin/report/html/rack_svg.hpp"
+#include "gputwin/report/buy_vs_rent_report.hpp"
 #include "gputwin/report/plan_report.hpp"
 
 namespace gputwin {
@@ -440,7 +441,7 @@ std::string buy_vs_rent_section(const std::optional<BuyVsRent>& answer) {
     html += fmt::format(
         "<tr data-tier=\"{}\" data-break-even=\"{}\"><td>{}</td><td>{}</td><td>{:.1f} %</td>"
         "<td>{}</td>",
-        html_escape(row.tier), svg_number(row.break_even_utilization), html_escape(row.tier),
+        html_escape(row.tier), svg_number(row.break_even_utilization), html_escape(rent_tier_label(row.tier)),
         html_escape(format_money_exact(row.per_gpu_hour)), 100 * row.break_even_utilization,
         html_escape(format_money(row.rent_over_life)));
     if (a.workload) {

@@ -11,6 +11,7 @@
 #include "gputwin/core/units.hpp"
 #include "gputwin/design/design_test_support.hpp"
 #include "gputwin/plan/buy_vs_rent.hpp"
+#include "gputwin/report/buy_vs_rent_report.hpp"
 #include "gputwin/report/html/fabric_svg.hpp"
 #include "gputwin/report/html/html_text.hpp"
 #include "gputwin/report/html/rack_svg.hpp"
@@ -250,9 +251,11 @@ TEST(HtmlReport, BuyOrRentShowsEachTiersBreakEvenWorkedFromTheCosts) {
         html.find("<tr data-tier=\"" + tier.tier + "\" data-break-even=\"" + svg_number(break_even) + "\">"),
         std::string::npos)
         << tier.tier;
-    EXPECT_NE(html.find(fmt::format("<td>{:.1f} %</td>", 100 * break_even)), std::string::npos) << tier.tier;
+    EXPECT_NE(html.find(fmt::format("<td>{}</td><td>{}</td><td>{:.1f} %</td>", rent_tier_label(tier.tier),
+                                    format_money_exact(tier.per_gpu_hour), 100 * break_even)),
+              std::string::npos)
+        << tier.tier;
   }
-  EXPECT_NE(html.find("<td>9.1 %</td>"), std::string::npos) << "on demand, as plan --rent prints it";
 }
 
 // The design's facility power by IT load, drawn from the model's curve: the 1-SU DGX H100 SuperPOD
@@ -266,8 +269,17 @@ TEST(HtmlReport, TheFacilityCurveRunsFromItsFixedOverheadToItsPueAtMaximum) {
   EXPECT_NE(html.find("id=\"chart-facility-curve\" data-series=\"3\" data-points=\"23\""), std::string::npos);
   EXPECT_NE(html.find("\"label\":\"facility power\",\"data\":[[0.0,54.963],"), std::string::npos);
   EXPECT_NE(html.find("[348.34,487.676]]"), std::string::npos);
-  EXPECT_NE(html.find("\"label\":\"typical IT load (PUE 1.449)\",\"data\":[[259.741,376.245]]"),
-            std::string::npos);
+  // The typical operating point is the plan's own typical IT and facility power (PowerSummary), on the curve.
+  std::smatch typical;
+  ASSERT_TRUE(std::regex_search(
+      html, typical,
+      std::regex(R"re("label":"typical IT load \(PUE ([0-9.]+)\)","data":\[\[([0-9.]+),([0-9.]+)\]\])re")));
+  const double it_kw = in_kilowatts(cluster.power.it_typical);
+  const double facility_kw = in_kilowatts(cluster.power.facility_typical);
+  EXPECT_NEAR(std::stod(typical[2]), it_kw, 1e-3);
+  EXPECT_NEAR(std::stod(typical[3]), facility_kw, 1e-3);
+  EXPECT_NEAR(std::stod(typical[1]), facility_kw / it_kw, 1e-3);
+  EXPECT_LT(it_kw, 348.34) << "typical below maximum";
   EXPECT_NE(
       html.find("air-standard split (data/power/facility-overhead.yaml), scaled to the PUE at full load"),
       std::string::npos);
