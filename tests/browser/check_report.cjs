@@ -226,6 +226,38 @@ async function checkPowerBudget(page, plan) {
     .map((c) => c.tokens_per_second)), 'power budget chart');
 }
 
+// The design's facility power by IT load (plan power.overhead_*): from the fixed overhead at no IT load to the
+// facility's maximum, with the typical operating point; and, for replays on a known system, their IT and
+// facility power per interval (with any budget line) and their energy rows.
+async function checkFacilityAndEnergy(page, plan, simulations) {
+  const within = (actual, expected, what) => {
+    if (!(Math.abs(actual - expected) <= 0.002)) failures.push(`${what}: page has ${actual}, expected ${expected}`);
+  };
+  const curve = await chartData(page, 'chart-facility-curve');
+  if (!curve) { failures.push('facility curve: no chart on #chart-facility-curve'); return; }
+  const line = curve.datasets[0].data;
+  within(line[0][1], plan.power.overhead_curve ? plan.power.overhead_fixed_kw : 0, 'facility at no IT load');
+  within(line[line.length - 1][0], plan.totals.it_power_kw_max, 'facility curve: IT at maximum');
+  within(line[line.length - 1][1], plan.totals.facility_power_kw, 'facility curve: facility at maximum');
+  within(curve.datasets[1].data[0][1], plan.totals.facility_power_kw_typical, 'facility at typical IT load');
+
+  const replays = simulations.filter((d) => d.schema === 'gputwin.replay/1' && d.energy);
+  if (replays.length === 0) return;
+  const series = [];
+  for (const replay of replays) {
+    series.push(replay.intervals.map((i) => i.it_kw));
+    if (replay.intervals.every((i) => i.facility_kw !== undefined)) series.push(replay.intervals.map((i) => i.facility_kw));
+  }
+  for (const replay of replays) if (replay.energy.budget) series.push([replay.energy.budget.it_kw, replay.energy.budget.it_kw]);
+  await checkSeries(page, 'chart-replay-power', series, 'replay IT and facility power');
+  const rows = await page.$$eval('#replay-energy tbody tr[data-source]', (trs) => trs.map((tr) => ({ ...tr.dataset })));
+  expectEqual(rows.length, replays.length, 'replay energy rows');
+  rows.forEach((row, i) => {
+    expectClose(Number(row.itKwh), replays[i].energy.it_kwh, `replay ${i} IT kWh`);
+    expectClose(Number(row.facilityKwh), replays[i].energy.facility_kwh, `replay ${i} facility kWh`);
+  });
+}
+
 async function main() {
   const options = parseArguments(process.argv.slice(2));
   const { chromium } = require(path.join(path.resolve(options.webDir), 'node_modules', 'playwright-core'));
@@ -249,6 +281,7 @@ async function main() {
         await checkCharts(page, options.simulation.map(readJson), options.perf.map(readJson));
         await checkValidations(page, options.validate.map(readJson));
         await checkPowerBudget(page, plan);
+        await checkFacilityAndEnergy(page, plan, options.simulation.map(readJson));
       }
       if (options.screenshots) {
         fs.mkdirSync(options.screenshots, { recursive: true });

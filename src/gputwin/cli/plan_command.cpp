@@ -9,7 +9,6 @@
 #include "gputwin/plan/buy_vs_rent.hpp"
 #include "gputwin/report/buy_vs_rent_report.hpp"
 #include "gputwin/report/catalog_report.hpp"
-#include "gputwin/report/facility_report.hpp"
 #include "gputwin/report/plan_report.hpp"
 #include "gputwin/report/training_report.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
@@ -128,19 +127,14 @@ int run_plan(const PlanOptions& options) {
     rent = buy_or_rent(options.rent, options.spec, *design, *catalog);
     if (!rent) return kInputError;
   }
-  // The facility's power by IT load needs the spec's cooling class, which the design does not keep.
-  const auto spec = load_cluster_spec(options.spec, *catalog);
-  const FacilityOverhead overhead =
-      design_facility_overhead(spec.ok() ? spec.value().facility.cooling : std::string(), cluster.power);
   if (options.json) {
     auto document = plan_json(cluster);
-    document["power"].update(facility_overhead_json(cluster.power, overhead));
     if (design->workload_fit) document["workload_fit"] = workload_fit_json(*design->workload_fit);
     if (rent) document["buy_vs_rent"] = buy_vs_rent_json(*rent);
     std::cout << document.dump(2) << "\n";
   } else {
     if (design->workload_fit) std::cout << workload_fit_text(*design->workload_fit) << "\n";
-    std::cout << with_facility_by_load(plan_text(cluster), cluster.power, overhead);
+    std::cout << plan_text(cluster);
     if (rent) std::cout << "\n" << buy_vs_rent_text(*rent);
   }
   return 0;

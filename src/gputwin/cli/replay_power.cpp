@@ -51,6 +51,7 @@ std::optional<ReplayPowerProfile> replay_power_profile(const Cluster& cluster, c
   profile.idle_gpu_w = in_watts(point.value().draw.idle);
   profile.non_gpu_node_w = in_watts(non_gpu_power(*system, *accelerator));
   profile.pue = cluster.power.pue;
+  profile.facility = cluster.power.overhead;
   for (const TrainingCapPoint& cap : training_power_curve(data.value(), *accelerator, kCapStep))
     profile.caps.push_back({in_watts(cap.limit), in_watts(cap.gpu_draw), cap.throughput});
   profile.source = fmt::format(

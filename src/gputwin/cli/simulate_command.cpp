@@ -14,7 +14,6 @@
 #include "gputwin/report/packing_report.hpp"
 #include "gputwin/report/replay_report.hpp"
 #include "gputwin/sim/checkpoint_policies.hpp"
-#include "gputwin/sim/facility_energy.hpp"
 #include "gputwin/sim/failure_options.hpp"
 #include "gputwin/sim/failure_rates.hpp"
 #include "gputwin/sim/failure_setup.hpp"
@@ -169,9 +168,8 @@ std::optional<LoadedTrace> load_jobs(const ReplayCommandOptions& options,
 struct ReplayCluster {
   SimulatedCluster simulated;
   std::optional<DesignedCheckpointWrite> checkpoint_write;
-  std::optional<ReplayPowerProfile> power;   // the system's power figures, when energy can be modelled
-  std::string power_unmodelled;              // else why not
-  std::optional<FacilityOverhead> facility;  // the design's facility power by IT load, with power
+  std::optional<ReplayPowerProfile> power;  // the system's power figures, when energy can be modelled
+  std::string power_unmodelled;             // else why not
 };
 
 std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, const LoadedTrace& jobs,
@@ -183,23 +181,18 @@ std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, 
       const auto cluster = load_designed_cluster(options.cluster_spec, *catalog, options.node_type);
       if (!cluster) return std::nullopt;
       ReplayCluster built{simulated_cluster(*cluster, *catalog, mig),
-                          designed_checkpoint_write(cluster->storage), std::nullopt, "", std::nullopt};
+                          designed_checkpoint_write(cluster->storage), std::nullopt, ""};
       if (mig) {
         built.power_unmodelled = "MIG-mode GPUs are not modelled for power";
       } else {
         built.power = replay_power_profile(*cluster, *catalog, built.simulated.whole.node_count(),
                                            built.power_unmodelled);
-        // The facility's overhead by IT load needs the spec's cooling class, which the design does not keep.
-        const auto spec = load_cluster_spec(options.cluster_spec, *catalog);
-        if (built.power && spec.ok())
-          built.facility = design_facility_overhead(spec.value().facility.cooling, cluster->power);
       }
       return built;
     }
     if (options.nodes > 0)
       return ReplayCluster{uniform_simulated_cluster(options.nodes, options.gpus_per_node, mig), std::nullopt,
-                           std::nullopt, "no system is known (give the cluster as --cluster SPEC)",
-                           std::nullopt};
+                           std::nullopt, "no system is known (give the cluster as --cluster SPEC)"};
   } catch (const std::invalid_argument& error) {
     // A MIG request the cluster cannot host, or a design of several node types without --node-type.
     std::cerr << "simulate replay: " << (mig ? "--mig-nodes: " : "--cluster: ") << error.what() << "\n";
@@ -207,8 +200,7 @@ std::optional<ReplayCluster> build_cluster(const ReplayCommandOptions& options, 
   }
   if (jobs.swf_max_procs > 0) {
     return ReplayCluster{uniform_simulated_cluster(jobs.swf_max_procs, 1), std::nullopt, std::nullopt,
-                         "no system is known (give the cluster as --cluster SPEC)",
-                         std::nullopt};  // a processor a node
+                         "no system is known (give the cluster as --cluster SPEC)"};  // a processor a node
   }
   std::cerr << "simulate replay: give the cluster with --cluster SPEC or --nodes N [--gpus-per-node G]\n";
   return std::nullopt;
@@ -366,8 +358,7 @@ int run_replay(const ReplayCommandOptions& options) {
         engine.add_observer(*energy);
       }
       ReplayResult run = engine.run();
-      if (energy) energy->summarize(run);
-      if (energy && built->facility) apply_facility_overhead(*run.energy, *built->facility, options.interval);
+      if (energy) energy->summarize(run);  // facility energy by the design's curve: built->power->facility
       return run;
     };
     result = run_with(options.power_policy.empty() ? "cap-all" : options.power_policy);

@@ -22,6 +22,7 @@
 
 #include "gputwin/catalog/parts.hpp"
 #include "gputwin/core/units.hpp"
+#include "gputwin/design/facility_power_curve.hpp"
 
 namespace gputwin {
 
@@ -192,6 +193,10 @@ struct PowerSummary {
   Power rack_cooling_limit;  // the most the facility's cooling removes from one rack
   Power rack_power_ceiling;  // what binds a rack: the cooling's limit when known and lower, else the spec's
   RackSpace rack_units;      // height of every rack
+  std::string cooling;       // the spec's facility.cooling (catalog cooling id)
+  // Facility power by IT load: the cooling class's overhead split at the design's PUE, rated for it_max; or
+  // one PUE at every load, with why (design/facility_overhead.hpp). facility_typical is read from it.
+  FacilityOverhead overhead;
 };
 
 // The liquid-cooling plant: CDUs for the heat the racks send to liquid, facility water flow, the air load

@@ -3,8 +3,8 @@
 //
 //   auto curves = load_overhead_curves(bundled_data_dir() + "/power/facility-overhead.yaml");
 //   FacilityOverhead overhead = facility_overhead(curves.value().find("air-standard"), 1.58,
-//   kilowatts(1000)); Power at_40_percent = overhead.facility_power(kilowatts(400)); FacilityOverhead
-//   of_design = design_facility_overhead(spec.facility.cooling, cluster.power);  // plan, replay
+//   kilowatts(1000)); Power at_40_percent = overhead.facility_power(kilowatts(400));
+//   power.overhead = design_facility_overhead(spec.facility.cooling, power);  // in summarize_power()
 //
 // The split is a cooling class's (data/power/facility-overhead.yaml, Schneider Electric White Paper 113's
 // Table 2 for the air-cooled room); its scale the site's PUE, read as the PUE at full load. Without a split
@@ -19,6 +19,7 @@
 #include "gputwin/core/error.hpp"
 #include "gputwin/core/units.hpp"
 #include "gputwin/design/cluster.hpp"
+#include "gputwin/design/facility_power_curve.hpp"
 
 namespace gputwin {
 
@@ -52,23 +53,6 @@ struct OverheadCurves {
 [[nodiscard]] Result<OverheadCurves> load_overhead_curves(const std::string& path);
 // The bundled file's curves, loaded once.
 [[nodiscard]] const Result<OverheadCurves>& bundled_overhead_curves();
-
-struct FacilityOverhead {
-  bool curve = false;  // false: facility = IT x full_load_pue at every load
-  double full_load_pue = 1.0;
-  Power capacity;             // the IT power the facility is rated for (the design's maximum)
-  Power fixed;                // overhead drawn at any load
-  double proportional = 0.0;  // overhead per watt of IT power
-  Power square_law;           // the square-law overhead at full load (it scales with the load squared)
-  std::string basis;          // the curve's cooling class and source, or why there is none
-
-  // Facility power (IT plus overhead) at `it` IT power.
-  [[nodiscard]] Power facility_power(Power it) const;
-  // Facility over IT power at `it` (the full-load PUE without a curve or at zero load).
-  [[nodiscard]] double pue_at(Power it) const;
-  // The fixed share of the full-load overhead (0 without a curve).
-  [[nodiscard]] double fixed_share() const;
-};
 
 // The overhead at `full_load_pue`, rated for `capacity` of IT power, shaped by `curve` when not null.
 [[nodiscard]] FacilityOverhead facility_overhead(const OverheadCurve* curve, double full_load_pue,

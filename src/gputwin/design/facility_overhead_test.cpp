@@ -77,8 +77,15 @@ TEST(FacilityOverhead, WithoutASplitItIsOnePueAtEveryLoad) {
 TEST(FacilityOverhead, APlanUsesTheCurveAtTypicalLoad) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-4su.yaml");
   const PowerSummary& power = cluster.power;
-  const FacilityOverhead overhead = design_facility_overhead("air-standard", power);
+  // The design carries its cooling class and its curve: no one reads the spec again to learn them.
+  EXPECT_EQ(power.cooling, "air-standard");
+  const FacilityOverhead& overhead = power.overhead;
   ASSERT_TRUE(overhead.curve);
+  EXPECT_NEAR(overhead.full_load_pue, 1.4, 1e-12);
+  EXPECT_NEAR(in_watts(overhead.capacity), in_watts(power.it_max), 1e-9);
+  EXPECT_NEAR(in_watts(overhead.fixed), in_watts(power.it_max) * 0.4 / 0.578 * 0.228, 1e-3);
+  EXPECT_NEAR(overhead.proportional, 0.4 / 0.578 * 0.32, 1e-9);
+  EXPECT_NEAR(in_watts(overhead.square_law), in_watts(power.it_max) * 0.4 / 0.578 * 0.03, 1e-3);
   EXPECT_NE(overhead.basis.find("air-standard split"), std::string::npos) << overhead.basis;
   EXPECT_NEAR(in_watts(power.facility_max), in_watts(power.it_max) * 1.4, 1e-3);
   const double load = power.it_typical / power.it_max;

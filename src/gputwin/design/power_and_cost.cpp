@@ -128,10 +128,10 @@ void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& c
   }
   facility_power_by_cooling(spec, cooling, cluster);
   // Below full load an air-cooled room's overhead follows the IT load (a fixed and a proportional part); at
-  // full load it is IT x PUE, as above.
-  if (const FacilityOverhead overhead = design_facility_overhead(spec.facility.cooling, power);
-      overhead.curve)
-    power.facility_typical = overhead.facility_power(power.it_typical);
+  // full load it is IT x PUE, as above. The model keeps the curve for plan, the report and the replay.
+  power.cooling = spec.facility.cooling;
+  power.overhead = design_facility_overhead(power.cooling, power);
+  if (power.overhead.curve) power.facility_typical = power.overhead.facility_power(power.it_typical);
   power.cooling_load = power.it_max;
   // Each group's devices carry their own system's typical power; the summary names the first group's and
   // where it is from, and warns for every system without one.

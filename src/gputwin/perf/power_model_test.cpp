@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
 #include "gputwin/perf/perf_test_support.hpp"
 #include "gputwin/perf/power_validation.hpp"
@@ -329,6 +330,19 @@ TEST(PowerValidation, HeldOutThroughputPointsWithinTheirTolerance) {
   int held = 0;
   for (const PowerReferencePoint& point : points.value()) {
     EXPECT_EQ(point.set, "evaluation") << point.id << ": the model has no fitted constant";
+    if (point.kind == "clock_throughput_factor") {
+      const PowerCheck check = check_clock_point(point);
+      std::printf(
+          "power validation %s (SM clock %.0f of %.0f MHz): predicted %.3f, published %.3f-%.3f, error "
+          "%+.1f %%\n",
+          point.id.c_str(), point.clock_mhz, point.max_clock_mhz, check.predicted, point.low, point.high,
+          100 * check.error);
+      if (point.tolerance) {
+        EXPECT_LE(std::abs(check.error), *point.tolerance) << point.id;
+        ++held;
+      }
+      continue;
+    }
     if (point.kind != "throughput_factor") continue;
     const auto check = check_throughput_point(bundled_power_model(), perf_setup().catalog, point);
     ASSERT_TRUE(check.ok()) << check.error_text();
@@ -347,6 +361,37 @@ TEST(PowerValidation, HeldOutThroughputPointsWithinTheirTolerance) {
     }
   }
   EXPECT_GE(held, 1);
+}
+
+// The B200 attention point by hand: 1,580 of 1,965 MHz is f = 0.8041; the published 1,237 / 1,450 = 0.8531
+// to 1,237 / 1,425 = 0.8681 of the unthrottled throughput; f is 5.7 % under the range's low end.
+TEST(PowerValidation, TheB200ThrottledAttentionPointByHand) {
+  const auto points = load_power_reference(source_path("data/reference/power-published.yaml"));
+  ASSERT_TRUE(points.ok()) << points.error_text();
+  const PowerReferencePoint* b200 = nullptr;
+  for (const PowerReferencePoint& point : points.value())
+    if (point.id == "b200-power-throttled-attention") b200 = &point;
+  ASSERT_NE(b200, nullptr);
+  EXPECT_EQ(b200->accelerator, "b200");
+  const PowerCheck check = check_clock_point(*b200);
+  EXPECT_NEAR(check.predicted, 1580.0 / 1965.0, 1e-12);
+  EXPECT_NEAR(check.error, (1580.0 / 1965.0) / (1237.0 / 1450.0) - 1, 1e-3);
+  EXPECT_NEAR(check.error, -0.057, 0.001);
+}
+
+TEST(PowerValidation, AClockAboveItsMaximumIsALocatedError) {
+  const std::string path = ::testing::TempDir() + "power-published-bad-clock.yaml";
+  {
+    std::ofstream file(path);
+    file << "points:\n  - id: x\n    set: evaluation\n    kind: clock_throughput_factor\n    accelerator: "
+            "b200\n"
+            "    phase: compute\n    clock_mhz: 2100\n    max_clock_mhz: 1965\n    published: [0.8, 0.9]\n"
+            "    confidence: secondary\n    source: s\n";
+  }
+  const auto points = load_power_reference(path);
+  ASSERT_FALSE(points.ok());
+  EXPECT_NE(points.error_text().find(":7:"), std::string::npos) << points.error_text();
+  EXPECT_NE(points.error_text().find("clock_mhz"), std::string::npos) << points.error_text();
 }
 
 TEST(PowerValidation, RangeErrorIsZeroInsideAndRelativeOutside) {

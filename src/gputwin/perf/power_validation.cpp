@@ -10,12 +10,13 @@ std::vector<PowerReferencePoint> read_reference(const std::string& path) {
   root.expect_keys({"points"});
   std::vector<PowerReferencePoint> points;
   for (const YamlField& item : root.child("points").items()) {
-    item.expect_keys({"id", "set", "kind", "accelerator", "system", "phase", "cap", "published", "tolerance",
-                      "confidence", "source"});
+    item.expect_keys({"id", "set", "kind", "accelerator", "system", "phase", "cap", "clock_mhz",
+                      "max_clock_mhz", "published", "tolerance", "confidence", "source"});
     PowerReferencePoint p;
     p.id = item.child("id").text();
     p.set = item.child("set").one_of({"fit", "evaluation"});
-    p.kind = item.child("kind").one_of({"throughput_factor", "node_training_power"});
+    p.kind =
+        item.child("kind").one_of({"throughput_factor", "clock_throughput_factor", "node_training_power"});
     p.source = item.child("source").text_or_list();
     const std::vector<YamlField> range = item.child("published").items();
     if (range.size() != 2) item.child("published").fail("expected [low, high]");
@@ -23,6 +24,14 @@ std::vector<PowerReferencePoint> read_reference(const std::string& path) {
       p.accelerator = item.child("accelerator").text();
       p.phase = item.child("phase").one_of({"compute", "memory"});
       p.cap = item.child("cap").positive_quantity<Power>();
+      p.low = range[0].positive_number();
+      p.high = range[1].positive_number();
+    } else if (p.kind == "clock_throughput_factor") {
+      p.accelerator = item.child("accelerator").text();
+      p.phase = item.child("phase").one_of({"compute"});
+      p.clock_mhz = item.child("clock_mhz").positive_number();
+      p.max_clock_mhz = item.child("max_clock_mhz").positive_number();
+      if (p.clock_mhz > p.max_clock_mhz) item.child("clock_mhz").fail("above max_clock_mhz");
       p.low = range[0].positive_number();
       p.high = range[1].positive_number();
     } else {
@@ -60,6 +69,13 @@ Result<PowerCheck> check_throughput_point(const PowerModelData& data, const Cata
   PowerCheck check;
   check.predicted = clock_fraction(point.cap, point.phase == "compute" ? draw.compute : draw.memory,
                                    draw.idle, data.dynamic_power_exponent);
+  check.error = range_error(check.predicted, point.low, point.high);
+  return check;
+}
+
+PowerCheck check_clock_point(const PowerReferencePoint& point) {
+  PowerCheck check;
+  check.predicted = point.clock_mhz / point.max_clock_mhz;
   check.error = range_error(check.predicted, point.low, point.high);
   return check;
 }

@@ -2,7 +2,7 @@
 //
 //   Result<std::vector<PowerReferencePoint>> points = load_power_reference(path);
 //   PowerCheck c = check_throughput_point(model_data, catalog, point);   // c.predicted, c.error (0 inside
-//   range)
+//   range); check_clock_point(point) for a throughput measured at a lowered SM clock
 //
 // Every row is `set: evaluation` today: the model has no fitted constant (see the file's header).
 #pragma once
@@ -20,10 +20,13 @@ namespace gputwin {
 struct PowerReferencePoint {
   std::string id;
   std::string set;   // fit | evaluation
-  std::string kind;  // throughput_factor | node_training_power
+  std::string kind;  // throughput_factor | clock_throughput_factor | node_training_power
   std::string accelerator, system;
   std::string phase;  // compute | memory (throughput_factor)
   Power cap;
+  // clock_throughput_factor: the SM clock it ran at, of this maximum.
+  double clock_mhz = 0;
+  double max_clock_mhz = 0;
   double low = 0, high = 0;         // the published range (a factor, or watts)
   std::optional<double> tolerance;  // the |error| a test holds it to; empty: reported only (a known gap)
   std::string source;
@@ -44,5 +47,10 @@ struct PowerCheck {
 // accelerator for want of a published minimum limit.
 [[nodiscard]] Result<PowerCheck> check_throughput_point(const PowerModelData& data, const Catalog& catalog,
                                                         const PowerReferencePoint& point);
+
+// A clock_throughput_factor point: compute-bound throughput at SM clock fraction f = clock / max clock is f,
+// the rule --clock-limit applies (clock_limited_operating_point), checked also where the accelerator has no
+// published clock range for --clock-limit to accept.
+[[nodiscard]] PowerCheck check_clock_point(const PowerReferencePoint& point);
 
 }  // namespace gputwin

@@ -6,14 +6,14 @@
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
-namespace {
-
-std::string tier_label(const std::string& tier) {
+std::string rent_tier_label(const std::string& tier) {
   if (tier == "on_demand") return "on-demand";
   if (tier == "reserved_1y") return "1-year reserved";
   if (tier == "reserved_3y") return "3-year reserved";
   return tier;
 }
+
+namespace {
 
 std::string break_even_text(double u) {
   return u >= 1.0 ? fmt::format("{:.0f} % (renting is cheaper at any use)", 100 * u)
@@ -45,7 +45,7 @@ std::string buy_vs_rent_text(const BuyVsRent& a) {
   }
   TextTable table(header, align);
   for (const RentTierAnswer& row : a.tiers) {
-    std::vector<std::string> cells{tier_label(row.tier), format_money_exact(row.per_gpu_hour),
+    std::vector<std::string> cells{rent_tier_label(row.tier), format_money_exact(row.per_gpu_hour),
                                    break_even_text(row.break_even_utilization),
                                    format_money(row.rent_over_life)};
     if (a.workload) {

@@ -16,6 +16,8 @@
 
 namespace gputwin {
 
+// A price tier's name as text and the report print it ("on_demand" -> "on-demand").
+[[nodiscard]] std::string rent_tier_label(const std::string& tier);
 [[nodiscard]] std::string buy_vs_rent_text(const BuyVsRent& answer);
 [[nodiscard]] nlohmann::ordered_json buy_vs_rent_json(const BuyVsRent& answer);
 

@@ -6,7 +6,8 @@
 
 namespace gputwin {
 
-std::string facility_by_load_text(const PowerSummary& power, const FacilityOverhead& overhead) {
+std::string facility_by_load_text(const PowerSummary& power) {
+  const FacilityOverhead& overhead = power.overhead;
   if (!overhead.curve) {
     return fmt::format("  Facility by IT load: one PUE at every load ({}): {} at typical, {} at maximum\n",
                        overhead.basis, format_power(power.facility_typical),
@@ -21,17 +22,8 @@ std::string facility_by_load_text(const PowerSummary& power, const FacilityOverh
       format_power(overhead.fixed), format_number(overhead.proportional, 3), overhead.basis);
 }
 
-std::string with_facility_by_load(const std::string& plan_text, const PowerSummary& power,
-                                  const FacilityOverhead& overhead) {
-  const std::string line = facility_by_load_text(power, overhead);
-  const auto it_power = plan_text.find("\n  IT power ");
-  if (it_power == std::string::npos) return plan_text + line;
-  const auto end = plan_text.find('\n', it_power + 1);
-  if (end == std::string::npos) return plan_text + "\n" + line;
-  return plan_text.substr(0, end + 1) + line + plan_text.substr(end + 1);
-}
-
-nlohmann::ordered_json facility_overhead_json(const PowerSummary& power, const FacilityOverhead& overhead) {
+nlohmann::ordered_json facility_overhead_json(const PowerSummary& power) {
+  const FacilityOverhead& overhead = power.overhead;
   const auto kw = [](Power p) { return std::round(in_kilowatts(p) * 1000) / 1000; };
   const auto ratio = [](double value) { return std::round(value * 1e5) / 1e5; };
   return {{"overhead_curve", overhead.curve},

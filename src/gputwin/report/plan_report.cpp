@@ -7,6 +7,7 @@
 #include <map>
 
 #include "gputwin/design/node_groups.hpp"
+#include "gputwin/report/facility_report.hpp"
 #include "gputwin/report/json_document.hpp"
 #include "gputwin/report/text_table.hpp"
 
@@ -388,6 +389,7 @@ Json plan_json(const Cluster& cluster) {
       by_type.push_back({{"system", typical.system}, {"typical_kw", kw(typical.typical)}});
     json["power"]["node_typicals"] = by_type;
   }
+  json["power"].update(facility_overhead_json(cluster.power));
   if (cluster.cooling.present()) json["liquid_cooling"] = cooling_json(cluster.cooling);
   if (cluster.storage.present()) json["storage"] = storage_json(cluster.storage);
   return json;
@@ -435,6 +437,7 @@ std::string plan_text(const Cluster& cluster) {
                       format_power(power.it_max), format_power(power.it_typical), node_typical_text(cluster),
                       format_power(power.facility_max), pue_text(power), power.circuits,
                       format_power(power.circuit_capacity));
+  text += facility_by_load_text(power);
   text += rack_scale_text(cluster);
   if (cluster.costs.priced) text += "  " + cost_summary(cluster.costs) + "\n";
   // What changes the cost or the shape of the design is read first, not found at the end of a list.

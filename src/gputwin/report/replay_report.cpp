@@ -274,7 +274,7 @@ Json energy_json(const ReplayEnergyMetrics& energy) {
   for (const auto& job : energy.per_job) {
     per_job.push_back({{"id", job.id},
                        {"it_kwh", rounded(job.it_kwh, 4)},
-                       {"facility_kwh", rounded(job.it_kwh * energy.pue, 4)},
+                       {"facility_kwh", rounded(job.facility_kwh, 4)},
                        {"gpu_hours", rounded(job.gpu_hours, 4)}});
   }
   Json json = {
@@ -289,7 +289,7 @@ Json energy_json(const ReplayEnergyMetrics& energy) {
       {"facility_kwh", rounded(energy.facility_kwh)},
       {"jobs_it_kwh", rounded(energy.jobs_it_kwh)},
       {"idle",
-       {{"it_kwh", rounded(energy.idle_it_kwh)}, {"facility_kwh", rounded(energy.idle_it_kwh * energy.pue)}}},
+       {{"it_kwh", rounded(energy.idle_it_kwh)}, {"facility_kwh", rounded(energy.idle_facility_kwh)}}},
       {"mean_it_kw", rounded(energy.mean_it_kw)},
       {"peak_it_kw", rounded(energy.peak_it_kw)},
       {"completed_work_gpu_hours", rounded(energy.completed_work_gpu_hours)},
@@ -444,7 +444,8 @@ Json replay_json(const ReplayResult& result) {
       interval["it_kw"] = rounded(power.mean_it_kw);
       interval["peak_it_kw"] = rounded(power.peak_it_kw);
       interval["it_kwh"] = rounded(power.it_kwh);
-      interval["facility_kwh"] = rounded(power.it_kwh * result.energy->pue);
+      interval["facility_kwh"] = rounded(power.facility_kwh);
+      interval["facility_kw"] = rounded(power.mean_facility_kw);
       if (result.energy->budget) interval["mean_cap_w"] = rounded(power.mean_cap_w, 1);
     }
     intervals.push_back(std::move(interval));
@@ -496,8 +497,8 @@ std::string replay_intervals_csv(const ReplayResult& result) {
   csv += result.mig ? ",mig_utilisation,mig_stranded_slices" : "";
   csv += result.failures ? ",down_gpus,interrupted" : "";
   if (result.energy)
-    csv += result.energy->budget ? ",it_kw,peak_it_kw,it_kwh,facility_kwh,mean_cap_w"
-                                 : ",it_kw,peak_it_kw,it_kwh,facility_kwh";
+    csv += result.energy->budget ? ",it_kw,peak_it_kw,it_kwh,facility_kwh,facility_kw,mean_cap_w"
+                                 : ",it_kw,peak_it_kw,it_kwh,facility_kwh,facility_kw";
   csv += "\n";
   for (std::size_t i = 0; i < result.intervals.size(); ++i) {
     const IntervalMetrics& row = result.intervals[i];
@@ -513,9 +514,9 @@ std::string replay_intervals_csv(const ReplayResult& result) {
     if (result.energy) {
       const EnergyInterval power =
           i < result.energy->intervals.size() ? result.energy->intervals[i] : EnergyInterval{};
-      csv +=
-          fmt::format(",{},{},{},{}", format_number(power.mean_it_kw, 3), format_number(power.peak_it_kw, 3),
-                      format_number(power.it_kwh, 3), format_number(power.it_kwh * result.energy->pue, 3));
+      csv += fmt::format(",{},{},{},{},{}", format_number(power.mean_it_kw, 3),
+                         format_number(power.peak_it_kw, 3), format_number(power.it_kwh, 3),
+                         format_number(power.facility_kwh, 3), format_number(power.mean_facility_kw, 3));
       if (result.energy->budget) csv += "," + format_number(power.mean_cap_w, 1);
     }
     csv += "\n";
@@ -528,6 +529,22 @@ namespace {
 Summary summary_stats(const JsonField& field) {
   return {field.child("mean").number(), field.child("median").number(), field.child("p95").number(),
           field.child("max").number()};
+}
+
+PowerPolicyRow power_policy_row(const JsonField& run) {
+  PowerPolicyRow row;
+  row.policy = run.child("policy").string();
+  if (const auto refused = run.optional_child("refused")) {
+    row.refused = refused->string();
+    return row;
+  }
+  row.completed_work_gpu_hours = run.child("completed_work_gpu_hours").number();
+  row.mean_wait_s = run.child("mean_wait_s").number();
+  row.it_kwh = run.child("it_kwh").number();
+  row.facility_kwh = run.child("facility_kwh").number();
+  row.peak_it_kw = run.child("peak_it_kw").number();
+  row.lowest_cap_w = run.child("lowest_cap_w").number();
+  return row;
 }
 
 }  // namespace
@@ -550,10 +567,27 @@ ReplaySeries replay_series_from_json(const JsonField& root, const std::string& s
   }
   if (const auto energy = root.optional_child("energy")) {
     replay.has_energy = true;
-    for (std::size_t i = 0; i < intervals.array_size(); ++i)
-      replay.interval_it_kw.push_back(intervals.element(i).child("it_kw").number());
-    if (const auto budget = energy->optional_child("budget"))
+    for (std::size_t i = 0; i < intervals.array_size(); ++i) {
+      const JsonField interval = intervals.element(i);
+      replay.interval_it_kw.push_back(interval.child("it_kw").number());
+      // Documents written before facility_kw was added have none: the chart then draws IT power only.
+      if (const auto facility = interval.optional_child("facility_kw"))
+        replay.interval_facility_kw.push_back(facility->number());
+    }
+    if (replay.interval_facility_kw.size() != replay.interval_it_kw.size())
+      replay.interval_facility_kw.clear();
+    replay.it_kwh = energy->child("it_kwh").number();
+    replay.facility_kwh = energy->child("facility_kwh").number();
+    replay.pue = energy->child("pue").number();
+    if (const auto budget = energy->optional_child("budget")) {
       replay.budget_it_kw = budget->child("it_kw").number();
+      replay.budget_policy = budget->child("policy").string();
+    }
+    if (const auto compared = energy->optional_child("power_policies")) {
+      const JsonField runs = compared->child("runs");
+      for (std::size_t i = 0; i < runs.array_size(); ++i)
+        replay.power_policies.push_back(power_policy_row(runs.element(i)));
+    }
   }
   if (const auto failures = root.optional_child("failures")) {
     replay.has_failures = true;

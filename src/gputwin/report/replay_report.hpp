@@ -15,13 +15,15 @@
 //
 // A replay on a known system (--cluster) adds "energy" (IT and facility kWh, per job, idle, the peak; under a
 // power budget the policy's figures, and with --compare-power-policies the trade-off of each policy) and its
-// intervals gain it_kw, peak_it_kw, it_kwh and facility_kwh (mean_cap_w under a budget), as CSV columns too.
+// intervals gain it_kw, peak_it_kw, it_kwh, facility_kwh and facility_kw (the facility's energy and mean
+// power at the interval's own IT load; mean_cap_w under a budget), as CSV columns too.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gputwin/core/json_input.hpp"
 #include "gputwin/sim/replay.hpp"
@@ -36,6 +38,18 @@ inline constexpr const char* kReplaySchema = "gputwin.replay/1";
 [[nodiscard]] std::string replay_intervals_csv(const ReplayResult& result);
 
 // What a gputwin.replay/1 document holds for the charts: one policy's replay, with its per-interval metrics.
+// One power policy's run of --compare-power-policies (energy.power_policies.runs[]): the cap trade-off.
+struct PowerPolicyRow {
+  std::string policy;
+  std::string refused;  // why the policy cannot hold the budget; the figures are then 0
+  double completed_work_gpu_hours = 0;
+  double mean_wait_s = 0;
+  double it_kwh = 0;
+  double facility_kwh = 0;
+  double peak_it_kw = 0;
+  double lowest_cap_w = 0;
+};
+
 struct ReplaySeries {
   std::string source;
   std::string policy;
@@ -56,7 +70,13 @@ struct ReplaySeries {
   // and the IT budget when the replay ran under one.
   bool has_energy = false;
   std::vector<double> interval_it_kw;
+  std::vector<double> interval_facility_kw;  // empty in documents written before it was added
+  double it_kwh = 0;
+  double facility_kwh = 0;
+  double pue = 0;  // the run's mean facility over IT energy
   std::optional<double> budget_it_kw;
+  std::string budget_policy;                   // the policy that held the budget
+  std::vector<PowerPolicyRow> power_policies;  // with --compare-power-policies
 };
 
 // Reads a gputwin.replay/1 document back; throws InputFailure naming the field when one is missing.

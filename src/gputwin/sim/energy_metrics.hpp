@@ -9,18 +9,21 @@
 namespace gputwin {
 
 struct JobEnergy {
-  int job = 0;           // index in the trace
-  std::string id;        // the trace's id
-  double it_kwh = 0;     // its GPUs at their draw and their share of their nodes' non-GPU power
-  double gpu_hours = 0;  // GPU-hours it held
+  int job = 0;              // index in the trace
+  std::string id;           // the trace's id
+  double it_kwh = 0;        // its GPUs at their draw and their share of their nodes' non-GPU power
+  double facility_kwh = 0;  // its IT energy in each interval x that interval's facility over IT energy
+  double gpu_hours = 0;     // GPU-hours it held
 };
 
 struct EnergyInterval {
-  double start = 0;       // s, as ReplayResult::intervals
-  double it_kwh = 0;      // drawn in the interval
-  double mean_it_kw = 0;  // it_kwh over the interval
-  double peak_it_kw = 0;  // highest draw in it
-  double mean_cap_w = 0;  // time-averaged GPU power limit of the busy GPUs (the default when uncapped)
+  double start = 0;             // s, as ReplayResult::intervals
+  double it_kwh = 0;            // drawn in the interval
+  double mean_it_kw = 0;        // it_kwh over the interval
+  double facility_kwh = 0;      // the facility's at the interval's own IT load (facility_energy.hpp)
+  double mean_facility_kw = 0;  // facility_kwh over the interval
+  double peak_it_kw = 0;        // highest draw in it
+  double mean_cap_w = 0;        // time-averaged GPU power limit of the busy GPUs (the default when uncapped)
 };
 
 // Under a power budget: what the policy did.
@@ -67,8 +70,9 @@ struct ReplayEnergyMetrics {
   double non_gpu_node_w = 0;
   double it_kwh = 0;  // the cluster's compute nodes, first event to the makespan
   double facility_kwh = 0;
-  double jobs_it_kwh = 0;  // sum of per_job
-  double idle_it_kwh = 0;  // idle GPUs and their share of non-GPU power
+  double jobs_it_kwh = 0;        // sum of per_job
+  double idle_it_kwh = 0;        // idle GPUs and their share of non-GPU power
+  double idle_facility_kwh = 0;  // their IT energy by interval at each interval's facility over IT energy
   double peak_it_kw = 0;
   double mean_it_kw = 0;
   double lowest_cap_w = 0;  // the lowest limit busy GPUs ran at (the default limit when never capped)

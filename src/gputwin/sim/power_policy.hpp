@@ -29,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gputwin/design/facility_power_curve.hpp"
+
 namespace gputwin {
 
 // One GPU power limit: what a busy GPU draws under it and the work per second it keeps (1 at the default).
@@ -44,8 +46,11 @@ struct ReplayPowerProfile {
   int nodes = 0;
   int gpus_per_node = 0;
   double idle_gpu_w = 0;
-  double non_gpu_node_w = 0;      // per node, always drawn
-  double pue = 1;                 // facility over IT power (the design's, blended by cooling)
+  double non_gpu_node_w = 0;  // per node, always drawn
+  double pue = 1;             // facility over IT power (the design's, blended by cooling)
+  // The design's facility power by IT load (its cooling class's overhead split); without a curve the
+  // facility is IT x pue at every load.
+  FacilityOverhead facility;
   std::vector<GpuCapPoint> caps;  // by rising limit; the last is the default limit (throughput 1)
   std::string source;             // where the figures come from, one line
 

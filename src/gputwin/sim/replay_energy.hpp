@@ -13,11 +13,15 @@
 // non-GPU power while it holds them; the rest (idle GPUs and their share) is idle. So the jobs and idle add
 // up to the cluster's total, which a test asserts. GPUs out of service draw idle power (a stated assumption:
 // a failed node is powered and waits for repair). Switches, storage and management servers are not counted.
+// Facility energy is each interval's own at its IT load (the profile's facility curve, facility_energy.hpp);
+// a job and the idle GPUs are charged, interval by interval, their IT energy in it times that interval's
+// facility over IT energy, so they too add up to the total.
 #pragma once
 
 #include <memory>
 #include <vector>
 
+#include "gputwin/sim/energy_metrics.hpp"
 #include "gputwin/sim/power_policy.hpp"
 #include "gputwin/sim/replay.hpp"
 #include "gputwin/sim/replay_observer.hpp"
@@ -41,6 +45,7 @@ class ReplayEnergy final : public ReplayObserver {
  private:
   struct IntervalSums {
     double it_j = 0;
+    double idle_j = 0;  // of it_j, idle GPUs and their share of non-GPU power
     double peak_w = 0;
     double cap_gpu_s = 0;   // busy GPU-seconds x limit
     double busy_gpu_s = 0;  // busy GPU-seconds
@@ -53,7 +58,19 @@ class ReplayEnergy final : public ReplayObserver {
     double work_gpu_s = 0;  // busy GPU-seconds x throughput
     [[nodiscard]] double mean_throughput() const { return busy_gpu_s > 0 ? work_gpu_s / busy_gpu_s : 1.0; }
   };
+  // A stretch a job held its GPUs, with the draw integral of its kind of GPU at both ends.
+  struct HeldStretch {
+    int job = 0;
+    double from = 0, to = 0;
+    double integral_from = 0, integral_to = 0;
+  };
   IntervalSums& interval_at(double time);
+  void record_boundaries(std::vector<double>& at_boundary, double integral_before, double draw_w, double from,
+                         double to) const;
+  [[nodiscard]] double stretch_facility_kwh(const HeldStretch& stretch,
+                                            const std::vector<double>& ratio) const;
+  void charge_facility(ReplayEnergyMetrics& energy, const std::vector<IntervalSums>& rows) const;
+  [[nodiscard]] bool facility_curve() const { return power_->profile().facility.curve; }
   void add_busy(BusySums& sums, int gpus, const GpuCapPoint& cap, double seconds);
   [[nodiscard]] const BusySums& sums_of(int job) const {
     return jobs_[static_cast<std::size_t>(job)].low_priority ? low_ : normal_;
@@ -69,6 +86,11 @@ class ReplayEnergy final : public ReplayObserver {
   std::vector<double> job_gpu_s_;
   std::vector<double> finished_at_;  // -1 until the job finishes
   std::vector<IntervalSums> intervals_;
+  // With a facility curve only: each kind's draw integral at every interval boundary (index k: time k x
+  // interval_s_) and every stretch a job held GPUs, to split jobs' IT energy by interval.
+  std::vector<double> normal_at_boundary_;
+  std::vector<double> low_at_boundary_;
+  std::vector<HeldStretch> held_;
   double total_j_ = 0;
   double idle_j_ = 0;
   double peak_w_ = 0;

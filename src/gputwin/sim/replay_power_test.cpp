@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "gputwin/design/facility_overhead.hpp"
 #include "gputwin/sim/facility_energy.hpp"
 #include "gputwin/sim/power_policy.hpp"
 #include "gputwin/sim/replay_energy.hpp"
@@ -84,8 +85,9 @@ class PeakPower final : public ReplayObserver {
 
 // Replays `jobs` under FIFO on the profile's nodes; `budget_w` 0 runs without a budget (energy watched only).
 PowerRun run(const std::vector<JobSpec>& jobs, const std::string& policy_name, double budget_w,
-             const std::string& queue = "fifo") {
-  const ReplayPowerProfile p = profile();
+             const std::string& queue = "fifo", const FacilityOverhead& facility = {}) {
+  ReplayPowerProfile p = profile();
+  p.facility = facility;
   auto power = make_power_policy(budget_w > 0 ? policy_name : "none", p, budget_w);
   ReplayModels models;
   if (budget_w > 0) models.power = power;
@@ -367,44 +369,91 @@ TEST(CapLowPriority, IsDeterministic) {
 namespace gputwin {
 namespace {
 
-// Facility energy at each interval's IT load: 8 GPUs busy in the first hour, all 32 in the second, on a
-// facility rated for the cluster's full load (26.56 kW) whose overhead splits 0.2 no-load and 0.3
-// proportional of its rating, scaled to PUE 1.5 at full load: 5,312 W fixed and 0.3 W per IT watt.
-TEST(ReplayEnergy, FacilityEnergyFollowsEachIntervalsItLoad) {
-  const std::vector<JobSpec> jobs{job("a", 0, 8, 3600), job("b", 3600, 32, 3600)};
-  ReplayResult result = run(jobs, "none", 0).result;
-  ReplayEnergyMetrics& energy = *result.energy;
-  ASSERT_EQ(energy.intervals.size(), 2U);
-  EXPECT_NEAR(energy.intervals[0].it_kwh, 14.56, 1e-9);
-  EXPECT_NEAR(energy.intervals[1].it_kwh, 26.56, 1e-9);
-  EXPECT_NEAR(energy.facility_kwh, (14.56 + 26.56) * 1.5, 1e-9) << "one PUE at every load before";
-
+// A facility rated for the test cluster's full load (4 x 2 kW + 32 x 580 W = 26.56 kW) whose overhead splits
+// 0.2 no-load and 0.3 proportional of its rating, scaled to PUE 1.5 at full load: 5,312 W fixed and 0.3 W per
+// IT watt.
+FacilityOverhead test_room() {
   OverheadCurve curve;
   curve.cooling = "test-room";
   curve.components.push_back({"plant", 0.2, 0.3, 0.0});
-  const FacilityOverhead overhead = facility_overhead(&curve, 1.5, watts(4 * 2000 + 32 * 580));
+  return facility_overhead(&curve, 1.5, watts(4 * 2000 + 32 * 580));
+}
+
+// Facility energy at each interval's IT load: 8 GPUs busy in the first hour, all 32 in the second.
+TEST(ReplayEnergy, FacilityEnergyFollowsEachIntervalsItLoad) {
+  const std::vector<JobSpec> jobs{job("a", 0, 8, 3600), job("b", 3600, 32, 3600)};
+  const ReplayEnergyMetrics flat = *run(jobs, "none", 0).result.energy;
+  EXPECT_NEAR(flat.facility_kwh, (14.56 + 26.56) * 1.5, 1e-9) << "one PUE at every load without a curve";
+
+  const FacilityOverhead overhead = test_room();
   ASSERT_TRUE(overhead.curve);
   EXPECT_NEAR(in_watts(overhead.fixed), 5312, 1e-9);
   EXPECT_NEAR(overhead.proportional, 0.3, 1e-12);
-  apply_facility_overhead(energy, overhead, 3600);
-  // Hour 1: 14.56 + 5.312 + 0.3 x 14.56 = 24.24 kWh; hour 2, at full load: 26.56 x 1.5 = 39.84 kWh.
+  const ReplayEnergyMetrics energy = *run(jobs, "none", 0, "fifo", overhead).result.energy;
+  ASSERT_EQ(energy.intervals.size(), 2U);
+  EXPECT_NEAR(energy.intervals[0].it_kwh, 14.56, 1e-9);
+  EXPECT_NEAR(energy.intervals[1].it_kwh, 26.56, 1e-9);
+  // Hour 1: 14.56 + 5.312 + 0.3 x 14.56 = 24.24 kWh; hour 2, at full load: 26.56 x 1.5 = 39.84 kWh. Each is
+  // the interval's own, and so is its mean facility power.
+  EXPECT_NEAR(energy.intervals[0].facility_kwh, 24.24, 1e-9);
+  EXPECT_NEAR(energy.intervals[1].facility_kwh, 39.84, 1e-9);
+  EXPECT_NEAR(energy.intervals[0].mean_facility_kw, 24.24, 1e-9);
   EXPECT_NEAR(energy.facility_kwh, 24.24 + 39.84, 1e-9);
   EXPECT_GT(energy.facility_kwh, energy.it_kwh * 1.5) << "the part-loaded hour pays the fixed overhead";
   EXPECT_NEAR(energy.pue, (24.24 + 39.84) / (14.56 + 26.56), 1e-12);
-  // Per job and idle facility energy, at the run's mean PUE, add up to the total.
-  double facility = energy.idle_it_kwh * energy.pue;
-  for (const auto& row : energy.per_job) facility += row.it_kwh * energy.pue;
-  EXPECT_NEAR(facility, energy.facility_kwh, 1e-9);
+  // Job a ran in hour 1 only: its 6.64 kWh of IT energy at hour 1's 24.24 / 14.56; job b at hour 2's 1.5; the
+  // idle GPUs of hour 1 (24 x 330 W) at hour 1's.
+  ASSERT_EQ(energy.per_job.size(), 2U);
+  EXPECT_NEAR(energy.per_job[0].facility_kwh, 6.64 * 24.24 / 14.56, 1e-9);
+  EXPECT_NEAR(energy.per_job[1].facility_kwh, 26.56 * 1.5, 1e-9);
+  EXPECT_NEAR(energy.idle_facility_kwh, 7.92 * 24.24 / 14.56, 1e-9);
   EXPECT_NE(energy.source.find("test-room split"), std::string::npos) << energy.source;
 }
 
+// A job across an interval boundary is charged each interval's own facility over IT energy for its part in
+// it: 8 GPUs from 0:30 to 1:30 on an otherwise idle cluster. Hour 1 draws 10.56 kW for 30 min and 14.56 kW
+// for 30 min (12.56 kWh; facility 12.56 + 5.312 + 0.3 x 12.56 = 21.64 kWh); the replay ends at 1:30, so hour
+// 2 is 30 min at 14.56 kW (7.28 kWh; facility (14.56 + 5.312 + 4.368) / 2 = 12.12 kWh). The job's 3.32 kWh in
+// each half is charged at that hour's ratio, not at the run's mean PUE (33.76 / 19.84).
+TEST(ReplayEnergy, AJobAcrossIntervalsPaysEachIntervalsOwnOverhead) {
+  const ReplayEnergyMetrics energy =
+      *run({job("c", 1800, 8, 3600)}, "none", 0, "fifo", test_room()).result.energy;
+  ASSERT_EQ(energy.intervals.size(), 2U);
+  EXPECT_NEAR(energy.intervals[0].facility_kwh, 21.64, 1e-9);
+  EXPECT_NEAR(energy.intervals[1].facility_kwh, 12.12, 1e-9);
+  ASSERT_EQ(energy.per_job.size(), 1U);
+  EXPECT_NEAR(energy.per_job[0].it_kwh, 6.64, 1e-9);
+  EXPECT_NEAR(energy.per_job[0].facility_kwh, 3.32 * 21.64 / 12.56 + 3.32 * 12.12 / 7.28, 1e-9);
+  EXPECT_GT(std::abs(energy.per_job[0].facility_kwh - 6.64 * energy.pue), 0.05) << "not the mean PUE";
+  EXPECT_NEAR(energy.per_job[0].facility_kwh + energy.idle_facility_kwh, 33.76, 1e-9);
+}
+
+// With the curve, jobs and idle GPUs still add up to the facility total, and so do the intervals, under every
+// policy (caps that change within an interval included).
+TEST(ReplayEnergy, FacilityEnergyOfJobsAndIdleAddsUpToTheTotal) {
+  const std::vector<JobSpec> jobs = with_low_priority(loaded_jobs());
+  for (const std::string policy : {"none", "cap-all", "admit-fewer", "cap-low-priority"}) {
+    const ReplayEnergyMetrics energy =
+        *run(jobs, policy, policy == "none" ? 0 : 20000, "fifo", test_room()).result.energy;
+    double facility = energy.idle_facility_kwh;
+    for (const auto& row : energy.per_job) facility += row.facility_kwh;
+    EXPECT_NEAR(facility, energy.facility_kwh, 1e-9 * energy.facility_kwh) << policy;
+    double by_interval = 0;
+    for (const auto& row : energy.intervals) by_interval += row.facility_kwh;
+    EXPECT_NEAR(by_interval, energy.facility_kwh, 1e-9 * energy.facility_kwh) << policy;
+    EXPECT_GT(energy.pue, 1.5) << policy
+                               << ": a loaded but not full cluster pays more than the full-load PUE";
+  }
+}
+
 TEST(ReplayEnergy, WithoutACurveTheFacilityStaysOnePueAndSaysSo) {
-  ReplayResult result = run({job("a", 0, 8, 3600)}, "none", 0).result;
   FacilityOverhead flat = facility_overhead(nullptr, 1.5, watts(26560));
   flat.basis = "no overhead split for rear-door-hx";
-  apply_facility_overhead(*result.energy, flat, 3600);
-  EXPECT_NEAR(result.energy->facility_kwh, 14.56 * 1.5, 1e-9);
-  EXPECT_NE(result.energy->source.find("one PUE at every load (no overhead split for rear-door-hx)"),
+  const ReplayEnergyMetrics energy = *run({job("a", 0, 8, 3600)}, "none", 0, "fifo", flat).result.energy;
+  EXPECT_NEAR(energy.facility_kwh, 14.56 * 1.5, 1e-9);
+  EXPECT_NEAR(energy.intervals[0].facility_kwh, 14.56 * 1.5, 1e-9);
+  EXPECT_NEAR(energy.per_job[0].facility_kwh, 6.64 * 1.5, 1e-9);
+  EXPECT_NE(energy.source.find("one PUE at every load (no overhead split for rear-door-hx)"),
             std::string::npos);
 }
 

@@ -318,13 +318,18 @@ ReportChart cable_chart(const Cluster& cluster) {
           bar_config(labels, datasets, x_axis, y_axis)};
 }
 
-// IT power per interval of each replay on a known system, with each budget a replay ran under drawn as a
-// dashed flat line across that replay's days.
+// IT power per interval of each replay on a known system and, beside it, the facility's power at that IT load
+// (the design's overhead curve), with each budget a replay ran under drawn as a dashed flat line across that
+// replay's days.
 ReportChart replay_power_chart(const std::vector<ReplaySeries>& replays) {
   Json datasets = Json::array();
   for (const auto& replay : replays) {
-    datasets.push_back(
-        line_dataset(replay_label(replay), points(days_of(replay.interval_start_s), replay.interval_it_kw)));
+    datasets.push_back(line_dataset("IT " + replay_label(replay),
+                                    points(days_of(replay.interval_start_s), replay.interval_it_kw)));
+    if (!replay.interval_facility_kw.empty()) {
+      datasets.push_back(line_dataset("facility " + replay_label(replay),
+                                      points(days_of(replay.interval_start_s), replay.interval_facility_kw)));
+    }
   }
   for (const auto& replay : replays) {
     if (!replay.budget_it_kw || replay.interval_start_s.empty()) continue;
@@ -336,9 +341,41 @@ ReportChart replay_power_chart(const std::vector<ReplaySeries>& replays) {
     budget["borderDash"] = Json::array({6, 4});
     datasets.push_back(std::move(budget));
   }
-  return {"chart-replay-power", "simulation", "IT power over time and the power budget",
-          "intervals[].it_kw and energy.budget.it_kw of simulate replay --json on a --cluster spec",
-          line_config(datasets, axis("day of the replay"), from_zero(axis("IT power (kW)")))};
+  return {"chart-replay-power", "simulation", "IT and facility power over time and the power budget",
+          "intervals[].it_kw, intervals[].facility_kw (the facility at each interval's IT load) and "
+          "energy.budget.it_kw of simulate replay --json on a --cluster spec",
+          line_config(datasets, axis("day of the replay"), from_zero(axis("power (kW)")))};
+}
+
+// The design's facility power against its IT load, from no load to its rated maximum (the cooling class's
+// overhead split, or one PUE at every load), with its two operating points: typical and maximum IT power.
+ReportChart facility_curve_chart(const Cluster& cluster) {
+  constexpr int kSteps = 20;  // points along the curve: a smooth line, a small page
+  const PowerSummary& power = cluster.power;
+  const FacilityOverhead& overhead = power.overhead;
+  Json curve = Json::array();
+  for (int step = 0; step <= kSteps; ++step) {
+    const Power it = power.it_max * (static_cast<double>(step) / kSteps);
+    curve.push_back(Json::array(
+        {round_decimals(in_kilowatts(it), 3), round_decimals(in_kilowatts(overhead.facility_power(it)), 3)}));
+  }
+  Json datasets = Json::array({line_dataset("facility power", std::move(curve))});
+  for (const auto& [label, it] :
+       {std::pair{"typical IT load", power.it_typical}, std::pair{"maximum IT load", power.it_max}}) {
+    Json point = line_dataset(
+        fmt::format("{} (PUE {})", label, format_number(overhead.pue_at(it), 3)),
+        Json::array({Json::array({round_decimals(in_kilowatts(it), 3),
+                                  round_decimals(in_kilowatts(overhead.facility_power(it)), 3)})}));
+    point["pointRadius"] = 5;
+    datasets.push_back(std::move(point));
+  }
+  const std::string shape = overhead.curve ? overhead.basis + ", scaled to the PUE at full load"
+                                           : "one PUE at every load: " + overhead.basis;
+  return {
+      "chart-facility-curve", "design", "Facility power by IT load",
+      "facility power (IT plus cooling and power-path overhead) from no IT load to the design's maximum; " +
+          shape,
+      line_config(datasets, from_zero(axis("IT power (kW)")), from_zero(axis("facility power (kW)")))};
 }
 
 // A validate --prometheus --range timeline: measured occupancy and mean utilisation by interval, and the
@@ -412,6 +449,7 @@ ReportChart power_budget_chart(const PowerBudgetPlan& budget) {
 std::vector<ReportChart> report_charts(const Cluster& cluster, const ReportInputs& inputs) {
   std::vector<ReportChart> charts;
   charts.push_back(power_chart(cluster));
+  charts.push_back(facility_curve_chart(cluster));
   if (cluster.costs.priced) charts.push_back(tco_chart(cluster));
   charts.push_back(cable_chart(cluster));
   if (!inputs.replays.empty()) {

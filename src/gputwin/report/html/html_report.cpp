@@ -10,6 +10,7 @@
 #include "gputwin/report/html/html_text.hpp"
 #include "gputwin/report/html/perf_tables.hpp"
 #include "gputwin/report/html/rack_svg.hpp"
+#include "gputwin/report/buy_vs_rent_report.hpp"
 #include "gputwin/report/plan_report.hpp"
 
 namespace gputwin {
@@ -440,7 +441,7 @@ std::string buy_vs_rent_section(const std::optional<BuyVsRent>& answer) {
     html += fmt::format(
         "<tr data-tier=\"{}\" data-break-even=\"{}\"><td>{}</td><td>{}</td><td>{:.1f} %</td>"
         "<td>{}</td>",
-        html_escape(row.tier), svg_number(row.break_even_utilization), html_escape(row.tier),
+        html_escape(row.tier), svg_number(row.break_even_utilization), html_escape(rent_tier_label(row.tier)),
         html_escape(format_money_exact(row.per_gpu_hour)), 100 * row.break_even_utilization,
         html_escape(format_money(row.rent_over_life)));
     if (a.workload) {
@@ -509,6 +510,71 @@ std::string power_budget_section(const std::optional<PowerBudgetPlan>& budget,
   return html + charts_section(charts, "budget", "power-budget-chart", "Throughput by GPU power cap");
 }
 
+std::string energy_cell(double kwh) {
+  return kwh >= 1000 ? format_number(kwh / 1000, 3) + " MWh" : format_number(kwh, 1) + " kWh";
+}
+
+// The power policies one replay compared under its budget (--compare-power-policies): the cap trade-off in
+// work done, queueing and energy.
+std::string power_policies_table(const ReplaySeries& replay) {
+  std::string html = fmt::format(
+      "<table class=\"power-policies\" data-source=\"{}\" data-runs=\"{}\"><caption>Power policies at an IT "
+      "budget of {} kW ({})</caption><thead><tr><th>policy</th><th class=\"num\">work done (GPU-h)</th>"
+      "<th class=\"num\">mean wait</th><th class=\"num\">IT energy</th><th class=\"num\">facility energy"
+      "</th><th class=\"num\">peak IT</th><th class=\"num\">lowest cap</th></tr></thead><tbody>",
+      html_escape(replay.source), replay.power_policies.size(),
+      format_number(replay.budget_it_kw.value_or(0), 0), html_escape(replay.source));
+  for (const PowerPolicyRow& row : replay.power_policies) {
+    if (!row.refused.empty()) {
+      html += fmt::format("<tr data-policy=\"{0}\"><td>{0}</td><td colspan=\"6\">refused: {1}</td></tr>",
+                          html_escape(row.policy), html_escape(row.refused));
+      continue;
+    }
+    html += fmt::format(
+        "<tr data-policy=\"{0}\" data-work-gpu-hours=\"{1}\" data-facility-kwh=\"{2}\"><td>{0}</td>"
+        "<td class=\"num\">{3}</td><td class=\"num\">{4} h</td><td class=\"num\">{5}</td><td "
+        "class=\"num\">{6}"
+        "</td><td class=\"num\">{7} kW</td><td class=\"num\">{8} W</td></tr>",
+        html_escape(row.policy), fmt::format("{}", row.completed_work_gpu_hours),
+        fmt::format("{}", row.facility_kwh), format_number(row.completed_work_gpu_hours, 1),
+        format_number(row.mean_wait_s / 3600, 2), energy_cell(row.it_kwh), energy_cell(row.facility_kwh),
+        format_number(row.peak_it_kw, 1), format_number(row.lowest_cap_w, 0));
+  }
+  return html + "</tbody></table>";
+}
+
+// Each replay on a known system: its IT and facility energy and the run's mean PUE, the budget and the policy
+// that held it, then the policies it compared.
+std::string replay_energy_section(const std::vector<ReplaySeries>& replays) {
+  std::string rows;
+  std::string compared;
+  int count = 0;
+  for (const ReplaySeries& replay : replays) {
+    if (!replay.has_energy) continue;
+    ++count;
+    rows += fmt::format(
+        "<tr data-source=\"{0}\" data-it-kwh=\"{1}\" data-facility-kwh=\"{2}\"><td>{0}</td><td>{3}</td>"
+        "<td class=\"num\">{4}</td><td class=\"num\">{5}</td><td class=\"num\">{6}</td><td>{7}</td></tr>",
+        html_escape(replay.source), fmt::format("{}", replay.it_kwh), fmt::format("{}", replay.facility_kwh),
+        html_escape(replay.policy), energy_cell(replay.it_kwh), energy_cell(replay.facility_kwh),
+        format_number(replay.pue, 3),
+        replay.budget_it_kw
+            ? html_escape(format_number(*replay.budget_it_kw, 0) + " kW IT under " + replay.budget_policy)
+            : std::string("none"));
+    if (!replay.power_policies.empty()) compared += power_policies_table(replay);
+  }
+  if (count == 0) return "";
+  return fmt::format(
+      "<section id=\"replay-energy\" data-replays=\"{}\"><h2>Energy of the replays</h2><table><thead><tr>"
+      "<th>replay</th><th>queue policy</th><th class=\"num\">IT energy</th><th class=\"num\">facility "
+      "energy</th>"
+      "<th class=\"num\">PUE (run's mean)</th><th>power budget</th></tr></thead><tbody>{}</tbody></table>{}"
+      "<p class=\"note\">Facility energy is each interval's own at its IT load (the design's facility "
+      "curve); "
+      "from energy and intervals[] of simulate replay --json.</p></section>",
+      count, rows, compared);
+}
+
 // Chart data sits in a JSON script element; "</" is escaped so no string in it can close the element.
 std::string chart_configs_script(const std::vector<ReportChart>& charts) {
   Json configs = Json::object();
@@ -537,6 +603,7 @@ std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std:
   html += storage_section(plan) + cables_section(plan) + bom_section(plan) +
           buy_vs_rent_section(inputs.buy_vs_rent) + power_budget_section(inputs.power_budget, charts);
   html += charts_section(charts, "simulation", "simulation", "Simulation");
+  html += replay_energy_section(inputs.replays);
   html += charts_section(charts, "perf", "perf", "Performance");
   html += inference_section(inputs.inferences) + sizing_section(inputs.sizings) +
           goodput_section(inputs.goodputs) + serving_section(inputs.serves, inputs.capacities);

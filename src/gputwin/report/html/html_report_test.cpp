@@ -2,6 +2,7 @@
 // same bytes for the same inputs. The browser test (tests/browser) checks the rendered page in chromium.
 #include "gputwin/report/html/html_report.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +10,8 @@
 
 #include "gputwin/core/units.hpp"
 #include "gputwin/design/design_test_support.hpp"
+#include "gputwin/plan/buy_vs_rent.hpp"
+#include "gputwin/report/buy_vs_rent_report.hpp"
 #include "gputwin/report/html/fabric_svg.hpp"
 #include "gputwin/report/html/html_text.hpp"
 #include "gputwin/report/html/rack_svg.hpp"
@@ -96,22 +99,9 @@ TEST(HtmlReport, Nvl72RacksShowTraysSwitchTraysPowerShelvesAndTheirHeat) {
 TEST(HtmlReport, SelfContainedAndDeterministic) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back({"a.json",
-                            "fifo",
-                            2,
-                            0.5,
-                            {},
-                            {},
-                            {0, 3600},
-                            {0.1, 0.2},
-                            {1, 2},
-                            {0, 0},
-                            false,
-                            {},
-                            {},
-                            false,
-                            {},
-                            {}});
+  inputs.replays.push_back({"a.json", "fifo", 2,     0.5, {}, {},    {0, 3600}, {0.1, 0.2},
+                            {1, 2},   {0, 0}, false, {},  {}, false, {},        {},
+                            0,        0,      0,     {},  "", {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html, html_report(cluster, inputs, kFakeChartScript));
   EXPECT_EQ(html.find(" src="), std::string::npos);   // no script or image fetched
@@ -126,22 +116,9 @@ TEST(HtmlReport, SelfContainedAndDeterministic) {
 TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back({"plain.json",
-                            "fifo",
-                            2,
-                            0.5,
-                            {},
-                            {},
-                            {0, 3600},
-                            {0.1, 0.2},
-                            {1, 2},
-                            {0, 0},
-                            false,
-                            {},
-                            {},
-                            false,
-                            {},
-                            {}});
+  inputs.replays.push_back({"plain.json", "fifo", 2,  0.5,   {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0},
+                            false,        {},     {}, false, {}, {}, 0,         0,          0,      {},
+                            "",           {}});
   EXPECT_EQ(html_report(cluster, inputs, kFakeChartScript).find("chart-down-gpus"), std::string::npos);
   const ReplaySeries failing{"f.json",
                              "fifo",
@@ -158,6 +135,12 @@ TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
                              {{"faulty-gpu", 3}, {"maintenance", 5}},
                              false,
                              {},
+                             {},
+                             0,
+                             0,
+                             0,
+                             {},
+                             "",
                              {}};
   ReplaySeries other = failing;
   other.source = "g.json";
@@ -176,22 +159,9 @@ TEST(HtmlReport, ReplaysWithFailuresChartDownGpusAndInterruptionsByCause) {
 TEST(HtmlReport, ReplaysWithEnergyChartPowerOverTimeAndTheBudget) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back({"plain.json",
-                            "fifo",
-                            2,
-                            0.5,
-                            {},
-                            {},
-                            {0, 3600},
-                            {0.1, 0.2},
-                            {1, 2},
-                            {0, 0},
-                            false,
-                            {},
-                            {},
-                            false,
-                            {},
-                            {}});
+  inputs.replays.push_back({"plain.json", "fifo", 2,  0.5,   {}, {}, {0, 3600}, {0.1, 0.2}, {1, 2}, {0, 0},
+                            false,        {},     {}, false, {}, {}, 0,         0,          0,      {},
+                            "",           {}});
   EXPECT_EQ(html_report(cluster, inputs, kFakeChartScript).find("chart-replay-power"), std::string::npos);
   ReplaySeries capped = inputs.replays.front();
   capped.source = "capped.json";
@@ -211,13 +181,124 @@ TEST(HtmlReport, ReplaysWithEnergyChartPowerOverTimeAndTheBudget) {
   EXPECT_NE(html.find("budget 230 kW (capped.json)"), std::string::npos);
   EXPECT_NE(html.find("[[0.0,230.0],[0.0833,230.0]]"), std::string::npos)
       << "from the first to the last interval";
+
+  // A replay whose intervals carry the facility's power gets it as a series beside its IT power.
+  inputs.replays[1].interval_facility_kw = {262.5, 318.25, 290};
+  const std::string with_facility = html_report(cluster, inputs, kFakeChartScript);
+  EXPECT_NE(with_facility.find("id=\"chart-replay-power\" data-series=\"4\" data-points=\"11\""),
+            std::string::npos);
+  EXPECT_NE(
+      with_facility.find("\"label\":\"facility fifo (capped.json)\",\"data\":[[0.0,262.5],[0.0417,318.25],"
+                         "[0.0833,290.0]]"),
+      std::string::npos);
+}
+
+// Each replay with energy gets a row of its IT and facility energy and mean PUE; one that compared power
+// policies gets their trade-off table, a refused policy with its reason.
+TEST(HtmlReport, ReplayEnergyAndThePowerPolicyTradeOffAreTabled) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  ReportInputs inputs;
+  ReplaySeries replay;
+  replay.source = "capped.json";
+  replay.policy = "fifo";
+  replay.interval_start_s = {0, 3600};
+  replay.interval_utilisation = {0.1, 0.2};
+  replay.interval_queue_length = {0, 0};
+  replay.interval_stranded_gpus = {0, 0};
+  replay.has_energy = true;
+  replay.interval_it_kw = {180, 229.5};
+  replay.it_kwh = 1409.0;
+  replay.facility_kwh = 2077.0;
+  replay.pue = 1.4738;
+  replay.budget_it_kw = 230;
+  replay.budget_policy = "cap-all";
+  replay.power_policies = {{"none", "no budget", 0, 0, 0, 0, 0, 0},
+                           {"cap-all", "", 96.5, 7200, 1409.0, 2077.0, 229.5, 410}};
+  inputs.replays.push_back(replay);
+  const std::string html = html_report(cluster, inputs, kFakeChartScript);
+  EXPECT_NE(html.find("<section id=\"replay-energy\" data-replays=\"1\">"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">1.409 MWh</td><td class=\"num\">2.077 MWh</td>"
+                      "<td class=\"num\">1.474</td><td>230 kW IT under cap-all</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("data-runs=\"2\""), std::string::npos);
+  EXPECT_NE(html.find("<td colspan=\"6\">refused: no budget</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">96.5</td><td class=\"num\">2 h</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">410 W</td>"), std::string::npos);
+}
+
+// Buy or rent in the report (issue 18 items 5 and 7): the priced 1-SU SuperPOD against the example cloud
+// prices; each tier's break-even utilisation is the TCO over the rent of every GPU-hour of the life, worked
+// here from the design's own cost lines (capex + lifetime x (energy + support)), not read from the answer.
+TEST(HtmlReport, BuyOrRentShowsEachTiersBreakEvenWorkedFromTheCosts) {
+  const Cluster cluster = plan_file("tests/specs/priced-1su.yaml");
+  const auto prices =
+      load_rental_prices(testing::source_path("examples/cloud-gpu-prices.yaml"), testing::bundled_catalog());
+  ASSERT_TRUE(prices.ok()) << prices.error_text();
+  const auto answer = buy_vs_rent(cluster, prices.value(), std::nullopt, "priced-1su.yaml");
+  ASSERT_TRUE(answer.ok()) << answer.error_text();
+  ReportInputs inputs;
+  inputs.buy_vs_rent = answer.value();
+  const std::string html = html_report(cluster, inputs, kFakeChartScript);
+  ASSERT_NE(html.find("<section id=\"buy-vs-rent\""), std::string::npos);
+  const Costs& costs = cluster.costs;
+  const double tco = in_usd(costs.capex) +
+                     costs.lifetime_years * (in_usd(costs.energy_per_year) + in_usd(costs.support_per_year));
+  const double gpu_hours = cluster.gpus * costs.lifetime_years * 365.25 * 24;
+  ASSERT_EQ(answer.value().tiers.size(), 3u);
+  for (const RentTierAnswer& tier : answer.value().tiers) {
+    const double break_even = tco / (in_usd(tier.per_gpu_hour) * gpu_hours);
+    EXPECT_NE(
+        html.find("<tr data-tier=\"" + tier.tier + "\" data-break-even=\"" + svg_number(break_even) + "\">"),
+        std::string::npos)
+        << tier.tier;
+    EXPECT_NE(html.find(fmt::format("<td>{}</td><td>{}</td><td>{:.1f} %</td>", rent_tier_label(tier.tier),
+                                    format_money_exact(tier.per_gpu_hour), 100 * break_even)),
+              std::string::npos)
+        << tier.tier;
+  }
+}
+
+// The design's facility power by IT load, drawn from the model's curve: the 1-SU DGX H100 SuperPOD
+// (air-standard, PUE 1.4, 348.34 kW IT at maximum) draws its fixed overhead at no load, 348.34 x 0.4 x 0.228
+// / 0.578 = 54.963 kW (WP113 Table 2's no-load share of its 57.8 % total), and 348.34 x 1.4 = 487.676 kW at
+// maximum.
+TEST(HtmlReport, TheFacilityCurveRunsFromItsFixedOverheadToItsPueAtMaximum) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  const std::string html = html_report(cluster, {}, kFakeChartScript);
+  // 21 points along the curve and the two operating points.
+  EXPECT_NE(html.find("id=\"chart-facility-curve\" data-series=\"3\" data-points=\"23\""), std::string::npos);
+  EXPECT_NE(html.find("\"label\":\"facility power\",\"data\":[[0.0,54.963],"), std::string::npos);
+  EXPECT_NE(html.find("[348.34,487.676]]"), std::string::npos);
+  // The typical operating point is the plan's own typical IT and facility power (PowerSummary), on the curve.
+  std::smatch typical;
+  ASSERT_TRUE(std::regex_search(
+      html, typical,
+      std::regex(R"re("label":"typical IT load \(PUE ([0-9.]+)\)","data":\[\[([0-9.]+),([0-9.]+)\]\])re")));
+  const double it_kw = in_kilowatts(cluster.power.it_typical);
+  const double facility_kw = in_kilowatts(cluster.power.facility_typical);
+  EXPECT_NEAR(std::stod(typical[2]), it_kw, 1e-3);
+  EXPECT_NEAR(std::stod(typical[3]), facility_kw, 1e-3);
+  EXPECT_NEAR(std::stod(typical[1]), facility_kw / it_kw, 1e-3);
+  EXPECT_LT(it_kw, 348.34) << "typical below maximum";
+  EXPECT_NE(
+      html.find("air-standard split (data/power/facility-overhead.yaml), scaled to the PUE at full load"),
+      std::string::npos);
 }
 
 TEST(HtmlReport, ResultTextCannotCloseTheScriptElement) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   ReportInputs inputs;
-  inputs.replays.push_back(
-      {"a.json", "</script><i>fifo", 1, 0.5, {}, {}, {0}, {0.1}, {0}, {0}, false, {}, {}, false, {}, {}});
+  inputs.replays.push_back({"a.json", "</script><i>fifo",
+                            1,        0.5,
+                            {},       {},
+                            {0},      {0.1},
+                            {0},      {0},
+                            false,    {},
+                            {},       false,
+                            {},       {},
+                            0,        0,
+                            0,        {},
+                            "",       {}});
   const std::string html = html_report(cluster, inputs, kFakeChartScript);
   EXPECT_EQ(html.find("</script><i>"), std::string::npos);
   EXPECT_NE(html.find("<\\/script><i>fifo (a.json)"), std::string::npos);

@@ -33,6 +33,44 @@ TEST(ReportInputs, ReadsReplayIntervals) {
   EXPECT_EQ(replay.jct_s.p95, 20);
 }
 
+// A replay on a known system: IT and facility power per interval, the energy totals, the budget and the
+// policies it compared (one refused).
+constexpr const char* kEnergyReplay = R"({"schema": "gputwin.replay/1", "policy": "fifo", "jobs": 3,
+  "utilisation": 0.5, "wait_s": {"mean": 1, "median": 0, "p95": 2, "max": 3},
+  "jct_s": {"mean": 10, "median": 9, "p95": 20, "max": 30},
+  "energy": {"it_kwh": 400.5, "facility_kwh": 590.25, "pue": 1.4738,
+             "budget": {"policy": "cap-all", "it_kw": 230},
+             "power_policies": {"budget_it_kw": 230, "runs": [
+               {"policy": "none", "refused": "no budget to hold"},
+               {"policy": "cap-all", "completed_work_gpu_hours": 96.5, "mean_wait_s": 7200,
+                "it_kwh": 400.5, "facility_kwh": 590.25, "peak_it_kw": 229.5, "lowest_cap_w": 410}]}},
+  "intervals": [{"start_s": 0.0, "utilisation": 0.25, "queue_length": 1.5, "stranded_gpus": 2.0,
+                 "it_kw": 180, "facility_kw": 262.5},
+                {"start_s": 3600.0, "utilisation": 0.75, "queue_length": 0.0, "stranded_gpus": 0.5,
+                 "it_kw": 220.5, "facility_kw": 327.75}]})";
+
+TEST(ReportInputs, ReadsReplayEnergyFacilityPowerAndPowerPolicies) {
+  const auto result = parse_report_input(kEnergyReplay, "replay.json", ReportInputKind::simulation);
+  ASSERT_TRUE(result.ok()) << result.error_text();
+  const ReplaySeries& replay = result.value().replays.front();
+  ASSERT_TRUE(replay.has_energy);
+  EXPECT_EQ(replay.interval_it_kw, (std::vector<double>{180, 220.5}));
+  EXPECT_EQ(replay.interval_facility_kw, (std::vector<double>{262.5, 327.75}));
+  EXPECT_EQ(replay.it_kwh, 400.5);
+  EXPECT_EQ(replay.facility_kwh, 590.25);
+  EXPECT_EQ(replay.budget_policy, "cap-all");
+  ASSERT_EQ(replay.power_policies.size(), 2u);
+  EXPECT_EQ(replay.power_policies[0].refused, "no budget to hold");
+  EXPECT_EQ(replay.power_policies[1].lowest_cap_w, 410);
+  EXPECT_EQ(replay.power_policies[1].facility_kwh, 590.25);
+
+  std::string missing = kEnergyReplay;
+  missing.erase(missing.find("\"lowest_cap_w\": 410"), std::string("\"lowest_cap_w\": 410").size());
+  missing.erase(missing.rfind(',', missing.find("}]}}")), 1);  // the comma before the removed field
+  const std::string error = error_of(missing);
+  EXPECT_NE(error.find("lowest_cap_w"), std::string::npos) << error;
+}
+
 TEST(ReportInputs, PackingKeepsGapsAndPrefersTheMeanOverSeeds) {
   const auto result = parse_report_input(
       R"({"schema": "gputwin.packing/1", "policy": "fgd", "runs": [{}, {}],
