@@ -170,7 +170,8 @@ void add_catalog_command(CLI::App& app, int& exit_code) {
   catalog->require_subcommand(1);
   auto* list = catalog->add_subcommand("list", "one line per part");
   list->add_option("--kind", options->kind,
-                   "only parts of this kind (accelerator, system, switch, cable, ...)");
+                   "only parts of this kind (the first column of the listing)")
+      ->check(CLI::IsMember(catalog_kinds()));
   add_catalog_options(*list, options->catalog);
   list->callback([options, &exit_code] {
     const auto loaded = load_catalog(options->catalog);

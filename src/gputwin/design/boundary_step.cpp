@@ -139,7 +139,8 @@ class BoundaryStep {
       variant.node_count -= nodes_removed();
       return smaller(variant);
     }
-    if (nodes_removed() >= spec_.node_count) return std::nullopt;
+    // Rack-scale trays are bought a rack at a time: no single tray is removed.
+    if (!spec_.rack_system.empty() || nodes_removed() >= spec_.node_count) return std::nullopt;
     ClusterSpec variant = spec_;
     variant.node_count -= nodes_removed();
     variant.target_gpus.reset();

@@ -303,10 +303,8 @@ Result<Cluster> design_cluster(const ClusterSpec& spec, const Catalog& catalog) 
     Cluster cluster = Designer(with_storage, catalog).design();
     cluster.storage = std::move(storage);
     warn_about_storage(catalog, cluster);
-    // Rack-scale systems are bought a rack at a time; the boundary-step variants remove single nodes, so
-    // they are not priced for them yet. With several node groups each group's compute fabric is stepped on
-    // its own (a packed group's nodes, or any group's appliances); a rack-scale group's nodes are not.
-    if (!spec.several_groups() && !spec.rack_system.empty()) return cluster;
+    // Each compute fabric is stepped on its own (a packed group's nodes, or any group's appliances); the
+    // trays of a rack-scale design are bought a rack at a time, so only its appliances are moved.
     warn_about_boundary_steps(with_storage, cluster,
                               [&](const ClusterSpec& variant) -> std::optional<Cluster> {
                                 try {

@@ -188,6 +188,83 @@ TEST(RackScale, ScalableUnitsAreWholeRacks) {
   EXPECT_EQ(by_default.fabric(NetworkRole::compute)->scalable_units, 8);
 }
 
+// One rack-scale group with UFM appliances on its compute fabric. A spec of its own, because the examples
+// (gb200-nvl72-superpod-1su, gb300-nvl72-1su, gb200-nvl72-2-racks-login-nodes) ask for no appliances at all:
+// the free-leaf-port rule has nothing to place there, which is why their goldens did not move with it.
+std::string rack_scale_with_ufm(const std::string& system, const std::string& compute_switch,
+                                const std::string& speed) {
+  return "name: rack-scale with UFM\n"
+         "nodes: {system: " + system + ", count: 8}\n"
+         "fabrics:\n"
+         "  compute:\n"
+         "    topology: rail_optimized\n"
+         "    switch: " + compute_switch + "\n"
+         "    link_speed: " + speed + "\n"
+         "    oversubscription: \"1:1\"\n"
+         "    scalable_unit: 144\n"
+         "    appliances: [{appliance: ufm-3.1, count: 4}]\n"
+         "facility:\n"
+         "  rack_power_limit: 150 kW\n"
+         "  pdu: px3-5878i2r\n"
+         "  cooling: direct-liquid\n"
+         "  pue: 1.4\n"
+         "  liquid_cooling: {cdu: in-row-cdu-600kw, coolant: water, water_supply_temperature_c: 30, "
+         "water_delta_t_c: 10}\n";
+}
+
+std::vector<std::string> boundary_steps(const Cluster& cluster) {
+  std::vector<std::string> messages;
+  for (const Warning& warning : cluster.warnings) {
+    if (warning.code == "boundary-step") messages.push_back(warning.message);
+  }
+  return messages;
+}
+
+// GB200: 144 trays per rail over 64-port QM9700 leaves of 32 node ports (1:1) are 5 leaves per rail, the fifth
+// serving trays 129-144 with 16 node ports free. The 4 UFM ports (one per rail, 1 node slot) take one of
+// them: still 1 unit, 4 x 5 = 20 leaves, 20 x 32 = 640 leaf-spine links on 16 spines (36 QM9700, as without
+// the UFM), 144 x 4 + 4 = 580 node and UFM links; free ports 20 x 64 - 580 - 640 = 60 on the leaves plus
+// 16 x 64 - 640 = 384 on the spines. Slots past the last tray would have opened a second unit (145 > 144).
+TEST(RackScale, UfmTakesFreeLeafPortsOfARackScaleUnit) {
+  const Cluster cluster = plan_text(rack_scale_with_ufm("gb200-nvl72", "qm9700", "400 Gb/s"));
+  const Fabric* compute = cluster.fabric(NetworkRole::compute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->scalable_units, 1);
+  EXPECT_EQ(compute->switches_in(Tier::leaf), 20);
+  EXPECT_EQ(compute->switches_in(Tier::spine), 16);
+  EXPECT_EQ(compute->links_between(Tier::endpoint, Tier::leaf), 580);
+  EXPECT_EQ(compute->links_between(Tier::leaf, Tier::spine), 640);
+  EXPECT_EQ(compute->ports_total - compute->ports_used, 444);
+  std::set<std::string> ufm_leaves;
+  for (const LinkBundle& bundle : compute->bundles) {
+    if (bundle.tier_a == Tier::endpoint && cluster.devices[bundle.device_a].kind == DeviceKind::appliance)
+      ufm_leaves.insert(cluster.devices[bundle.device_b].name);
+  }
+  EXPECT_EQ(ufm_leaves, (std::set<std::string>{"compute-leaf-su1-rail1-5", "compute-leaf-su1-rail2-5",
+                                               "compute-leaf-su1-rail3-5", "compute-leaf-su1-rail4-5"}));
+  EXPECT_TRUE(boundary_steps(cluster).empty());
+}
+
+// GB300 on 144-port Q3400 at 800 Gb/s (1:1): 72 node ports per leaf, so 144 trays fill exactly 2 leaves per
+// rail and the UFM finds no free port: its slot is the 145th, a second unit (16 leaves, 1152 uplinks on 8
+// spines: 24 Q3400 instead of 12). A single rack-scale group now says so, naming the appliances as the
+// alternative (its trays are never removed one at a time).
+TEST(RackScale, UfmPastAFullRackScaleUnitIsABoundaryStep) {
+  const Cluster cluster = plan_text(rack_scale_with_ufm("gb300-nvl72", "q3400", "800 Gb/s"));
+  const Fabric* compute = cluster.fabric(NetworkRole::compute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->scalable_units, 2);
+  EXPECT_EQ(compute->switches_in(Tier::leaf), 16);
+  EXPECT_EQ(compute->switches_in(Tier::spine), 8);
+  const auto steps = boundary_steps(cluster);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_NE(steps[0].find("the ports of 4 ufm-3.1 take 1 node slot past the 144 of 1 full scalable unit, "
+                          "which opens a second scalable unit: 24 q3400 instead of 12 (+12)"),
+            std::string::npos)
+      << steps[0];
+  EXPECT_EQ(steps[0].find("fewer"), std::string::npos) << steps[0];
+}
+
 TEST(RackScale, Gb300ExamplePlans) {
   const Cluster cluster = plan_file("examples/gb300-nvl72-1su.yaml");
   EXPECT_EQ(cluster.gpus, 576);

@@ -241,45 +241,46 @@ bool show_kind(const Catalog& catalog, const std::string& kind, const std::strin
   return true;
 }
 
+// Calls visit.template operator()<Part>(kind) for every kind of part, in listing order, until one returns
+// true: the one list of kinds and their names that listing, showing and --kind's check share.
+template <class Visitor>
+void visit_kinds(Visitor&& visit) {
+  (void)(visit.template operator()<Accelerator>("accelerator") ||
+         visit.template operator()<MigProfileSet>("mig_profile_set") ||
+         visit.template operator()<System>("system") || visit.template operator()<Appliance>("appliance") ||
+         visit.template operator()<Switch>("switch") || visit.template operator()<Transceiver>("transceiver") ||
+         visit.template operator()<Cable>("cable") || visit.template operator()<Circuit>("circuit") ||
+         visit.template operator()<Pdu>("pdu") || visit.template operator()<Cooling>("cooling") ||
+         visit.template operator()<FacilityDefaults>("facility_defaults") ||
+         visit.template operator()<RackSystem>("rack_system") ||
+         visit.template operator()<CoolantDistributionUnit>("cdu") ||
+         visit.template operator()<BusbarFeed>("busbar") || visit.template operator()<Coolant>("coolant") ||
+         visit.template operator()<StorageTierTable>("storage_tier"));
+}
+
 }  // namespace
+
+std::vector<std::string> catalog_kinds() {
+  std::vector<std::string> kinds;
+  visit_kinds([&]<class Part>(const std::string& kind) {
+    kinds.push_back(kind);
+    return false;
+  });
+  return kinds;
+}
 
 std::string catalog_list(const Catalog& catalog, const std::string& kind_filter) {
   TextTable table({"kind", "id", "name", "confidence"}, {Align::left, Align::left, Align::left, Align::left});
-  list_kind<Accelerator>(catalog, "accelerator", kind_filter, table);
-  list_kind<MigProfileSet>(catalog, "mig_profile_set", kind_filter, table);
-  list_kind<System>(catalog, "system", kind_filter, table);
-  list_kind<Appliance>(catalog, "appliance", kind_filter, table);
-  list_kind<Switch>(catalog, "switch", kind_filter, table);
-  list_kind<Transceiver>(catalog, "transceiver", kind_filter, table);
-  list_kind<Cable>(catalog, "cable", kind_filter, table);
-  list_kind<Circuit>(catalog, "circuit", kind_filter, table);
-  list_kind<Pdu>(catalog, "pdu", kind_filter, table);
-  list_kind<Cooling>(catalog, "cooling", kind_filter, table);
-  list_kind<FacilityDefaults>(catalog, "facility_defaults", kind_filter, table);
-  list_kind<RackSystem>(catalog, "rack_system", kind_filter, table);
-  list_kind<CoolantDistributionUnit>(catalog, "cdu", kind_filter, table);
-  list_kind<BusbarFeed>(catalog, "busbar", kind_filter, table);
-  list_kind<Coolant>(catalog, "coolant", kind_filter, table);
-  list_kind<StorageTierTable>(catalog, "storage_tier", kind_filter, table);
+  visit_kinds([&]<class Part>(const std::string& kind) {
+    list_kind<Part>(catalog, kind, kind_filter, table);
+    return false;
+  });
   return table.render("");
 }
 
 std::string catalog_show(const Catalog& catalog, const std::string& id) {
   std::string text;
-  show_kind<Accelerator>(catalog, "accelerator", id, text) ||
-      show_kind<MigProfileSet>(catalog, "mig_profile_set", id, text) ||
-      show_kind<System>(catalog, "system", id, text) ||
-      show_kind<Appliance>(catalog, "appliance", id, text) ||
-      show_kind<Switch>(catalog, "switch", id, text) ||
-      show_kind<Transceiver>(catalog, "transceiver", id, text) ||
-      show_kind<Cable>(catalog, "cable", id, text) || show_kind<Circuit>(catalog, "circuit", id, text) ||
-      show_kind<Pdu>(catalog, "pdu", id, text) || show_kind<Cooling>(catalog, "cooling", id, text) ||
-      show_kind<FacilityDefaults>(catalog, "facility_defaults", id, text) ||
-      show_kind<RackSystem>(catalog, "rack_system", id, text) ||
-      show_kind<CoolantDistributionUnit>(catalog, "cdu", id, text) ||
-      show_kind<BusbarFeed>(catalog, "busbar", id, text) ||
-      show_kind<Coolant>(catalog, "coolant", id, text) ||
-      show_kind<StorageTierTable>(catalog, "storage_tier", id, text);
+  visit_kinds([&]<class Part>(const std::string& kind) { return show_kind<Part>(catalog, kind, id, text); });
   return text;
 }
 

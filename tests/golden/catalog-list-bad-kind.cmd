@@ -1,0 +1,2 @@
+# exit: 2
+catalog list --kind bogus
