@@ -9,6 +9,8 @@
 //   build-train/bench/training_validation        (Markdown tables, pasted into docs/accuracy.md)
 //   build-train/bench/training_validation --fit  (re-runs fit_gemm_calibration: the fitted constants)
 //   build-train/bench/training_validation --moe  (every MoE fit row's step-time terms, compute split by kind)
+//   build-train/bench/training_validation --moe-shapes  (the MoE residual in five forms, each fitted on the MoE
+//                                                         fit rows: which form the rows support)
 //   build-train/bench/training_validation --groups  (mean and worst |error| by set, GPU, dense/MoE, model)
 //   build-train/bench/training_validation --attention  (every predicted row's attention and context-parallel
 //                                                        share of the step, with its error: the diagnosis)
@@ -21,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <compare>
+#include <functional>
 #include <cstddef>
 #include <iostream>
 #include <map>
@@ -150,6 +153,91 @@ void print_moe_breakdown(const std::vector<gputwin::ReferencePrediction>& rows) 
     for (const auto& t : row.estimate.terms)
       if (t.name != "compute" && t.name != "recompute") line(t);
   }
+}
+
+// `--moe-shapes`: which form of the MoE residual the fit rows support. The stored model pays a fitted wait
+// per MoE layer and forward pass; here each MoE fit row's step without that wait (the rest of the model as it
+// is) gets instead one of five forms, each with one value for recipes with and one for recipes without CUDA
+// graphs, fitted by grid on the MoE fit rows only, and the mean |error| of tokens/s per GPU printed: a
+// diagnosis (docs/accuracy.md, the MoE residual), never an input.
+struct MoeRow {
+  double published = 0;    // s per step
+  double without = 0;      // predicted s per step without the host wait
+  double forwards = 0;     // MoE layer forward passes per step on the slowest rank
+  double tokens = 0;       // per micro-batch and GPU
+  double routed = 0;       // tokens x top-k
+  double expert_gemm = 0;  // s per step, the grouped expert GEMMs
+  bool graphed = false;
+};
+
+std::vector<MoeRow> moe_fit_rows(const std::vector<gputwin::ReferencePrediction>& rows,
+                                 const gputwin::TrainingCalibration& k) {
+  std::vector<MoeRow> out;
+  for (const auto& row : rows) {
+    if (!row.run.predictable || row.run.set != "fit" || !row.run.model.is_moe()) continue;
+    const auto& c = row.estimate.config;
+    MoeRow r;
+    r.published = static_cast<double>(c.global_batch) * c.sequence /
+                  (row.run.published_tokens_per_s_per_gpu * row.run.gpus);
+    r.graphed = c.moe_cuda_graphs;
+    const double wait = r.graphed ? k.moe_layer_host_graphed_s : k.moe_layer_host_s;
+    double host = 0;
+    for (const auto& t : row.estimate.compute_parts) {
+      if (t.name == "MoE host wait") host = t.seconds;
+      if (t.name == "grouped expert GEMMs") r.expert_gemm = t.seconds;
+    }
+    if (wait <= 0) continue;
+    r.without = row.estimate.step_time_s - host;
+    r.forwards = host / wait;
+    r.tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
+    r.routed = r.tokens * row.run.model.moe.experts_per_token;
+    out.push_back(r);
+  }
+  return out;
+}
+
+void print_moe_shapes(const std::vector<gputwin::ReferencePrediction>& rows,
+                      const gputwin::TrainingCalibration& k) {
+  const auto fit_rows = moe_fit_rows(rows, k);
+  struct Shape {
+    const char* name;
+    double top;  // grid 0 .. top, 161 steps, for each of the two values
+    std::function<double(const MoeRow&, double)> step;
+  };
+  const std::vector<Shape> shapes = {
+      {"per MoE layer and forward pass (stored)", 0.04,
+       [](const MoeRow& r, double v) { return r.without + v * r.forwards; }},
+      {"per token, MoE layer and forward pass", 2e-6,
+       [](const MoeRow& r, double v) { return r.without + v * r.forwards * r.tokens; }},
+      {"per routed row, MoE layer and forward pass", 4e-7,
+       [](const MoeRow& r, double v) { return r.without + v * r.forwards * r.routed; }},
+      {"grouped expert GEMMs slower by a factor (1 + v)", 4.0,
+       [](const MoeRow& r, double v) { return r.without + v * r.expert_gemm; }},
+      {"host-bound forward: max(0, v - the layer's forward, a third of its step share)", 0.06,
+       [](const MoeRow& r, double v) {
+         return r.without + r.forwards * std::max(0.0, v - r.without / r.forwards / 3);
+       }},
+  };
+  const auto mean_error = [&](const Shape& s, double graphed, double plain) {
+    double sum = 0;
+    for (const auto& r : fit_rows) sum += std::abs(r.published / s.step(r, r.graphed ? graphed : plain) - 1);
+    return sum / static_cast<double>(fit_rows.size());
+  };
+  std::cout << fmt::format(
+      "MoE fit rows: {}\n\n| form | value, graphed recipes | value, others | mean |error| |\n"
+      "|---|---|---|---|\n",
+      fit_rows.size());
+  for (const auto& s : shapes) {
+    double best = 1e9, graphed = 0, plain = 0;
+    for (int i = 0; i <= 160; ++i)
+      for (int j = 0; j <= 160; ++j) {
+        const double g = s.top * i / 160, p = s.top * j / 160, e = mean_error(s, g, p);
+        if (e < best) best = e, graphed = g, plain = p;
+      }
+    std::cout << fmt::format("| {} | {:.4g} | {:.4g} | {:.2f} % |\n", s.name, graphed, plain, 100 * best);
+  }
+  std::cout << fmt::format("| none (the model without the wait) | - | - | {:.2f} % |\n",
+                           100 * mean_error(shapes[0], 0, 0));
 }
 
 // `--attention`: every predicted row (both sets) with its sequence, cp, the attention kernels' share of the
@@ -337,6 +425,10 @@ int main(int argc, char** argv) {
   const auto predictions = gputwin::predict_reference_runs(collectives.value(), c, reference.value());
   if (moe_breakdown) {
     print_moe_breakdown(predictions);
+    return 0;
+  }
+  if (mode == "--moe-shapes") {
+    print_moe_shapes(predictions, c);
     return 0;
   }
   if (mode == "--attention") {

@@ -275,6 +275,15 @@ double dispatch_dedup_factor(const TransformerModel& m, const TrainingConfig& c,
   return std::min(1.0, deduplicated / per_copy);
 }
 
+// The all-to-all buffer of one MoE layer's dispatch on one GPU and pass (the combine returns as much): each
+// of the micro-batch's tokens x top-k routed rows (x the load imbalance) as a bf16 hidden vector split over
+// the tensor-parallel ranks, scaled by the flex dispatcher's deduplication.
+double dispatch_bytes(const TransformerModel& m, const TrainingConfig& c, const CollectiveGroup& expert) {
+  const double tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
+  const double routed_rows = tokens * m.moe.experts_per_token * c.expert_load_imbalance;
+  return routed_rows * m.hidden * kActivationBytes / c.tp * dispatch_dedup_factor(m, c, expert);
+}
+
 // One layer's pass with its GEMMs on `d` (the config's precision, or bf16 for the layers a recipe keeps in
 // bf16).
 LayerPass forward_pass(const Context& x, const GemmDevice& d) {
@@ -345,8 +354,7 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
     add({{static_cast<double>(m.hidden), static_cast<double>(m.moe.experts)}}, tokens, 1,
         moe_share);  // router
     // Dispatch and combine: each routed token's hidden vector (bf16) to its expert's GPU and back.
-    double routed_bytes = routed_rows * m.hidden * kActivationBytes / c.tp;
-    routed_bytes *= dispatch_dedup_factor(m, c, x.groups.expert);
+    const double routed_bytes = dispatch_bytes(m, c, x.groups.expert);
     pass.expert_comm = moe_share * 2 * x.collective_s(CollectiveOp::alltoall, routed_bytes, x.groups.expert);
   }
   const double attention_flops = tokens * attention_flops_per_token(m, c.sequence) / c.tp;
@@ -637,6 +645,12 @@ double training_flops_per_step(const TransformerModel& model, const TrainingConf
   if (with_recompute && config.recompute == Recompute::full) flops += forward_layers;
   if (with_recompute && config.recompute == Recompute::selective) flops += tokens * attention;
   return flops;
+}
+
+double expert_dispatch_bytes(const PerfHardware& hardware, const TransformerModel& model,
+                             const TrainingConfig& config) {
+  if (!model.is_moe() || config.ep <= 1) return 0;
+  return dispatch_bytes(model, config, groups_of(hardware, config).expert);
 }
 
 TrainingEstimate estimate_training(const PerfHardware& hardware, const CollectiveModel& collectives,

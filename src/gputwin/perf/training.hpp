@@ -104,6 +104,13 @@ struct TrainingEstimate {
 [[nodiscard]] double training_flops_per_step(const TransformerModel& model, const TrainingConfig& config,
                                              bool with_recompute);
 
+// Bytes one GPU hands to the expert-parallel all-to-all in one MoE layer's token dispatch and pass (the
+// combine returns as many); 0 for a dense model or ep 1. The flex dispatcher (config.expert_dispatch_dedup)
+// sends a token once per destination rank inside an NVLink domain and once per node across nodes
+// (training.cpp).
+[[nodiscard]] double expert_dispatch_bytes(const PerfHardware& hardware, const TransformerModel& model,
+                                           const TrainingConfig& config);
+
 // The config must have passed check_training_config (dp filled in) and name a precision the accelerator has.
 // An accelerator whose architecture has no GEMM fraction (gemm-efficiency.yaml: unknown) gets an infinite
 // step time and efficiency_rule saying why.
