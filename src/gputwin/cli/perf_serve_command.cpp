@@ -260,6 +260,7 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
   CapacityInputs capacity = capacity_inputs(*catalog, deployment_of(inputs), engine, spec);
   capacity.engine_efficiency = engine_efficiency;
   capacity.disaggregation = !options.disaggregate.empty();
+  capacity.concurrency = options.concurrency;
   const auto candidates =
       candidates_on(capacity, options.systems.empty() ? std::vector<std::string>{options.deployment.system}
                                                       : options.systems);
@@ -356,6 +357,7 @@ int run_disaggregated(const ServeOptions& options, const InferenceInputs& inputs
   pools.decode = {decode_instances, options.decode_tp > 0 ? options.decode_tp : inputs.setup.tp, {}, ep, pp};
   pools.units = options.replicas;
   pools.engine_efficiency = engine.efficiency;
+  pools.concurrency = options.concurrency;
   const int domain = inputs.hardware.gpus_per_domain();
   if (const auto error = pool_error(pools.prefill, "prefill", domain))
     throw UsageFailure{
@@ -471,10 +473,6 @@ std::string disaggregation_refusal(const ServeOptions& options) {
     return "--disaggregate auto asks --search to choose the split; for one run give prefill=P,decode=D";
   if (options.search && (options.prefill_tp > 0 || options.decode_tp > 0))
     return "--search gives both pools each candidate's layout: --prefill-tp/--decode-tp fix one run's pools";
-  if (options.concurrency > 0)
-    return "--concurrency: a closed loop's next request waits for the decode pool's answer, and the pools "
-           "are simulated one after the other (prefill, then decode), so a client cannot be fed back; use "
-           "an open loop (--rate or --trace)";
   return "";
 }
 

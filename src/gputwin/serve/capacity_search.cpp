@@ -93,7 +93,7 @@ class ReplicaSearch {
 // group: ep times them for the replica.
 ServeSummary run_replicas(const DeploymentCandidate& candidate, const IterationModel& model,
                           const std::vector<ServeRequest>& requests, const LatencyTargets& targets,
-                          const EngineLimits& limits, double engine_efficiency, int replicas,
+                          const EngineLimits& limits, double engine_efficiency, int concurrency, int replicas,
                           bool give_up_when_missed) {
   ServingSetup setup;
   setup.replicas = replicas;
@@ -104,6 +104,7 @@ ServeSummary run_replicas(const DeploymentCandidate& candidate, const IterationM
   setup.limits.kv_capacity_tokens = model.kv_capacity_tokens();
   setup.targets = targets;
   setup.options.sample_every_s = 60;
+  setup.options.concurrency = concurrency;
   setup.engine_efficiency = engine_efficiency;
   setup.give_up_when_missed = give_up_when_missed;
   return simulate_serving(model, requests, pipelined(setup, candidate.pp)).summary;
@@ -129,6 +130,7 @@ class DisaggregatedBudgets {
     setup_.targets = targets;
     setup_.sample_every_s = 60;
     setup_.engine_efficiency = inputs.engine_efficiency;
+    setup_.concurrency = inputs.concurrency;
   }
 
   ServeSummary run(int instances) {
@@ -369,7 +371,7 @@ CapacityRow search_candidate(const CapacityInputs& inputs, const DeploymentCandi
       // A run that misses is only needed whole at the cap (its summary says what binds); below it the search
       // asks only whether it meets, so it may stop as soon as it cannot (the rows are the same).
       return run_replicas(candidate, model.value(), requests, targets, engine, inputs.engine_efficiency,
-                          count, count < cap);
+                          inputs.concurrency, count, count < cap);
     };
     ReplicaSearch search(run, first);
     auto found = row.meets ? search.fewer_than(row.replicas) : search.fewest(cap, largest);

@@ -60,6 +60,10 @@ struct CapacityInputs {
   // (serve/disaggregated.hpp): a prefill pool and a decode pool of instances of that layout, the instance
   // count searched like replicas and, at each count, the prefill:decode split (searched_pool_split).
   bool disaggregation = false;
+  // Closed loop: this many clients, each sending its next request when the last is answered (the requests'
+  // arrival times ignored), shared over the replicas or fed by a disaggregated deployment's decode pool.
+  // 0 = open loop (the requests arrive at their times).
+  int concurrency = 0;
 };
 
 struct DeploymentCandidate {

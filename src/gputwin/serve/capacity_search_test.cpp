@@ -338,5 +338,31 @@ TEST(CapacitySearch, DisaggregatedRowsRankWithTheOthersAndReadBackTheirSplit) {
               pools.cost_per_hour->base() / (pools.summary.output_tokens_per_s * 3600) * 1e6, 1e-9);
 }
 
+// --concurrency with the search: every disaggregated candidate runs the closed loop (the pools on one
+// clock), so the mean number of requests in flight (Little's law: req/s x mean latency) never exceeds the
+// clients; the same stream arriving all at once (the open loop the search ran before 2026-11-27) holds
+// hundreds in flight and misses the TTFT target the loop meets.
+TEST(CapacitySearch, AClosedLoopDrivesTheDisaggregatedCandidates) {
+  CapacityInputs inputs = capacity_inputs_for("llama3.1-8b");
+  const std::vector<ServeRequest> requests(400, {0.0, 2048, 128});
+  const LatencyTargets goal = latency_targets(0.5, 0.02);
+  const DeploymentCandidate pools{"dgx-h100", 1, 1, 1, true};
+  constexpr int kClients = 16;
+  inputs.concurrency = kClients;
+  const CapacitySearch closed = search_capacity(inputs, {pools}, requests, goal, 16, 2);
+  ASSERT_EQ(closed.rows.size(), 1u);
+  const CapacityRow& row = closed.rows.front();
+  ASSERT_TRUE(row.meets) << row.why;
+  EXPECT_EQ(row.prefill_instances + row.decode_instances, row.replicas);
+  const double in_flight = row.summary.requests_per_s * row.summary.e2e_s.mean;
+  EXPECT_LE(in_flight, kClients + 1e-9);
+  EXPECT_GT(in_flight, kClients - 1.0) << "the clients keep their requests in flight";
+  inputs.concurrency = 0;
+  const CapacitySearch burst = search_capacity(inputs, {pools}, requests, goal, row.replicas, 2);
+  const CapacityRow& open = burst.rows.front();
+  EXPECT_FALSE(open.meets);
+  EXPECT_GT(open.summary.requests_per_s * open.summary.e2e_s.mean, 10.0 * kClients);
+}
+
 }  // namespace
 }  // namespace gputwin

@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
-#include <numeric>
+#include <set>
 #include <utility>
 
 #include "gputwin/perf/memory.hpp"
@@ -21,26 +22,6 @@ IterationCost cost_of(const IterationModel& model, double engine_efficiency, Bus
     busy.add(step, engine_efficiency);
     return step.seconds() / engine_efficiency;
   };
-}
-
-// Requests k, k + n, k + 2n, ... of `order` go to share k.
-std::vector<std::vector<std::size_t>> round_robin(const std::vector<std::size_t>& order, int shares_count) {
-  std::vector<std::vector<std::size_t>> shares(static_cast<std::size_t>(std::max(1, shares_count)));
-  for (std::size_t i = 0; i < order.size(); ++i) shares[i % shares.size()].push_back(order[i]);
-  return shares;
-}
-
-// Each unit's share of `order` dealt round-robin over its `instances` instances: the shares by instance of
-// the whole pool (unit u's are u x instances ..). `unit_of` gives a request's unit.
-std::vector<std::vector<std::size_t>> unit_round_robin(const std::vector<std::size_t>& order,
-                                                       const std::vector<int>& unit_of, int units,
-                                                       int instances) {
-  std::vector<std::vector<std::size_t>> by_unit(static_cast<std::size_t>(units));
-  for (const std::size_t k : order) by_unit[static_cast<std::size_t>(unit_of[k])].push_back(k);
-  std::vector<std::vector<std::size_t>> shares;
-  for (const auto& unit : by_unit)
-    for (auto& share : round_robin(unit, instances)) shares.push_back(std::move(share));
-  return shares;
 }
 
 // Per sampling interval: the instances of a pool summed, their KV use averaged.
@@ -80,67 +61,114 @@ struct PoolRun {
   std::map<long long, EngineSample> timeline;
 };
 
-// `shares` by instance of the whole pool (every unit's); `kv_load_s` by request of the whole stream: the
-// decode pool's KV reads (empty for the prefill pool). A PP instance deals its share round-robin over its
-// pp engines, each with 1/pp of the instance's KV cache; a DP-attention instance is one engine with ep times
-// the limits (one scheduler per rank).
-PoolRun run_pool(const IterationModel& model, const PoolSetup& pool,
-                 const std::vector<ServeRequest>& requests,
-                 const std::vector<std::vector<std::size_t>>& shares, const DisaggregatedSetup& setup,
-                 const std::vector<double>& kv_load_s = {}) {
-  PoolRun out;
-  out.outcomes.resize(requests.size());
-  out.instance.assign(requests.size(), -1);
-  out.stats.instances = static_cast<int>(shares.size());
-  out.stats.tp = pool.tp;
-  out.stats.ep = pool.ep;
-  out.stats.pp = pool.pp;
-  out.stats.gpus = out.stats.instances * pool.instance_gpus();
-  out.stats.limits = pool.limits;
-  out.stats.limits.kv_capacity_tokens = model.kv_capacity_tokens();
-  EngineLimits limits = pool.limits;
-  limits.kv_capacity_tokens = model.kv_capacity_tokens() / std::max(1, pool.pp);
-  limits.max_batched_tokens *= std::max(1, pool.ep);
-  limits.max_sequences *= std::max(1, pool.ep);
-  EngineOptions options;
-  options.sample_every_s = setup.sample_every_s;
-  BusySeconds busy;
-  const IterationCost cost = cost_of(model, setup.engine_efficiency, busy);
-  PoolBuckets buckets(setup.sample_every_s);
-  std::vector<std::vector<std::size_t>> engines;  // by engine: the requests it runs
-  std::vector<int> instance_of_engine;
-  for (std::size_t i = 0; i < shares.size(); ++i) {
-    for (auto& share : round_robin(shares[i], pool.pp)) {
-      engines.push_back(std::move(share));
-      instance_of_engine.push_back(static_cast<int>(i));
-    }
+// One pool's engines on the deployment's clock. Instance i (every unit's, unit u's from u x instances) is
+// pp engines, i x pp .. i x pp + pp - 1, each with 1/pp of the instance's KV cache, dealt its requests
+// round-robin; a DP-attention instance is one engine with ep times the limits (one scheduler per rank).
+class PoolEngines {
+ public:
+  PoolEngines(const IterationModel& model, const PoolSetup& pool, int units, const DisaggregatedSetup& setup)
+      : pool_(pool), instances_(pool.instances * units), pp_(std::max(1, pool.pp)) {
+    stats_.instances = instances_;
+    stats_.tp = pool.tp;
+    stats_.ep = pool.ep;
+    stats_.pp = pool.pp;
+    stats_.gpus = stats_.instances * pool.instance_gpus();
+    stats_.limits = pool.limits;
+    stats_.limits.kv_capacity_tokens = model.kv_capacity_tokens();
+    EngineLimits limits = pool.limits;
+    limits.kv_capacity_tokens = model.kv_capacity_tokens() / pp_;
+    limits.max_batched_tokens *= std::max(1, pool.ep);
+    limits.max_sequences *= std::max(1, pool.ep);
+    const auto engines = static_cast<std::size_t>(instances_ * pp_);
+    busy_.resize(engines);  // sized once: each engine's cost holds its element
+    stream_of_.resize(engines);
+    next_step_s_.assign(engines, std::numeric_limits<double>::infinity());
+    dealt_.assign(static_cast<std::size_t>(instances_), 0);
+    for (std::size_t e = 0; e < engines; ++e)
+      engines_.emplace_back(limits, cost_of(model, setup.engine_efficiency, busy_[e]), setup.sample_every_s);
   }
-  for (std::size_t e = 0; e < engines.size(); ++e) {
-    std::vector<ServeRequest> share;
-    options.remote_kv_load_s.clear();
-    for (const std::size_t k : engines[e]) {
-      share.push_back(requests[k]);
-      if (!kv_load_s.empty()) options.remote_kv_load_s.push_back(kv_load_s[k]);
-    }
-    const ServeRun run = simulate_engine(share, limits, cost, options);
-    for (std::size_t j = 0; j < share.size(); ++j) {
-      out.outcomes[engines[e][j]] = run.requests[j];
-      out.instance[engines[e][j]] = instance_of_engine[e];
-    }
-    out.gaps.merge(run.token_gaps);
-    out.stats.iterations += run.iterations;
-    out.stats.preemptions += run.preemptions;
-    out.stats.unservable += run.unservable;
-    buckets.add(run.timeline);
+  PoolEngines(const PoolEngines&) = delete;
+  PoolEngines& operator=(const PoolEngines&) = delete;
+
+  // Request k of the stream to `instance`, its next stage.
+  void add(std::size_t k, int instance, const ServeRequest& request, double kv_load_s = -1) {
+    const auto i = static_cast<std::size_t>(instance);
+    const std::size_t e = i * static_cast<std::size_t>(pp_) + static_cast<std::size_t>(dealt_[i]++ % pp_);
+    engines_[e].add(request, kv_load_s);
+    stream_of_[e].push_back(k);
+    reschedule(e);
   }
-  out.timeline = buckets.averaged();
-  out.gpu_busy = busy.times(pool.tp * pool.ep);  // an engine's GPUs: one stage of its instance
-  for (const auto& [bucket, sample] : out.timeline) {
-    out.stats.peak_kv_used_fraction = std::max(out.stats.peak_kv_used_fraction, sample.kv_used_fraction);
-    out.stats.peak_waiting = std::max(out.stats.peak_waiting, sample.waiting);
+  // The engine whose next step is the earliest (the first of equals), with when; none: +infinity.
+  [[nodiscard]] std::pair<std::size_t, double> earliest() const {
+    if (queue_.empty()) return {0, std::numeric_limits<double>::infinity()};
+    return {queue_.begin()->second, queue_.begin()->first};
   }
-  return out;
-}
+  struct Settled {
+    std::size_t request = 0;  // stream index
+    double time_s = 0;
+    bool finished = false;  // else refused (longer than the engine's whole cache)
+  };
+  // Steps engine e: the requests it settled.
+  std::vector<Settled> step(std::size_t e) {
+    engines_[e].step();
+    reschedule(e);
+    std::vector<Settled> settled;
+    for (const SettledRequest& done : engines_[e].take_settled()) {
+      const auto local = static_cast<std::size_t>(done.request);
+      settled.push_back({stream_of_[e][local], done.time_s, engines_[e].result().requests[local].finished()});
+    }
+    return settled;
+  }
+
+  // The pool's run, engine by engine in order (the same sums whatever order the clock stepped them in).
+  PoolRun collect(std::size_t stream_size, double sample_every_s) {
+    PoolRun out;
+    out.outcomes.resize(stream_size);
+    out.instance.assign(stream_size, -1);
+    out.stats = stats_;
+    PoolBuckets buckets(sample_every_s);
+    BusySeconds busy;
+    for (std::size_t e = 0; e < engines_.size(); ++e) {
+      const ServeRun& run = engines_[e].result();
+      for (std::size_t j = 0; j < stream_of_[e].size(); ++j) {
+        out.outcomes[stream_of_[e][j]] = run.requests[j];
+        out.instance[stream_of_[e][j]] = static_cast<int>(e) / pp_;
+      }
+      out.gaps.merge(run.token_gaps);
+      out.stats.iterations += run.iterations;
+      out.stats.preemptions += run.preemptions;
+      out.stats.unservable += run.unservable;
+      buckets.add(run.timeline);
+      busy += busy_[e];
+    }
+    out.timeline = buckets.averaged();
+    out.gpu_busy = busy.times(pool_.tp * pool_.ep);  // an engine's GPUs: one stage of its instance
+    for (const auto& [bucket, sample] : out.timeline) {
+      out.stats.peak_kv_used_fraction = std::max(out.stats.peak_kv_used_fraction, sample.kv_used_fraction);
+      out.stats.peak_waiting = std::max(out.stats.peak_waiting, sample.waiting);
+    }
+    return out;
+  }
+
+ private:
+  // Engine e's place in the queue of next steps (an idle engine, +infinity, is left out of it).
+  void reschedule(std::size_t e) {
+    if (next_step_s_[e] != std::numeric_limits<double>::infinity()) queue_.erase({next_step_s_[e], e});
+    next_step_s_[e] = engines_[e].next_step_s();
+    if (next_step_s_[e] != std::numeric_limits<double>::infinity()) queue_.insert({next_step_s_[e], e});
+  }
+
+  const PoolSetup& pool_;
+  int instances_;
+  int pp_;
+  PoolStats stats_;
+  std::vector<BusySeconds> busy_;                    // by engine
+  std::vector<ServeEngine> engines_;                 // by engine
+  std::vector<std::vector<std::size_t>> stream_of_;  // by engine: its requests' stream indices, in its order
+  std::vector<double> next_step_s_;                  // by engine
+  std::set<std::pair<double, std::size_t>> queue_;   // (next step, engine) of the engines with one
+  std::vector<int> dealt_;                           // by instance: requests dealt to it so far
+};
 
 // One placement per sampling interval of both pools, and their sum as the deployment's timeline.
 void merge_timelines(const PoolRun& prefill, const PoolRun& decode, DisaggregatedResult& result) {
@@ -228,6 +256,135 @@ KvTransfer KvTransferModel::of(int prompt_tokens, bool same_domain) const {
   return transfer;
 }
 
+namespace {
+
+// Both pools' engines stepped on one clock: the engine whose next step is the earliest steps next, and
+// what passes between the pools (a prompt's prefill ended; a closed loop's client sends its next request)
+// is delivered in time order before any engine steps at or past it. Request k of the stream goes to unit
+// k mod units, round-robin over the unit's prefill instances in the order requests are sent, then over its
+// decode instances in the order their prefills end (the proxy's routing).
+class PoolsOnOneClock {
+ public:
+  PoolsOnOneClock(const IterationModel& prefill_model, const IterationModel& decode_model,
+                  const KvTransferModel& transfer, const std::vector<ServeRequest>& requests,
+                  const DisaggregatedSetup& setup, DisaggregatedResult& result)
+      : requests_(requests),
+        setup_(setup),
+        transfer_(transfer),
+        units_(std::max(1, setup.units)),
+        placement_(place_pools(transfer.domain_gpus(), setup.prefill, setup.decode, units_)),
+        prefill_(prefill_model, setup.prefill, units_, setup),
+        decode_(decode_model, setup.decode, units_, setup),
+        sent_s_(requests.size(), 0.0),
+        prefill_instance_(requests.size(), -1),
+        prefill_dealt_(static_cast<std::size_t>(units_), 0),
+        decode_dealt_(static_cast<std::size_t>(units_), 0),
+        result_(result) {}
+
+  void run() {
+    if (closed_loop()) {
+      while (next_to_send_ < requests_.size() && next_to_send_ < static_cast<std::size_t>(setup_.concurrency))
+        events_.insert({0.0, next_to_send_++, true});
+    } else {
+      for (std::size_t k = 0; k < requests_.size(); ++k) send(k, requests_[k].arrival_s);
+    }
+    while (true) {
+      const auto [prefill_engine, prefill_s] = prefill_.earliest();
+      const auto [decode_engine, decode_s] = decode_.earliest();
+      const double engine_s = std::min(prefill_s, decode_s);
+      if (!events_.empty() && events_.begin()->time_s <= engine_s) {
+        const Event event = *events_.begin();
+        events_.erase(events_.begin());
+        if (event.client_sends)
+          send(event.request, event.time_s);
+        else
+          to_decode(event.request, event.time_s);
+        continue;
+      }
+      if (engine_s == std::numeric_limits<double>::infinity()) break;
+      if (prefill_s <= decode_s) {
+        for (const auto& done : prefill_.step(prefill_engine)) {
+          if (done.finished)
+            events_.insert({done.time_s, done.request, false});
+          else
+            answered(done.time_s);  // refused: longer than a prefill instance's cache
+        }
+      } else {
+        for (const auto& done : decode_.step(decode_engine)) answered(done.time_s);
+      }
+    }
+  }
+
+  [[nodiscard]] PoolRun prefill_run() { return prefill_.collect(requests_.size(), setup_.sample_every_s); }
+  [[nodiscard]] PoolRun decode_run() { return decode_.collect(requests_.size(), setup_.sample_every_s); }
+  // When request k was sent: its arrival (open loop), or when its client sent it (closed loop).
+  [[nodiscard]] double sent_s(std::size_t k) const { return sent_s_[k]; }
+
+ private:
+  struct Event {
+    double time_s = 0;
+    std::size_t request = 0;
+    bool client_sends = false;  // else: its prefill ended
+    auto operator<=>(const Event&) const = default;
+  };
+
+  [[nodiscard]] bool closed_loop() const { return setup_.concurrency > 0; }
+  [[nodiscard]] std::size_t unit_of(std::size_t k) const { return k % static_cast<std::size_t>(units_); }
+  static int next_instance(std::vector<int>& dealt, std::size_t unit, int per_unit) {
+    return static_cast<int>(unit) * per_unit + dealt[unit]++ % per_unit;
+  }
+
+  // The prompt alone (the proxy's max_tokens 1) to the unit's next prefill instance.
+  void send(std::size_t k, double time_s) {
+    sent_s_[k] = time_s;
+    result_.requests[k].sent_s = time_s;
+    ServeRequest prompt = requests_[k];
+    prompt.arrival_s = time_s;
+    prompt.output_tokens = 1;
+    const int instance = next_instance(prefill_dealt_, unit_of(k), setup_.prefill.instances);
+    prefill_instance_[k] = instance;
+    prefill_.add(k, instance, prompt);
+  }
+
+  // Its prefill ended: to the unit's next decode instance, which reads the prompt's KV cache once admitted.
+  void to_decode(std::size_t k, double time_s) {
+    const int d = next_instance(decode_dealt_, unit_of(k), setup_.decode.instances);
+    const int p = prefill_instance_[k];
+    RequestTransfer& record = result_.requests[k];
+    record.prefill_instance = p;
+    record.decode_instance = d;
+    record.prefill_done_s = time_s;
+    record.transfer =
+        transfer_.of(requests_[k].input_tokens, placement_.prefill_domain[static_cast<std::size_t>(p)] ==
+                                                    placement_.decode_domain[static_cast<std::size_t>(d)]);
+    ServeRequest decode = requests_[k];
+    decode.arrival_s = time_s;
+    decode_.add(k, d, decode, record.transfer.seconds);
+  }
+
+  // A client has its answer (or its refusal): in a closed loop it sends the next request then.
+  void answered(double time_s) {
+    if (closed_loop() && next_to_send_ < requests_.size()) events_.insert({time_s, next_to_send_++, true});
+  }
+
+  const std::vector<ServeRequest>& requests_;
+  const DisaggregatedSetup& setup_;
+  const KvTransferModel& transfer_;
+  int units_;
+  PoolPlacement placement_;
+  PoolEngines prefill_;
+  PoolEngines decode_;
+  std::set<Event> events_;
+  std::vector<double> sent_s_;
+  std::vector<int> prefill_instance_;  // by request
+  std::vector<int> prefill_dealt_;     // by unit: requests sent to its prefill instances so far
+  std::vector<int> decode_dealt_;      // by unit: requests sent to its decode instances so far
+  std::size_t next_to_send_ = 0;       // closed loop: the next request a client sends
+  DisaggregatedResult& result_;
+};
+
+}  // namespace
+
 DisaggregatedResult simulate_disaggregated(const IterationModel& prefill_model,
                                            const IterationModel& decode_model,
                                            const KvTransferModel& transfer,
@@ -235,48 +392,11 @@ DisaggregatedResult simulate_disaggregated(const IterationModel& prefill_model,
                                            const DisaggregatedSetup& setup) {
   DisaggregatedResult result;
   result.requests.resize(requests.size());
-  const int units = std::max(1, setup.units);
-  result.units = units;
-  const PoolPlacement placement = place_pools(transfer.domain_gpus(), setup.prefill, setup.decode, units);
-
-  // Prefill: every request, in arrival order, with one output token (the proxy's max_tokens 1); request k
-  // to unit k mod units, round-robin over that unit's prefill instances.
-  std::vector<ServeRequest> prompts = requests;
-  for (ServeRequest& prompt : prompts) prompt.output_tokens = 1;
-  std::vector<std::size_t> arrival_order(requests.size());
-  std::iota(arrival_order.begin(), arrival_order.end(), 0);
-  std::vector<int> unit_of(requests.size());
-  for (std::size_t k = 0; k < requests.size(); ++k) unit_of[k] = static_cast<int>(k % units);
-  const PoolRun prefill =
-      run_pool(prefill_model, setup.prefill, prompts,
-               unit_round_robin(arrival_order, unit_of, units, setup.prefill.instances), setup);
-
-  // Decode: each unit's prefilled requests in the order their prefills complete, each arriving then,
-  // round-robin over the unit's decode instances.
-  std::vector<std::size_t> done_order;
-  for (std::size_t k = 0; k < requests.size(); ++k)
-    if (prefill.outcomes[k].finished()) done_order.push_back(k);
-  std::stable_sort(done_order.begin(), done_order.end(), [&](std::size_t a, std::size_t b) {
-    return prefill.outcomes[a].finish_s < prefill.outcomes[b].finish_s;
-  });
-  const auto decode_shares = unit_round_robin(done_order, unit_of, units, setup.decode.instances);
-  std::vector<ServeRequest> decodes = requests;
-  std::vector<double> kv_load_s(requests.size(), -1.0);
-  for (std::size_t d = 0; d < decode_shares.size(); ++d) {
-    for (const std::size_t k : decode_shares[d]) {
-      const int p = prefill.instance[k];
-      RequestTransfer& record = result.requests[k];
-      record.prefill_instance = p;
-      record.decode_instance = static_cast<int>(d);
-      record.prefill_done_s = prefill.outcomes[k].finish_s;
-      record.transfer =
-          transfer.of(requests[k].input_tokens,
-                      placement.prefill_domain[static_cast<std::size_t>(p)] == placement.decode_domain[d]);
-      decodes[k].arrival_s = record.prefill_done_s;
-      kv_load_s[k] = record.transfer.seconds;
-    }
-  }
-  const PoolRun decode = run_pool(decode_model, setup.decode, decodes, decode_shares, setup, kv_load_s);
+  result.units = std::max(1, setup.units);
+  PoolsOnOneClock pools(prefill_model, decode_model, transfer, requests, setup, result);
+  pools.run();
+  const PoolRun prefill = pools.prefill_run();
+  const PoolRun decode = pools.decode_run();
 
   ServeRun merged;
   merged.requests.resize(requests.size());
@@ -284,7 +404,7 @@ DisaggregatedResult simulate_disaggregated(const IterationModel& prefill_model,
   for (std::size_t k = 0; k < requests.size(); ++k) {
     RequestOutcome& outcome = merged.requests[k];
     outcome = decode.instance[k] >= 0 ? decode.outcomes[k] : RequestOutcome{};
-    outcome.arrival_s = requests[k].arrival_s;
+    outcome.arrival_s = pools.sent_s(k);
     outcome.input_tokens = requests[k].input_tokens;
     outcome.output_tokens = requests[k].output_tokens;
     outcome.preemptions += prefill.outcomes[k].preemptions;
@@ -293,6 +413,7 @@ DisaggregatedResult simulate_disaggregated(const IterationModel& prefill_model,
     record.kv_load_start_s = decode.outcomes[k].kv_load_start_s;
     record.kv_ready_s = record.kv_load_start_s + record.transfer.seconds;
     record.first_token_s = decode.outcomes[k].first_token_s;
+    record.finish_s = decode.outcomes[k].finish_s;
     transfer_s.push_back(record.transfer.seconds);
     result.kv_bytes_total += record.transfer.bytes;
     ++(record.transfer.nvlink ? result.nvlink_transfers : result.network_transfers);
@@ -334,10 +455,9 @@ SplitRun split_trial(const IterationModel& prefill_model, const IterationModel& 
   SplitRun out{{prefill_instances, instances - prefill_instances, run.serving.gpus, run.serving.summary}};
   if (!run.serving.summary.meets_targets && prompt_side_binds(run.serving.summary, setup.targets)) {
     double before_prefill_done = 0, after_prefill_done = 0;  // TTFT's two parts, summed over requests
-    for (std::size_t k = 0; k < requests.size(); ++k) {
-      const RequestTransfer& r = run.requests[k];
+    for (const RequestTransfer& r : run.requests) {
       if (r.first_token_s < 0) continue;
-      before_prefill_done += r.prefill_done_s - requests[k].arrival_s;
+      before_prefill_done += r.prefill_done_s - r.sent_s;
       after_prefill_done += r.first_token_s - r.prefill_done_s;
     }
     out.needs_prefill = before_prefill_done >= after_prefill_done;

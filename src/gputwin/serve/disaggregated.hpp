@@ -52,6 +52,9 @@ struct DisaggregatedSetup {
   int units = 1;
   // The serving engine's speed against the perf model, for both pools (ServingSetup::engine_efficiency).
   double engine_efficiency = 1;
+  // Closed loop: this many clients, each sending the next request of the stream (its arrival time ignored)
+  // as soon as the decode pool has answered its previous one (or a pool refused it). 0 = open loop.
+  int concurrency = 0;
 };
 
 // A pool of no instance, or an instance (tp x ep x pp GPUs) wider than one scale-up domain: an error naming
@@ -98,12 +101,14 @@ class KvTransferModel {
 };
 
 struct RequestTransfer {  // per request, in the order given; -1 = did not happen
+  double sent_s = -1;     // its arrival, or (closed loop) when its client sent it
   int prefill_instance = -1;
   int decode_instance = -1;
   double prefill_done_s = -1;   // the prefill instance finished the prompt
   double kv_load_start_s = -1;  // the decode instance admitted it and began to read its KV cache
   double kv_ready_s = -1;       // the KV cache is on the decode instance
   double first_token_s = -1;    // the decode instance emitted the first token
+  double finish_s = -1;         // and the last one: the client has its answer
   KvTransfer transfer;
 };
 
@@ -141,7 +146,9 @@ struct DisaggregatedResult {
   int network_transfers = 0;
 };
 
-// Open loop only: requests arrive at their arrival_s (sorted ascending).
+// Open loop: requests arrive at their arrival_s (sorted ascending); closed loop: setup.concurrency clients.
+// Both pools' instances run on one clock (the earliest next iteration first), so a closed loop's answers
+// feed its clients back.
 [[nodiscard]] DisaggregatedResult simulate_disaggregated(const IterationModel& prefill_model,
                                                          const IterationModel& decode_model,
                                                          const KvTransferModel& transfer,

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "gputwin/catalog/catalog_test_support.hpp"
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/perf/memory.hpp"
@@ -322,6 +324,144 @@ TEST(ServeDisaggregated, APipelinedOrExpertParallelInstanceIsWiderAndPlacedWhole
   const PoolPlacement p = place_pools(8, {1, 2, {}, 1, 2}, {2, 2, {}, 2, 1});  // 4 GPUs each
   EXPECT_EQ(p.prefill_domain, (std::vector<int>{0}));
   EXPECT_EQ(p.decode_domain, (std::vector<int>{0, 1}));
+}
+
+// A closed loop's one client: each request is sent when the last is answered, and with both pools idle its
+// latency is the prefill iteration, the KV transfer (NVLink: both TP-1 instances in the first domain), the
+// decode instance's recompute of the last prompt token (the first token) and one iteration per other token.
+TEST(ServeDisaggregated, OneClientSendsEachRequestWhenTheLastIsAnswered) {
+  const Deployment d = deployment("dgx-h100", "llama3.1-8b");
+  const IterationModel prefill = model_of(d, 1);
+  const IterationModel decode = model_of(d, 1);
+  const KvTransferModel transfer(d.hardware, d.collectives, d.model, 1.0, 1, 1);
+  constexpr int kInput = 4096;
+  constexpr int kOutput = 8;
+  const std::vector<ServeRequest> three(3, {0.0, kInput, kOutput});
+  DisaggregatedSetup setup = pools(d, prefill, decode, 1, 1, 1);
+  setup.concurrency = 1;
+  const DisaggregatedResult r = simulate_disaggregated(prefill, decode, transfer, three, setup);
+  const double prefill_s = prefill.iteration(kInput, kInput * (kInput + 1) / 2.0, 0, 0).seconds();
+  const double transfer_s = transfer.of(kInput, true).seconds;
+  double e2e = prefill_s + transfer_s + decode.iteration(1, kInput, 0, 0).seconds();
+  const double first_token = e2e;
+  for (int g = 1; g < kOutput; ++g) e2e += decode.iteration(0, 0, 1, kInput + g).seconds();
+  ASSERT_EQ(r.serving.summary.finished, 3);
+  EXPECT_EQ(r.nvlink_transfers, 3);
+  for (std::size_t k = 0; k < three.size(); ++k) {
+    const RequestTransfer& t = r.requests[k];
+    const double sent = static_cast<double>(k) * e2e;
+    EXPECT_NEAR(t.sent_s, sent, 1e-9) << k;
+    EXPECT_NEAR(t.prefill_done_s, sent + prefill_s, 1e-9) << k;
+    EXPECT_NEAR(t.kv_ready_s, sent + prefill_s + transfer_s, 1e-9) << k;
+    EXPECT_NEAR(t.first_token_s, sent + first_token, 1e-9) << k;
+    EXPECT_NEAR(t.finish_s, sent + e2e, 1e-9) << k;
+  }
+  EXPECT_NEAR(r.serving.summary.e2e_s.mean, e2e, 1e-9);
+  EXPECT_NEAR(r.serving.summary.ttft_s.mean, first_token, 1e-9);
+  EXPECT_NEAR(r.serving.summary.requests_per_s, 1 / e2e, 1e-9);
+}
+
+// Little's law: two clients keep two requests in flight until the stream runs out (the last one alone), so
+// the mean number in flight, sum of latencies over the span, is 2 less at most one latency's share; each
+// request after the first two is sent the moment an earlier one is answered.
+TEST(ServeDisaggregated, TwoClientsKeepTwoRequestsInFlight) {
+  const Deployment d = deployment("dgx-h100", "llama3.1-8b");
+  const IterationModel model = model_of(d, 1);
+  const KvTransferModel transfer(d.hardware, d.collectives, d.model, 1.0, 1, 1);
+  const std::vector<ServeRequest> requests(40, {0.0, 2048, 64});
+  DisaggregatedSetup setup = pools(d, model, model, 1, 2, 1);
+  setup.concurrency = 2;
+  const DisaggregatedResult r = simulate_disaggregated(model, model, transfer, requests, setup);
+  ASSERT_EQ(r.serving.summary.finished, 40);
+  double latency_sum = 0, last_finish = 0, longest = 0;
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    const RequestTransfer& t = r.requests[k];
+    latency_sum += t.finish_s - t.sent_s;
+    longest = std::max(longest, t.finish_s - t.sent_s);
+    last_finish = std::max(last_finish, t.finish_s);
+    int in_flight = 0;  // when it was sent, counting itself
+    for (const RequestTransfer& other : r.requests)
+      in_flight += other.sent_s <= t.sent_s && other.finish_s > t.sent_s ? 1 : 0;
+    EXPECT_LE(in_flight, 2) << k;
+    if (k < 2) {
+      EXPECT_EQ(t.sent_s, 0.0);
+      continue;
+    }
+    const bool answered_then = std::any_of(r.requests.begin(), r.requests.begin() + static_cast<long>(k),
+                                           [&](const RequestTransfer& o) { return o.finish_s == t.sent_s; });
+    EXPECT_TRUE(answered_then) << "request " << k << " sent at " << t.sent_s;
+  }
+  const double in_flight_mean = latency_sum / last_finish;
+  EXPECT_LE(in_flight_mean, 2 + 1e-9);
+  EXPECT_GE(in_flight_mean, 2 - longest / last_finish - 1e-9);
+  EXPECT_NEAR(r.serving.summary.requests_per_s * r.serving.summary.e2e_s.mean, in_flight_mean, 1e-9);
+  // The same stream sent twice gives the same run.
+  const DisaggregatedResult again = simulate_disaggregated(model, model, transfer, requests, setup);
+  for (std::size_t k = 0; k < requests.size(); ++k)
+    EXPECT_EQ(again.requests[k].finish_s, r.requests[k].finish_s);
+}
+
+// A prompt longer than the prefill instance's whole cache is refused there; its client has its answer (the
+// refusal) and sends the next request at once.
+TEST(ServeDisaggregated, AClosedLoopGoesOnPastARefusedRequest) {
+  const Deployment d = deployment("dgx-h100", "llama3.1-8b");
+  const IterationModel model = model_of(d, 1);
+  const KvTransferModel transfer(d.hardware, d.collectives, d.model, 1.0, 1, 1);
+  DisaggregatedSetup setup = pools(d, model, model, 1, 1, 1);
+  setup.concurrency = 1;
+  const int too_long = static_cast<int>(model.kv_capacity_tokens()) + 16;
+  const std::vector<ServeRequest> requests{{0.0, too_long, 4}, {0.0, 1024, 4}};
+  const DisaggregatedResult r = simulate_disaggregated(model, model, transfer, requests, setup);
+  EXPECT_EQ(r.serving.summary.finished, 1);
+  EXPECT_EQ(r.prefill.unservable, 1);
+  EXPECT_EQ(r.requests[1].sent_s, 0.0);  // refused at once, at time 0
+  EXPECT_GT(r.requests[1].finish_s, 0.0);
+}
+
+// Five clients on two units of one prefill and two decode instances, prompts and answers of varied lengths:
+// until the stream runs out every client has a request in flight (exactly five at each send), never more;
+// requests are sent in stream order; the same stream gives the same run, field by field.
+TEST(ServeDisaggregated, ClosedLoopClientsAreAllBusyUntilTheStreamRunsOut) {
+  const Deployment d = deployment("dgx-h100", "llama3.1-8b");
+  const IterationModel model = model_of(d, 1);
+  const KvTransferModel transfer(d.hardware, d.collectives, d.model, 1.0, 1, 1);
+  constexpr int kClients = 5;
+  std::vector<ServeRequest> requests;
+  for (int k = 0; k < 60; ++k) requests.push_back({0.0, 256 + (k * 397) % 3000, 8 + (k * 53) % 120});
+  DisaggregatedSetup setup = pools(d, model, model, 1, 2, 1);
+  setup.units = 2;
+  setup.concurrency = kClients;
+  const DisaggregatedResult r = simulate_disaggregated(model, model, transfer, requests, setup);
+  ASSERT_EQ(r.serving.summary.finished, 60);
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    const double t = r.requests[k].sent_s;
+    if (k > 0) {
+      EXPECT_GE(t, r.requests[k - 1].sent_s) << k;
+    }
+    int in_flight = 0;
+    std::size_t last_sent = 0;
+    for (std::size_t j = 0; j < requests.size(); ++j) {
+      if (r.requests[j].sent_s > t) continue;
+      last_sent = std::max(last_sent, j);
+      in_flight += r.requests[j].finish_s > t ? 1 : 0;
+    }
+    if (last_sent + 1 < requests.size()) {
+      EXPECT_EQ(in_flight, kClients) << "at request " << k << "'s send, " << t << " s";
+    } else {
+      EXPECT_LE(in_flight, kClients) << k;
+    }
+    EXPECT_EQ(r.requests[k].prefill_instance, static_cast<int>(k % 2)) << "unit k mod 2";
+    EXPECT_EQ(r.requests[k].decode_instance / 2, static_cast<int>(k % 2)) << "unit k mod 2";
+  }
+  const DisaggregatedResult again = simulate_disaggregated(model, model, transfer, requests, setup);
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    EXPECT_EQ(again.requests[k].sent_s, r.requests[k].sent_s);
+    EXPECT_EQ(again.requests[k].decode_instance, r.requests[k].decode_instance);
+    EXPECT_EQ(again.requests[k].kv_ready_s, r.requests[k].kv_ready_s);
+    EXPECT_EQ(again.requests[k].finish_s, r.requests[k].finish_s);
+  }
+  EXPECT_EQ(again.serving.summary.ttft_s.p99, r.serving.summary.ttft_s.p99);
+  EXPECT_EQ(again.serving.summary.itl_s.p99, r.serving.summary.itl_s.p99);
 }
 
 }  // namespace
