@@ -132,11 +132,21 @@ GemmModel read_gemm_model(const std::string& path) {
   const YamlField attention = root.child("attention");
   attention.expect_keys({"tile_tokens", "backward_to_forward_flops", "source", "kernels"});
   const YamlField quantisation = root.child("quantisation");
-  quantisation.expect_keys({"cast_bytes_per_element", "source"});
+  quantisation.expect_keys({"cast_bytes_per_element", "source", "by_scaling"});
   GemmModel model(std::move(precisions), std::move(architectures),
                   attention.child("tile_tokens").positive_number(),
                   attention.child("backward_to_forward_flops").positive_number(),
                   quantisation.child("cast_bytes_per_element").number());
+  if (const auto by_scaling = quantisation.optional_child("by_scaling")) {
+    std::map<std::string, double> bytes;
+    for (const auto& [name, field] : by_scaling->entries()) {
+      if (!is_fp8_scaling(name)) field.fail("not an FP8 scaling: " + name + " (delayed, current)");
+      field.expect_keys({"cast_bytes_per_element", "measured", "source"});
+      bytes[name] = field.child("cast_bytes_per_element").positive_number();
+      (void)field.child("source").text_or_list();  // required
+    }
+    model.set_scaling_cast_bytes(std::move(bytes));
+  }
   GroupedGemmTiling tiling;
   if (const auto grouped = root.optional_child("grouped_gemm")) {
     grouped->expect_keys({"tile_m", "tile_n", "source", "sm_counts"});
@@ -256,6 +266,14 @@ const GemmArchitecture* GemmModel::architecture_of(const Accelerator& accelerato
     if (a.accelerators.empty() && a.name == accelerator.architecture) return &a;
   }
   return nullptr;
+}
+
+bool is_fp8_scaling(const std::string& name) { return name == "delayed" || name == "current"; }
+
+std::optional<double> GemmModel::scaling_cast_bytes(const std::string& scaling) const {
+  const auto it = scaling_cast_bytes_.find(scaling);
+  if (it == scaling_cast_bytes_.end()) return std::nullopt;
+  return it->second;
 }
 
 const GemmPrecision* GemmModel::precision(const std::string& name) const {

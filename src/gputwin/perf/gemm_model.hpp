@@ -136,6 +136,10 @@ class GemmModel {
   [[nodiscard]] const GemmArchitecture* architecture_of(const Accelerator& accelerator) const;
   [[nodiscard]] const GemmPrecision* precision(const std::string& name) const;
   [[nodiscard]] double cast_bytes_per_element() const { return cast_bytes_per_element_; }
+  // The quantisation cost of a per-tensor FP8 scaling (`quantisation.by_scaling`: delayed, current), where
+  // it is measured; empty: the precision's cost.
+  [[nodiscard]] std::optional<double> scaling_cast_bytes(const std::string& scaling) const;
+  void set_scaling_cast_bytes(std::map<std::string, double> bytes) { scaling_cast_bytes_ = std::move(bytes); }
   [[nodiscard]] const std::vector<GemmArchitecture>& architectures() const { return architectures_; }
   // For the calibration: replace one architecture's fitted fraction.
   void set_peak_fraction(const std::string& architecture, double fraction);
@@ -148,10 +152,15 @@ class GemmModel {
   double attention_tile_ = 128;
   double attention_backward_ratio_ = 2.5;
   double cast_bytes_per_element_ = 6;
+  std::map<std::string, double> scaling_cast_bytes_;
   GroupedGemmTiling tiling_;
   std::vector<AttentionKernel> kernels_;
 };
 
 [[nodiscard]] Result<GemmModel> load_gemm_model(const std::string& path);
+
+// How a per-tensor FP8 recipe scales its operands: "delayed" (the scale from earlier steps' amax history, the
+// amax taken during the cast) or "current" (an amax pass over the tensor before its cast).
+[[nodiscard]] bool is_fp8_scaling(const std::string& name);
 
 }  // namespace gputwin

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "gputwin/core/yaml_input.hpp"
+#include "gputwin/perf/gemm_model.hpp"
 
 namespace gputwin {
 namespace {
@@ -13,13 +14,19 @@ std::vector<PrecisionRecipe> read_recipes(const std::string& path) {
   std::vector<PrecisionRecipe> recipes;
   std::set<std::string> names;
   for (const YamlField& row : root.child("recipes").items()) {
-    row.expect_keys({"name", "gemm", "bf16_layers_at_start", "bf16_layers_at_end", "gemm_rate", "source"});
+    row.expect_keys({"name", "gemm", "bf16_layers_at_start", "bf16_layers_at_end", "scaling", "gemm_rate",
+                     "source"});
     PrecisionRecipe r;
     r.name = row.child("name").text();
     if (!names.insert(r.name).second) row.child("name").fail("recipe '" + r.name + "' is defined twice");
     r.gemm = row.child("gemm").one_of({"bf16", "fp8", "mxfp8", "nvfp4", "mxfp4"});
     r.bf16_layers_at_start = static_cast<int>(row.child("bf16_layers_at_start").non_negative_integer());
     r.bf16_layers_at_end = static_cast<int>(row.child("bf16_layers_at_end").non_negative_integer());
+    if (const auto scaling = row.optional_child("scaling")) {
+      r.scaling = scaling->text();
+      if (!is_fp8_scaling(r.scaling)) scaling->fail("not an FP8 scaling: " + r.scaling + " (delayed, current)");
+      if (r.gemm != "fp8") scaling->fail("a per-tensor FP8 scaling on a " + r.gemm + " recipe");
+    }
     if (const auto rate = row.optional_child("gemm_rate")) {
       rate->expect_keys({"value", "published_step_ratio", "benchmark", "source"});
       r.gemm_rate = rate->child("value").positive_number();
@@ -72,6 +79,7 @@ void apply_recipe(const PrecisionRecipe& recipe, TrainingConfig& config) {
   config.bf16_layers_at_start = recipe.bf16_layers_at_start;
   config.bf16_layers_at_end = recipe.bf16_layers_at_end;
   config.gemm_rate = recipe.gemm_rate;
+  config.fp8_scaling = recipe.scaling;
 }
 
 }  // namespace gputwin

@@ -21,6 +21,9 @@ struct PrecisionRecipe {
   std::string gemm;  // the GEMM precision (gemm-efficiency.yaml)
   int bf16_layers_at_start = 0;
   int bf16_layers_at_end = 0;
+  // Per-tensor FP8 scaling (delayed, current; gemm_model.hpp is_fp8_scaling); empty: the precision's own
+  // (bf16, MX and NVFP4 block scales). Its quantisation cost: gemm-efficiency.yaml quantisation.by_scaling.
+  std::string scaling;
   // The quantised GEMMs' rate against the per-tensor-scaled kernels of the same precision (1 unless the
   // recipe's file says otherwise, with its source).
   double gemm_rate = 1.0;

@@ -678,6 +678,9 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
   // A recipe whose quantised GEMM kernels are slower than the per-tensor-scaled ones (row-wise FP8): their
   // rate scaled (MFU still counts against the datasheet peak above).
   if (x.device.quantised) x.device.peak_flops *= config.gemm_rate;
+  // Current scaling's amax pass before every cast costs more than delayed scaling's fused cast.
+  if (const auto bytes = calibration.gemm.scaling_cast_bytes(config.fp8_scaling); bytes && x.device.quantised)
+    x.device.cast_bytes_per_element = *bytes;
   e.efficiency_rule =
       fmt::format("{} ({}): GEMMs at {:.3f} of the {} peak plus operand traffic at memory bandwidth",
                   x.device.architecture, hardware.accelerator.info.id,

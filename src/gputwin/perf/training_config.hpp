@@ -81,6 +81,9 @@ struct TrainingConfig {
   // The recipe's quantised GEMMs' rate against the precision's per-tensor-scaled GEMMs (1 = the same; a
   // row-wise scaled FP8 recipe is slower: data/perf/precision-recipes.yaml gemm_rate).
   double gemm_rate = 1.0;
+  // The recipe's per-tensor FP8 scaling (delayed, current): its quantisation cost where measured
+  // (gemm-efficiency.yaml quantisation.by_scaling); empty: the precision's cast cost.
+  std::string fp8_scaling;
   bool overlap_data_parallel = true;  // gradient reduction overlaps the backward pass (Megatron
                                       // --overlap-grad-reduce); off in the 2021-2022 papers' runs
   double gradient_bytes = 4;  // bytes per gradient element: 4 = fp32 main gradients (Megatron), 2 = fp16

@@ -176,8 +176,14 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // tutorial on one B300: NVFP4 1.90x MXFP8's speed, not the datasheet's 3.1x) and NVFP4's quantisation at
   // its measured cost, refit (blackwell-ultra 0.665 of the bf16 peak): dense 5.24 % (6.93 % before; GB300
   // NVFP4 rows +7..+40 % -> -13..+7 %).
-  EXPECT_LE(dense_sum / dense, 0.0530);
-  EXPECT_LE(hopper_sum / hopper, 0.052);
+  // FP8 current scaling's amax pass at its measured cost (7.69 bytes per element, Transformer Engine's GEMM
+  // profiling tutorial on B300) on Megatron-Bridge's FP8 rows, the 26.02/26.04 "FP8" rows as the FP8_CS
+  // presets they match (first and last layer in BF16), refit (blackwell-ultra 0.675, blackwell 0.500): dense
+  // 5.79 % (H100 5.50 %), worse than 5.24 % (5.14 %) and kept because both are sourced: the same preset is now
+  // predicted alike in 25.11 and 26.02/26.04 (H100 70B -11.5/-7.0/-7.7 -> -12.6/-12.6/-13.2 %), the common
+  // pessimism of the FP8-CS pipelines is what is left (docs/accuracy.md).
+  EXPECT_LE(dense_sum / dense, 0.0580);
+  EXPECT_LE(hopper_sum / hopper, 0.0551);
   // The routed experts' gradients reduced over the expert-data-parallel group (one rank per node where EP
   // fills a node: B200 gpt-oss-120b EP 8 +123.6 % -> +39.1 %) and the host wait refitted (3.05 ms): MoE
   // 18.43 % (20.79 % before), dense unchanged.
@@ -197,10 +203,11 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // HybridEP dispatch layout), with the measured rates above, both waits refitted 8.75 / 6.35 ms: MoE 17.40 %
   // (16.88 % with the per-rank dispatch alone, 17.88 % with the measured rates alone, 17.38 % before both); the
   // H100 Qwen3-235B recipe's tp_comm_overlap False was tried and left out (docs/accuracy.md).
+  // FP8 current scaling's cost on the FP8 rows (above), waits refitted 8.85 / 6.40 ms: MoE 17.48 %.
   EXPECT_LE(moe_sum / moe, 0.1750);
-  // All 110 rows: 11.32 % (11.56 % with the measured rates alone, 11.91 % with the per-rank dispatch alone,
-  // 12.16 % before both); goal 5 %, not reached.
-  EXPECT_LE(fit.mean_abs_error, 0.1135);
+  // All 110 rows: 11.63 % with current scaling's cost (11.32 % before; 11.56 % with the measured rates alone,
+  // 11.91 % with the per-rank dispatch alone, 12.16 % before both); goal 5 %, not reached.
+  EXPECT_LE(fit.mean_abs_error, 0.1165);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
@@ -400,10 +407,17 @@ TEST(TrainingRuns, RowsRunTheirPrecisionRecipe) {
   int cs = 0, mx = 0, fp4 = 0;
   for (const auto& run : runs()) {
     if (!run.predictable) continue;
-    if (run.source == "mbridge-25.11" && run.precision == "fp8") {
+    // Megatron-Bridge's FP8 rows (25.11 "FP8-CS"; 26.02/26.04 "FP8", whose presets are FP8_CS): current
+    // scaling, first and last layer in BF16. NeMo 24.07's FP8 (Transformer Engine's delayed scaling then):
+    // no scaling entry, the cast rule.
+    if (run.source.rfind("mbridge-", 0) == 0 && run.precision == "fp8") {
       ++cs;
       EXPECT_EQ(run.config.bf16_layers_at_start, 1) << run.id;
       EXPECT_EQ(run.config.bf16_layers_at_end, 1) << run.id;
+      EXPECT_EQ(run.config.fp8_scaling, "current") << run.id;
+    }
+    if (run.source == "nemo-24.07" && run.precision == "fp8") {
+      EXPECT_EQ(run.config.fp8_scaling, "") << run.id;
     }
     if (run.precision == "mxfp8") ++mx;
     if (run.precision == "nvfp4") ++fp4;
@@ -412,7 +426,7 @@ TEST(TrainingRuns, RowsRunTheirPrecisionRecipe) {
       EXPECT_EQ(run.config.bf16_layers_at_start + run.config.bf16_layers_at_end, 0) << run.id;
     }
   }
-  EXPECT_GE(cs, 10);
+  EXPECT_GE(cs, 20);
   EXPECT_GE(mx, 20);
   EXPECT_GE(fp4, 8);
 }

@@ -470,6 +470,31 @@ TEST(TrainingPrecisionRecipes, Bf16LayersCostTheirGemmsAtTheBf16Rate) {
   EXPECT_GT(cs - fp8, 0.5 * 2.0 / 32 * (bf16 - fp8));
 }
 
+// A recipe's current scaling charges its measured quantisation cost (quantisation.by_scaling) where the same
+// GEMMs with delayed scaling (no entry: the 6-byte rule) do not: only the casts change, by 7.69 / 6.
+TEST(TrainingPrecisionRecipes, CurrentScalingCastsCostMoreThanDelayed) {
+  const TransformerModel& m = preset("llama3-8b");
+  const PerfHardware hw = h100_nodes(1);
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 16;
+  c.dp = 8;
+  c.recompute = Recompute::none;
+  c.precision = "fp8";
+  auto casts_s = [&](const std::string& scaling) {
+    c.fp8_scaling = scaling;
+    const auto e = estimate_training(hw, perf_setup().collectives, perf_setup().calibration, m, c);
+    for (const auto& t : e.compute_parts) {
+      if (t.name == "casts") return t.seconds;
+    }
+    return -1.0;
+  };
+  const double rule = casts_s(""), delayed = casts_s("delayed"), current = casts_s("current");
+  ASSERT_GT(rule, 0.0);
+  EXPECT_DOUBLE_EQ(delayed, rule);
+  EXPECT_NEAR(current / delayed, 7.69 / 6.0, 1e-9);
+}
+
 TEST(TrainingPrecisionRecipes, NvFp4AndMxFp8RunOnBlackwell) {
   const TransformerModel& m = preset("llama3-70b");
   const PerfHardware hw = perf_hardware_of_system(perf_setup().catalog, "dgx-b200", 8).value();
