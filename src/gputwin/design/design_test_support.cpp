@@ -36,6 +36,14 @@ std::string plan_errors(const std::string& yaml, const Catalog& catalog) {
   return cluster.ok() ? std::string() : cluster.error_text();
 }
 
+std::vector<std::string> warning_messages(const Cluster& cluster, const std::string& code) {
+  std::vector<std::string> messages;
+  for (const Warning& warning : cluster.warnings) {
+    if (warning.code == code) messages.push_back(warning.message);
+  }
+  return messages;
+}
+
 std::string rail_spec(const RailSpec& spec) {
   std::ostringstream yaml;
   yaml << "name: generated\n"

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/catalog/catalog_test_support.hpp"
@@ -18,6 +19,9 @@ Cluster plan_file(const std::string& relative_path, const Catalog& catalog = bun
 Cluster plan_text(const std::string& yaml, const Catalog& catalog = bundled_catalog());
 // The errors a spec text produces, from parsing or from designing; empty when it plans cleanly.
 std::string plan_errors(const std::string& yaml, const Catalog& catalog = bundled_catalog());
+
+// The messages of the design's warnings with this code ("boundary-step", ...), in the order given.
+std::vector<std::string> warning_messages(const Cluster& cluster, const std::string& code);
 
 struct RailSpec {
   std::string system = "dgx-h100";

@@ -201,11 +201,7 @@ TEST(NodeGroups, AGroupsOwnAppliancesReplaceTheSharedOnes) {
 }
 
 std::vector<std::string> boundary_steps(const Cluster& cluster) {
-  std::vector<std::string> messages;
-  for (const Warning& warning : cluster.warnings) {
-    if (warning.code == "boundary-step") messages.push_back(warning.message);
-  }
-  return messages;
+  return testing::warning_messages(cluster, "boundary-step");
 }
 
 // The example's NVL72 island: 36 trays of one scalable unit on 2 leaves per rail (32 node ports each), so the

@@ -213,11 +213,7 @@ std::string rack_scale_with_ufm(const std::string& system, const std::string& co
 }
 
 std::vector<std::string> boundary_steps(const Cluster& cluster) {
-  std::vector<std::string> messages;
-  for (const Warning& warning : cluster.warnings) {
-    if (warning.code == "boundary-step") messages.push_back(warning.message);
-  }
-  return messages;
+  return testing::warning_messages(cluster, "boundary-step");
 }
 
 // GB200: 144 trays per rail over 64-port QM9700 leaves of 32 node ports (1:1) are 5 leaves per rail, the fifth
