@@ -10,8 +10,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <string>
+#include <string_view>
 
 namespace gputwin::testing {
 
@@ -44,6 +46,19 @@ inline std::string per_test_file(const std::string& text, const std::string& pre
       ("gputwin-" + prefix + "-" + std::string(test->test_suite_name()) + "-" + test->name() + extension);
   std::ofstream(path) << text;
   return path.string();
+}
+
+// Writes `text` to the running test's own file and loads it with `load` (a path in, a result with ok() and
+// error_text() out): the loader must refuse it, naming the file at `line` and saying each of `expected`.
+template <class Load>
+void expect_located_error(const Load& load, const std::string& text, int line,
+                          std::initializer_list<std::string_view> expected) {
+  const std::string path = per_test_file(text, "located", ".yaml");
+  const auto loaded = load(path);
+  ASSERT_FALSE(loaded.ok()) << "accepted:\n" << text;
+  const std::string error = loaded.error_text();
+  EXPECT_NE(error.find(path + ":" + std::to_string(line) + ":"), std::string::npos) << error;
+  for (const std::string_view piece : expected) EXPECT_NE(error.find(piece), std::string::npos) << error;
 }
 
 }  // namespace gputwin::testing

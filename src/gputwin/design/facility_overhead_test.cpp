@@ -115,17 +115,11 @@ TEST(FacilityOverhead, ACoolingClassWithoutASplitOrHeatToLiquidIsOnePue) {
 }
 
 TEST(FacilityOverhead, AFractionOutOfRangeIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "facility-overhead-bad.yaml";
-  {
-    std::ofstream file(path);
-    file << "curves:\n  - cooling: x\n    source: s\n    confidence: read\n    components:\n"
-            "      - {name: UPS, no_load: 1.5, proportional: 0, square_law: 0}\n";
-  }
-  const auto curves = load_overhead_curves(path);
-  ASSERT_FALSE(curves.ok());
-  EXPECT_NE(curves.error_text().find(":6:"), std::string::npos) << curves.error_text();
-  EXPECT_NE(curves.error_text().find("no_load"), std::string::npos) << curves.error_text();
-  EXPECT_NE(curves.error_text().find("between 0 and 1"), std::string::npos) << curves.error_text();
+  testing::expect_located_error(
+      load_overhead_curves,
+      "curves:\n  - cooling: x\n    source: s\n    confidence: read\n    components:\n"
+      "      - {name: UPS, no_load: 1.5, proportional: 0, square_law: 0}\n",
+      6, {"no_load", "between 0 and 1"});
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // system, heat split between liquid and air, the CDU plant, scalable units of whole racks, and bad input.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -192,7 +193,7 @@ TEST(RackScale, ScalableUnitsAreWholeRacks) {
 // (gb200-nvl72-superpod-1su, gb300-nvl72-1su, gb200-nvl72-2-racks-login-nodes) ask for no appliances at all:
 // the free-leaf-port rule has nothing to place there, which is why their goldens did not move with it.
 std::string rack_scale_with_ufm(const std::string& system, const std::string& compute_switch,
-                                const std::string& speed) {
+                                const std::string& speed, const std::string& appliance = "ufm-3.1") {
   return "name: rack-scale with UFM\n"
          "nodes: {system: " + system + ", count: 8}\n"
          "fabrics:\n"
@@ -202,7 +203,7 @@ std::string rack_scale_with_ufm(const std::string& system, const std::string& co
          "    link_speed: " + speed + "\n"
          "    oversubscription: \"1:1\"\n"
          "    scalable_unit: 144\n"
-         "    appliances: [{appliance: ufm-3.1, count: 4}]\n"
+         "    appliances: [{appliance: " + appliance + ", count: 4}]\n"
          "facility:\n"
          "  rack_power_limit: 150 kW\n"
          "  pdu: px3-5878i2r\n"
@@ -241,12 +242,37 @@ TEST(RackScale, UfmTakesFreeLeafPortsOfARackScaleUnit) {
   EXPECT_TRUE(boundary_steps(cluster).empty());
 }
 
+// The bundled UFM 3.1 has one 400 Gb/s compute port: on an 800 Gb/s Quantum-X800 fabric it is refused, as a
+// node's slower NIC is (the model builds every port of a fabric at its link_speed).
+TEST(RackScale, A400GUfmOnAn800GFabricIsRefused) {
+  const std::string errors = plan_errors(rack_scale_with_ufm("gb300-nvl72", "q3400", "800 Gb/s"));
+  EXPECT_NE(errors.find("fabrics.compute.appliances[0].appliance: the compute ports of appliance 'ufm-3.1' run "
+                        "at most 400 Gb/s, slower than the fabric's 800 Gb/s"),
+            std::string::npos)
+      << errors;
+}
+
+// A fabric manager with one 800 Gb/s port (none is in the bundled catalog: a test part).
+Catalog catalog_with_800g_fabric_manager() {
+  const auto folder = std::filesystem::path(::testing::TempDir()) / "gputwin-800g-fabric-manager";
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder / "appliances.yaml") << R"yaml(appliances:
+  - {id: test-fm-800g, name: "800G fabric manager (test part)", source: test, confidence: unverified,
+     rack_units: 1 U, power_max: 700 W,
+     nics: {compute: {ports: 1, speed: 800 Gb/s, ports_per_cage: 1, cage: OSFP}}}
+)yaml";
+  auto catalog = Catalog::load({testing::source_path("data/catalog"), folder.string()});
+  EXPECT_TRUE(catalog.ok()) << catalog.error_text();
+  return std::move(catalog).value();
+}
+
 // GB300 on 144-port Q3400 at 800 Gb/s (1:1): 72 node ports per leaf, so 144 trays fill exactly 2 leaves per
-// rail and the UFM finds no free port: its slot is the 145th, a second unit (16 leaves, 1152 uplinks on 8
-// spines: 24 Q3400 instead of 12). A single rack-scale group now says so, naming the appliances as the
-// alternative (its trays are never removed one at a time).
+// rail and the fabric manager finds no free port: its slot is the 145th, a second unit (16 leaves, 1152
+// uplinks on 8 spines: 24 Q3400 instead of 12). A single rack-scale group says so, naming the appliances as
+// the alternative (its trays are never removed one at a time).
 TEST(RackScale, UfmPastAFullRackScaleUnitIsABoundaryStep) {
-  const Cluster cluster = plan_text(rack_scale_with_ufm("gb300-nvl72", "q3400", "800 Gb/s"));
+  const Cluster cluster = plan_text(rack_scale_with_ufm("gb300-nvl72", "q3400", "800 Gb/s", "test-fm-800g"),
+                                    catalog_with_800g_fabric_manager());
   const Fabric* compute = cluster.fabric(NetworkRole::compute);
   ASSERT_NE(compute, nullptr);
   EXPECT_EQ(compute->scalable_units, 2);
@@ -254,7 +280,7 @@ TEST(RackScale, UfmPastAFullRackScaleUnitIsABoundaryStep) {
   EXPECT_EQ(compute->switches_in(Tier::spine), 8);
   const auto steps = boundary_steps(cluster);
   ASSERT_EQ(steps.size(), 1u);
-  EXPECT_NE(steps[0].find("the ports of 4 ufm-3.1 take 1 node slot past the 144 of 1 full scalable unit, "
+  EXPECT_NE(steps[0].find("the ports of 4 test-fm-800g take 1 node slot past the 144 of 1 full scalable unit, "
                           "which opens a second scalable unit: 24 q3400 instead of 12 (+12)"),
             std::string::npos)
       << steps[0];

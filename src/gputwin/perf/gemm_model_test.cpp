@@ -92,38 +92,34 @@ TEST(GemmModel, CurrentScalingCastsCostTheirMeasuredShareMore) {
 }
 
 TEST(GemmModel, AnUnknownScalingIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "/gemm-scaling.yaml";
-  std::ofstream(path) << "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
-                         "architectures:\n  - {architecture: hopper, peak_fraction: 0.5, source: x}\n"
-                         "attention: {tile_tokens: 128, backward_to_forward_flops: 2.5, source: x}\n"
-                         "quantisation:\n"
-                         "  cast_bytes_per_element: 6\n"
-                         "  source: x\n"
-                         "  by_scaling:\n"
-                         "    blockwise: {cast_bytes_per_element: 7, source: x}\n";
-  const auto model = load_gemm_model(path);
-  ASSERT_FALSE(model.ok());
-  EXPECT_NE(model.error_text().find("gemm-scaling.yaml:9"), std::string::npos) << model.error_text();
-  EXPECT_NE(model.error_text().find("blockwise"), std::string::npos) << model.error_text();
+  testing::expect_located_error(
+      load_gemm_model,
+      "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
+      "architectures:\n  - {architecture: hopper, peak_fraction: 0.5, source: x}\n"
+      "attention: {tile_tokens: 128, backward_to_forward_flops: 2.5, source: x}\n"
+      "quantisation:\n"
+      "  cast_bytes_per_element: 6\n"
+      "  source: x\n"
+      "  by_scaling:\n"
+      "    blockwise: {cast_bytes_per_element: 7, source: x}\n",
+      9, {"blockwise"});
 }
 
 TEST(GemmModel, APrecisionRateForAnUnknownPrecisionIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "/gemm-rates.yaml";
-  std::ofstream(path) << "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
-                         "architectures:\n  - {architecture: hopper, peak_fraction: 0.5, source: x}\n"
-                         "precision_rates:\n"
-                         "  - architecture: hopper\n"
-                         "    measured_on: h100-sxm\n"
-                         "    reference: bf16\n"
-                         "    peak_tflops: {bf16: 989}\n"
-                         "    layer_ms: {bf16: 10, fp6: 3}\n"
-                         "    source: x\n"
-                         "attention: {tile_tokens: 128, backward_to_forward_flops: 2.5, source: x}\n"
-                         "quantisation: {cast_bytes_per_element: 6, source: x}\n";
-  const auto model = load_gemm_model(path);
-  ASSERT_FALSE(model.ok());
-  EXPECT_NE(model.error_text().find("gemm-rates.yaml:9"), std::string::npos) << model.error_text();
-  EXPECT_NE(model.error_text().find("no precision 'fp6'"), std::string::npos) << model.error_text();
+  testing::expect_located_error(
+      load_gemm_model,
+      "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
+      "architectures:\n  - {architecture: hopper, peak_fraction: 0.5, source: x}\n"
+      "precision_rates:\n"
+      "  - architecture: hopper\n"
+      "    measured_on: h100-sxm\n"
+      "    reference: bf16\n"
+      "    peak_tflops: {bf16: 989}\n"
+      "    layer_ms: {bf16: 10, fp6: 3}\n"
+      "    source: x\n"
+      "attention: {tile_tokens: 128, backward_to_forward_flops: 2.5, source: x}\n"
+      "quantisation: {cast_bytes_per_element: 6, source: x}\n",
+      9, {"no precision 'fp6'"});
 }
 
 TEST(GemmModel, BlackwellUltraUsesItsOwnRow) {
@@ -239,29 +235,26 @@ TEST(GemmModel, GroupedGemmsPayForPartialTilesAndWaves) {
 }
 
 TEST(GemmModel, DuplicateSmCountIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "/gemm-sms.yaml";
-  std::ofstream(path) << "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
-                         "architectures:\n  - {architecture: hopper, peak_fraction: 0.5, source: x}\n"
-                         "attention: {tile_tokens: 128, backward_to_forward_flops: 2.5, source: x}\n"
-                         "quantisation: {cast_bytes_per_element: 6, source: x}\n"
-                         "grouped_gemm:\n  tile_m: 128\n  tile_n: 128\n  source: x\n  sm_counts:\n"
-                         "    - {accelerators: [h100-sxm], sms: 132, source: x}\n"
-                         "    - {accelerators: [h100-sxm], sms: 114, source: x}\n";
-  const auto model = load_gemm_model(path);
-  ASSERT_FALSE(model.ok());
-  EXPECT_NE(model.error_text().find("gemm-sms.yaml:12"), std::string::npos) << model.error_text();
+  testing::expect_located_error(
+      load_gemm_model,
+      "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
+      "architectures:\n  - {architecture: hopper, peak_fraction: 0.5, source: x}\n"
+      "attention: {tile_tokens: 128, backward_to_forward_flops: 2.5, source: x}\n"
+      "quantisation: {cast_bytes_per_element: 6, source: x}\n"
+      "grouped_gemm:\n  tile_m: 128\n  tile_n: 128\n  source: x\n  sm_counts:\n"
+      "    - {accelerators: [h100-sxm], sms: 132, source: x}\n"
+      "    - {accelerators: [h100-sxm], sms: 114, source: x}\n",
+      12, {"listed twice"});
 }
 
 TEST(GemmModel, BadFractionIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "/gemm-bad.yaml";
-  std::ofstream(path) << "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
-                         "architectures:\n  - {architecture: hopper, peak_fraction: 1.5, source: x}\n"
-                         "attention: {tile_tokens: 128, backward_to_forward_flops: 2.5, source: x}\n"
-                         "quantisation: {cast_bytes_per_element: 6, source: x}\n";
-  const auto model = load_gemm_model(path);
-  ASSERT_FALSE(model.ok());
-  EXPECT_NE(model.error_text().find("gemm-bad.yaml:3"), std::string::npos) << model.error_text();
-  EXPECT_NE(model.error_text().find("peak_fraction"), std::string::npos) << model.error_text();
+  testing::expect_located_error(
+      load_gemm_model,
+      "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
+      "architectures:\n  - {architecture: hopper, peak_fraction: 1.5, source: x}\n"
+      "attention: {tile_tokens: 128, backward_to_forward_flops: 2.5, source: x}\n"
+      "quantisation: {cast_bytes_per_element: 6, source: x}\n",
+      3, {"peak_fraction"});
 }
 
 }  // namespace

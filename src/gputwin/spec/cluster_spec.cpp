@@ -388,9 +388,18 @@ class SpecReader {
         item.expect_keys({"appliance", "count"});
         ApplianceRequest request{part(item.child("appliance"), "appliance"),
                                  static_cast<int>(item.child("count").positive_integer())};
-        if (!catalog_.get<Appliance>(request.appliance).nics.contains(role)) {
+        const Appliance& appliance = catalog_.get<Appliance>(request.appliance);
+        const auto ports = appliance.nics.find(role);
+        if (ports == appliance.nics.end()) {
           item.child("appliance")
               .fail("appliance '" + request.appliance + "' has no " + role_name(role) + " ports");
+        }
+        // Every port of a fabric runs at its link_speed; the model builds no slower port for one device.
+        if (ports->second.speed < fabric.link_speed) {
+          item.child("appliance")
+              .fail("the " + std::string(role_name(role)) + " ports of appliance '" + request.appliance +
+                    "' run at most " + format_data_rate(ports->second.speed) + ", slower than the fabric's " +
+                    f.child("link_speed").text() + " (every port of a fabric runs at its link_speed)");
         }
         fabric.appliances.push_back(request);
       }

@@ -96,7 +96,7 @@ std::vector<BadSpec> bad_specs() {
        "test.yaml:13:15:", "facility.rack_units", "taller than"},
       {"impossible_two_tier_fabric",
        testing::replaced(replaced("count: 16", "count: 3000"), "oversubscription: \"1:1\"",
-                   "oversubscription: \"1:1\"\n    max_tiers: 2"),
+                         "oversubscription: \"1:1\"\n    max_tiers: 2"),
        "test.yaml:11:16:", "fabrics.compute.max_tiers", "allow max_tiers: 3"},
       {"scalable_unit_too_large",
        replaced("oversubscription: \"1:1\"", "oversubscription: \"1:1\"\n    scalable_unit: 60"),
@@ -114,16 +114,24 @@ std::vector<BadSpec> bad_specs() {
        "test.yaml:8:20:", "fabrics.compute.scalable_unit", "apply to rail_optimized"},
       {"nic_slower_than_fabric",
        testing::replaced(replaced("system: dgx-h100", "system: pcie-8gpu-l40s"),
-                   "switch: qm9700\n    link_speed: 400 Gb/s", "switch: sn5600\n    link_speed: 800 Gb/s"),
+                         "switch: qm9700\n    link_speed: 400 Gb/s",
+                         "switch: sn5600\n    link_speed: 800 Gb/s"),
        "test.yaml:9:17:", "fabrics.compute.link_speed", "slower than the fabric's 800 Gb/s"},
       {"single_tier_too_small",
        testing::replaced(replaced("count: 16", "count: 64"), "oversubscription: \"1:1\"",
-                   "oversubscription: \"1:1\"\n    max_tiers: 1"),
+                         "oversubscription: \"1:1\"\n    max_tiers: 1"),
        "test.yaml:11:16:", "fabrics.compute.max_tiers", "max_tiers is 1"},
       {"plain_ratio_below_one", replaced("\"1:1\"", "0.5"),
        "test.yaml:10:23:", "fabrics.compute.oversubscription", "wastes ports"},
       {"not_a_mapping", "- just\n- a list\n", "test.yaml:1:1:", "", "a cluster spec is a mapping"},
       {"empty_file", "", "test.yaml", "", "a cluster spec is a mapping"},
+      {"appliance_slower_than_fabric",
+       testing::replaced(replaced("system: dgx-h100", "system: dgx-b300"),
+                         "switch: qm9700\n    link_speed: 400 Gb/s\n    oversubscription: \"1:1\"",
+                         "switch: q3400\n    link_speed: 800 Gb/s\n    oversubscription: \"1:1\"\n"
+                         "    appliances: [{appliance: ufm-3.1, count: 2}]"),
+       "test.yaml:11:30:", "fabrics.compute.appliances[0].appliance",
+       "ports of appliance 'ufm-3.1' run at most 400 Gb/s, slower than the fabric's 800 Gb/s"},
       {"appliance_without_ports",
        replaced("oversubscription: \"1:1\"",
                 "oversubscription: \"1:1\"\n    appliances: [{appliance: ufm-3.1, count: 0}]"),
@@ -288,7 +296,7 @@ TEST(ClusterSpecGroups, AppliancesPerGroup) {
   std::string text = groups_replaced(
       "    scalable_unit: 32\n", "    scalable_unit: 32\n    appliances: [{appliance: ufm-3.1, count: 4}]\n");
   text = testing::replaced(text, "scalable_unit: 36}",
-                     "scalable_unit: 36, appliances: [{appliance: ufm-3.1, count: 2}]}");
+                           "scalable_unit: 36, appliances: [{appliance: ufm-3.1, count: 2}]}");
   const auto spec = parse_cluster_spec(text, "test.yaml", bundled_catalog());
   ASSERT_TRUE(spec.ok()) << spec.error_text();
   const auto& groups = spec.value().node_groups;
