@@ -225,8 +225,8 @@ void print_moe_wait_by_recipe_kind(const std::vector<MoeRow>& rows) {
       if (const double e = sum_at(i * 5e-5); e < best) best = e, wait = i * 5e-5;
     total += best;
     const double n = static_cast<double>(members.size());
-    std::cout << fmt::format("| {} | {} | {:.2f} ms | {:.2f} % | {:.2f} % |\n", name, members.size(), 1e3 * wait,
-                             100 * best / n, 100 * sum_at(0) / n);
+    std::cout << fmt::format("| {} | {} | {:.2f} ms | {:.2f} % | {:.2f} % |\n", name, members.size(),
+                             1e3 * wait, 100 * best / n, 100 * sum_at(0) / n);
   }
   std::cout << fmt::format("| all, one wait per kind | {} | - | {:.2f} % | - |\n", rows.size(),
                            100 * total / static_cast<double>(rows.size()));

@@ -205,10 +205,10 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // H100 Qwen3-235B recipe's tp_comm_overlap False was tried and left out (docs/accuracy.md).
   // FP8 current scaling's cost on the FP8 rows (above), waits refitted 8.85 / 6.40 ms: MoE 17.48 %.
   // Recipes scoped to the release a row was measured with, where a source says the recipe changed between
-  // releases (moe_recipes releases): the 25.11 B200 Qwen3-235B row with the all-to-all overlap Megatron-Bridge
-  // PR 1760 disabled after 25.11 (-16.7 % -> -9.1 %; MoE 17.34 % with the waits unchanged), the 26.02/26.04
-  // B300 DeepSeek-V3 rows without the CUDA graphs issue 3385 / PR 3549 added after them (+23.0 / +17.2 % ->
-  // +4.9 / -0.1 %), waits refitted 9.45 / 6.35 ms: MoE 16.74 %.
+  // releases (moe_recipes releases): the 25.11 B200 Qwen3-235B row with the all-to-all overlap
+  // Megatron-Bridge PR 1760 disabled after 25.11 (-16.7 % -> -9.1 %; MoE 17.34 % with the waits unchanged),
+  // the 26.02/26.04 B300 DeepSeek-V3 rows without the CUDA graphs issue 3385 / PR 3549 added after them
+  // (+23.0 / +17.2 % -> +4.9 / -0.1 %), waits refitted 9.45 / 6.35 ms: MoE 16.74 %.
   EXPECT_LE(moe_sum / moe, 0.1676);
   // All 110 rows: 11.26 % (11.63 % before the release-scoped recipes; 11.32 % before current scaling's cost);
   // goal 5 %, not reached.
@@ -654,9 +654,10 @@ TEST(TrainingRuns, MoeRecipeOfTheRowsOwnReleaseWins) {
 
 // A MoE recipe scoped to a release that training-runs.yaml does not have is refused at that release's line.
 TEST(TrainingRuns, MoeRecipeOfAnUnknownReleaseIsALocatedError) {
-  const std::string error = moe_recipes_error("setup-moe-release.yaml",
-                                              "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [FP8],\n"
-                                              "     releases: [mbridge-99.01], moe_cuda_graphs: false, source: a}\n");
+  const std::string error =
+      moe_recipes_error("setup-moe-release.yaml",
+                        "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [FP8],\n"
+                        "     releases: [mbridge-99.01], moe_cuda_graphs: false, source: a}\n");
   EXPECT_NE(error.find("setup-moe-release.yaml:8"), std::string::npos) << error;
   EXPECT_NE(error.find("mbridge-99.01"), std::string::npos) << error;
 }
