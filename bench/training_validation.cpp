@@ -168,6 +168,8 @@ struct MoeRow {
   double routed = 0;       // tokens x top-k
   double expert_gemm = 0;  // s per step, the grouped expert GEMMs
   bool graphed = false;
+  bool flex = false;     // the flex (HybridEP) dispatcher
+  bool overlap = false;  // the all-to-all overlapped with another micro-batch (every full-iteration recipe)
 };
 
 std::vector<MoeRow> moe_fit_rows(const std::vector<gputwin::ReferencePrediction>& rows,
@@ -180,6 +182,8 @@ std::vector<MoeRow> moe_fit_rows(const std::vector<gputwin::ReferencePrediction>
     r.published = static_cast<double>(c.global_batch) * c.sequence /
                   (row.run.published_tokens_per_s_per_gpu * row.run.gpus);
     r.graphed = c.moe_cuda_graphs;
+    r.flex = c.expert_dispatch_dedup;
+    r.overlap = c.expert_comm_overlap;
     const double wait = r.graphed ? k.moe_layer_host_graphed_s : k.moe_layer_host_s;
     double host = 0;
     for (const auto& t : row.estimate.compute_parts) {
@@ -194,6 +198,38 @@ std::vector<MoeRow> moe_fit_rows(const std::vector<gputwin::ReferencePrediction>
     out.push_back(r);
   }
   return out;
+}
+
+// The stored form (a wait per MoE layer and forward pass) fitted separately for each kind of recipe the
+// setup distinguishes (CUDA graphs, dispatcher, all-to-all overlap): how much of the residual the recipe kind
+// alone carries, and whether it behaves like a host wait (the full-iteration recipes, all of them the graphed
+// flex ones with the overlap, launch no kernel from the host inside the step). A diagnosis, never an input.
+void print_moe_wait_by_recipe_kind(const std::vector<MoeRow>& rows) {
+  const auto kind = [](const MoeRow& r) {
+    return std::string(r.graphed ? "graphs" : "no graphs") + (r.flex ? ", flex" : ", alltoall") +
+           (r.overlap ? ", a2a overlap" : "");
+  };
+  std::map<std::string, std::vector<const MoeRow*>> kinds;
+  for (const auto& r : rows) kinds[kind(r)].push_back(&r);
+  std::cout << "\n| recipe kind | rows | wait fitted on them | their mean |error| | at no wait |\n"
+               "|---|---|---|---|---|\n";
+  double total = 0;
+  for (const auto& [name, members] : kinds) {
+    const auto sum_at = [&](double wait) {
+      double sum = 0;
+      for (const MoeRow* r : members) sum += std::abs(r->published / (r->without + wait * r->forwards) - 1);
+      return sum;
+    };
+    double best = sum_at(0), wait = 0;
+    for (int i = 1; i <= 600; ++i)
+      if (const double e = sum_at(i * 5e-5); e < best) best = e, wait = i * 5e-5;
+    total += best;
+    const double n = static_cast<double>(members.size());
+    std::cout << fmt::format("| {} | {} | {:.2f} ms | {:.2f} % | {:.2f} % |\n", name, members.size(),
+                             1e3 * wait, 100 * best / n, 100 * sum_at(0) / n);
+  }
+  std::cout << fmt::format("| all, one wait per kind | {} | - | {:.2f} % | - |\n", rows.size(),
+                           100 * total / static_cast<double>(rows.size()));
 }
 
 void print_moe_shapes(const std::vector<gputwin::ReferencePrediction>& rows,
@@ -238,7 +274,9 @@ void print_moe_shapes(const std::vector<gputwin::ReferencePrediction>& rows,
   }
   std::cout << fmt::format("| none (the model without the wait) | - | - | {:.2f} % |\n",
                            100 * mean_error(shapes[0], 0, 0));
+  print_moe_wait_by_recipe_kind(fit_rows);
 }
+
 
 // `--attention`: every predicted row (both sets) with its sequence, cp, the attention kernels' share of the
 // predicted step and the exposed context-parallel exchange's, and the error: where attention timing matters.

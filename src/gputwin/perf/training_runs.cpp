@@ -50,6 +50,9 @@ struct SourceSetup {
   ContextExchange context_exchange = ContextExchange::ring;
 };
 
+// (gpu, model, precision, release): a moe_recipes entry; release "" = every release
+using MoeRecipeKey = std::tuple<std::string, std::string, std::string, std::string>;
+
 struct Setup {
   std::optional<PowerModelData> power_model;  // loaded when a system states a power limit
   std::map<std::string, GpuSetup> gpus;
@@ -58,14 +61,22 @@ struct Setup {
   std::map<std::string, SourceSetup> sources;
   std::vector<PrecisionRecipe> recipes;
   std::map<std::string, std::string> recipe_of_label;  // a row's precision_label -> recipe name
-  // (gpu, model, precision) -> the MoE all-to-all overlap of NVIDIA's performance recipe for it
-  // (moe_a2a_overlap)
-  std::map<std::tuple<std::string, std::string, std::string>, bool> expert_comm_overlap;
-  // (gpu, model, precision) -> whether that recipe captures the MoE router and preprocessing in CUDA graphs
-  std::map<std::tuple<std::string, std::string, std::string>, bool> moe_cuda_graphs;
-  // (gpu, model, precision) -> whether that recipe's token dispatcher is the flex one (HybridEP / DeepEP)
-  std::map<std::tuple<std::string, std::string, std::string>, bool> flex_dispatcher;
+  // (gpu, model, precision, source) -> the MoE all-to-all overlap of NVIDIA's performance recipe for it
+  // (moe_a2a_overlap); source "" = every release without an entry of its own
+  std::map<MoeRecipeKey, bool> expert_comm_overlap;
+  // the same key -> whether that recipe captures the MoE router and preprocessing in CUDA graphs
+  std::map<MoeRecipeKey, bool> moe_cuda_graphs;
+  // the same key -> whether that recipe's token dispatcher is the flex one (HybridEP / DeepEP)
+  std::map<MoeRecipeKey, bool> flex_dispatcher;
 };
+
+// A moe_recipes setting for a row: the entry of the row's own release (source) when the setup names one,
+// else the entry for every release.
+template <typename Map>
+typename Map::const_iterator find_moe_recipe(const Map& map, const ReferenceRun& run) {
+  const auto own = map.find({run.gpu, run.model_id, run.precision, run.source});
+  return own != map.end() ? own : map.find({run.gpu, run.model_id, run.precision, std::string()});
+}
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -111,7 +122,7 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
   }
   if (const auto moe = root.optional_child("moe_recipes")) {
     for (const YamlField& row : moe->items()) {
-      row.expect_keys({"gpu", "model", "precisions", "expert_comm_overlap", "moe_cuda_graphs",
+      row.expect_keys({"gpu", "model", "precisions", "releases", "expert_comm_overlap", "moe_cuda_graphs",
                        "moe_dispatcher", "source"});
       (void)row.child("source").text_or_list();  // required: the recipe file it was read in
       const auto overlap = row.optional_child("expert_comm_overlap");
@@ -124,14 +135,27 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
           dispatcher->fail("must be alltoall or flex, not '" + name + "'");
         flex = name == "flex";
       }
+      // releases: the training-runs.yaml sources (table releases) the entry is scoped to, when the recipe
+      // changed between releases; absent: every release without an entry of its own.
+      std::vector<std::string> releases;
+      if (const auto scoped = row.optional_child("releases")) {
+        for (const YamlField& release : scoped->items()) {
+          if (sets.count(release.text()) == 0)
+            release.fail("no source '" + release.text() + "' in training-runs.yaml");
+          releases.push_back(release.text());
+        }
+      }
+      if (releases.empty()) releases.emplace_back();
       for (const YamlField& precision : row.child("precisions").items()) {
-        const auto key =
-            std::make_tuple(row.child("gpu").text(), row.child("model").text(), lower(precision.text()));
-        const bool known = setup.expert_comm_overlap.count(key) > 0 || setup.moe_cuda_graphs.count(key) > 0;
-        if (known) precision.fail("listed twice for " + std::get<0>(key) + " " + std::get<1>(key));
-        if (overlap) setup.expert_comm_overlap.emplace(key, overlap->boolean());
-        if (graphs) setup.moe_cuda_graphs.emplace(key, graphs->boolean());
-        if (flex) setup.flex_dispatcher.emplace(key, *flex);
+        for (const std::string& release : releases) {
+          const MoeRecipeKey key{row.child("gpu").text(), row.child("model").text(), lower(precision.text()),
+                                 release};
+          const bool known = setup.expert_comm_overlap.count(key) > 0 || setup.moe_cuda_graphs.count(key) > 0;
+          if (known) precision.fail("listed twice for " + std::get<0>(key) + " " + std::get<1>(key));
+          if (overlap) setup.expert_comm_overlap.emplace(key, overlap->boolean());
+          if (graphs) setup.moe_cuda_graphs.emplace(key, graphs->boolean());
+          if (flex) setup.flex_dispatcher.emplace(key, *flex);
+        }
       }
     }
   }
@@ -379,14 +403,12 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   const std::string techniques = lower(text_field(row, "techniques"));
   c.tp_comm_overlap = c.tp > 1 && (s.tp_comm_overlap || (techniques.find("async") != std::string::npos));
   c.overlap_data_parallel = true;
-  if (const auto overlap = setup.expert_comm_overlap.find({run.gpu, run.model_id, run.precision});
+  if (const auto overlap = find_moe_recipe(setup.expert_comm_overlap, run);
       overlap != setup.expert_comm_overlap.end())
     c.expert_comm_overlap = c.ep > 1 && overlap->second;
-  if (const auto graphs = setup.moe_cuda_graphs.find({run.gpu, run.model_id, run.precision});
-      graphs != setup.moe_cuda_graphs.end())
+  if (const auto graphs = find_moe_recipe(setup.moe_cuda_graphs, run); graphs != setup.moe_cuda_graphs.end())
     c.moe_cuda_graphs = run.model.is_moe() && graphs->second;
-  if (const auto flex = setup.flex_dispatcher.find({run.gpu, run.model_id, run.precision});
-      flex != setup.flex_dispatcher.end())
+  if (const auto flex = find_moe_recipe(setup.flex_dispatcher, run); flex != setup.flex_dispatcher.end())
     c.expert_dispatch_dedup = run.model.is_moe() && flex->second;
   if (c.ep > 1 && (!run.model.is_moe() || run.model.moe.experts % c.ep != 0))
     return fail("expert parallelism " + std::to_string(c.ep) + " does not divide the experts");
