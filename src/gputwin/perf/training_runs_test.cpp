@@ -179,12 +179,12 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // FP8 current scaling's amax pass at its measured cost (7.69 bytes per element, Transformer Engine's GEMM
   // profiling tutorial on B300) on Megatron-Bridge's FP8 rows, the 26.02/26.04 "FP8" rows as the FP8_CS
   // presets they match (first and last layer in BF16), refit (blackwell-ultra 0.675, blackwell 0.500): dense
-  // 5.79 % (H100 5.50 %), worse than 5.24 % (5.14 %) and kept because both are sourced: the same preset is now
-  // predicted alike in 25.11 and 26.02/26.04 (H100 70B -11.5/-7.0/-7.7 -> -12.6/-12.6/-13.2 %), the common
-  // pessimism of the FP8-CS pipelines is what is left (docs/accuracy.md).
-  // Those rows as Megatron-Bridge's performance scripts run FP8_CS: every transformer layer in FP8
-  // (get_precision_config sets first_last_layers_bf16 = False), refit (blackwell-ultra 0.665, blackwell
-  // 0.495): dense 4.86 % (H100 5.11 %; H100 70B tp 4 pp 8 vp 5 -12.6/-12.6/-13.2 -> -8.3/-8.3/-9.0 %).
+  // 5.79 % (H100 5.50 %), worse than 5.24 % (5.14 %) and kept because both are sourced: the same preset is
+  // now predicted alike in 25.11 and 26.02/26.04 (H100 70B -11.5/-7.0/-7.7 -> -12.6/-12.6/-13.2 %), the
+  // common pessimism of the FP8-CS pipelines is what is left (docs/accuracy.md). Those rows as
+  // Megatron-Bridge's performance scripts run FP8_CS: every transformer layer in FP8 (get_precision_config
+  // sets first_last_layers_bf16 = False), refit (blackwell-ultra 0.665, blackwell 0.495): dense 4.86 %
+  // (H100 5.11 %; H100 70B tp 4 pp 8 vp 5 -12.6/-12.6/-13.2 -> -8.3/-8.3/-9.0 %).
   EXPECT_LE(dense_sum / dense, 0.0490);
   EXPECT_LE(hopper_sum / hopper, 0.0515);
   // The routed experts' gradients reduced over the expert-data-parallel group (one rank per node where EP
@@ -201,13 +201,13 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // it behind the other micro-batch's expert backward on the all-to-all-overlap recipes was tried and
   // rejected (18.13 %), so was no wait on the full-iteration CUDA-graph recipes (23.07 %; docs/accuracy.md).
   // Blackwell Ultra's measured precision rates (above) run its bf16 GEMMs faster than its mxfp8 ones: the
-  // already optimistic bf16 gpt-oss rows more so; graphed wait refitted 5.30 ms: MoE 17.88 % (17.38 % before).
-  // The flex dispatcher sending a token once per destination rank inside an NVLink domain too (DeepEP /
-  // HybridEP dispatch layout), with the measured rates above, both waits refitted 8.75 / 6.35 ms: MoE 17.40 %
-  // (16.88 % with the per-rank dispatch alone, 17.88 % with the measured rates alone, 17.38 % before both); the
-  // H100 Qwen3-235B recipe's tp_comm_overlap False was tried and left out (docs/accuracy.md).
-  // FP8 current scaling's cost on the FP8 rows (above), waits refitted 8.85 / 6.40 ms: MoE 17.48 %. The
-  // FP8 rows with every layer in FP8 (above), waits refitted 8.75 / 6.35 ms: MoE 17.40 %.
+  // already optimistic bf16 gpt-oss rows more so; graphed wait refitted 5.30 ms: MoE 17.88 % (17.38 %
+  // before). The flex dispatcher sending a token once per destination rank inside an NVLink domain too
+  // (DeepEP / HybridEP dispatch layout), with the measured rates above, both waits refitted 8.75 / 6.35 ms:
+  // MoE 17.40 % (16.88 % with the per-rank dispatch alone, 17.88 % with the measured rates alone, 17.38 %
+  // before both); the H100 Qwen3-235B recipe's tp_comm_overlap False was tried and left out
+  // (docs/accuracy.md). FP8 current scaling's cost on the FP8 rows (above), waits refitted 8.85 / 6.40 ms:
+  // MoE 17.48 %. The FP8 rows with every layer in FP8 (above), waits refitted 8.75 / 6.35 ms: MoE 17.40 %.
   EXPECT_LE(moe_sum / moe, 0.1745);
   // All 110 rows: 11.13 % with every layer of the FP8-CS rows in FP8 (11.63 % with their first and last
   // layer in BF16; 11.32 % before current scaling's cost; 11.56 % with the measured rates alone, 11.91 % with
@@ -247,8 +247,11 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // backward block, the last exposed): 20.25 % (8B CP 2/4/8 +9.7/+51.5/+61.3 -> +7.9/+47.5/+56.1 %); its
   // keys and values repeated to every query head as torchtitan hands them to SDPA: 19.73 % (405B CP 2/4/8
   // +36.3/+36.6/+57.6 -> +30.5/+29.9/+42.5 %). Its copies of the keys and values before every block but the
-  // last, in both passes: 19.67 % (8B CP 2/4/8 +6.4/+45.0/+53.1 %, 405B +30.2/+29.3/+41.6 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.1970);
+  // last, in both passes: 19.67 % (8B CP 2/4/8 +6.4/+45.0/+53.1 %, 405B +30.2/+29.3/+41.6 %). torchtitan's
+  // pipelines as its code builds them (Interleaved 1F1B: 2 stages per rank without split points;
+  // micro-batches = the pipeline degree): 19.90 % (Table 5 interleaved 405B -6.7 -> +21.4 %, its 1F1B twin
+  // +19.4 %: the schedule's published 1.28x gain now predicted 1.30x, was 1.00x).
+  EXPECT_LE(evaluation.mean_abs_error, 0.1995);
   EXPECT_LE(evaluation.max_abs_error, 0.92);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
@@ -352,6 +355,36 @@ TEST(TrainingRuns, ContextParallelExchangeFollowsEachSourcesDescription) {
   EXPECT_EQ(llama3, 1);
 }
 
+// torchtitan's pipelines as its code of the end of 2024 builds them (training-runs-setup.yaml): a multi-stage
+// (interleaved) schedule without split points runs 2 stages per rank, and the local batch is split into as
+// many micro-batches as the pipeline degree, 1F1B and interleaved alike (Table 5: local batch 32, PP 8: 8
+// micro-batches of 4). The Llama 3 paper's interleaved rows keep their stated default, v = 4.
+TEST(TrainingRuns, TorchtitanPipelinesFollowItsDefaultSplitAndMicroBatches) {
+  int torchtitan = 0, llama3 = 0;
+  for (const auto& run : runs()) {
+    if (!run.predictable || run.config.pp == 1) continue;
+    if (run.id == "tt2412-h100-llama3.1-405b-fp8-512" || run.id == "tt2412-h100-llama3.1-405b-fp8-512-2") {
+      ++torchtitan;
+      const bool interleaved = run.id == "tt2412-h100-llama3.1-405b-fp8-512-2";
+      EXPECT_EQ(run.config.virtual_stages, interleaved ? 2 : 1) << run.id;
+      EXPECT_EQ(run.config.micro_batch, 4) << run.id;
+      EXPECT_EQ(run.config.micro_batches(), 8) << run.id;
+      // 126 layers on 16 stages: 7, 8 x 14, 7; rank 0 holds stages 0 and 8, rank 7 stages 7 and 15.
+      if (interleaved) {
+        EXPECT_EQ(layers_on_rank(run.model, run.config, 0), 15) << run.id;
+        EXPECT_EQ(layers_on_rank(run.model, run.config, 3), 16) << run.id;
+        EXPECT_EQ(layers_on_rank(run.model, run.config, 7), 15) << run.id;
+      }
+    }
+    if (run.source == "llama3-paper") {
+      ++llama3;
+      EXPECT_EQ(run.config.virtual_stages, 4) << run.id;
+    }
+  }
+  EXPECT_EQ(torchtitan, 2);
+  EXPECT_GE(llama3, 2);
+}
+
 // Issue 14 item 7: a row the model cannot explain stays with its error and a reason. Every evaluation row
 // worse than 20 % must be named by an entry of data/reference/training-gaps.yaml (a diagnosis, never an
 // input): a row that crosses 20 % after a change fails here until its reason is stated.
@@ -368,7 +401,9 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
       EXPECT_FALSE(gap->reason.empty()) << gap->id;
     }
   }
-  EXPECT_EQ(above, 24);  // 29 before this pass's power-limit changes
+  // 29 before the power-limit pass's changes; 24 until torchtitan's interleaved 405B row ran its default 2
+  // stages per rank (-6.7 -> +21.4 %, beside its 1F1B twin's +19.4 %).
+  EXPECT_EQ(above, 25);
 }
 
 // A gap naming a row that is not in training-runs.yaml, or a row under two gaps, is refused at its line.
