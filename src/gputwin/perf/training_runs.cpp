@@ -43,8 +43,9 @@ struct SourceSetup {
   std::string recompute_when_null = "none";
   int sequence_when_null = 0;
   int pipeline_micro_batch = 0;
-  bool micro_batches_are_stages = false;  // a pipeline splits the local batch into p v micro-batches
+  bool micro_batches_are_pipeline_degree = false;  // a pipeline splits the local batch into p micro-batches
   int virtual_stages_when_null = 0;
+  int interleaved_virtual_stages = 0;  // v of a row naming an interleaved schedule without a vp (0: unset)
   std::string flop_convention;
   std::string attention_kernel;  // empty: the architecture's default kernel
   ContextExchange context_exchange = ContextExchange::ring;
@@ -213,7 +214,8 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
   for (const YamlField& row : root.child("sources").items()) {
     row.expect_keys({"source", "fsdp", "tp_comm_overlap", "recompute_when_null", "sequence_when_null",
                      "pipeline_micro_batch", "pipeline_micro_batches", "virtual_stages_when_null",
-                     "flop_convention", "selective_means", "attention_kernel", "context_parallel"});
+                     "interleaved_virtual_stages", "flop_convention", "selective_means", "attention_kernel",
+                     "context_parallel"});
     const std::string id = row.child("source").text();
     const auto set = sets.find(id);
     if (set == sets.end()) row.child("source").fail("no source '" + id + "' in training-runs.yaml");
@@ -228,9 +230,11 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
     if (const auto b = row.optional_child("pipeline_micro_batch"))
       s.pipeline_micro_batch = static_cast<int>(b->positive_integer());
     if (const auto m = row.optional_child("pipeline_micro_batches"))
-      s.micro_batches_are_stages = m->one_of({"stages"}) == "stages";
+      s.micro_batches_are_pipeline_degree = m->one_of({"pipeline-degree"}) == "pipeline-degree";
     if (const auto v = row.optional_child("virtual_stages_when_null"))
       s.virtual_stages_when_null = static_cast<int>(v->positive_integer());
+    if (const auto v = row.optional_child("interleaved_virtual_stages"))
+      s.interleaved_virtual_stages = static_cast<int>(v->positive_integer());
     if (const auto c = row.optional_child("flop_convention")) s.flop_convention = c->one_of({"palm"});
     if (const auto sel = row.optional_child("selective_means"))
       s.selective_is_per_op = sel->one_of({"megatron", "op-sac"}) == "op-sac";
@@ -277,6 +281,17 @@ std::optional<SamplesPerSecond> samples_per_second(const YamlField& row) {
 std::string text_field(const YamlField& row, const char* key) {
   const auto f = row.optional_child(key);
   return f && f->is_scalar() ? f->text() : std::string();
+}
+
+// Model chunks per pipeline rank of a row that does not publish vp: the source's default for a row whose
+// pp_schedule names an interleaved schedule (torchtitan: 2 stages per rank when no split points are given),
+// else the source's default for every pipelined row, else 1.
+int virtual_stages_when_null(const SourceSetup& s, const YamlField& row, int pp) {
+  if (pp <= 1) return 1;
+  const std::string schedule = text_field(row, "pp_schedule");
+  const bool interleaved = schedule.rfind("Interleaved", 0) == 0 || schedule.rfind("interleaved", 0) == 0;
+  if (interleaved && s.interleaved_virtual_stages > 0) return s.interleaved_virtual_stages;
+  return std::max(1, s.virtual_stages_when_null);
 }
 
 int zero_stage(const SourceSetup& s, const YamlField& row) {
@@ -381,11 +396,10 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   }
   c.micro_batch =
       s.pipeline_micro_batch > 0 && (c.pp > 1 || !mbs) ? s.pipeline_micro_batch : std::max(1, local_batch);
-  c.virtual_stages =
-      integer_field(row, "vp").value_or(c.pp > 1 ? std::max(1, s.virtual_stages_when_null) : 1);
+  c.virtual_stages = integer_field(row, "vp").value_or(virtual_stages_when_null(s, row, c.pp));
   if (c.pp == 1) c.virtual_stages = 1;
-  if (s.micro_batches_are_stages && c.pp > 1 && local_batch > 0)
-    c.micro_batch = std::max(1, local_batch / (c.pp * c.virtual_stages));
+  if (s.micro_batches_are_pipeline_degree && c.pp > 1 && local_batch > 0)
+    c.micro_batch = std::max(1, local_batch / c.pp);
   c.zero = zero_stage(s, row);
   if (c.zero == 3 && (c.pp > 1)) c.zero = 1;  // FSDP with pipelines keeps parameters gathered (torchtitan)
   const auto recompute = recompute_of(text_field(row, "recompute"), s);

@@ -179,11 +179,14 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // FP8 current scaling's amax pass at its measured cost (7.69 bytes per element, Transformer Engine's GEMM
   // profiling tutorial on B300) on Megatron-Bridge's FP8 rows, the 26.02/26.04 "FP8" rows as the FP8_CS
   // presets they match (first and last layer in BF16), refit (blackwell-ultra 0.675, blackwell 0.500): dense
-  // 5.79 % (H100 5.50 %), worse than 5.24 % (5.14 %) and kept because both are sourced: the same preset is now
-  // predicted alike in 25.11 and 26.02/26.04 (H100 70B -11.5/-7.0/-7.7 -> -12.6/-12.6/-13.2 %), the common
-  // pessimism of the FP8-CS pipelines is what is left (docs/accuracy.md).
-  EXPECT_LE(dense_sum / dense, 0.0580);
-  EXPECT_LE(hopper_sum / hopper, 0.0551);
+  // 5.79 % (H100 5.50 %), worse than 5.24 % (5.14 %) and kept because both are sourced: the same preset is
+  // now predicted alike in 25.11 and 26.02/26.04 (H100 70B -11.5/-7.0/-7.7 -> -12.6/-12.6/-13.2 %), the
+  // common pessimism of the FP8-CS pipelines is what is left (docs/accuracy.md). Those rows as
+  // Megatron-Bridge's performance scripts run FP8_CS: every transformer layer in FP8 (get_precision_config
+  // sets first_last_layers_bf16 = False), refit (blackwell-ultra 0.665, blackwell 0.495): dense 4.86 %
+  // (H100 5.11 %; H100 70B tp 4 pp 8 vp 5 -12.6/-12.6/-13.2 -> -8.3/-8.3/-9.0 %).
+  EXPECT_LE(dense_sum / dense, 0.0490);
+  EXPECT_LE(hopper_sum / hopper, 0.0515);
   // The routed experts' gradients reduced over the expert-data-parallel group (one rank per node where EP
   // fills a node: B200 gpt-oss-120b EP 8 +123.6 % -> +39.1 %) and the host wait refitted (3.05 ms): MoE
   // 18.43 % (20.79 % before), dense unchanged.
@@ -208,11 +211,14 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // releases (moe_recipes releases): the 25.11 B200 Qwen3-235B row with the all-to-all overlap
   // Megatron-Bridge PR 1760 disabled after 25.11 (-16.7 % -> -9.1 %; MoE 17.34 % with the waits unchanged),
   // the 26.02/26.04 B300 DeepSeek-V3 rows without the CUDA graphs issue 3385 / PR 3549 added after them
-  // (+23.0 / +17.2 % -> +4.9 / -0.1 %), waits refitted 9.45 / 6.35 ms: MoE 16.74 %.
-  EXPECT_LE(moe_sum / moe, 0.1676);
-  // All 110 rows: 11.26 % (11.63 % before the release-scoped recipes; 11.32 % before current scaling's cost);
-  // goal 5 %, not reached.
-  EXPECT_LE(fit.mean_abs_error, 0.1128);
+  // (+23.0 / +17.2 % -> +4.9 / -0.1 %), waits refitted 9.45 / 6.35 ms: MoE 16.74 %. With the FP8-CS rows'
+  // every layer in FP8 too (dense branch; blackwell 0.495, blackwell-ultra 0.665), waits 9.35 / 6.25 ms:
+  // MoE 16.68 %.
+  EXPECT_LE(moe_sum / moe, 0.1670);
+  // All 110 rows: 10.77 % with both the release-scoped MoE recipes and the FP8-CS rows' every layer in FP8
+  // (11.26 % / 11.13 % with each alone; 11.63 % before both; 11.32 % before current scaling's cost); goal
+  // 5 %, not reached.
+  EXPECT_LE(fit.mean_abs_error, 0.1078);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
@@ -247,8 +253,11 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // backward block, the last exposed): 20.25 % (8B CP 2/4/8 +9.7/+51.5/+61.3 -> +7.9/+47.5/+56.1 %); its
   // keys and values repeated to every query head as torchtitan hands them to SDPA: 19.73 % (405B CP 2/4/8
   // +36.3/+36.6/+57.6 -> +30.5/+29.9/+42.5 %). Its copies of the keys and values before every block but the
-  // last, in both passes: 19.67 % (8B CP 2/4/8 +6.4/+45.0/+53.1 %, 405B +30.2/+29.3/+41.6 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.1970);
+  // last, in both passes: 19.67 % (8B CP 2/4/8 +6.4/+45.0/+53.1 %, 405B +30.2/+29.3/+41.6 %). torchtitan's
+  // pipelines as its code builds them (Interleaved 1F1B: 2 stages per rank without split points;
+  // micro-batches = the pipeline degree): 19.90 % (Table 5 interleaved 405B -6.7 -> +21.4 %, its 1F1B twin
+  // +19.4 %: the schedule's published 1.28x gain now predicted 1.30x, was 1.00x).
+  EXPECT_LE(evaluation.mean_abs_error, 0.1995);
   EXPECT_LE(evaluation.max_abs_error, 0.92);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
@@ -352,6 +361,36 @@ TEST(TrainingRuns, ContextParallelExchangeFollowsEachSourcesDescription) {
   EXPECT_EQ(llama3, 1);
 }
 
+// torchtitan's pipelines as its code of the end of 2024 builds them (training-runs-setup.yaml): a multi-stage
+// (interleaved) schedule without split points runs 2 stages per rank, and the local batch is split into as
+// many micro-batches as the pipeline degree, 1F1B and interleaved alike (Table 5: local batch 32, PP 8: 8
+// micro-batches of 4). The Llama 3 paper's interleaved rows keep their stated default, v = 4.
+TEST(TrainingRuns, TorchtitanPipelinesFollowItsDefaultSplitAndMicroBatches) {
+  int torchtitan = 0, llama3 = 0;
+  for (const auto& run : runs()) {
+    if (!run.predictable || run.config.pp == 1) continue;
+    if (run.id == "tt2412-h100-llama3.1-405b-fp8-512" || run.id == "tt2412-h100-llama3.1-405b-fp8-512-2") {
+      ++torchtitan;
+      const bool interleaved = run.id == "tt2412-h100-llama3.1-405b-fp8-512-2";
+      EXPECT_EQ(run.config.virtual_stages, interleaved ? 2 : 1) << run.id;
+      EXPECT_EQ(run.config.micro_batch, 4) << run.id;
+      EXPECT_EQ(run.config.micro_batches(), 8) << run.id;
+      // 126 layers on 16 stages: 7, 8 x 14, 7; rank 0 holds stages 0 and 8, rank 7 stages 7 and 15.
+      if (interleaved) {
+        EXPECT_EQ(layers_on_rank(run.model, run.config, 0), 15) << run.id;
+        EXPECT_EQ(layers_on_rank(run.model, run.config, 3), 16) << run.id;
+        EXPECT_EQ(layers_on_rank(run.model, run.config, 7), 15) << run.id;
+      }
+    }
+    if (run.source == "llama3-paper") {
+      ++llama3;
+      EXPECT_EQ(run.config.virtual_stages, 4) << run.id;
+    }
+  }
+  EXPECT_EQ(torchtitan, 2);
+  EXPECT_GE(llama3, 2);
+}
+
 // Issue 14 item 7: a row the model cannot explain stays with its error and a reason. Every evaluation row
 // worse than 20 % must be named by an entry of data/reference/training-gaps.yaml (a diagnosis, never an
 // input): a row that crosses 20 % after a change fails here until its reason is stated.
@@ -368,7 +407,9 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
       EXPECT_FALSE(gap->reason.empty()) << gap->id;
     }
   }
-  EXPECT_EQ(above, 24);  // 29 before this pass's power-limit changes
+  // 29 before the power-limit pass's changes; 24 until torchtitan's interleaved 405B row ran its default 2
+  // stages per rank (-6.7 -> +21.4 %, beside its 1F1B twin's +19.4 %).
+  EXPECT_EQ(above, 25);
 }
 
 // A gap naming a row that is not in training-runs.yaml, or a row under two gaps, is refused at its line.
@@ -406,19 +447,21 @@ TEST(TrainingRuns, Gb200405bRowsOnSixteenByEightChunksArePredicted) {
   EXPECT_EQ(rows, 4);
 }
 
-// The harness takes each row's recipe: Megatron-Bridge 25.11's FP8-CS rows keep the first and the last layer
-// in BF16; MXFP8 and NVFP4 rows run at their own precision.
+// The harness takes each row's recipe: Megatron-Bridge's FP8-CS / FP8 rows run current scaling with every
+// transformer layer in FP8, as its performance scripts set the recipe (first_last_layers_bf16 = False); MXFP8
+// and NVFP4 rows run at their own precision.
 TEST(TrainingRuns, RowsRunTheirPrecisionRecipe) {
   int cs = 0, mx = 0, fp4 = 0;
   for (const auto& run : runs()) {
     if (!run.predictable) continue;
     // Megatron-Bridge's FP8 rows (25.11 "FP8-CS"; 26.02/26.04 "FP8", whose presets are FP8_CS): current
-    // scaling, first and last layer in BF16. NeMo 24.07's FP8 (Transformer Engine's delayed scaling then):
-    // no scaling entry, the cast rule.
+    // scaling, no layer in BF16 (the performance scripts' get_precision_config turns the library recipe's
+    // BF16 first and last layers off). NeMo 24.07's FP8 (Transformer Engine's delayed scaling then): no
+    // scaling entry, the cast rule.
     if (run.source.rfind("mbridge-", 0) == 0 && run.precision == "fp8") {
       ++cs;
-      EXPECT_EQ(run.config.bf16_layers_at_start, 1) << run.id;
-      EXPECT_EQ(run.config.bf16_layers_at_end, 1) << run.id;
+      EXPECT_EQ(run.config.bf16_layers_at_start, 0) << run.id;
+      EXPECT_EQ(run.config.bf16_layers_at_end, 0) << run.id;
       EXPECT_EQ(run.config.fp8_scaling, "current") << run.id;
     }
     if (run.source == "nemo-24.07" && run.precision == "fp8") {

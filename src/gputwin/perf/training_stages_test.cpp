@@ -371,6 +371,13 @@ TEST(TrainingPrecisionRecipes, BundledRecipesCarryMegatronBridgesBf16Layers) {
   EXPECT_EQ(cs->bf16_layers_at_start, 1);
   EXPECT_EQ(cs->bf16_layers_at_end, 1);
   EXPECT_NE(cs->source.find("bf16_with_fp8_current_scaling_mixed"), std::string::npos);
+  // The same scaling as Megatron-Bridge's performance scripts run it: no layer kept in BF16.
+  const PrecisionRecipe* all_layers = find_recipe(recipes.value(), "fp8-cs-all-layers");
+  ASSERT_NE(all_layers, nullptr);
+  EXPECT_EQ(all_layers->gemm, "fp8");
+  EXPECT_EQ(all_layers->scaling, cs->scaling);
+  EXPECT_EQ(all_layers->bf16_layers_at_start + all_layers->bf16_layers_at_end, 0);
+  EXPECT_NE(all_layers->source.find("first_last_layers_bf16 = False"), std::string::npos);
   for (const char* name : {"bf16", "fp8", "mxfp8", "nvfp4"}) {
     const PrecisionRecipe* r = find_recipe(recipes.value(), name);
     ASSERT_NE(r, nullptr) << name;
