@@ -246,15 +246,18 @@ TEST(RackScale, UfmTakesFreeLeafPortsOfARackScaleUnit) {
 // node's slower NIC is (the model builds every port of a fabric at its link_speed).
 TEST(RackScale, A400GUfmOnAn800GFabricIsRefused) {
   const std::string errors = plan_errors(rack_scale_with_ufm("gb300-nvl72", "q3400", "800 Gb/s"));
-  EXPECT_NE(errors.find("fabrics.compute.appliances[0].appliance: the compute ports of appliance 'ufm-3.1' run "
-                        "at most 400 Gb/s, slower than the fabric's 800 Gb/s"),
-            std::string::npos)
+  EXPECT_NE(
+      errors.find("fabrics.compute.appliances[0].appliance: the compute ports of appliance 'ufm-3.1' run "
+                  "at most 400 Gb/s, slower than the fabric's 800 Gb/s"),
+      std::string::npos)
       << errors;
 }
 
 // A fabric manager with one 800 Gb/s port (none is in the bundled catalog: a test part).
 Catalog catalog_with_800g_fabric_manager() {
-  const auto folder = std::filesystem::path(::testing::TempDir()) / "gputwin-800g-fabric-manager";
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("gputwin-800g-fabric-manager-" +
+                       std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
   std::filesystem::create_directories(folder);
   std::ofstream(folder / "appliances.yaml") << R"yaml(appliances:
   - {id: test-fm-800g, name: "800G fabric manager (test part)", source: test, confidence: unverified,

@@ -388,19 +388,7 @@ class SpecReader {
         item.expect_keys({"appliance", "count"});
         ApplianceRequest request{part(item.child("appliance"), "appliance"),
                                  static_cast<int>(item.child("count").positive_integer())};
-        const Appliance& appliance = catalog_.get<Appliance>(request.appliance);
-        const auto ports = appliance.nics.find(role);
-        if (ports == appliance.nics.end()) {
-          item.child("appliance")
-              .fail("appliance '" + request.appliance + "' has no " + role_name(role) + " ports");
-        }
-        // Every port of a fabric runs at its link_speed; the model builds no slower port for one device.
-        if (ports->second.speed < fabric.link_speed) {
-          item.child("appliance")
-              .fail("the " + std::string(role_name(role)) + " ports of appliance '" + request.appliance +
-                    "' run at most " + format_data_rate(ports->second.speed) + ", slower than the fabric's " +
-                    f.child("link_speed").text() + " (every port of a fabric runs at its link_speed)");
-        }
+        check_appliance_ports(request.appliance, fabric, item.child("appliance"));
         fabric.appliances.push_back(request);
       }
     }
@@ -416,6 +404,22 @@ class SpecReader {
       remember(*tiers);
     }
     return fabric;
+  }
+
+  // An appliance's ports may run slower than the fabric's link_speed, at their own speed (a 200 Gb/s storage
+  // port on a 400 Gb/s fabric, as storage sizing counts it), where the fabric's switch has ports at that speed;
+  // otherwise no leaf port can take it.
+  void check_appliance_ports(const std::string& id, const FabricSpec& fabric, const YamlField& field) const {
+    const Appliance& appliance = catalog_.get<Appliance>(id);
+    const auto ports = appliance.nics.find(fabric.role);
+    const std::string role = role_name(fabric.role);
+    if (ports == appliance.nics.end()) field.fail("appliance '" + id + "' has no " + role + " ports");
+    const DataRate speed = ports->second.speed;
+    if (speed < fabric.link_speed && catalog_.get<Switch>(fabric.switch_id).radix_at(speed) == 0) {
+      field.fail("the " + role + " ports of appliance '" + id + "' run at most " + format_data_rate(speed) +
+                 ", slower than the fabric's " + format_data_rate(fabric.link_speed) + ", and switch '" +
+                 fabric.switch_id + "' has no ports at " + format_data_rate(speed));
+    }
   }
 
   // A node group's own `scalable_unit` (list form): its compute fabric's, in place of fabrics.compute's.
@@ -526,6 +530,7 @@ class SpecReader {
     if (!appliance.storage) {
       named.fail("appliance '" + storage.appliance + "' is no storage appliance (it has no storage figures)");
     }
+    check_appliance_ports(storage.appliance, spec_.storage, named);
     const StoragePerformance& performance = *appliance.storage;
     auto needs_write = [&](const YamlField& field, const std::string& what) {
       if (!performance.write_bandwidth) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "gputwin/core/test_text.hpp"
@@ -154,6 +156,39 @@ TEST_P(BadSpecs, NameFileLineColumnFieldAndWhatWasExpected) {
 
 INSTANTIATE_TEST_SUITE_P(ClusterSpec, BadSpecs, ::testing::ValuesIn(bad_specs()),
                          [](const auto& info) { return info.param.name; });
+
+// A sized storage appliance is held to the rule of a listed one: its ports may run slower than the fabric
+// only where the fabric's switch has ports at their speed. A test appliance with 100 Gb/s storage ports on a
+// 400 Gb/s QM9700 fabric (QM9700 has 400 and 200 Gb/s ports) is refused at storage.appliance; the bundled DDN
+// AI400X2's 200 Gb/s ports on the same fabric are taken at their own speed.
+TEST(ClusterSpec, AStorageApplianceNeedsAPortSpeedTheFabricsSwitchHas) {
+  const auto folder =
+      std::filesystem::temp_directory_path() /
+      ("gputwin-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder / "storage.yaml") << R"yaml(appliances:
+  - {id: test-nas-100g, name: "100G storage (test part)", source: test, confidence: unverified,
+     rack_units: 2 U, power_max: 1 kW,
+     nics: {storage: {ports: 4, speed: 100 Gb/s, ports_per_cage: 1, cage: QSFP28}},
+     storage: {filesystem: test, read_bandwidth: 40 GB/s, write_bandwidth: 20 GB/s, usable_capacity: 100 TB}}
+)yaml";
+  const auto catalog = Catalog::load({testing::source_path("data/catalog"), folder.string()});
+  ASSERT_TRUE(catalog.ok()) << catalog.error_text();
+  const auto with_storage = [](const std::string& appliance) {
+    return testing::replaced(
+        replaced("oversubscription: \"1:1\"\n",
+                 "oversubscription: \"1:1\"\n  storage: {switch: qm9700, link_speed: 400 "
+                 "Gb/s}\n"),
+        "costs:", "storage: {appliance: " + appliance + ", dataset_read: 80 GB/s}\ncosts:");
+  };
+  const std::string refused = plan_errors(with_storage("test-nas-100g"), catalog.value());
+  EXPECT_NE(
+      refused.find(" storage.appliance: the storage ports of appliance 'test-nas-100g' run at most 100 "
+                   "Gb/s, slower than the fabric's 400 Gb/s, and switch 'qm9700' has no ports at 100 Gb/s"),
+      std::string::npos)
+      << refused;
+  EXPECT_EQ(plan_errors(with_storage("ddn-ai400x2"), catalog.value()), "");
+}
 
 TEST(ClusterSpec, ValidSpecParsesWithDefaultsFromTheCatalog) {
   const auto spec = parse_cluster_spec(kValidSpec, "test.yaml", bundled_catalog());
