@@ -209,7 +209,8 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // FP8 current scaling's cost on the FP8 rows (above), waits refitted 8.85 / 6.40 ms: MoE 17.48 %.
   // Recipes scoped to the release a row was measured with, where a source says the recipe changed between
   // releases (moe_recipes releases): the 25.11 B200 Qwen3-235B row with the all-to-all overlap
-  // Megatron-Bridge PR 1760 disabled after 25.11 (-16.7 % -> -9.1 %; MoE 17.34 % with the waits unchanged),
+  // Megatron-Bridge PR 1760 disabled after 25.11 (-16.7 % -> -9.1 % with the waits unchanged, MoE 17.34 %;
+  // -12.5 % after the refit),
   // the 26.02/26.04 B300 DeepSeek-V3 rows without the CUDA graphs issue 3385 / PR 3549 added after them
   // (+23.0 / +17.2 % -> +4.9 / -0.1 %), waits refitted 9.45 / 6.35 ms: MoE 16.74 %. With the FP8-CS rows'
   // every layer in FP8 too (dense branch; blackwell 0.495, blackwell-ultra 0.665), waits 9.35 / 6.25 ms:
