@@ -71,8 +71,8 @@ struct Setup {
   std::map<MoeRecipeKey, bool> flex_dispatcher;
 };
 
-// A moe_recipes setting for a row: the entry of the row's own release (source) when the setup names one,
-// else the entry for every release.
+// A moe_recipes setting for a row, setting by setting (each map is one setting): the entry of the row's own
+// release (source) when it states that setting, else the entry for every release.
 template <typename Map>
 typename Map::const_iterator find_moe_recipe(const Map& map, const ReferenceRun& run) {
   const auto own = map.find({run.gpu, run.model_id, run.precision, run.source});
@@ -140,6 +140,7 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
       // changed between releases; absent: every release without an entry of its own.
       std::vector<std::string> releases;
       if (const auto scoped = row.optional_child("releases")) {
+        if (scoped->items().empty()) scoped->fail("lists no release (leave it out for every release)");
         for (const YamlField& release : scoped->items()) {
           if (sets.count(release.text()) == 0)
             release.fail("no source '" + release.text() + "' in training-runs.yaml");
@@ -152,7 +153,10 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
           const MoeRecipeKey key{row.child("gpu").text(), row.child("model").text(), lower(precision.text()),
                                  release};
           const bool known = setup.expert_comm_overlap.count(key) > 0 || setup.moe_cuda_graphs.count(key) > 0;
-          if (known) precision.fail("listed twice for " + std::get<0>(key) + " " + std::get<1>(key));
+          if (known) {
+            precision.fail("listed twice for " + std::get<0>(key) + " " + std::get<1>(key) +
+                           (release.empty() ? std::string(" (every release)") : " (release " + release + ")"));
+          }
           if (overlap) setup.expert_comm_overlap.emplace(key, overlap->boolean());
           if (graphs) setup.moe_cuda_graphs.emplace(key, graphs->boolean());
           if (flex) setup.flex_dispatcher.emplace(key, *flex);
@@ -289,7 +293,7 @@ std::string text_field(const YamlField& row, const char* key) {
 int virtual_stages_when_null(const SourceSetup& s, const YamlField& row, int pp) {
   if (pp <= 1) return 1;
   const std::string schedule = text_field(row, "pp_schedule");
-  const bool interleaved = schedule.rfind("Interleaved", 0) == 0 || schedule.rfind("interleaved", 0) == 0;
+  const bool interleaved = lower(schedule).rfind("interleaved", 0) == 0;
   if (interleaved && s.interleaved_virtual_stages > 0) return s.interleaved_virtual_stages;
   return std::max(1, s.virtual_stages_when_null);
 }

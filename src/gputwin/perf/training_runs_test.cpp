@@ -694,6 +694,17 @@ TEST(TrainingRuns, MoeRecipeOfTheRowsOwnReleaseWins) {
     ++checked;
   }
   EXPECT_EQ(checked, 2);
+  // Setting by setting: the B300 DeepSeek-V3 26.02/26.04 entry states only that those releases ran without
+  // CUDA graphs; their dispatcher (flex) and all-to-all overlap (on) come from the entry for every release.
+  int b300 = 0;
+  for (const auto& run : runs()) {
+    if (!run.predictable || run.gpu != "B300" || run.model_id != "deepseek-v3") continue;
+    ++b300;
+    EXPECT_FALSE(run.config.moe_cuda_graphs) << run.id;
+    EXPECT_TRUE(run.config.expert_comm_overlap) << run.id;
+    EXPECT_TRUE(run.config.expert_dispatch_dedup) << run.id;
+  }
+  EXPECT_GE(b300, 2);
 }
 
 // A MoE recipe scoped to a release that training-runs.yaml does not have is refused at that release's line.
@@ -704,6 +715,13 @@ TEST(TrainingRuns, MoeRecipeOfAnUnknownReleaseIsALocatedError) {
                         "     releases: [mbridge-99.01], moe_cuda_graphs: false, source: a}\n");
   EXPECT_NE(error.find("setup-moe-release.yaml:8"), std::string::npos) << error;
   EXPECT_NE(error.find("mbridge-99.01"), std::string::npos) << error;
+  // An empty list would scope the entry to every release; it is refused, not read as "all".
+  const std::string empty =
+      moe_recipes_error("setup-moe-no-release.yaml",
+                        "  - {gpu: H100, model: qwen3-30b-a3b, precisions: [FP8],\n"
+                        "     releases: [], moe_cuda_graphs: false, source: a}\n");
+  EXPECT_NE(empty.find("setup-moe-no-release.yaml:8:"), std::string::npos) << empty;
+  EXPECT_NE(empty.find("lists no release"), std::string::npos) << empty;
 }
 
 // A MoE recipe's dispatcher is alltoall or flex; anything else is refused at its line and field.
