@@ -277,7 +277,6 @@ void print_moe_shapes(const std::vector<gputwin::ReferencePrediction>& rows,
   print_moe_wait_by_recipe_kind(fit_rows);
 }
 
-
 // `--attention`: every predicted row (both sets) with its sequence, cp, the attention kernels' share of the
 // predicted step and the exposed context-parallel exchange's, and the error: where attention timing matters.
 void print_attention_shares(const std::vector<gputwin::ReferencePrediction>& rows) {

@@ -54,6 +54,13 @@ struct SourceSetup {
 // (gpu, model, precision, release): a moe_recipes entry; release "" = every release
 using MoeRecipeKey = std::tuple<std::string, std::string, std::string, std::string>;
 
+// What one moe_recipes entry states; a setting it leaves out is not stated.
+struct MoeRecipe {
+  std::optional<bool> expert_comm_overlap;  // moe_a2a_overlap: the all-to-all beside the other micro-batch
+  std::optional<bool> cuda_graphs;          // the MoE router and preprocessing captured in CUDA graphs
+  std::optional<bool> flex_dispatcher;      // the flex token dispatcher (HybridEP / DeepEP)
+};
+
 struct Setup {
   std::optional<PowerModelData> power_model;  // loaded when a system states a power limit
   std::map<std::string, GpuSetup> gpus;
@@ -62,21 +69,24 @@ struct Setup {
   std::map<std::string, SourceSetup> sources;
   std::vector<PrecisionRecipe> recipes;
   std::map<std::string, std::string> recipe_of_label;  // a row's precision_label -> recipe name
-  // (gpu, model, precision, source) -> the MoE all-to-all overlap of NVIDIA's performance recipe for it
-  // (moe_a2a_overlap); source "" = every release without an entry of its own
-  std::map<MoeRecipeKey, bool> expert_comm_overlap;
-  // the same key -> whether that recipe captures the MoE router and preprocessing in CUDA graphs
-  std::map<MoeRecipeKey, bool> moe_cuda_graphs;
-  // the same key -> whether that recipe's token dispatcher is the flex one (HybridEP / DeepEP)
-  std::map<MoeRecipeKey, bool> flex_dispatcher;
+  // (gpu, model, precision, source) -> what NVIDIA's performance recipe for it states; source "" = every
+  // release without an entry of its own
+  std::map<MoeRecipeKey, MoeRecipe> moe_recipes;
 };
 
-// A moe_recipes setting for a row, setting by setting (each map is one setting): the entry of the row's own
-// release (source) when it states that setting, else the entry for every release.
-template <typename Map>
-typename Map::const_iterator find_moe_recipe(const Map& map, const ReferenceRun& run) {
-  const auto own = map.find({run.gpu, run.model_id, run.precision, run.source});
-  return own != map.end() ? own : map.find({run.gpu, run.model_id, run.precision, std::string()});
+// A row's MoE recipe, setting by setting: the entry of the row's own release (source) where it states the
+// setting, else the entry for every release.
+MoeRecipe moe_recipe_for(const std::map<MoeRecipeKey, MoeRecipe>& recipes, const ReferenceRun& run) {
+  MoeRecipe chosen;
+  for (const std::string& release : {std::string(), run.source}) {  // the row's own entry last: it wins
+    const auto entry = recipes.find({run.gpu, run.model_id, run.precision, release});
+    if (entry == recipes.end()) continue;
+    const MoeRecipe& stated = entry->second;
+    if (stated.expert_comm_overlap) chosen.expert_comm_overlap = stated.expert_comm_overlap;
+    if (stated.cuda_graphs) chosen.cuda_graphs = stated.cuda_graphs;
+    if (stated.flex_dispatcher) chosen.flex_dispatcher = stated.flex_dispatcher;
+  }
+  return chosen;
 }
 
 std::string lower(std::string text) {
@@ -152,14 +162,14 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
         for (const std::string& release : releases) {
           const MoeRecipeKey key{row.child("gpu").text(), row.child("model").text(), lower(precision.text()),
                                  release};
-          const bool known = setup.expert_comm_overlap.count(key) > 0 || setup.moe_cuda_graphs.count(key) > 0;
-          if (known) {
-            precision.fail("listed twice for " + std::get<0>(key) + " " + std::get<1>(key) +
-                           (release.empty() ? std::string(" (every release)") : " (release " + release + ")"));
+          if (setup.moe_recipes.count(key) > 0) {
+            precision.fail(
+                "listed twice for " + std::get<0>(key) + " " + std::get<1>(key) +
+                (release.empty() ? std::string(" (every release)") : " (release " + release + ")"));
           }
-          if (overlap) setup.expert_comm_overlap.emplace(key, overlap->boolean());
-          if (graphs) setup.moe_cuda_graphs.emplace(key, graphs->boolean());
-          if (flex) setup.flex_dispatcher.emplace(key, *flex);
+          setup.moe_recipes.emplace(
+              key, MoeRecipe{overlap ? std::optional(overlap->boolean()) : std::nullopt,
+                             graphs ? std::optional(graphs->boolean()) : std::nullopt, flex});
         }
       }
     }
@@ -421,13 +431,10 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   const std::string techniques = lower(text_field(row, "techniques"));
   c.tp_comm_overlap = c.tp > 1 && (s.tp_comm_overlap || (techniques.find("async") != std::string::npos));
   c.overlap_data_parallel = true;
-  if (const auto overlap = find_moe_recipe(setup.expert_comm_overlap, run);
-      overlap != setup.expert_comm_overlap.end())
-    c.expert_comm_overlap = c.ep > 1 && overlap->second;
-  if (const auto graphs = find_moe_recipe(setup.moe_cuda_graphs, run); graphs != setup.moe_cuda_graphs.end())
-    c.moe_cuda_graphs = run.model.is_moe() && graphs->second;
-  if (const auto flex = find_moe_recipe(setup.flex_dispatcher, run); flex != setup.flex_dispatcher.end())
-    c.expert_dispatch_dedup = run.model.is_moe() && flex->second;
+  const MoeRecipe moe = moe_recipe_for(setup.moe_recipes, run);
+  if (moe.expert_comm_overlap) c.expert_comm_overlap = c.ep > 1 && *moe.expert_comm_overlap;
+  if (moe.cuda_graphs) c.moe_cuda_graphs = run.model.is_moe() && *moe.cuda_graphs;
+  if (moe.flex_dispatcher) c.expert_dispatch_dedup = run.model.is_moe() && *moe.flex_dispatcher;
   if (c.ep > 1 && (!run.model.is_moe() || run.model.moe.experts % c.ep != 0))
     return fail("expert parallelism " + std::to_string(c.ep) + " does not divide the experts");
   const std::vector<std::string> problems = check_training_config(run.model, c, run.gpus);
