@@ -415,20 +415,17 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
 
 // A gap naming a row that is not in training-runs.yaml, or a row under two gaps, is refused at its line.
 TEST(TrainingRuns, AKnownGapNamingAnUnknownOrRepeatedRowIsALocatedError) {
-  const std::string unknown = ::testing::TempDir() + "/gaps-unknown.yaml";
-  std::ofstream(unknown) << "gaps:\n  - id: a\n    rows: [tt2412-h100-llama3.1-8b-bf16-8]\n    reason: x\n"
-                            "  - id: b\n    rows:\n      - no-such-row\n    reason: y\n";
-  const auto a = load_known_gaps(unknown, runs());
-  ASSERT_FALSE(a.ok());
-  EXPECT_NE(a.error_text().find("gaps-unknown.yaml:7"), std::string::npos) << a.error_text();
-  EXPECT_NE(a.error_text().find("no-such-row"), std::string::npos) << a.error_text();
-  const std::string twice = ::testing::TempDir() + "/gaps-twice.yaml";
-  std::ofstream(twice) << "gaps:\n  - id: a\n    rows: [tt2412-h100-llama3.1-8b-bf16-8]\n    reason: x\n"
-                          "  - id: b\n    rows:\n      - tt2412-h100-llama3.1-8b-bf16-8\n    reason: y\n";
-  const auto b = load_known_gaps(twice, runs());
-  ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.error_text().find("gaps-twice.yaml:7"), std::string::npos) << b.error_text();
-  EXPECT_NE(b.error_text().find("already under gap 'a'"), std::string::npos) << b.error_text();
+  const auto load = [](const std::string& path) { return load_known_gaps(path, runs()); };
+  gputwin::testing::expect_located_error(
+      load,
+      "gaps:\n  - id: a\n    rows: [tt2412-h100-llama3.1-8b-bf16-8]\n    reason: "
+      "x\n  - id: b\n    rows:\n      - no-such-row\n    reason: y\n",
+      7, {"no-such-row"});
+  gputwin::testing::expect_located_error(
+      load,
+      "gaps:\n  - id: a\n    rows: [tt2412-h100-llama3.1-8b-bf16-8]\n    reason: x\n"
+      "  - id: b\n    rows:\n      - tt2412-h100-llama3.1-8b-bf16-8\n    reason: y\n",
+      7, {"already under gap 'a'"});
 }
 
 // The GB200 Llama 3.1 405B runs split 126 layers over 16 x 8 one-layer chunks (the embedding and the loss
@@ -635,15 +632,16 @@ TEST(TrainingRuns, ANegativeSamplesPerSecondIsALocatedError) {
 }
 
 TEST(TrainingRuns, UnknownSourceInTheSetupIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "/setup-bad.yaml";
-  std::ofstream(path) << "hardware: []\nsystems: []\nmodels: {}\nsources:\n"
-                         "  - {source: no-such-source, fsdp: degree, tp_comm_overlap: false}\n"
-                         "precision_recipes: {file: " +
-                             source_path("data/perf/precision-recipes.yaml") + ", labels: []}\n";
-  const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(),
-                                          source_path("data/reference/training-runs.yaml"), path);
-  ASSERT_FALSE(loaded.ok());
-  EXPECT_NE(loaded.error_text().find("setup-bad.yaml:5"), std::string::npos) << loaded.error_text();
+  gputwin::testing::expect_located_error(
+      [](const std::string& path) {
+        return load_reference_runs(perf_setup().catalog, model_presets(),
+                                   source_path("data/reference/training-runs.yaml"), path);
+      },
+      "hardware: []\nsystems: []\nmodels: {}\nsources:\n"
+      "  - {source: no-such-source, fsdp: degree, tp_comm_overlap: false}\n"
+      "precision_recipes: {file: " +
+          source_path("data/perf/precision-recipes.yaml") + ", labels: []}\n",
+      5, {"no-such-source"});
 }
 
 // The error of loading the bundled runs with a setup file `name` whose moe_recipes list holds `recipe_rows`

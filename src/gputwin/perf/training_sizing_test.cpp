@@ -205,13 +205,11 @@ TEST(RackDensity, ATrayOfALargerDomainIsChosenAndFillsOneDomainARack) {
 }
 
 TEST(RackDensity, AnUnknownSystemIsLocated) {
-  const std::string path = ::testing::TempDir() + "/gputwin-racks.yaml";
-  std::ofstream(path) << "default_cooling: air-standard\ndefault_facility: default\nsystems:\n"
-                         "  - {system: dgx-h900, per_rack: 4, source: test}\n";
-  const auto density = load_rack_density(path, gputwin::testing::perf_setup().catalog);
-  ASSERT_FALSE(density.ok());
-  EXPECT_NE(density.error_text().find("gputwin-racks.yaml:4:"), std::string::npos) << density.error_text();
-  EXPECT_NE(density.error_text().find("no system 'dgx-h900' in the catalog"), std::string::npos);
+  gputwin::testing::expect_located_error(
+      [](const std::string& path) { return load_rack_density(path, gputwin::testing::perf_setup().catalog); },
+      "default_cooling: air-standard\ndefault_facility: default\nsystems:\n"
+      "  - {system: dgx-h900, per_rack: 4, source: test}\n",
+      4, {"no system 'dgx-h900' in the catalog"});
 }
 
 std::string written_prices(const std::string& text) {
@@ -227,10 +225,9 @@ TEST(GpuHourPrices, ReadByIdAndABadEntryIsLocated) {
   ASSERT_TRUE(prices.ok()) << prices.error_text();
   EXPECT_DOUBLE_EQ(prices.value().at("h100-sxm").base(), 2.5);
   EXPECT_EQ(prices.value().size(), 2u);
-  const auto unknown = load_gpu_hour_prices(written_prices("gpu_hour:\n  h900: 2 USD\n"), catalog);
-  ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.error_text().find("gputwin-prices.yaml:2:"), std::string::npos) << unknown.error_text();
-  EXPECT_NE(unknown.error_text().find("no accelerator 'h900' in the catalog"), std::string::npos);
+  gputwin::testing::expect_located_error(
+      [&](const std::string& path) { return load_gpu_hour_prices(path, catalog); },
+      "gpu_hour:\n  h900: 2 USD\n", 2, {"no accelerator 'h900' in the catalog"});
 }
 
 }  // namespace
