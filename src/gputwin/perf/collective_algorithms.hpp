@@ -26,7 +26,8 @@ struct Topology {
   int node_column = 0;       // NCCL's node-count column: 1, 2, more than 2 domains
   bool nvlink = false;       // the path inside a domain is NVLink (else PCIe)
   bool nvswitch = false;
-  bool mesh = false;  // a switchless fabric: each GPU has one link to each peer (AMD Infinity Fabric)
+  bool mesh = false;  // a switchless fabric: each GPU has its own links to each peer (no switch)
+  std::string mesh_link;  // the mesh's link ("Infinity Fabric", "NVLink")
   CollectiveModel::Link intra_link = CollectiveModel::kPci;
   double intra_gbps = 0;        // achieved one-way bandwidth of one GPU inside the domain
   double inter_gbps = 0;        // achieved one-way bandwidth a ring or tree gets from the domain's NICs
@@ -39,7 +40,7 @@ struct Topology {
   [[nodiscard]] double ring_gbps() const;
   [[nodiscard]] std::string ring_bottleneck() const;
   [[nodiscard]] std::string intra_name() const {
-    if (mesh) return "Infinity Fabric mesh";
+    if (mesh) return mesh_link + " mesh";
     return nvlink ? "NVLink" : "PCIe";
   }
 };

@@ -98,14 +98,15 @@ Topology topology_of(const PerfHardware& hw, const CollectiveModel& model, Colle
   t.intra_link = t.nvlink ? CollectiveModel::kNvlink : CollectiveModel::kPci;
   t.intra_gbps = t.nvlink ? in_gigabytes_per_second(hw.scale_up_bandwidth) * model.nvlink_efficiency
                           : in_gigabytes_per_second(hw.host_link_bandwidth) * model.pcie_efficiency;
-  if (const auto* mesh = model.mesh_fabric(hw.architecture); mesh != nullptr && t.nvlink) {
+  if (const auto* mesh = model.mesh_fabric(hw.system_id, hw.architecture); mesh != nullptr && t.nvlink) {
     // A switchless mesh: a GPU reaches each peer over its own link, so a group of r uses r - 1 of its links
     // (rings over disjoint links), not the GPU's whole scale-up bandwidth; no switch, so no NVLS.
     const double link = in_gigabytes_per_second(hw.scale_up_bandwidth) / mesh->peer_links;
     const int peers = std::min(t.ranks_per_domain - 1, mesh->peer_links);
     t.mesh = true;
+    t.mesh_link = mesh->link;
     t.nvswitch = false;
-    t.intra_gbps = peers * link * mesh->efficiency;
+    t.intra_gbps = peers * link * mesh->efficiency.value_or(model.nvlink_efficiency);
   }
   t.nics_used = nics_used_per_domain(hw, group, t.ranks_per_domain);
   t.channels = channels_of(t, model);

@@ -119,14 +119,22 @@ std::vector<CollectiveModel::MeshFabric> read_mesh_fabrics(const YamlField& root
   root.expect_keys({"fabrics"});
   std::vector<CollectiveModel::MeshFabric> fabrics;
   for (const YamlField& item : root.child("fabrics").items()) {
-    item.expect_keys({"name", "vendor", "architectures", "peer_links", "efficiency", "source", "notes"});
+    item.expect_keys({"name", "vendor", "link", "architectures", "systems", "peer_links", "efficiency", "source",
+                      "notes"});
     CollectiveModel::MeshFabric fabric;
     fabric.name = item.child("name").text();
-    for (const YamlField& arch : item.child("architectures").items())
-      fabric.architectures.push_back(arch.text());
+    fabric.link = item.child("link").text();
+    if (item.has("architectures"))
+      for (const YamlField& arch : item.child("architectures").items()) fabric.architectures.push_back(arch.text());
+    if (item.has("systems"))
+      for (const YamlField& system : item.child("systems").items()) fabric.systems.push_back(system.text());
+    if (fabric.architectures.empty() && fabric.systems.empty())
+      item.fail("a mesh fabric applies to architectures or systems: give at least one");
     fabric.peer_links = static_cast<int>(item.child("peer_links").positive_integer());
-    fabric.efficiency = item.child("efficiency").positive_number();
-    if (fabric.efficiency > 1) item.child("efficiency").fail("an efficiency is at most 1");
+    if (item.has("efficiency")) {
+      fabric.efficiency = item.child("efficiency").positive_number();
+      if (*fabric.efficiency > 1) item.child("efficiency").fail("an efficiency is at most 1");
+    }
     if (!item.child("source").is_map())
       item.child("source").fail("expected the source as title, url and figures");
     fabrics.push_back(std::move(fabric));
@@ -305,7 +313,11 @@ double busbw_factor(CollectiveOp op, int ranks) {
   return 1;
 }
 
-const CollectiveModel::MeshFabric* CollectiveModel::mesh_fabric(const std::string& architecture) const {
+const CollectiveModel::MeshFabric* CollectiveModel::mesh_fabric(const std::string& system_id,
+                                                                const std::string& architecture) const {
+  for (const MeshFabric& fabric : mesh_fabrics)
+    if (std::find(fabric.systems.begin(), fabric.systems.end(), system_id) != fabric.systems.end())
+      return &fabric;
   for (const MeshFabric& fabric : mesh_fabrics) {
     if (std::find(fabric.architectures.begin(), fabric.architectures.end(), architecture) !=
         fabric.architectures.end())

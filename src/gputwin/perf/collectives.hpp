@@ -150,16 +150,21 @@ struct CollectiveModel {
   };
   std::vector<NicEfficiency> nic_efficiency;  // the entry of the nearest line rate is used
 
-  // Switchless scale-up fabrics (a GPU links to each peer directly), by architecture, from
-  // collectives-mesh-fabrics.yaml next to the model file; NVIDIA's NVLink/NVSwitch rules apply to the rest.
+  // Switchless scale-up fabrics (a GPU links to each peer directly), by architecture or by catalog system
+  // (a board without NVSwitch for a GPU that other boards switch), from collectives-mesh-fabrics.yaml next to
+  // the model file; NVIDIA's NVLink/NVSwitch rules apply to the rest.
   struct MeshFabric {
     std::string name;
+    std::string link;  // the link's name in outputs ("Infinity Fabric", "NVLink")
     std::vector<std::string> architectures;
-    int peer_links = 0;     // links of one GPU to its peers
-    double efficiency = 0;  // achieved share of a link's line rate
+    std::vector<std::string> systems;
+    int peer_links = 0;                // peers one GPU links to, each over its own share of its links
+    std::optional<double> efficiency;  // achieved share of a link's line rate; none: nvlink_efficiency
   };
   std::vector<MeshFabric> mesh_fabrics;
-  [[nodiscard]] const MeshFabric* mesh_fabric(const std::string& architecture) const;
+  // The fabric of the system if one names it, else of the architecture; nullptr: none.
+  [[nodiscard]] const MeshFabric* mesh_fabric(const std::string& system_id,
+                                              const std::string& architecture) const;
   std::array<std::string, 7> busbw_factor_text;  // nccl-tests' formulas as published, by CollectiveOp
 
   // How nccl-tests times what it prints (perf/nccl_tests_loop.hpp): `iters` operations back to back on each

@@ -210,11 +210,12 @@ Result<ServingCheckPlan> load_serving_check_plan(const std::string& path) {
       plan.benchmarks.push_back(std::move(benchmark));
     }
     for (const YamlField& item : root.child("deployments").items()) {
-      item.expect_keys({"bench", "accelerator_contains", "system", "accelerator", "tp", "server_sequences",
-                        "offline_sequences", "confidence", "source"});
+      item.expect_keys({"bench", "accelerator_contains", "system_contains", "system", "accelerator", "tp",
+                        "server_sequences", "offline_sequences", "confidence", "source"});
       ServingDeployment d;
       d.benchmark = item.child("bench").text();
       d.accelerator_contains = item.child("accelerator_contains").text();
+      d.system_contains = optional_text(item, "system_contains");
       d.system = optional_text(item, "system");
       d.accelerator = optional_text(item, "accelerator");
       if (d.system.empty() == d.accelerator.empty()) item.fail("give exactly one of system or accelerator");

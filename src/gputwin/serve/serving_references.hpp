@@ -121,7 +121,8 @@ struct ServingBenchmark {
 struct ServingDeployment {
   std::string benchmark;
   std::string accelerator_contains;
-  std::string system;       // a catalog system, or empty
+  std::string system_contains;  // a piece of the row's system name too, or empty (any system)
+  std::string system;           // a catalog system, or empty
   std::string accelerator;  // a catalog accelerator when no system is catalogued
   int tp = 1;
   int server_sequences = 0;  // 0 = the engine generation's max_sequences

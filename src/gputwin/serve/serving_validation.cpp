@@ -31,9 +31,12 @@ void draw_lengths(std::vector<ServeRequest>& requests, const ServingBenchmark& b
   }
 }
 
+// The first deployment whose pieces the row matches (a system-specific one is listed before its accelerator's).
 const ServingDeployment* deployment_of(const ServingCheckPlan& plan, const MlperfResult& row) {
   for (const ServingDeployment& d : plan.deployments)
-    if (d.benchmark == row.benchmark && contains(row.accelerator, d.accelerator_contains)) return &d;
+    if (d.benchmark == row.benchmark && contains(row.accelerator, d.accelerator_contains) &&
+        (d.system_contains.empty() || contains(row.system, d.system_contains)))
+      return &d;
   return nullptr;
 }
 

@@ -364,14 +364,16 @@ TEST(ServingValidation, ErrorsOnTheFitAndEvaluationSetsStayWhereMeasured) {
   EXPECT_LT(fit.throughput_worst, 30.5);
   EXPECT_LT(fit.offline_mean, 2.5);  // the calibration's 1.84 %
   EXPECT_LT(fit.server_mean, 11.0);
-  EXPECT_LT(evaluation.throughput_mean, 16.7);
-  EXPECT_LT(evaluation.throughput_worst, 92.5);
-  EXPECT_LT(evaluation.offline_mean, 11.0);
-  EXPECT_LT(evaluation.server_mean, 22.5);
-  EXPECT_LT(evaluation.server_worst, 92.5);
+  // Measured 2026-11-27 with the 4-GPU H100 board as an NVLink mesh: 14.2 % (16.2 % before), worst 91.3 %
+  // (H100 PCIe), Offline 8.6 %, Server at the limits 19.8 %.
+  EXPECT_LT(evaluation.throughput_mean, 14.6);
+  EXPECT_LT(evaluation.throughput_worst, 92.0);
+  EXPECT_LT(evaluation.offline_mean, 9.0);
+  EXPECT_LT(evaluation.server_mean, 20.2);
+  EXPECT_LT(evaluation.server_worst, 92.0);
   EXPECT_EQ(evaluation.server_limits_held, 32);
-  EXPECT_LT(evaluation.ttft_p99_mean, 76.5);  // 75.4 %: the iteration's error, amplified near saturation
-  EXPECT_LT(evaluation.tpot_p99_mean, 60.0);  // 58.7 %
+  EXPECT_LT(evaluation.ttft_p99_mean, 75.0);  // 74.6 %: the iteration's error, amplified near saturation
+  EXPECT_LT(evaluation.tpot_p99_mean, 58.3);  // 57.9 %
 }
 
 }  // namespace
