@@ -247,9 +247,11 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // backward block, the last exposed): 20.25 % (8B CP 2/4/8 +9.7/+51.5/+61.3 -> +7.9/+47.5/+56.1 %); its
   // keys and values repeated to every query head as torchtitan hands them to SDPA: 19.73 % (405B CP 2/4/8
   // +36.3/+36.6/+57.6 -> +30.5/+29.9/+42.5 %). Its copies of the keys and values before every block but the
-  // last, in both passes: 19.67 % (8B CP 2/4/8 +6.4/+45.0/+53.1 %, 405B +30.2/+29.3/+41.6 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.1970);
-  EXPECT_LE(evaluation.max_abs_error, 0.92);
+  // last, in both passes: 19.67 % (8B CP 2/4/8 +6.4/+45.0/+53.1 %, 405B +30.2/+29.3/+41.6 %). The 500 W rows
+  // at Hopper's cap exponent fitted on MLPerf Inference v4.0's MaxQ runs (2.57, was the generic 3: GEMM clock
+  // 0.860, was 0.878; not fitted on these rows): 18.79 %, worst +88.4 % (was +91.4 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.1880);
+  EXPECT_LE(evaluation.max_abs_error, 0.885);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
       EXPECT_LE(std::abs(row.error), 0.10) << row.run.id;  // -6.2 % and -9.6 % (were -9.4 % and -12.7 %)
@@ -368,7 +370,7 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
       EXPECT_FALSE(gap->reason.empty()) << gap->id;
     }
   }
-  EXPECT_EQ(above, 24);  // 29 before this pass's power-limit changes
+  EXPECT_EQ(above, 23);  // 29 before this pass's power-limit changes, 24 before Hopper's fitted cap exponent
 }
 
 // A gap naming a row that is not in training-runs.yaml, or a row under two gaps, is refused at its line.
