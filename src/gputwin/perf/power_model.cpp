@@ -68,13 +68,36 @@ AcceleratorPowerFigures read_accelerator(const YamlField& item) {
   return figures;
 }
 
+ArchitectureExponent read_architecture_exponent(const YamlField& item) {
+  item.expect_keys({"architecture", "value", "kind", "fit_rows", "source"});
+  ArchitectureExponent exponent;
+  exponent.architecture = item.child("architecture").text();
+  const YamlField value = item.child("value");
+  exponent.value = value.positive_number();
+  exponent.value_at = {value.location().line,
+                       fmt::format("architecture_exponents[{}].value", exponent.architecture)};
+  (void)item.child("kind").one_of({"fitted"});
+  for (const YamlField& row : item.child("fit_rows").items()) exponent.fit_rows.push_back(row.text());
+  if (exponent.fit_rows.empty()) item.child("fit_rows").fail("a fitted exponent names the rows it was fitted on");
+  exponent.source = item.child("source").text_or_list();
+  return exponent;
+}
+
 PowerModelData read_power_model(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
   root.expect_keys({"dynamic_power_exponent", "compute_bound_draw_fraction", "communication_phase",
                     "bubble_phase", "training_phase_mix", "generic", "accelerators", "systems",
-                    "budget_cap_step_w"});
+                    "budget_cap_step_w", "architecture_exponents"});
   PowerModelData data;
   data.dynamic_power_exponent = value_of_parameter(root, "dynamic_power_exponent");
+  if (const auto exponents = root.optional_child("architecture_exponents")) {
+    for (const YamlField& item : exponents->items()) {
+      ArchitectureExponent exponent = read_architecture_exponent(item);
+      if (data.architecture_exponents.contains(exponent.architecture))
+        item.child("architecture").fail("listed twice");
+      data.architecture_exponents.emplace(exponent.architecture, std::move(exponent));
+    }
+  }
   data.compute_bound_draw_fraction = value_of_parameter(root, "compute_bound_draw_fraction");
   data.budget_cap_step = Power::from_base(value_of_parameter(root, "budget_cap_step_w"));
   if (data.compute_bound_draw_fraction > 1)
@@ -131,6 +154,11 @@ Result<PowerModelData> load_power_model(const std::string& path) {
   return result_of<PowerModelData>([&] { return read_power_model(path); });
 }
 
+double exponent_for(const PowerModelData& data, const Accelerator& accelerator) {
+  const auto found = data.architecture_exponents.find(accelerator.architecture);
+  return found == data.architecture_exponents.end() ? data.dynamic_power_exponent : found->second.value;
+}
+
 double clock_fraction(Power limit, Power full, Power idle, double exponent) {
   if (limit >= full) return 1.0;
   const double headroom = std::max(0.0, watts(limit) - watts(idle));
@@ -178,8 +206,10 @@ Result<PowerOperatingPoint> power_operating_point(const PowerModelData& data, co
       has_memory ? *figures->memory_bound_draw : Power::from_base(data.generic_memory_bound_fraction * tdp);
   const Power compute_full = Power::from_base(data.compute_bound_draw_fraction * tdp);
   p.generic = !has_idle || !has_memory;
-  p.compute_factor = clock_fraction(p.limit, compute_full, idle, data.dynamic_power_exponent);
-  p.memory_factor = clock_fraction(p.limit, memory_full, idle, data.dynamic_power_exponent);
+  const double exponent = exponent_for(data, accelerator);
+  const bool fitted = data.architecture_exponents.contains(accelerator.architecture);
+  p.compute_factor = clock_fraction(p.limit, compute_full, idle, exponent);
+  p.memory_factor = clock_fraction(p.limit, memory_full, idle, exponent);
   p.draw.compute = std::min(p.limit, compute_full);
   p.draw.memory = std::min(p.limit, memory_full);
   p.draw.communication = p.draw.memory;
@@ -188,9 +218,10 @@ Result<PowerOperatingPoint> power_operating_point(const PowerModelData& data, co
   const std::string memory_basis = has_memory ? "published" : "generic";
   p.basis = fmt::format(
       "{}: idle {:.0f} W ({}), memory-bound {:.0f} W ({}), compute-bound {:.0f} W ({:g} x the {:.0f} W "
-      "default limit); clock^{:g} rule ({})",
+      "default limit); clock^{:g} rule ({}{})",
       accelerator.info.id, watts(idle), idle_basis, watts(memory_full), memory_basis, watts(compute_full),
-      data.compute_bound_draw_fraction, tdp, data.dynamic_power_exponent, data.file_label);
+      data.compute_bound_draw_fraction, tdp, exponent,
+      fitted ? "fitted for " + accelerator.architecture + ", " : std::string(), data.file_label);
   return p;
 }
 
@@ -228,7 +259,7 @@ Result<PowerOperatingPoint> clock_limited_operating_point(const PowerModelData& 
   p.capped = f < 1;
   p.compute_factor = f;
   p.memory_factor = 1;
-  p.draw.compute = idle + (compute_full - idle) * std::pow(f, data.dynamic_power_exponent);
+  p.draw.compute = idle + (compute_full - idle) * std::pow(f, exponent_for(data, accelerator));
   p.draw.memory = std::min(p.draw.memory, p.draw.compute);
   p.draw.communication = p.draw.memory;
   p.basis += fmt::format(

@@ -65,8 +65,18 @@ struct TrainingPhaseMix {
   std::string source;
 };
 
+// The exponent fitted for one GPU architecture (data/power/power-model.yaml `architecture_exponents`).
+struct ArchitectureExponent {
+  std::string architecture;  // the catalog's accelerator architecture: hopper, blackwell, ...
+  double value = 3;
+  std::vector<std::string> fit_rows;  // the data/reference/power-published.yaml rows it was fitted on
+  FigureLocation value_at;
+  std::string source;
+};
+
 struct PowerModelData {
   double dynamic_power_exponent = 3;       // parameter: power above idle grows as clock^exponent
+  std::map<std::string, ArchitectureExponent> architecture_exponents;  // fitted, by architecture
   double compute_bound_draw_fraction = 1;  // parameter: a GEMM-bound phase's draw / default limit
   TrainingPhaseMix training_mix;
   Power budget_cap_step;  // parameter: the step of the caps a power-budget plan tries (budget_cap_step_w)
@@ -99,6 +109,9 @@ struct PowerOperatingPoint {
   std::string basis;     // where the figures come from, one line
 };
 
+// The exponent of `accelerator`: its architecture's fitted one, else the generic dynamic_power_exponent.
+[[nodiscard]] double exponent_for(const PowerModelData& data, const Accelerator& accelerator);
+
 // Clock fraction a phase drawing `full` at the default limit keeps under `limit` (1 when it fits).
 [[nodiscard]] double clock_fraction(Power limit, Power full, Power idle, double exponent);
 
@@ -110,7 +123,8 @@ struct PowerOperatingPoint {
                                                                 std::optional<Power> cap);
 
 // The operating point of `accelerator` with its SM clock locked at `clock_mhz` (--clock-limit): compute-bound
-// time at f = clock / max_sm_clock_mhz, its draw idle + (P_full - idle) f^3 (the clock^3 rule inverted),
+// time at f = clock / max_sm_clock_mhz, its draw idle + (P_full - idle) f^k (the cap rule inverted, k =
+// exponent_for),
 // memory-bound time unchanged at a draw no higher than the compute-bound one. `capped` is set when f < 1 (the
 // point is below the default). An accelerator without a published SM clock range, or a clock outside it, is
 // an error naming the accelerator, the figure and where it is.

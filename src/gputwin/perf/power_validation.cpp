@@ -1,11 +1,41 @@
 #include "gputwin/perf/power_validation.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
 #include "gputwin/core/yaml_input.hpp"
 
 namespace gputwin {
 namespace {
 
-std::vector<PowerReferencePoint> read_reference(const std::string& path) {
+// With the model and the catalog: a row's accelerator must be in the catalog and its cap within the part's
+// settable range (the published maximum, else the catalog tdp), each a located error on the row's field.
+struct ReferenceContext {
+  const PowerModelData* data = nullptr;
+  const Catalog* catalog = nullptr;
+};
+
+void check_against_catalog(const YamlField& item, const PowerReferencePoint& p, const ReferenceContext& context) {
+  if (context.catalog == nullptr || p.accelerator.empty()) return;
+  const auto* accelerator = context.catalog->find<Accelerator>(p.accelerator);
+  if (accelerator == nullptr)
+    item.child("accelerator").fail("unknown accelerator '" + p.accelerator + "' (not in the catalog)");
+  if (p.kind != "throughput_factor") return;
+  Power max = accelerator->tdp;
+  std::string basis = "its default limit (catalog tdp)";
+  if (const auto found = context.data->accelerators.find(p.accelerator);
+      found != context.data->accelerators.end() && found->second.max_limit) {
+    max = *found->second.max_limit;
+    basis = "its maximum settable limit (" + context.data->file_label + ")";
+  }
+  if (p.cap > max)
+    item.child("cap").fail(fmt::format("{:g} W is above {}'s {:g} W, {}", p.cap.base(), p.accelerator,
+                                       max.base(), basis));
+}
+
+std::vector<PowerReferencePoint> read_reference(const std::string& path, const ReferenceContext& context) {
   const YamlField root = YamlDocument::load(path).root();
   root.expect_keys({"points"});
   std::vector<PowerReferencePoint> points;
@@ -41,6 +71,7 @@ std::vector<PowerReferencePoint> read_reference(const std::string& path) {
     }
     if (p.low > p.high) item.child("published").fail("low is above high");
     if (const auto tolerance = item.optional_child("tolerance")) p.tolerance = tolerance->positive_number();
+    check_against_catalog(item, p, context);
     points.push_back(std::move(p));
   }
   return points;
@@ -49,7 +80,13 @@ std::vector<PowerReferencePoint> read_reference(const std::string& path) {
 }  // namespace
 
 Result<std::vector<PowerReferencePoint>> load_power_reference(const std::string& path) {
-  return result_of<std::vector<PowerReferencePoint>>([&] { return read_reference(path); });
+  return result_of<std::vector<PowerReferencePoint>>([&] { return read_reference(path, {}); });
+}
+
+Result<std::vector<PowerReferencePoint>> load_power_reference(const std::string& path, const PowerModelData& data,
+                                                              const Catalog& catalog) {
+  return result_of<std::vector<PowerReferencePoint>>(
+      [&] { return read_reference(path, {&data, &catalog}); });
 }
 
 double range_error(double predicted, double low, double high) {
@@ -68,9 +105,29 @@ Result<PowerCheck> check_throughput_point(const PowerModelData& data, const Cata
   const PhaseDraw& draw = at_default.value().draw;
   PowerCheck check;
   check.predicted = clock_fraction(point.cap, point.phase == "compute" ? draw.compute : draw.memory,
-                                   draw.idle, data.dynamic_power_exponent);
+                                   draw.idle, exponent_for(data, *accelerator));
   check.error = range_error(check.predicted, point.low, point.high);
   return check;
+}
+
+Result<ExponentFit> fit_exponent(PowerModelData data, const Catalog& catalog,
+                                 const std::vector<PowerReferencePoint>& points, double low, double high,
+                                 double step) {
+  data.architecture_exponents.clear();  // every point at the trial exponent
+  ExponentFit best{0, std::numeric_limits<double>::infinity()};
+  const int steps = static_cast<int>(std::lround((high - low) / step));
+  for (int i = 0; i <= steps; ++i) {
+    data.dynamic_power_exponent = low + i * step;
+    double squares = 0;
+    for (const PowerReferencePoint& point : points) {
+      const auto check = check_throughput_point(data, catalog, point);
+      if (!check.ok()) return check.errors();
+      squares += check.value().error * check.value().error;
+    }
+    const double rms = std::sqrt(squares / static_cast<double>(points.size()));
+    if (rms < best.rms_error) best = {data.dynamic_power_exponent, rms};
+  }
+  return best;
 }
 
 PowerCheck check_clock_point(const PowerReferencePoint& point) {

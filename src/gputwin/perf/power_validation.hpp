@@ -4,7 +4,9 @@
 //   PowerCheck c = check_throughput_point(model_data, catalog, point);   // c.predicted, c.error (0 inside
 //   range); check_clock_point(point) for a throughput measured at a lowered SM clock
 //
-// Every row is `set: evaluation` today: the model has no fitted constant (see the file's header).
+// Rows are split by source (the file's header): `set: fit` rows built the Hopper exponent
+// (data/power/power-model.yaml architecture_exponents, bench/power_validation.cpp --fit), `set: evaluation`
+// rows check it.
 #pragma once
 
 #include <optional>
@@ -33,6 +35,23 @@ struct PowerReferencePoint {
 };
 
 [[nodiscard]] Result<std::vector<PowerReferencePoint>> load_power_reference(const std::string& path);
+
+// As above, and every row's accelerator must be in `catalog` and a throughput_factor's cap within the part's
+// settable range (the model's published maximum, else the catalog tdp): a located error otherwise.
+[[nodiscard]] Result<std::vector<PowerReferencePoint>> load_power_reference(const std::string& path,
+                                                                            const PowerModelData& data,
+                                                                            const Catalog& catalog);
+
+// The exponent in [low, high] (steps of `step`) with the least root-mean-square relative range error over the
+// throughput_factor `points` (of one architecture), and that error: the calibration bench/power_validation.cpp
+// --fit prints.
+struct ExponentFit {
+  double exponent = 0;
+  double rms_error = 0;
+};
+[[nodiscard]] Result<ExponentFit> fit_exponent(PowerModelData data, const Catalog& catalog,
+                                               const std::vector<PowerReferencePoint>& points, double low,
+                                               double high, double step);
 
 struct PowerCheck {
   double predicted = 0;
