@@ -10,6 +10,8 @@
 //   --load           issue 16: every Server row at its published QPS, the simulated engine's mean batch and
 //                    iteration (split into its terms) against what the published Server and Offline figures
 //                    imply, and the engine table's ITL-vs-concurrency line (t(n) = a + b n).
+//   --run-length ID=S,...  issue 16: every Server row once at its published QPS, engine generation ID's
+//                    Server runs lasting S seconds: the run length's effect on the latencies.
 //   --engine-tables  only the serving engines' own published rate-vs-latency tables
 //                    (data/reference/serving-engine-tables.yaml), at efficiency 1 and at each engine
 //                    generation's (the engine term's effect); the default run prints them after MLPerf.
@@ -22,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -286,9 +289,10 @@ std::pair<double, double> least_squares(const std::vector<double>& n, const std:
 std::string ttft_in_iterations(const ServerLoad& l, const MlperfResult& p) {
   if (!p.ttft_p50_ms || !p.tpot_p50_ms || l.tpot_p50_ms <= 0) return "- | - | - | -";
   char text[200];
-  std::snprintf(text, sizeof text, "%.2f/%.2f | %.2f/%.2f | %.0f/%.0f | %.0f/%.0f", l.ttft_p50_ms / l.tpot_p50_ms,
-                *p.ttft_p50_ms / *p.tpot_p50_ms, l.ttft_p99_ms / l.tpot_p50_ms, *p.ttft_p99_ms / *p.tpot_p50_ms,
-                l.ttft_p99_ms, *p.ttft_p99_ms, l.tpot_p99_ms, *p.tpot_p99_ms);
+  std::snprintf(text, sizeof text, "%.2f/%.2f | %.2f/%.2f | %.0f/%.0f | %.0f/%.0f",
+                l.ttft_p50_ms / l.tpot_p50_ms, *p.ttft_p50_ms / *p.tpot_p50_ms, l.ttft_p99_ms / l.tpot_p50_ms,
+                *p.ttft_p99_ms / *p.tpot_p50_ms, l.ttft_p99_ms, *p.ttft_p99_ms, l.tpot_p99_ms,
+                *p.tpot_p99_ms);
   return text;
 }
 
@@ -359,6 +363,65 @@ int load_breakdown(const ServingValidationInputs& inputs, const MlperfResults& r
   return 0;
 }
 
+// Issue 16, what if each harness's Server run lasted its own LoadGen min_duration: every Server row simulated
+// once at its published QPS (no QPS search) with the length given for its engine generation
+// (`--run-length ID=SECONDS,...`; the values and their sources are the caller's, see docs/perf-serve.md; a
+// generation not named keeps the plan's). Prints the latency errors at the published QPS of both sets; the
+// plan's own run length gives the default run's figures (the same at-target simulation).
+int run_length_effect(const ServingValidationInputs& inputs, const MlperfResults& results,
+                      const std::string& spec) {
+  std::vector<std::pair<std::string, double>> lengths;
+  std::size_t start = 0;
+  while (start < spec.size()) {
+    const std::size_t comma = std::min(spec.find(',', start), spec.size());
+    const std::string item = spec.substr(start, comma - start);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos || std::atof(item.c_str() + eq + 1) <= 0) {
+      std::fprintf(stderr, "--run-length: expected ID=SECONDS, got '%s'\n", item.c_str());
+      return 2;
+    }
+    lengths.emplace_back(item.substr(0, eq), std::atof(item.c_str() + eq + 1));
+    start = comma + 1;
+  }
+  const auto length_of = [&](const std::string& engine) {
+    for (const auto& [id, seconds] : lengths)
+      if (id == engine) return seconds;
+    return inputs.plan.run.server_duration_s;
+  };
+  std::vector<ServingCheck> checks;
+  for (ServingCheck c : plan_serving_checks(inputs, results)) {
+    if (c.set == CheckSet::excluded || !c.published.server()) continue;
+    ServingCheckPlan plan = inputs.plan;
+    plan.run.server_duration_s = length_of(c.engine);
+    const ServingValidationInputs row_inputs{inputs.catalog,   inputs.presets, inputs.collectives,
+                                             inputs.constants, inputs.engines, plan};
+    auto simulated = simulate_serving_check(row_inputs, results, std::move(c), false);
+    if (!simulated.ok()) {
+      std::fprintf(stderr, "%s", simulated.error_text().c_str());
+      return 1;
+    }
+    checks.push_back(std::move(simulated).value());
+  }
+  std::printf(
+      "### Server rows at the published QPS, each engine generation's run length\n\n"
+      "| set | submitter | system | benchmark | s | TTFT p99 ms sim/pub | TPOT p99 ms sim/pub |\n"
+      "|---|---|---|---|---|---|---|\n");
+  for (const ServingCheck& c : checks)
+    std::printf("| %s | %s | %s | %s | %.0f | %s | %s |\n", check_set_name(c.set),
+                c.published.submitter.c_str(), c.published.system.c_str(), c.published.benchmark.c_str(),
+                length_of(c.engine), latency(c.ttft_p99_ms, c.published.ttft_p99_ms).c_str(),
+                latency(c.tpot_p99_ms, c.published.tpot_p99_ms).c_str());
+  for (const CheckSet set : {CheckSet::fit, CheckSet::evaluation}) {
+    const ServingErrors e = serving_errors(checks, set);
+    std::printf(
+        "%-10s at the published QPS: TTFT p99 %.1f %%, TPOT p99 %.1f %% mean |error|; TTFT p50 %.1f %%, "
+        "TPOT p50 %.1f %%; p99 within 25 %%: TTFT %d, TPOT %d of %d; limits hold on %d\n",
+        check_set_name(set), e.ttft_p99_mean, e.tpot_p99_mean, e.ttft_p50_mean, e.tpot_p50_mean,
+        e.ttft_p99_within_25, e.tpot_p99_within_25, e.server_rows, e.server_limits_held);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -387,6 +450,7 @@ int main(int argc, char** argv) {
   if (mode == "--calibrate") return calibrate(inputs, results.value());
   if (mode == "--engine-tables") return engine_tables(inputs);
   if (mode == "--load") return load_breakdown(inputs, results.value());
+  if (mode == "--run-length") return run_length_effect(inputs, results.value(), argc > 2 ? argv[2] : "");
   if (mode == "--engine-effect") {
     std::printf("engine generations as fitted:\n");
     const auto fitted = rerun(inputs, results.value(), [&](const std::string& id) {
