@@ -257,11 +257,12 @@ TEST(Power, RacksStayUnderTheirLimitAndTotalsAddUp) {
   EXPECT_TRUE(cluster.power.typical_from_max);  // no typical figure published for the DGX H100
 }
 
-// Four DGX H100 on one scalable unit of 8 rail leaves, all links on fiber. Each node's 8 ports sit two to an
-// OSFP cage: 4 twin-port modules (MMA4Z00-NS, 15 W) a node, 16 in all; each leaf has 4 node links: 2 twin-port
-// modules a leaf, 16 in all. DGX H100's maximum input counts its own modules: none of the node side is added.
-// The QM9700's maximum is "with active cables" (counts them), its typical "with passive cables" (does not):
-// the switch side adds 16 x 15 W = 240 W to typical IT power and nothing to the maximum.
+// Four DGX H100 on one scalable unit of 8 rail leaves and, at 1:1, as many uplinks as downlinks: 32 node-leaf
+// and 32 leaf-spine links, all on fiber. Each node's 8 ports sit two to an OSFP cage: 4 twin-port modules
+// (MMA4Z00-NS, 15 W) a node, 16 in all, which DGX H100's maximum input already counts: none added. The
+// switches' 96 link ends (32 leaf-down, 32 leaf-up, 32 spine-down) fill twin-port cages two by two: 48
+// modules. The QM9700's maximum is "with active cables" (counts them), its typical "with passive cables"
+// (does not): 48 x 15 W = 720 W go into typical IT power and nothing into the maximum.
 Cluster four_node_rail_unit(const std::string& leaf) {
   RailSpec spec;
   spec.nodes = 4;
@@ -280,30 +281,32 @@ TEST(Power, EachTransceiverIsAddedOnceWhereItsHostsFigureLeavesItOut) {
   const Cluster cluster = four_node_rail_unit("qm9700");
   const Fabric& fabric = *cluster.fabric(NetworkRole::compute);
   ASSERT_EQ(fabric.switches_in(Tier::leaf), 8);
+  ASSERT_EQ(fabric.links_between(Tier::endpoint, Tier::leaf), 32);
+  ASSERT_EQ(fabric.links_between(Tier::leaf, Tier::spine), 32);
   EXPECT_EQ(fabric.transceivers_at("node"), 16);
-  EXPECT_EQ(fabric.transceivers_at("switch"), 16);
-  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_typical), 240.0);
+  EXPECT_EQ(fabric.transceivers_at("switch"), 48);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_typical), 720.0);
   EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 0.0);
-  EXPECT_NEAR(in_watts(cluster.power.it_typical), in_watts(typical_of_devices(cluster)) + 240.0, 1e-6);
+  EXPECT_NEAR(in_watts(cluster.power.it_typical), in_watts(typical_of_devices(cluster)) + 720.0, 1e-6);
   ASSERT_EQ(cluster.power.modules.size(), 2u);
   for (const ModulePowerLine& line : cluster.power.modules) {
     EXPECT_EQ(line.module_part, "mma4z00-ns");
-    EXPECT_EQ(line.count, 16);
     const bool switch_side = line.host_part == "qm9700";
+    EXPECT_EQ(line.count, switch_side ? 48 : 16);
     EXPECT_EQ(line.added_to_typical(), switch_side) << line.host_part;
     EXPECT_FALSE(line.added_to_max()) << line.host_part;
   }
 }
 
 // A switch whose only figure does not say what it counts (the SN5600's 940 W typical, standing in for its
-// maximum too) has its 16 modules added to both: 240 W max and typical.
+// maximum too) has its 48 modules added to both: 720 W max and typical.
 TEST(Power, ModulesOfAHostThatDoesNotSayAreAddedToMaximumAndTypical) {
   const Cluster cluster = four_node_rail_unit("sn5600");
-  EXPECT_EQ(cluster.fabric(NetworkRole::compute)->transceivers_at("switch"), 16);
-  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 240.0);
-  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_typical), 240.0);
+  EXPECT_EQ(cluster.fabric(NetworkRole::compute)->transceivers_at("switch"), 48);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 720.0);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_typical), 720.0);
   const std::string text = plan_text(cluster);
-  EXPECT_NE(text.find("16 x mma4z00-ns (15 W) in sn5600: added: sn5600's figures do not say whether they "
+  EXPECT_NE(text.find("48 x mma4z00-ns (15 W) in sn5600: added: sn5600's figures do not say whether they "
                       "count them"),
             std::string::npos)
       << text;
