@@ -256,7 +256,7 @@ class CatalogBuilder {
     f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "accelerator",
                    "accelerators", "scale_up_domain", "cpu", "cpu_sockets", "cpu_cores",
                    "cpu_threads_per_core", "system_memory", "rack_units", "power_max", "power_typical",
-                   "psus", "nics"});
+                   "psus", "nics", "power_includes_modules"});
     System part;
     part.info = read_info(f);
     if (auto accelerator = f.optional_child("accelerator")) {
@@ -291,7 +291,32 @@ class CatalogBuilder {
                                 psus->has("redundancy") ? psus->child("redundancy").text() : ""};
     }
     part.nics = read_nics(f.child("nics"));
+    part.module_power = module_power_scopes(f, part.power_typical.has_value());
     return part;
+  }
+
+  // `power_includes_modules: {power_max: included, power_typical: excluded, source: "..."}`; absent: both
+  // unknown. Give either figure's scope or both; one not given follows the other (a typical modelled from the
+  // maximum, or a maximum that is the typical figure standing in).
+  static ModulePowerScopes module_power_scopes(const YamlField& f, bool has_typical) {
+    ModulePowerScopes scopes;
+    const auto field = f.optional_child("power_includes_modules");
+    if (!field) return scopes;
+    field->expect_keys({"power_max", "power_typical", "source"});
+    const auto scope = [](const YamlField& value) {
+      const std::string name = value.one_of({"included", "excluded", "unknown"});
+      return name == "included"   ? ModulePowerScope::included
+             : name == "excluded" ? ModulePowerScope::excluded
+                                  : ModulePowerScope::unknown;
+    };
+    const auto max = field->optional_child("power_max");
+    const auto typical = field->optional_child("power_typical");
+    if (!max && !typical) field->fail("give the scope of power_max, of power_typical, or of both");
+    if (typical && !has_typical) typical->fail("the part has no power_typical for this to describe");
+    scopes.max = max ? scope(*max) : scope(*typical);
+    scopes.typical = typical ? scope(*typical) : scopes.max;
+    scopes.source = field->child("source").text_or_list();
+    return scopes;
   }
 
   // A scale-up domain larger than the box spans several boxes (an NVL72 compute tray of 4 GPUs in a
@@ -308,12 +333,13 @@ class CatalogBuilder {
 
   Appliance appliance(const YamlField& f) {
     f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "rack_units",
-                   "power_max", "nics", "storage"});
+                   "power_max", "nics", "storage", "power_includes_modules"});
     Appliance part;
     part.info = read_info(f);
     part.rack_units = f.child("rack_units").positive_quantity<RackSpace>();
     part.power_max = f.child("power_max").positive_quantity<Power>();
     part.nics = read_nics(f.child("nics"));
+    part.module_power = module_power_scopes(f, false);
     if (auto storage = f.optional_child("storage")) {
       storage->expect_keys({"filesystem", "read_bandwidth", "write_bandwidth", "usable_capacity"});
       if (!part.nics.contains(NetworkRole::storage)) {
@@ -372,7 +398,8 @@ class CatalogBuilder {
 
   Switch network_switch(const YamlField& f) {
     f.expect_keys({"id", "name", "source", "confidence", "field_confidence", "notes", "technology",
-                   "rack_units", "cages", "cage", "port_modes", "power_max", "power_typical"});
+                   "rack_units", "cages", "cage", "port_modes", "power_max", "power_typical",
+                   "power_includes_modules"});
     Switch part;
     part.info = read_info(f);
     part.technology = f.child("technology").one_of({"infiniband", "ethernet"});
@@ -389,6 +416,13 @@ class CatalogBuilder {
     const auto power_max = optional_quantity<Power>(f, "power_max");
     if (!power_max && !part.power_typical) f.fail("a switch needs power_max or power_typical");
     part.power_max = power_max ? *power_max : *part.power_typical;
+    part.module_power = module_power_scopes(f, part.power_typical.has_value());
+    if (!power_max) {
+      // The maximum is the typical figure standing in: it has the typical figure's scope.
+      if (auto scopes = f.optional_child("power_includes_modules"); scopes && scopes->has("power_max"))
+        scopes->child("power_max").fail("the switch has no power_max of its own; give power_typical's scope");
+      part.module_power.max = part.module_power.typical;
+    }
     return part;
   }
 
@@ -407,7 +441,10 @@ class CatalogBuilder {
       part.reach[grade] = length.positive_quantity<Length>();
     if (part.reach.empty()) reach.fail("a transceiver needs a reach for at least one fiber grade");
     part.power_max = optional_quantity<Power>(f, "power_max");
-    if (!part.power_max) part.power_max = optional_quantity<Power>(f, "power_typical");
+    part.power_typical = optional_quantity<Power>(f, "power_typical");
+    if (!part.power_max) part.power_max = part.power_typical;
+    if (part.power_typical && *part.power_typical > *part.power_max)
+      f.child("power_typical").fail("typical power exceeds power_max");
     return part;
   }
 

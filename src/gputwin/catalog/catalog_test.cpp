@@ -202,6 +202,40 @@ TEST(Catalog, CircuitUsablePowerMatchesPublishedWorkedValues) {
   EXPECT_GE(checked, 4);
 }
 
+// The QM9700's two figures differ in what they count: its maximum is "with active cables", its typical "with
+// passive cables"; a DGX H100's maximum input powers the modules in its own cages.
+TEST(Catalog, PublishedPowerSaysWhetherItCountsTheModulesInThePartsCages) {
+  const Catalog& catalog = bundled_catalog();
+  const Switch& qm9700 = catalog.get<Switch>("qm9700");
+  EXPECT_EQ(qm9700.module_power.max, ModulePowerScope::included);
+  EXPECT_EQ(qm9700.module_power.typical, ModulePowerScope::excluded);
+  EXPECT_NE(qm9700.module_power.source.find("with passive cables"), std::string::npos);
+  EXPECT_EQ(catalog.get<System>("dgx-h100").module_power.typical, ModulePowerScope::included);
+  // A switch with only a typical figure: its maximum is that figure, with the same scope.
+  const Switch& sn4600c = catalog.get<Switch>("sn4600c");
+  EXPECT_EQ(sn4600c.module_power.max, ModulePowerScope::unknown);
+  EXPECT_EQ(sn4600c.module_power.typical, ModulePowerScope::unknown);
+  // A transceiver keeps its published typical beside its maximum (MMA4Z00-NS400: 8 W typical, 9 W max).
+  const Transceiver& adapter_side = catalog.get<Transceiver>("mma4z00-ns400");
+  EXPECT_DOUBLE_EQ(in_watts(*adapter_side.power_max), 9.0);
+  EXPECT_DOUBLE_EQ(in_watts(*adapter_side.power_typical), 8.0);
+}
+
+TEST(Catalog, AModuleScopeThatIsNotOneOfTheThreeOrDescribesNoFigureIsAnError) {
+  const auto bad_value = parse({{"s.yaml", kSwitch + R"(    power_includes_modules: {power_max: maybe, source: "t"}
+)"}});
+  ASSERT_FALSE(bad_value.ok());
+  EXPECT_NE(bad_value.error_text().find("s.yaml:11:41: switches[0].power_includes_modules.power_max:"),
+            std::string::npos)
+      << bad_value.error_text();
+  const auto no_typical = parse({{"s.yaml", kSwitch + R"(    power_includes_modules: {power_typical: excluded, source: "t"}
+)"}});
+  ASSERT_FALSE(no_typical.ok());
+  EXPECT_NE(no_typical.error_text().find("the part has no power_typical for this to describe"),
+            std::string::npos)
+      << no_typical.error_text();
+}
+
 TEST(Catalog, DuplicateIdAcrossFilesNamesBothPlaces) {
   const auto loaded = parse({{"a.yaml", kSwitch}, {"b.yaml", kSwitch}});
   ASSERT_FALSE(loaded.ok());

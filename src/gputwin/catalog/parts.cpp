@@ -18,6 +18,18 @@ const char* role_name(NetworkRole role) {
   return "?";
 }
 
+const char* module_power_scope_name(ModulePowerScope scope) {
+  switch (scope) {
+    case ModulePowerScope::included:
+      return "included";
+    case ModulePowerScope::excluded:
+      return "excluded";
+    case ModulePowerScope::unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
 const char* medium_name(Medium medium) {
   switch (medium) {
     case Medium::passive_copper:

@@ -95,6 +95,19 @@ struct TypicalPowerNote {
   std::string inference_source;
 };
 
+// Whether a part's published power figures count the transceivers and active cables plugged into its cages
+// (QM9700: its maximum "with active cables", its typical "with passive cables"). plan adds a module's power to
+// IT power only where its host's figure leaves it out, so each module is counted once; `unknown` is added too
+// and said so. The catalog key is `power_includes_modules`, with the source sentence.
+enum class ModulePowerScope { included, excluded, unknown };
+[[nodiscard]] const char* module_power_scope_name(ModulePowerScope scope);
+
+struct ModulePowerScopes {
+  ModulePowerScope max = ModulePowerScope::unknown;      // of power_max
+  ModulePowerScope typical = ModulePowerScope::unknown;  // of power_typical (a maximum used as typical: max's)
+  std::string source;                                    // the sentence or reasoning it rests on
+};
+
 struct System {
   PartInfo info;
   std::string accelerator;  // empty for CPU-only servers
@@ -111,6 +124,7 @@ struct System {
   std::optional<TypicalPowerNote> typical_note;  // set when power_typical did not come from the catalog file
   std::optional<PowerSupplies> psus;
   Nics nics;
+  ModulePowerScopes module_power;
 };
 
 // How a rack's heat leaves it: all by air, mostly by liquid (direct-to-chip) with the rest by air, or all by
@@ -203,6 +217,7 @@ struct Appliance {
   Power power_max;
   Nics nics;
   std::optional<StoragePerformance> storage;  // set for storage appliances
+  ModulePowerScopes module_power;
 };
 
 enum class StorageTier { good, better, best };
@@ -247,6 +262,7 @@ struct Switch {
   std::vector<PortMode> port_modes;
   Power power_max;
   std::optional<Power> power_typical;
+  ModulePowerScopes module_power;
 
   // Ports available when the switch runs at `speed`; 0 when it cannot.
   [[nodiscard]] int radix_at(DataRate speed) const;
@@ -265,6 +281,7 @@ struct Transceiver {
   Medium medium = Medium::multimode;
   std::map<std::string, Length> reach;  // by fiber grade: om3, om4, om5, os2
   std::optional<Power> power_max;
+  std::optional<Power> power_typical;  // where published; else power_max stands for it
 };
 
 struct Cable {

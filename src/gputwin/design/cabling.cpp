@@ -120,6 +120,7 @@ class CableRouter {
 
   void route_fabric(Fabric& fabric) {
     std::map<std::pair<int, int>, int> ports_by_device_and_part;
+    std::map<std::pair<int, std::string>, int> active_ends_by_device;  // by device and cable id
     int unreachable = 0;
     Length longest_unreachable;
     for (auto& bundle : fabric.bundles) {
@@ -142,6 +143,10 @@ class CableRouter {
         ports_by_device_and_part[{bundle.device_a, choice->transceiver_a}] += bundle.links;
       if (choice->transceiver_b >= 0)
         ports_by_device_and_part[{bundle.device_b, choice->transceiver_b}] += bundle.links;
+      if (choice->cable->power_max && *choice->cable->power_max > Power{}) {  // one cable, one end a side
+        active_ends_by_device[{bundle.device_a, choice->cable->info.id}] += bundle.links;
+        active_ends_by_device[{bundle.device_b, choice->cable->info.id}] += bundle.links;
+      }
     }
     const auto& parts = catalog_.all<Transceiver>();
     for (const auto& [key, ports] : ports_by_device_and_part) {
@@ -151,7 +156,17 @@ class CableRouter {
       // A module serves min(its ports, the cage's ports) links: a single-port module in a twin-port cage
       // serves one.
       const int links_per_module = std::max(1, std::min(module.ports, end.ports_per_cage));
-      fabric.transceivers[end.end_class][module.info.id] += (ports + links_per_module - 1) / links_per_module;
+      const int modules = (ports + links_per_module - 1) / links_per_module;
+      fabric.transceivers[end.end_class][module.info.id] += modules;
+      if (module.power_max) {
+        fabric.module_loads.push_back({device, module.info.id, false, modules, *module.power_max,
+                                       module.power_typical.value_or(*module.power_max)});
+      }
+    }
+    for (const auto& [key, ends] : active_ends_by_device) {
+      const auto& [device, id] = key;
+      const Power each = *catalog_.get<Cable>(id).power_max;
+      fabric.module_loads.push_back({device, id, true, ends, each, each});
     }
     if (unreachable > 0) {
       cluster_.warnings.push_back(

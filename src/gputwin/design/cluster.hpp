@@ -107,6 +107,16 @@ struct TransceiverCount {
   int modules = 0;
 };
 
+// Transceivers or active-cable ends of one part plugged into one device's cages (cabling fills it).
+struct ModuleLoad {
+  int device = -1;
+  std::string part;    // catalog transceiver or cable id
+  bool cable = false;  // an active cable's end rather than a transceiver
+  int count = 0;
+  Power max_each;
+  Power typical_each;  // the module's published typical, else its maximum
+};
+
 struct Fabric {
   NetworkRole role = NetworkRole::compute;
   std::string topology;  // "rail_optimized" or "leaf_spine"
@@ -138,6 +148,7 @@ struct Fabric {
   // Transceivers by where they sit, then by part.
   std::map<std::string, std::map<std::string, int>>
       transceivers;  // "switch" | "node" | "appliance" -> part -> n
+  std::vector<ModuleLoad> module_loads;  // by device: transceivers and active-cable ends that draw power
 
   [[nodiscard]] int switches_in(Tier tier) const {
     return static_cast<int>(switches[static_cast<int>(tier)].size());
@@ -172,8 +183,24 @@ struct Costs {
   [[nodiscard]] bool complete() const { return priced && unpriced_parts.empty(); }
 };
 
+// Modules (transceivers, active-cable ends) of one part in the cages of one host part, and whether their
+// power went into IT power: only where the host's published figure leaves them out (ModulePowerScopes).
+struct ModulePowerLine {
+  std::string host_part;
+  std::string module_part;
+  bool cable = false;
+  int count = 0;
+  Power max_each;
+  Power typical_each;
+  ModulePowerScope host_max_scope = ModulePowerScope::unknown;
+  ModulePowerScope host_typical_scope = ModulePowerScope::unknown;
+  std::string host_scope_source;
+  [[nodiscard]] bool added_to_max() const { return host_max_scope != ModulePowerScope::included; }
+  [[nodiscard]] bool added_to_typical() const { return host_typical_scope != ModulePowerScope::included; }
+};
+
 struct PowerSummary {
-  Power it_max;
+  Power it_max;  // racks' devices plus the modules their figures leave out (modules_max)
   Power it_typical;
   Power facility_max;       // it_max x PUE
   Power facility_typical;   // it_typical x PUE
@@ -197,6 +224,11 @@ struct PowerSummary {
   // Facility power by IT load: the cooling class's overhead split at the design's PUE, rated for it_max; or
   // one PUE at every load, with why (design/facility_overhead.hpp). facility_typical is read from it.
   FacilityOverhead overhead;
+  // Transceiver and active-cable power: every module by host part, and what of it went into it_max and
+  // it_typical (each module once: not where its host's figure already counts it).
+  std::vector<ModulePowerLine> modules;
+  Power modules_max;
+  Power modules_typical;
 };
 
 // The liquid-cooling plant: CDUs for the heat the racks send to liquid, facility water flow, the air load

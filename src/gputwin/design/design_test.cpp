@@ -250,9 +250,69 @@ TEST(Power, RacksStayUnderTheirLimitAndTotalsAddUp) {
   Power devices;
   for (const auto& device : cluster.devices) devices += device.power_max;
   EXPECT_NEAR(in_watts(cluster.power.it_max), in_watts(it), 1e-6);
-  EXPECT_NEAR(in_watts(cluster.power.it_max), in_watts(devices), 1e-6);
-  EXPECT_NEAR(in_watts(cluster.power.facility_max), in_watts(devices) * 1.4, 1e-3);
+  // Every device, plus the modules whose hosts' maximum leaves them out (in-band and UFM modules here).
+  EXPECT_NEAR(in_watts(cluster.power.it_max), in_watts(devices + cluster.power.modules_max), 1e-6);
+  EXPECT_GT(cluster.power.modules_max, Power{});
+  EXPECT_NEAR(in_watts(cluster.power.facility_max), in_watts(it) * 1.4, 1e-3);
   EXPECT_TRUE(cluster.power.typical_from_max);  // no typical figure published for the DGX H100
+}
+
+// Four DGX H100 on one scalable unit of 8 rail leaves and, at 1:1, as many uplinks as downlinks: 32 node-leaf
+// and 32 leaf-spine links, all on fiber. Each node's 8 ports sit two to an OSFP cage: 4 twin-port modules
+// (MMA4Z00-NS, 15 W) a node, 16 in all, which DGX H100's maximum input already counts: none added. The
+// switches' 96 link ends (32 leaf-down, 32 leaf-up, 32 spine-down) fill twin-port cages two by two: 48
+// modules. The QM9700's maximum is "with active cables" (counts them), its typical "with passive cables"
+// (does not): 48 x 15 W = 720 W go into typical IT power and nothing into the maximum.
+Cluster four_node_rail_unit(const std::string& leaf) {
+  RailSpec spec;
+  spec.nodes = 4;
+  spec.scalable_unit = 4;
+  spec.switch_id = leaf;
+  return plan_text(rail_spec(spec));
+}
+
+Power typical_of_devices(const Cluster& cluster) {
+  Power total;
+  for (const auto& device : cluster.devices) total += device.power_typical;
+  return total;
+}
+
+TEST(Power, EachTransceiverIsAddedOnceWhereItsHostsFigureLeavesItOut) {
+  const Cluster cluster = four_node_rail_unit("qm9700");
+  const Fabric& fabric = *cluster.fabric(NetworkRole::compute);
+  ASSERT_EQ(fabric.switches_in(Tier::leaf), 8);
+  ASSERT_EQ(fabric.links_between(Tier::endpoint, Tier::leaf), 32);
+  ASSERT_EQ(fabric.links_between(Tier::leaf, Tier::spine), 32);
+  EXPECT_EQ(fabric.transceivers_at("node"), 16);
+  EXPECT_EQ(fabric.transceivers_at("switch"), 48);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_typical), 720.0);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 0.0);
+  EXPECT_NEAR(in_watts(cluster.power.it_typical), in_watts(typical_of_devices(cluster)) + 720.0, 1e-6);
+  ASSERT_EQ(cluster.power.modules.size(), 2u);
+  for (const ModulePowerLine& line : cluster.power.modules) {
+    EXPECT_EQ(line.module_part, "mma4z00-ns");
+    const bool switch_side = line.host_part == "qm9700";
+    EXPECT_EQ(line.count, switch_side ? 48 : 16);
+    EXPECT_EQ(line.added_to_typical(), switch_side) << line.host_part;
+    EXPECT_FALSE(line.added_to_max()) << line.host_part;
+  }
+}
+
+// A switch whose only figure does not say what it counts (the SN5600's 940 W typical, standing in for its
+// maximum too) has its 48 modules added to both: 720 W max and typical.
+TEST(Power, ModulesOfAHostThatDoesNotSayAreAddedToMaximumAndTypical) {
+  const Cluster cluster = four_node_rail_unit("sn5600");
+  EXPECT_EQ(cluster.fabric(NetworkRole::compute)->transceivers_at("switch"), 48);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 720.0);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_typical), 720.0);
+  const std::string text = plan_text(cluster);
+  EXPECT_NE(text.find("48 x mma4z00-ns (15 W) in sn5600: added: sn5600's figures do not say whether they "
+                      "count them"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("16 x mma4z00-ns (15 W) in dgx-h100: not added: dgx-h100's figures count them"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Costs, TcoIsCapexPlusEnergyAndSupportOverTheLifetime) {

@@ -91,6 +91,64 @@ void facility_power_by_cooling(const ClusterSpec& spec, const Cooling& cooling, 
   power.pue = power.it_max > Power{} ? power.facility_max / power.it_max : power.air_pue;
 }
 
+// What the published figures of the part in `device` say about the modules in its cages; a part without
+// the field (a PDU, a rack-scale system's switch tray, a user's part) is unknown.
+ModulePowerScopes host_scopes(const Catalog& catalog, const Device& device) {
+  if (const auto* system = catalog.find<System>(device.part)) return system->module_power;
+  if (const auto* part = catalog.find<Switch>(device.part)) return part->module_power;
+  if (const auto* appliance = catalog.find<Appliance>(device.part)) return appliance->module_power;
+  return {};
+}
+
+// Adds each transceiver's and active-cable end's power to the rack of the device it plugs into, where that
+// device's published maximum (typical) leaves it out, and keeps a line per host and module part for plan.
+void add_module_power(const Catalog& catalog, Cluster& cluster) {
+  PowerSummary& power = cluster.power;
+  std::map<std::pair<std::string, std::string>, ModulePowerLine> lines;
+  for (const Fabric& fabric : cluster.fabrics) {
+    for (const ModuleLoad& load : fabric.module_loads) {
+      const Device& host = cluster.devices[load.device];
+      const ModulePowerScopes scopes = host_scopes(catalog, host);
+      ModulePowerLine& line = lines[{host.part, load.part}];
+      line.host_part = host.part;
+      line.module_part = load.part;
+      line.cable = load.cable;
+      line.count += load.count;
+      line.max_each = load.max_each;
+      line.typical_each = load.typical_each;
+      line.host_max_scope = scopes.max;
+      line.host_typical_scope = scopes.typical;
+      line.host_scope_source = scopes.source;
+      if (host.rack < 0) continue;
+      Rack& rack = cluster.racks[host.rack];
+      if (line.added_to_max()) rack.power_max += load.max_each * load.count;
+      if (line.added_to_typical()) rack.power_typical += load.typical_each * load.count;
+    }
+  }
+  for (auto& [key, line] : lines) {
+    if (line.added_to_max()) power.modules_max += line.max_each * line.count;
+    if (line.added_to_typical()) power.modules_typical += line.typical_each * line.count;
+    power.modules.push_back(std::move(line));
+  }
+}
+
+// A rack whose added module power needs more PDUs than it was given (PDUs are placed before cables are
+// routed, so before the modules are known) is said, not silently under-fed.
+void warn_about_pdus_short_of_module_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
+  const Power capacity = catalog.get<Circuit>(catalog.get<Pdu>(spec.facility.pdu).circuit).usable_power();
+  for (const Rack& rack : cluster.racks) {
+    if (!rack.system.empty() || rack.pdus == 0) continue;
+    const int needed = pdus_for(rack.power_max, capacity, spec.facility.pdu_redundancy);
+    if (needed > rack.pdus) {
+      cluster.warnings.push_back(
+          {"pdus-short-of-module-power", rack.name + " draws up to " + format_power(rack.power_max) +
+                                             " with its transceivers and active cables, which needs " +
+                                             std::to_string(needed) + " PDUs; it has " +
+                                             std::to_string(rack.pdus)});
+    }
+  }
+}
+
 }  // namespace
 
 void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
@@ -105,6 +163,8 @@ void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& c
   power.rack_units = facility.rack_units;
   int over_cooling = 0;
   Power hottest;
+  add_module_power(catalog, cluster);
+  warn_about_pdus_short_of_module_power(spec, catalog, cluster);
   for (auto& rack : cluster.racks) split_heat(catalog, rack);
   for (const auto& rack : cluster.racks) {
     power.circuits += rack.pdus;

@@ -79,6 +79,14 @@ void typical_lines(const std::optional<Power>& typical, const std::optional<Typi
   }
 }
 
+// Whether the part's power figures count the modules in its cages (catalog power_includes_modules).
+void module_scope_line(const ModulePowerScopes& scopes, bool has_typical, Lines& lines) {
+  std::string text = std::string("max ") + module_power_scope_name(scopes.max);
+  if (has_typical) text += std::string(", typical ") + module_power_scope_name(scopes.typical);
+  if (!scopes.source.empty()) text += " (" + scopes.source + ")";
+  lines.emplace_back("modules in power", text);
+}
+
 Lines figures(const System& part) {
   Lines lines;
   if (!part.accelerator.empty())
@@ -86,6 +94,7 @@ Lines figures(const System& part) {
   lines.emplace_back("rack units", format_rack_units(part.rack_units));
   lines.emplace_back("power max", format_power(part.power_max));
   typical_lines(part.power_typical, part.typical_note, lines);
+  module_scope_line(part.module_power, part.power_typical.has_value(), lines);
   if (part.psus)
     lines.emplace_back("PSUs", fmt::format("{} x {} ({})", part.psus->count, format_power(part.psus->rating),
                                            part.psus->redundancy));
@@ -105,6 +114,7 @@ Lines figures(const Appliance& part) {
   Lines lines{{"rack units", format_rack_units(part.rack_units)},
               {"power max", format_power(part.power_max)},
               {"NICs", nics_text(part.nics)}};
+  module_scope_line(part.module_power, false, lines);
   if (const auto& storage = part.storage) {
     if (!storage->filesystem.empty()) lines.emplace_back("file system", storage->filesystem);
     lines.emplace_back("read", bytes_per_second(storage->read_bandwidth));
@@ -139,6 +149,7 @@ Lines figures(const Switch& part) {
     lines.emplace_back("ports", fmt::format("{} x {}", mode.ports, format_data_rate(mode.speed)));
   lines.emplace_back("power max", format_power(part.power_max));
   if (part.power_typical) lines.emplace_back("power typical", format_power(*part.power_typical));
+  module_scope_line(part.module_power, part.power_typical.has_value(), lines);
   return lines;
 }
 
@@ -149,6 +160,7 @@ Lines figures(const Transceiver& part) {
               {"medium", medium_name(part.medium)}};
   for (const auto& [grade, reach] : part.reach) lines.emplace_back("reach " + grade, format_length(reach));
   if (part.power_max) lines.emplace_back("power max", format_power(*part.power_max));
+  if (part.power_typical) lines.emplace_back("power typical", format_power(*part.power_typical));
   return lines;
 }
 

@@ -9,6 +9,7 @@
 #include "gputwin/design/node_groups.hpp"
 #include "gputwin/report/facility_report.hpp"
 #include "gputwin/report/json_document.hpp"
+#include "gputwin/report/module_power_report.hpp"
 #include "gputwin/report/text_table.hpp"
 
 namespace gputwin {
@@ -390,6 +391,7 @@ Json plan_json(const Cluster& cluster) {
     json["power"]["node_typicals"] = by_type;
   }
   json["power"].update(facility_overhead_json(cluster.power));
+  json["power"].update(module_power_json(cluster.power));
   if (cluster.cooling.present()) json["liquid_cooling"] = cooling_json(cluster.cooling);
   if (cluster.storage.present()) json["storage"] = storage_json(cluster.storage);
   return json;
@@ -437,6 +439,7 @@ std::string plan_text(const Cluster& cluster) {
                       format_power(power.it_max), format_power(power.it_typical), node_typical_text(cluster),
                       format_power(power.facility_max), pue_text(power), power.circuits,
                       format_power(power.circuit_capacity));
+  text += module_power_text(power);
   text += facility_by_load_text(power);
   text += rack_scale_text(cluster);
   if (cluster.costs.priced) text += "  " + cost_summary(cluster.costs) + "\n";

@@ -259,16 +259,17 @@ TEST(HtmlReport, BuyOrRentShowsEachTiersBreakEvenWorkedFromTheCosts) {
 }
 
 // The design's facility power by IT load, drawn from the model's curve: the 1-SU DGX H100 SuperPOD
-// (air-standard, PUE 1.4, 348.34 kW IT at maximum) draws its fixed overhead at no load, 348.34 x 0.4 x 0.228
-// / 0.578 = 54.963 kW (WP113 Table 2's no-load share of its 57.8 % total), and 348.34 x 1.4 = 487.676 kW at
+// (air-standard, PUE 1.4, 349.051 kW IT at maximum: its devices' 348.34 kW and the 711 W of modules whose
+// hosts' maxima do not say they count them) draws its fixed overhead at no load, 349.051 x 0.4 x 0.228 /
+// 0.578 = 55.075 kW (WP113 Table 2's no-load share of its 57.8 % total), and 349.051 x 1.4 = 488.671 kW at
 // maximum.
 TEST(HtmlReport, TheFacilityCurveRunsFromItsFixedOverheadToItsPueAtMaximum) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   const std::string html = html_report(cluster, {}, kFakeChartScript);
   // 21 points along the curve and the two operating points.
   EXPECT_NE(html.find("id=\"chart-facility-curve\" data-series=\"3\" data-points=\"23\""), std::string::npos);
-  EXPECT_NE(html.find("\"label\":\"facility power\",\"data\":[[0.0,54.963],"), std::string::npos);
-  EXPECT_NE(html.find("[348.34,487.676]]"), std::string::npos);
+  EXPECT_NE(html.find("\"label\":\"facility power\",\"data\":[[0.0,55.075],"), std::string::npos);
+  EXPECT_NE(html.find("[349.051,488.671]]"), std::string::npos);
   // The typical operating point is the plan's own typical IT and facility power (PowerSummary), on the curve.
   std::smatch typical;
   ASSERT_TRUE(std::regex_search(
@@ -279,7 +280,7 @@ TEST(HtmlReport, TheFacilityCurveRunsFromItsFixedOverheadToItsPueAtMaximum) {
   EXPECT_NEAR(std::stod(typical[2]), it_kw, 1e-3);
   EXPECT_NEAR(std::stod(typical[3]), facility_kw, 1e-3);
   EXPECT_NEAR(std::stod(typical[1]), facility_kw / it_kw, 1e-3);
-  EXPECT_LT(it_kw, 348.34) << "typical below maximum";
+  EXPECT_LT(it_kw, 349.051) << "typical below maximum";
   EXPECT_NE(
       html.find("air-standard split (data/power/facility-overhead.yaml), scaled to the PUE at full load"),
       std::string::npos);
