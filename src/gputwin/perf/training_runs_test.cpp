@@ -257,9 +257,11 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // last, in both passes: 19.67 % (8B CP 2/4/8 +6.4/+45.0/+53.1 %, 405B +30.2/+29.3/+41.6 %). torchtitan's
   // pipelines as its code builds them (Interleaved 1F1B: 2 stages per rank without split points;
   // micro-batches = the pipeline degree): 19.90 % (Table 5 interleaved 405B -6.7 -> +21.4 %, its 1F1B twin
-  // +19.4 %: the schedule's published 1.28x gain now predicted 1.30x, was 1.00x).
-  EXPECT_LE(evaluation.mean_abs_error, 0.1995);
-  EXPECT_LE(evaluation.max_abs_error, 0.92);
+  // +19.4 %: the schedule's published 1.28x gain now predicted 1.30x, was 1.00x). The 500 W rows at
+  // Hopper's cap exponent fitted on MLPerf Inference v4.0's MaxQ runs (2.57, was the generic 3; not fitted on
+  // these rows): 18.96 %, worst +88.4 % (18.79 % with the exponent alone, before the pipeline defaults).
+  EXPECT_LE(evaluation.mean_abs_error, 0.1897);
+  EXPECT_LE(evaluation.max_abs_error, 0.885);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
       EXPECT_LE(std::abs(row.error), 0.10) << row.run.id;  // -6.2 % and -9.6 % (were -9.4 % and -12.7 %)
@@ -409,8 +411,9 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
     }
   }
   // 29 before the power-limit pass's changes; 24 until torchtitan's interleaved 405B row ran its default 2
-  // stages per rank (-6.7 -> +21.4 %, beside its 1F1B twin's +19.4 %).
-  EXPECT_EQ(above, 25);
+  // stages per rank (-6.7 -> +21.4 %, beside its 1F1B twin's +19.4 %): 25; 23 with Hopper's fitted cap
+  // exponent on the 500 W rows.
+  EXPECT_EQ(above, 23);
 }
 
 // A gap naming a row that is not in training-runs.yaml, or a row under two gaps, is refused at its line.
