@@ -109,7 +109,8 @@ void print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveMode
     std::fprintf(stderr, "%s", sweeps.error_text().c_str());
     return;
   }
-  std::printf("\nFull nccl-tests sweeps (%s, read in place from ../shared/fixtures/nccl-tests)\n",
+  std::printf("\nFull nccl-tests sweeps (%s: files read in place from ../shared/fixtures/nccl-tests, "
+              "published sweeps transcribed with their source)\n",
               "data/reference/collective-sweeps.yaml");
   if (!std::filesystem::exists(dir)) {
     std::printf("skipped: %s is absent\n", dir.c_str());
@@ -148,6 +149,14 @@ void print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveMode
   }
   for (const auto& skipped : sweeps.value().not_expressible)
     std::printf("not compared: %s: %s\n", skipped.file.c_str(), skipped.why.c_str());
+  std::printf("\nMulti-node sweeps pooled by set (every row of every source spanning nodes):\n");
+  for (const char* set : {"fit", "evaluation"})
+    for (const auto band : {v::SizeBand::small, v::SizeBand::mid, v::SizeBand::large}) {
+      const auto summary = v::multi_node_band_summary(compared, set, band);
+      if (summary.rows > 0)
+        std::printf("  %-10s %-22s %3d rows: mean |error| %.1f %%, worst %.1f %%\n", set, v::band_name(band),
+                    summary.rows, summary.mean_abs_error_percent, summary.worst_abs_error_percent);
+    }
 
   print_host_launch_calibration(catalog, model, compared, evaluation_rows, dir);
 
@@ -159,23 +168,16 @@ void print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveMode
       "sweeps' mid band = %.1f us (stored fitted_us %.1f; applied_us %.1f)\n",
       fitted, sweeps.value().cross_node_op_overhead_fitted_us,
       sweeps.value().cross_node_op_overhead_applied_us);
-  for (const auto& sweep : compared) {
-    if (sweep.sweep.system.nodes <= 1) continue;
+  for (const char* set : {"fit", "evaluation"})
     for (const auto band : {v::SizeBand::small, v::SizeBand::mid, v::SizeBand::large}) {
-      double without = 0;
-      double with = 0;
-      int rows = 0;
-      for (const auto& row : sweep.rows) {
-        if (v::size_band(row.bytes) != band) continue;
-        without += std::abs(row.error_percent);
-        with += std::abs(v::error_with_cross_node_overhead(row.row, fitted));
-        ++rows;
-      }
-      if (rows > 0)
-        std::printf("  fit %s, %s: mean |error| %.1f %% -> %.1f %% with the term\n", sweep.sweep.name.c_str(),
-                    v::band_name(band), without / rows, with / rows);
+      const auto before = v::multi_node_band_summary(compared, set, band);
+      const auto after = v::multi_node_band_summary(compared, set, band, fitted);
+      if (before.rows > 0)
+        std::printf("  multi-node %s sweeps, %-22s %3d rows: mean |error| %.1f %% -> %.1f %% with the term "
+                    "(worst %.1f %% -> %.1f %%)\n",
+                    set, v::band_name(band), before.rows, before.mean_abs_error_percent,
+                    after.mean_abs_error_percent, before.worst_abs_error_percent, after.worst_abs_error_percent);
     }
-  }
   double without = 0;
   double with = 0;
   double worst_with = 0;

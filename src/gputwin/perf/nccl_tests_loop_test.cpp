@@ -75,6 +75,24 @@ TEST(NcclTestsLoop, ConsecutiveBroadcastsOverlapDownTheChain) {
   EXPECT_LT(printed.time_us, one.time_us / 5) << "the chain's 32 network hops are no longer paid each time";
 }
 
+// Worked by hand from the stored NCCL 2.30.7 constants (data/perf/nccl-cost-model.yaml): an 8-byte broadcast
+// on 2 x 8 H100 is Ring/LL, a chain of n = 16 ranks whose every step NCCL charges at the network's Ring/LL hop
+// (2.7 us) since the group spans nodes: one operation = base 6.6 + 16 x 2.7 = 49.8 us (+ 8 B of bandwidth).
+// nccl-tests' loop of 20 prints base + bandwidth + (16 - 1) / 2 x 2.7 / 20 = 6.6 + 1.0125 = 7.61 us.
+TEST(NcclTestsLoop, SmallBroadcastOnTwoNodesWorkedByHand) {
+  const PerfHardware hw = perf_hardware_of_system(perf_setup().catalog, "dgx-h100", 2).value();
+  const CollectiveEstimate one = estimate_collective(hw, perf_setup().collectives, CollectiveOp::broadcast,
+                                                     ByteSize::from_base(8), CollectiveGroup{16, 8});
+  ASSERT_EQ(one.algorithm, "Ring");
+  ASSERT_EQ(one.protocol, "LL");
+  EXPECT_DOUBLE_EQ(ring_base_us(one), 6.6);
+  EXPECT_NEAR(one.latency_us, 6.6 + 16 * 2.7, 1e-9);
+  EXPECT_LT(one.bandwidth_us, 0.01);
+  const NcclTestsTime printed = nccl_tests_time(one, perf_setup().collectives, {20, false});
+  EXPECT_NEAR(printed.hop_us, 2.7, 1e-9);
+  EXPECT_NEAR(printed.time_us, 6.6 + one.bandwidth_us + 15 / 2.0 * 2.7 / 20, 1e-9);
+}
+
 TEST(NcclTestsLoop, MoreIterationsHideMoreOfTheChainButNeverTheWorkOfEachGpu) {
   const CollectiveEstimate one = on_four_dgx_h100(CollectiveOp::reduce, 1024);
   const double once = nccl_tests_time(one, perf_setup().collectives, {1, false}).time_us;

@@ -15,12 +15,30 @@ constexpr double kMibibyte = 1024 * kKibibyte;
 constexpr double kMidBandStart = 64 * kKibibyte;
 constexpr double kLargeBandStart = 64 * kMibibyte;
 
+// `rows: [[bytes, time_us], ...]`: each a size > 0 and a time > 0, sizes increasing.
+std::vector<TranscribedRow> read_rows(const YamlField& field) {
+  std::vector<TranscribedRow> rows;
+  for (const YamlField& item : field.items()) {
+    const std::vector<YamlField> pair = item.items();
+    if (pair.size() != 2) item.fail("expected [bytes, out-of-place time in us]");
+    const TranscribedRow row{pair[0].positive_number(), pair[1].positive_number()};
+    if (!rows.empty() && row.bytes <= rows.back().bytes) pair[0].fail("expected sizes in increasing order");
+    rows.push_back(row);
+  }
+  if (rows.empty()) field.fail("expected at least one [bytes, time_us] row");
+  return rows;
+}
+
 CollectiveSweep read_sweep(const YamlField& field) {
-  field.expect_keys({"name", "file", "source", "set", "note", "system", "accelerator", "gpus", "nodes",
+  field.expect_keys({"name", "file", "rows", "source", "set", "note", "system", "accelerator", "gpus", "nodes",
                      "nics_per_node", "nic_gbps", "gpus_per_process", "op"});
   CollectiveSweep sweep;
   sweep.name = field.child("name").text();
-  sweep.file = field.child("file").text();
+  const auto file = field.optional_child("file");
+  const auto rows = field.optional_child("rows");
+  if (file.has_value() == rows.has_value()) field.fail("expected either `file` or `rows` (not both, not neither)");
+  if (file) sweep.file = file->text();
+  if (rows) sweep.rows = read_rows(*rows);
   sweep.source = field.child("source").text();
   const YamlField set = field.child("set");
   sweep.set = set.text();
@@ -79,16 +97,21 @@ Result<CollectiveSweeps> load_collective_sweeps(const std::string& path) {
 Result<ComparedSweep> compare_sweep(const Catalog& catalog, const CollectiveModel& model,
                                     const CollectiveSweep& sweep, const std::string& nccl_tests_dir,
                                     double cross_node_overhead_us) {
-  const auto run = NcclTestsText::read_file(nccl_tests_dir + "/" + sweep.file);
-  if (!run.ok()) return run.errors();
+  std::vector<TranscribedRow> measured_rows = sweep.rows;
+  if (measured_rows.empty()) {
+    const auto run = NcclTestsText::read_file(nccl_tests_dir + "/" + sweep.file);
+    if (!run.ok()) return run.errors();
+    for (const CollectiveRow& measured : run.value().rows)
+      if (measured.size.base() > 0 && measured.out_of_place.time_us)
+        measured_rows.push_back({measured.size.base(), *measured.out_of_place.time_us});
+  }
   ComparedSweep compared;
   compared.sweep = sweep;
-  for (const CollectiveRow& measured : run.value().rows) {
-    const double bytes = measured.size.base();
-    if (bytes <= 0 || !measured.out_of_place.time_us) continue;
+  for (const TranscribedRow& measured : measured_rows) {
+    const double bytes = measured.bytes;
     PublishedCollectivePoint point = sweep.system;
     point.bytes = bytes;
-    point.time_us = *measured.out_of_place.time_us;
+    point.time_us = measured.time_us;
     const auto row = validate_collective_point(catalog, model, point);
     if (!row.ok()) return row.errors();
     SweepRow out;
@@ -108,6 +131,23 @@ BandSummary band_summary(const ComparedSweep& sweep, SizeBand band) {
     ++summary.rows;
     summary.mean_abs_error_percent += std::abs(row.error_percent);
     summary.worst_abs_error_percent = std::max(summary.worst_abs_error_percent, std::abs(row.error_percent));
+  }
+  if (summary.rows > 0) summary.mean_abs_error_percent /= summary.rows;
+  return summary;
+}
+
+BandSummary multi_node_band_summary(const std::vector<ComparedSweep>& sweeps, const std::string& set,
+                                    SizeBand band, double cross_node_overhead_us) {
+  BandSummary summary;
+  for (const ComparedSweep& sweep : sweeps) {
+    if (sweep.sweep.set != set || sweep.sweep.system.nodes <= 1) continue;
+    for (const SweepRow& row : sweep.rows) {
+      if (size_band(row.bytes) != band) continue;
+      const double error = std::abs(error_with_cross_node_overhead(row.row, cross_node_overhead_us));
+      ++summary.rows;
+      summary.mean_abs_error_percent += error;
+      summary.worst_abs_error_percent = std::max(summary.worst_abs_error_percent, error);
+    }
   }
   if (summary.rows > 0) summary.mean_abs_error_percent /= summary.rows;
   return summary;

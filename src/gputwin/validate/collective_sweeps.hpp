@@ -6,9 +6,10 @@
 //   compared.value().rows[i].error_percent  // published time / predicted time - 1, in %
 //   band_summary(compared.value(), SizeBand::mid).mean_abs_error_percent
 //
-// The outputs are read in place from ../shared (never copied); data/reference/collective-sweeps.yaml names
-// each file, the system it ran on, and whether it is a fit or an evaluation source, and lists the sweeps the
-// model cannot express with the reason.
+// The outputs in ../shared are read in place (never copied); sweeps published in GitHub threads are
+// transcribed as rows (bytes, out-of-place time) with their source. data/reference/collective-sweeps.yaml names
+// each sweep's file or rows, the system it ran on, and whether it is a fit or an evaluation source, and lists
+// the sweeps the model cannot express with the reason.
 #pragma once
 
 #include <string>
@@ -26,9 +27,16 @@ enum class SizeBand { small, mid, large };  // < 64 KiB, 64 KiB to < 64 MiB, >= 
 [[nodiscard]] SizeBand size_band(double bytes);
 [[nodiscard]] const char* band_name(SizeBand band);
 
+// One size of a sweep transcribed into the data file: nccl-tests' size column and its out-of-place time.
+struct TranscribedRow {
+  double bytes = 0;
+  double time_us = 0;
+};
+
 struct CollectiveSweep {
   std::string name;
-  std::string file;    // relative to ../shared/fixtures/nccl-tests
+  std::string file;    // relative to ../shared/fixtures/nccl-tests (empty when `rows` holds the sweep)
+  std::vector<TranscribedRow> rows;  // a published sweep transcribed with its source (empty when `file` is set)
   std::string source;  // repository, path and commit of the original (as in ../shared/fixtures/SOURCES.md)
   std::string set;     // "fit" or "evaluation"
   std::string note;    // what the comparison assumes about the run
@@ -70,13 +78,18 @@ struct BandSummary {
 };
 
 [[nodiscard]] Result<CollectiveSweeps> load_collective_sweeps(const std::string& path);
-// Every row of the sweep's output with the model's prediction (plus `cross_node_overhead_us` on a group
-// spanning nodes); an absent file is an error naming it.
+// Every row of the sweep's output (its file, or its transcribed rows) with the model's prediction (plus
+// `cross_node_overhead_us` on a group spanning nodes); an absent file is an error naming it.
 [[nodiscard]] Result<ComparedSweep> compare_sweep(const Catalog& catalog, const CollectiveModel& model,
                                                   const CollectiveSweep& sweep,
                                                   const std::string& nccl_tests_dir,
                                                   double cross_node_overhead_us = 0);
 [[nodiscard]] BandSummary band_summary(const ComparedSweep& sweep, SizeBand band);
+// One band pooled over every multi-node sweep of one set ("fit" or "evaluation"), each row's error taken with
+// `cross_node_overhead_us` added to its prediction (0: the model as it is).
+[[nodiscard]] BandSummary multi_node_band_summary(const std::vector<ComparedSweep>& sweeps,
+                                                  const std::string& set, SizeBand band,
+                                                  double cross_node_overhead_us = 0);
 
 // The error of a row once `extra_us` is added to the predicted time of a group spanning nodes (unchanged on
 // one node): the what-if of the candidate term, for sweep rows and published points alike.
