@@ -218,14 +218,15 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // MoE 16.68 %.
   // The DeepSeek-V3 MXFP8 rows on GB300 / GB200 and Kimi K2 on GB300 with the recipes of their own releases
   // (Megatron-Bridge PRs 3983, 4226 and 5168 brought the full-iteration CUDA graphs and the all-to-all overlap
-  // after 26.04: those rows ran without either, GB300 without graphs at all) and the B300 DeepSeek-V3 rows
-  // without the overlap PR 4458 added later, waits refitted 7.75 / 5.65 ms: MoE 17.37 %, worse, kept because
-  // the recipes are read (docs/accuracy.md).
-  EXPECT_LE(moe_sum / moe, 0.1738);
+  // after 26.04: those rows ran without either, GB300 26.02/26.04 without graphs at all) and the B300
+  // DeepSeek-V3 rows without the overlap PR 4458 added later, waits refitted 7.75 / 5.60 ms: MoE 17.18 %
+  // (17.37 % with the 25.11 GB300 row ungraphed too), worse, kept because the recipes are read
+  // (docs/accuracy.md).
+  EXPECT_LE(moe_sum / moe, 0.1719);
   // All 110 rows: 10.77 % with both the release-scoped MoE recipes and the FP8-CS rows' every layer in FP8
-  // (11.26 % / 11.13 % with each alone; 11.63 % before both; 11.32 % before current scaling's cost); 11.11 %
+  // (11.26 % / 11.13 % with each alone; 11.63 % before both; 11.32 % before current scaling's cost); 11.02 %
   // with the pre-full-iteration recipes above; goal 5 %, not reached.
-  EXPECT_LE(fit.mean_abs_error, 0.1112);
+  EXPECT_LE(fit.mean_abs_error, 0.1103);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
@@ -717,9 +718,10 @@ TEST(TrainingRuns, MoeRecipeOfTheRowsOwnReleaseWins) {
 
 // No fit row ran a full-iteration CUDA graph: Megatron-Bridge brought it, with the all-to-all overlap, to the
 // DeepSeek-V3 MXFP8 recipes on GB300 (PR 3983) and GB200 (PR 4226) and to Kimi K2 on GB300 (PR 5168), all
-// after the 26.04 release. Those rows run their releases' presets: GB300 without graphs (the shared base sets
-// no cuda_graph_impl; the recipe's default is none), GB200 with the router graphed (it aliased the BF16
-// preset), none with the overlap, every one with the flex (HybridEP) dispatcher.
+// after the 26.04 release. Those rows run their releases' presets: GB300 26.02/26.04 and Kimi K2 without
+// graphs (the shared base sets no cuda_graph_impl; the recipe's default is none), GB200 with the router
+// graphed (it aliased the BF16 preset), GB300 25.11 with it too (inferred: PR 2285's "MBS1+CG mapping"), none
+// with the overlap, every one with the flex (HybridEP) dispatcher.
 TEST(TrainingRuns, NoFitRowRanAFullIterationGraphBeforeItsRecipeHadOne) {
   int checked = 0;
   for (const auto& run : runs()) {
@@ -729,7 +731,8 @@ TEST(TrainingRuns, NoFitRowRanAFullIterationGraphBeforeItsRecipeHadOne) {
     if (!deepseek_nvl72 && !kimi) continue;
     ++checked;
     EXPECT_FALSE(run.config.expert_comm_overlap) << run.id;
-    EXPECT_EQ(run.config.moe_cuda_graphs, run.gpu == "GB200") << run.id;
+    const bool graphed = run.gpu == "GB200" || (!kimi && run.source == "mbridge-25.11");
+    EXPECT_EQ(run.config.moe_cuda_graphs, graphed) << run.id;
     EXPECT_TRUE(run.config.expert_dispatch_dedup) << run.id;
   }
   EXPECT_EQ(checked, 7);  // DeepSeek-V3 GB300 and GB200 25.11 / 26.02 / 26.04, Kimi K2 26.04
