@@ -169,7 +169,7 @@ struct MoeRow {
   double expert_gemm = 0;  // s per step, the grouped expert GEMMs
   bool graphed = false;
   bool flex = false;     // the flex (HybridEP) dispatcher
-  bool overlap = false;  // the all-to-all overlapped with another micro-batch (every full-iteration recipe)
+  bool overlap = false;  // the all-to-all overlapped with another micro-batch
 };
 
 std::vector<MoeRow> moe_fit_rows(const std::vector<gputwin::ReferencePrediction>& rows,
@@ -202,8 +202,8 @@ std::vector<MoeRow> moe_fit_rows(const std::vector<gputwin::ReferencePrediction>
 
 // The stored form (a wait per MoE layer and forward pass) fitted separately for each kind of recipe the
 // setup distinguishes (CUDA graphs, dispatcher, all-to-all overlap): how much of the residual the recipe kind
-// alone carries, and whether it behaves like a host wait (the full-iteration recipes, all of them the graphed
-// flex ones with the overlap, launch no kernel from the host inside the step). A diagnosis, never an input.
+// alone carries. No fit row ran a full-iteration graph (Megatron-Bridge added them after 26.04), so every kind
+// here synchronises with the host once per MoE layer and forward pass. A diagnosis, never an input.
 void print_moe_wait_by_recipe_kind(const std::vector<MoeRow>& rows) {
   const auto kind = [](const MoeRow& r) {
     return std::string(r.graphed ? "graphs" : "no graphs") + (r.flex ? ", flex" : ", alltoall") +
