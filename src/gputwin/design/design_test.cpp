@@ -299,22 +299,22 @@ TEST(Power, EachTransceiverIsAddedOnceWhereItsHostsFigureLeavesItOut) {
   }
 }
 
-// A switch whose only figure does not say what it counts (the SN5600's 940 W typical, standing in for its
-// maximum too) has its 48 modules added to both: 720 W max and typical.
-TEST(Power, ModulesOfAHostThatDoesNotSayAreAddedToMaximumAndTypical) {
+// A switch whose only figure leaves its modules out (the SN5600's 940 W "typical power with passive cables",
+// standing in for its maximum too) has its 48 modules added to both: 720 W max and typical.
+TEST(Power, ModulesOfAHostWhoseOnlyFigureLeavesThemOutAreAddedToMaximumAndTypical) {
   const Cluster cluster = four_node_rail_unit("sn5600");
   EXPECT_EQ(cluster.fabric(NetworkRole::compute)->transceivers_at("switch"), 48);
   EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 720.0);
   EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_typical), 720.0);
   const std::string text = plan_text(cluster);
-  EXPECT_NE(text.find("48 x mma4z00-ns (15 W) in sn5600: added: sn5600's figures do not say whether they "
-                      "count them"),
+  EXPECT_NE(text.find("48 x mma4z00-ns (15 W) in sn5600: added: sn5600's figures leave them out"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("16 x mma4z00-ns (15 W) in dgx-h100: not added: dgx-h100's figures count them"),
             std::string::npos)
       << text;
 }
+
 // A small circuit for hand-worked PDU counts: 240 V x 5 A x 0.8 = 960 W usable.
 Catalog catalog_with_small_pdu() {
   return testing::catalog_with({{"small-pdu.yaml", R"yaml(
@@ -406,7 +406,6 @@ TEST(Power, AModuleOnADeviceInNoRackIsRefusedNotLeftOutOfTheRacks) {
         << refused.what();
   }
 }
-
 
 TEST(Costs, TcoIsCapexPlusEnergyAndSupportOverTheLifetime) {
   const Cluster cluster = plan_file("examples/h100-100k-three-tier.yaml");
