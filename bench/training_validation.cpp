@@ -23,8 +23,8 @@
 #include <algorithm>
 #include <cmath>
 #include <compare>
-#include <functional>
 #include <cstddef>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <map>

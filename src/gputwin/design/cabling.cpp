@@ -212,7 +212,8 @@ Length link_length(const RowLayout& layout, RackSpace rack_units, const Rack& ra
   return metres((rack_height - za) + tray + along_row + across_rows + tray + (rack_height - zb) + slack);
 }
 
-void route_cables(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster, std::size_t first_fabric) {
+void route_cables(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster,
+                  std::size_t first_fabric) {
   CableRouter(spec, catalog, cluster).route(first_fabric);
 }
 

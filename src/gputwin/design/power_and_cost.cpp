@@ -106,10 +106,9 @@ ModulePowerScopes host_scopes(const Catalog& catalog, const Device& device) {
 ModulePowerLine& line_for(const Catalog& catalog, const Device& host, const ModuleLoad& load,
                           std::vector<ModulePowerLine>& lines) {
   const auto key = [](const ModulePowerLine& line) { return std::tie(line.host_part, line.module_part); };
-  const auto at = std::lower_bound(lines.begin(), lines.end(), std::tie(host.part, load.part),
-                                   [&](const ModulePowerLine& line, const auto& wanted) {
-                                     return key(line) < wanted;
-                                   });
+  const auto at =
+      std::lower_bound(lines.begin(), lines.end(), std::tie(host.part, load.part),
+                       [&](const ModulePowerLine& line, const auto& wanted) { return key(line) < wanted; });
   if (at != lines.end() && key(*at) == std::tie(host.part, load.part)) return *at;
   const ModulePowerScopes scopes = host_scopes(catalog, host);
   ModulePowerLine line;

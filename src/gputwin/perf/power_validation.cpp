@@ -78,8 +78,7 @@ std::vector<PowerReferencePoint> read_reference(const std::string& path, const P
 
 Result<std::vector<PowerReferencePoint>> load_power_reference(const std::string& path, const PowerModelData& data,
                                                               const Catalog& catalog) {
-  return result_of<std::vector<PowerReferencePoint>>(
-      [&] { return read_reference(path, data, catalog); });
+  return result_of<std::vector<PowerReferencePoint>>([&] { return read_reference(path, data, catalog); });
 }
 
 double range_error(double predicted, double low, double high) {
