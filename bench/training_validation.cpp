@@ -23,9 +23,10 @@
 #include <algorithm>
 #include <cmath>
 #include <compare>
-#include <functional>
 #include <cstddef>
+#include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 
 #include "gputwin/perf/pipeline_schedule.hpp"
@@ -220,9 +221,8 @@ void print_moe_wait_by_recipe_kind(const std::vector<MoeRow>& rows) {
       for (const MoeRow* r : members) sum += std::abs(r->published / (r->without + wait * r->forwards) - 1);
       return sum;
     };
-    double best = sum_at(0), wait = 0;
-    for (int i = 1; i <= 600; ++i)
-      if (const double e = sum_at(i * 5e-5); e < best) best = e, wait = i * 5e-5;
+    const double wait = gputwin::best_moe_host_wait(sum_at);  // the fit's own grid
+    const double best = sum_at(wait);
     total += best;
     const double n = static_cast<double>(members.size());
     std::cout << fmt::format("| {} | {} | {:.2f} ms | {:.2f} % | {:.2f} % |\n", name, members.size(),
@@ -237,11 +237,11 @@ void print_moe_shapes(const std::vector<gputwin::ReferencePrediction>& rows,
   const auto fit_rows = moe_fit_rows(rows, k);
   struct Shape {
     const char* name;
-    double top;  // grid 0 .. top, 161 steps, for each of the two values
+    double top;  // grid 0 .. top, 161 steps, for each of the two values; 0: the fit's host-wait grid
     std::function<double(const MoeRow&, double)> step;
   };
   const std::vector<Shape> shapes = {
-      {"per MoE layer and forward pass (stored)", 0.04,
+      {"per MoE layer and forward pass (stored)", 0,
        [](const MoeRow& r, double v) { return r.without + v * r.forwards; }},
       {"per token, MoE layer and forward pass", 2e-6,
        [](const MoeRow& r, double v) { return r.without + v * r.forwards * r.tokens; }},
@@ -259,18 +259,28 @@ void print_moe_shapes(const std::vector<gputwin::ReferencePrediction>& rows,
     for (const auto& r : fit_rows) sum += std::abs(r.published / s.step(r, r.graphed ? graphed : plain) - 1);
     return sum / static_cast<double>(fit_rows.size());
   };
+  // A row reads one of the two values, so each is fitted on its own rows, as fit_gemm_calibration does.
+  const auto best_value = [&](const Shape& s, bool graphed) {
+    const auto sum_at = [&](double v) {
+      double sum = 0;
+      for (const auto& r : fit_rows)
+        if (r.graphed == graphed) sum += std::abs(r.published / s.step(r, v) - 1);
+      return sum;
+    };
+    if (s.top == 0) return gputwin::best_moe_host_wait(sum_at);
+    double best = 0, best_sum = std::numeric_limits<double>::infinity();
+    for (int i = 0; i <= 160; ++i)
+      if (const double v = s.top * i / 160, e = sum_at(v); e < best_sum - 1e-12) best = v, best_sum = e;
+    return best;
+  };
   std::cout << fmt::format(
       "MoE fit rows: {}\n\n| form | value, graphed recipes | value, others | mean |error| |\n"
       "|---|---|---|---|\n",
       fit_rows.size());
   for (const auto& s : shapes) {
-    double best = 1e9, graphed = 0, plain = 0;
-    for (int i = 0; i <= 160; ++i)
-      for (int j = 0; j <= 160; ++j) {
-        const double g = s.top * i / 160, p = s.top * j / 160, e = mean_error(s, g, p);
-        if (e < best) best = e, graphed = g, plain = p;
-      }
-    std::cout << fmt::format("| {} | {:.4g} | {:.4g} | {:.2f} % |\n", s.name, graphed, plain, 100 * best);
+    const double graphed = best_value(s, true), plain = best_value(s, false);
+    std::cout << fmt::format("| {} | {:.4g} | {:.4g} | {:.2f} % |\n", s.name, graphed, plain,
+                             100 * mean_error(s, graphed, plain));
   }
   std::cout << fmt::format("| none (the model without the wait) | - | - | {:.2f} % |\n",
                            100 * mean_error(shapes[0], 0, 0));

@@ -211,10 +211,16 @@ TEST(Catalog, PublishedPowerSaysWhetherItCountsTheModulesInThePartsCages) {
   EXPECT_EQ(qm9700.module_power.typical, ModulePowerScope::excluded);
   EXPECT_NE(qm9700.module_power.source.find("with passive cables"), std::string::npos);
   EXPECT_EQ(catalog.get<System>("dgx-h100").module_power.typical, ModulePowerScope::included);
-  // A switch with only a typical figure: its maximum is that figure, with the same scope.
+  // A switch with only a typical figure: its maximum is that figure, with the same scope. The SN4600C's
+  // 466 W is "typical power with passive cables"; the SN2201's 98 W says nothing of cables.
   const Switch& sn4600c = catalog.get<Switch>("sn4600c");
-  EXPECT_EQ(sn4600c.module_power.max, ModulePowerScope::unknown);
-  EXPECT_EQ(sn4600c.module_power.typical, ModulePowerScope::unknown);
+  EXPECT_EQ(sn4600c.module_power.max, ModulePowerScope::excluded);
+  EXPECT_EQ(sn4600c.module_power.typical, ModulePowerScope::excluded);
+  EXPECT_NE(sn4600c.module_power.source.find("with passive cables"), std::string::npos);
+  EXPECT_EQ(catalog.get<Switch>("sn5600").module_power.typical, ModulePowerScope::excluded);
+  const Switch& sn2201 = catalog.get<Switch>("sn2201");
+  EXPECT_EQ(sn2201.module_power.max, ModulePowerScope::unknown);
+  EXPECT_EQ(sn2201.module_power.typical, ModulePowerScope::unknown);
   // A transceiver keeps its published typical beside its maximum (MMA4Z00-NS400: 8 W typical, 9 W max).
   const Transceiver& adapter_side = catalog.get<Transceiver>("mma4z00-ns400");
   EXPECT_DOUBLE_EQ(in_watts(*adapter_side.power_max), 9.0);

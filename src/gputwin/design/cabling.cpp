@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 #include "gputwin/design/node_groups.hpp"
 
@@ -31,8 +32,8 @@ class CableRouter {
   CableRouter(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster)
       : spec_(spec), catalog_(catalog), cluster_(cluster) {}
 
-  void route() {
-    for (auto& fabric : cluster_.fabrics) route_fabric(fabric);
+  void route(std::size_t first_fabric) {
+    for (std::size_t f = first_fabric; f < cluster_.fabrics.size(); ++f) route_fabric(cluster_.fabrics[f]);
   }
 
  private:
@@ -118,14 +119,24 @@ class CableRouter {
     return std::nullopt;
   }
 
+  // A link is measured from both ends' racks, and its modules draw in their hosts' racks: an end outside
+  // every rack is a design step run out of order, never a user's input.
+  const Device& placed(int index) const {
+    const Device& device = cluster_.devices[index];
+    if (device.rack < 0 || device.rack >= static_cast<int>(cluster_.racks.size()))
+      throw std::logic_error("route_cables: " + device.name + " (" + device.part +
+                             ") is in no rack; place_devices must run first");
+    return device;
+  }
+
   void route_fabric(Fabric& fabric) {
     std::map<std::pair<int, int>, int> ports_by_device_and_part;
     std::map<std::pair<int, std::string>, int> active_ends_by_device;  // by device and cable id
     int unreachable = 0;
     Length longest_unreachable;
     for (auto& bundle : fabric.bundles) {
-      const Device& a = cluster_.devices[bundle.device_a];
-      const Device& b = cluster_.devices[bundle.device_b];
+      const Device& a = placed(bundle.device_a);
+      const Device& b = placed(bundle.device_b);
       bundle.length = link_length(spec_.facility.layout, spec_.facility.rack_units, cluster_.racks[a.rack], a,
                                   cluster_.racks[b.rack], b);
       const PortEnd end_a = end_of(a, fabric);
@@ -201,8 +212,9 @@ Length link_length(const RowLayout& layout, RackSpace rack_units, const Rack& ra
   return metres((rack_height - za) + tray + along_row + across_rows + tray + (rack_height - zb) + slack);
 }
 
-void route_cables(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
-  CableRouter(spec, catalog, cluster).route();
+void route_cables(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster,
+                  std::size_t first_fabric) {
+  CableRouter(spec, catalog, cluster).route(first_fabric);
 }
 
 }  // namespace gputwin

@@ -1,7 +1,9 @@
 // Gives every link a routed length, a medium and parts: cable at an orderable length, transceivers at both
 // ends.
 //
-//   route_cables(spec, catalog, cluster);   // after place_devices(); fills bundles and fabric.transceivers
+//   route_cables(spec, catalog, cluster);   // after place_devices(); fills bundles, fabric.transceivers and
+//                                           // fabric.module_loads
+//   route_cables(spec, catalog, cluster, first);   // only the fabrics from index `first` on (added since)
 //
 // Length: up from each device to the overhead tray, along rows and across them (Manhattan), down to the other
 // device, plus slack; within one rack, just the vertical run plus slack. Medium: the first of passive copper,
@@ -10,13 +12,18 @@
 // warning.
 #pragma once
 
+#include <cstddef>
+
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/design/cluster.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
 
 namespace gputwin {
 
-void route_cables(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster);
+// Routes cluster.fabrics from index `first_fabric` on. Every device a link ends at must be in a rack
+// (place_devices first): a device without one is a programming error (std::logic_error naming it).
+void route_cables(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster,
+                  std::size_t first_fabric = 0);
 
 // The routed length of a link between two placed devices.
 [[nodiscard]] Length link_length(const RowLayout& layout, RackSpace rack_units, const Rack& rack_a,

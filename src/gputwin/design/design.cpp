@@ -46,11 +46,14 @@ class Designer {
       if (fabric->present) cluster_.fabrics.push_back(build(*fabric, spec_));
     }
     place_devices(spec_, catalog_, cluster_);
+    route_with_module_power(0);  // the modules' power is in the racks before their PDUs are sized
     add_pdus(spec_, catalog_, cluster_);
     // The out-of-band network reaches every placed device and PDU, so it is built last, rack by rack.
     if (spec_.oob.present) {
+      const std::size_t oob = cluster_.fabrics.size();
       cluster_.fabrics.push_back(build(spec_.oob, spec_));
       place_devices(spec_, catalog_, cluster_);
+      route_with_module_power(oob);
       const int late_pdus = add_pdus(spec_, catalog_, cluster_);
       if (late_pdus > 0) {
         cluster_.warnings.push_back(
@@ -59,7 +62,6 @@ class Designer {
                                  "not on the out-of-band network"});
       }
     }
-    route_cables(spec_, catalog_, cluster_);
     summarize_power(spec_, catalog_, cluster_);
     plan_liquid_cooling(spec_, catalog_, cluster_);
     warn_about_fabrics();
@@ -68,6 +70,12 @@ class Designer {
   }
 
  private:
+  // Cables and modules of the fabrics from index `first` on, each module's power in its host's rack.
+  void route_with_module_power(std::size_t first) {
+    route_cables(spec_, catalog_, cluster_, first);
+    add_module_power(catalog_, cluster_, first);
+  }
+
   // One node group's compute nodes, in order: packed nodes one domain each, or whole rack-scale systems.
   // With several groups the node names carry the group's system ("dgx-h100-01") so they stay unique.
   void add_group(const NodeGroupSpec& group, bool several) {

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "gputwin/design/cabling.hpp"
 #include "gputwin/design/design_test_support.hpp"
@@ -298,21 +299,112 @@ TEST(Power, EachTransceiverIsAddedOnceWhereItsHostsFigureLeavesItOut) {
   }
 }
 
-// A switch whose only figure does not say what it counts (the SN5600's 940 W typical, standing in for its
-// maximum too) has its 48 modules added to both: 720 W max and typical.
-TEST(Power, ModulesOfAHostThatDoesNotSayAreAddedToMaximumAndTypical) {
+// A switch whose only figure leaves its modules out (the SN5600's 940 W "typical power with passive cables",
+// standing in for its maximum too) has its 48 modules added to both: 720 W max and typical.
+TEST(Power, ModulesOfAHostWhoseOnlyFigureLeavesThemOutAreAddedToMaximumAndTypical) {
   const Cluster cluster = four_node_rail_unit("sn5600");
   EXPECT_EQ(cluster.fabric(NetworkRole::compute)->transceivers_at("switch"), 48);
   EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 720.0);
   EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_typical), 720.0);
   const std::string text = plan_text(cluster);
-  EXPECT_NE(text.find("48 x mma4z00-ns (15 W) in sn5600: added: sn5600's figures do not say whether they "
-                      "count them"),
+  EXPECT_NE(text.find("48 x mma4z00-ns (15 W) in sn5600: added: sn5600's figures leave them out"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("16 x mma4z00-ns (15 W) in dgx-h100: not added: dgx-h100's figures count them"),
             std::string::npos)
       << text;
+}
+
+// A small circuit for hand-worked PDU counts: 240 V x 5 A x 0.8 = 960 W usable.
+Catalog catalog_with_small_pdu() {
+  return testing::catalog_with({{"small-pdu.yaml", R"yaml(
+circuits:
+  - id: test-240v-1ph-5a
+    name: "240 V single-phase 5 A (test)"
+    voltage: 240 V
+    phases: 1
+    current: 5 A
+    continuous_derating: 0.8
+    source: "test part"
+pdus:
+  - id: test-pdu-960w
+    name: "960 W rack PDU (test)"
+    circuit: test-240v-1ph-5a
+    outlets: 8
+    rack_units: 0 U
+    source: "test part"
+)yaml"}});
+}
+
+// Four DGX H100 on one SN5600 (everything fits on one switch), kept in a network rack of its own. The
+// switch's 32 x 400 Gb/s ports fill 16 twin-port OSFP cages: 16 MMA4Z00-NS x 15 W = 240 W its 940 W figure
+// does not say it counts, so the rack draws 940 + 240 = 1,180 W. On 960 W circuits with N+1 redundancy the
+// switch alone would need ceil(940 / 960) = 1 circuit, 2 PDUs; with its modules ceil(1,180 / 960) = 2, 3
+// PDUs. The compute racks (40.8 kW, DGX H100's figure counts its own modules) need 43 circuits, 44 PDUs.
+TEST(Power, ARackGetsOneMorePduOnlyBecauseOfItsModules) {
+  const std::string yaml = R"yaml(name: one switch
+nodes: {system: dgx-h100, count: 4}
+fabrics:
+  compute:
+    topology: leaf_spine
+    switch: sn5600
+    link_speed: 400 Gb/s
+    leaf_placement: network_rack
+facility:
+  rack_power_limit: 60 kW
+  max_nodes_per_rack: 4
+  pdu: test-pdu-960w
+  pdu_redundancy: n_plus_1
+  cooling: direct-liquid
+cabling: {media: [multimode, singlemode]}
+)yaml";
+  const Catalog catalog = catalog_with_small_pdu();
+  const Cluster cluster = plan_text(yaml, catalog);
+  ASSERT_EQ(cluster.racks.size(), 2u);
+  const Rack& network = cluster.racks[1];
+  ASSERT_EQ(network.kind, RackKind::network);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.circuit_capacity), 960.0);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 240.0);
+  EXPECT_DOUBLE_EQ(in_watts(network.power_max), 1180.0);
+  EXPECT_EQ(pdus_for(watts(940), watts(960), PduRedundancy::n_plus_1), 2);  // the switch alone
+  EXPECT_EQ(network.pdus, 3);
+  EXPECT_EQ(cluster.racks[0].pdus, 44);
+  EXPECT_EQ(cluster.power.circuits, 47);
+  const auto pdus = std::find_if(cluster.bom.begin(), cluster.bom.end(),
+                                 [](const BomLine& line) { return line.part == "test-pdu-960w"; });
+  ASSERT_NE(pdus, cluster.bom.end());
+  EXPECT_EQ(pdus->count, 47);
+  EXPECT_NE(plan_text(cluster).find("47 PDU circuits of 960 W"), std::string::npos) << plan_text(cluster);
+}
+
+// Module power is counted in the rack of the device it plugs into, so the totals and IT power (the racks'
+// sum) agree by construction; routing a link whose end is in no rack is refused, naming the device, rather
+// than measured from a rack that does not exist.
+TEST(Power, AModuleOnADeviceInNoRackIsRefusedNotLeftOutOfTheRacks) {
+  const Cluster designed = four_node_rail_unit("sn5600");
+  Power racks_modules;
+  Power devices;
+  for (const auto& device : designed.devices) devices += device.power_max;
+  for (const auto& rack : designed.racks) racks_modules += rack.power_max;
+  EXPECT_NEAR(in_watts(racks_modules - devices), in_watts(designed.power.modules_max), 1e-6);
+
+  RailSpec rail;
+  rail.nodes = 4;
+  rail.scalable_unit = 4;
+  rail.switch_id = "sn5600";
+  const auto spec = parse_cluster_spec(rail_spec(rail), "test.yaml", testing::bundled_catalog());
+  ASSERT_TRUE(spec.ok()) << spec.error_text();
+  Cluster unplaced = designed;
+  for (auto& fabric : unplaced.fabrics) fabric.module_loads.clear();
+  unplaced.devices[0].rack = -1;
+  try {
+    route_cables(spec.value(), testing::bundled_catalog(), unplaced);
+    ADD_FAILURE() << "a link end in no rack was routed";
+  } catch (const std::logic_error& refused) {
+    EXPECT_NE(std::string(refused.what()).find(designed.devices[0].name + " (dgx-h100) is in no rack"),
+              std::string::npos)
+        << refused.what();
+  }
 }
 
 TEST(Costs, TcoIsCapexPlusEnergyAndSupportOverTheLifetime) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "gputwin/design/facility_overhead.hpp"
 
@@ -100,56 +101,49 @@ ModulePowerScopes host_scopes(const Catalog& catalog, const Device& device) {
   return {};
 }
 
-// Adds each transceiver's and active-cable end's power to the rack of the device it plugs into, where that
-// device's published maximum (typical) leaves it out, and keeps a line per host and module part for plan.
-void add_module_power(const Catalog& catalog, Cluster& cluster) {
-  PowerSummary& power = cluster.power;
-  std::map<std::pair<std::string, std::string>, ModulePowerLine> lines;
-  for (const Fabric& fabric : cluster.fabrics) {
-    for (const ModuleLoad& load : fabric.module_loads) {
-      const Device& host = cluster.devices[load.device];
-      const ModulePowerScopes scopes = host_scopes(catalog, host);
-      ModulePowerLine& line = lines[{host.part, load.part}];
-      line.host_part = host.part;
-      line.module_part = load.part;
-      line.cable = load.cable;
-      line.count += load.count;
-      line.max_each = load.max_each;
-      line.typical_each = load.typical_each;
-      line.host_max_scope = scopes.max;
-      line.host_typical_scope = scopes.typical;
-      line.host_scope_source = scopes.source;
-      if (host.rack < 0) continue;
-      Rack& rack = cluster.racks[host.rack];
-      if (line.added_to_max()) rack.power_max += load.max_each * load.count;
-      if (line.added_to_typical()) rack.power_typical += load.typical_each * load.count;
-    }
-  }
-  for (auto& [key, line] : lines) {
-    if (line.added_to_max()) power.modules_max += line.max_each * line.count;
-    if (line.added_to_typical()) power.modules_typical += line.typical_each * line.count;
-    power.modules.push_back(std::move(line));
-  }
-}
-
-// A rack whose added module power needs more PDUs than it was given (PDUs are placed before cables are
-// routed, so before the modules are known) is said, not silently under-fed.
-void warn_about_pdus_short_of_module_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
-  const Power capacity = catalog.get<Circuit>(catalog.get<Pdu>(spec.facility.pdu).circuit).usable_power();
-  for (const Rack& rack : cluster.racks) {
-    if (!rack.system.empty() || rack.pdus == 0) continue;
-    const int needed = pdus_for(rack.power_max, capacity, spec.facility.pdu_redundancy);
-    if (needed > rack.pdus) {
-      cluster.warnings.push_back(
-          {"pdus-short-of-module-power", rack.name + " draws up to " + format_power(rack.power_max) +
-                                             " with its transceivers and active cables, which needs " +
-                                             std::to_string(needed) + " PDUs; it has " +
-                                             std::to_string(rack.pdus)});
-    }
-  }
+// The line of `load`'s part in the cages of `host`'s part, made once from the host part's published scopes;
+// lines stay sorted by host and module part.
+ModulePowerLine& line_for(const Catalog& catalog, const Device& host, const ModuleLoad& load,
+                          std::vector<ModulePowerLine>& lines) {
+  const auto key = [](const ModulePowerLine& line) { return std::tie(line.host_part, line.module_part); };
+  const auto at =
+      std::lower_bound(lines.begin(), lines.end(), std::tie(host.part, load.part),
+                       [&](const ModulePowerLine& line, const auto& wanted) { return key(line) < wanted; });
+  if (at != lines.end() && key(*at) == std::tie(host.part, load.part)) return *at;
+  const ModulePowerScopes scopes = host_scopes(catalog, host);
+  ModulePowerLine line;
+  line.host_part = host.part;
+  line.module_part = load.part;
+  line.cable = load.cable;
+  line.max_each = load.max_each;
+  line.typical_each = load.typical_each;
+  line.host_max_scope = scopes.max;
+  line.host_typical_scope = scopes.typical;
+  line.host_scope_source = scopes.source;
+  return *lines.insert(at, std::move(line));
 }
 
 }  // namespace
+
+void add_module_power(const Catalog& catalog, Cluster& cluster, std::size_t first_fabric) {
+  PowerSummary& power = cluster.power;
+  for (std::size_t f = first_fabric; f < cluster.fabrics.size(); ++f) {
+    for (const ModuleLoad& load : cluster.fabrics[f].module_loads) {
+      const Device& host = cluster.devices[load.device];
+      ModulePowerLine& line = line_for(catalog, host, load, power.modules);
+      line.count += load.count;
+      // The rack and the totals take the same amounts, so IT power (the racks' sum) counts every module
+      // the totals name; route_cables only records modules of devices in a rack.
+      Rack& rack = cluster.racks.at(static_cast<std::size_t>(host.rack));
+      const Power max = line.added_to_max() ? load.max_each * load.count : Power{};
+      const Power typical = line.added_to_typical() ? load.typical_each * load.count : Power{};
+      rack.power_max += max;
+      power.modules_max += max;
+      rack.power_typical += typical;
+      power.modules_typical += typical;
+    }
+  }
+}
 
 void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
   const FacilitySpec& facility = spec.facility;
@@ -163,8 +157,6 @@ void summarize_power(const ClusterSpec& spec, const Catalog& catalog, Cluster& c
   power.rack_units = facility.rack_units;
   int over_cooling = 0;
   Power hottest;
-  add_module_power(catalog, cluster);
-  warn_about_pdus_short_of_module_power(spec, catalog, cluster);
   for (auto& rack : cluster.racks) split_heat(catalog, rack);
   for (const auto& rack : cluster.racks) {
     power.circuits += rack.pdus;

@@ -1,6 +1,9 @@
 // Power, PDUs and circuits per rack; the bill of materials; cost over the cluster's life.
 //
-//   add_pdus(spec, catalog, cluster);          // after place_devices(): PDUs per rack
+//   route_cables(spec, catalog, cluster);      // after place_devices(): modules in every device's cages
+//   add_module_power(catalog, cluster);        // their power in their hosts' racks, where the hosts' figures
+//                                              // leave it out (ModulePowerScopes)
+//   add_pdus(spec, catalog, cluster);          // then PDUs per rack, sized for hosts and modules
 //   summarize_power(spec, catalog, cluster);   // IT, facility and cooling power; limit warnings
 //   build_bom(spec, catalog, cluster);    // after route_cables(): parts and counts, capex, energy, TCO
 //
@@ -10,6 +13,8 @@
 // power x PUE x hours x price; support = a yearly fraction of capex.
 #pragma once
 
+#include <cstddef>
+
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/design/cluster.hpp"
 #include "gputwin/spec/cluster_spec.hpp"
@@ -18,6 +23,11 @@ namespace gputwin {
 
 inline constexpr double kHoursPerYear = 365.25 * 24.0;  // calendar year, leap years averaged
 
+// Adds the power of the transceivers and active-cable ends that route_cables put in the cages of
+// cluster.fabrics from index `first_fabric` on to their hosts' racks and to the totals (power.modules,
+// modules_max, modules_typical), where the host part's published figure leaves it out. Before add_pdus, so a
+// rack's PDUs carry its modules.
+void add_module_power(const Catalog& catalog, Cluster& cluster, std::size_t first_fabric = 0);
 // Adds PDU devices (0 U, side-mounted) until every rack carries its provisioned load; returns how many it
 // added.
 int add_pdus(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster);

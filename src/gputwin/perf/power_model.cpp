@@ -148,6 +148,19 @@ InputError cap_error(const PowerModelData& data, const FigureLocation& at, std::
   return InputError{{data.file_label, at.line, 0}, at.field, std::move(message)};
 }
 
+// The exponent of the clock^k rule for one accelerator, looked up once per operating point: its
+// architecture's fitted one (`fitted` set), else the generic dynamic_power_exponent.
+struct ChosenExponent {
+  double value = 3;
+  bool fitted = false;
+};
+
+ChosenExponent choose_exponent(const PowerModelData& data, const Accelerator& accelerator) {
+  const auto found = data.architecture_exponents.find(accelerator.architecture);
+  if (found == data.architecture_exponents.end()) return {data.dynamic_power_exponent, false};
+  return {found->second.value, true};
+}
+
 }  // namespace
 
 Result<PowerModelData> load_power_model(const std::string& path) {
@@ -155,8 +168,7 @@ Result<PowerModelData> load_power_model(const std::string& path) {
 }
 
 double exponent_for(const PowerModelData& data, const Accelerator& accelerator) {
-  const auto found = data.architecture_exponents.find(accelerator.architecture);
-  return found == data.architecture_exponents.end() ? data.dynamic_power_exponent : found->second.value;
+  return choose_exponent(data, accelerator).value;
 }
 
 double clock_fraction(Power limit, Power full, Power idle, double exponent) {
@@ -167,8 +179,11 @@ double clock_fraction(Power limit, Power full, Power idle, double exponent) {
   return std::pow(headroom / dynamic, 1.0 / exponent);
 }
 
-Result<PowerOperatingPoint> power_operating_point(const PowerModelData& data, const Accelerator& accelerator,
-                                                  std::optional<Power> cap) {
+namespace {
+
+// The operating point under `cap` (none: the default limit), with the exponent chosen once by the caller.
+Result<PowerOperatingPoint> operating_point(const PowerModelData& data, const Accelerator& accelerator,
+                                            std::optional<Power> cap, const ChosenExponent& exponent) {
   PowerOperatingPoint p;
   p.accelerator = accelerator.info.id;
   p.default_limit = accelerator.tdp;
@@ -206,10 +221,8 @@ Result<PowerOperatingPoint> power_operating_point(const PowerModelData& data, co
       has_memory ? *figures->memory_bound_draw : Power::from_base(data.generic_memory_bound_fraction * tdp);
   const Power compute_full = Power::from_base(data.compute_bound_draw_fraction * tdp);
   p.generic = !has_idle || !has_memory;
-  const double exponent = exponent_for(data, accelerator);
-  const bool fitted = data.architecture_exponents.contains(accelerator.architecture);
-  p.compute_factor = clock_fraction(p.limit, compute_full, idle, exponent);
-  p.memory_factor = clock_fraction(p.limit, memory_full, idle, exponent);
+  p.compute_factor = clock_fraction(p.limit, compute_full, idle, exponent.value);
+  p.memory_factor = clock_fraction(p.limit, memory_full, idle, exponent.value);
   p.draw.compute = std::min(p.limit, compute_full);
   p.draw.memory = std::min(p.limit, memory_full);
   p.draw.communication = p.draw.memory;
@@ -220,9 +233,16 @@ Result<PowerOperatingPoint> power_operating_point(const PowerModelData& data, co
       "{}: idle {:.0f} W ({}), memory-bound {:.0f} W ({}), compute-bound {:.0f} W ({:g} x the {:.0f} W "
       "default limit); clock^{:g} rule ({}{})",
       accelerator.info.id, watts(idle), idle_basis, watts(memory_full), memory_basis, watts(compute_full),
-      data.compute_bound_draw_fraction, tdp, exponent,
-      fitted ? "fitted for " + accelerator.architecture + ", " : std::string(), data.file_label);
+      data.compute_bound_draw_fraction, tdp, exponent.value,
+      exponent.fitted ? "fitted for " + accelerator.architecture + ", " : std::string(), data.file_label);
   return p;
+}
+
+}  // namespace
+
+Result<PowerOperatingPoint> power_operating_point(const PowerModelData& data, const Accelerator& accelerator,
+                                                  std::optional<Power> cap) {
+  return operating_point(data, accelerator, cap, choose_exponent(data, accelerator));
 }
 
 Result<PowerOperatingPoint> clock_limited_operating_point(const PowerModelData& data,
@@ -248,7 +268,8 @@ Result<PowerOperatingPoint> clock_limited_operating_point(const PowerModelData& 
                      fmt::format("--clock-limit {:g} MHz is above {}'s maximum SM clock, {:g} MHz", clock_mhz,
                                  accelerator.info.id, *figures->max_sm_clock_mhz));
   }
-  auto point = power_operating_point(data, accelerator, std::nullopt);
+  const ChosenExponent exponent = choose_exponent(data, accelerator);
+  auto point = operating_point(data, accelerator, std::nullopt, exponent);
   if (!point.ok()) return point;
   PowerOperatingPoint p = std::move(point).value();
   const double f = clock_mhz / *figures->max_sm_clock_mhz;
@@ -259,7 +280,7 @@ Result<PowerOperatingPoint> clock_limited_operating_point(const PowerModelData& 
   p.capped = f < 1;
   p.compute_factor = f;
   p.memory_factor = 1;
-  p.draw.compute = idle + (compute_full - idle) * std::pow(f, exponent_for(data, accelerator));
+  p.draw.compute = idle + (compute_full - idle) * std::pow(f, exponent.value);
   p.draw.memory = std::min(p.draw.memory, p.draw.compute);
   p.draw.communication = p.draw.memory;
   p.basis += fmt::format(

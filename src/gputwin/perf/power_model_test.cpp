@@ -442,14 +442,9 @@ TEST(PowerValidation, AnUnknownAcceleratorIsALocatedError) {
 // The B200 attention point by hand: 1,580 of 1,965 MHz is f = 0.8041; the published 1,237 / 1,450 = 0.8531
 // to 1,237 / 1,425 = 0.8681 of the unthrottled throughput; f is 5.7 % under the range's low end.
 TEST(PowerValidation, TheB200ThrottledAttentionPointByHand) {
-  const auto points = load_power_reference(source_path("data/reference/power-published.yaml"));
-  ASSERT_TRUE(points.ok()) << points.error_text();
-  const PowerReferencePoint* b200 = nullptr;
-  for (const PowerReferencePoint& point : points.value())
-    if (point.id == "b200-power-throttled-attention") b200 = &point;
-  ASSERT_NE(b200, nullptr);
-  EXPECT_EQ(b200->accelerator, "b200");
-  const PowerCheck check = check_clock_point(*b200);
+  const PowerReferencePoint& b200 = reference_point("b200-power-throttled-attention");
+  EXPECT_EQ(b200.accelerator, "b200");
+  const PowerCheck check = check_clock_point(b200);
   EXPECT_NEAR(check.predicted, 1580.0 / 1965.0, 1e-12);
   EXPECT_NEAR(check.error, (1580.0 / 1965.0) / (1237.0 / 1450.0) - 1, 1e-3);
   EXPECT_NEAR(check.error, -0.057, 0.001);
@@ -457,7 +452,9 @@ TEST(PowerValidation, TheB200ThrottledAttentionPointByHand) {
 
 TEST(PowerValidation, AClockAboveItsMaximumIsALocatedError) {
   testing::expect_located_error(
-      [](const std::string& path) { return load_power_reference(path); },
+      [](const std::string& path) {
+        return load_power_reference(path, bundled_power_model(), perf_setup().catalog);
+      },
       "points:\n  - id: x\n    set: evaluation\n    kind: clock_throughput_factor\n    accelerator: b200\n"
       "    phase: compute\n    clock_mhz: 2100\n    max_clock_mhz: 1965\n    published: [0.8, 0.9]\n"
       "    confidence: secondary\n    source: s\n",

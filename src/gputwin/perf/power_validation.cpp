@@ -10,32 +10,29 @@
 namespace gputwin {
 namespace {
 
-// With the model and the catalog: a row's accelerator must be in the catalog and its cap within the part's
-// settable range (the published maximum, else the catalog tdp), each a located error on the row's field.
-struct ReferenceContext {
-  const PowerModelData* data = nullptr;
-  const Catalog* catalog = nullptr;
-};
-
-void check_against_catalog(const YamlField& item, const PowerReferencePoint& p, const ReferenceContext& context) {
-  if (context.catalog == nullptr || p.accelerator.empty()) return;
-  const auto* accelerator = context.catalog->find<Accelerator>(p.accelerator);
+// A row's accelerator must be in the catalog and a throughput_factor's cap within the part's settable range
+// (the published maximum, else the catalog tdp), each a located error on the row's field.
+void check_against_catalog(const YamlField& item, const PowerReferencePoint& p, const PowerModelData& data,
+                           const Catalog& catalog) {
+  if (p.accelerator.empty()) return;
+  const auto* accelerator = catalog.find<Accelerator>(p.accelerator);
   if (accelerator == nullptr)
     item.child("accelerator").fail("unknown accelerator '" + p.accelerator + "' (not in the catalog)");
   if (p.kind != "throughput_factor") return;
   Power max = accelerator->tdp;
   std::string basis = "its default limit (catalog tdp)";
-  if (const auto found = context.data->accelerators.find(p.accelerator);
-      found != context.data->accelerators.end() && found->second.max_limit) {
+  if (const auto found = data.accelerators.find(p.accelerator);
+      found != data.accelerators.end() && found->second.max_limit) {
     max = *found->second.max_limit;
-    basis = "its maximum settable limit (" + context.data->file_label + ")";
+    basis = "its maximum settable limit (" + data.file_label + ")";
   }
   if (p.cap > max)
     item.child("cap").fail(fmt::format("{:g} W is above {}'s {:g} W, {}", p.cap.base(), p.accelerator,
                                        max.base(), basis));
 }
 
-std::vector<PowerReferencePoint> read_reference(const std::string& path, const ReferenceContext& context) {
+std::vector<PowerReferencePoint> read_reference(const std::string& path, const PowerModelData& data,
+                                                const Catalog& catalog) {
   const YamlField root = YamlDocument::load(path).root();
   root.expect_keys({"points"});
   std::vector<PowerReferencePoint> points;
@@ -71,7 +68,7 @@ std::vector<PowerReferencePoint> read_reference(const std::string& path, const R
     }
     if (p.low > p.high) item.child("published").fail("low is above high");
     if (const auto tolerance = item.optional_child("tolerance")) p.tolerance = tolerance->positive_number();
-    check_against_catalog(item, p, context);
+    check_against_catalog(item, p, data, catalog);
     points.push_back(std::move(p));
   }
   return points;
@@ -79,14 +76,9 @@ std::vector<PowerReferencePoint> read_reference(const std::string& path, const R
 
 }  // namespace
 
-Result<std::vector<PowerReferencePoint>> load_power_reference(const std::string& path) {
-  return result_of<std::vector<PowerReferencePoint>>([&] { return read_reference(path, {}); });
-}
-
 Result<std::vector<PowerReferencePoint>> load_power_reference(const std::string& path, const PowerModelData& data,
                                                               const Catalog& catalog) {
-  return result_of<std::vector<PowerReferencePoint>>(
-      [&] { return read_reference(path, {&data, &catalog}); });
+  return result_of<std::vector<PowerReferencePoint>>([&] { return read_reference(path, data, catalog); });
 }
 
 double range_error(double predicted, double low, double high) {

@@ -1,6 +1,6 @@
 // The power model against published points it was not built from (data/reference/power-published.yaml).
 //
-//   Result<std::vector<PowerReferencePoint>> points = load_power_reference(path);
+//   Result<std::vector<PowerReferencePoint>> points = load_power_reference(path, model_data, catalog);
 //   PowerCheck c = check_throughput_point(model_data, catalog, point);   // c.predicted, c.error (0 inside
 //   range); check_clock_point(point) for a throughput measured at a lowered SM clock
 //
@@ -34,10 +34,9 @@ struct PowerReferencePoint {
   std::string source;
 };
 
-[[nodiscard]] Result<std::vector<PowerReferencePoint>> load_power_reference(const std::string& path);
-
-// As above, and every row's accelerator must be in `catalog` and a throughput_factor's cap within the part's
-// settable range (the model's published maximum, else the catalog tdp): a located error otherwise.
+// Reads the published points; every row's accelerator must be in `catalog` and a throughput_factor's cap
+// within the part's settable range (the model's published maximum, else the catalog tdp): a bad row is a
+// located error (file, line, field).
 [[nodiscard]] Result<std::vector<PowerReferencePoint>> load_power_reference(const std::string& path,
                                                                             const PowerModelData& data,
                                                                             const Catalog& catalog);

@@ -493,6 +493,19 @@ double best_fraction(Error error_at) {
 
 }  // namespace
 
+double best_moe_host_wait(const std::function<double(double)>& error_at) {
+  double best = 0, best_error = std::numeric_limits<double>::infinity();
+  for (int i = 0; i <= kMoeHostWaitSteps; ++i) {
+    const double wait = i * kMoeHostWaitStep_s;
+    const double e = error_at(wait);
+    if (e < best_error - 1e-12) {
+      best_error = e;
+      best = wait;
+    }
+  }
+  return best;
+}
+
 Result<std::vector<ReferenceRun>> load_reference_runs(const Catalog& catalog,
                                                       const std::vector<TransformerModel>& presets,
                                                       const std::string& runs_path,
@@ -608,9 +621,9 @@ Result<TrainingCalibration> fit_gemm_calibration(const Catalog& catalog, const C
     fitted.gemm.set_peak_fraction(a.name, best);
   }
   // Then the host time per MoE layer and forward pass, on the MoE fit rows with the fractions just fitted
-  // (the dense rows do not read it): a grid 0 .. 20 ms, step 0.05 ms; one value for the recipes that launch
-  // the layer kernel by kernel, one for those that capture the router and preprocessing in CUDA graphs, each
-  // on its own rows (a row reads only one of them).
+  // (the dense rows do not read it), on the host-wait grid (best_moe_host_wait); one value for the recipes
+  // that launch the layer kernel by kernel, one for those that capture the router and preprocessing in CUDA
+  // graphs, each on its own rows (a row reads only one of them).
   auto fit_host_wait = [&](bool graphed, double TrainingCalibration::*wait) {
     std::vector<ReferenceRun> points;
     for (const ReferenceRun& run : runs) {
@@ -618,17 +631,11 @@ Result<TrainingCalibration> fit_gemm_calibration(const Catalog& catalog, const C
         points.push_back(run);
     }
     if (points.empty()) return;
-    double best = 0, best_error = std::numeric_limits<double>::infinity();
-    for (int i = 0; i <= 400; ++i) {
+    fitted.*wait = best_moe_host_wait([&](double value) {
       TrainingCalibration trial = fitted;
-      trial.*wait = i * 0.05e-3;
-      const double e = mean_abs_error(predict_reference_runs(collectives, trial, points));
-      if (e < best_error - 1e-12) {
-        best_error = e;
-        best = trial.*wait;
-      }
-    }
-    fitted.*wait = best;
+      trial.*wait = value;
+      return mean_abs_error(predict_reference_runs(collectives, trial, points));
+    });
   };
   fit_host_wait(false, &TrainingCalibration::moe_layer_host_s);
   fit_host_wait(true, &TrainingCalibration::moe_layer_host_graphed_s);

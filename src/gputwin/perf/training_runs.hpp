@@ -9,6 +9,7 @@
 //   Result<TrainingCalibration> fit = fit_gemm_calibration(collectives, calibration, runs.value(), a100);
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,15 @@ struct KnownGap {
                                                                const TrainingCalibration& calibration,
                                                                const std::vector<ReferenceRun>& runs,
                                                                const std::vector<PublishedRun>& a100);
+
+// The grid fit_gemm_calibration fits the MoE host waits on (moe_layer_host_s, moe_layer_host_graphed_s):
+// 0 .. 20 ms in steps of 0.05 ms. bench/training_validation re-fits its diagnoses of the wait on the same
+// grid, so a re-fit of the stored form prints the stored value.
+inline constexpr double kMoeHostWaitStep_s = 0.05e-3;
+inline constexpr int kMoeHostWaitSteps = 400;
+
+// The wait on that grid with the least `error_at(wait)`; on a tie, the smaller wait.
+[[nodiscard]] double best_moe_host_wait(const std::function<double(double)>& error_at);
 
 // A recipe's published end-to-end benchmark against the per-tensor recipe of its precision
 // (PrecisionRecipe::rate_benchmark), predicted: the model's step time with the recipe at `gemm_rate` over its
