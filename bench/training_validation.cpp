@@ -241,7 +241,7 @@ void print_moe_shapes(const std::vector<gputwin::ReferencePrediction>& rows,
     std::function<double(const MoeRow&, double)> step;
   };
   const std::vector<Shape> shapes = {
-      {"per MoE layer and forward pass (stored)", 0,
+      {"per MoE layer and forward pass (the stored form)", 0,
        [](const MoeRow& r, double v) { return r.without + v * r.forwards; }},
       {"per token, MoE layer and forward pass", 2e-6,
        [](const MoeRow& r, double v) { return r.without + v * r.forwards * r.tokens; }},
