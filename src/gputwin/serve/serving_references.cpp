@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <utility>
 
 #include "gputwin/core/yaml_input.hpp"
 
@@ -211,7 +212,8 @@ Result<ServingCheckPlan> load_serving_check_plan(const std::string& path) {
     }
     for (const YamlField& item : root.child("deployments").items()) {
       item.expect_keys({"bench", "accelerator_contains", "system_contains", "system", "accelerator", "tp",
-                        "server_sequences", "offline_sequences", "confidence", "source"});
+                        "server_sequences", "offline_sequences", "server_kv_free_fraction",
+                        "offline_kv_free_fraction", "confidence", "source"});
       ServingDeployment d;
       d.benchmark = item.child("bench").text();
       d.accelerator_contains = item.child("accelerator_contains").text();
@@ -224,6 +226,12 @@ Result<ServingCheckPlan> load_serving_check_plan(const std::string& path) {
         d.server_sequences = static_cast<int>(s->positive_integer());
       if (const auto s = item.optional_child("offline_sequences"))
         d.offline_sequences = static_cast<int>(s->positive_integer());
+      for (const auto& [key, fraction] : {std::pair{"server_kv_free_fraction", &d.server_kv_free_fraction},
+                                          std::pair{"offline_kv_free_fraction", &d.offline_kv_free_fraction}})
+        if (const auto f = item.optional_child(key)) {
+          *fraction = f->positive_number();
+          if (*fraction > 1) f->fail("a fraction of free GPU memory is at most 1");
+        }
       d.confidence = item.child("confidence").one_of({"read", "assumed"});
       if (benchmark_of(plan, d.benchmark) == nullptr)
         item.child("bench").fail("no benchmark '" + d.benchmark + "'");

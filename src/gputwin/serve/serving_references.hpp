@@ -127,6 +127,9 @@ struct ServingDeployment {
   int tp = 1;
   int server_sequences = 0;  // 0 = the engine generation's max_sequences
   int offline_sequences = 0;
+  // The harness's kvcache_free_gpu_mem_frac per scenario (0 = the inference constants' default).
+  double server_kv_free_fraction = 0;
+  double offline_kv_free_fraction = 0;
   std::string confidence;
 };
 

@@ -215,7 +215,12 @@ Result<RowModel> row_model(const ServingValidationInputs& inputs, const MlperfRe
                              (benchmark->input_span_tokens() + 1) / 2,
                              benchmark->output_mean_tokens,
                              1};
-  auto model = IterationModel::make(hardware.value(), inputs.collectives, inputs.constants, setup);
+  // The harness's share of free memory for the KV cache, where its configuration sets one.
+  InferenceConstants constants = inputs.constants;
+  const double kv_free_fraction =
+      row.server() ? deployment->server_kv_free_fraction : deployment->offline_kv_free_fraction;
+  if (kv_free_fraction > 0) constants.kv_cache_free_memory_fraction = kv_free_fraction;
+  auto model = IterationModel::make(hardware.value(), inputs.collectives, constants, setup);
   if (!model.ok()) return model.errors();
   return RowModel{benchmark, engine, std::move(model).value()};
 }
@@ -234,6 +239,7 @@ Result<SaturatedIteration> saturated_iteration(const ServingValidationInputs& in
   const double input_mean = row.benchmark->input_mean();
   const double output_mean = mean_output_tokens(*row.benchmark);
   it.context_tokens = input_mean + output_mean / 2;
+  it.kv_capacity_tokens = row.model.kv_capacity_tokens();
   it.prefill_tokens =
       std::clamp(check.sequences * input_mean / output_mean, 0.0,
                  static_cast<double>(std::max(0, row.engine->max_batched_tokens - check.sequences)));

@@ -79,6 +79,7 @@ struct SaturatedIteration {
   int decode_sequences = 0;
   double prefill_tokens = 0;
   double context_tokens = 0;  // of a decoding sequence, mean
+  double kv_capacity_tokens = 0;  // of the instance, at the deployment's KV-cache share of free memory
   StepTime time;              // the perf model's terms, before the engine's efficiency
   double efficiency = 1;
   double output_tokens_per_s_per_gpu = 0;

@@ -211,6 +211,56 @@ TEST(ServingValidation, TheSaturatedIterationSplitsItsTerms) {
               0.01 * s.prefill_tokens);
 }
 
+// ASUSTeK's H100 PCIe box runs its own harness configuration (closed/ASUSTeK/configs/llama2-70b/*/custom.py):
+// batch 896 in both scenarios and kvcache_free_gpu_mem_frac 0.95 (Server) / 0.97 (Offline) where NVIDIA's
+// own configs and the inference constants take 0.90. The KV cache is that share of the free memory, so the
+// Offline instance holds 0.97 / 0.90 of the tokens it would at the default; a share above 1 is a located
+// error.
+TEST(ServingValidation, TheHarnessKvCacheShareSetsTheInstancesCapacity) {
+  const auto results = shared_results();
+  SKIP_WITHOUT_SHARED(results);
+  const ServingValidationInputs inputs = bundle().inputs();
+  const auto checks = plan_serving_checks(inputs, *results);
+  const auto row = [&](bool server) {
+    return std::find_if(checks.begin(), checks.end(), [&](const ServingCheck& c) {
+      return c.published.system == "ESC8000A_E12_H100x8_TRT" && c.published.benchmark == "llama2-70b-99" &&
+             c.published.server() == server;
+    });
+  };
+  ASSERT_TRUE(row(true) != checks.end() && row(false) != checks.end());
+  EXPECT_EQ(row(true)->sequences, 896);
+  EXPECT_EQ(row(false)->sequences, 896);
+  EXPECT_EQ(row(true)->tp, 2);
+  EXPECT_EQ(row(false)->note, "read");
+  const auto with_share = saturated_iteration(inputs, *results, *row(false));
+  ServingCheckPlan default_share = bundle().plan;
+  for (ServingDeployment& d : default_share.deployments)
+    d.server_kv_free_fraction = d.offline_kv_free_fraction = 0;
+  const ServingValidationInputs default_inputs{bundle().catalog,   bundle().presets, bundle().collectives,
+                                               bundle().constants, bundle().engines, default_share};
+  const auto at_default = saturated_iteration(default_inputs, *results, *row(false));
+  ASSERT_TRUE(with_share.ok() && at_default.ok());
+  ASSERT_DOUBLE_EQ(bundle().constants.kv_cache_free_memory_fraction, 0.9);
+  EXPECT_NEAR(with_share.value().kv_capacity_tokens / at_default.value().kv_capacity_tokens, 0.97 / 0.90,
+              1e-9);
+  const std::string path =
+      write_temp("serving-plan-kv-share.yaml",
+                 "results: x.yaml\n"
+                 "split: {fit_submitters: [NVIDIA], reason: r}\n"
+                 "excluded: []\n"
+                 "benchmarks:\n"
+                 "  - {id: b, model: llama2-70b, precision: fp8, kv_bytes_per_element: 1, input_max_tokens: 1024,\n"
+                 "     input_source: s, output_mean_tokens: 291, output_source: s}\n"
+                 "deployments:\n"
+                 "  - {bench: b, accelerator_contains: H100, system: dgx-h100, tp: 2,\n"
+                 "     server_kv_free_fraction: 1.2, confidence: read, source: s}\n"
+                 "run: {}\n");
+  const auto plan = load_serving_check_plan(path);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.error_text().find("serving-plan-kv-share.yaml:9:"), std::string::npos) << plan.error_text();
+  EXPECT_NE(plan.error_text().find("at most 1"), std::string::npos) << plan.error_text();
+}
+
 // Issue 16: the Server run lasts MLPerf LoadGen's minimum (mlperf.conf "*.Server.min_duration = 600000" ms).
 // The submitters run near saturation (the published TPOT p50 x tokens/s per instance puts 454 sequences in
 // flight on one H200 at 101 QPS), where the queue takes minutes to fill: a 120 s run measured mostly its own
@@ -360,20 +410,24 @@ TEST(ServingValidation, ErrorsOnTheFitAndEvaluationSetsStayWhereMeasured) {
   EXPECT_EQ(fit.offline_rows + fit.server_rows, 16);
   EXPECT_EQ(evaluation.offline_rows, 32);
   EXPECT_EQ(evaluation.server_rows, 32);
-  EXPECT_LT(fit.throughput_mean, 6.7);
-  EXPECT_LT(fit.throughput_worst, 30.5);
-  EXPECT_LT(fit.offline_mean, 2.5);  // the calibration's 1.84 %
+  // Measured 2026-11-27 (branch s13tails: the H200 Offline batch 806 read and the calibration re-run, input
+  // mean 176, TensorRT-LLM 0.889, vLLM 0.495): fit 6.1 %, worst 28.1 %, Offline 1.7 %, Server 10.5 %.
+  EXPECT_LT(fit.throughput_mean, 6.5);
+  EXPECT_LT(fit.throughput_worst, 28.5);
+  EXPECT_LT(fit.offline_mean, 2.0);  // the calibration's 1.64 %
   EXPECT_LT(fit.server_mean, 11.0);
-  // Measured 2026-11-27 with the 4-GPU H100 board as an NVLink mesh: 14.2 % (16.2 % before), worst 91.3 %
-  // (H100 PCIe), Offline 8.6 %, Server at the limits 19.8 %.
-  EXPECT_LT(evaluation.throughput_mean, 14.6);
-  EXPECT_LT(evaluation.throughput_worst, 92.0);
-  EXPECT_LT(evaluation.offline_mean, 9.0);
-  EXPECT_LT(evaluation.server_mean, 20.2);
-  EXPECT_LT(evaluation.server_worst, 92.0);
+  // Measured the same day with the H100 PCIe box on its own harness settings (batch 896, KV-cache share
+  // 0.95 / 0.97): 13.4 % (14.2 % before), worst 89.3 % (H100 PCIe Server; its Offline row +65.5 %), Offline
+  // 7.8 %, Server at the limits 19.1 %.
+  EXPECT_LT(evaluation.throughput_mean, 13.8);
+  EXPECT_LT(evaluation.throughput_worst, 90.0);
+  EXPECT_LT(evaluation.offline_mean, 8.2);
+  EXPECT_LT(evaluation.offline_worst, 66.0);
+  EXPECT_LT(evaluation.server_mean, 19.5);
+  EXPECT_LT(evaluation.server_worst, 90.0);
   EXPECT_EQ(evaluation.server_limits_held, 32);
-  EXPECT_LT(evaluation.ttft_p99_mean, 75.0);  // 74.6 %: the iteration's error, amplified near saturation
-  EXPECT_LT(evaluation.tpot_p99_mean, 58.3);  // 57.9 %
+  EXPECT_LT(evaluation.ttft_p99_mean, 74.3);  // 73.9 %: the iteration's error, amplified near saturation
+  EXPECT_LT(evaluation.tpot_p99_mean, 57.9);  // 57.5 %
 }
 
 }  // namespace
