@@ -99,7 +99,8 @@ void print_host_launch_calibration(const gputwin::Catalog& catalog, const gputwi
 }
 
 // The full sweeps, their band errors and the candidate term's calibration (see the file comment).
-void print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveModel& model,
+// False when a sweep cannot be compared: the calibration below would otherwise run on fewer sweeps unseen.
+bool print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveModel& model,
                   const std::vector<gputwin::ValidationRow>& evaluation_rows, bool markdown) {
   namespace v = gputwin::validate;
   const std::string yaml = source_path("data/reference/collective-sweeps.yaml");
@@ -107,22 +108,22 @@ void print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveMode
   const auto sweeps = v::load_collective_sweeps(yaml);
   if (!sweeps.ok()) {
     std::fprintf(stderr, "%s", sweeps.error_text().c_str());
-    return;
+    return false;
   }
   std::printf("\nFull nccl-tests sweeps (%s: files read in place from ../shared/fixtures/nccl-tests, "
               "published sweeps transcribed with their source)\n",
               "data/reference/collective-sweeps.yaml");
-  if (!std::filesystem::exists(dir)) {
-    std::printf("skipped: %s is absent\n", dir.c_str());
-    return;
-  }
+  const bool have_fixtures = std::filesystem::exists(dir);
+  if (!have_fixtures)
+    std::printf("%s is absent: the sweeps read from it are skipped, the transcribed ones compared\n", dir.c_str());
   std::vector<v::ComparedSweep> compared;
   for (const auto& sweep : sweeps.value().sweeps) {
+    if (!sweep.file.empty() && !have_fixtures) continue;
     const auto result =
         v::compare_sweep(catalog, model, sweep, dir, sweeps.value().cross_node_op_overhead_applied_us);
     if (!result.ok()) {
       std::fprintf(stderr, "%s: %s", sweep.name.c_str(), result.error_text().c_str());
-      continue;
+      return false;
     }
     compared.push_back(result.value());
     std::printf("\n%s%s (set: %s)\n", markdown ? "#### " : "", sweep.name.c_str(), sweep.set.c_str());
@@ -158,7 +159,7 @@ void print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveMode
                     summary.rows, summary.mean_abs_error_percent, summary.worst_abs_error_percent);
     }
 
-  print_host_launch_calibration(catalog, model, compared, evaluation_rows, dir);
+  if (have_fixtures) print_host_launch_calibration(catalog, model, compared, evaluation_rows, dir);
 
   // The candidate term: fitted on the multi-node fit sweeps' mid band, then tried on everything.
   const double fitted = v::fit_cross_node_op_overhead_us(compared);
@@ -196,6 +197,7 @@ void print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveMode
         "%s\n",
         evaluation_rows.size(), without / evaluation_rows.size(), with / evaluation_rows.size(), worst_with,
         with <= without ? "better on held-out data" : "worse on held-out data: not adopted");
+  return true;
 }
 
 }  // namespace
@@ -281,6 +283,5 @@ int main(int argc, char** argv) {
     }
   std::printf("  of which %d with one process per GPU: mean |error| %.1f %%\n", own_process_count,
               own_process_count ? own_process_sum / own_process_count : 0.0);
-  print_sweeps(catalog.value(), model.value(), evaluation_rows, markdown);
-  return 0;
+  return print_sweeps(catalog.value(), model.value(), evaluation_rows, markdown) ? 0 : 1;
 }

@@ -338,7 +338,7 @@ pdus:
 
 // Four DGX H100 on one SN5600 (everything fits on one switch), kept in a network rack of its own. The
 // switch's 32 x 400 Gb/s ports fill 16 twin-port OSFP cages: 16 MMA4Z00-NS x 15 W = 240 W its 940 W figure
-// does not say it counts, so the rack draws 940 + 240 = 1,180 W. On 960 W circuits with N+1 redundancy the
+// leaves out ("with passive cables"), so the rack draws 940 + 240 = 1,180 W. On 960 W circuits with N+1 redundancy the
 // switch alone would need ceil(940 / 960) = 1 circuit, 2 PDUs; with its modules ceil(1,180 / 960) = 2, 3
 // PDUs. The compute racks (40.8 kW, DGX H100's figure counts its own modules) need 43 circuits, 44 PDUs.
 TEST(Power, ARackGetsOneMorePduOnlyBecauseOfItsModules) {

@@ -151,8 +151,8 @@ InputError cap_error(const PowerModelData& data, const FigureLocation& at, std::
 // The exponent of the clock^k rule for one accelerator, looked up once per operating point: its
 // architecture's fitted one (`fitted` set), else the generic dynamic_power_exponent.
 struct ChosenExponent {
-  double value = 3;
-  bool fitted = false;
+  double value;
+  bool fitted;
 };
 
 ChosenExponent choose_exponent(const PowerModelData& data, const Accelerator& accelerator) {

@@ -84,7 +84,7 @@ struct KnownGap {
 
 // The grid fit_gemm_calibration fits the MoE host waits on (moe_layer_host_s, moe_layer_host_graphed_s):
 // 0 .. 20 ms in steps of 0.05 ms. bench/training_validation re-fits its diagnoses of the wait on the same
-// grid, so a re-fit of the stored form prints the stored value.
+// grid; its linear form (fractions held) can land a step from the stored value on a flat minimum.
 inline constexpr double kMoeHostWaitStep_s = 0.05e-3;
 inline constexpr int kMoeHostWaitSteps = 400;
 

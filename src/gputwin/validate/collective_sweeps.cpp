@@ -124,16 +124,26 @@ Result<ComparedSweep> compare_sweep(const Catalog& catalog, const CollectiveMode
   return compared;
 }
 
-BandSummary band_summary(const ComparedSweep& sweep, SizeBand band) {
-  BandSummary summary;
-  for (const SweepRow& row : sweep.rows) {
-    if (size_band(row.bytes) != band) continue;
-    ++summary.rows;
-    summary.mean_abs_error_percent += std::abs(row.error_percent);
-    summary.worst_abs_error_percent = std::max(summary.worst_abs_error_percent, std::abs(row.error_percent));
-  }
+namespace {
+
+void add_to(BandSummary& summary, double error_percent) {
+  ++summary.rows;
+  summary.mean_abs_error_percent += std::abs(error_percent);
+  summary.worst_abs_error_percent = std::max(summary.worst_abs_error_percent, std::abs(error_percent));
+}
+
+BandSummary finished(BandSummary summary) {
   if (summary.rows > 0) summary.mean_abs_error_percent /= summary.rows;
   return summary;
+}
+
+}  // namespace
+
+BandSummary band_summary(const ComparedSweep& sweep, SizeBand band) {
+  BandSummary summary;
+  for (const SweepRow& row : sweep.rows)
+    if (size_band(row.bytes) == band) add_to(summary, row.error_percent);
+  return finished(summary);
 }
 
 BandSummary multi_node_band_summary(const std::vector<ComparedSweep>& sweeps, const std::string& set,
@@ -141,16 +151,11 @@ BandSummary multi_node_band_summary(const std::vector<ComparedSweep>& sweeps, co
   BandSummary summary;
   for (const ComparedSweep& sweep : sweeps) {
     if (sweep.sweep.set != set || sweep.sweep.system.nodes <= 1) continue;
-    for (const SweepRow& row : sweep.rows) {
-      if (size_band(row.bytes) != band) continue;
-      const double error = std::abs(error_with_cross_node_overhead(row.row, cross_node_overhead_us));
-      ++summary.rows;
-      summary.mean_abs_error_percent += error;
-      summary.worst_abs_error_percent = std::max(summary.worst_abs_error_percent, error);
-    }
+    for (const SweepRow& row : sweep.rows)
+      if (size_band(row.bytes) == band)
+        add_to(summary, error_with_cross_node_overhead(row.row, cross_node_overhead_us));
   }
-  if (summary.rows > 0) summary.mean_abs_error_percent /= summary.rows;
-  return summary;
+  return finished(summary);
 }
 
 double error_with_cross_node_overhead(const ValidationRow& row, double extra_us) {
