@@ -27,7 +27,8 @@ FigureLocation located(const YamlField& field, const std::string& id, std::strin
 }
 
 AcceleratorPowerFigures read_accelerator(const YamlField& item) {
-  item.expect_keys({"id", "min_limit", "max_limit", "idle", "memory_bound_draw", "loaded_decode_draw",
+  item.expect_keys({"id", "min_limit", "max_limit", "idle", "compute_bound_draw", "memory_bound_draw",
+                    "loaded_decode_draw",
                     "min_sm_clock_mhz", "max_sm_clock_mhz", "confidence", "field_confidence", "source",
                     "notes"});
   AcceleratorPowerFigures figures;
@@ -44,6 +45,7 @@ AcceleratorPowerFigures read_accelerator(const YamlField& item) {
   if (const auto f = item.optional_child("max_limit"))
     figures.max_limit_at = located(*f, figures.accelerator, "max_limit");
   figures.idle = power("idle");
+  figures.compute_bound_draw = power("compute_bound_draw");
   figures.memory_bound_draw = power("memory_bound_draw");
   figures.loaded_decode_draw = power("loaded_decode_draw");
   for (const auto& [key, value, at] :
@@ -65,6 +67,11 @@ AcceleratorPowerFigures read_accelerator(const YamlField& item) {
     item.child("min_limit").fail("is above max_limit");
   if (figures.idle && figures.memory_bound_draw && *figures.idle >= *figures.memory_bound_draw)
     item.child("idle").fail("must be below memory_bound_draw");
+  if (figures.compute_bound_draw && figures.memory_bound_draw &&
+      *figures.compute_bound_draw <= *figures.memory_bound_draw)
+    item.child("compute_bound_draw").fail("must be above memory_bound_draw");
+  if (figures.compute_bound_draw && figures.max_limit && *figures.compute_bound_draw > *figures.max_limit)
+    item.child("compute_bound_draw").fail("must not exceed max_limit");
   return figures;
 }
 
@@ -219,7 +226,11 @@ Result<PowerOperatingPoint> operating_point(const PowerModelData& data, const Ac
   const Power idle = has_idle ? *figures->idle : Power::from_base(data.generic_idle_fraction * tdp);
   const Power memory_full =
       has_memory ? *figures->memory_bound_draw : Power::from_base(data.generic_memory_bound_fraction * tdp);
-  const Power compute_full = Power::from_base(data.compute_bound_draw_fraction * tdp);
+  // A published prefill/GEMM draw where there is one, else the stated fraction of the default limit; never
+  // above the default limit, which a phase cannot draw more than.
+  const bool has_compute = figures != nullptr && figures->compute_bound_draw;
+  const Power compute_full = has_compute ? std::min(*figures->compute_bound_draw, accelerator.tdp)
+                                         : Power::from_base(data.compute_bound_draw_fraction * tdp);
   p.generic = !has_idle || !has_memory;
   p.compute_factor = clock_fraction(p.limit, compute_full, idle, exponent.value);
   p.memory_factor = clock_fraction(p.limit, memory_full, idle, exponent.value);
@@ -229,11 +240,14 @@ Result<PowerOperatingPoint> operating_point(const PowerModelData& data, const Ac
   p.draw.idle = std::min(p.limit, idle);
   const std::string idle_basis = has_idle ? "published" : "generic";
   const std::string memory_basis = has_memory ? "published" : "generic";
+  const std::string compute_basis =
+      has_compute ? std::string("published")
+                  : fmt::format("{:g} x the {:.0f} W default limit", data.compute_bound_draw_fraction, tdp);
   p.basis = fmt::format(
-      "{}: idle {:.0f} W ({}), memory-bound {:.0f} W ({}), compute-bound {:.0f} W ({:g} x the {:.0f} W "
-      "default limit); clock^{:g} rule ({}{})",
+      "{}: idle {:.0f} W ({}), memory-bound {:.0f} W ({}), compute-bound {:.0f} W ({}); clock^{:g} rule "
+      "({}{})",
       accelerator.info.id, watts(idle), idle_basis, watts(memory_full), memory_basis, watts(compute_full),
-      data.compute_bound_draw_fraction, tdp, exponent.value,
+      compute_basis, exponent.value,
       exponent.fitted ? "fitted for " + accelerator.architecture + ", " : std::string(), data.file_label);
   return p;
 }

@@ -43,6 +43,7 @@ struct AcceleratorPowerFigures {
   std::optional<Power> min_limit, max_limit;
   FigureLocation min_limit_at, max_limit_at;
   std::optional<Power> idle;
+  std::optional<Power> compute_bound_draw;  // a GEMM-bound phase's (prefill's) draw at the default limit
   std::optional<Power> memory_bound_draw;   // a bandwidth-bound kernel's draw at the default limit
   std::optional<Power> loaded_decode_draw;  // a loaded inference server's draw (large-batch decode)
   std::optional<double> min_sm_clock_mhz, max_sm_clock_mhz;  // the SM clock range --clock-limit may lock in
