@@ -260,8 +260,11 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // +19.4 %: the schedule's published 1.28x gain now predicted 1.30x, was 1.00x). The 500 W rows at
   // Hopper's cap exponent fitted on MLPerf Inference v4.0's MaxQ runs (2.57, was the generic 3; not fitted on
   // these rows): 18.96 %, worst +88.4 % (18.79 % with the exponent alone, before the pipeline defaults).
-  EXPECT_LE(evaluation.mean_abs_error, 0.1897);
-  EXPECT_LE(evaluation.max_abs_error, 0.885);
+  // torchtitan's async-TP rows as PyTorch's micro-pipelined fused ops run (the fused reduce-scatters' partial
+  // sums and the backward's unfused reduce-scatters exposed; was every collective the GEMMs cover hidden):
+  // 17.46 %, worst +72.7 % (8B rowwise async TP, was +88.4 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.1747);
+  EXPECT_LE(evaluation.max_abs_error, 0.728);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
       EXPECT_LE(std::abs(row.error), 0.10) << row.run.id;  // -6.2 % and -9.6 % (were -9.4 % and -12.7 %)
@@ -412,7 +415,8 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
   }
   // 29 before the power-limit pass's changes; 24 until torchtitan's interleaved 405B row ran its default 2
   // stages per rank (-6.7 -> +21.4 %, beside its 1F1B twin's +19.4 %): 25; 23 with Hopper's fitted cap
-  // exponent on the 500 W rows.
+  // exponent on the 500 W rows; still 23 with PyTorch's async-TP structure (the four async-TP rows above 20 %
+  // come closer but stay above it; the other rows it moves were under 20 % before).
   EXPECT_EQ(above, 23);
 }
 
