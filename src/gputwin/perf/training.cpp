@@ -137,6 +137,10 @@ struct LayerPass {
   double elementwise = 0;               // s, all stored activations written / read once
   double score_elementwise = 0;  // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
   double tensor_comm = 0;        // s, two all-reduces (or all-gather + reduce-scatter pairs), one pass
+  double tensor_gather = 0;      // s, of `tensor_comm` with sequence parallelism: the pass's two all-gathers
+  // s, PyTorch's fused matmul + reduce-scatter: summing the ranks' partial outputs, one pass's two (at memory
+  // bandwidth; a collective that reduces in flight has no such kernel)
+  double tensor_partial_sums = 0;
   double context_comm = 0;       // s, context-parallel key/value exchange the forward pass exposes
   double context_comm_backward = 0;  // s, keys, values and their gradients the backward pass exposes
   // s, PyTorch's context_parallel (ContextExchange::all_gather_blocks): merging each block's output into the
@@ -391,9 +395,14 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
   }
   const double layer_output_bytes = tokens * m.hidden * kActivationBytes;
   if (c.sequence_parallel && c.tp > 1) {
+    pass.tensor_gather = 2 * x.collective_s(CollectiveOp::all_gather, layer_output_bytes, x.groups.tensor);
     pass.tensor_comm =
-        2 * (x.collective_s(CollectiveOp::all_gather, layer_output_bytes, x.groups.tensor) +
-             x.collective_s(CollectiveOp::reduce_scatter, layer_output_bytes, x.groups.tensor));
+        pass.tensor_gather +
+        2 * x.collective_s(CollectiveOp::reduce_scatter, layer_output_bytes, x.groups.tensor);
+    // The fused op's reduction reads the tp stacked partials (the whole tokens x h output) and writes the
+    // rank's 1/tp of it (torch/distributed/_symmetric_memory _fused_matmul_reduce_scatter_impl: reduce_fn
+    // over stacked_partials after _pipelined_produce_and_all2all).
+    pass.tensor_partial_sums = 2 * (1.0 + 1.0 / c.tp) * layer_output_bytes / x.memory_bandwidth;
   } else {
     pass.tensor_comm = 2 * x.collective_s(CollectiveOp::all_reduce, layer_output_bytes, x.groups.tensor);
   }
@@ -443,6 +452,28 @@ double exposed_tensor_comm(const TrainingConfig& c, double comm, double gemms) {
   return c.tp_comm_overlap ? std::max(0.0, comm - gemms) : comm;
 }
 
+// PyTorch's async TP (torch/_inductor/fx_passes/micro_pipeline_tp.py and torch/distributed/_symmetric_memory,
+// read): the pass fuses an all-gather into the matmuls that take it as their left operand
+// (fuse_all_gather_matmul) and a reduce-scatter into the one matmul that produces it
+// (_find_producer_matmul: an mm, or an mm between reshapes). The fused ops pipeline one chunk per rank over
+// two streams (the next chunk's copy beside this chunk's matmul), so their transfers hide behind the GEMMs;
+// the fused reduce-scatter then sums the stacked partials in a kernel of its own. With sequence
+// parallelism a layer's forward has two of each kind, all fused. Its backward gathers the output gradients
+// of the attention output and MLP down projections into their dgrad matmuls (fused), but reduce-scatters
+// the input gradient of the attention and MLP blocks as the sum of the Q, K, V (up, gate) dgrads: an add
+// feeds those reduce-scatters, which stay unfused and exposed.
+double exposed_forward_tensor_comm(const TrainingConfig& c, const LayerPass& p) {
+  if (!c.tp_comm_micro_pipelined || p.tensor_gather <= 0) return exposed_tensor_comm(c, p.tensor_comm, p.matrices);
+  return std::max(0.0, p.tensor_comm - p.matrices) + p.tensor_partial_sums;
+}
+
+double exposed_backward_tensor_comm(const TrainingConfig& c, const LayerPass& p) {
+  if (!c.tp_comm_micro_pipelined || p.tensor_gather <= 0)
+    return exposed_tensor_comm(c, p.tensor_comm, p.matrices_backward);
+  const double scatters = p.tensor_comm - p.tensor_gather;
+  return scatters + std::max(0.0, p.tensor_gather - p.matrices_backward);
+}
+
 // What pipeline rank `rank` runs per micro-batch: its transformer layers (of them, how many a low-precision
 // recipe keeps in bf16) and, on the last rank, the output layer and the loss.
 struct RankLoad {
@@ -489,12 +520,8 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
     t.parts.permute += n * p.permute;
     t.parts.casts += n * p.casts;
   });
-  const auto forward_tensor = [&](const LayerPass& p) {
-    return exposed_tensor_comm(c, p.tensor_comm, p.matrices);
-  };
-  t.tensor_comm = sum([&](const LayerPass& p) {
-    return forward_tensor(p) + exposed_tensor_comm(c, p.tensor_comm, p.matrices_backward);
-  });
+  const auto forward_tensor = [&](const LayerPass& p) { return exposed_forward_tensor_comm(c, p); };
+  t.tensor_comm = sum([&](const LayerPass& p) { return forward_tensor(p) + exposed_backward_tensor_comm(c, p); });
   // Gradients go back the same way (a forward and a backward pair per layer). With the overlap Megatron runs
   // one micro-batch's forward beside another's backward and hides each one's all-to-alls behind the other's
   // compute: only what exceeds a layer's forward + backward compute is exposed.
@@ -714,7 +741,10 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
            std::string("recompute = ") + std::string(recompute_name(config.recompute))),
       term("tensor-parallel communication", m * stage.tensor_comm,
            config.tp_comm_overlap
-               ? "NCCL collectives on the tensor-parallel group not hidden by the GEMMs they feed"
+               ? (config.tp_comm_micro_pipelined
+                      ? "PyTorch async TP: fused all-gather / reduce-scatter not hidden by their GEMMs, the "
+                        "fused reduce-scatters' partial sums, the backward's unfused reduce-scatters"
+                      : "NCCL collectives on the tensor-parallel group not hidden by the GEMMs they feed")
                : "NCCL collectives on the tensor-parallel group"),
       term(
           "context-parallel communication", m * stage.context_comm,

@@ -17,8 +17,9 @@
 //                 memory bandwidth;
 //   tensor / context parallel communication: NCCL collectives (collectives.hpp) on the group's GPUs; tensor
 //                 parallel hidden behind the GEMMs they feed when tp_comm_overlap (Megatron
-//                 --tp-comm-overlap, torchtitan async TP), context parallel (ring attention) behind the
-//                 attention kernels;
+//                 --tp-comm-overlap; with tp_comm_micro_pipelined, torchtitan's async TP, also the fused
+//                 reduce-scatters' partial sums and the backward's unfused reduce-scatters exposed), context
+//                 parallel (ring attention) behind the attention kernels;
 //   pipeline: (m + (p - 1)/v) stage times (bubble (p - 1)/(v m)), plus one send and one receive per
 //   micro-batch and model chunk;
 //   data parallel: gradient reduce-scatter (or all-reduce) and weight all-gather after the last backward

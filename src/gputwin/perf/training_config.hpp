@@ -96,6 +96,11 @@ struct TrainingConfig {
                                        // balanced, as NVIDIA's MoE tables footnote)
   bool tp_comm_overlap = false;  // tensor-parallel collectives overlapped with the GEMMs they feed (Megatron
                                  // --tp-comm-overlap with userbuffers, torchtitan async TP)
+  bool tp_comm_micro_pipelined =
+      false;  // with tp_comm_overlap: PyTorch's async TP (torch.compile's micro_pipeline_tp pass and the
+              // symmetric-memory fused ops) instead of Megatron's userbuffers: only an all-gather feeding
+              // matmuls or a matmul feeding a reduce-scatter is fused, and a fused reduce-scatter sums the
+              // ranks' partial outputs in a kernel of its own (perf/training.cpp exposed_tensor_comm)
   bool expert_comm_overlap =
       false;  // MoE dispatch/combine all-to-all run concurrently with another micro-batch's
               // compute (Megatron overlap_moe_expert_parallel_comm, Bridge moe_a2a_overlap)

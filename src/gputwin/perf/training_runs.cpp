@@ -429,7 +429,11 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   if (recipe == nullptr) return fail("no precision recipe '" + recipe_name + "'");
   apply_recipe(*recipe, c);
   const std::string techniques = lower(text_field(row, "techniques"));
-  c.tp_comm_overlap = c.tp > 1 && (s.tp_comm_overlap || (techniques.find("async") != std::string::npos));
+  // A source's own overlap (Megatron's userbuffers) or the row's "async TP" (torchtitan: PyTorch's
+  // micro-pipelined fused ops under torch.compile).
+  const bool async_tp = techniques.find("async") != std::string::npos;
+  c.tp_comm_overlap = c.tp > 1 && (s.tp_comm_overlap || async_tp);
+  c.tp_comm_micro_pipelined = c.tp_comm_overlap && !s.tp_comm_overlap;
   c.overlap_data_parallel = true;
   const MoeRecipe moe = moe_recipe_for(setup.moe_recipes, run);
   if (moe.expert_comm_overlap) c.expert_comm_overlap = c.ep > 1 && *moe.expert_comm_overlap;

@@ -282,8 +282,11 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // +19.4 %: the schedule's published 1.28x gain now predicted 1.30x, was 1.00x). The 500 W rows at
   // Hopper's cap exponent fitted on MLPerf Inference v4.0's MaxQ runs (2.57, was the generic 3; not fitted on
   // these rows): 18.96 %, worst +88.4 % (18.79 % with the exponent alone, before the pipeline defaults).
-  EXPECT_LE(evaluation.mean_abs_error, 0.1897);
-  EXPECT_LE(evaluation.max_abs_error, 0.885);
+  // torchtitan's async-TP rows as PyTorch's micro-pipelined fused ops run (the fused reduce-scatters' partial
+  // sums and the backward's unfused reduce-scatters exposed; was every collective the GEMMs cover hidden):
+  // 17.46 %, worst +72.7 % (8B rowwise async TP, was +88.4 %).
+  EXPECT_LE(evaluation.mean_abs_error, 0.1747);
+  EXPECT_LE(evaluation.max_abs_error, 0.728);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
       EXPECT_LE(std::abs(row.error), 0.10) << row.run.id;  // -6.2 % and -9.6 % (were -9.4 % and -12.7 %)
@@ -434,7 +437,8 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
   }
   // 29 before the power-limit pass's changes; 24 until torchtitan's interleaved 405B row ran its default 2
   // stages per rank (-6.7 -> +21.4 %, beside its 1F1B twin's +19.4 %): 25; 23 with Hopper's fitted cap
-  // exponent on the 500 W rows.
+  // exponent on the 500 W rows; still 23 with PyTorch's async-TP structure (the four async-TP rows above 20 %
+  // come closer but stay above it; the other rows it moves were under 20 % before).
   EXPECT_EQ(above, 23);
 }
 
@@ -806,6 +810,33 @@ TEST(TrainingRuns, MoeDispatcherOtherThanAlltoallOrFlexIsALocatedError) {
                                               "moe_dispatcher: deepep, moe_cuda_graphs: false, source: a}\n");
   EXPECT_NE(error.find("setup-moe-dispatcher.yaml:7"), std::string::npos) << error;
   EXPECT_NE(error.find("moe_dispatcher"), std::string::npos) << error;
+}
+
+// PyTorch's micro-pipelined async TP is the rule of the rows whose techniques name async TP (torchtitan, six
+// async rows on its 2025-06 page, TP 8); Megatron's rows overlap with userbuffers (their source's own
+// tp_comm_overlap) and keep the rule of hiding what their GEMMs cover; vanilla-TP rows overlap nothing.
+TEST(TrainingRuns, AsyncTpRowsRunPyTorchsMicroPipelinedOps) {
+  int micro_pipelined_async_page = 0, userbuffers = 0;
+  for (const auto& run : runs()) {
+    if (!run.predictable) continue;
+    const bool async_row = run.id.rfind("ttasync-", 0) == 0 && run.id.find("-async") != std::string::npos;
+    const bool vanilla_row = run.id.rfind("ttasync-", 0) == 0 && run.id.find("-vanilla") != std::string::npos;
+    if (async_row) {
+      EXPECT_TRUE(run.config.tp_comm_overlap) << run.id;
+      EXPECT_TRUE(run.config.tp_comm_micro_pipelined) << run.id;
+      ++micro_pipelined_async_page;
+    }
+    if (vanilla_row) {
+      EXPECT_FALSE(run.config.tp_comm_overlap) << run.id;
+    }
+    if (run.source.rfind("mbridge-", 0) == 0 && run.config.tp > 1) {
+      EXPECT_TRUE(run.config.tp_comm_overlap) << run.id;
+      EXPECT_FALSE(run.config.tp_comm_micro_pipelined) << run.id;
+      ++userbuffers;
+    }
+  }
+  EXPECT_EQ(micro_pipelined_async_page, 6);
+  EXPECT_GT(userbuffers, 10);
 }
 
 // The recipes read as HybridEP (flex) dispatch with deduplication; the all-to-all ones do not.
