@@ -78,8 +78,8 @@ TEST(PowerModel, ComputeBoundPhasesLoseMoreThanMemoryBoundOnesUnderTheSameCap) {
 }
 
 TEST(PowerModel, ClockFractionFollowsTheStatedRule) {
-  // h100-sxm: idle 79 W, compute-bound 700 W, Hopper's fitted exponent 2.57: ((500 - 79) / (700 - 79))^(1/2.57)
-  // (0.8785 at the generic 3).
+  // h100-sxm: idle 79 W, compute-bound 700 W, Hopper's fitted exponent 2.57: ((500 - 79) / (700 -
+  // 79))^(1/2.57) (0.8785 at the generic 3).
   const PowerOperatingPoint p = point_at("h100-sxm", 500);
   EXPECT_NEAR(p.compute_factor, std::pow(421.0 / 621.0, 1 / 2.57), 1e-12);
   EXPECT_NEAR(p.compute_factor, 0.8596, 1e-4);
@@ -190,24 +190,26 @@ TEST(PowerModel, NonGpuPowerIsTheSystemMaximumLessItsGpus) {
   EXPECT_DOUBLE_EQ(non_gpu_power(dgx, accelerator("h100-sxm")).base(), 10200 - 8 * 700);
 }
 
+// A power model file in a temporary file: the first three lines every such file has, then `body` (from line
+// 4), then the budget step; loaded.
+Result<PowerModelData> load_power_model_text(const std::string& name, const std::string& body) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << "dynamic_power_exponent: {value: 3, kind: parameter, source: s}\n"
+                         "compute_bound_draw_fraction: {value: 1, kind: parameter, source: s}\n"
+                         "communication_phase: memory_bound\nbubble_phase: idle\n"
+                      << body << "budget_cap_step_w: {value: 100, kind: parameter, source: s}\n";
+  return load_power_model(path);
+}
+
 TEST(PowerModel, BadDataIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "power-bad.yaml";
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs(
-      "dynamic_power_exponent: {value: 3, kind: parameter, source: s}\n"
-      "compute_bound_draw_fraction: {value: 1, kind: parameter, source: s}\n"
-      "communication_phase: memory_bound\nbubble_phase: idle\n"
+  const auto data = load_power_model_text(
+      "power-bad.yaml",
       "generic: {idle_fraction: 0.1, memory_bound_fraction: 0.4, source: s}\n"
       "training_phase_mix: {compute: 0.7, memory: 0.2, idle: 0.1, source: s}\n"
       "accelerators:\n"
       "  - {id: h100-sxm, min_limit: 200 W, idle: 400 W, memory_bound_draw: 300 W, confidence: read, source: "
       "s}\n"
-      "systems: []\n"
-      "budget_cap_step_w: {value: 100, kind: parameter, source: s}\n",
-      f);
-  std::fclose(f);
-  const auto data = load_power_model(path);
+      "systems: []\n");
   ASSERT_FALSE(data.ok());
   EXPECT_EQ(data.errors().front().where.line, 8);
   EXPECT_NE(data.errors().front().field.find("idle"), std::string::npos);
@@ -223,28 +225,20 @@ TEST(PowerModel, APublishedComputeBoundDrawIsUsedAndSaysSo) {
   const PowerOperatingPoint h200 = point_at("h200-sxm", std::nullopt);
   EXPECT_NE(h200.basis.find("compute-bound 700 W (1 x the 700 W default limit)"), std::string::npos)
       << h200.basis;
-  // Under a 450 W cap the published draw drives the factor as the fraction did: ((450 - 79) / (700 - 79))^(1/2.57).
+  // Under a 450 W cap the published draw drives the factor as the fraction did:
+  // ((450 - 79) / (700 - 79))^(1/2.57).
   EXPECT_NEAR(point_at("h100-sxm", 450).compute_factor, std::pow(371.0 / 621.0, 1 / 2.57), 1e-9);
 }
 
 TEST(PowerModel, AComputeBoundDrawAtOrBelowTheMemoryBoundOneIsALocatedError) {
-  const std::string path = ::testing::TempDir() + "power-bad-compute-draw.yaml";
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs(
-      "dynamic_power_exponent: {value: 3, kind: parameter, source: s}\n"
-      "compute_bound_draw_fraction: {value: 1, kind: parameter, source: s}\n"
-      "communication_phase: memory_bound\nbubble_phase: idle\n"
+  const auto data = load_power_model_text(
+      "power-bad-compute-draw.yaml",
       "generic: {idle_fraction: 0.1, memory_bound_fraction: 0.4, source: s}\n"
       "training_phase_mix: {compute: 0.7, memory: 0.2, idle: 0.1, source: s}\n"
       "accelerators:\n"
       "  - {id: h100-sxm, idle: 79 W, compute_bound_draw: 250 W, memory_bound_draw: 300 W, confidence: read, "
       "source: s}\n"
-      "systems: []\n"
-      "budget_cap_step_w: {value: 100, kind: parameter, source: s}\n",
-      f);
-  std::fclose(f);
-  const auto data = load_power_model(path);
+      "systems: []\n");
   ASSERT_FALSE(data.ok());
   EXPECT_EQ(data.errors().front().where.line, 8);
   EXPECT_NE(data.errors().front().field.find("compute_bound_draw"), std::string::npos) << data.error_text();
@@ -253,20 +247,11 @@ TEST(PowerModel, AComputeBoundDrawAtOrBelowTheMemoryBoundOneIsALocatedError) {
 }
 
 TEST(PowerModel, TrainingPhaseMixMustAddUpToOne) {
-  const std::string path = ::testing::TempDir() + "power-bad-mix.yaml";
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs(
-      "dynamic_power_exponent: {value: 3, kind: parameter, source: s}\n"
-      "compute_bound_draw_fraction: {value: 1, kind: parameter, source: s}\n"
-      "communication_phase: memory_bound\nbubble_phase: idle\n"
-      "training_phase_mix: {compute: 0.7, memory: 0.2, idle: 0.2, source: s}\n"
-      "generic: {idle_fraction: 0.1, memory_bound_fraction: 0.4, source: s}\n"
-      "accelerators: []\nsystems: []\n"
-      "budget_cap_step_w: {value: 100, kind: parameter, source: s}\n",
-      f);
-  std::fclose(f);
-  const auto data = load_power_model(path);
+  const auto data =
+      load_power_model_text("power-bad-mix.yaml",
+                            "training_phase_mix: {compute: 0.7, memory: 0.2, idle: 0.2, source: s}\n"
+                            "generic: {idle_fraction: 0.1, memory_bound_fraction: 0.4, source: s}\n"
+                            "accelerators: []\nsystems: []\n");
   ASSERT_FALSE(data.ok());
   EXPECT_EQ(data.errors().front().where.line, 5);
   EXPECT_NE(data.errors().front().message.find("add up to 1"), std::string::npos) << data.error_text();
@@ -439,8 +424,8 @@ TEST(PowerValidation, TheStoredHopperExponentIsTheFitOnFitRowsOnly) {
   EXPECT_EQ(exponent_for(bundled_power_model(), accelerator("h200-sxm")), 2.57);
 }
 
-// Evaluation rows (other sources), held at their measured errors: the H200 MLPerf v4.1 rows at Hopper's fitted
-// exponent (+8.8 % and +16.3 % at the generic 3), the earlier rows as before.
+// Evaluation rows (other sources), held at their measured errors: the H200 MLPerf v4.1 rows at Hopper's
+// fitted exponent (+8.8 % and +16.3 % at the generic 3), the earlier rows as before.
 TEST(PowerValidation, EvaluationErrorsAtTheirMeasuredValues) {
   EXPECT_NEAR(throughput_check("mlperf-v4.1-h200-llama2-70b-500w").error, 0.0652, 5e-4);
   EXPECT_NEAR(throughput_check("mlperf-v4.1-h200-gptj-350w").error, 0.1107, 5e-4);
