@@ -166,9 +166,10 @@ bool print_sweeps(const gputwin::Catalog& catalog, const gputwin::CollectiveMode
   std::printf(
       "\nCalibration: cross-node per-operation overhead = median(published - predicted) over the multi-node "
       "fit "
-      "sweeps' mid band = %.1f us (stored fitted_us %.1f; applied_us %.1f)\n",
+      "sweeps' mid band = %.1f us (stored fitted_us %.1f; applied_us %.1f)%s\n",
       fitted, sweeps.value().cross_node_op_overhead_fitted_us,
-      sweeps.value().cross_node_op_overhead_applied_us);
+      sweeps.value().cross_node_op_overhead_applied_us,
+      have_fixtures ? "" : " - on the transcribed fit sweeps only (../shared absent), so not the stored fit");
   for (const char* set : {"fit", "evaluation"})
     for (const auto band : {v::SizeBand::small, v::SizeBand::mid, v::SizeBand::large}) {
       const auto before = v::multi_node_band_summary(compared, set, band);

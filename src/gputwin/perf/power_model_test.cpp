@@ -190,8 +190,8 @@ TEST(PowerModel, NonGpuPowerIsTheSystemMaximumLessItsGpus) {
   EXPECT_DOUBLE_EQ(non_gpu_power(dgx, accelerator("h100-sxm")).base(), 10200 - 8 * 700);
 }
 
-// A power model file in a temporary file: the first three lines every such file has, then `body` (from line
-// 4), then the budget step; loaded.
+// A power model file in a temporary file: the four lines every such file has, then `body` (from line 5), then
+// the budget step; loaded.
 Result<PowerModelData> load_power_model_text(const std::string& name, const std::string& body) {
   const std::string path = ::testing::TempDir() + name;
   std::ofstream(path) << "dynamic_power_exponent: {value: 3, kind: parameter, source: s}\n"
@@ -228,6 +228,43 @@ TEST(PowerModel, APublishedComputeBoundDrawIsUsedAndSaysSo) {
   // Under a 450 W cap the published draw drives the factor as the fraction did:
   // ((450 - 79) / (700 - 79))^(1/2.57).
   EXPECT_NEAR(point_at("h100-sxm", 450).compute_factor, std::pow(371.0 / 621.0, 1 / 2.57), 1e-9);
+}
+
+// A published compute-bound draw below the default limit drives the factor and the draw, where the fraction
+// would give the 700 W limit: ((450 - 79) / (650 - 79))^(1/3) at a 450 W cap (the file fits no exponent),
+// no slowdown at a 675 W cap (above the draw).
+TEST(PowerModel, APublishedComputeBoundDrawBelowTheLimitSetsTheFactor) {
+  const auto data = load_power_model_text(
+      "power-compute-draw-650.yaml",
+      "generic: {idle_fraction: 0.1, memory_bound_fraction: 0.4, source: s}\n"
+      "training_phase_mix: {compute: 0.7, memory: 0.2, idle: 0.1, source: s}\n"
+      "accelerators:\n"
+      "  - {id: h100-sxm, min_limit: 200 W, max_limit: 700 W, idle: 79 W, compute_bound_draw: 650 W, "
+      "memory_bound_draw: 300 W, confidence: read, source: s}\n"
+      "systems: []\n");
+  ASSERT_TRUE(data.ok()) << data.error_text();
+  const auto at = [&](double cap) {
+    auto p = power_operating_point(data.value(), accelerator("h100-sxm"), W(cap));
+    EXPECT_TRUE(p.ok()) << p.error_text();
+    return p.value();
+  };
+  EXPECT_DOUBLE_EQ(at(700).draw.compute.base(), 650);
+  EXPECT_NEAR(at(450).compute_factor, std::cbrt(371.0 / 571.0), 1e-9);
+  EXPECT_DOUBLE_EQ(at(675).compute_factor, 1.0);
+}
+
+TEST(PowerModel, AComputeBoundDrawAboveTheMaximumLimitIsALocatedError) {
+  const auto data = load_power_model_text(
+      "power-compute-draw-750.yaml",
+      "generic: {idle_fraction: 0.1, memory_bound_fraction: 0.4, source: s}\n"
+      "training_phase_mix: {compute: 0.7, memory: 0.2, idle: 0.1, source: s}\n"
+      "accelerators:\n"
+      "  - {id: h100-sxm, min_limit: 200 W, max_limit: 700 W, idle: 79 W, compute_bound_draw: 750 W, "
+      "memory_bound_draw: 300 W, confidence: read, source: s}\n"
+      "systems: []\n");
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.errors().front().where.line, 8);
+  EXPECT_NE(data.errors().front().field.find("compute_bound_draw"), std::string::npos) << data.error_text();
 }
 
 TEST(PowerModel, AComputeBoundDrawAtOrBelowTheMemoryBoundOneIsALocatedError) {

@@ -461,15 +461,21 @@ double exposed_tensor_comm(const TrainingConfig& c, double comm, double gemms) {
 // parallelism a layer's forward has two of each kind, all fused. Its backward gathers the output gradients
 // of the attention output and MLP down projections into their dgrad matmuls (fused), but reduce-scatters
 // the input gradient of the attention and MLP blocks as the sum of the Q, K, V (up, gate) dgrads: an add
-// feeds those reduce-scatters, which stay unfused and exposed.
+// feeds those reduce-scatters, which stay unfused and exposed. Without sequence parallelism the layer
+// all-reduces, which the pass does not fuse: all exposed. Approximation (not yet per GEMM): the fused
+// collectives of a pass hide behind the pass's GEMMs pooled, not each behind the one matmul it is fused with,
+// which can hide more than PyTorch does where one collective outlasts its own matmul.
+bool micro_pipelined(const TrainingConfig& c) { return c.tp_comm_overlap && c.tp_comm_micro_pipelined; }
+
 double exposed_forward_tensor_comm(const TrainingConfig& c, const LayerPass& p) {
-  if (!c.tp_comm_micro_pipelined || p.tensor_gather <= 0) return exposed_tensor_comm(c, p.tensor_comm, p.matrices);
+  if (!micro_pipelined(c)) return exposed_tensor_comm(c, p.tensor_comm, p.matrices);
+  if (p.tensor_gather <= 0) return p.tensor_comm;
   return std::max(0.0, p.tensor_comm - p.matrices) + p.tensor_partial_sums;
 }
 
 double exposed_backward_tensor_comm(const TrainingConfig& c, const LayerPass& p) {
-  if (!c.tp_comm_micro_pipelined || p.tensor_gather <= 0)
-    return exposed_tensor_comm(c, p.tensor_comm, p.matrices_backward);
+  if (!micro_pipelined(c)) return exposed_tensor_comm(c, p.tensor_comm, p.matrices_backward);
+  if (p.tensor_gather <= 0) return p.tensor_comm;
   const double scatters = p.tensor_comm - p.tensor_gather;
   return scatters + std::max(0.0, p.tensor_gather - p.matrices_backward);
 }
