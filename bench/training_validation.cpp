@@ -121,6 +121,24 @@ void print_gap_reasons(const std::vector<gputwin::ReferencePrediction>& rows,
   std::cout << "\n";
 }
 
+// The same row per MoE layer pass (one micro-batch's forward and backward through one MoE layer on the
+// slowest rank): the published step, the model without its fitted host wait (GPU work and exposed
+// communication), the wait it charges, and the wait that would make the row exact (published - the rest;
+// negative: the rest alone is already slower than published), and the model's FLOPs per token (to set
+// beside a source's TFLOP/s / tokens/s; the error itself compares tokens/s). The bottom-up view of the wait.
+void print_moe_layer_pass(const gputwin::ReferencePrediction& row, double published_step, double passes) {
+  double wait = 0;
+  for (const auto& t : row.estimate.compute_parts)
+    if (t.name == "MoE host wait") wait = t.seconds;
+  const double rest = row.estimate.step_time_s - wait;
+  std::cout << fmt::format(
+      "    per MoE layer pass: published {:.2f} ms, model without the wait {:.2f} ms ({:.0f} % of "
+      "published), wait charged {:.2f} ms, wait that would fit {:.2f} ms; model FLOPs per token {:.2f} G\n",
+      1e3 * published_step / passes, 1e3 * rest / passes, 100 * rest / published_step, 1e3 * wait / passes,
+      1e3 * (published_step - rest) / passes,
+      row.estimate.model_flops_per_step / (1e9 * row.estimate.config.global_batch * row.estimate.config.sequence));
+}
+
 // `--moe`: every predicted MoE row of the fit set with its step-time terms (seconds per step; compute and
 // recompute split into dense GEMMs, grouped expert GEMMs, attention, elementwise, casts, MoE permute, MoE
 // host wait and the output layer), the published step time, and what is missing per MoE layer and micro-batch
@@ -153,6 +171,7 @@ void print_moe_breakdown(const std::vector<gputwin::ReferencePrediction>& rows) 
     for (const auto& t : row.estimate.compute_parts) line(t);
     for (const auto& t : row.estimate.terms)
       if (t.name != "compute" && t.name != "recompute") line(t);
+    print_moe_layer_pass(row, published_step, (m + bubble) * moe_layers);
   }
 }
 
