@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "gputwin/design/node_groups.hpp"
@@ -27,16 +28,12 @@ struct LinkChoice {
 constexpr Medium kPreference[] = {Medium::passive_copper, Medium::active_copper, Medium::multimode,
                                   Medium::singlemode};
 
-class CableRouter {
+// The router's rules for one port end: its cage, the media a link may take, and which module it would pick.
+// Shared by the router and by the bound placement reserves before any link has a length.
+class PortRules {
  public:
-  CableRouter(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster)
-      : spec_(spec), catalog_(catalog), cluster_(cluster) {}
+  PortRules(const ClusterSpec& spec, const Catalog& catalog) : spec_(spec), catalog_(catalog) {}
 
-  void route(std::size_t first_fabric) {
-    for (std::size_t f = first_fabric; f < cluster_.fabrics.size(); ++f) route_fabric(cluster_.fabrics[f]);
-  }
-
- private:
   PortEnd end_of(const Device& device, const Fabric& fabric) const {
     if (device.kind == DeviceKind::network_switch) {
       const Switch& part = catalog_.get<Switch>(device.part);
@@ -83,24 +80,68 @@ class CableRouter {
     return {best, best_length};
   }
 
-  int transceiver_for(const PortEnd& end, Medium medium, DataRate speed, Length length) const {
-    const std::string grade = medium == Medium::singlemode ? "os2" : spec_.cabling.fiber_grade;
+  // The catalog transceivers of `medium` and `speed` in the order the router prefers them for `end`: the
+  // module made for this cage and its number of ports first, then catalog order. It picks the first whose
+  // reach covers the link.
+  std::vector<int> transceivers_by_preference(const PortEnd& end, Medium medium, DataRate speed) const {
     const auto& parts = catalog_.all<Transceiver>();
-    int best = -1;
-    int best_score = -1;
+    std::vector<std::pair<int, int>> ranked;  // (-score, index)
     for (std::size_t t = 0; t < parts.size(); ++t) {
       const Transceiver& part = parts[t];
       if (part.medium != medium || part.port_speed != speed) continue;
-      const auto reach = part.reach.find(grade);
-      if (reach == part.reach.end() || reach->second < length) continue;
-      // Prefer the module made for this cage and its number of ports (twin-port cages take twin-port optics).
       const int score = (part.cage == end.cage ? 2 : 0) + (part.ports == end.ports_per_cage ? 1 : 0);
-      if (score > best_score) {
-        best = static_cast<int>(t);
-        best_score = score;
-      }
+      ranked.emplace_back(-score, static_cast<int>(t));
     }
-    return best;
+    std::sort(ranked.begin(), ranked.end());
+    std::vector<int> order;
+    for (const auto& [negative_score, index] : ranked) order.push_back(index);
+    return order;
+  }
+
+  // The module's reach on the fiber grade a link of `medium` uses; none when the catalog gives none.
+  std::optional<Length> reach_of(const Transceiver& part, Medium medium) const {
+    const std::string grade = medium == Medium::singlemode ? "os2" : spec_.cabling.fiber_grade;
+    const auto reach = part.reach.find(grade);
+    if (reach == part.reach.end()) return std::nullopt;
+    return reach->second;
+  }
+
+  int transceiver_for(const PortEnd& end, Medium medium, DataRate speed, Length length) const {
+    const auto& parts = catalog_.all<Transceiver>();
+    for (const int t : transceivers_by_preference(end, medium, speed)) {
+      const auto reach = reach_of(parts[t], medium);
+      if (reach && *reach >= length) return t;
+    }
+    return -1;
+  }
+
+  const ClusterSpec& spec() const { return spec_; }
+  const Catalog& catalog() const { return catalog_; }
+
+ private:
+  const ClusterSpec& spec_;
+  const Catalog& catalog_;
+};
+
+class CableRouter {
+ public:
+  CableRouter(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster)
+      : spec_(spec), catalog_(catalog), cluster_(cluster), rules_(spec, catalog) {}
+
+  void route(std::size_t first_fabric) {
+    for (std::size_t f = first_fabric; f < cluster_.fabrics.size(); ++f) route_fabric(cluster_.fabrics[f]);
+  }
+
+ private:
+  PortEnd end_of(const Device& device, const Fabric& fabric) const { return rules_.end_of(device, fabric); }
+  std::vector<Medium> candidate_media(const PortEnd& a, const PortEnd& b) const {
+    return rules_.candidate_media(a, b);
+  }
+  std::pair<const Cable*, Length> cable_for(Medium medium, DataRate speed, Length length) const {
+    return rules_.cable_for(medium, speed, length);
+  }
+  int transceiver_for(const PortEnd& end, Medium medium, DataRate speed, Length length) const {
+    return rules_.transceiver_for(end, medium, speed, length);
   }
 
   std::optional<LinkChoice> choose(const PortEnd& a, const PortEnd& b, DataRate speed, Length length) const {
@@ -191,6 +232,89 @@ class CableRouter {
   const ClusterSpec& spec_;
   const Catalog& catalog_;
   Cluster& cluster_;
+  PortRules rules_;
+};
+
+// The most the modules in each device's cages could draw once routed, before placement gives any link a
+// length: for each link end, the costliest choice the router could make at some length (per medium, each
+// module it would pick for some reach, shared by the links of a multi-port cage, plus an active cable's end),
+// plus one partly used multi-port module of each such part, because the router buys whole modules.
+class ModulePowerBound {
+ public:
+  ModulePowerBound(const ClusterSpec& spec, const Catalog& catalog, const Cluster& cluster)
+      : rules_(spec, catalog), cluster_(cluster) {}
+
+  std::vector<Power> bound(std::size_t first_fabric) const {
+    std::vector<Power> most(cluster_.devices.size());
+    for (std::size_t f = first_fabric; f < cluster_.fabrics.size(); ++f) {
+      const Fabric& fabric = cluster_.fabrics[f];
+      std::map<int, std::set<int>> shared_parts_by_device;  // multi-port modules a device's cages may take
+      for (const auto& bundle : fabric.bundles) {
+        const int ends[2] = {bundle.device_a, bundle.device_b};
+        for (int side = 0; side < 2; ++side) {
+          const PortEnd end = rules_.end_of(cluster_.devices[ends[side]], fabric);
+          const PortEnd other = rules_.end_of(cluster_.devices[ends[1 - side]], fabric);
+          most[ends[side]] += most_per_link(end, other, fabric.link_speed,
+                                            shared_parts_by_device[ends[side]]) *
+                              bundle.links;
+        }
+      }
+      const auto& parts = rules_.catalog().all<Transceiver>();
+      for (const auto& [device, shared] : shared_parts_by_device) {
+        const PortEnd end = rules_.end_of(cluster_.devices[device], fabric);
+        for (const int t : shared) {
+          const int links = links_per_module(parts[t], end);
+          most[device] += *parts[t].power_max * (static_cast<double>(links - 1) / links);
+        }
+      }
+    }
+    return most;
+  }
+
+ private:
+  static int links_per_module(const Transceiver& module, const PortEnd& end) {
+    return std::max(1, std::min(module.ports, end.ports_per_cage));
+  }
+
+  // The most one link can add at `end`, over every medium it may take; records the multi-port modules.
+  Power most_per_link(const PortEnd& end, const PortEnd& other, DataRate speed, std::set<int>& shared) const {
+    Power most;
+    for (const Medium medium : rules_.candidate_media(end, other)) {
+      Power cable_end;
+      bool any_cable = false;
+      for (const auto& cable : rules_.catalog().all<Cable>()) {
+        if (cable.medium != medium || cable.speed < speed) continue;
+        any_cable = true;
+        if (cable.power_max) cable_end = std::max(cable_end, *cable.power_max);
+      }
+      if (!any_cable) continue;  // the router never takes a medium it has no cable for
+      Power module;
+      if (needs_transceivers(medium)) module = most_per_link_module(end, medium, speed, shared);
+      most = std::max(most, module + cable_end);
+    }
+    return most;
+  }
+
+  // The router takes the first module, in its order of preference, whose reach covers the link; so a module
+  // is picked at some length only when it reaches farther than every module it prefers.
+  Power most_per_link_module(const PortEnd& end, Medium medium, DataRate speed, std::set<int>& shared) const {
+    const auto& parts = rules_.catalog().all<Transceiver>();
+    Power most;
+    std::optional<Length> farthest;
+    for (const int t : rules_.transceivers_by_preference(end, medium, speed)) {
+      const auto reach = rules_.reach_of(parts[t], medium);
+      if (!reach || (farthest && *reach <= *farthest)) continue;
+      farthest = reach;
+      if (!parts[t].power_max) continue;
+      const int links = links_per_module(parts[t], end);
+      most = std::max(most, *parts[t].power_max / static_cast<double>(links));
+      if (links > 1) shared.insert(t);
+    }
+    return most;
+  }
+
+  PortRules rules_;
+  const Cluster& cluster_;
 };
 
 double centre_height(const RowLayout& layout, const Device& device) {
@@ -215,6 +339,11 @@ Length link_length(const RowLayout& layout, RackSpace rack_units, const Rack& ra
 void route_cables(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster,
                   std::size_t first_fabric) {
   CableRouter(spec, catalog, cluster).route(first_fabric);
+}
+
+std::vector<Power> most_module_power(const ClusterSpec& spec, const Catalog& catalog, const Cluster& cluster,
+                                     std::size_t first_fabric) {
+  return ModulePowerBound(spec, catalog, cluster).bound(first_fabric);
 }
 
 }  // namespace gputwin

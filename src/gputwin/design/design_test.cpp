@@ -377,6 +377,69 @@ cabling: {media: [multimode, singlemode]}
   EXPECT_NE(plan_text(cluster).find("47 PDU circuits of 960 W"), std::string::npos) << plan_text(cluster);
 }
 
+// Four AMD MI300X platforms (10.2 kW each, a figure that does not say whether it counts the NICs' modules,
+// so plan adds them) on a rail-optimized QM9700 unit, multimode only, under a 41 kW rack limit. Each node's 8
+// single-port OSFP cages at 400 Gb/s take one MMA4Z00-NS400 each (9 W max, 8 W typical: the only multimode
+// 400G module for that cage that the router can pick; the twin-port MMA4Z00-NS reaches no farther, 50 m on
+// OM4, and ranks lower for a single-port cage), 72 W a node. By the nodes' own figures 4 fit a rack (4 x 10.2
+// = 40.8 kW), but with their modules they draw 4 x 10.272 = 41.088 kW, over the limit: placement counts the
+// modules first, so 41 / 10.272 = 3.99 -> 3 nodes a rack (30.816 kW) and the fourth in a second rack.
+TEST(Power, PlacementLeavesRoomForTheModulesANodesFigureLeavesOut) {
+  const std::string yaml = R"yaml(name: four amd nodes
+nodes: {system: amd-mi300x-8gpu, count: 4}
+fabrics:
+  compute:
+    topology: rail_optimized
+    switch: qm9700
+    link_speed: 400 Gb/s
+    scalable_unit: 4
+facility:
+  rack_power_limit: 41 kW
+  pdu: px3-5878i2r
+  cooling: direct-liquid
+cabling: {media: [multimode]}
+)yaml";
+  const Cluster cluster = plan_text(yaml);
+  ASSERT_FALSE(cluster.racks.empty());
+  const std::vector<std::string> over = testing::warning_messages(cluster, "rack-over-limit");
+  EXPECT_TRUE(over.empty()) << over.front();
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 4 * 8 * 9.0);
+  std::vector<int> nodes_per_compute_rack;
+  for (const Rack& rack : cluster.racks) {
+    EXPECT_LE(in_watts(rack.power_max), 41000.0 + 1e-6) << rack.name;
+    if (rack.kind != RackKind::compute) continue;
+    nodes_per_compute_rack.push_back(static_cast<int>(std::count_if(
+        rack.devices.begin(), rack.devices.end(),
+        [&](int device) { return cluster.devices[device].kind == DeviceKind::node; })));
+  }
+  EXPECT_EQ(nodes_per_compute_rack, (std::vector<int>{3, 1}));
+  EXPECT_DOUBLE_EQ(in_watts(cluster.racks[0].power_max), 3 * (10200.0 + 72.0));
+}
+
+// A node that with its modules cannot fit an empty rack is refused at the limit, naming both figures: the
+// MI300X platform's 10.2 kW fits a 10.25 kW rack, with its 72 W of modules (above) it does not.
+TEST(Power, ANodeWhoseModulesTakeItOverAnEmptyRackIsALocatedError) {
+  const std::string yaml = R"yaml(name: one amd node
+nodes: {system: amd-mi300x-8gpu, count: 1}
+fabrics:
+  compute:
+    topology: rail_optimized
+    switch: qm9700
+    link_speed: 400 Gb/s
+    scalable_unit: 4
+facility:
+  rack_power_limit: 10.25 kW
+  pdu: px3-5878i2r
+  cooling: direct-liquid
+cabling: {media: [multimode]}
+)yaml";
+  const std::string errors = testing::plan_errors(yaml);
+  EXPECT_NE(errors.find("facility.rack_power_limit: one amd-mi300x-8gpu draws up to 10.2 kW and the modules "
+                        "in its cages up to 72 W, more than the rack power limit of 10.25 kW"),
+            std::string::npos)
+      << errors;
+}
+
 // Module power is counted in the rack of the device it plugs into, so the totals and IT power (the racks'
 // sum) agree by construction; routing a link whose end is in no rack is refused, naming the device, rather
 // than measured from a rack that does not exist.
