@@ -1,6 +1,7 @@
 // General rules of the design engine, checked on designs nobody published: other radices, sizes, ratios.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -341,8 +342,8 @@ pdus:
 // leaves out ("with passive cables"), so the rack draws 940 + 240 = 1,180 W. On 960 W circuits with N+1 redundancy the
 // switch alone would need ceil(940 / 960) = 1 circuit, 2 PDUs; with its modules ceil(1,180 / 960) = 2, 3
 // PDUs. The compute racks (40.8 kW, DGX H100's figure counts its own modules) need 43 circuits, 44 PDUs.
-TEST(Power, ARackGetsOneMorePduOnlyBecauseOfItsModules) {
-  const std::string yaml = R"yaml(name: one switch
+// Four DGX H100 on one SN5600, in a network rack of its own, on 960 W circuits (above).
+const char* const kOneSn5600Spec = R"yaml(name: one switch
 nodes: {system: dgx-h100, count: 4}
 fabrics:
   compute:
@@ -358,8 +359,10 @@ facility:
   cooling: direct-liquid
 cabling: {media: [multimode, singlemode]}
 )yaml";
+
+TEST(Power, ARackGetsOneMorePduOnlyBecauseOfItsModules) {
   const Catalog catalog = catalog_with_small_pdu();
-  const Cluster cluster = plan_text(yaml, catalog);
+  const Cluster cluster = plan_text(kOneSn5600Spec, catalog);
   ASSERT_EQ(cluster.racks.size(), 2u);
   const Rack& network = cluster.racks[1];
   ASSERT_EQ(network.kind, RackKind::network);
@@ -438,6 +441,38 @@ cabling: {media: [multimode]}
                         "in its cages up to 72 W, more than the rack power limit of 10.25 kW"),
             std::string::npos)
       << errors;
+}
+
+// What placement reserves for the SN5600 above, by hand. Its 32 links at 400 Gb/s fill twin-port OSFP cages.
+// Multimode: the router ranks MMA4Z00-NS (OSFP, twin) first and no lower-ranked module reaches farther than its
+// 50 m, so it is the only pick: 15 W / 2 links = 7.5 W a link. Single-mode: MMS4X00-NS (100 m), MMS4X00-NM
+// (500 m) and MMS4X50-NM (2 km) are each picked at some length (each twin, 17 W: 8.5 W a link); the
+// single-port MMS4X00-NS400 ranks below them and reaches no farther than 2 km, so never. The most a link adds
+// is 8.5 W: 32 x 8.5 = 272 W, plus half a module of each of the four twin-port parts the router may buy one
+// partly used of (7.5 + 3 x 8.5 = 33 W): 305 W. Routed, the links are multimode (the first medium that reaches):
+// 16 x 15 = 240 W, within it. The DGX H100's maximum counts its modules: it reserves nothing.
+TEST(Power, TheModuleReserveBoundsWhatRoutingAdds) {
+  const Catalog catalog = catalog_with_small_pdu();
+  const auto spec = parse_cluster_spec(kOneSn5600Spec, "test.yaml", catalog);
+  ASSERT_TRUE(spec.ok()) << spec.error_text();
+  const Cluster cluster = plan_text(kOneSn5600Spec, catalog);
+  const std::vector<Power> most = most_module_power(spec.value(), catalog, cluster);
+  const std::vector<Power> reserve = module_power_to_reserve(spec.value(), catalog, cluster);
+  ASSERT_EQ(most.size(), cluster.devices.size());
+  int switches = 0;
+  for (std::size_t d = 0; d < cluster.devices.size(); ++d) {
+    const Device& device = cluster.devices[d];
+    if (device.part == "sn5600") {
+      ++switches;
+      EXPECT_DOUBLE_EQ(in_watts(most[d]), 305.0);
+      EXPECT_DOUBLE_EQ(in_watts(reserve[d]), 305.0);
+    } else if (device.part == "dgx-h100") {
+      EXPECT_GT(in_watts(most[d]), 0.0) << "its modules draw; its figure counts them";
+      EXPECT_DOUBLE_EQ(in_watts(reserve[d]), 0.0);
+    }
+  }
+  EXPECT_EQ(switches, 1);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 240.0);
 }
 
 // Module power is counted in the rack of the device it plugs into, so the totals and IT power (the racks'
