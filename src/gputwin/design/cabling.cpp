@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "gputwin/design/node_groups.hpp"
 
@@ -115,6 +116,24 @@ class PortRules {
     return -1;
   }
 
+  // The router's pick for a link of `length`: the first medium (in order of preference) with a cable that
+  // reaches and, where it needs them, a transceiver at both ends that does.
+  std::optional<LinkChoice> choose(const PortEnd& a, const PortEnd& b, DataRate speed, Length length) const {
+    for (const Medium medium : candidate_media(a, b)) {
+      LinkChoice choice;
+      choice.medium = medium;
+      std::tie(choice.cable, choice.cable_length) = cable_for(medium, speed, length);
+      if (choice.cable == nullptr) continue;
+      if (needs_transceivers(medium)) {
+        choice.transceiver_a = transceiver_for(a, medium, speed, length);
+        choice.transceiver_b = transceiver_for(b, medium, speed, length);
+        if (choice.transceiver_a < 0 || choice.transceiver_b < 0) continue;
+      }
+      return choice;
+    }
+    return std::nullopt;
+  }
+
   const ClusterSpec& spec() const { return spec_; }
   const Catalog& catalog() const { return catalog_; }
 
@@ -145,19 +164,7 @@ class CableRouter {
   }
 
   std::optional<LinkChoice> choose(const PortEnd& a, const PortEnd& b, DataRate speed, Length length) const {
-    for (const Medium medium : candidate_media(a, b)) {
-      LinkChoice choice;
-      choice.medium = medium;
-      std::tie(choice.cable, choice.cable_length) = cable_for(medium, speed, length);
-      if (choice.cable == nullptr) continue;
-      if (needs_transceivers(medium)) {
-        choice.transceiver_a = transceiver_for(a, medium, speed, length);
-        choice.transceiver_b = transceiver_for(b, medium, speed, length);
-        if (choice.transceiver_a < 0 || choice.transceiver_b < 0) continue;
-      }
-      return choice;
-    }
-    return std::nullopt;
+    return rules_.choose(a, b, speed, length);
   }
 
   // A link is measured from both ends' racks, and its modules draw in their hosts' racks: an end outside
@@ -236,27 +243,28 @@ class CableRouter {
 };
 
 // The most the modules in each device's cages could draw once routed, before placement gives any link a
-// length: for each link end, the costliest choice the router could make at some length (per medium, each
-// module it would pick for some reach, shared by the links of a multi-port cage, plus an active cable's end),
-// plus one partly used multi-port module of each such part, because the router buys whole modules.
+// length: for each link end, the costliest pick the router makes at any length a link of this design can have
+// (it picks by comparing lengths with cable lengths and module reaches, so trying each of those, and the
+// longest a link can be, tries every pick), plus one partly used multi-port module of each part picked, because
+// the router buys whole modules.
 class ModulePowerBound {
  public:
   ModulePowerBound(const ClusterSpec& spec, const Catalog& catalog, const Cluster& cluster)
-      : rules_(spec, catalog), cluster_(cluster) {}
+      : rules_(spec, catalog), cluster_(cluster), lengths_(lengths_to_try()) {}
 
-  std::vector<Power> bound(std::size_t first_fabric) const {
+  std::vector<Power> bound(std::size_t first_fabric) {
     std::vector<Power> most(cluster_.devices.size());
     for (std::size_t f = first_fabric; f < cluster_.fabrics.size(); ++f) {
       const Fabric& fabric = cluster_.fabrics[f];
       std::map<int, std::set<int>> shared_parts_by_device;  // multi-port modules a device's cages may take
       for (const auto& bundle : fabric.bundles) {
         const int ends[2] = {bundle.device_a, bundle.device_b};
+        const PortEnd a = rules_.end_of(cluster_.devices[ends[0]], fabric);
+        const PortEnd b = rules_.end_of(cluster_.devices[ends[1]], fabric);
+        const EndBounds& bounds = bounds_for(a, b, fabric.link_speed);
         for (int side = 0; side < 2; ++side) {
-          const PortEnd end = rules_.end_of(cluster_.devices[ends[side]], fabric);
-          const PortEnd other = rules_.end_of(cluster_.devices[ends[1 - side]], fabric);
-          most[ends[side]] += most_per_link(end, other, fabric.link_speed,
-                                            shared_parts_by_device[ends[side]]) *
-                              bundle.links;
+          most[ends[side]] += bounds.per_link[side] * bundle.links;
+          shared_parts_by_device[ends[side]].insert(bounds.shared[side].begin(), bounds.shared[side].end());
         }
       }
       const auto& parts = rules_.catalog().all<Transceiver>();
@@ -272,49 +280,81 @@ class ModulePowerBound {
   }
 
  private:
+  struct EndBounds {
+    Power per_link[2];          // the most one link adds at end a and at end b
+    std::set<int> shared[2];    // multi-port modules with a power figure the router may pick there
+  };
+
   static int links_per_module(const Transceiver& module, const PortEnd& end) {
     return std::max(1, std::min(module.ports, end.ports_per_cage));
   }
 
-  // The most one link can add at `end`, over every medium it may take; records the multi-port modules.
-  Power most_per_link(const PortEnd& end, const PortEnd& other, DataRate speed, std::set<int>& shared) const {
-    Power most;
-    for (const Medium medium : rules_.candidate_media(end, other)) {
-      Power cable_end;
-      bool any_cable = false;
-      for (const auto& cable : rules_.catalog().all<Cable>()) {
-        if (cable.medium != medium || cable.speed < speed) continue;
-        any_cable = true;
-        if (cable.power_max) cable_end = std::max(cable_end, *cable.power_max);
-      }
-      if (!any_cable) continue;  // the router never takes a medium it has no cable for
-      Power module;
-      if (needs_transceivers(medium)) module = most_per_link_module(end, medium, speed, shared);
-      most = std::max(most, module + cable_end);
+  // Every link length that can change the router's pick, up to the longest link this design can have.
+  std::vector<Length> lengths_to_try() const {
+    const Length longest = longest_link();
+    std::vector<Length> lengths{longest};
+    for (const auto& cable : rules_.catalog().all<Cable>()) {
+      for (const Length length : cable.lengths) lengths.push_back(length);
     }
-    return most;
+    for (const auto& part : rules_.catalog().all<Transceiver>()) {
+      for (const auto& [grade, reach] : part.reach) lengths.push_back(reach);
+    }
+    std::vector<Length> kept;
+    for (const Length length : lengths) {
+      if (length <= longest) kept.push_back(length);
+    }
+    std::sort(kept.begin(), kept.end());
+    kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+    return kept;
   }
 
-  // The router takes the first module, in its order of preference, whose reach covers the link; so a module
-  // is picked at some length only when it reaches farther than every module it prefers.
-  Power most_per_link_module(const PortEnd& end, Medium medium, DataRate speed, std::set<int>& shared) const {
+  // No link is longer than the route between the farthest two racks the design can have (each device placed
+  // now may open one more rack), from the floor of one to the floor of the other (link_length's terms at their
+  // largest).
+  Length longest_link() const {
+    const ClusterSpec& spec = rules_.spec();
+    const RowLayout& layout = spec.facility.layout;
+    int unplaced = 0;
+    for (const Device& device : cluster_.devices) unplaced += device.rack < 0 ? 1 : 0;
+    const int racks = std::max(1, static_cast<int>(cluster_.racks.size()) + unplaced);
+    const int per_row = layout.racks_per_row > 0 ? std::min(racks, layout.racks_per_row) : racks;
+    const int rows = (racks + per_row - 1) / per_row;
+    const double rack_height = in_rack_units(spec.facility.rack_units) * in_metres(layout.rack_unit_height);
+    return metres(2 * rack_height + 2 * in_metres(layout.tray_height) +
+                  (per_row - 1) * in_metres(layout.rack_width) + (rows - 1) * in_metres(layout.row_pitch) +
+                  in_metres(layout.cable_slack));
+  }
+
+  const EndBounds& bounds_for(const PortEnd& a, const PortEnd& b, DataRate speed) {
+    const auto key = std::make_tuple(a.cage, a.ports_per_cage, b.cage, b.ports_per_cage,
+                                     in_gigabits_per_second(speed));
+    auto found = cache_.find(key);
+    if (found != cache_.end()) return found->second;
+    EndBounds bounds;
+    const PortEnd ends[2] = {a, b};
     const auto& parts = rules_.catalog().all<Transceiver>();
-    Power most;
-    std::optional<Length> farthest;
-    for (const int t : rules_.transceivers_by_preference(end, medium, speed)) {
-      const auto reach = rules_.reach_of(parts[t], medium);
-      if (!reach || (farthest && *reach <= *farthest)) continue;
-      farthest = reach;
-      if (!parts[t].power_max) continue;
-      const int links = links_per_module(parts[t], end);
-      most = std::max(most, *parts[t].power_max / static_cast<double>(links));
-      if (links > 1) shared.insert(t);
+    for (const Length length : lengths_) {
+      const auto choice = rules_.choose(a, b, speed, length);
+      if (!choice) continue;
+      const int picked[2] = {choice->transceiver_a, choice->transceiver_b};
+      const Power cable_end = choice->cable->power_max.value_or(Power{});
+      for (int side = 0; side < 2; ++side) {
+        Power per_link = cable_end;
+        if (picked[side] >= 0 && parts[picked[side]].power_max) {
+          const int links = links_per_module(parts[picked[side]], ends[side]);
+          per_link += *parts[picked[side]].power_max / static_cast<double>(links);
+          if (links > 1) bounds.shared[side].insert(picked[side]);
+        }
+        bounds.per_link[side] = std::max(bounds.per_link[side], per_link);
+      }
     }
-    return most;
+    return cache_.emplace(key, std::move(bounds)).first->second;
   }
 
   PortRules rules_;
   const Cluster& cluster_;
+  std::vector<Length> lengths_;
+  std::map<std::tuple<std::string, int, std::string, int, double>, EndBounds> cache_;
 };
 
 double centre_height(const RowLayout& layout, const Device& device) {

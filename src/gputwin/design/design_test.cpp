@@ -443,14 +443,13 @@ cabling: {media: [multimode]}
       << errors;
 }
 
-// What placement reserves for the SN5600 above, by hand. Its 32 links at 400 Gb/s fill twin-port OSFP cages.
-// Multimode: the router ranks MMA4Z00-NS (OSFP, twin) first and no lower-ranked module reaches farther than its
-// 50 m, so it is the only pick: 15 W / 2 links = 7.5 W a link. Single-mode: MMS4X00-NS (100 m), MMS4X00-NM
-// (500 m) and MMS4X50-NM (2 km) are each picked at some length (each twin, 17 W: 8.5 W a link); the
-// single-port MMS4X00-NS400 ranks below them and reaches no farther than 2 km, so never. The most a link adds
-// is 8.5 W: 32 x 8.5 = 272 W, plus half a module of each of the four twin-port parts the router may buy one
-// partly used of (7.5 + 3 x 8.5 = 33 W): 305 W. Routed, the links are multimode (the first medium that reaches):
-// 16 x 15 = 240 W, within it. The DGX H100's maximum counts its modules: it reserves nothing.
+// What placement reserves for the SN5600 above, by hand. Before placement the design has 5 devices, so at most
+// 5 racks in one row: no link is longer than 2 x 48 U x 44.45 mm (4.267 m, down and up the racks) + 2 x 0.3 m
+// (trays) + 4 x 0.6 m (along the row) + 2 m (slack) = 9.27 m. Every length up to it is within multimode's 50 m,
+// the first medium the spec allows, so the router picks multimode at any of them, and for the SN5600's twin-port
+// OSFP cages the MMA4Z00-NS (15 W, 2 links): 7.5 W a link, 32 x 7.5 = 240 W, plus half a module it may buy
+// partly used: 247.5 W. Routed: 16 x 15 = 240 W, within it. The DGX H100's maximum counts its modules: it
+// reserves nothing.
 TEST(Power, TheModuleReserveBoundsWhatRoutingAdds) {
   const Catalog catalog = catalog_with_small_pdu();
   const auto spec = parse_cluster_spec(kOneSn5600Spec, "test.yaml", catalog);
@@ -464,8 +463,8 @@ TEST(Power, TheModuleReserveBoundsWhatRoutingAdds) {
     const Device& device = cluster.devices[d];
     if (device.part == "sn5600") {
       ++switches;
-      EXPECT_DOUBLE_EQ(in_watts(most[d]), 305.0);
-      EXPECT_DOUBLE_EQ(in_watts(reserve[d]), 305.0);
+      EXPECT_DOUBLE_EQ(in_watts(most[d]), 247.5);
+      EXPECT_DOUBLE_EQ(in_watts(reserve[d]), 247.5);
     } else if (device.part == "dgx-h100") {
       EXPECT_GT(in_watts(most[d]), 0.0) << "its modules draw; its figure counts them";
       EXPECT_DOUBLE_EQ(in_watts(reserve[d]), 0.0);
