@@ -474,6 +474,29 @@ TEST(Power, TheModuleReserveBoundsWhatRoutingAdds) {
   EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 240.0);
 }
 
+// The same SN5600 with one rack a row, rows 60 m apart. For the placed design (2 racks, the nodes' and the
+// switch's) no link is longer than 4.267 + 0.6 + 60 (one row across) + 2 = 66.87 m: up to 50 m the router picks
+// multimode (MMA4Z00-NS, 7.5 W a link), from 50 to 66.87 m single-mode's MMS4X00-NS (100 m reach, 17 W
+// twin-port: 8.5 W a link), never a longer-reaching module. 32 x 8.5 = 272 W, plus half a module of each of the
+// two twin-port parts (7.5 + 8.5): 288 W. Routed, every link crosses the 60 m between the rows, so all are
+// single-mode: 16 x 17 = 272 W, within it.
+TEST(Power, TheModuleReserveGrowsWithTheLongestLinkTheLayoutAllows) {
+  std::string yaml = kOneSn5600Spec;
+  const std::string cooling = "  cooling: direct-liquid\n";
+  yaml.replace(yaml.find(cooling), cooling.size(), cooling + "  layout: {racks_per_row: 1, row_pitch: 60 m}\n");
+  const Catalog catalog = catalog_with_small_pdu();
+  const auto spec = parse_cluster_spec(yaml, "test.yaml", catalog);
+  ASSERT_TRUE(spec.ok()) << spec.error_text();
+  const Cluster cluster = plan_text(yaml, catalog);
+  const std::vector<Power> most = most_module_power(spec.value(), catalog, cluster);
+  const auto sn5600 = std::find_if(cluster.devices.begin(), cluster.devices.end(),
+                                   [](const Device& device) { return device.part == "sn5600"; });
+  ASSERT_NE(sn5600, cluster.devices.end());
+  ASSERT_EQ(cluster.racks.size(), 2u);
+  EXPECT_DOUBLE_EQ(in_watts(most[static_cast<std::size_t>(sn5600 - cluster.devices.begin())]), 288.0);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 272.0);
+}
+
 // Module power is counted in the rack of the device it plugs into, so the totals and IT power (the racks'
 // sum) agree by construction; routing a link whose end is in no rack is refused, naming the device, rather
 // than measured from a rack that does not exist.
