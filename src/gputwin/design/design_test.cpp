@@ -443,9 +443,10 @@ cabling: {media: [multimode]}
       << errors;
 }
 
-// What placement reserves for the SN5600 above, by hand. Before placement the design has 5 devices, so at most
-// 5 racks in one row: no link is longer than 2 x 48 U x 44.45 mm (4.267 m, down and up the racks) + 2 x 0.3 m
-// (trays) + 4 x 0.6 m (along the row) + 2 m (slack) = 9.27 m. Every length up to it is within multimode's 50 m,
+// What placement reserves for the SN5600 above, by hand. The placed design has 2 racks in one row: no link is
+// longer than 2 x 48 U x 44.45 mm (4.267 m, down and up the racks) + 2 x 0.3 m (trays) + 0.6 m (along the row)
+// + 2 m (slack) = 7.47 m (before placement, with 5 devices to place, at most 5 racks: 9.27 m). Every length up
+// to it is within multimode's 50 m,
 // the first medium the spec allows, so the router picks multimode at any of them, and for the SN5600's twin-port
 // OSFP cages the MMA4Z00-NS (15 W, 2 links): 7.5 W a link, 32 x 7.5 = 240 W, plus half a module it may buy
 // partly used: 247.5 W. Routed: 16 x 15 = 240 W, within it. The DGX H100's maximum counts its modules: it
