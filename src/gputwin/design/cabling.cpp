@@ -245,8 +245,8 @@ class CableRouter {
 // The most the modules in each device's cages could draw once routed, before placement gives any link a
 // length: for each link end, the costliest pick the router makes at any length a link of this design can have
 // (it picks by comparing lengths with cable lengths and module reaches, so trying each of those, and the
-// longest a link can be, tries every pick), plus one partly used multi-port module of each part picked, because
-// the router buys whole modules.
+// longest a link can be, tries every pick), plus one partly used multi-port module of each part picked,
+// because the router buys whole modules.
 class ModulePowerBound {
  public:
   ModulePowerBound(const ClusterSpec& spec, const Catalog& catalog, const Cluster& cluster)
@@ -281,8 +281,8 @@ class ModulePowerBound {
 
  private:
   struct EndBounds {
-    Power per_link[2];          // the most one link adds at end a and at end b
-    std::set<int> shared[2];    // multi-port modules with a power figure the router may pick there
+    Power per_link[2];        // the most one link adds at end a and at end b
+    std::set<int> shared[2];  // multi-port modules with a power figure the router may pick there
   };
 
   static int links_per_module(const Transceiver& module, const PortEnd& end) {
@@ -309,8 +309,8 @@ class ModulePowerBound {
   }
 
   // No link is longer than the route between the farthest two racks the design can have (each device placed
-  // now may open one more rack), from the floor of one to the floor of the other (link_length's terms at their
-  // largest).
+  // now may open one more rack), from the floor of one to the floor of the other (link_length's terms at
+  // their largest).
   Length longest_link() const {
     const ClusterSpec& spec = rules_.spec();
     const RowLayout& layout = spec.facility.layout;
@@ -326,8 +326,8 @@ class ModulePowerBound {
   }
 
   const EndBounds& bounds_for(const PortEnd& a, const PortEnd& b, DataRate speed) {
-    const auto key = std::make_tuple(a.cage, a.ports_per_cage, b.cage, b.ports_per_cage,
-                                     in_gigabits_per_second(speed));
+    const auto key =
+        std::make_tuple(a.cage, a.ports_per_cage, b.cage, b.ports_per_cage, in_gigabits_per_second(speed));
     auto found = cache_.find(key);
     if (found != cache_.end()) return found->second;
     EndBounds bounds;

@@ -337,12 +337,7 @@ pdus:
 )yaml"}});
 }
 
-// Four DGX H100 on one SN5600 (everything fits on one switch), kept in a network rack of its own. The
-// switch's 32 x 400 Gb/s ports fill 16 twin-port OSFP cages: 16 MMA4Z00-NS x 15 W = 240 W its 940 W figure
-// leaves out ("with passive cables"), so the rack draws 940 + 240 = 1,180 W. On 960 W circuits with N+1 redundancy the
-// switch alone would need ceil(940 / 960) = 1 circuit, 2 PDUs; with its modules ceil(1,180 / 960) = 2, 3
-// PDUs. The compute racks (40.8 kW, DGX H100's figure counts its own modules) need 43 circuits, 44 PDUs.
-// Four DGX H100 on one SN5600, in a network rack of its own, on 960 W circuits (above).
+// Four DGX H100 on one SN5600, in a network rack of its own, on 960 W circuits.
 const char* const kOneSn5600Spec = R"yaml(name: one switch
 nodes: {system: dgx-h100, count: 4}
 fabrics:
@@ -360,6 +355,12 @@ facility:
 cabling: {media: [multimode, singlemode]}
 )yaml";
 
+// Four DGX H100 on one SN5600 (everything fits on one switch), kept in a network rack of its own. The
+// switch's 32 x 400 Gb/s ports fill 16 twin-port OSFP cages: 16 MMA4Z00-NS x 15 W = 240 W its 940 W figure
+// leaves out ("with passive cables"), so the rack draws 940 + 240 = 1,180 W. On 960 W circuits with N+1
+// redundancy the switch alone would need ceil(940 / 960) = 1 circuit, 2 PDUs; with its modules ceil(1,180 /
+// 960) = 2, 3 PDUs. The compute racks (40.8 kW, DGX H100's figure counts its own modules) need 43 circuits,
+// 44 PDUs.
 TEST(Power, ARackGetsOneMorePduOnlyBecauseOfItsModules) {
   const Catalog catalog = catalog_with_small_pdu();
   const Cluster cluster = plan_text(kOneSn5600Spec, catalog);
@@ -411,9 +412,10 @@ cabling: {media: [multimode]}
   for (const Rack& rack : cluster.racks) {
     EXPECT_LE(in_watts(rack.power_max), 41000.0 + 1e-6) << rack.name;
     if (rack.kind != RackKind::compute) continue;
-    nodes_per_compute_rack.push_back(static_cast<int>(std::count_if(
-        rack.devices.begin(), rack.devices.end(),
-        [&](int device) { return cluster.devices[device].kind == DeviceKind::node; })));
+    nodes_per_compute_rack.push_back(
+        static_cast<int>(std::count_if(rack.devices.begin(), rack.devices.end(), [&](int device) {
+          return cluster.devices[device].kind == DeviceKind::node;
+        })));
   }
   EXPECT_EQ(nodes_per_compute_rack, (std::vector<int>{3, 1}));
   EXPECT_DOUBLE_EQ(in_watts(cluster.racks[0].power_max), 3 * (10200.0 + 72.0));
@@ -444,13 +446,13 @@ cabling: {media: [multimode]}
 }
 
 // What placement reserves for the SN5600 above, by hand. The placed design has 2 racks in one row: no link is
-// longer than 2 x 48 U x 44.45 mm (4.267 m, down and up the racks) + 2 x 0.3 m (trays) + 0.6 m (along the row)
-// + 2 m (slack) = 7.47 m (before placement, with 5 devices to place, at most 5 racks: 9.27 m). Every length up
-// to it is within multimode's 50 m,
-// the first medium the spec allows, so the router picks multimode at any of them, and for the SN5600's twin-port
-// OSFP cages the MMA4Z00-NS (15 W, 2 links): 7.5 W a link, 32 x 7.5 = 240 W, plus half a module it may buy
-// partly used: 247.5 W. Routed: 16 x 15 = 240 W, within it. The DGX H100's maximum counts its modules: it
-// reserves nothing.
+// longer than 2 x 48 U x 44.45 mm (4.267 m, down and up the racks) + 2 x 0.3 m (trays) + 0.6 m (along the
+// row)
+// + 2 m (slack) = 7.47 m (before placement, with 5 devices to place, at most 5 racks: 9.27 m). Every length
+// up to it is within multimode's 50 m, the first medium the spec allows, so the router picks multimode at any
+// of them, and for the SN5600's twin-port OSFP cages the MMA4Z00-NS (15 W, 2 links): 7.5 W a link, 32 x 7.5 =
+// 240 W, plus half a module it may buy partly used: 247.5 W. Routed: 16 x 15 = 240 W, within it. The DGX
+// H100's maximum counts its modules: it reserves nothing.
 TEST(Power, TheModuleReserveBoundsWhatRoutingAdds) {
   const Catalog catalog = catalog_with_small_pdu();
   const auto spec = parse_cluster_spec(kOneSn5600Spec, "test.yaml", catalog);
@@ -476,15 +478,16 @@ TEST(Power, TheModuleReserveBoundsWhatRoutingAdds) {
 }
 
 // The same SN5600 with one rack a row, rows 60 m apart. For the placed design (2 racks, the nodes' and the
-// switch's) no link is longer than 4.267 + 0.6 + 60 (one row across) + 2 = 66.87 m: up to 50 m the router picks
-// multimode (MMA4Z00-NS, 7.5 W a link), from 50 to 66.87 m single-mode's MMS4X00-NS (100 m reach, 17 W
-// twin-port: 8.5 W a link), never a longer-reaching module. 32 x 8.5 = 272 W, plus half a module of each of the
-// two twin-port parts (7.5 + 8.5): 288 W. Routed, every link crosses the 60 m between the rows, so all are
-// single-mode: 16 x 17 = 272 W, within it.
+// switch's) no link is longer than 4.267 + 0.6 + 60 (one row across) + 2 = 66.87 m: up to 50 m the router
+// picks multimode (MMA4Z00-NS, 7.5 W a link), from 50 to 66.87 m single-mode's MMS4X00-NS (100 m reach, 17 W
+// twin-port: 8.5 W a link), never a longer-reaching module. 32 x 8.5 = 272 W, plus half a module of each of
+// the two twin-port parts (7.5 + 8.5): 288 W. Routed, every link crosses the 60 m between the rows, so all
+// are single-mode: 16 x 17 = 272 W, within it.
 TEST(Power, TheModuleReserveGrowsWithTheLongestLinkTheLayoutAllows) {
   std::string yaml = kOneSn5600Spec;
   const std::string cooling = "  cooling: direct-liquid\n";
-  yaml.replace(yaml.find(cooling), cooling.size(), cooling + "  layout: {racks_per_row: 1, row_pitch: 60 m}\n");
+  yaml.replace(yaml.find(cooling), cooling.size(),
+               cooling + "  layout: {racks_per_row: 1, row_pitch: 60 m}\n");
   const Catalog catalog = catalog_with_small_pdu();
   const auto spec = parse_cluster_spec(yaml, "test.yaml", catalog);
   ASSERT_TRUE(spec.ok()) << spec.error_text();

@@ -31,7 +31,8 @@ inline constexpr double kHoursPerYear = 365.25 * 24.0;  // calendar year, leap y
 // leaves them out or does not say (ModulePowerScopes), else nothing. place_devices counts it, so a design the
 // planner builds stays within its own rack limit after routing.
 [[nodiscard]] std::vector<Power> module_power_to_reserve(const ClusterSpec& spec, const Catalog& catalog,
-                                                         const Cluster& cluster, std::size_t first_fabric = 0);
+                                                         const Cluster& cluster,
+                                                         std::size_t first_fabric = 0);
 // Adds the power of the transceivers and active-cable ends that route_cables put in the cages of
 // cluster.fabrics from index `first_fabric` on to their hosts' racks and to the totals (power.modules,
 // modules_max, modules_typical), where the host part's published figure leaves it out. Before add_pdus, so a

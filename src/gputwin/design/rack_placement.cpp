@@ -246,7 +246,8 @@ class RackPlacer {
     if (found == open_.end() || !fits(found->second, device)) {
       open_rack(kind);
       if (!fits(open_[kind], device)) {
-        if (part.power_max + reserve_of(device) > power_limit_) throw_over_power_limit(part, reserve_of(device));
+        if (part.power_max + reserve_of(device) > power_limit_)
+          throw_over_power_limit(part, reserve_of(device));
         throw InputFailure({spec_.where("facility.rack_units"), "facility.rack_units",
                             part.name + " (" + part.part + ", " + format_rack_units(part.height) +
                                 ") is taller than a " + format_rack_units(spec_.facility.rack_units) +
