@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/design/cluster.hpp"
@@ -24,6 +25,13 @@ namespace gputwin {
 // (place_devices first): a device without one is a programming error (std::logic_error naming it).
 void route_cables(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster,
                   std::size_t first_fabric = 0);
+
+// Before placement: per device (indexed like cluster.devices), the most the transceivers and active-cable
+// ends in its cages on cluster.fabrics from index `first_fabric` on can draw once routed, whatever lengths
+// placement gives their links. Every module route_cables puts in a device's cages is in this bound, so
+// placement can leave room for them (module_power_to_reserve) and data still flows one way.
+[[nodiscard]] std::vector<Power> most_module_power(const ClusterSpec& spec, const Catalog& catalog,
+                                                   const Cluster& cluster, std::size_t first_fabric = 0);
 
 // The routed length of a link between two placed devices.
 [[nodiscard]] Length link_length(const RowLayout& layout, RackSpace rack_units, const Rack& rack_a,

@@ -45,14 +45,14 @@ class Designer {
     for (const FabricSpec* fabric : {&spec_.storage, &spec_.inband}) {
       if (fabric->present) cluster_.fabrics.push_back(build(*fabric, spec_));
     }
-    place_devices(spec_, catalog_, cluster_);
+    place_devices(spec_, catalog_, cluster_, module_power_to_reserve(spec_, catalog_, cluster_, 0));
     route_with_module_power(0);  // the modules' power is in the racks before their PDUs are sized
     add_pdus(spec_, catalog_, cluster_);
     // The out-of-band network reaches every placed device and PDU, so it is built last, rack by rack.
     if (spec_.oob.present) {
       const std::size_t oob = cluster_.fabrics.size();
       cluster_.fabrics.push_back(build(spec_.oob, spec_));
-      place_devices(spec_, catalog_, cluster_);
+      place_devices(spec_, catalog_, cluster_, module_power_to_reserve(spec_, catalog_, cluster_, oob));
       route_with_module_power(oob);
       const int late_pdus = add_pdus(spec_, catalog_, cluster_);
       if (late_pdus > 0) {

@@ -1,6 +1,7 @@
 // General rules of the design engine, checked on designs nobody published: other radices, sizes, ratios.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -336,13 +337,8 @@ pdus:
 )yaml"}});
 }
 
-// Four DGX H100 on one SN5600 (everything fits on one switch), kept in a network rack of its own. The
-// switch's 32 x 400 Gb/s ports fill 16 twin-port OSFP cages: 16 MMA4Z00-NS x 15 W = 240 W its 940 W figure
-// leaves out ("with passive cables"), so the rack draws 940 + 240 = 1,180 W. On 960 W circuits with N+1 redundancy the
-// switch alone would need ceil(940 / 960) = 1 circuit, 2 PDUs; with its modules ceil(1,180 / 960) = 2, 3
-// PDUs. The compute racks (40.8 kW, DGX H100's figure counts its own modules) need 43 circuits, 44 PDUs.
-TEST(Power, ARackGetsOneMorePduOnlyBecauseOfItsModules) {
-  const std::string yaml = R"yaml(name: one switch
+// Four DGX H100 on one SN5600, in a network rack of its own, on 960 W circuits.
+const char* const kOneSn5600Spec = R"yaml(name: one switch
 nodes: {system: dgx-h100, count: 4}
 fabrics:
   compute:
@@ -358,8 +354,16 @@ facility:
   cooling: direct-liquid
 cabling: {media: [multimode, singlemode]}
 )yaml";
+
+// Four DGX H100 on one SN5600 (everything fits on one switch), kept in a network rack of its own. The
+// switch's 32 x 400 Gb/s ports fill 16 twin-port OSFP cages: 16 MMA4Z00-NS x 15 W = 240 W its 940 W figure
+// leaves out ("with passive cables"), so the rack draws 940 + 240 = 1,180 W. On 960 W circuits with N+1
+// redundancy the switch alone would need ceil(940 / 960) = 1 circuit, 2 PDUs; with its modules ceil(1,180 /
+// 960) = 2, 3 PDUs. The compute racks (40.8 kW, DGX H100's figure counts its own modules) need 43 circuits,
+// 44 PDUs.
+TEST(Power, ARackGetsOneMorePduOnlyBecauseOfItsModules) {
   const Catalog catalog = catalog_with_small_pdu();
-  const Cluster cluster = plan_text(yaml, catalog);
+  const Cluster cluster = plan_text(kOneSn5600Spec, catalog);
   ASSERT_EQ(cluster.racks.size(), 2u);
   const Rack& network = cluster.racks[1];
   ASSERT_EQ(network.kind, RackKind::network);
@@ -375,6 +379,126 @@ cabling: {media: [multimode, singlemode]}
   ASSERT_NE(pdus, cluster.bom.end());
   EXPECT_EQ(pdus->count, 47);
   EXPECT_NE(plan_text(cluster).find("47 PDU circuits of 960 W"), std::string::npos) << plan_text(cluster);
+}
+
+// Four AMD MI300X platforms (10.2 kW each, a figure that does not say whether it counts the NICs' modules,
+// so plan adds them) on a rail-optimized QM9700 unit, multimode only, under a 41 kW rack limit. Each node's 8
+// single-port OSFP cages at 400 Gb/s take one MMA4Z00-NS400 each (9 W max, 8 W typical: the only multimode
+// 400G module for that cage that the router can pick; the twin-port MMA4Z00-NS reaches no farther, 50 m on
+// OM4, and ranks lower for a single-port cage), 72 W a node. By the nodes' own figures 4 fit a rack (4 x 10.2
+// = 40.8 kW), but with their modules they draw 4 x 10.272 = 41.088 kW, over the limit: placement counts the
+// modules first, so 41 / 10.272 = 3.99 -> 3 nodes a rack (30.816 kW) and the fourth in a second rack.
+TEST(Power, PlacementLeavesRoomForTheModulesANodesFigureLeavesOut) {
+  const std::string yaml = R"yaml(name: four amd nodes
+nodes: {system: amd-mi300x-8gpu, count: 4}
+fabrics:
+  compute:
+    topology: rail_optimized
+    switch: qm9700
+    link_speed: 400 Gb/s
+    scalable_unit: 4
+facility:
+  rack_power_limit: 41 kW
+  pdu: px3-5878i2r
+  cooling: direct-liquid
+cabling: {media: [multimode]}
+)yaml";
+  const Cluster cluster = plan_text(yaml);
+  ASSERT_FALSE(cluster.racks.empty());
+  const std::vector<std::string> over = testing::warning_messages(cluster, "rack-over-limit");
+  EXPECT_TRUE(over.empty()) << over.front();
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 4 * 8 * 9.0);
+  std::vector<int> nodes_per_compute_rack;
+  for (const Rack& rack : cluster.racks) {
+    EXPECT_LE(in_watts(rack.power_max), 41000.0 + 1e-6) << rack.name;
+    if (rack.kind != RackKind::compute) continue;
+    nodes_per_compute_rack.push_back(
+        static_cast<int>(std::count_if(rack.devices.begin(), rack.devices.end(), [&](int device) {
+          return cluster.devices[device].kind == DeviceKind::node;
+        })));
+  }
+  EXPECT_EQ(nodes_per_compute_rack, (std::vector<int>{3, 1}));
+  EXPECT_DOUBLE_EQ(in_watts(cluster.racks[0].power_max), 3 * (10200.0 + 72.0));
+}
+
+// A node that with its modules cannot fit an empty rack is refused at the limit, naming both figures: the
+// MI300X platform's 10.2 kW fits a 10.25 kW rack, with its 72 W of modules (above) it does not.
+TEST(Power, ANodeWhoseModulesTakeItOverAnEmptyRackIsALocatedError) {
+  const std::string yaml = R"yaml(name: one amd node
+nodes: {system: amd-mi300x-8gpu, count: 1}
+fabrics:
+  compute:
+    topology: rail_optimized
+    switch: qm9700
+    link_speed: 400 Gb/s
+    scalable_unit: 4
+facility:
+  rack_power_limit: 10.25 kW
+  pdu: px3-5878i2r
+  cooling: direct-liquid
+cabling: {media: [multimode]}
+)yaml";
+  const std::string errors = testing::plan_errors(yaml);
+  EXPECT_NE(errors.find("facility.rack_power_limit: one amd-mi300x-8gpu draws up to 10.2 kW and the modules "
+                        "in its cages up to 72 W, more than the rack power limit of 10.25 kW"),
+            std::string::npos)
+      << errors;
+}
+
+// What placement reserves for the SN5600 above, by hand. The placed design has 2 racks in one row: no link is
+// longer than 2 x 48 U x 44.45 mm (4.267 m, down and up the racks) + 2 x 0.3 m (trays) + 0.6 m (along the
+// row)
+// + 2 m (slack) = 7.47 m (before placement, with 5 devices to place, at most 5 racks: 9.27 m). Every length
+// up to it is within multimode's 50 m, the first medium the spec allows, so the router picks multimode at any
+// of them, and for the SN5600's twin-port OSFP cages the MMA4Z00-NS (15 W, 2 links): 7.5 W a link, 32 x 7.5 =
+// 240 W, plus half a module it may buy partly used: 247.5 W. Routed: 16 x 15 = 240 W, within it. The DGX
+// H100's maximum counts its modules: it reserves nothing.
+TEST(Power, TheModuleReserveBoundsWhatRoutingAdds) {
+  const Catalog catalog = catalog_with_small_pdu();
+  const auto spec = parse_cluster_spec(kOneSn5600Spec, "test.yaml", catalog);
+  ASSERT_TRUE(spec.ok()) << spec.error_text();
+  const Cluster cluster = plan_text(kOneSn5600Spec, catalog);
+  const std::vector<Power> most = most_module_power(spec.value(), catalog, cluster);
+  const std::vector<Power> reserve = module_power_to_reserve(spec.value(), catalog, cluster);
+  ASSERT_EQ(most.size(), cluster.devices.size());
+  int switches = 0;
+  for (std::size_t d = 0; d < cluster.devices.size(); ++d) {
+    const Device& device = cluster.devices[d];
+    if (device.part == "sn5600") {
+      ++switches;
+      EXPECT_DOUBLE_EQ(in_watts(most[d]), 247.5);
+      EXPECT_DOUBLE_EQ(in_watts(reserve[d]), 247.5);
+    } else if (device.part == "dgx-h100") {
+      EXPECT_GT(in_watts(most[d]), 0.0) << "its modules draw; its figure counts them";
+      EXPECT_DOUBLE_EQ(in_watts(reserve[d]), 0.0);
+    }
+  }
+  EXPECT_EQ(switches, 1);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 240.0);
+}
+
+// The same SN5600 with one rack a row, rows 60 m apart. For the placed design (2 racks, the nodes' and the
+// switch's) no link is longer than 4.267 + 0.6 + 60 (one row across) + 2 = 66.87 m: up to 50 m the router
+// picks multimode (MMA4Z00-NS, 7.5 W a link), from 50 to 66.87 m single-mode's MMS4X00-NS (100 m reach, 17 W
+// twin-port: 8.5 W a link), never a longer-reaching module. 32 x 8.5 = 272 W, plus half a module of each of
+// the two twin-port parts (7.5 + 8.5): 288 W. Routed, every link crosses the 60 m between the rows, so all
+// are single-mode: 16 x 17 = 272 W, within it.
+TEST(Power, TheModuleReserveGrowsWithTheLongestLinkTheLayoutAllows) {
+  std::string yaml = kOneSn5600Spec;
+  const std::string cooling = "  cooling: direct-liquid\n";
+  yaml.replace(yaml.find(cooling), cooling.size(),
+               cooling + "  layout: {racks_per_row: 1, row_pitch: 60 m}\n");
+  const Catalog catalog = catalog_with_small_pdu();
+  const auto spec = parse_cluster_spec(yaml, "test.yaml", catalog);
+  ASSERT_TRUE(spec.ok()) << spec.error_text();
+  const Cluster cluster = plan_text(yaml, catalog);
+  const std::vector<Power> most = most_module_power(spec.value(), catalog, cluster);
+  const auto sn5600 = std::find_if(cluster.devices.begin(), cluster.devices.end(),
+                                   [](const Device& device) { return device.part == "sn5600"; });
+  ASSERT_NE(sn5600, cluster.devices.end());
+  ASSERT_EQ(cluster.racks.size(), 2u);
+  EXPECT_DOUBLE_EQ(in_watts(most[static_cast<std::size_t>(sn5600 - cluster.devices.begin())]), 288.0);
+  EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 272.0);
 }
 
 // Module power is counted in the rack of the device it plugs into, so the totals and IT power (the racks'

@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "gputwin/design/cabling.hpp"
 #include "gputwin/design/facility_overhead.hpp"
 
 namespace gputwin {
@@ -124,6 +125,15 @@ ModulePowerLine& line_for(const Catalog& catalog, const Device& host, const Modu
 }
 
 }  // namespace
+
+std::vector<Power> module_power_to_reserve(const ClusterSpec& spec, const Catalog& catalog,
+                                           const Cluster& cluster, std::size_t first_fabric) {
+  std::vector<Power> reserve = most_module_power(spec, catalog, cluster, first_fabric);
+  for (std::size_t d = 0; d < reserve.size(); ++d) {
+    if (host_scopes(catalog, cluster.devices[d]).max == ModulePowerScope::included) reserve[d] = Power{};
+  }
+  return reserve;
+}
 
 void add_module_power(const Catalog& catalog, Cluster& cluster, std::size_t first_fabric) {
   PowerSummary& power = cluster.power;

@@ -1,5 +1,7 @@
 // Power, PDUs and circuits per rack; the bill of materials; cost over the cluster's life.
 //
+//   place_devices(spec, catalog, cluster, module_power_to_reserve(spec, catalog, cluster));
+//                                              // racks keep room for the modules routing will add
 //   route_cables(spec, catalog, cluster);      // after place_devices(): modules in every device's cages
 //   add_module_power(catalog, cluster);        // their power in their hosts' racks, where the hosts' figures
 //                                              // leave it out (ModulePowerScopes)
@@ -14,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/design/cluster.hpp"
@@ -23,6 +26,13 @@ namespace gputwin {
 
 inline constexpr double kHoursPerYear = 365.25 * 24.0;  // calendar year, leap years averaged
 
+// Before placement: per device, the room its rack must keep for the modules in its cages on the fabrics from
+// index `first_fabric` on, the most they can draw once routed (most_module_power) where the device's maximum
+// leaves them out or does not say (ModulePowerScopes), else nothing. place_devices counts it, so a design the
+// planner builds stays within its own rack limit after routing.
+[[nodiscard]] std::vector<Power> module_power_to_reserve(const ClusterSpec& spec, const Catalog& catalog,
+                                                         const Cluster& cluster,
+                                                         std::size_t first_fabric = 0);
 // Adds the power of the transceivers and active-cable ends that route_cables put in the cages of
 // cluster.fabrics from index `first_fabric` on to their hosts' racks and to the totals (power.modules,
 // modules_max, modules_typical), where the host part's published figure leaves it out. Before add_pdus, so a

@@ -10,11 +10,14 @@ namespace {
 
 class RackPlacer {
  public:
-  RackPlacer(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster)
+  RackPlacer(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster,
+             const std::vector<Power>& module_reserve)
       : spec_(spec),
         catalog_(catalog),
         cluster_(cluster),
-        cooling_(catalog.get<Cooling>(spec.facility.cooling)) {
+        cooling_(catalog.get<Cooling>(spec.facility.cooling)),
+        module_reserve_(module_reserve),
+        reserved_in_rack_(cluster.racks.size()) {
     power_limit_ = std::min(spec.facility.rack_power_limit, cooling_.max_rack_power);
     for (std::size_t r = 0; r < cluster.racks.size(); ++r) open_[cluster.racks[r].kind] = static_cast<int>(r);
   }
@@ -46,10 +49,16 @@ class RackPlacer {
   }
 
  private:
-  int nodes_per_rack(const Device& node) const {
+  // The room a device's rack keeps for the modules routing will put in its cages (module_power_to_reserve).
+  Power reserve_of(int device) const {
+    return device < static_cast<int>(module_reserve_.size()) ? module_reserve_[device] : Power{};
+  }
+
+  // `modules`: the most any of these nodes' modules add (nodes of one system on the same fabrics alike).
+  int nodes_per_rack(const Device& node, Power modules) const {
     const FacilitySpec& facility = spec_.facility;
-    const int by_power = static_cast<int>(std::floor(power_limit_ / node.power_max + 1e-9));
-    if (by_power == 0) throw_over_power_limit(node);
+    const int by_power = static_cast<int>(std::floor(power_limit_ / (node.power_max + modules) + 1e-9));
+    if (by_power == 0) throw_over_power_limit(node, modules);
     const int by_space = static_cast<int>(std::floor(facility.rack_units / node.height + 1e-9));
     if (by_space == 0) {
       throw InputFailure({spec_.where("facility.rack_units"), "facility.rack_units",
@@ -70,7 +79,9 @@ class RackPlacer {
         nodes.push_back(static_cast<int>(d));
     }
     if (nodes.empty()) return;
-    const int per_rack = nodes_per_rack(cluster_.devices[nodes.front()]);
+    Power modules;
+    for (const int node : nodes) modules = std::max(modules, reserve_of(node));
+    const int per_rack = nodes_per_rack(cluster_.devices[nodes.front()], modules);
     std::map<int, std::vector<int>> switches_by_group;
     for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
       const Device& device = cluster_.devices[d];
@@ -133,11 +144,17 @@ class RackPlacer {
       }
     }
     if (by_domain.empty()) return;
-    if (system.power_max > power_limit_) {
+    Power modules;  // the most one system's trays' modules add
+    for (const auto& [domain, devices] : by_domain) {
+      Power of_domain;
+      for (const int device : devices) of_domain += reserve_of(device);
+      modules = std::max(modules, of_domain);
+    }
+    if (system.power_max + modules > power_limit_) {
       Device whole;
       whole.part = system.info.id;
       whole.power_max = system.power_max;
-      throw_over_power_limit(whole);
+      throw_over_power_limit(whole, modules);
     }
     std::map<int, std::vector<int>> switches_by_group;
     for (std::size_t d = 0; d < cluster_.devices.size(); ++d) {
@@ -183,7 +200,7 @@ class RackPlacer {
         for (const auto& [rack, links] : counts) racks.emplace_back(-links, rack);
         std::sort(racks.begin(), racks.end());
         for (const auto& [negative_links, rack] : racks) {
-          if (fits(cluster_.racks[rack], cluster_.devices[leaf])) {
+          if (fits(rack, leaf)) {
             put(leaf, rack);
             break;
           }
@@ -192,12 +209,16 @@ class RackPlacer {
     }
   }
 
-  bool fits(const Rack& rack, const Device& device) const {
+  // Within the rack's space and, with the modules routing will add to it and to the device, its power limit.
+  bool fits(int rack_index, int device_index) const {
+    const Rack& rack = cluster_.racks[rack_index];
+    const Device& device = cluster_.devices[device_index];
     return rack.used + device.height <= spec_.facility.rack_units &&
-           rack.power_max + device.power_max <= power_limit_;
+           rack.power_max + reserved_in_rack_[rack_index] + device.power_max + reserve_of(device_index) <=
+               power_limit_;
   }
 
-  [[noreturn]] void throw_over_power_limit(const Device& device) const {
+  [[noreturn]] void throw_over_power_limit(const Device& device, Power modules) const {
     const bool cooling_bound = cooling_.max_rack_power < spec_.facility.rack_power_limit;
     const std::string field = cooling_bound ? "facility.cooling" : "facility.rack_power_limit";
     const std::string limit = cooling_bound ? "what " + cooling_.info.id + " cooling removes per rack (" +
@@ -205,7 +226,9 @@ class RackPlacer {
                                             : "the rack power limit of " + format_power(power_limit_);
     throw InputFailure(
         {spec_.where(field), field,
-         "one " + device.part + " draws up to " + format_power(device.power_max) + ", more than " + limit});
+         "one " + device.part + " draws up to " + format_power(device.power_max) +
+             (modules > Power{} ? " and the modules in its cages up to " + format_power(modules) : "") +
+             ", more than " + limit});
   }
 
   void open_rack(RackKind kind) {
@@ -213,16 +236,18 @@ class RackPlacer {
     rack.kind = kind;
     rack.name = std::string(rack_kind_name(kind)) + "-" + std::to_string(cluster_.racks_of(kind) + 1);
     cluster_.racks.push_back(rack);
+    reserved_in_rack_.push_back(Power{});
     open_[kind] = static_cast<int>(cluster_.racks.size()) - 1;
   }
 
   void place_in_open_rack(int device, RackKind kind) {
     const Device& part = cluster_.devices[device];
     auto found = open_.find(kind);
-    if (found == open_.end() || !fits(cluster_.racks[found->second], part)) {
+    if (found == open_.end() || !fits(found->second, device)) {
       open_rack(kind);
-      if (!fits(cluster_.racks[open_[kind]], part)) {
-        if (part.power_max > power_limit_) throw_over_power_limit(part);
+      if (!fits(open_[kind], device)) {
+        if (part.power_max + reserve_of(device) > power_limit_)
+          throw_over_power_limit(part, reserve_of(device));
         throw InputFailure({spec_.where("facility.rack_units"), "facility.rack_units",
                             part.name + " (" + part.part + ", " + format_rack_units(part.height) +
                                 ") is taller than a " + format_rack_units(spec_.facility.rack_units) +
@@ -241,20 +266,24 @@ class RackPlacer {
     target.used += placed.height;
     target.power_max += placed.power_max;
     target.power_typical += placed.power_typical;
+    reserved_in_rack_[rack] += reserve_of(device);
   }
 
   const ClusterSpec& spec_;
   const Catalog& catalog_;
   Cluster& cluster_;
   const Cooling& cooling_;
+  const std::vector<Power>& module_reserve_;
+  std::vector<Power> reserved_in_rack_;  // by rack: the reserves of the devices placed in it on this call
   Power power_limit_;
   std::map<RackKind, int> open_;
 };
 
 }  // namespace
 
-void place_devices(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster) {
-  RackPlacer(spec, catalog, cluster).place();
+void place_devices(const ClusterSpec& spec, const Catalog& catalog, Cluster& cluster,
+                   const std::vector<Power>& module_reserve) {
+  RackPlacer(spec, catalog, cluster, module_reserve).place();
 }
 
 }  // namespace gputwin
