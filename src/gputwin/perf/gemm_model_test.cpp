@@ -222,26 +222,24 @@ const char* const kKernelHead =
     "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
     "architectures:\n  - {architecture: hopper, peak_fraction: 0.5, source: x}\n"
     "attention:\n  tile_tokens: 128\n  backward_to_forward_flops: 2.5\n  source: x\n  kernels:\n";
+const std::string kKernelRowStart =
+    "    - {kernel: fa1, architecture: hopper, reference_peak_tflops: 989, head_dim: 128, sequence: [512], ";
 
 TEST(GemmModel, AKernelWithBothPerPassAndPairRatesIsALocatedError) {
-  testing::expect_located_error(
-      load_gemm_model,
-      std::string(kKernelHead) +
-          "    - {kernel: fa1, architecture: hopper, reference_peak_tflops: 989, head_dim: 128, sequence: [512],"
-          " forward_backward_causal_tflops: [98], forward_backward_tflops: [127], forward_tflops: [100],"
-          " source: x}\n"
-          "quantisation: {cast_bytes_per_element: 6, source: x}\n",
-      9, {"not both"});
+  testing::expect_located_error(load_gemm_model,
+                                std::string(kKernelHead) + kKernelRowStart +
+                                    "forward_backward_causal_tflops: [98], forward_backward_tflops: [127],"
+                                    " forward_tflops: [100], source: x}\n"
+                                    "quantisation: {cast_bytes_per_element: 6, source: x}\n",
+                                9, {"not both"});
 }
 
 TEST(GemmModel, APairTableWithoutItsUnmaskedRatesIsALocatedError) {
-  testing::expect_located_error(
-      load_gemm_model,
-      std::string(kKernelHead) +
-          "    - {kernel: fa1, architecture: hopper, reference_peak_tflops: 989, head_dim: 128, sequence: [512],"
-          " forward_backward_causal_tflops: [98], source: x}\n"
-          "quantisation: {cast_bytes_per_element: 6, source: x}\n",
-      9, {"forward_backward_tflops"});
+  testing::expect_located_error(load_gemm_model,
+                                std::string(kKernelHead) + kKernelRowStart +
+                                    "forward_backward_causal_tflops: [98], source: x}\n"
+                                    "quantisation: {cast_bytes_per_element: 6, source: x}\n",
+                                9, {"forward_backward_tflops"});
 }
 
 TEST(GemmModel, AKernelTableThatIsNotIncreasingIsALocatedError) {

@@ -286,8 +286,8 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // sums and the backward's unfused reduce-scatters exposed; was every collective the GEMMs cover hidden):
   // 17.46 %, worst +72.7 % (8B rowwise async TP, was +88.4 %). llm-foundry's MPT rows timed by
   // FlashAttention 1.x's published H100 speed (FlashAttention-2 paper, Figure 7) as the proxy of their Triton
-  // kernel, instead of FlashAttention-2's (not fitted on these rows): 15.83 % (the 26 MPT rows 17.1 -> 13.2 %,
-  // now both ways: +58.2 % worst before, -24.0 % after).
+  // kernel, instead of FlashAttention-2's (not fitted on these rows): 15.83 % (the 26 MPT rows 17.1 -> 13.2
+  // %, now both ways: +58.2 % worst before, -24.0 % after).
   EXPECT_LE(evaluation.mean_abs_error, 0.1584);
   EXPECT_LE(evaluation.max_abs_error, 0.728);
   for (const auto& row : predictions()) {
@@ -420,6 +420,26 @@ TEST(TrainingRuns, TorchtitanPipelinesFollowItsDefaultSplitAndMicroBatches) {
   }
   EXPECT_EQ(torchtitan, 2);
   EXPECT_GE(llama3, 2);
+}
+
+// The attention kernel is a setup fact per source (training-runs-setup.yaml): llm-foundry's MPT rows take
+// FlashAttention 1.x's H100 table as the proxy of their FA1-style Triton kernel, torchtitan's FA2, Megatron's
+// the architecture's default (empty: cuDNN on hopper).
+TEST(TrainingRuns, EachSourceRunsItsFrameworksAttentionKernel) {
+  int foundry = 0;
+  for (const auto& run : runs()) {
+    if (run.source == "mosaic-llm-foundry") {
+      ++foundry;
+      EXPECT_EQ(run.config.attention_kernel, "fa1") << run.id;
+    }
+    if (run.source.rfind("torchtitan", 0) == 0 && run.predictable) {  // the H200 rows: no split published
+      EXPECT_EQ(run.config.attention_kernel, "fa2") << run.id;
+    }
+    if (run.source.rfind("mbridge", 0) == 0) {
+      EXPECT_EQ(run.config.attention_kernel, "") << run.id;
+    }
+  }
+  EXPECT_EQ(foundry, 26);
 }
 
 // Issue 14 item 7: a row the model cannot explain stays with its error and a reason. Every evaluation row
