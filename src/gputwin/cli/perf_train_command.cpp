@@ -315,9 +315,9 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
       ->check(CLI::IsMember({"flash", "unfused"}));
   command
       ->add_option("--attention-kernel", o->attention_kernel,
-                   "fa2 | fa3 | cudnn: the flash-attention kernel's published speed by sequence length "
+                   "fa1 | fa2 | fa3 | cudnn: the flash-attention kernel's published speed by sequence length "
                    "(default: the architecture's, cudnn on hopper; data/perf/gemm-efficiency.yaml)")
-      ->check(CLI::IsMember({"fa2", "fa3", "cudnn"}));
+      ->check(CLI::IsMember({"fa1", "fa2", "fa3", "cudnn"}));
   command
       ->add_option("--expert-comm-overlap", o->expert_comm_overlap,
                    "on | off (default): MoE dispatch/combine overlapped with another micro-batch's compute "

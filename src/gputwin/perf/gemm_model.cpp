@@ -24,11 +24,35 @@ std::vector<double> fractions_of(const YamlField& list, std::size_t count, doubl
   return out;
 }
 
+// A kernel's rates: per pass (forward causal, forward and backward unmasked), or, where the source publishes
+// only the forward + backward pair's rate (FLOPs 3.5 x forward over their summed time), that rate for both
+// passes, causal and unmasked: the pair's time is then exactly the published one; how it splits between the
+// passes (what a recomputed forward costs) is not published.
+void read_pass_rates(const YamlField& row, double peak, AttentionKernel& k) {
+  const auto combined_causal = row.optional_child("forward_backward_causal_tflops");
+  const auto combined = row.optional_child("forward_backward_tflops");
+  const bool per_pass = row.optional_child("forward_causal_tflops") || row.optional_child("forward_tflops") ||
+                        row.optional_child("backward_tflops");
+  if (!combined_causal && !combined) {
+    k.forward_causal = fractions_of(row.child("forward_causal_tflops"), k.sequence.size(), peak);
+    k.forward = fractions_of(row.child("forward_tflops"), k.sequence.size(), peak);
+    k.backward = fractions_of(row.child("backward_tflops"), k.sequence.size(), peak);
+    return;
+  }
+  if (per_pass) row.fail("give per-pass rates or forward_backward rates, not both");
+  if (!combined_causal) (void)row.child("forward_backward_causal_tflops");  // fails, naming the field
+  if (!combined) (void)row.child("forward_backward_tflops");
+  k.forward_causal = fractions_of(*combined_causal, k.sequence.size(), peak);
+  k.forward = k.backward = fractions_of(*combined, k.sequence.size(), peak);
+  k.passes_combined = true;
+}
+
 std::vector<AttentionKernel> read_kernels(const YamlField& list) {
   std::vector<AttentionKernel> kernels;
   for (const YamlField& row : list.items()) {
     row.expect_keys({"kernel", "architecture", "default", "reference_peak_tflops", "head_dim", "sequence",
-                     "forward_causal_tflops", "forward_tflops", "backward_tflops", "source"});
+                     "forward_causal_tflops", "forward_tflops", "backward_tflops",
+                     "forward_backward_causal_tflops", "forward_backward_tflops", "source"});
     AttentionKernel k;
     k.name = row.child("kernel").text();
     k.architecture = row.child("architecture").text();
@@ -41,9 +65,7 @@ std::vector<AttentionKernel> read_kernels(const YamlField& list) {
       if (s <= previous) v.fail("sequence lengths must increase");
       k.sequence.push_back(previous = s);
     }
-    k.forward_causal = fractions_of(row.child("forward_causal_tflops"), k.sequence.size(), peak);
-    k.forward = fractions_of(row.child("forward_tflops"), k.sequence.size(), peak);
-    k.backward = fractions_of(row.child("backward_tflops"), k.sequence.size(), peak);
+    read_pass_rates(row, peak, k);
     (void)row.child("source").text_or_list();  // required: where the figures were read
     for (const auto& other : kernels) {
       if (other.name == k.name && other.architecture == k.architecture && other.head_dim == k.head_dim)

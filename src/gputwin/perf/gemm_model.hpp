@@ -40,7 +40,7 @@ struct GemmPrecision {
 // own bf16 peak. Between the measured lengths the fraction is interpolated in log2(sequence), outside them
 // held at the nearest end.
 struct AttentionKernel {
-  std::string name;          // fa2, fa3, cudnn
+  std::string name;          // fa1, fa2, fa3, cudnn
   std::string architecture;  // hopper
   bool is_default = false;   // the kernel a run gets when its framework's is not given
   double head_dim = 128;     // the head dimension the table was measured at
@@ -48,6 +48,8 @@ struct AttentionKernel {
   std::vector<double> forward_causal;  // fraction of the bf16 peak, causal mask (FLOPs of the causal half)
   std::vector<double> forward;         // without mask
   std::vector<double> backward;        // without mask (FLOPs = 2.5 x forward)
+  // Published as the forward + backward pair only: both passes at the pair's rate (of its mask).
+  bool passes_combined = false;
   // Fraction of the bf16 peak at `sequence` tokens, causal or not, forward or backward. The causal backward
   // is not published: the non-causal backward scaled by the forward's causal / non-causal ratio at that
   // length.
@@ -126,7 +128,7 @@ class GemmModel {
   GemmModel(std::map<std::string, GemmPrecision> precisions, std::vector<GemmArchitecture> architectures,
             double attention_tile, double attention_backward_ratio, double cast_bytes_per_element);
 
-  // `attention_kernel`: the flash-attention kernel by name (fa2, fa3, cudnn); empty = the architecture's
+  // `attention_kernel`: the flash-attention kernel by name (fa1, fa2, fa3, cudnn); empty = the architecture's
   // default kernel. A name the architecture has no table for leaves the rule (GemmDevice::attention_kernel
   // empty).
   [[nodiscard]] Result<GemmDevice> device(const Accelerator& accelerator, const std::string& precision,

@@ -196,6 +196,52 @@ TEST(GemmModel, AttentionRunsAtTheModelsHeadDimension) {
               287.0 / 989 * 295.0 / 322, 1e-9);
 }
 
+// FlashAttention 1.x on H100 is published as the forward + backward pair only (FlashAttention-2 paper, Figure
+// 7): both passes run at the pair's rate, so the pair's time is the published one. At 8K and head dim 128:
+// 135 TFLOP/s causal, 167 unmasked, of 989.
+TEST(GemmModel, AKernelPublishedAsTheForwardBackwardPairRunsBothPassesAtThePairsRate) {
+  const Accelerator& h100 = perf_setup().catalog.get<Accelerator>("h100-sxm");
+  const GemmDevice fa1 = gemm().device(h100, "bf16", "fa1").value();
+  ASSERT_TRUE(fa1.attention_kernel);
+  EXPECT_TRUE(fa1.attention_kernel->passes_combined);
+  const double flops = 1e12;
+  const double peak = fa1.bf16_peak_flops;
+  const double pair_s = fa1.attention_forward_s(flops, 8192) + fa1.attention_backward_s(flops, 8192);
+  EXPECT_NEAR(3.5 * flops / pair_s / peak * 989, 135, 1e-9);
+  EXPECT_NEAR(flops / fa1.attention_forward_s(flops, 8192) / peak * 989, 135, 1e-9);
+  EXPECT_NEAR(2.5 * flops / fa1.attention_backward_s(flops, 8192, 0) / peak * 989, 167, 1e-9);
+  // At 2K the published pair is slower than at 1K (106 after 126): taken as published.
+  EXPECT_NEAR(flops / fa1.attention_forward_s(flops, 2048) / peak * 989, 106, 1e-9);
+  // Slower than FlashAttention-2 at every length (the FlashAttention-3 paper's causal forward: 333 at 8K).
+  const GemmDevice fa2 = gemm().device(h100, "bf16", "fa2").value();
+  for (const double s : {512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0})
+    EXPECT_GT(fa1.attention_forward_s(flops, s), fa2.attention_forward_s(flops, s)) << s;
+}
+
+const char* const kKernelHead =
+    "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
+    "architectures:\n  - {architecture: hopper, peak_fraction: 0.5, source: x}\n"
+    "attention:\n  tile_tokens: 128\n  backward_to_forward_flops: 2.5\n  source: x\n  kernels:\n";
+const std::string kKernelRowStart =
+    "    - {kernel: fa1, architecture: hopper, reference_peak_tflops: 989, head_dim: 128, sequence: [512], ";
+
+TEST(GemmModel, AKernelWithBothPerPassAndPairRatesIsALocatedError) {
+  testing::expect_located_error(load_gemm_model,
+                                std::string(kKernelHead) + kKernelRowStart +
+                                    "forward_backward_causal_tflops: [98], forward_backward_tflops: [127],"
+                                    " forward_tflops: [100], source: x}\n"
+                                    "quantisation: {cast_bytes_per_element: 6, source: x}\n",
+                                9, {"not both"});
+}
+
+TEST(GemmModel, APairTableWithoutItsUnmaskedRatesIsALocatedError) {
+  testing::expect_located_error(load_gemm_model,
+                                std::string(kKernelHead) + kKernelRowStart +
+                                    "forward_backward_causal_tflops: [98], source: x}\n"
+                                    "quantisation: {cast_bytes_per_element: 6, source: x}\n",
+                                9, {"forward_backward_tflops"});
+}
+
 TEST(GemmModel, AKernelTableThatIsNotIncreasingIsALocatedError) {
   const std::string path = ::testing::TempDir() + "/gemm-bad-kernel.yaml";
   {

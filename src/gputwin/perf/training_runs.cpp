@@ -253,7 +253,7 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
     if (const auto sel = row.optional_child("selective_means"))
       s.selective_is_per_op = sel->one_of({"megatron", "op-sac"}) == "op-sac";
     if (const auto k = row.optional_child("attention_kernel"))
-      s.attention_kernel = k->one_of({"fa2", "fa3", "cudnn"});
+      s.attention_kernel = k->one_of({"fa1", "fa2", "fa3", "cudnn"});
     if (const auto e = row.optional_child("context_parallel")) {
       const std::string exchange = e->one_of({"ring", "all-gather", "all-gather-blocks"});
       s.context_exchange = exchange == "ring"         ? ContextExchange::ring

@@ -284,8 +284,11 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // these rows): 18.96 %, worst +88.4 % (18.79 % with the exponent alone, before the pipeline defaults).
   // torchtitan's async-TP rows as PyTorch's micro-pipelined fused ops run (the fused reduce-scatters' partial
   // sums and the backward's unfused reduce-scatters exposed; was every collective the GEMMs cover hidden):
-  // 17.46 %, worst +72.7 % (8B rowwise async TP, was +88.4 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.1747);
+  // 17.46 %, worst +72.7 % (8B rowwise async TP, was +88.4 %). llm-foundry's MPT rows timed by
+  // FlashAttention 1.x's published H100 speed (FlashAttention-2 paper, Figure 7) as the proxy of their Triton
+  // kernel, instead of FlashAttention-2's (not fitted on these rows): 15.83 % (the 26 MPT rows 17.1 -> 13.2
+  // %, now both ways: +58.2 % worst before, -24.0 % after).
+  EXPECT_LE(evaluation.mean_abs_error, 0.1584);
   EXPECT_LE(evaluation.max_abs_error, 0.728);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
@@ -419,6 +422,26 @@ TEST(TrainingRuns, TorchtitanPipelinesFollowItsDefaultSplitAndMicroBatches) {
   EXPECT_GE(llama3, 2);
 }
 
+// The attention kernel is a setup fact per source (training-runs-setup.yaml): llm-foundry's MPT rows take
+// FlashAttention 1.x's H100 table as the proxy of their FA1-style Triton kernel, torchtitan's FA2, Megatron's
+// the architecture's default (empty: cuDNN on hopper).
+TEST(TrainingRuns, EachSourceRunsItsFrameworksAttentionKernel) {
+  int foundry = 0;
+  for (const auto& run : runs()) {
+    if (run.source == "mosaic-llm-foundry") {
+      ++foundry;
+      EXPECT_EQ(run.config.attention_kernel, "fa1") << run.id;
+    }
+    if (run.source.rfind("torchtitan", 0) == 0 && run.predictable) {  // the H200 rows: no split published
+      EXPECT_EQ(run.config.attention_kernel, "fa2") << run.id;
+    }
+    if (run.source.rfind("mbridge", 0) == 0) {
+      EXPECT_EQ(run.config.attention_kernel, "") << run.id;
+    }
+  }
+  EXPECT_EQ(foundry, 26);
+}
+
 // Issue 14 item 7: a row the model cannot explain stays with its error and a reason. Every evaluation row
 // worse than 20 % must be named by an entry of data/reference/training-gaps.yaml (a diagnosis, never an
 // input): a row that crosses 20 % after a change fails here until its reason is stated.
@@ -438,8 +461,10 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
   // 29 before the power-limit pass's changes; 24 until torchtitan's interleaved 405B row ran its default 2
   // stages per rank (-6.7 -> +21.4 %, beside its 1F1B twin's +19.4 %): 25; 23 with Hopper's fitted cap
   // exponent on the 500 W rows; still 23 with PyTorch's async-TP structure (the four async-TP rows above 20 %
-  // come closer but stay above it; the other rows it moves were under 20 % before).
-  EXPECT_EQ(above, 23);
+  // come closer but stay above it; the other rows it moves were under 20 % before). 19 with the MPT rows on
+  // FlashAttention 1.x's H100 speed: seven MPT rows come under 20 %, three cross it the other way (-20.4 to
+  // -24.0 %), three stay above it.
+  EXPECT_EQ(above, 19);
 }
 
 // A gap naming a row that is not in training-runs.yaml, or a row under two gaps, is refused at its line.
