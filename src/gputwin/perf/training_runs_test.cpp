@@ -812,21 +812,23 @@ TEST(TrainingRuns, MoeDispatcherOtherThanAlltoallOrFlexIsALocatedError) {
   EXPECT_NE(error.find("moe_dispatcher"), std::string::npos) << error;
 }
 
-// PyTorch's micro-pipelined async TP is the rule of the rows whose techniques name async TP (torchtitan, six
-// async rows on its 2025-06 page, TP 8); Megatron's rows overlap with userbuffers (their source's own
-// tp_comm_overlap) and keep the rule of hiding what their GEMMs cover; vanilla-TP rows overlap nothing.
+// PyTorch's micro-pipelined async TP is the rule of every row whose published techniques name async TP
+// (torchtitan's 2024-12 Float8 rows, its performance page's 405B row and the six async rows of its 2025-06
+// page, all TP 8); Megatron's rows overlap with userbuffers (their source's own tp_comm_overlap); vanilla-TP
+// rows overlap nothing.
 TEST(TrainingRuns, AsyncTpRowsRunPyTorchsMicroPipelinedOps) {
-  int micro_pipelined_async_page = 0, userbuffers = 0;
+  int async_rows = 0, async_page = 0, userbuffers = 0;
   for (const auto& run : runs()) {
     if (!run.predictable) continue;
-    const bool async_row = run.id.rfind("ttasync-", 0) == 0 && run.id.find("-async") != std::string::npos;
     const bool vanilla_row = run.id.rfind("ttasync-", 0) == 0 && run.id.find("-vanilla") != std::string::npos;
-    if (async_row) {
+    if (names_async_tp(run)) {
       EXPECT_TRUE(run.config.tp_comm_overlap) << run.id;
       EXPECT_TRUE(run.config.tp_comm_micro_pipelined) << run.id;
-      ++micro_pipelined_async_page;
+      ++async_rows;
+      if (run.id.rfind("ttasync-", 0) == 0) ++async_page;
     }
     if (vanilla_row) {
+      EXPECT_FALSE(names_async_tp(run)) << run.id;
       EXPECT_FALSE(run.config.tp_comm_overlap) << run.id;
     }
     if (run.source.rfind("mbridge-", 0) == 0 && run.config.tp > 1) {
@@ -835,7 +837,8 @@ TEST(TrainingRuns, AsyncTpRowsRunPyTorchsMicroPipelinedOps) {
       ++userbuffers;
     }
   }
-  EXPECT_EQ(micro_pipelined_async_page, 6);
+  EXPECT_EQ(async_page, 6);
+  EXPECT_EQ(async_rows, 14);
   EXPECT_GT(userbuffers, 10);
 }
 
