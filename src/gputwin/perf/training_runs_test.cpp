@@ -199,8 +199,11 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // Megatron-Bridge's performance scripts run FP8_CS: every transformer layer in FP8 (get_precision_config
   // sets first_last_layers_bf16 = False), refit (blackwell-ultra 0.665, blackwell 0.495): dense 4.86 %
   // (H100 5.11 %; H100 70B tp 4 pp 8 vp 5 -12.6/-12.6/-13.2 -> -8.3/-8.3/-9.0 %).
-  EXPECT_LE(dense_sum / dense, 0.0490);
-  EXPECT_LE(hopper_sum / hopper, 0.0515);
+  // Each tensor-parallel collective hidden only behind the GEMM Transformer Engine's userbuffers pair it with
+  // (perf/tp_overlap.hpp; was the pass's collectives behind its GEMMs pooled), refit (blackwell-ultra 0.670):
+  // dense 4.69 % (H100 5.02 %; H100 405B TP 8 +7.0/+4.8 -> +4.1/+1.8 %, 70B TP 4 -8.3 -> -9.5 %).
+  EXPECT_LE(dense_sum / dense, 0.0470);
+  EXPECT_LE(hopper_sum / hopper, 0.0503);
   // The routed experts' gradients reduced over the expert-data-parallel group (one rank per node where EP
   // fills a node: B200 gpt-oss-120b EP 8 +123.6 % -> +39.1 %) and the host wait refitted (3.05 ms): MoE
   // 18.43 % (20.79 % before), dense unchanged.
@@ -236,12 +239,14 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // (17.37 % with the 25.11 GB300 row ungraphed too), worse, kept because the recipes are read
   // (docs/accuracy.md). The gpt-oss-120b 26.04 rows with their release's V2 presets (B300 / B200 HybridEP,
   // GB200 HybridEP with the overlap: PRs 2906 / 2915), waits refitted to the same 7.75 / 5.60 ms: MoE
-  // 17.42 %, worse (GB200 +14.7 -> +25.3 %), kept because the presets are read.
-  EXPECT_LE(moe_sum / moe, 0.1743);
+  // 17.42 %, worse (GB200 +14.7 -> +25.3 %), kept because the presets are read. Tensor-parallel overlap per
+  // GEMM (the H100 Qwen3-235B TP 2 rows) and the refit (waits 7.85 / 5.60 ms): 17.44 %.
+  EXPECT_LE(moe_sum / moe, 0.1745);
   // All 110 rows: 10.77 % with both the release-scoped MoE recipes and the FP8-CS rows' every layer in FP8
   // (11.26 % / 11.13 % with each alone; 11.63 % before both; 11.32 % before current scaling's cost); 11.02 %
-  // with the pre-full-iteration recipes above; 11.14 % with gpt-oss's 26.04 presets; goal 5 %, not reached.
-  EXPECT_LE(fit.mean_abs_error, 0.1115);
+  // with the pre-full-iteration recipes above; 11.14 % with gpt-oss's 26.04 presets; 11.06 % with the
+  // tensor-parallel overlap per GEMM; goal 5 %, not reached.
+  EXPECT_LE(fit.mean_abs_error, 0.1107);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
@@ -284,9 +289,11 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // these rows): 18.96 %, worst +88.4 % (18.79 % with the exponent alone, before the pipeline defaults).
   // torchtitan's async-TP rows as PyTorch's micro-pipelined fused ops run (the fused reduce-scatters' partial
   // sums and the backward's unfused reduce-scatters exposed; was every collective the GEMMs cover hidden):
-  // 17.46 %, worst +72.7 % (8B rowwise async TP, was +88.4 %).
-  EXPECT_LE(evaluation.mean_abs_error, 0.1747);
-  EXPECT_LE(evaluation.max_abs_error, 0.728);
+  // 17.46 %, worst +72.7 % (8B rowwise async TP, was +88.4 %). Each fused collective hidden only behind its
+  // own matmul, one chunk's matmul unhidden (was the pass's collectives behind its GEMMs pooled): 16.75 %,
+  // worst +61.3 % (the same row).
+  EXPECT_LE(evaluation.mean_abs_error, 0.1676);
+  EXPECT_LE(evaluation.max_abs_error, 0.614);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
       EXPECT_LE(std::abs(row.error), 0.10) << row.run.id;  // -6.2 % and -9.6 % (were -9.4 % and -12.7 %)
@@ -438,8 +445,9 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
   // 29 before the power-limit pass's changes; 24 until torchtitan's interleaved 405B row ran its default 2
   // stages per rank (-6.7 -> +21.4 %, beside its 1F1B twin's +19.4 %): 25; 23 with Hopper's fitted cap
   // exponent on the 500 W rows; still 23 with PyTorch's async-TP structure (the four async-TP rows above 20 %
-  // come closer but stay above it; the other rows it moves were under 20 % before).
-  EXPECT_EQ(above, 23);
+  // come closer but stay above it; the other rows it moves were under 20 % before); 22 with each collective
+  // behind its own matmul (8B bf16 async TP +21.4 -> +16.5 %).
+  EXPECT_EQ(above, 22);
 }
 
 // A gap naming a row that is not in training-runs.yaml, or a row under two gaps, is refused at its line.
