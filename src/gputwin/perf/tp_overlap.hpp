@@ -1,12 +1,12 @@
 #pragma once
-// Tensor-parallel communication of one transformer layer, exposed: each collective hidden only behind the GEMM
-// its framework pairs it with, not behind the pass's GEMMs pooled.
+// Tensor-parallel communication of one transformer layer, exposed: each collective hidden only behind the
+// GEMM its framework pairs it with, not behind the pass's GEMMs pooled.
 //
 // With sequence parallelism a layer's forward all-gathers its input before the attention's input projection
-// (qkv) and again before the MLP's (fc1), and reduce-scatters the outputs of the attention's output projection
-// (proj) and the MLP's down projection (fc2); the backward runs the transposes (all-gathers of the output
-// gradients before proj's and fc2's dgrad, reduce-scatters of the input gradients after qkv's and fc1's).
-// Without sequence parallelism each block all-reduces instead.
+// (qkv) and again before the MLP's (fc1), and reduce-scatters the outputs of the attention's output
+// projection (proj) and the MLP's down projection (fc2); the backward runs the transposes (all-gathers of the
+// output gradients before proj's and fc2's dgrad, reduce-scatters of the input gradients after qkv's and
+// fc1's). Without sequence parallelism each block all-reduces instead.
 //
 // Two frameworks overlap them (TrainingConfig::tp_comm_overlap; both need sequence parallelism, all-reduces
 // stay whole: Megatron refuses --tp-comm-overlap without --sequence-parallel, PyTorch's pass fuses no
@@ -32,21 +32,22 @@
 // A collective of time C chunked over k chunks against its matmul M (k matmul chunks, k - 1 transfers on one
 // link, matmuls one at a time) exposes max(0, C - (k - 1)/k M): one chunk's matmul cannot hide a transfer.
 // A "pipeline" reduce-scatter in n splits exposes C/n + (n - 1)/n max(0, C - M): the last split's
-// reduce-scatter runs after the last GEMM split. A bulk overlap exposes max(0, C - M). The transfers are timed
-// by the collective model (NCCL's algorithm on the group's placement) for both frameworks' copy kernels, and
-// the SMs the userbuffers kernels take from the GEMM are not counted.
+// reduce-scatter runs after the last GEMM split. A bulk overlap exposes max(0, C - M). The transfers are
+// timed by the collective model (NCCL's algorithm on the group's placement) for both frameworks' copy
+// kernels, and the SMs the userbuffers kernels take from the GEMM are not counted.
 
 namespace gputwin {
 
-// One weight GEMM of a layer pass on one GPU, in seconds: forward, and the backward's data and weight gradient.
+// One weight GEMM of a layer pass on one GPU, in seconds: forward, and the backward's data and weight
+// gradient.
 struct GemmTimes {
   double forward = 0, dgrad = 0, wgrad = 0;
   [[nodiscard]] double backward() const { return dgrad + wgrad; }
 };
 
 // A layer's tensor-parallel GEMMs by the names Transformer Engine's userbuffers give them: the attention's
-// input (qkv) and output (proj) projections, the MLP's input (fc1: up and gate; a MoE layer's routed and shared
-// experts' up projections and the router) and output (fc2: down) projections.
+// input (qkv) and output (proj) projections, the MLP's input (fc1: up and gate; a MoE layer's routed and
+// shared experts' up projections and the router) and output (fc2: down) projections.
 struct TensorParallelGemms {
   GemmTimes qkv, proj, fc1, fc2;
 };
@@ -84,9 +85,11 @@ struct TensorParallelOverlapRules {
 };
 
 // Exposed seconds of one layer's forward pass and of its backward pass (which has no "pipeline" split).
-[[nodiscard]] double exposed_forward_tensor_comm(TensorParallelOverlap overlap, const TensorParallelLayer& layer,
+[[nodiscard]] double exposed_forward_tensor_comm(TensorParallelOverlap overlap,
+                                                 const TensorParallelLayer& layer,
                                                  const TensorParallelOverlapRules& rules);
-[[nodiscard]] double exposed_backward_tensor_comm(TensorParallelOverlap overlap, const TensorParallelLayer& layer);
+[[nodiscard]] double exposed_backward_tensor_comm(TensorParallelOverlap overlap,
+                                                  const TensorParallelLayer& layer);
 
 // The three overlap shapes, exposed seconds of one collective `comm` beside its GEMM `gemm`.
 [[nodiscard]] double chunked_exposed(double comm, double gemm, int chunks);

@@ -43,30 +43,33 @@ TEST(TensorParallelOverlap, ChunkedOverlapLeavesOneChunksMatmulUnhidden) {
 TEST(TensorParallelOverlap, MicroPipelinedPairsEachCollectiveWithItsMatmul) {
   TensorParallelLayer l = layer();
   const TensorParallelOverlapRules rules{4, false};
-  EXPECT_NEAR(exposed_forward_tensor_comm(TensorParallelOverlap::micro_pipelined, l, rules), 6.5 * kMs, 1e-12);
+  EXPECT_NEAR(exposed_forward_tensor_comm(TensorParallelOverlap::micro_pipelined, l, rules), 6.5 * kMs,
+              1e-12);
   l.partial_sums = 0.1 * kMs;
   l.shard_copy = 0.05 * kMs;
   EXPECT_NEAR(exposed_forward_tensor_comm(TensorParallelOverlap::micro_pipelined, l, rules),
               (6.5 + 0.2 + 0.1) * kMs, 1e-12);
   // Backward: the output-gradient all-gathers under proj's and fc2's 2 ms dgrad (4 - 1.75 = 2.25 ms each),
   // the two input-gradient reduce-scatters whole (5 ms each), two shard copies.
-  EXPECT_NEAR(exposed_backward_tensor_comm(TensorParallelOverlap::micro_pipelined, l),
-              (4.5 + 10 + 0.1) * kMs, 1e-12);
+  EXPECT_NEAR(exposed_backward_tensor_comm(TensorParallelOverlap::micro_pipelined, l), (4.5 + 10 + 0.1) * kMs,
+              1e-12);
 }
 
 // Transformer Engine's userbuffers: the ring-exchange all-gathers hide under the input projections; the
-// forward reduce-scatters by "pipeline" in 4 splits expose 5/4 + 3/4 x (5 - 2) = 3.5 ms each, by ring exchange
-// 3.25 ms each; backward, the output-gradient all-gathers 2.25 ms each beside the 2 ms dgrads and the bulk
-// reduce-scatters nothing beside the 8 ms wgrads of qkv and fc1.
+// forward reduce-scatters by "pipeline" in 4 splits expose 5/4 + 3/4 x (5 - 2) = 3.5 ms each, by ring
+// exchange 3.25 ms each; backward, the output-gradient all-gathers 2.25 ms each beside the 2 ms dgrads and
+// the bulk reduce-scatters nothing beside the 8 ms wgrads of qkv and fc1.
 TEST(TensorParallelOverlap, UserbuffersPairTransformerEnginesGemms) {
   const TensorParallelLayer l = layer();
   EXPECT_NEAR(exposed_forward_tensor_comm(TensorParallelOverlap::userbuffers, l, {4, false}), 7 * kMs, 1e-12);
-  EXPECT_NEAR(exposed_forward_tensor_comm(TensorParallelOverlap::userbuffers, l, {4, true}), 6.5 * kMs, 1e-12);
+  EXPECT_NEAR(exposed_forward_tensor_comm(TensorParallelOverlap::userbuffers, l, {4, true}), 6.5 * kMs,
+              1e-12);
   EXPECT_NEAR(exposed_backward_tensor_comm(TensorParallelOverlap::userbuffers, l), 4.5 * kMs, 1e-12);
   // The bulk reduce-scatter is paired with the wgrad of qkv and fc1, not with proj's or fc2's.
   TensorParallelLayer short_wgrad = l;
   short_wgrad.gemms.qkv.wgrad = 1 * kMs;
-  EXPECT_NEAR(exposed_backward_tensor_comm(TensorParallelOverlap::userbuffers, short_wgrad), 8.5 * kMs, 1e-12);
+  EXPECT_NEAR(exposed_backward_tensor_comm(TensorParallelOverlap::userbuffers, short_wgrad), 8.5 * kMs,
+              1e-12);
 }
 
 // Without sequence parallelism the blocks all-reduce; neither framework overlaps an all-reduce.

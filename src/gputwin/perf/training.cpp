@@ -326,8 +326,8 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
   };
   // `count` GEMMs of `rows` rows each per gemm in `gemms` (each under the name beside it), weighted by the
   // share of layers that have them.
-  auto add = [&](const std::vector<LayerGemm>& gemms, std::vector<GemmTimes*> names, double rows, double count,
-                 double share) {
+  auto add = [&](const std::vector<LayerGemm>& gemms, std::vector<GemmTimes*> names, double rows,
+                 double count, double share) {
     if (share <= 0 || rows <= 0) return;
     for (std::size_t i = 0; i < gemms.size(); ++i) {
       const LayerGemm& g = gemms[i];
@@ -472,7 +472,8 @@ struct StageTimes {
 // (perf/tp_overlap.hpp pairs each collective with its GEMM).
 TensorParallelOverlap tensor_overlap(const TrainingConfig& c) {
   if (!c.tp_comm_overlap) return TensorParallelOverlap::none;
-  return c.tp_comm_micro_pipelined ? TensorParallelOverlap::micro_pipelined : TensorParallelOverlap::userbuffers;
+  return c.tp_comm_micro_pipelined ? TensorParallelOverlap::micro_pipelined
+                                   : TensorParallelOverlap::userbuffers;
 }
 
 // What pipeline rank `rank` runs per micro-batch: its transformer layers (of them, how many a low-precision
@@ -528,8 +529,9 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
   const auto forward_tensor = [&](const LayerPass& p) {
     return exposed_forward_tensor_comm(overlap, p.tensor, rules);
   };
-  t.tensor_comm =
-      sum([&](const LayerPass& p) { return forward_tensor(p) + exposed_backward_tensor_comm(overlap, p.tensor); });
+  t.tensor_comm = sum([&](const LayerPass& p) {
+    return forward_tensor(p) + exposed_backward_tensor_comm(overlap, p.tensor);
+  });
   // Gradients go back the same way (a forward and a backward pair per layer). With the overlap Megatron runs
   // one micro-batch's forward beside another's backward and hides each one's all-to-alls behind the other's
   // compute: only what exceeds a layer's forward + backward compute is exposed.
@@ -648,8 +650,10 @@ TrainingCalibration read_calibration(const std::string& path) {
     const YamlField scatter = root.child("userbuffers_reduce_scatter");
     scatter.expect_keys({"pipeline_splits", "low_precision_ring_exchange", "source"});
     calibration.userbuffers_pipeline_splits = scatter.child("pipeline_splits").number();
-    if (calibration.userbuffers_pipeline_splits < 1) scatter.child("pipeline_splits").fail("must be at least 1");
-    calibration.userbuffers_low_precision_ring_exchange = scatter.child("low_precision_ring_exchange").boolean();
+    if (calibration.userbuffers_pipeline_splits < 1)
+      scatter.child("pipeline_splits").fail("must be at least 1");
+    calibration.userbuffers_low_precision_ring_exchange =
+        scatter.child("low_precision_ring_exchange").boolean();
     (void)scatter.child("source").text_or_list();  // required: where the settings were read
   }
   // A fitted host wait: {value, source}, not negative.
@@ -758,9 +762,9 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
       term("tensor-parallel communication", m * stage.tensor_comm,
            config.tp_comm_overlap
                ? (config.tp_comm_micro_pipelined
-                      ? "PyTorch async TP: each fused all-gather / reduce-scatter not hidden by its own matmul "
-                        "(one chunk per rank), the fused reduce-scatters' partial sums and shard copies, the "
-                        "backward's unfused reduce-scatters"
+                      ? "PyTorch async TP: each fused all-gather / reduce-scatter not hidden by its own "
+                        "matmul (one chunk per rank), the fused reduce-scatters' partial sums and shard "
+                        "copies, the backward's unfused reduce-scatters"
                       : "Transformer Engine userbuffers: each collective not hidden by the GEMM it is paired "
                         "with (ring-exchange all-gathers, pipelined forward reduce-scatters, bulk backward "
                         "reduce-scatters beside wgrad)")

@@ -16,10 +16,10 @@
 //                 traffic (elementwise_traffic x the layer's stored-activation bytes, Korthikanti Table 2) at
 //                 memory bandwidth;
 //   tensor / context parallel communication: NCCL collectives (collectives.hpp) on the group's GPUs; tensor
-//                 parallel, when tp_comm_overlap, each collective hidden only behind the GEMM its framework
-//                 pairs it with (tp_overlap.hpp: Transformer Engine's userbuffers for Megatron, PyTorch's fused
-//                 ops for torchtitan's async TP), context parallel (ring attention) behind the attention
-//                 kernels;
+//                 parallel, when tp_comm_overlap, each collective hidden only behind the GEMM its
+//                 framework pairs it with (tp_overlap.hpp: Transformer Engine's userbuffers for Megatron,
+//                 PyTorch's fused ops for torchtitan's async TP), context parallel (ring attention) behind
+//                 the attention kernels;
 //   pipeline: (m + (p - 1)/v) stage times (bubble (p - 1)/(v m)), plus one send and one receive per
 //   micro-batch and model chunk;
 //   data parallel: gradient reduce-scatter (or all-reduce) and weight all-gather after the last backward

@@ -355,7 +355,9 @@ PerfHardware hardware_of(const Catalog& catalog, const GpuSetup& g, const std::o
 
 }  // namespace
 
-bool names_async_tp(const ReferenceRun& run) { return lower(run.techniques).find("async") != std::string::npos; }
+bool names_async_tp(const ReferenceRun& run) {
+  return lower(run.techniques).find("async") != std::string::npos;
+}
 
 namespace {
 

@@ -551,7 +551,6 @@ TEST(TrainingOpSac, RecomputesEverySecondMatrixMultiplication) {
   EXPECT_EQ(recompute_from_name("op-sac"), Recompute::op_sac);
 }
 
-
 // PyTorch's async TP (torchtitan under torch.compile) against Megatron's userbuffers overlap, Llama 3.1 8B on
 // one TP-8 node, 8K tokens per micro-batch, each collective paired with its own GEMM (perf/tp_overlap.hpp).
 // Userbuffers in BF16 reduce-scatter the forward outputs in 4 pipeline splits, the last split's share exposed
