@@ -8,6 +8,7 @@
 
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/pipeline_schedule.hpp"
+#include "gputwin/perf/tp_overlap.hpp"
 
 namespace gputwin {
 
@@ -136,11 +137,9 @@ struct LayerPass {
   double attention_backward = 0;        // s
   double elementwise = 0;               // s, all stored activations written / read once
   double score_elementwise = 0;  // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
-  double tensor_comm = 0;        // s, two all-reduces (or all-gather + reduce-scatter pairs), one pass
-  double tensor_gather = 0;      // s, of `tensor_comm` with sequence parallelism: the pass's two all-gathers
-  // s, PyTorch's fused matmul + reduce-scatter: summing the ranks' partial outputs, one pass's two (at memory
-  // bandwidth; a collective that reduces in flight has no such kernel)
-  double tensor_partial_sums = 0;
+  // The tensor-parallel collectives of one pass and the named GEMMs they pair with (`matrices` and
+  // `matrices_backward` are these GEMMs summed).
+  TensorParallelLayer tensor;
   double context_comm = 0;       // s, context-parallel key/value exchange the forward pass exposes
   double context_comm_backward = 0;  // s, keys, values and their gradients the backward pass exposes
   // s, PyTorch's context_parallel (ContextExchange::all_gather_blocks): merging each block's output into the
@@ -288,6 +287,27 @@ double dispatch_bytes(const TransformerModel& m, const TrainingConfig& c, const 
   return routed_rows * m.hidden * kActivationBytes / c.tp * dispatch_dedup_factor(m, c, expert);
 }
 
+// One layer's tensor-parallel collectives of one pass, each of the layer's output (`layer_output_bytes`).
+void tensor_collectives(const Context& x, double layer_output_bytes, TensorParallelLayer& tensor) {
+  const TrainingConfig& c = x.config;
+  tensor.group_size = c.tp;
+  tensor.sequence_parallel = c.sequence_parallel && c.tp > 1;
+  if (!tensor.sequence_parallel) {
+    tensor.all_reduce = x.collective_s(CollectiveOp::all_reduce, layer_output_bytes, x.groups.tensor);
+    return;
+  }
+  tensor.all_gather = x.collective_s(CollectiveOp::all_gather, layer_output_bytes, x.groups.tensor);
+  tensor.reduce_scatter = x.collective_s(CollectiveOp::reduce_scatter, layer_output_bytes, x.groups.tensor);
+  // The fused reduce-scatter's reduction reads the tp stacked partials (the whole tokens x h output) and
+  // writes the rank's 1/tp of it (torch/distributed/_symmetric_memory _fused_matmul_reduce_scatter_impl:
+  // reduce_fn over stacked_partials after _pipelined_produce_and_all2all); the fused all-gather first copies
+  // the local shard (1/tp of the output) into the symmetric buffer, read and written
+  // (_pipelined_multi_all_gather_and_consume: copy_shard to local_p2p_bufs, then a barrier, before the first
+  // shard_consumer).
+  tensor.partial_sums = (1.0 + 1.0 / c.tp) * layer_output_bytes / x.memory_bandwidth;
+  tensor.shard_copy = 2.0 / c.tp * layer_output_bytes / x.memory_bandwidth;
+}
+
 // One layer's pass with its GEMMs on `d` (the config's precision, or bf16 for the layers a recipe keeps in
 // bf16).
 LayerPass forward_pass(const Context& x, const GemmDevice& d) {
@@ -295,12 +315,24 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
   const TransformerModel& m = x.model;
   const double tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
   LayerPass pass;
-  // `count` GEMMs of `rows` rows each per gemm in `gemms`, weighted by the share of layers that have them.
-  auto add = [&](const std::vector<LayerGemm>& gemms, double rows, double count, double share) {
+  TensorParallelGemms& named = pass.tensor.gemms;
+  // One GEMM's forward, dgrad and wgrad, `weight` of them, counted in the pass and under its name.
+  auto count_gemm = [&](GemmTimes& name, double weight, double forward, double dgrad, double wgrad) {
+    name.forward += weight * forward;
+    name.dgrad += weight * dgrad;
+    name.wgrad += weight * wgrad;
+    pass.matrices += weight * forward;
+    pass.matrices_backward += weight * (dgrad + wgrad);
+  };
+  // `count` GEMMs of `rows` rows each per gemm in `gemms` (each under the name beside it), weighted by the
+  // share of layers that have them.
+  auto add = [&](const std::vector<LayerGemm>& gemms, std::vector<GemmTimes*> names, double rows,
+                 double count, double share) {
     if (share <= 0 || rows <= 0) return;
-    for (const LayerGemm& g : gemms) {
-      pass.matrices += share * count * d.gemm_s(rows, g.n, g.k);
-      pass.matrices_backward += share * count * (d.gemm_s(rows, g.k, g.n) + d.gemm_s(g.k, g.n, rows));
+    for (std::size_t i = 0; i < gemms.size(); ++i) {
+      const LayerGemm& g = gemms[i];
+      count_gemm(*names[i], share * count, d.gemm_s(rows, g.n, g.k), d.gemm_s(rows, g.k, g.n),
+                 d.gemm_s(g.k, g.n, rows));
       if (d.quantised) {
         // Activations and output gradients are cast every micro-batch; the weight once per step (Transformer
         // Engine keeps the cast weight for the step's later micro-batches: is_first_microbatch).
@@ -310,7 +342,7 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
       }
     }
   };
-  add(attention_gemms(m, c.tp), tokens, 1, 1);
+  add(attention_gemms(m, c.tp), {&named.qkv, &named.proj}, tokens, 1, 1);
   {
     // torchtitan's per-op SAC recomputes every second aten.mm of a block: of wq, wk, wv, wo, w1, w3, w2
     // (Llama, gated) wk, wo and w3; of wq, wk, wv, wo, w1, w2 wk, wo and w2. Dense MLPs only (grouped expert
@@ -324,22 +356,24 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
         dense_share * (m.gated_mlp ? d.gemm_s(tokens, f / t, h) : d.gemm_s(tokens, h, f / t));
   }
   const double moe_share = m.is_moe() ? static_cast<double>(m.moe_layer_count()) / m.layers : 0;
-  add(mlp_gemms(m, m.ffn_hidden, c.tp), tokens, 1, 1 - moe_share);
+  add(mlp_gemms(m, m.ffn_hidden, c.tp), {&named.fc1, &named.fc2}, tokens, 1, 1 - moe_share);
   if (m.is_moe()) {
     // Grouped GEMMs: the GPU's experts/ep experts share the tokens x top-k routed rows of its EP group's
     // tokens (balanced: tokens x top-k per GPU), the busiest GPU expert_load_imbalance times that.
     const double local_experts = std::max(1.0, static_cast<double>(m.moe.experts) / c.ep);
     const double routed_rows = tokens * m.moe.experts_per_token * c.expert_load_imbalance;
     const double expert_rows = routed_rows / local_experts;
-    for (const LayerGemm& g : mlp_gemms(m, m.moe.expert_ffn_hidden, c.tp)) {
+    const std::vector<LayerGemm> expert_gemms = mlp_gemms(m, m.moe.expert_ffn_hidden, c.tp);
+    const std::vector<GemmTimes*> expert_names = {&named.fc1, &named.fc2};
+    for (std::size_t i = 0; i < expert_gemms.size(); ++i) {
+      const LayerGemm& g = expert_gemms[i];
       // One grouped kernel per GEMM and pass over the local experts (tile and wave quantisation).
-      const double forward = moe_share * d.grouped_gemm_s(local_experts, expert_rows, g.n, g.k);
-      const double backward = moe_share * (d.grouped_gemm_s(local_experts, expert_rows, g.k, g.n) +
-                                           d.grouped_gemm_s(local_experts, g.k, g.n, expert_rows));
-      pass.matrices += forward;
-      pass.matrices_backward += backward;
-      pass.expert_matrices += forward;
-      pass.expert_matrices_backward += backward;
+      const double forward = d.grouped_gemm_s(local_experts, expert_rows, g.n, g.k);
+      const double dgrad = d.grouped_gemm_s(local_experts, expert_rows, g.k, g.n);
+      const double wgrad = d.grouped_gemm_s(local_experts, g.k, g.n, expert_rows);
+      count_gemm(*expert_names[i], moe_share, forward, dgrad, wgrad);
+      pass.expert_matrices += moe_share * forward;
+      pass.expert_matrices_backward += moe_share * (dgrad + wgrad);
       if (d.quantised) {
         const double weights_per_micro_batch = local_experts * g.k * g.n / std::max(1, c.micro_batches());
         const double elements = routed_rows * (g.k + g.n) + weights_per_micro_batch;
@@ -354,8 +388,8 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
     pass.permute = moe_share * permute_bytes / x.memory_bandwidth;
     if (m.moe.shared_experts > 0)
       add(mlp_gemms(m, static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden, c.tp),
-          tokens, 1, moe_share);
-    add({{static_cast<double>(m.hidden), static_cast<double>(m.moe.experts)}}, tokens, 1,
+          {&named.fc1, &named.fc2}, tokens, 1, moe_share);
+    add({{static_cast<double>(m.hidden), static_cast<double>(m.moe.experts)}}, {&named.fc1}, tokens, 1,
         moe_share);  // router
     // Dispatch and combine: each routed token's hidden vector (bf16) to its expert's GPU and back.
     const double routed_bytes = dispatch_bytes(m, c, x.groups.expert);
@@ -393,19 +427,7 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
     const double scores = 5.0 * m.heads * s * s * c.micro_batch / c.tp;  // Korthikanti's 5 a s^2 b
     pass.score_elementwise = x.elementwise_s(scores);
   }
-  const double layer_output_bytes = tokens * m.hidden * kActivationBytes;
-  if (c.sequence_parallel && c.tp > 1) {
-    pass.tensor_gather = 2 * x.collective_s(CollectiveOp::all_gather, layer_output_bytes, x.groups.tensor);
-    pass.tensor_comm =
-        pass.tensor_gather +
-        2 * x.collective_s(CollectiveOp::reduce_scatter, layer_output_bytes, x.groups.tensor);
-    // The fused op's reduction reads the tp stacked partials (the whole tokens x h output) and writes the
-    // rank's 1/tp of it (torch/distributed/_symmetric_memory _fused_matmul_reduce_scatter_impl: reduce_fn
-    // over stacked_partials after _pipelined_produce_and_all2all).
-    pass.tensor_partial_sums = 2 * (1.0 + 1.0 / c.tp) * layer_output_bytes / x.memory_bandwidth;
-  } else {
-    pass.tensor_comm = 2 * x.collective_s(CollectiveOp::all_reduce, layer_output_bytes, x.groups.tensor);
-  }
+  tensor_collectives(x, tokens * m.hidden * kActivationBytes, pass.tensor);
   if (m.is_moe() && moe_share > 0) {
     // The host wait: one host-device synchronisation per MoE layer in every forward pass (Megatron's
     // dispatcher needs the token counts on the host for the all-to-all splits and the grouped GEMM's
@@ -446,38 +468,12 @@ struct StageTimes {
   }
 };
 
-// Tensor-parallel collectives of one pass, exposed: all of them, or with overlap what the GEMMs they feed do
-// not hide.
-double exposed_tensor_comm(const TrainingConfig& c, double comm, double gemms) {
-  return c.tp_comm_overlap ? std::max(0.0, comm - gemms) : comm;
-}
-
-// PyTorch's async TP (torch/_inductor/fx_passes/micro_pipeline_tp.py and torch/distributed/_symmetric_memory,
-// read): the pass fuses an all-gather into the matmuls that take it as their left operand
-// (fuse_all_gather_matmul) and a reduce-scatter into the one matmul that produces it
-// (_find_producer_matmul: an mm, or an mm between reshapes). The fused ops pipeline one chunk per rank over
-// two streams (the next chunk's copy beside this chunk's matmul), so their transfers hide behind the GEMMs;
-// the fused reduce-scatter then sums the stacked partials in a kernel of its own. With sequence
-// parallelism a layer's forward has two of each kind, all fused. Its backward gathers the output gradients
-// of the attention output and MLP down projections into their dgrad matmuls (fused), but reduce-scatters
-// the input gradient of the attention and MLP blocks as the sum of the Q, K, V (up, gate) dgrads: an add
-// feeds those reduce-scatters, which stay unfused and exposed. Without sequence parallelism the layer
-// all-reduces, which the pass does not fuse: all exposed. Approximation (not yet per GEMM): the fused
-// collectives of a pass hide behind the pass's GEMMs pooled, not each behind the one matmul it is fused with,
-// which can hide more than PyTorch does where one collective outlasts its own matmul.
-bool micro_pipelined(const TrainingConfig& c) { return c.tp_comm_overlap && c.tp_comm_micro_pipelined; }
-
-double exposed_forward_tensor_comm(const TrainingConfig& c, const LayerPass& p) {
-  if (!micro_pipelined(c)) return exposed_tensor_comm(c, p.tensor_comm, p.matrices);
-  if (p.tensor_gather <= 0) return p.tensor_comm;
-  return std::max(0.0, p.tensor_comm - p.matrices) + p.tensor_partial_sums;
-}
-
-double exposed_backward_tensor_comm(const TrainingConfig& c, const LayerPass& p) {
-  if (!micro_pipelined(c)) return exposed_tensor_comm(c, p.tensor_comm, p.matrices_backward);
-  if (p.tensor_gather <= 0) return p.tensor_comm;
-  const double scatters = p.tensor_comm - p.tensor_gather;
-  return scatters + std::max(0.0, p.tensor_gather - p.matrices_backward);
+// The overlap rule of the config: Transformer Engine's userbuffers (Megatron) or PyTorch's fused ops
+// (perf/tp_overlap.hpp pairs each collective with its GEMM).
+TensorParallelOverlap tensor_overlap(const TrainingConfig& c) {
+  if (!c.tp_comm_overlap) return TensorParallelOverlap::none;
+  return c.tp_comm_micro_pipelined ? TensorParallelOverlap::micro_pipelined
+                                   : TensorParallelOverlap::userbuffers;
 }
 
 // What pipeline rank `rank` runs per micro-batch: its transformer layers (of them, how many a low-precision
@@ -526,8 +522,16 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
     t.parts.permute += n * p.permute;
     t.parts.casts += n * p.casts;
   });
-  const auto forward_tensor = [&](const LayerPass& p) { return exposed_forward_tensor_comm(c, p); };
-  t.tensor_comm = sum([&](const LayerPass& p) { return forward_tensor(p) + exposed_backward_tensor_comm(c, p); });
+  const TensorParallelOverlap overlap = tensor_overlap(c);
+  const TensorParallelOverlapRules rules{
+      x.calibration.userbuffers_pipeline_splits,
+      c.precision != "bf16" && x.calibration.userbuffers_low_precision_ring_exchange};
+  const auto forward_tensor = [&](const LayerPass& p) {
+    return exposed_forward_tensor_comm(overlap, p.tensor, rules);
+  };
+  t.tensor_comm = sum([&](const LayerPass& p) {
+    return forward_tensor(p) + exposed_backward_tensor_comm(overlap, p.tensor);
+  });
   // Gradients go back the same way (a forward and a backward pair per layer). With the overlap Megatron runs
   // one micro-batch's forward beside another's backward and hides each one's all-to-alls behind the other's
   // compute: only what exceeds a layer's forward + backward compute is exposed.
@@ -637,11 +641,21 @@ TimeTerm term(std::string name, double seconds, std::string rule) {
 
 TrainingCalibration read_calibration(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"elementwise_traffic", "moe_layer_host_s", "moe_layer_host_graphed_s", "gemm_model",
-                    "source", "notes"});
+  root.expect_keys({"elementwise_traffic", "userbuffers_reduce_scatter", "moe_layer_host_s",
+                    "moe_layer_host_graphed_s", "gemm_model", "source", "notes"});
   TrainingCalibration calibration;
   calibration.elementwise_traffic = root.child("elementwise_traffic").number();
   if (calibration.elementwise_traffic < 0) root.child("elementwise_traffic").fail("must not be negative");
+  {
+    const YamlField scatter = root.child("userbuffers_reduce_scatter");
+    scatter.expect_keys({"pipeline_splits", "low_precision_ring_exchange", "source"});
+    calibration.userbuffers_pipeline_splits = scatter.child("pipeline_splits").number();
+    if (calibration.userbuffers_pipeline_splits < 1)
+      scatter.child("pipeline_splits").fail("must be at least 1");
+    calibration.userbuffers_low_precision_ring_exchange =
+        scatter.child("low_precision_ring_exchange").boolean();
+    (void)scatter.child("source").text_or_list();  // required: where the settings were read
+  }
   // A fitted host wait: {value, source}, not negative.
   auto host_wait = [&](const char* key, double& seconds) {
     if (const auto host = root.optional_child(key)) {
@@ -748,9 +762,12 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
       term("tensor-parallel communication", m * stage.tensor_comm,
            config.tp_comm_overlap
                ? (config.tp_comm_micro_pipelined
-                      ? "PyTorch async TP: fused all-gather / reduce-scatter not hidden by their GEMMs, the "
-                        "fused reduce-scatters' partial sums, the backward's unfused reduce-scatters"
-                      : "NCCL collectives on the tensor-parallel group not hidden by the GEMMs they feed")
+                      ? "PyTorch async TP: each fused all-gather / reduce-scatter not hidden by its own "
+                        "matmul (one chunk per rank), the fused reduce-scatters' partial sums and shard "
+                        "copies, the backward's unfused reduce-scatters"
+                      : "Transformer Engine userbuffers: each collective not hidden by the GEMM it is paired "
+                        "with (ring-exchange all-gathers, pipelined forward reduce-scatters, bulk backward "
+                        "reduce-scatters beside wgrad)")
                : "NCCL collectives on the tensor-parallel group"),
       term(
           "context-parallel communication", m * stage.context_comm,

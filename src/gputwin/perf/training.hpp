@@ -16,10 +16,10 @@
 //                 traffic (elementwise_traffic x the layer's stored-activation bytes, Korthikanti Table 2) at
 //                 memory bandwidth;
 //   tensor / context parallel communication: NCCL collectives (collectives.hpp) on the group's GPUs; tensor
-//                 parallel hidden behind the GEMMs they feed when tp_comm_overlap (Megatron
-//                 --tp-comm-overlap; with tp_comm_micro_pipelined, torchtitan's async TP, also the fused
-//                 reduce-scatters' partial sums and the backward's unfused reduce-scatters exposed), context
-//                 parallel (ring attention) behind the attention kernels;
+//                 parallel, when tp_comm_overlap, each collective hidden only behind the GEMM its
+//                 framework pairs it with (tp_overlap.hpp: Transformer Engine's userbuffers for Megatron,
+//                 PyTorch's fused ops for torchtitan's async TP), context parallel (ring attention) behind
+//                 the attention kernels;
 //   pipeline: (m + (p - 1)/v) stage times (bubble (p - 1)/(v m)), plus one send and one receive per
 //   micro-batch and model chunk;
 //   data parallel: gradient reduce-scatter (or all-reduce) and weight all-gather after the last backward
@@ -56,6 +56,12 @@ struct TrainingCalibration {
   GemmModel gemm;
   double elementwise_traffic =
       0;  // bytes moved per stored-activation byte in one forward pass (a rule, not fitted)
+  // How Megatron's recipes run the forward reduce-scatters under Transformer Engine's userbuffers
+  // (training-model.yaml userbuffers_reduce_scatter, with its source): the GEMM split into this many chunks
+  // ("pipeline"; below 1 counts as one), or, in low-precision recipes when set, one chunk per rank ("ring
+  // exchange").
+  double userbuffers_pipeline_splits = 0;
+  bool userbuffers_low_precision_ring_exchange = false;
   // Seconds the GPU waits on the host per MoE layer and pass (forward, backward): Megatron's token
   // dispatchers copy the per-expert token counts to the host and synchronise before the all-to-all and the
   // grouped GEMMs can be launched, so the kernels after that point are issued while the GPU idles. Fitted on

@@ -94,13 +94,14 @@ struct TrainingConfig {
   // Step-time model choices (perf/training.cpp; branch step-model).
   double expert_load_imbalance = 1.0;  // tokens on the busiest GPU's experts / the balanced share (1 = force-
                                        // balanced, as NVIDIA's MoE tables footnote)
-  bool tp_comm_overlap = false;  // tensor-parallel collectives overlapped with the GEMMs they feed (Megatron
-                                 // --tp-comm-overlap with userbuffers, torchtitan async TP)
+  bool tp_comm_overlap = false;  // tensor-parallel collectives overlapped, each with the GEMM it is paired
+                                 // with (Megatron --tp-comm-overlap with Transformer Engine's userbuffers,
+                                 // torchtitan async TP; sequence parallelism only: perf/tp_overlap.hpp)
   bool tp_comm_micro_pipelined =
       false;  // with tp_comm_overlap: PyTorch's async TP (torch.compile's micro_pipeline_tp pass and the
               // symmetric-memory fused ops) instead of Megatron's userbuffers: only an all-gather feeding
-              // matmuls or a matmul feeding a reduce-scatter is fused, and a fused reduce-scatter sums the
-              // ranks' partial outputs in a kernel of its own (perf/training.cpp exposed_tensor_comm)
+              // matmuls or a matmul feeding a reduce-scatter is fused, each with its own matmul, and a fused
+              // reduce-scatter sums the ranks' partial outputs in a kernel of its own (perf/tp_overlap.hpp)
   bool expert_comm_overlap =
       false;  // MoE dispatch/combine all-to-all run concurrently with another micro-batch's
               // compute (Megatron overlap_moe_expert_parallel_comm, Bridge moe_a2a_overlap)

@@ -353,6 +353,14 @@ PerfHardware hardware_of(const Catalog& catalog, const GpuSetup& g, const std::o
   return hw;
 }
 
+}  // namespace
+
+bool names_async_tp(const ReferenceRun& run) {
+  return lower(run.techniques).find("async") != std::string::npos;
+}
+
+namespace {
+
 ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& catalog) {
   ReferenceRun run;
   run.id = row.child("id").text();
@@ -366,6 +374,7 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   run.model_id = row.child("model").text();
   run.gpus = static_cast<int>(row.child("gpus").positive_integer());
   run.precision = lower(row.child("precision").text());
+  run.techniques = text_field(row, "techniques");
   auto fail = [&](std::string why) {
     run.why_not = std::move(why);
     return run;
@@ -428,10 +437,9 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   const PrecisionRecipe* recipe = find_recipe(setup.recipes, recipe_name);
   if (recipe == nullptr) return fail("no precision recipe '" + recipe_name + "'");
   apply_recipe(*recipe, c);
-  const std::string techniques = lower(text_field(row, "techniques"));
   // A source's own overlap (Megatron's userbuffers) or the row's "async TP" (torchtitan: PyTorch's
   // micro-pipelined fused ops under torch.compile).
-  const bool async_tp = techniques.find("async") != std::string::npos;
+  const bool async_tp = names_async_tp(run);
   c.tp_comm_overlap = c.tp > 1 && (s.tp_comm_overlap || async_tp);
   c.tp_comm_micro_pipelined = c.tp_comm_overlap && !s.tp_comm_overlap;
   c.overlap_data_parallel = true;

@@ -31,7 +31,12 @@ struct ReferenceRun {
   TrainingConfig config;
   double published_tokens_per_s_per_gpu = 0;  // printed, or converted from TFLOP/s by the source's convention
   std::string compared_on;                    // "tokens/s/GPU" or "TFLOP/s/GPU (palm convention)"
+  std::string techniques;  // the row's techniques as published ("FSDP + TP + torch.compile + AsyncTP", ...)
 };
+
+// Whether the row's published techniques name async TP ("AsyncTP", "Async TP", "async TP"): such a row runs
+// PyTorch's micro-pipelined fused ops (TrainingConfig::tp_comm_micro_pipelined) where it has TP > 1.
+[[nodiscard]] bool names_async_tp(const ReferenceRun& run);
 
 struct ReferencePrediction {
   ReferenceRun run;
