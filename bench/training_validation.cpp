@@ -121,15 +121,26 @@ void print_gap_reasons(const std::vector<gputwin::ReferencePrediction>& rows,
   std::cout << "\n";
 }
 
+// The MoE host wait the whole step carries: compute_parts count the steady phase (m micro-batches); the
+// pipeline bubble carries the same share of each stage time, so the wait in it is the steady wait x b / m.
+double whole_step_moe_wait(const gputwin::ReferencePrediction& row) {
+  double steady_wait = 0;
+  for (const auto& t : row.estimate.compute_parts)
+    if (t.name == "MoE host wait") steady_wait = t.seconds;
+  const auto& c = row.estimate.config;
+  const double m = c.micro_batches();
+  const double bubble =
+      gputwin::pipeline_schedule_of(c)->bubble_stage_times(c.pp, c.virtual_stages, c.micro_batches());
+  return steady_wait * (m + bubble) / m;
+}
+
 // The same row per MoE layer pass (one micro-batch's forward and backward through one MoE layer on the
 // slowest rank): the published step, the model without its fitted host wait (GPU work and exposed
 // communication), the wait it charges, and the wait that would make the row exact (published - the rest;
 // negative: the rest alone is already slower than published), and the model's FLOPs per token (to set
 // beside a source's TFLOP/s / tokens/s; the error itself compares tokens/s). The bottom-up view of the wait.
 void print_moe_layer_pass(const gputwin::ReferencePrediction& row, double published_step, double passes) {
-  double wait = 0;
-  for (const auto& t : row.estimate.compute_parts)
-    if (t.name == "MoE host wait") wait = t.seconds;
+  const double wait = whole_step_moe_wait(row);
   const double rest = row.estimate.step_time_s - wait;
   std::cout << fmt::format(
       "    per MoE layer pass: published {:.2f} ms, model without the wait {:.2f} ms ({:.0f} % of "
@@ -205,11 +216,9 @@ std::vector<MoeRow> moe_fit_rows(const std::vector<gputwin::ReferencePrediction>
     r.flex = c.expert_dispatch_dedup;
     r.overlap = c.expert_comm_overlap;
     const double wait = r.graphed ? k.moe_layer_host_graphed_s : k.moe_layer_host_s;
-    double host = 0;
-    for (const auto& t : row.estimate.compute_parts) {
-      if (t.name == "MoE host wait") host = t.seconds;
+    const double host = whole_step_moe_wait(row);
+    for (const auto& t : row.estimate.compute_parts)
       if (t.name == "grouped expert GEMMs") r.expert_gemm = t.seconds;
-    }
     if (wait <= 0) continue;
     r.without = row.estimate.step_time_s - host;
     r.forwards = host / wait;

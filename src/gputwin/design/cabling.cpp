@@ -33,6 +33,11 @@ constexpr Medium kPreference[] = {Medium::passive_copper, Medium::active_copper,
 // Shared by the router and by the bound placement reserves before any link has a length.
 class PortRules {
  public:
+  // A module serves min(its ports, the cage's ports) links: a single-port module in a twin-port cage serves one.
+  static int links_per_module(const Transceiver& module, const PortEnd& end) {
+    return std::max(1, std::min(module.ports, end.ports_per_cage));
+  }
+
   PortRules(const ClusterSpec& spec, const Catalog& catalog) : spec_(spec), catalog_(catalog) {}
 
   PortEnd end_of(const Device& device, const Fabric& fabric) const {
@@ -153,16 +158,6 @@ class CableRouter {
 
  private:
   PortEnd end_of(const Device& device, const Fabric& fabric) const { return rules_.end_of(device, fabric); }
-  std::vector<Medium> candidate_media(const PortEnd& a, const PortEnd& b) const {
-    return rules_.candidate_media(a, b);
-  }
-  std::pair<const Cable*, Length> cable_for(Medium medium, DataRate speed, Length length) const {
-    return rules_.cable_for(medium, speed, length);
-  }
-  int transceiver_for(const PortEnd& end, Medium medium, DataRate speed, Length length) const {
-    return rules_.transceiver_for(end, medium, speed, length);
-  }
-
   std::optional<LinkChoice> choose(const PortEnd& a, const PortEnd& b, DataRate speed, Length length) const {
     return rules_.choose(a, b, speed, length);
   }
@@ -212,9 +207,7 @@ class CableRouter {
       const auto& [device, part] = key;
       const Transceiver& module = parts[part];
       const PortEnd end = end_of(cluster_.devices[device], fabric);
-      // A module serves min(its ports, the cage's ports) links: a single-port module in a twin-port cage
-      // serves one.
-      const int links_per_module = std::max(1, std::min(module.ports, end.ports_per_cage));
+      const int links_per_module = PortRules::links_per_module(module, end);
       const int modules = (ports + links_per_module - 1) / links_per_module;
       fabric.transceivers[end.end_class][module.info.id] += modules;
       if (module.power_max) {
@@ -271,7 +264,7 @@ class ModulePowerBound {
       for (const auto& [device, shared] : shared_parts_by_device) {
         const PortEnd end = rules_.end_of(cluster_.devices[device], fabric);
         for (const int t : shared) {
-          const int links = links_per_module(parts[t], end);
+          const int links = PortRules::links_per_module(parts[t], end);
           most[device] += *parts[t].power_max * (static_cast<double>(links - 1) / links);
         }
       }
@@ -284,10 +277,6 @@ class ModulePowerBound {
     Power per_link[2];        // the most one link adds at end a and at end b
     std::set<int> shared[2];  // multi-port modules with a power figure the router may pick there
   };
-
-  static int links_per_module(const Transceiver& module, const PortEnd& end) {
-    return std::max(1, std::min(module.ports, end.ports_per_cage));
-  }
 
   // Every link length that can change the router's pick, up to the longest link this design can have.
   std::vector<Length> lengths_to_try() const {
@@ -319,10 +308,15 @@ class ModulePowerBound {
     const int racks = std::max(1, static_cast<int>(cluster_.racks.size()) + unplaced);
     const int per_row = layout.racks_per_row > 0 ? std::min(racks, layout.racks_per_row) : racks;
     const int rows = (racks + per_row - 1) / per_row;
-    const double rack_height = in_rack_units(spec.facility.rack_units) * in_metres(layout.rack_unit_height);
-    return metres(2 * rack_height + 2 * in_metres(layout.tray_height) +
-                  (per_row - 1) * in_metres(layout.rack_width) + (rows - 1) * in_metres(layout.row_pitch) +
-                  in_metres(layout.cable_slack));
+    // link_length itself, between the two racks farthest apart, each end at the floor (the farthest from the
+    // tray), so the bound follows every term the router measures.
+    Rack first;
+    Rack last;
+    last.slot = per_row - 1;
+    last.row = rows - 1;
+    Device at_floor;
+    at_floor.rack_unit = 1;
+    return link_length(layout, spec.facility.rack_units, first, at_floor, last, at_floor);
   }
 
   const EndBounds& bounds_for(const PortEnd& a, const PortEnd& b, DataRate speed) {
@@ -341,7 +335,7 @@ class ModulePowerBound {
       for (int side = 0; side < 2; ++side) {
         Power per_link = cable_end;
         if (picked[side] >= 0 && parts[picked[side]].power_max) {
-          const int links = links_per_module(parts[picked[side]], ends[side]);
+          const int links = PortRules::links_per_module(parts[picked[side]], ends[side]);
           per_link += *parts[picked[side]].power_max / static_cast<double>(links);
           if (links > 1) bounds.shared[side].insert(picked[side]);
         }

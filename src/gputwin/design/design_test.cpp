@@ -477,8 +477,9 @@ TEST(Power, TheModuleReserveBoundsWhatRoutingAdds) {
   EXPECT_DOUBLE_EQ(in_watts(cluster.power.modules_max), 240.0);
 }
 
-// The same SN5600 with one rack a row, rows 60 m apart. For the placed design (2 racks, the nodes' and the
-// switch's) no link is longer than 4.267 + 0.6 + 60 (one row across) + 2 = 66.87 m: up to 50 m the router
+// The same SN5600 with one rack a row, rows 60 m apart. The bound asserted here is the one on the placed
+// layout; placement computes its own before any rack exists, over every rack the design could open (one a
+// row, so longer links and a larger reserve). For the placed design (2 racks, the nodes' and the switch's) no link is longer than 4.267 + 0.6 + 60 (one row across) + 2 = 66.87 m: up to 50 m the router
 // picks multimode (MMA4Z00-NS, 7.5 W a link), from 50 to 66.87 m single-mode's MMS4X00-NS (100 m reach, 17 W
 // twin-port: 8.5 W a link), never a longer-reaching module. 32 x 8.5 = 272 W, plus half a module of each of
 // the two twin-port parts (7.5 + 8.5): 288 W. Routed, every link crosses the 60 m between the rows, so all
