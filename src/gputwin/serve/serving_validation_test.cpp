@@ -400,6 +400,48 @@ TEST(ServingValidation, ErrorsOnTheEngineTablesStayWhereMeasured) {
 // (Offline 10.5 %, Server 21.9 %); at the published QPS TTFT p99 75.4 %, TPOT p99 58.7 % off (evaluation).
 // The goals (15 % mean, 25 % worst, latencies within 25 %) are NOT met on the evaluation set; the
 // thresholds below sit just above what is measured so that a change that makes it worse fails.
+// How each harness spreads Server requests over its instances is data with its source: NVIDIA's harness_llm
+// deals to the instance with the fewest requests in flight (read), AMD's vLLM harness is not read
+// (round-robin), and the H200 Triton row, another harness, keeps round-robin by its own deployment entry.
+TEST(ServingValidation, EachHarnessDealsServerRequestsAsItsDataSays) {
+  const Bundle& b = bundle();
+  for (const EngineGeneration& e : b.engines)
+    EXPECT_EQ(e.dealing, e.id == "trtllm-mlperf-v4.1" ? Dealing::least_in_flight : Dealing::round_robin)
+        << e.id;
+  const auto results = shared_results();
+  SKIP_WITHOUT_SHARED(results);
+  int harness_llm = 0, triton = 0;
+  for (const ServingCheck& c : plan_serving_checks(b.inputs(), *results)) {
+    if (c.set == CheckSet::excluded || !c.published.server()) continue;
+    const bool is_triton = c.published.system.find("Triton") != std::string::npos;
+    const bool is_trtllm = c.engine == "trtllm-mlperf-v4.1";
+    EXPECT_EQ(c.dealing, is_trtllm && !is_triton ? Dealing::least_in_flight : Dealing::round_robin)
+        << c.published.system;
+    harness_llm += is_trtllm && !is_triton;
+    triton += is_triton;
+  }
+  EXPECT_EQ(triton, 1);
+  EXPECT_EQ(harness_llm, 35);
+}
+
+TEST(ServingValidation, AnUnknownDealingIsALocatedError) {
+  const std::string path = write_temp("serving-engines-bad-dealing.yaml",
+                                      "generations:\n"
+                                      "  - id: e\n"
+                                      "    engines: [\"X\"]\n"
+                                      "    description: d\n"
+                                      "    efficiency: {value: 1}\n"
+                                      "    max_batched_tokens: {value: 8192}\n"
+                                      "    block_tokens: {value: 16}\n"
+                                      "    max_sequences: {value: 256}\n"
+                                      "    dealing: {value: random}\n");
+  const auto engines = load_engine_generations(path);
+  ASSERT_FALSE(engines.ok());
+  EXPECT_NE(engines.error_text().find("serving-engines-bad-dealing.yaml:9:"), std::string::npos)
+      << engines.error_text();
+  EXPECT_NE(engines.error_text().find("least_in_flight"), std::string::npos) << engines.error_text();
+}
+
 TEST(ServingValidation, ErrorsOnTheFitAndEvaluationSetsStayWhereMeasured) {
   const auto results = shared_results();
   SKIP_WITHOUT_SHARED(results);
