@@ -10,6 +10,11 @@
 //   --load           issue 16: every Server row at its published QPS, the simulated engine's mean batch and
 //                    iteration (split into its terms) against what the published Server and Offline figures
 //                    imply, and the engine table's ITL-vs-concurrency line (t(n) = a + b n).
+//   --tails [round_robin|least_in_flight]  issue 16: every Server row once at its published QPS, published vs
+//                    simulated p99 TTFT and TPOT with the sign (simulated too fast or too slow) and what
+//                    produces the simulated tails (admission queueing, chunked-prefill interleaving,
+//                    preemption); the dealing over the instances as data/perf/serving-engine-generations.yaml
+//                    says, or every generation's set to the one named (the dealing's effect).
 //   --run-length ID=S,...  issue 16: every Server row once at its published QPS, engine generation ID's
 //                    Server runs lasting S seconds: the run length's effect on the latencies.
 //   --engine-tables  only the serving engines' own published rate-vs-latency tables
@@ -363,6 +368,70 @@ int load_breakdown(const ServingValidationInputs& inputs, const MlperfResults& r
   return 0;
 }
 
+std::string p99_against(double simulated, const std::optional<double>& published) {
+  if (!published) return "- | -";
+  const double error = 100.0 * (simulated - *published) / *published;
+  char text[96];
+  std::snprintf(text, sizeof text, "%.0f/%.0f (%+.0f %%) | %s", simulated, *published, error,
+                error < 0 ? "too fast" : "too slow");
+  return text;
+}
+
+// Issue 16's first question: per Server row at its published QPS, how far and which way the simulated p99
+// TTFT and TPOT are from the published ones, and which scheduler behaviour makes the simulated tail.
+int tails(const ServingValidationInputs& inputs, const MlperfResults& results, const std::string& dealing) {
+  if (!dealing.empty() && dealing != "round_robin" && dealing != "least_in_flight") {
+    std::fprintf(stderr, "--tails: expected round_robin or least_in_flight, got '%s'\n", dealing.c_str());
+    return 1;
+  }
+  auto planned = plan_serving_checks(inputs, results);
+  if (!dealing.empty())
+    for (ServingCheck& c : planned)
+      c.dealing = dealing == "round_robin" ? Dealing::round_robin : Dealing::least_in_flight;
+  std::printf(
+      "### Server rows at the published QPS: p99 tails (dealing: %s)\n\n"
+      "| set | submitter | system | benchmark | TPxinst | QPS | TTFT p99 ms sim/pub | TTFT | TPOT p99 ms "
+      "sim/pub | TPOT | sim/pub seqs per instance | TTFT p50 / TPOT p50 sim/pub | TTFT tail: queued share, "
+      "preempted | TPOT tail: in prefill iterations (all requests), preempted |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+      dealing.empty() ? "as the engine generations' data" : dealing.c_str());
+  for (const CheckSet set : {CheckSet::fit, CheckSet::evaluation}) {
+    double ttft_error = 0, tpot_error = 0;
+    int rows = 0, ttft_low = 0, tpot_low = 0;
+    for (const ServingCheck& c : planned) {
+      if (c.set != set || !c.published.server()) continue;
+      const auto load = server_load(inputs, results, c);
+      if (!load.ok()) {
+        std::fprintf(stderr, "%s", load.error_text().c_str());
+        return 1;
+      }
+      const ServerLoad& l = load.value();
+      const MlperfResult& p = c.published;
+      std::printf(
+          "| %s | %s | %s | %s | %dx%d | %.1f | %s | %s | %.0f/%.0f | %.2f/%.2f | %.0f %%, %.0f %% | %.0f %% "
+          "(%.0f %%), %.0f %% |\n",
+          check_set_name(set), p.submitter.c_str(), p.system.c_str(), p.benchmark.c_str(), c.tp, c.instances,
+          p.target_qps, p99_against(l.ttft_p99_ms, p.ttft_p99_ms).c_str(),
+          p99_against(l.tpot_p99_ms, p.tpot_p99_ms).c_str(), l.sequences, l.published_sequences,
+          l.tpot_p50_ms > 0 ? l.ttft_p50_ms / l.tpot_p50_ms : 0.0,
+          p.ttft_p50_ms && p.tpot_p50_ms ? *p.ttft_p50_ms / *p.tpot_p50_ms : 0.0,
+          100 * l.ttft_tail_queue_share, 100 * l.ttft_tail_preempted_share, 100 * l.tpot_tail_prefill_share,
+          100 * l.tpot_all_prefill_share, 100 * l.tpot_tail_preempted_share);
+      if (!p.ttft_p99_ms || !p.tpot_p99_ms) continue;
+      ++rows;
+      ttft_error += std::abs(l.ttft_p99_ms - *p.ttft_p99_ms) / *p.ttft_p99_ms;
+      tpot_error += std::abs(l.tpot_p99_ms - *p.tpot_p99_ms) / *p.tpot_p99_ms;
+      ttft_low += l.ttft_p99_ms < *p.ttft_p99_ms;
+      tpot_low += l.tpot_p99_ms < *p.tpot_p99_ms;
+    }
+    std::printf(
+        "\n%s: %d rows, TTFT p99 mean |error| %.1f %% (%d too fast), TPOT p99 %.1f %% (%d too fast)\n\n",
+        check_set_name(set), rows, rows ? 100 * ttft_error / rows : 0.0, ttft_low,
+        rows ? 100 * tpot_error / rows : 0.0, tpot_low);
+  }
+  return 0;
+}
+
 // Issue 16, what if each harness's Server run lasted its own LoadGen min_duration: every Server row simulated
 // once at its published QPS (no QPS search) with the length given for its engine generation
 // (`--run-length ID=SECONDS,...`; the values and their sources are the caller's, see docs/perf-serve.md; a
@@ -450,6 +519,7 @@ int main(int argc, char** argv) {
   if (mode == "--calibrate") return calibrate(inputs, results.value());
   if (mode == "--engine-tables") return engine_tables(inputs);
   if (mode == "--load") return load_breakdown(inputs, results.value());
+  if (mode == "--tails") return tails(inputs, results.value(), argc > 2 ? argv[2] : "");
   if (mode == "--run-length") return run_length_effect(inputs, results.value(), argc > 2 ? argv[2] : "");
   if (mode == "--engine-effect") {
     std::printf("engine generations as fitted:\n");

@@ -273,6 +273,11 @@ class ServeEngine::Impl {
     }
     if (batch.empty()) return false;  // cannot happen with a cache that holds every queued request
     const IterationBatch shape = shape_of(batch);
+    for (const auto& scheduled : batch) {
+      double& first = run_.requests[scheduled.request].first_scheduled_s;
+      if (first < 0) first = now_;
+    }
+    iteration_has_prefill_ = shape.prefill_tokens > 0;
     now_ += cost_(shape);
     ++run_.iterations;
     for (const auto& [r, tokens] : batch) advance(r, tokens);
@@ -292,6 +297,7 @@ class ServeEngine::Impl {
     } else {
       const double gap = now_ - live.last_token_s;
       outcome.token_gap_sum_s += gap;
+      if (iteration_has_prefill_) outcome.gap_with_prefill_sum_s += gap;
       outcome.max_token_gap_s = std::max(outcome.max_token_gap_s, gap);
       run_.token_gaps.add(gap);
     }
@@ -333,6 +339,7 @@ class ServeEngine::Impl {
   bool halted_ = false;
   bool awaiting_event_ = false;  // nothing could run: the next step moves the clock to the next event
   bool track_settled_ = false;
+  bool iteration_has_prefill_ = false;  // the iteration being run computes prompt tokens
   std::vector<SettledRequest> settled_;
   ServeRun run_;
 };

@@ -52,6 +52,11 @@ struct RequestOutcome {
   double kv_load_start_s = -1;  // remote prefill: when its KV cache began to load (-1 = not loaded)
   double max_token_gap_s = 0;   // the longest inter-token latency it saw
   double token_gap_sum_s = 0;   // sum of its inter-token latencies (output_tokens - 1 of them)
+  // Where its latency went (what produces a tail): when it was first put in an iteration (-1 = never), so
+  // TTFT splits into the wait for admission and its prompt's iterations; and the part of token_gap_sum_s
+  // spent in iterations that also computed other requests' prompt tokens (chunked prefill interleaving).
+  double first_scheduled_s = -1;
+  double gap_with_prefill_sum_s = 0;
   [[nodiscard]] bool finished() const { return finish_s >= 0; }
 };
 

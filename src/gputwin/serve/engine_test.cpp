@@ -49,6 +49,22 @@ TEST(ServeEngine, IterationsCarryPrefillAndDecodeTogether) {
   EXPECT_DOUBLE_EQ(seen[2].decode_context_tokens, 102);
 }
 
+// Where a request's latency went: r1 arrives at 15 ms, mid-iteration, and is first scheduled at 20 ms (5 ms
+// waiting to be admitted, then its prompt's iteration); r0's second gap (20-30 ms) is the iteration that
+// carried r1's prompt, its first (10-20 ms) a decode-only one.
+TEST(ServeEngine, OutcomesSayWhenARequestWasAdmittedAndWhichGapsSharedAPrefill) {
+  const ServeRun run = simulate_engine({{0.0, 100, 3}, {0.015, 50, 2}}, roomy(), kFixed);
+  const RequestOutcome& r0 = run.requests[0];
+  const RequestOutcome& r1 = run.requests[1];
+  EXPECT_DOUBLE_EQ(r0.first_scheduled_s, 0.0);
+  EXPECT_NEAR(r1.first_scheduled_s, 2 * kStep, 1e-12);
+  EXPECT_NEAR(r1.first_token_s, 3 * kStep, 1e-12);
+  EXPECT_NEAR(r0.token_gap_sum_s, 2 * kStep, 1e-12);
+  EXPECT_NEAR(r0.gap_with_prefill_sum_s, kStep, 1e-12);
+  EXPECT_NEAR(r1.token_gap_sum_s, kStep, 1e-12);
+  EXPECT_DOUBLE_EQ(r1.gap_with_prefill_sum_s, 0.0);
+}
+
 TEST(ServeEngine, AFullCachePreemptsTheLatestRequestAndEveryoneFinishes) {
   EngineLimits tight = roomy();
   tight.kv_capacity_tokens = 16 * 20;  // 20 blocks: two 150-token requests cannot both grow to 190

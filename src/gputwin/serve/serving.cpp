@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <limits>
 #include <map>
 
 #include "gputwin/core/yaml_input.hpp"
@@ -76,6 +78,57 @@ ServingSetup pipelined(ServingSetup setup, int pp) {
   return setup;
 }
 
+namespace {
+
+// Least-in-flight dealing (ServingSetup::dealing): the replicas run on one clock, and each request, at its
+// arrival, goes to the replica with the fewest requests sent to it and not yet settled by then (ties to the
+// lowest index). An engine whose iteration started before the arrival but ends after it still counts that
+// iteration's finished requests as in flight: the harness learns of a completion when it is answered.
+struct DealtRuns {
+  std::vector<std::vector<std::size_t>> shares;
+  std::vector<ServeRun> runs;
+};
+
+DealtRuns deal_least_in_flight(const std::vector<ServeRequest>& requests, int replicas,
+                               const EngineLimits& limits, const IterationCost& cost, double sample_every_s) {
+  const auto count = static_cast<std::size_t>(replicas);
+  std::vector<ServeEngine> engines;
+  for (std::size_t r = 0; r < count; ++r) engines.emplace_back(limits, cost, sample_every_s);
+  DealtRuns dealt{std::vector<std::vector<std::size_t>>(count), {}};
+  std::vector<int> in_flight(count, 0);
+  std::vector<std::deque<double>> settling(count);  // settle times not yet reached by the dealer's clock
+  std::size_t next = 0;
+  while (true) {
+    std::size_t earliest = 0;
+    for (std::size_t r = 1; r < count; ++r)
+      if (engines[r].next_step_s() < engines[earliest].next_step_s()) earliest = r;
+    const double step_s = engines[earliest].next_step_s();
+    if (next < requests.size() && requests[next].arrival_s <= step_s) {
+      const double t = requests[next].arrival_s;
+      for (std::size_t r = 0; r < count; ++r)
+        while (!settling[r].empty() && settling[r].front() <= t) {
+          settling[r].pop_front();
+          --in_flight[r];
+        }
+      const auto to =
+          static_cast<std::size_t>(std::min_element(in_flight.begin(), in_flight.end()) - in_flight.begin());
+      engines[to].add(requests[next]);
+      dealt.shares[to].push_back(next);
+      ++in_flight[to];
+      ++next;
+      continue;
+    }
+    if (step_s == std::numeric_limits<double>::infinity()) break;
+    engines[earliest].step();
+    for (const SettledRequest& done : engines[earliest].take_settled())
+      settling[earliest].push_back(done.time_s);
+  }
+  for (ServeEngine& engine : engines) dealt.runs.push_back(engine.result());
+  return dealt;
+}
+
+}  // namespace
+
 ServingResult simulate_serving(const IterationModel& model, const std::vector<ServeRequest>& requests,
                                const ServingSetup& setup) {
   // A closed loop's clients are shared out over the replicas; a replica without a client would hold requests
@@ -94,34 +147,44 @@ ServingResult simulate_serving(const IterationModel& model, const std::vector<Se
   merged.requests.resize(requests.size());
   std::map<long long, EngineSample> buckets;
   std::map<long long, int> samples;
-  const auto shares = round_robin(requests.size(), replicas);
-  const bool give_up =
-      setup.give_up_when_missed && (setup.targets.ttft_s || setup.targets.tpot_s || setup.targets.e2e_s);
-  const long long allowed = give_up ? misses_allowed(static_cast<int>(requests.size()), setup.targets) : 0;
-  long long missed = 0;
-  bool gave_up = false;
-  for (int r = 0; r < replicas && !gave_up; ++r) {
-    std::vector<ServeRequest> share;
-    for (const std::size_t k : shares[static_cast<std::size_t>(r)]) share.push_back(requests[k]);
-    EngineOptions options = setup.options;
-    if (options.concurrency > 0)
-      options.concurrency = options.concurrency / replicas + (r < options.concurrency % replicas ? 1 : 0);
-    if (give_up) {
-      options.misses = [&](const RequestOutcome& outcome) {
-        return !request_meets_targets(outcome, setup.targets);
-      };
-      options.misses_allowed = allowed - missed;
-    }
-    const ServeRun run = simulate_engine(share, setup.limits, cost, options);
-    missed += run.misses;
-    gave_up = run.gave_up;
-    for (std::size_t i = 0; i < share.size(); ++i) merged.requests[shares[r][i]] = run.requests[i];
+  const auto merge = [&](const std::vector<std::size_t>& share, const ServeRun& run) {
+    for (std::size_t i = 0; i < share.size(); ++i) merged.requests[share[i]] = run.requests[i];
     merged.token_gaps.merge(run.token_gaps);
     merged.iterations += run.iterations;
     merged.preemptions += run.preemptions;
     merged.unservable += run.unservable;
     merged.end_s = std::max(merged.end_s, run.end_s);
     add_samples(buckets, samples, run.timeline, std::max(1e-9, setup.options.sample_every_s));
+  };
+  bool gave_up = false;
+  if (setup.dealing == Dealing::least_in_flight && setup.options.concurrency == 0 && replicas > 1) {
+    const DealtRuns dealt =
+        deal_least_in_flight(requests, replicas, setup.limits, cost, setup.options.sample_every_s);
+    for (std::size_t r = 0; r < dealt.runs.size(); ++r) merge(dealt.shares[r], dealt.runs[r]);
+  } else {
+    const auto shares = round_robin(requests.size(), replicas);
+    const bool give_up =
+        setup.give_up_when_missed && (setup.targets.ttft_s || setup.targets.tpot_s || setup.targets.e2e_s);
+    const long long allowed = give_up ? misses_allowed(static_cast<int>(requests.size()), setup.targets) : 0;
+    long long missed = 0;
+    for (int r = 0; r < replicas && !gave_up; ++r) {
+      const auto& share_indices = shares[static_cast<std::size_t>(r)];
+      std::vector<ServeRequest> share;
+      for (const std::size_t k : share_indices) share.push_back(requests[k]);
+      EngineOptions options = setup.options;
+      if (options.concurrency > 0)
+        options.concurrency = options.concurrency / replicas + (r < options.concurrency % replicas ? 1 : 0);
+      if (give_up) {
+        options.misses = [&](const RequestOutcome& outcome) {
+          return !request_meets_targets(outcome, setup.targets);
+        };
+        options.misses_allowed = allowed - missed;
+      }
+      const ServeRun run = simulate_engine(share, setup.limits, cost, options);
+      missed += run.misses;
+      gave_up = run.gave_up;
+      merge(share_indices, run);
+    }
   }
   for (auto& [bucket, sample] : buckets) {
     sample.kv_used_fraction /= samples[bucket];
@@ -135,6 +198,7 @@ ServingResult simulate_serving(const IterationModel& model, const std::vector<Se
   result.gave_up = gave_up;
   if (gave_up) result.summary.meets_targets = false;
   result.timeline = std::move(merged.timeline);
+  if (setup.keep_requests) result.requests = std::move(merged.requests);
   return result;
 }
 

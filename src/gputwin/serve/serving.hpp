@@ -1,5 +1,6 @@
 // A serving deployment simulated on the perf model: replicas of an engine, each fed its share of the requests
-// (round-robin, as a load balancer does), each iteration timed by perf/inference's IterationModel.
+// (round-robin, as a load balancer does, or to the replica with the fewest requests in flight, as NVIDIA's
+// MLPerf LLM harness deals them), each iteration timed by perf/inference's IterationModel.
 //
 //   auto defaults = load_serving_engine_defaults(data_dir + "/perf/serving-engine.yaml");
 //   EngineLimits limits = engine_limits_for(defaults.value(), hardware.accelerator,
@@ -37,8 +38,18 @@ struct ServingEngineDefaults {
 [[nodiscard]] EngineLimits engine_limits_for(const ServingEngineDefaults& defaults, const Accelerator& gpu,
                                              double kv_capacity_tokens);
 
+// How requests are dealt over the replicas. round_robin: request k to replica k mod R. least_in_flight: each
+// arriving request to the replica with the fewest requests sent and not yet answered (queued or running;
+// ties to the lowest index), counted at its arrival: NVIDIA's MLPerf LLM harness's default dealing
+// (`traffic_distribution_policy` 2 = loadBalancing in harness_llm's llm_server.hpp; data/perf/
+// serving-engine-generations.yaml says where it was read). Open loop only: a closed loop's clients stay
+// shared out over the replicas.
+enum class Dealing { round_robin, least_in_flight };
+
 struct ServingSetup {
   int replicas = 1;
+  Dealing dealing = Dealing::round_robin;
+  bool keep_requests = false;  // ServingResult::requests filled (every request's outcome)
   int gpus_per_replica = 1;
   EngineLimits limits;
   EngineOptions options;  // concurrency is for the whole deployment; it is shared out over the replicas
@@ -48,7 +59,8 @@ struct ServingSetup {
   double engine_efficiency = 1;
   // Stop as soon as the run cannot meet `targets` any more (more requests missed them than the percentile
   // allows): for runs whose only question is whether they meet (the capacity search). The summary of a run
-  // that gave up is partial and does not meet the targets.
+  // that gave up is partial and does not meet the targets. Round-robin dealing only (least_in_flight runs
+  // every request).
   bool give_up_when_missed = false;
 };
 
@@ -73,8 +85,9 @@ struct ServingResult {
   std::vector<EngineSample> timeline;  // the replicas summed per sampling interval (KV use: their mean)
   long long iterations = 0;
   int gpus = 0;
-  BusySeconds gpu_busy;  // GPU seconds in iterations, over every engine
-  bool gave_up = false;  // give_up_when_missed stopped it
+  BusySeconds gpu_busy;                  // GPU seconds in iterations, over every engine
+  bool gave_up = false;                  // give_up_when_missed stopped it
+  std::vector<RequestOutcome> requests;  // in the order given, when ServingSetup::keep_requests
 };
 
 // A pipeline-parallel replica keeps pp batches in flight, as vLLM's pipeline keeps its stages busy: it is

@@ -99,7 +99,7 @@ Result<std::vector<EngineGeneration>> load_engine_generations(const std::string&
     std::vector<EngineGeneration> engines;
     for (const YamlField& item : root.child("generations").items()) {
       item.expect_keys({"id", "engines", "description", "efficiency", "max_batched_tokens", "block_tokens",
-                        "max_sequences"});
+                        "max_sequences", "dealing"});
       EngineGeneration engine;
       engine.id = item.child("id").text();
       for (const YamlField& piece : item.child("engines").items()) engine.engines.push_back(piece.text());
@@ -108,6 +108,10 @@ Result<std::vector<EngineGeneration>> load_engine_generations(const std::string&
           static_cast<int>(item.child("max_batched_tokens").child("value").positive_integer());
       engine.block_tokens = static_cast<int>(item.child("block_tokens").child("value").positive_integer());
       engine.max_sequences = static_cast<int>(item.child("max_sequences").child("value").positive_integer());
+      engine.dealing =
+          item.child("dealing").child("value").one_of({"round_robin", "least_in_flight"}) == "least_in_flight"
+              ? Dealing::least_in_flight
+              : Dealing::round_robin;
       engines.push_back(std::move(engine));
     }
     return engines;
@@ -213,7 +217,7 @@ Result<ServingCheckPlan> load_serving_check_plan(const std::string& path) {
     for (const YamlField& item : root.child("deployments").items()) {
       item.expect_keys({"bench", "accelerator_contains", "system_contains", "system", "accelerator", "tp",
                         "server_sequences", "offline_sequences", "server_kv_free_fraction",
-                        "offline_kv_free_fraction", "confidence", "source"});
+                        "offline_kv_free_fraction", "dealing", "confidence", "source"});
       ServingDeployment d;
       d.benchmark = item.child("bench").text();
       d.accelerator_contains = item.child("accelerator_contains").text();
@@ -232,6 +236,10 @@ Result<ServingCheckPlan> load_serving_check_plan(const std::string& path) {
           *fraction = f->positive_number();
           if (*fraction > 1) f->fail("a fraction of free GPU memory is at most 1");
         }
+      if (const auto dealing = item.optional_child("dealing"))
+        d.dealing = dealing->one_of({"round_robin", "least_in_flight"}) == "least_in_flight"
+                        ? Dealing::least_in_flight
+                        : Dealing::round_robin;
       d.confidence = item.child("confidence").one_of({"read", "assumed"});
       if (benchmark_of(plan, d.benchmark) == nullptr)
         item.child("bench").fail("no benchmark '" + d.benchmark + "'");

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gputwin/core/error.hpp"
+#include "gputwin/serve/serving.hpp"
 
 namespace gputwin {
 
@@ -60,6 +61,7 @@ struct EngineGeneration {
   int max_batched_tokens = 8192;
   int block_tokens = 16;
   int max_sequences = 1024;
+  Dealing dealing = Dealing::round_robin;  // how the harness deals Server requests over the instances
 };
 
 [[nodiscard]] Result<std::vector<EngineGeneration>> load_engine_generations(const std::string& path);
@@ -130,6 +132,7 @@ struct ServingDeployment {
   // The harness's kvcache_free_gpu_mem_frac per scenario (0 = the inference constants' default).
   double server_kv_free_fraction = 0;
   double offline_kv_free_fraction = 0;
+  std::optional<Dealing> dealing;  // the harness's dealing where it differs from the engine generation's
   std::string confidence;
 };
 

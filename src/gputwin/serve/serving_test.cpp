@@ -107,6 +107,66 @@ TEST(ServeGiveUp, TheMissesAllowedAreExactlyWhatTheSummarysRuleAllows) {
   EXPECT_EQ(misses_allowed(1000, t), 0);
 }
 
+// NVIDIA's MLPerf LLM harness deals each request to the instance with the fewest requests in flight
+// (Dealing::least_in_flight), not round-robin. Hand-worked on two replicas that each run one sequence at a
+// time: r0 (50 output tokens) goes to replica 0, r1 (1 token) to replica 1 and is answered by its prefill at
+// 1 ms + p (p: one 100-token prompt's iteration); r2 arrives 1 ms later. Round-robin sends it to replica 0,
+// behind r0's 49 decode iterations; least-in-flight sees replica 1 idle (0 in flight against 1) and answers
+// it in one prefill iteration.
+TEST(ServeDealing, LeastInFlightSendsARequestToTheIdleReplicaWhereRoundRobinQueuesIt) {
+  Deployment d = llama_8b_on_h100();
+  d.limits.max_sequences = 1;
+  const double p = d.model.iteration(100, 100.0 * 101 / 2, 0, 0).seconds();
+  const double r2_arrival = 0.001 + p + 0.001;
+  const std::vector<ServeRequest> requests = {{0.0, 100, 50}, {0.001, 100, 1}, {r2_arrival, 100, 1}};
+  ServingSetup setup;
+  setup.replicas = 2;
+  setup.limits = d.limits;
+  setup.keep_requests = true;
+  const ServingResult round_robin = simulate_serving(d.model, requests, setup);
+  setup.dealing = Dealing::least_in_flight;
+  const ServingResult least = simulate_serving(d.model, requests, setup);
+  ASSERT_EQ(least.requests.size(), 3u);
+  ASSERT_EQ(round_robin.requests.size(), 3u);
+  // Least in flight: r2 is prefilled at once on replica 1.
+  EXPECT_NEAR(least.requests[2].first_token_s - r2_arrival, p, 1e-12);
+  // Round-robin: r2 waits for r0 to finish on replica 0, then its own prefill.
+  const RequestOutcome& r0 = round_robin.requests[0];
+  EXPECT_NEAR(round_robin.requests[2].first_token_s - r2_arrival, r0.finish_s - r2_arrival + p, 1e-12);
+  const double decode = d.model.iteration(0, 0, 1, 101).seconds();
+  EXPECT_GT(round_robin.requests[2].first_token_s - r2_arrival, 40 * decode);
+  // r0 and r1 are dealt alike by both rules (replica 0, then the emptier replica 1), so they run the same.
+  EXPECT_DOUBLE_EQ(least.requests[0].finish_s, r0.finish_s);
+  EXPECT_DOUBLE_EQ(least.requests[1].finish_s, round_robin.requests[1].finish_s);
+  EXPECT_EQ(least.summary.finished, 3);
+}
+
+// A request still running (or queued) counts as in flight until its answer: with both replicas busy, the
+// one with fewer requests sent and unanswered gets the next, ties to the lowest index.
+TEST(ServeDealing, InFlightCountsQueuedRequestsAndTiesGoToTheLowestIndex) {
+  Deployment d = llama_8b_on_h100();
+  d.limits.max_sequences = 1;
+  // r0 -> 0, r1 -> 1 (0 vs 1 in flight), r2 -> 0 (tie 1:1, lowest index), r3 -> 1 (2:1): every request
+  // long, none answered before the last arrives.
+  const std::vector<ServeRequest> requests = {
+      {0.0, 100, 40}, {0.0001, 100, 40}, {0.0002, 100, 40}, {0.0003, 100, 40}};
+  ServingSetup setup;
+  setup.replicas = 2;
+  setup.limits = d.limits;
+  setup.keep_requests = true;
+  setup.dealing = Dealing::least_in_flight;
+  const ServingResult least = simulate_serving(d.model, requests, setup);
+  setup.dealing = Dealing::round_robin;
+  const ServingResult round_robin = simulate_serving(d.model, requests, setup);
+  // The same dealing as round-robin here (0, 1, 0, 1), so the same outcomes, exactly.
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    EXPECT_DOUBLE_EQ(least.requests[k].first_token_s, round_robin.requests[k].first_token_s) << k;
+    EXPECT_DOUBLE_EQ(least.requests[k].finish_s, round_robin.requests[k].finish_s) << k;
+  }
+  // r2 queued behind r0 on replica 0: its first token comes after r0's last.
+  EXPECT_GT(least.requests[2].first_token_s, least.requests[0].finish_s);
+}
+
 // The summary counts the finished requests over each set target, one latency at a time (what MLPerf
 // LoadGen's early stopping counts): hand-made outcomes, TTFT 0.1/0.3/0.6 s, TPOT 10/40/20 ms, one unfinished.
 TEST(ServeSummaryCounts, RequestsOverEachTargetAreCountedSeparately) {

@@ -54,6 +54,7 @@ class RowSimulation {
                 const EngineGeneration& engine, const ServingRunParameters& run, double efficiency)
       : model_(model), benchmark_(benchmark), check_(check), run_(run) {
     setup_.replicas = check.instances;
+    setup_.dealing = check.dealing;
     setup_.gpus_per_replica = check.tp;
     setup_.limits.max_batched_tokens = engine.max_batched_tokens;
     setup_.limits.block_tokens = engine.block_tokens;
@@ -78,8 +79,11 @@ class RowSimulation {
   ServeSummary server(double qps) const {
     return simulate_serving(model_, server_requests(qps), setup_).summary;
   }
+  // Every request's outcome kept (ServingResult::requests), for what produced the tails.
   [[nodiscard]] ServingResult server_run(const std::vector<ServeRequest>& requests) const {
-    return simulate_serving(model_, requests, setup_);
+    ServingSetup setup = setup_;
+    setup.keep_requests = true;
+    return simulate_serving(model_, requests, setup);
   }
 
   // Steady-state tokens/s with every request queued at once: the difference of a run of N and one of 2N
@@ -114,6 +118,42 @@ bool within_limits(const ServeSummary& s, const ServerLimits& limits, const Serv
   return s.finished == s.requests && s.ttft_s.p99 * 1e3 <= limits.ttft_p99_ms &&
          s.tpot_s.p99 * 1e3 <= limits.tpot_p99_ms && early_stopping(s.ttft_over_target) &&
          early_stopping(s.tpot_over_target);
+}
+
+// ServerLoad's tail shares (its comment says which), from every request's outcome.
+void attribute_tails(const std::vector<RequestOutcome>& requests, const ServeSummary& summary,
+                     ServerLoad& load) {
+  const auto ttft = [](const RequestOutcome& r) { return r.first_token_s - r.arrival_s; };
+  const auto tpot = [](const RequestOutcome& r) {
+    return r.output_tokens > 1 ? r.token_gap_sum_s / (r.output_tokens - 1) : 0.0;
+  };
+  const auto prefill_share = [](const RequestOutcome& r) {
+    return r.token_gap_sum_s > 0 ? r.gap_with_prefill_sum_s / r.token_gap_sum_s : 0.0;
+  };
+  double ttft_tail = 0, tpot_tail = 0, with_gaps = 0;
+  for (const RequestOutcome& r : requests) {
+    if (!r.finished()) continue;
+    if (r.token_gap_sum_s > 0) {
+      load.tpot_all_prefill_share += prefill_share(r);
+      ++with_gaps;
+    }
+    if (ttft(r) >= summary.ttft_s.p99) {
+      load.ttft_tail_queue_share += ttft(r) > 0 ? (r.first_scheduled_s - r.arrival_s) / ttft(r) : 0;
+      load.ttft_tail_preempted_share += r.preemptions > 0;
+      ++ttft_tail;
+    }
+    if (r.output_tokens > 1 && tpot(r) >= summary.tpot_s.p99) {
+      load.tpot_tail_prefill_share += prefill_share(r);
+      load.tpot_tail_preempted_share += r.preemptions > 0;
+      ++tpot_tail;
+    }
+  }
+  const auto mean = [](double& sum, double n) { sum = n > 0 ? sum / n : 0; };
+  mean(load.ttft_tail_queue_share, ttft_tail);
+  mean(load.ttft_tail_preempted_share, ttft_tail);
+  mean(load.tpot_tail_prefill_share, tpot_tail);
+  mean(load.tpot_tail_preempted_share, tpot_tail);
+  mean(load.tpot_all_prefill_share, with_gaps);
 }
 
 double mean_output_tokens(const ServingBenchmark& benchmark) {
@@ -170,6 +210,7 @@ std::vector<ServingCheck> plan_serving_checks(const ServingValidationInputs& inp
       check.note = deployment->confidence;
       check.engine = engine->id;
       check.efficiency = engine->efficiency;
+      check.dealing = deployment->dealing.value_or(engine->dealing);
       check.tp = deployment->tp;
       check.instances = row.gpus / deployment->tp;
       const int sequences = row.server() ? deployment->server_sequences : deployment->offline_sequences;
@@ -282,6 +323,7 @@ Result<ServerLoad> server_load(const ServingValidationInputs& inputs, const Mlpe
   load.ttft_p99_ms = run.summary.ttft_s.p99 * 1e3;
   load.tpot_p50_ms = run.summary.tpot_s.p50 * 1e3;
   load.tpot_p99_ms = run.summary.tpot_s.p99 * 1e3;
+  attribute_tails(run.requests, run.summary, load);
   const double input_mean = model.benchmark->input_mean();
   const double output_mean = mean_output_tokens(*model.benchmark);
   const double context = input_mean + output_mean / 2;

@@ -38,6 +38,8 @@ struct ServingCheck {
   int instances = 0;
   int sequences = 0;  // per instance
   double efficiency = 1;
+  // Server requests over the instances: the deployment's dealing, else the engine generation's.
+  Dealing dealing = Dealing::round_robin;
   bool simulated = false;
   // Offline: steady-state output tokens/s. Server: at the highest QPS that meets the p99 limits.
   double predicted_tokens_per_s = 0;
@@ -106,6 +108,13 @@ struct ServerLoad {
   // The simulated run's latencies (LoadGen's definitions: TTFT from issue, queueing included; TPOT per
   // request, first token excluded), to set TTFT against the iteration (TPOT p50) as the published ones.
   double ttft_p50_ms = 0, ttft_p99_ms = 0, tpot_p50_ms = 0, tpot_p99_ms = 0;
+  // What produces the simulated tails: over the requests at or above the simulated TTFT p99, the mean share
+  // of their TTFT spent waiting to be admitted (the rest is their prompt's iterations) and the share of them
+  // preempted at least once; over those at or above the TPOT p99, the mean share of their decode time in
+  // iterations that also computed prompt tokens (chunked prefill interleaving) and the share preempted; and
+  // that prefill share over every finished request, for contrast.
+  double ttft_tail_queue_share = 0, ttft_tail_preempted_share = 0;
+  double tpot_tail_prefill_share = 0, tpot_tail_preempted_share = 0, tpot_all_prefill_share = 0;
 };
 [[nodiscard]] Result<ServerLoad> server_load(const ServingValidationInputs& inputs,
                                              const MlperfResults& results, const ServingCheck& check);
