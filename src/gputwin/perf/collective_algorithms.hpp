@@ -99,11 +99,12 @@ class AlgorithmModel {
 
 // How NCCL cuts one channel's share of an operation (enqueue.cc calcCollChunking): chunk and slice payload
 // bytes, and how many chunks the channel pipelines through a rank (for a ring: loops of ranks x chunk).
-// Modelled for Ring and Tree; chunk_bytes 0 for NVLS, NVLSTree, PAT and CollNet (their own rules, not
-// modelled).
+// Modelled for Ring, Tree and NVLSTree (whose chunk_rounds are loops of NVLS channels x heads x chunk);
+// chunk_bytes 0 for NVLS, PAT and CollNet (their own rules, not modelled).
 struct ChunkPlan {
   double chunk_bytes = 0;
   double slice_bytes = 0;
+  double loop_bytes = 0;  // NVLSTree: bytes one loop of every channel's heads moves (loopSize)
   int chunk_rounds = 0;
   bool store_and_forward = false;  // Simple: a receiver forwards a slice only once all of it has arrived
 };
@@ -116,6 +117,15 @@ struct ChunkPlan {
 // 0 for every other case (rings stream each step's piece; LL and LL128 forward line by line).
 [[nodiscard]] double chain_fill_us(const Case& c, CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
                                    const ChunkPlan& plan, int channels);
+
+// The NVLS heads of a domain (connectNvls): one GPU with its NIC each, at most NCCL_MAX_NVLS_ARITY.
+[[nodiscard]] int nvls_heads(const Case& c);
+
+// The extra time of one NVLSTree all_reduce over its latency and bandwidth terms: every hand-off of a chunk
+// (into the switch, up and down the tree of domains over the NICs, out of the switch) is store-and-forward,
+// so the first loop of chunks crosses every stage before the pipeline streams; the bandwidth term counts the
+// slowest stage once. 0 for every other algorithm.
+[[nodiscard]] double nvls_tree_fill_us(const Case& c, const ChunkPlan& plan);
 
 // Ring steps of NCCL's model: 2(n-1) for all_reduce, n-1 for all_gather / reduce_scatter, n otherwise.
 [[nodiscard]] int ring_steps(CollectiveOp op, int ranks);

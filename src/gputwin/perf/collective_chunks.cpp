@@ -35,10 +35,42 @@ double seconds_to_us(double bytes, double gbps) {
   return gbps > 0 ? bytes / (gbps * kBytesPerGigabyte) * kMicrosecondsPerSecond : 0;
 }
 
+// NVLSTree's chunk (calcCollChunking): nvlsChunkSize, capped from a number of domains, then cut while the
+// message is under a few loops of every channel's heads.
+double nvls_tree_chunk(const Case& c, double concurrent_ops) {
+  const auto& k = c.model.chunking;
+  double chunk = k.nvls_tree_chunk_bytes;
+  if (c.topo.domains >= k.nvls_tree_cap_nodes) chunk = std::min(chunk, k.nvls_tree_cap_bytes);
+  for (const auto& cut : k.nvls_tree_reductions)
+    if (c.bytes < cut.loops * concurrent_ops * chunk && chunk > cut.to_bytes) chunk = cut.to_bytes;
+  return chunk;
+}
+
+ChunkPlan nvls_tree_plan(const Case& c) {
+  ChunkPlan plan;
+  const auto& k = c.model.chunking;
+  const int channels = k.nvls_tree_channels[c.topo.arch];
+  const int heads = nvls_heads(c);
+  if (channels <= 0 || heads <= 0) return plan;
+  const double concurrent_ops = static_cast<double>(channels) * heads;
+  plan.chunk_bytes = nvls_tree_chunk(c, concurrent_ops);
+  plan.slice_bytes = plan.chunk_bytes;  // ProtoSimple<1, 1>: one chunk, one slice, one step
+  plan.loop_bytes = concurrent_ops * plan.chunk_bytes;
+  plan.chunk_rounds = std::max(1, static_cast<int>(std::ceil(c.bytes / plan.loop_bytes)));
+  plan.store_and_forward = true;
+  return plan;
+}
+
 }  // namespace
+
+int nvls_heads(const Case& c) {
+  const auto& t = c.topo;
+  return std::min({t.ranks_per_domain, std::max(1, t.nics_used), c.model.chunking.nvls_tree_max_heads});
+}
 
 ChunkPlan chunk_plan(const Case& c, CollectiveAlgorithm a, CollectiveProtocol p, int channels) {
   ChunkPlan plan;
+  if (a == CollectiveAlgorithm::NVLSTree && p == CollectiveProtocol::Simple) return nvls_tree_plan(c);
   if (a != CollectiveAlgorithm::Ring && a != CollectiveAlgorithm::Tree) return plan;
   const auto& k = c.model.chunking;
   const int proto = static_cast<int>(p);

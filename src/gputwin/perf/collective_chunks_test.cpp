@@ -154,6 +154,68 @@ TEST(CollectiveChainFill, NcclTestsLoopWaitsForItOncePerLoopBlockingEveryTime) {
   EXPECT_LT(loop.time_us, one.time_us - one.pipeline_fill_us / 2);
 }
 
+// nodes x 8 DGX H100 over InfiniBand, whole nodes.
+CollectiveEstimate all_reduce_on_dgx_h100(int nodes, double bytes) {
+  const PerfHardware hw = perf_hardware_of_system(perf_setup().catalog, "dgx-h100", nodes).value();
+  return estimate_collective(hw, perf_setup().collectives, CollectiveOp::all_reduce, ByteSize::from_base(bytes),
+                             CollectiveGroup{8 * nodes, 8});
+}
+
+TEST(CollectiveChunks, NvlsTreeChunkFollowsNcclsCutsBySizeAndNodeCount) {
+  // calcCollChunking, NVLSTree: 16 NVLS channels (SM90) x 8 heads = 128 concurrent chunks. On 2 nodes the
+  // 128 KiB nvlsChunkSize holds from 4 x 128 x 128 KiB = 64 MiB; under it 64 KiB, and under 1 x 128 x 64 KiB
+  // = 8 MiB, 32 KiB. From 4 nodes the chunk is capped at 64 KiB at every size.
+  EXPECT_DOUBLE_EQ(all_reduce_on_dgx_h100(2, 64 * kMiB).chunk_bytes, 131072);
+  EXPECT_DOUBLE_EQ(all_reduce_on_dgx_h100(2, 32 * kMiB).chunk_bytes, 65536);
+  EXPECT_DOUBLE_EQ(all_reduce_on_dgx_h100(2, 8 * kMiB).chunk_bytes, 65536);
+  EXPECT_DOUBLE_EQ(all_reduce_on_dgx_h100(2, 4 * kMiB).chunk_bytes, 32768);
+  const auto four = all_reduce_on_dgx_h100(4, 8 * 1024 * kMiB);
+  ASSERT_EQ(four.algorithm, "NVLSTree");
+  EXPECT_DOUBLE_EQ(four.chunk_bytes, 65536);
+  EXPECT_EQ(four.chunks_per_channel, 1024);  // 8 GiB / (128 x 64 KiB) loops
+}
+
+TEST(CollectiveChunks, NvlsTreeAllReduceAtSixtyFourMibIsAStoreAndForwardPipelineWorkedByHand) {
+  // 64 MiB all_reduce on 2 x 8 H100, NVLSTree/Simple with 128 KiB chunks: a loop is 16 x 8 x 128 KiB =
+  // 16 MiB, 4 loops. Each chunk goes into the switch, up the tree to the other node, down, and out of the
+  // switch (device/all_reduce.h NVLS_TREE: each hand-off a one-slice Simple primitive, store-and-forward).
+  // Into or out of the switch one loop takes 16 MiB / (450 x 0.8 x 0.85 GB/s) = 54.83 us; a tree hop over the
+  // 8 NICs (8 x 47 GB/s) 44.62 us. The first loop crosses all four stages before the pipeline streams; the
+  // bandwidth term counts the slowest stage once: fill = 2 x 54.83 + 2 x 44.62 - 54.83 = 144.07 us.
+  // Latency (NCCL's NVLSTree/Simple): 25 + 2 x log2(2) x 20.9 = 66.8 us. Bandwidth: each GPU's links carry
+  // S (1 + 1/8) through the switch: 64 MiB / (306 x 8 / 9 GB/s) = 246.72 us. Total 457.59 us (the fit sweep of
+  // NVIDIA/nccl-tests #309, 2 x 8 H100, printed 466.1). Latency + bandwidth alone, the formula before the
+  // pipeline, gives 313.52 us.
+  const double bytes = 64 * kMiB;
+  const auto e = all_reduce_on_dgx_h100(2, bytes);
+  ASSERT_EQ(e.algorithm, "NVLSTree");
+  ASSERT_EQ(e.protocol, "Simple");
+  const double loop = 16 * 8 * 131072.0;
+  const double switch_us = loop / (450 * 0.8 * 0.85 * 1e3);
+  const double hop_us = loop / (8 * 47 * 1e3);
+  EXPECT_NEAR(switch_us, 54.83, 0.01);
+  EXPECT_NEAR(hop_us, 44.62, 0.01);
+  EXPECT_EQ(e.chunks_per_channel, 4);
+  EXPECT_NEAR(e.pipeline_fill_us, switch_us + 2 * hop_us, 1e-6);
+  EXPECT_NEAR(e.latency_us, 66.8, 1e-9);
+  EXPECT_NEAR(e.bandwidth_us, bytes / (450 * 0.8 * 0.85 * 8.0 / 9 * 1e3), 1e-6);
+  EXPECT_NEAR(e.time_us, 457.59, 0.01);
+  EXPECT_GT(e.time_us - (e.latency_us + e.bandwidth_us), 140);  // what latency + bytes / bandwidth misses
+}
+
+TEST(CollectiveChunks, NvlsTreeFillGrowsWithTheTreeAndStaysOffOneNode) {
+  // 4 nodes: 64 KiB chunks, 8 MiB loops; the tree is 2 deep each way and a tree node forwards for two
+  // children (half the NICs' rate each way, 188 GB/s, the slowest stage): fill = 2 x 8 MiB / 306 +
+  // 4 x 8 MiB / 188 - 8 MiB / 188 = 54.83 + 133.86 = 188.7 us. One node runs NVLS (no tree, no fill).
+  const auto four = all_reduce_on_dgx_h100(4, 64 * kMiB);
+  ASSERT_EQ(four.algorithm, "NVLSTree");
+  const double loop = 16 * 8 * 65536.0;
+  EXPECT_NEAR(four.pipeline_fill_us, 2 * loop / (306 * 1e3) + 3 * loop / (188 * 1e3), 1e-6);
+  const auto one = all_reduce_on_dgx_h100(1, 64 * kMiB);
+  ASSERT_EQ(one.algorithm, "NVLS");
+  EXPECT_DOUBLE_EQ(one.pipeline_fill_us, 0);
+}
+
 TEST(CollectiveModelData, ChunkingIsReadWithItsSourceAndBadValuesAreLocated) {
   const auto& k = perf_setup().collectives.chunking;
   EXPECT_EQ(k.steps, 8);
@@ -168,6 +230,24 @@ TEST(CollectiveModelData, ChunkingIsReadWithItsSourceAndBadValuesAreLocated) {
   const auto bad = load_collective_model(path.string());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error_text().find("whole number of slices"), std::string::npos) << bad.error_text();
+  EXPECT_NE(bad.error_text().find(path.string()), std::string::npos) << bad.error_text();
+  std::filesystem::remove(path);
+}
+
+TEST(CollectiveModelData, NvlsTreeChunkCutsAreLocatedWhenMalformed) {
+  const auto& k = perf_setup().collectives.chunking;
+  ASSERT_EQ(k.nvls_tree_reductions.size(), 4u);
+  EXPECT_DOUBLE_EQ(k.nvls_tree_reductions.back().to_bytes, 32768);
+  const auto path = std::filesystem::temp_directory_path() / "gputwin-bad-nvls-tree-chunking.yaml";
+  std::ifstream in(source_path("data/perf/nccl-cost-model.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string row = "- [1, 32768]";
+  ASSERT_NE(text.find(row), std::string::npos);
+  text.replace(text.find(row), row.size(), "- [1, 32768, 16384]");
+  std::ofstream(path) << text;
+  const auto bad = load_collective_model(path.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error_text().find("expected [loops, chunk bytes]"), std::string::npos) << bad.error_text();
   EXPECT_NE(bad.error_text().find(path.string()), std::string::npos) << bad.error_text();
   std::filesystem::remove(path);
 }

@@ -10,6 +10,8 @@
 namespace gputwin::collectives {
 namespace {
 
+constexpr double kBytesPerMicrosecondAtOneGbps = 1e3;  // 1 GB/s = 1e9 B/s
+
 // NVLink SHARP needs NVSwitch and Hopper or later (NCCL's NVLS efficiency is 0 before Hopper), Simple
 // protocol.
 bool nvls_possible(const Case& c, CollectiveProtocol p) {
@@ -25,6 +27,18 @@ double nvls_intra_algbw(const Case& c) {
   const double link = t.intra_gbps * c.model.nvls_efficiency[t.arch];
   const double n = t.ranks_per_domain;
   return c.op == CollectiveOp::all_reduce ? link * n / (n + 1) : link;
+}
+
+// What each direction of a domain's NICs gives NVLSTree: on two domains each domain's NICs carry S each way;
+// beyond, a tree node forwards for two children, halving what each direction gives (NCCL doubles its inter
+// bandwidth on <= 2 nodes).
+double nvls_tree_inter_algbw(const Topology& t) {
+  return t.inter_gbps * (t.domains <= 2 ? 1.0 : 0.5);
+}
+
+// The tree of domains' depth as NCCL's latency counts it (log2 of the node count, each way).
+int nvls_tree_depth(const Topology& t) {
+  return static_cast<int>(std::floor(std::log2(std::max(1, t.domains))));
 }
 
 class Nvls final : public AlgorithmModel {
@@ -46,23 +60,34 @@ class NvlsTree final : public AlgorithmModel {
     const auto& t = c.topo;
     // NCCL disables NVLSTree on one node (one domain).
     if (c.op != CollectiveOp::all_reduce || !nvls_possible(c, p) || t.domains == 1) return {};
-    // A tree of domain leaders: on two domains each domain's NICs carry S each way; beyond, a tree node
-    // forwards for two children, halving what each direction gives (NCCL doubles its inter bandwidth on <= 2
-    // nodes).
-    const double inter = t.inter_gbps * (t.domains <= 2 ? 1.0 : 0.5);
+    const double inter = nvls_tree_inter_algbw(t);
     // NCCL's per-channel NVLSTree cap, on the bus bandwidth (bus = alg x 2(n-1)/n for all_reduce).
     const double cap = t.channels * c.model.per_channel_max_nvls_tree_bw[t.arch][t.node_column] * t.ranks /
                        (2.0 * (t.ranks - 1));
     const double algbw = std::min({nvls_intra_algbw(c), inter, cap});
     const auto algo = CollectiveAlgorithm::NVLSTree;
     const double latency = c.base_us(algo, p) + c.hop_us(t.intra_link, algo, p) +
-                           2 * std::floor(std::log2(t.domains)) * c.hop_us(CollectiveModel::kNet, algo, p);
+                           2 * nvls_tree_depth(t) * c.hop_us(CollectiveModel::kNet, algo, p);
     const bool nic_bound = inter < nvls_intra_algbw(c);
     return {latency, algbw, nic_bound ? t.inter_gbps : t.intra_gbps, nic_bound ? "NIC" : "NVLink"};
   }
 };
 
 }  // namespace
+
+double nvls_tree_fill_us(const Case& c, const ChunkPlan& plan) {
+  if (plan.loop_bytes <= 0) return 0;
+  const auto& t = c.topo;
+  // One loop's bytes (or the whole message when smaller) through each stage: each GPU sends its share into
+  // the switch and takes the result out at the NVLink rate NVLS achieves; each tree hop at the NICs' rate.
+  const double loop = std::min(plan.loop_bytes, c.bytes);
+  const double switch_us = loop / (t.intra_gbps * c.model.nvls_efficiency[t.arch] * kBytesPerMicrosecondAtOneGbps);
+  const double hop_us = loop / (nvls_tree_inter_algbw(t) * kBytesPerMicrosecondAtOneGbps);
+  const int hops = 2 * nvls_tree_depth(t);
+  if (hops == 0 || !(switch_us > 0) || !(hop_us > 0)) return 0;
+  const double slowest = std::max(switch_us, hop_us);
+  return 2 * switch_us + hops * hop_us - slowest;
+}
 
 const AlgorithmModel& nvls_model() {
   static const Nvls model;

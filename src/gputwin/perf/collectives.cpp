@@ -163,9 +163,31 @@ void read_channel_tuning(const YamlField& field, CollectiveModel& model) {
   out.ll_traffic_factor = field.child("ll_traffic_factor").positive_number();
 }
 
+void read_nvls_tree_chunking(const YamlField& field, CollectiveModel::Chunking& out) {
+  field.expect_keys({"chunk_bytes", "max_chunk_bytes_from_nodes", "max_heads", "channels", "reductions"});
+  out.nvls_tree_chunk_bytes = field.child("chunk_bytes").positive_number();
+  const YamlField cap = field.child("max_chunk_bytes_from_nodes");
+  cap.expect_keys({"nodes", "bytes"});
+  out.nvls_tree_cap_nodes = static_cast<int>(cap.child("nodes").positive_integer());
+  out.nvls_tree_cap_bytes = cap.child("bytes").positive_number();
+  out.nvls_tree_max_heads = static_cast<int>(field.child("max_heads").positive_integer());
+  const auto channels = read_four(field.child("channels"));
+  for (std::size_t arch = 0; arch < channels.size(); ++arch) {
+    if (channels[arch] < 0 || channels[arch] != std::floor(channels[arch]))
+      field.child("channels").fail("expected whole channel counts >= 0");
+    out.nvls_tree_channels[arch] = static_cast<int>(channels[arch]);
+  }
+  out.nvls_tree_reductions.clear();
+  for (const YamlField& row : field.child("reductions").items()) {
+    const auto cells = row.items();
+    if (cells.size() != 2) row.fail("expected [loops, chunk bytes]");
+    out.nvls_tree_reductions.push_back({cells[0].positive_number(), cells[1].positive_number()});
+  }
+}
+
 void read_chunking(const YamlField& field, CollectiveModel& model) {
   field.expect_keys({"source", "steps", "buffer_bytes", "data_share", "grain_bytes", "ring_simple_steps",
-                     "tree_ll128", "thread_halving_multiple"});
+                     "tree_ll128", "thread_halving_multiple", "nvls_tree"});
   if (!field.child("source").is_map())
     field.child("source").fail("expected the source as title, file, section");
   auto& out = model.chunking;
@@ -199,6 +221,7 @@ void read_chunking(const YamlField& field, CollectiveModel& model) {
   out.tree_ll128_second_chunks = tree.child("second").child("chunks").positive_number();
   out.tree_ll128_second_above_bytes = tree.child("second").child("above_bytes").positive_number();
   out.thread_halving_multiple = static_cast<int>(field.child("thread_halving_multiple").positive_integer());
+  read_nvls_tree_chunking(field.child("nvls_tree"), out);
 }
 
 CollectiveModel read_model(const YamlField& root) {
@@ -449,15 +472,18 @@ CollectiveEstimate estimate_collective(const PerfHardware& hardware, const Colle
   }
   estimate = finish(estimate, cost, topo, size);
   estimate.channels = channels;
-  // The chunks NCCL cuts the operation into, and what a rooted Simple chain pays for them (store-and-forward
-  // of its first slice down the chain); NCCL's cost model leaves this out, so the choice above does too.
+  // The chunks NCCL cuts the operation into, and what a store-and-forward pipeline pays for them (a rooted
+  // Simple chain's first slice down the chain; NVLSTree's first loop through the switch and the tree of
+  // domains); NCCL's cost model leaves this out, so the choice above does too.
   const auto plan = collectives::chunk_plan(c, chosen->algorithm, chosen->protocol, channels);
   estimate.threads_per_channel = collectives::ring_threads_for_size(c, chosen->algorithm, chosen->protocol);
   estimate.chunk_bytes = plan.chunk_bytes;
   estimate.slice_bytes = plan.slice_bytes;
   estimate.chunks_per_channel = plan.chunk_rounds;
   estimate.pipeline_fill_us =
-      collectives::chain_fill_us(c, chosen->algorithm, chosen->protocol, plan, channels);
+      chosen->algorithm == CollectiveAlgorithm::NVLSTree
+          ? collectives::nvls_tree_fill_us(c, plan)
+          : collectives::chain_fill_us(c, chosen->algorithm, chosen->protocol, plan, channels);
   if (estimate.pipeline_fill_us > 0) {
     estimate.time_us += estimate.pipeline_fill_us;
     estimate.algbw_gbps = size / (estimate.time_us / kMicrosecondsPerSecond) / kBytesPerGigabyte;

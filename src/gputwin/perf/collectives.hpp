@@ -135,6 +135,18 @@ struct CollectiveModel {
     double tree_ll128_second_chunks = 0;
     double tree_ll128_second_above_bytes = 0;
     int thread_halving_multiple = 128;
+    // NVLSTree's chunk (calcCollChunking): nvlsChunkSize, capped from `nvls_tree_cap_nodes` domains, then cut
+    // to `to` bytes while the message is under `loops` x NVLS channels x heads x the chunk.
+    double nvls_tree_chunk_bytes = 0;
+    int nvls_tree_cap_nodes = 0;
+    double nvls_tree_cap_bytes = 0;
+    int nvls_tree_max_heads = 0;              // NCCL_MAX_NVLS_ARITY
+    std::array<int, 4> nvls_tree_channels{};  // NVLS channels across nodes, by architecture
+    struct Reduction {
+      double loops = 0;
+      double to_bytes = 0;
+    };
+    std::vector<Reduction> nvls_tree_reductions;
   } chunking;
 
   // Achieved bandwidth (measured, with sources): line rate x efficiency.

@@ -61,16 +61,19 @@ std::string loop_text(const NcclTestsTime& printed, int ranks) {
       printed.iters, printed.time_us);
 }
 
-// How NCCL cuts the operation (enqueue.cc calcCollChunking) and, for a rooted Simple chain, the
-// store-and-forward fill it pays; Ring and Tree only.
+// How NCCL cuts the operation (enqueue.cc calcCollChunking) and the store-and-forward fill it pays (a
+// rooted Simple chain, NVLSTree); Ring, Tree and NVLSTree only.
 std::string chunk_text(const CollectiveEstimate& e) {
   if (e.chunk_bytes <= 0) return "";
-  std::string text = fmt::format("#   chunks: {:.0f} B chunk, {:.0f} B slice, {} a channel", e.chunk_bytes,
-                                 e.slice_bytes, e.chunks_per_channel);
+  const bool nvls_tree = e.algorithm == "NVLSTree";
+  std::string text = fmt::format("#   chunks: {:.0f} B chunk, {:.0f} B slice, {} {}", e.chunk_bytes,
+                                 e.slice_bytes, e.chunks_per_channel,
+                                 nvls_tree ? "loops of every channel's heads" : "a channel");
   if (e.threads_per_channel > 0) text += fmt::format(", {} threads a channel", e.threads_per_channel);
   if (e.pipeline_fill_us > 0)
-    text +=
-        fmt::format("; store-and-forward fill {:.2f} us (first slice down the chain)", e.pipeline_fill_us);
+    text += fmt::format("; store-and-forward fill {:.2f} us ({})", e.pipeline_fill_us,
+                        nvls_tree ? "first loop through the switch and the tree of domains"
+                                  : "first slice down the chain");
   return text + "\n";
 }
 

@@ -309,10 +309,13 @@ TEST(CollectiveSweeps, TranscribedSweepsByBand) {
     std::size_t rows;
     double small, mid, large;  // measured mean |error|, % (0: no row in the band)
   };
-  for (const Expected& e : {Expected{kTwoH100, 32, 43.6, 22.3, 18.5}, Expected{kFourH100Vms, 32, 39.7, 34.3, 7.4},
-                            Expected{"8x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 179.0, 23.3},
-                            Expected{"4x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 133.7, 21.8},
-                            Expected{"2x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 46.7, 20.7},
+  // Since NVLSTree's store-and-forward fill (issue 15): 2 x 8 mid 22.3 -> 13.9, large 18.5 -> 7.0; 4 x 8 VMs
+  // 34.3 -> 33.3, 7.4 -> 2.8; held out 8 nodes large 23.3 -> 10.3, 4 nodes 133.7 -> 128.5 and 21.8 -> 11.4,
+  // 2 nodes 46.7 -> 18.5 and 20.7 -> 7.6.
+  for (const Expected& e : {Expected{kTwoH100, 32, 43.6, 13.9, 7.0}, Expected{kFourH100Vms, 32, 39.7, 33.3, 2.8},
+                            Expected{"8x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 179.0, 10.3},
+                            Expected{"4x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 128.5, 11.4},
+                            Expected{"2x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 18.5, 7.6},
                             Expected{"2x OCI BM.GPU4.8 (8x A100-SXM4-40GB), 16x 100G RoCE, all_reduce", 31, 50.4,
                                      20.3, 12.5}}) {
     const ComparedSweep sweep = compared(e.name);
@@ -387,19 +390,23 @@ TEST(CollectiveSweeps, MultiNodeBandsPoolOneSetsRowsAcrossSweeps) {
   EXPECT_EQ(multi_node_band_summary({two, four}, "evaluation", SizeBand::mid).rows, 0);
 }
 
-// The stored fitted value is what the multi-node fit sweeps give (no hand-set number), and the evaluation
-// decision holds: the term halves the fit sweeps' mid-band error, but a constant per operation puts the small
-// H100 all_reduces (NCCL's latency within 2 %) far too slow, and the held-out points get worse.
+// The stored fitted value is what the multi-node fit sweeps give (no hand-set number). Since NVLSTree's
+// store-and-forward fill is modelled the refit is 17.9 us (47.3 before) and it cuts the fit sweeps' mid band
+// by about a quarter (42.0 -> 30.8 %); it still puts the small H100 all_reduces (NCCL's latency within 2 %)
+// about 40 % too slow, and NCCL's source gives no such cost, so it stays off. The held-out points now improve
+// with it (29.2 -> 21.4 %): recorded for the lead, not a reason used here (an adoption chosen on held-out rows
+// would be fitted to them).
 TEST(CollectiveSweeps, CandidateTermFitsTheFitSweepsAndIsNotAdopted) {
   GPUTWIN_REQUIRE_FIXTURE(nccl_tests_dir());
   const std::vector<ComparedSweep> sweeps = multi_node_sweeps();
   const double fitted = fit_cross_node_op_overhead_us(sweeps);
   EXPECT_NEAR(fitted, loaded().sweeps.cross_node_op_overhead_fitted_us, 0.05);
+  EXPECT_DOUBLE_EQ(loaded().sweeps.cross_node_op_overhead_applied_us, 0);
 
   const BandSummary mid_before = multi_node_band_summary(sweeps, "fit", SizeBand::mid);
   const BandSummary mid_after = multi_node_band_summary(sweeps, "fit", SizeBand::mid, fitted);
   EXPECT_EQ(mid_before.rows, 30);
-  EXPECT_LT(mid_after.mean_abs_error_percent, mid_before.mean_abs_error_percent / 1.5);
+  EXPECT_LT(mid_after.mean_abs_error_percent, mid_before.mean_abs_error_percent / 1.3);
   // compare_sweep applies the same term when given it (what applied_us feeds from the bench).
   const ComparedSweep deepops = compared(kDeepops);
   const auto shifted =
@@ -411,7 +418,7 @@ TEST(CollectiveSweeps, CandidateTermFitsTheFitSweepsAndIsNotAdopted) {
 
   for (const auto& row : compared(kTwoH100).rows) {
     if (row.bytes >= 16 && row.bytes <= 128) {
-      EXPECT_LT(error_with_cross_node_overhead(row.row, fitted), -60) << row.bytes << ": within 2 % without it";
+      EXPECT_LT(error_with_cross_node_overhead(row.row, fitted), -35) << row.bytes << ": within 2 % without it";
     }
   }
 
@@ -419,24 +426,16 @@ TEST(CollectiveSweeps, CandidateTermFitsTheFitSweepsAndIsNotAdopted) {
                                                  "/data/reference/collectives-published.yaml");
   ASSERT_TRUE(points.ok()) << points.error_text();
   double before = 0;
-  double after = 0;
   int count = 0;
   for (const auto& point : points.value()) {
     if (point.set != "evaluation") continue;
     const auto row = validate_collective_point(loaded().catalog, loaded().model, point);
     ASSERT_TRUE(row.ok()) << row.error_text();
     before += std::abs(row.value().error_percent());
-    after += std::abs(error_with_cross_node_overhead(row.value(), fitted));
     ++count;
   }
   ASSERT_EQ(count, 22);  // 17 one process per GPU, 5 one-node -g 8
-  EXPECT_LE(before / count, 29.4) << "measured 29.3 % (the adopted model: the term off)";
-  EXPECT_GT(after / count, before / count) << "the fitted term would be adopted if it helped held-out points";
-  // The held-out sweeps (all_reduce, nearly every row too fast) do improve with it: measured small 50.4 ->
-  // 44.2 %, mid 84.3 -> 50.6 %, large 19.6 -> 16.4 %; stated, not a reason to adopt a form the fit sweeps and
-  // the held-out points contradict.
-  EXPECT_LT(multi_node_band_summary(sweeps, "evaluation", SizeBand::mid, fitted).mean_abs_error_percent,
-            multi_node_band_summary(sweeps, "evaluation", SizeBand::mid).mean_abs_error_percent);
+  EXPECT_LE(before / count, 29.3) << "measured 29.2 % (the adopted model: the term off)";
 }
 
 // A what-if, not adopted (docs/accuracy.md): the two A100 sweeps across nodes sit 11-20 us above NCCL's Tree/LL
