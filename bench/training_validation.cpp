@@ -147,7 +147,8 @@ void print_moe_layer_pass(const gputwin::ReferencePrediction& row, double publis
       "published), wait charged {:.2f} ms, wait that would fit {:.2f} ms; model FLOPs per token {:.2f} G\n",
       1e3 * published_step / passes, 1e3 * rest / passes, 100 * rest / published_step, 1e3 * wait / passes,
       1e3 * (published_step - rest) / passes,
-      row.estimate.model_flops_per_step / (1e9 * row.estimate.config.global_batch * row.estimate.config.sequence));
+      row.estimate.model_flops_per_step /
+          (1e9 * row.estimate.config.global_batch * row.estimate.config.sequence));
 }
 
 // `--moe`: every predicted MoE row of the fit set with its step-time terms (seconds per step; compute and
@@ -194,7 +195,7 @@ void print_moe_breakdown(const std::vector<gputwin::ReferencePrediction>& rows) 
 struct MoeRow {
   double published = 0;    // s per step
   double without = 0;      // predicted s per step without the host wait
-  double forwards = 0;     // MoE layer forward passes per step on the slowest rank
+  double forwards = 0;  // MoE layer forward passes per step on the slowest rank, the bubble's (m + b) / m in
   double tokens = 0;       // per micro-batch and GPU
   double routed = 0;       // tokens x top-k
   double expert_gemm = 0;  // s per step, the grouped expert GEMMs

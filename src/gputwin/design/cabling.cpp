@@ -33,7 +33,8 @@ constexpr Medium kPreference[] = {Medium::passive_copper, Medium::active_copper,
 // Shared by the router and by the bound placement reserves before any link has a length.
 class PortRules {
  public:
-  // A module serves min(its ports, the cage's ports) links: a single-port module in a twin-port cage serves one.
+  // A module serves min(its ports, the cage's ports) links: a single-port module in a twin-port cage serves
+  // one.
   static int links_per_module(const Transceiver& module, const PortEnd& end) {
     return std::max(1, std::min(module.ports, end.ports_per_cage));
   }

@@ -381,6 +381,18 @@ TEST(Power, ARackGetsOneMorePduOnlyBecauseOfItsModules) {
   EXPECT_NE(plan_text(cluster).find("47 PDU circuits of 960 W"), std::string::npos) << plan_text(cluster);
 }
 
+namespace {
+
+// MI300X platforms on a rail-optimized QM9700 unit, multimode only, under the given rack power limit.
+std::string amd_rail_unit_spec(int nodes, const std::string& rack_power_limit) {
+  return "name: amd nodes\nnodes: {system: amd-mi300x-8gpu, count: " + std::to_string(nodes) +
+         "}\nfabrics:\n  compute:\n    topology: rail_optimized\n    switch: qm9700\n"
+         "    link_speed: 400 Gb/s\n    scalable_unit: 4\nfacility:\n  rack_power_limit: " +
+         rack_power_limit + "\n  pdu: px3-5878i2r\n  cooling: direct-liquid\ncabling: {media: [multimode]}\n";
+}
+
+}  // namespace
+
 // Four AMD MI300X platforms (10.2 kW each, a figure that does not say whether it counts the NICs' modules,
 // so plan adds them) on a rail-optimized QM9700 unit, multimode only, under a 41 kW rack limit. Each node's 8
 // single-port OSFP cages at 400 Gb/s take one MMA4Z00-NS400 each (9 W max, 8 W typical: the only multimode
@@ -389,21 +401,7 @@ TEST(Power, ARackGetsOneMorePduOnlyBecauseOfItsModules) {
 // = 40.8 kW), but with their modules they draw 4 x 10.272 = 41.088 kW, over the limit: placement counts the
 // modules first, so 41 / 10.272 = 3.99 -> 3 nodes a rack (30.816 kW) and the fourth in a second rack.
 TEST(Power, PlacementLeavesRoomForTheModulesANodesFigureLeavesOut) {
-  const std::string yaml = R"yaml(name: four amd nodes
-nodes: {system: amd-mi300x-8gpu, count: 4}
-fabrics:
-  compute:
-    topology: rail_optimized
-    switch: qm9700
-    link_speed: 400 Gb/s
-    scalable_unit: 4
-facility:
-  rack_power_limit: 41 kW
-  pdu: px3-5878i2r
-  cooling: direct-liquid
-cabling: {media: [multimode]}
-)yaml";
-  const Cluster cluster = plan_text(yaml);
+  const Cluster cluster = plan_text(amd_rail_unit_spec(4, "41 kW"));
   ASSERT_FALSE(cluster.racks.empty());
   const std::vector<std::string> over = testing::warning_messages(cluster, "rack-over-limit");
   EXPECT_TRUE(over.empty()) << over.front();
@@ -424,20 +422,7 @@ cabling: {media: [multimode]}
 // A node that with its modules cannot fit an empty rack is refused at the limit, naming both figures: the
 // MI300X platform's 10.2 kW fits a 10.25 kW rack, with its 72 W of modules (above) it does not.
 TEST(Power, ANodeWhoseModulesTakeItOverAnEmptyRackIsALocatedError) {
-  const std::string yaml = R"yaml(name: one amd node
-nodes: {system: amd-mi300x-8gpu, count: 1}
-fabrics:
-  compute:
-    topology: rail_optimized
-    switch: qm9700
-    link_speed: 400 Gb/s
-    scalable_unit: 4
-facility:
-  rack_power_limit: 10.25 kW
-  pdu: px3-5878i2r
-  cooling: direct-liquid
-cabling: {media: [multimode]}
-)yaml";
+  const std::string yaml = amd_rail_unit_spec(1, "10.25 kW");
   const std::string errors = testing::plan_errors(yaml);
   EXPECT_NE(errors.find("facility.rack_power_limit: one amd-mi300x-8gpu draws up to 10.2 kW and the modules "
                         "in its cages up to 72 W, more than the rack power limit of 10.25 kW"),
@@ -479,11 +464,12 @@ TEST(Power, TheModuleReserveBoundsWhatRoutingAdds) {
 
 // The same SN5600 with one rack a row, rows 60 m apart. The bound asserted here is the one on the placed
 // layout; placement computes its own before any rack exists, over every rack the design could open (one a
-// row, so longer links and a larger reserve). For the placed design (2 racks, the nodes' and the switch's) no link is longer than 4.267 + 0.6 + 60 (one row across) + 2 = 66.87 m: up to 50 m the router
-// picks multimode (MMA4Z00-NS, 7.5 W a link), from 50 to 66.87 m single-mode's MMS4X00-NS (100 m reach, 17 W
-// twin-port: 8.5 W a link), never a longer-reaching module. 32 x 8.5 = 272 W, plus half a module of each of
-// the two twin-port parts (7.5 + 8.5): 288 W. Routed, every link crosses the 60 m between the rows, so all
-// are single-mode: 16 x 17 = 272 W, within it.
+// row, so longer links and a larger reserve). For the placed design (2 racks, the nodes' and the switch's) no
+// link is longer than 4.267 + 0.6 + 60 (one row across) + 2 = 66.87 m: up to 50 m the router picks multimode
+// (MMA4Z00-NS, 7.5 W a link), from 50 to 66.87 m single-mode's MMS4X00-NS (100 m reach, 17 W twin-port: 8.5 W
+// a link), never a longer-reaching module. 32 x 8.5 = 272 W, plus half a module of each of the two twin-port
+// parts (7.5 + 8.5): 288 W. Routed, every link crosses the 60 m between the rows, so all are single-mode: 16
+// x 17 = 272 W, within it.
 TEST(Power, TheModuleReserveGrowsWithTheLongestLinkTheLayoutAllows) {
   std::string yaml = kOneSn5600Spec;
   const std::string cooling = "  cooling: direct-liquid\n";

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "gputwin/perf/collectives.hpp"
 #include "gputwin/perf/nccl_tests_loop.hpp"
@@ -157,18 +158,21 @@ TEST(CollectiveChainFill, NcclTestsLoopWaitsForItOncePerLoopBlockingEveryTime) {
 // nodes x 8 DGX H100 over InfiniBand, whole nodes.
 CollectiveEstimate all_reduce_on_dgx_h100(int nodes, double bytes) {
   const PerfHardware hw = perf_hardware_of_system(perf_setup().catalog, "dgx-h100", nodes).value();
-  return estimate_collective(hw, perf_setup().collectives, CollectiveOp::all_reduce, ByteSize::from_base(bytes),
-                             CollectiveGroup{8 * nodes, 8});
+  return estimate_collective(hw, perf_setup().collectives, CollectiveOp::all_reduce,
+                             ByteSize::from_base(bytes), CollectiveGroup{8 * nodes, 8});
 }
 
 TEST(CollectiveChunks, NvlsTreeChunkFollowsNcclsCutsBySizeAndNodeCount) {
   // calcCollChunking, NVLSTree: 16 NVLS channels (SM90) x 8 heads = 128 concurrent chunks. On 2 nodes the
   // 128 KiB nvlsChunkSize holds from 4 x 128 x 128 KiB = 64 MiB; under it 64 KiB, and under 1 x 128 x 64 KiB
   // = 8 MiB, 32 KiB. From 4 nodes the chunk is capped at 64 KiB at every size.
-  EXPECT_DOUBLE_EQ(all_reduce_on_dgx_h100(2, 64 * kMiB).chunk_bytes, 131072);
-  EXPECT_DOUBLE_EQ(all_reduce_on_dgx_h100(2, 32 * kMiB).chunk_bytes, 65536);
-  EXPECT_DOUBLE_EQ(all_reduce_on_dgx_h100(2, 8 * kMiB).chunk_bytes, 65536);
-  EXPECT_DOUBLE_EQ(all_reduce_on_dgx_h100(2, 4 * kMiB).chunk_bytes, 32768);
+  const std::pair<double, double> two_node_cuts[] = {
+      {64 * kMiB, 131072}, {32 * kMiB, 65536}, {8 * kMiB, 65536}, {4 * kMiB, 32768}};
+  for (const auto& [bytes, chunk] : two_node_cuts) {
+    const auto two = all_reduce_on_dgx_h100(2, bytes);
+    ASSERT_EQ(two.algorithm, "NVLSTree") << bytes;  // else another algorithm's chunk rule would be tested
+    EXPECT_DOUBLE_EQ(two.chunk_bytes, chunk) << bytes;
+  }
   const auto four = all_reduce_on_dgx_h100(4, 8 * 1024 * kMiB);
   ASSERT_EQ(four.algorithm, "NVLSTree");
   EXPECT_DOUBLE_EQ(four.chunk_bytes, 65536);
@@ -183,8 +187,8 @@ TEST(CollectiveChunks, NvlsTreeAllReduceAtSixtyFourMibIsAStoreAndForwardPipeline
   // 8 NICs (8 x 47 GB/s) 44.62 us. The first loop crosses all four stages before the pipeline streams; the
   // bandwidth term counts the slowest stage once: fill = 2 x 54.83 + 2 x 44.62 - 54.83 = 144.07 us.
   // Latency (NCCL's NVLSTree/Simple): 25 + 2 x log2(2) x 20.9 = 66.8 us. Bandwidth: each GPU's links carry
-  // S (1 + 1/8) through the switch: 64 MiB / (306 x 8 / 9 GB/s) = 246.72 us. Total 457.59 us (the fit sweep of
-  // NVIDIA/nccl-tests #309, 2 x 8 H100, printed 466.1). Latency + bandwidth alone, the formula before the
+  // S (1 + 1/8) through the switch: 64 MiB / (306 x 8 / 9 GB/s) = 246.72 us. Total 457.59 us (the fit sweep
+  // of NVIDIA/nccl-tests #309, 2 x 8 H100, printed 466.1). Latency + bandwidth alone, the formula before the
   // pipeline, gives 313.52 us.
   const double bytes = 64 * kMiB;
   const auto e = all_reduce_on_dgx_h100(2, bytes);

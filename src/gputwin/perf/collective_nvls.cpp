@@ -80,8 +80,14 @@ double nvls_tree_fill_us(const Case& c, const ChunkPlan& plan) {
   const auto& t = c.topo;
   // One loop's bytes (or the whole message when smaller) through each stage: each GPU sends its share into
   // the switch and takes the result out at the NVLink rate NVLS achieves; each tree hop at the NICs' rate.
+  // Approximate in two ways, stated: the switch stage runs at the NVLS rate, not at the bandwidth term's
+  // (which carries S (1 + 1/nodes) through the switch and may be bound by the per-channel cap), so "the
+  // slowest stage once" subtracted below is the stage's, not exactly the bandwidth term's per loop; and the
+  // loop is cut on NCCL's NVLS channel count (chunking.nvls_tree.channels), while the estimate's printed
+  // channels and per-channel cap use the topology's channel count.
   const double loop = std::min(plan.loop_bytes, c.bytes);
-  const double switch_us = loop / (t.intra_gbps * c.model.nvls_efficiency[t.arch] * kBytesPerMicrosecondAtOneGbps);
+  const double switch_us =
+      loop / (t.intra_gbps * c.model.nvls_efficiency[t.arch] * kBytesPerMicrosecondAtOneGbps);
   const double hop_us = loop / (nvls_tree_inter_algbw(t) * kBytesPerMicrosecondAtOneGbps);
   const int hops = 2 * nvls_tree_depth(t);
   if (hops == 0 || !(switch_us > 0) || !(hop_us > 0)) return 0;

@@ -218,23 +218,23 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // it behind the other micro-batch's expert backward on the all-to-all-overlap recipes was tried and
   // rejected (18.13 %), so was no wait on the full-iteration CUDA-graph recipes (23.07 %; docs/accuracy.md).
   // Blackwell Ultra's measured precision rates (above) run its bf16 GEMMs faster than its mxfp8 ones: the
-  // already optimistic bf16 gpt-oss rows more so; graphed wait refitted 5.30 ms: MoE 17.88 % (17.38 % before).
-  // The flex dispatcher sending a token once per destination rank inside an NVLink domain too (DeepEP /
-  // HybridEP dispatch layout), with the measured rates above, both waits refitted 8.75 / 6.35 ms: MoE 17.40 %
-  // (16.88 % with the per-rank dispatch alone, 17.88 % with the measured rates alone, 17.38 % before both); the
-  // H100 Qwen3-235B recipe's tp_comm_overlap False was tried and left out (docs/accuracy.md).
-  // FP8 current scaling's cost on the FP8 rows (above), waits refitted 8.85 / 6.40 ms: MoE 17.48 %.
-  // Recipes scoped to the release a row was measured with, where a source says the recipe changed between
-  // releases (moe_recipes releases): the 25.11 B200 Qwen3-235B row with the all-to-all overlap
-  // Megatron-Bridge PR 1760 disabled after 25.11 (-16.7 % -> -9.1 % with the waits unchanged, MoE 17.34 %;
-  // -12.5 % after the refit),
-  // the 26.02/26.04 B300 DeepSeek-V3 rows without the CUDA graphs issue 3385 / PR 3549 added after them
+  // already optimistic bf16 gpt-oss rows more so; graphed wait refitted 5.30 ms: MoE 17.88 % (17.38 %
+  // before). The flex dispatcher sending a token once per destination rank inside an NVLink domain too
+  // (DeepEP / HybridEP dispatch layout), with the measured rates above, both waits refitted 8.75 / 6.35 ms:
+  // MoE 17.40 % (16.88 % with the per-rank dispatch alone, 17.88 % with the measured rates alone, 17.38 %
+  // before both); the H100 Qwen3-235B recipe's tp_comm_overlap False was tried and left out
+  // (docs/accuracy.md). FP8 current scaling's cost on the FP8 rows (above), waits refitted 8.85 / 6.40 ms:
+  // MoE 17.48 %. Recipes scoped to the release a row was measured with, where a source says the recipe
+  // changed between releases (moe_recipes releases): the 25.11 B200 Qwen3-235B row with the all-to-all
+  // overlap Megatron-Bridge PR 1760 disabled after 25.11 (-16.7 % -> -9.1 % with the waits unchanged,
+  // MoE 17.34 %; -12.5 % after the refit), the 26.02/26.04 B300 DeepSeek-V3 rows without the CUDA graphs
+  // issue 3385 / PR 3549 added after them
   // (+23.0 / +17.2 % -> +4.9 / -0.1 %), waits refitted 9.45 / 6.35 ms: MoE 16.74 %. With the FP8-CS rows'
   // every layer in FP8 too (dense branch; blackwell 0.495, blackwell-ultra 0.665), waits 9.35 / 6.25 ms:
   // MoE 16.68 %.
   // The DeepSeek-V3 MXFP8 rows on GB300 / GB200 and Kimi K2 on GB300 with the recipes of their own releases
-  // (Megatron-Bridge PRs 3983, 4226 and 5168 brought the full-iteration CUDA graphs and the all-to-all overlap
-  // after 26.04: those rows ran without either, GB300 26.02/26.04 without graphs at all) and the B300
+  // (Megatron-Bridge PRs 3983, 4226 and 5168 brought the full-iteration CUDA graphs and the all-to-all
+  // overlap after 26.04: those rows ran without either, GB300 26.02/26.04 without graphs at all) and the B300
   // DeepSeek-V3 rows without the overlap PR 4458 added later, waits refitted 7.75 / 5.60 ms: MoE 17.18 %
   // (17.37 % with the 25.11 GB300 row ungraphed too), worse, kept because the recipes are read
   // (docs/accuracy.md). The gpt-oss-120b 26.04 rows with their release's V2 presets (B300 / B200 HybridEP,

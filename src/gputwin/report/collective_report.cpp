@@ -66,14 +66,14 @@ std::string loop_text(const NcclTestsTime& printed, int ranks) {
 std::string chunk_text(const CollectiveEstimate& e) {
   if (e.chunk_bytes <= 0) return "";
   const bool nvls_tree = e.algorithm == "NVLSTree";
-  std::string text = fmt::format("#   chunks: {:.0f} B chunk, {:.0f} B slice, {} {}", e.chunk_bytes,
-                                 e.slice_bytes, e.chunks_per_channel,
-                                 nvls_tree ? "loops of every channel's heads" : "a channel");
+  std::string text =
+      fmt::format("#   chunks: {:.0f} B chunk, {:.0f} B slice, {} {}", e.chunk_bytes, e.slice_bytes,
+                  e.chunks_per_channel, nvls_tree ? "loops of every channel's heads" : "a channel");
   if (e.threads_per_channel > 0) text += fmt::format(", {} threads a channel", e.threads_per_channel);
   if (e.pipeline_fill_us > 0)
-    text += fmt::format("; store-and-forward fill {:.2f} us ({})", e.pipeline_fill_us,
-                        nvls_tree ? "first loop through the switch and the tree of domains"
-                                  : "first slice down the chain");
+    text += fmt::format(
+        "; store-and-forward fill {:.2f} us ({})", e.pipeline_fill_us,
+        nvls_tree ? "first loop through the switch and the tree of domains" : "first slice down the chain");
   return text + "\n";
 }
 

@@ -312,12 +312,12 @@ TEST(CollectiveSweeps, TranscribedSweepsByBand) {
   // Since NVLSTree's store-and-forward fill (issue 15): 2 x 8 mid 22.3 -> 13.9, large 18.5 -> 7.0; 4 x 8 VMs
   // 34.3 -> 33.3, 7.4 -> 2.8; held out 8 nodes large 23.3 -> 10.3, 4 nodes 133.7 -> 128.5 and 21.8 -> 11.4,
   // 2 nodes 46.7 -> 18.5 and 20.7 -> 7.6.
-  for (const Expected& e : {Expected{kTwoH100, 32, 43.6, 13.9, 7.0}, Expected{kFourH100Vms, 32, 39.7, 33.3, 2.8},
-                            Expected{"8x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 179.0, 10.3},
-                            Expected{"4x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 128.5, 11.4},
-                            Expected{"2x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 18.5, 7.6},
-                            Expected{"2x OCI BM.GPU4.8 (8x A100-SXM4-40GB), 16x 100G RoCE, all_reduce", 31, 50.4,
-                                     20.3, 12.5}}) {
+  for (const Expected& e :
+       {Expected{kTwoH100, 32, 43.6, 13.9, 7.0}, Expected{kFourH100Vms, 32, 39.7, 33.3, 2.8},
+        Expected{"8x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 179.0, 10.3},
+        Expected{"4x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 128.5, 11.4},
+        Expected{"2x H100 (gj-aion), 400G InfiniBand, all_reduce", 14, 0, 18.5, 7.6},
+        Expected{"2x OCI BM.GPU4.8 (8x A100-SXM4-40GB), 16x 100G RoCE, all_reduce", 31, 50.4, 20.3, 12.5}}) {
     const ComparedSweep sweep = compared(e.name);
     EXPECT_EQ(sweep.rows.size(), e.rows) << e.name;
     if (e.small == 0)
@@ -394,8 +394,8 @@ TEST(CollectiveSweeps, MultiNodeBandsPoolOneSetsRowsAcrossSweeps) {
 // store-and-forward fill is modelled the refit is 17.9 us (47.3 before) and it cuts the fit sweeps' mid band
 // by about a quarter (42.0 -> 30.8 %); it still puts the small H100 all_reduces (NCCL's latency within 2 %)
 // about 40 % too slow, and NCCL's source gives no such cost, so it stays off. The held-out points now improve
-// with it (29.2 -> 21.4 %): recorded for the lead, not a reason used here (an adoption chosen on held-out rows
-// would be fitted to them).
+// with it (29.2 -> 21.4 %): recorded for the lead, not a reason used here (an adoption chosen on held-out
+// rows would be fitted to them).
 TEST(CollectiveSweeps, CandidateTermFitsTheFitSweepsAndIsNotAdopted) {
   GPUTWIN_REQUIRE_FIXTURE(nccl_tests_dir());
   const std::vector<ComparedSweep> sweeps = multi_node_sweeps();
@@ -418,7 +418,8 @@ TEST(CollectiveSweeps, CandidateTermFitsTheFitSweepsAndIsNotAdopted) {
 
   for (const auto& row : compared(kTwoH100).rows) {
     if (row.bytes >= 16 && row.bytes <= 128) {
-      EXPECT_LT(error_with_cross_node_overhead(row.row, fitted), -35) << row.bytes << ": within 2 % without it";
+      EXPECT_LT(error_with_cross_node_overhead(row.row, fitted), -35)
+          << row.bytes << ": within 2 % without it";
     }
   }
 
