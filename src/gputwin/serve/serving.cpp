@@ -5,6 +5,8 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 #include "gputwin/core/yaml_input.hpp"
 
@@ -127,6 +129,20 @@ DealtRuns deal_least_in_flight(const std::vector<ServeRequest>& requests, int re
   return dealt;
 }
 
+// The dealer runs every request to its end on engines given only the sampling interval: a horizon, remote KV
+// loads or giving up early would be dropped without a word, so they are refused (no caller sets them on this
+// path; a programming error, not input).
+void refuse_what_the_dealer_does_not_run(const ServingSetup& setup) {
+  std::string dropped;
+  if (setup.options.horizon_s > 0) dropped += " horizon_s";
+  if (!setup.options.remote_kv_load_s.empty()) dropped += " remote_kv_load_s";
+  const LatencyTargets& t = setup.targets;
+  if (setup.options.misses || (setup.give_up_when_missed && (t.ttft_s || t.tpot_s || t.e2e_s)))
+    dropped += " giving up early";
+  if (!dropped.empty())
+    throw std::invalid_argument("simulate_serving: least-in-flight dealing does not run" + dropped);
+}
+
 }  // namespace
 
 ServingResult simulate_serving(const IterationModel& model, const std::vector<ServeRequest>& requests,
@@ -158,6 +174,7 @@ ServingResult simulate_serving(const IterationModel& model, const std::vector<Se
   };
   bool gave_up = false;
   if (setup.dealing == Dealing::least_in_flight && setup.options.concurrency == 0 && replicas > 1) {
+    refuse_what_the_dealer_does_not_run(setup);
     const DealtRuns dealt =
         deal_least_in_flight(requests, replicas, setup.limits, cost, setup.options.sample_every_s);
     for (std::size_t r = 0; r < dealt.runs.size(); ++r) merge(dealt.shares[r], dealt.runs[r]);

@@ -43,7 +43,8 @@ struct ServingEngineDefaults {
 // ties to the lowest index), counted at its arrival: NVIDIA's MLPerf LLM harness's default dealing
 // (`traffic_distribution_policy` 2 = loadBalancing in harness_llm's llm_server.hpp; data/perf/
 // serving-engine-generations.yaml says where it was read). Open loop only: a closed loop's clients stay
-// shared out over the replicas.
+// shared out over the replicas. It runs every request to its end: with a horizon, remote KV loads or
+// give_up_when_missed, simulate_serving throws std::invalid_argument rather than drop them.
 enum class Dealing { round_robin, least_in_flight };
 
 struct ServingSetup {

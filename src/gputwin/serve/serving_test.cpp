@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
+
 #include "gputwin/catalog/catalog_test_support.hpp"
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/serve/requests.hpp"
@@ -165,6 +168,30 @@ TEST(ServeDealing, InFlightCountsQueuedRequestsAndTiesGoToTheLowestIndex) {
   }
   // r2 queued behind r0 on replica 0: its first token comes after r0's last.
   EXPECT_GT(least.requests[2].first_token_s, least.requests[0].finish_s);
+}
+
+// The dealer runs every request to its end; an option it would drop is refused, naming it, never ignored.
+TEST(ServeDealing, LeastInFlightRefusesTheOptionsItDoesNotRun) {
+  const Deployment d = llama_8b_on_h100();
+  const std::vector<ServeRequest> requests = {{0.0, 100, 4}, {0.1, 100, 4}};
+  ServingSetup setup;
+  setup.replicas = 2;
+  setup.limits = d.limits;
+  setup.dealing = Dealing::least_in_flight;
+  EXPECT_NO_THROW((void)simulate_serving(d.model, requests, setup));
+  setup.options.horizon_s = 1;
+  try {
+    (void)simulate_serving(d.model, requests, setup);
+    ADD_FAILURE() << "a horizon under least-in-flight dealing ran";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("horizon_s"), std::string::npos) << e.what();
+  }
+  setup.options.horizon_s = 0;
+  setup.give_up_when_missed = true;  // with a target to miss
+  setup.targets.ttft_s = 1.0;
+  EXPECT_THROW((void)simulate_serving(d.model, requests, setup), std::invalid_argument);
+  setup.dealing = Dealing::round_robin;  // round-robin runs it
+  EXPECT_NO_THROW((void)simulate_serving(d.model, requests, setup));
 }
 
 // The summary counts the finished requests over each set target, one latency at a time (what MLPerf
