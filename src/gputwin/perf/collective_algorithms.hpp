@@ -118,6 +118,9 @@ struct ChunkPlan {
 [[nodiscard]] double chain_fill_us(const Case& c, CollectiveAlgorithm algorithm, CollectiveProtocol protocol,
                                    const ChunkPlan& plan, int channels);
 
+// Microseconds to move `bytes` at `gbps` GB/s (0 when there is no rate).
+[[nodiscard]] double transfer_us(double bytes, double gbps);
+
 // The NVLS heads of a domain (connectNvls): one GPU with its NIC each, at most NCCL_MAX_NVLS_ARITY.
 [[nodiscard]] int nvls_heads(const Case& c);
 

@@ -31,10 +31,6 @@ double tree_ll128_chunk(const Case& c, double chunk, double channel_bytes) {
   return chunk;
 }
 
-double seconds_to_us(double bytes, double gbps) {
-  return gbps > 0 ? bytes / (gbps * kBytesPerGigabyte) * kMicrosecondsPerSecond : 0;
-}
-
 // NVLSTree's chunk (calcCollChunking): nvlsChunkSize, capped from a number of domains, then cut while the
 // message is under a few loops of every channel's heads.
 double nvls_tree_chunk(const Case& c, double concurrent_ops) {
@@ -62,6 +58,10 @@ ChunkPlan nvls_tree_plan(const Case& c) {
 }
 
 }  // namespace
+
+double transfer_us(double bytes, double gbps) {
+  return gbps > 0 ? bytes / (gbps * kBytesPerGigabyte) * kMicrosecondsPerSecond : 0;
+}
 
 int nvls_heads(const Case& c) {
   const auto& t = c.topo;
@@ -105,8 +105,8 @@ double chain_fill_us(const Case& c, CollectiveAlgorithm a, CollectiveProtocol p,
   const double per_channel = 1.0 / std::max(1, t.channels);
   const int intra_hops = t.ranks_per_domain > 1 ? t.ranks - t.domains : 0;
   const int inter_hops = t.domains - 1;
-  const double intra_us = seconds_to_us(slice, t.intra_gbps * per_channel);
-  const double inter_us = seconds_to_us(slice, t.inter_gbps * per_channel);
+  const double intra_us = transfer_us(slice, t.intra_gbps * per_channel);
+  const double inter_us = transfer_us(slice, t.inter_gbps * per_channel);
   double slowest = 0;
   if (intra_hops > 0) slowest = std::max(slowest, intra_us);
   if (inter_hops > 0) slowest = std::max(slowest, inter_us);

@@ -10,8 +10,6 @@
 namespace gputwin::collectives {
 namespace {
 
-constexpr double kBytesPerMicrosecondAtOneGbps = 1e3;  // 1 GB/s = 1e9 B/s
-
 // NVLink SHARP needs NVSwitch and Hopper or later (NCCL's NVLS efficiency is 0 before Hopper), Simple
 // protocol.
 bool nvls_possible(const Case& c, CollectiveProtocol p) {
@@ -86,9 +84,8 @@ double nvls_tree_fill_us(const Case& c, const ChunkPlan& plan) {
   // loop is cut on NCCL's NVLS channel count (chunking.nvls_tree.channels), while the estimate's printed
   // channels and per-channel cap use the topology's channel count.
   const double loop = std::min(plan.loop_bytes, c.bytes);
-  const double switch_us =
-      loop / (t.intra_gbps * c.model.nvls_efficiency[t.arch] * kBytesPerMicrosecondAtOneGbps);
-  const double hop_us = loop / (nvls_tree_inter_algbw(t) * kBytesPerMicrosecondAtOneGbps);
+  const double switch_us = transfer_us(loop, t.intra_gbps * c.model.nvls_efficiency[t.arch]);
+  const double hop_us = transfer_us(loop, nvls_tree_inter_algbw(t));
   const int hops = 2 * nvls_tree_depth(t);
   if (hops == 0 || !(switch_us > 0) || !(hop_us > 0)) return 0;
   const double slowest = std::max(switch_us, hop_us);
