@@ -178,9 +178,9 @@ TEST(ReferenceDesigns, Gb200PartialSuLeavesDifferAsRecorded) {
   EXPECT_GT(fabric.switches_in(Tier::leaf), 0);
 }
 
-// The RA's 1.2 MW per SU covers NVLink switch trays, power shelves and the SU's other equipment, which the
-// model does not have for a GB200 rack yet; until it does, one SU's IT power must stay under the published
-// figure.
+// The RA's 1.2 MW per SU is not split; the model has the racks' trays and NVLink switch trays and the compute
+// fabric, not power-shelf losses, storage, management or the in-band fabric, so one SU's IT power must stay
+// under the published figure.
 TEST(ReferenceDesigns, Gb200ScalableUnitPowerBelowThePublishedTdpAsRecorded) {
   const YAML::Node gb200 = reference("superpod-gb200.yaml");
   const YAML::Node tdp = reproduction(gb200, "SU thermal design power (kW)");
