@@ -15,6 +15,10 @@
 //                    produces the simulated tails (admission queueing, chunked-prefill interleaving,
 //                    preemption); the dealing over the instances as data/perf/serving-engine-generations.yaml
 //                    says, or every generation's set to the one named (the dealing's effect).
+//   --utilisation    issue 16's DIAGNOSTIC (not the headline): every Server row at its published QPS and
+//                    again at the real system's utilisation (the published QPS x the simulated / published
+//                    Offline tokens/s of the same system): p99 TTFT and TPOT errors at both, to tell a
+//                    capacity error carried into the tails from a batching error.
 //   --run-length ID=S,...  issue 16: every Server row once at its published QPS, engine generation ID's
 //                    Server runs lasting S seconds: the run length's effect on the latencies.
 //   --engine-tables  only the serving engines' own published rate-vs-latency tables
@@ -30,6 +34,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -432,6 +437,100 @@ int tails(const ServingValidationInputs& inputs, const MlperfResults& results, c
   return 0;
 }
 
+// |simulated - published| / published, or nullopt when nothing was published.
+std::optional<double> relative_error(double simulated, const std::optional<double>& published) {
+  if (!published || *published <= 0) return std::nullopt;
+  return std::abs(simulated - *published) / *published;
+}
+
+struct TailErrors {  // over the rows of one set with both p99s published
+  int rows = 0, ttft_within_25 = 0, tpot_within_25 = 0;
+  double ttft = 0, tpot = 0;  // sums of |error|
+  void add(const ServerLoad& load, const MlperfResult& p) {
+    const auto ttft_error = relative_error(load.ttft_p99_ms, p.ttft_p99_ms);
+    const auto tpot_error = relative_error(load.tpot_p99_ms, p.tpot_p99_ms);
+    if (!ttft_error || !tpot_error) return;
+    ++rows;
+    ttft += *ttft_error;
+    tpot += *tpot_error;
+    ttft_within_25 += *ttft_error <= 0.25;
+    tpot_within_25 += *tpot_error <= 0.25;
+  }
+  void print(const char* label) const {
+    std::printf(
+        "  %-28s TTFT p99 mean |error| %.1f %% (%d of %d within 25 %%), TPOT p99 %.1f %% (%d of %d)\n", label,
+        rows ? 100 * ttft / rows : 0.0, ttft_within_25, rows, rows ? 100 * tpot / rows : 0.0, tpot_within_25,
+        rows);
+  }
+};
+
+// Issue 16's DIAGNOSTIC, not the headline: every Server row simulated again at the utilisation the real
+// system ran it at (its published QPS x the simulated / published Offline tokens/s of the same system,
+// utilisation_matched_qps), beside the run at the published QPS. If the tails fall within about 25 % at the
+// matched utilisation, the queueing and batching are right and the tail error is the capacity error carried
+// through rho / (1 - rho); if not, the batching is wrong. The headline errors stay those at the published
+// QPS.
+int utilisation_diagnostic(const ServingValidationInputs& inputs, const MlperfResults& results) {
+  std::vector<ServingCheck> planned = plan_serving_checks(inputs, results);
+  for (ServingCheck& c : planned) {
+    if (c.set == CheckSet::excluded || c.published.server()) continue;
+    auto simulated = simulate_serving_check(inputs, results, c, false);
+    if (!simulated.ok()) {
+      std::fprintf(stderr, "%s", simulated.error_text().c_str());
+      return 1;
+    }
+    c = std::move(simulated).value();
+  }
+  std::printf(
+      "### DIAGNOSTIC (not the headline): Server rows at the real system's utilisation\n\n"
+      "matched QPS = published QPS x simulated Offline tok/s / published Offline tok/s (the same system's "
+      "Offline row)\n\n"
+      "| set | submitter | system | benchmark | TPxinst | QPS pub -> matched | Offline tok/s sim/pub | "
+      "seqs per instance at pub / matched / published | TTFT p99 ms at pub, at matched / published | "
+      "TPOT p99 ms at pub, at matched / published |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const CheckSet set : {CheckSet::fit, CheckSet::evaluation}) {
+    TailErrors at_published, at_matched;
+    int unmatched = 0;
+    for (const ServingCheck& c : planned) {
+      if (c.set != set || !c.published.server()) continue;
+      const ServingCheck* offline = offline_partner(planned, c);
+      const double matched_qps = offline ? utilisation_matched_qps(c, *offline) : 0;
+      if (matched_qps <= 0) {
+        ++unmatched;
+        continue;
+      }
+      ServingCheck matched = c;
+      matched.published.target_qps = matched_qps;
+      const auto published_load = server_load(inputs, results, c);
+      const auto matched_load = server_load(inputs, results, matched);
+      for (const auto* load : {&published_load, &matched_load})
+        if (!load->ok()) {
+          std::fprintf(stderr, "%s", load->error_text().c_str());
+          return 1;
+        }
+      const ServerLoad& l0 = published_load.value();
+      const ServerLoad& l1 = matched_load.value();
+      const MlperfResult& p = c.published;
+      std::printf(
+          "| %s | %s | %s | %s | %dx%d | %.1f -> %.1f | %.0f/%.0f (%+.1f %%) | %.0f / %.0f / %.0f | "
+          "%.0f, %s | %.0f, %s |\n",
+          check_set_name(set), p.submitter.c_str(), p.system.c_str(), p.benchmark.c_str(), c.tp, c.instances,
+          p.target_qps, matched_qps, offline->predicted_tokens_per_s, offline->published.tokens_per_s,
+          offline->error_percent(), l0.sequences, l1.sequences, l1.published_sequences, l0.ttft_p99_ms,
+          latency(l1.ttft_p99_ms, p.ttft_p99_ms).c_str(), l0.tpot_p99_ms,
+          latency(l1.tpot_p99_ms, p.tpot_p99_ms).c_str());
+      at_published.add(l0, p);
+      at_matched.add(l1, p);
+    }
+    std::printf("\n%s set (%d Server rows without a simulated Offline row of the same system, left out):\n",
+                check_set_name(set), unmatched);
+    at_published.print("at the published QPS:");
+    at_matched.print("at the matched utilisation:");
+    std::printf("\n");
+  }
+  return 0;
+}
+
 // Issue 16, what if each harness's Server run lasted its own LoadGen min_duration: every Server row simulated
 // once at its published QPS (no QPS search) with the length given for its engine generation
 // (`--run-length ID=SECONDS,...`; the values and their sources are the caller's, see docs/perf-serve.md; a
@@ -520,6 +619,7 @@ int main(int argc, char** argv) {
   if (mode == "--engine-tables") return engine_tables(inputs);
   if (mode == "--load") return load_breakdown(inputs, results.value());
   if (mode == "--tails") return tails(inputs, results.value(), argc > 2 ? argv[2] : "");
+  if (mode == "--utilisation") return utilisation_diagnostic(inputs, results.value());
   if (mode == "--run-length") return run_length_effect(inputs, results.value(), argc > 2 ? argv[2] : "");
   if (mode == "--engine-effect") {
     std::printf("engine generations as fitted:\n");

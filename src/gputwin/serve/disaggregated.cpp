@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
 #include "gputwin/perf/memory.hpp"
+#include "gputwin/serve/pool_clock.hpp"
 
 namespace gputwin {
 namespace {
@@ -61,13 +62,15 @@ struct PoolRun {
   std::map<long long, EngineSample> timeline;
 };
 
-// One pool's engines on the deployment's clock. Instance i (every unit's, unit u's from u x instances) is
-// pp engines, i x pp .. i x pp + pp - 1, each with 1/pp of the instance's KV cache, dealt its requests
-// round-robin; a DP-attention instance is one engine with ep times the limits (one scheduler per rank).
+// One pool's engines on the deployment's clock (PoolClock). Instance i (every unit's, unit u's from u x
+// instances) is pp engines, i x pp .. i x pp + pp - 1 of the pool, each with 1/pp of the instance's KV cache,
+// dealt its requests round-robin; a DP-attention instance is one engine with ep times the limits (one
+// scheduler per rank).
 class PoolEngines {
  public:
-  PoolEngines(const IterationModel& model, const PoolSetup& pool, int units, const DisaggregatedSetup& setup)
-      : pool_(pool), instances_(pool.instances * units), pp_(std::max(1, pool.pp)) {
+  PoolEngines(const IterationModel& model, const PoolSetup& pool, int units, const DisaggregatedSetup& setup,
+              PoolClock& clock)
+      : pool_(pool), instances_(pool.instances * units), pp_(std::max(1, pool.pp)), clock_(clock) {
     stats_.instances = instances_;
     stats_.tp = pool.tp;
     stats_.ep = pool.ep;
@@ -81,11 +84,10 @@ class PoolEngines {
     limits.max_sequences *= std::max(1, pool.ep);
     const auto engines = static_cast<std::size_t>(instances_ * pp_);
     busy_.resize(engines);  // sized once: each engine's cost holds its element
-    stream_of_.resize(engines);
-    next_step_s_.assign(engines, std::numeric_limits<double>::infinity());
     dealt_.assign(static_cast<std::size_t>(instances_), 0);
+    first_ = clock.engines();
     for (std::size_t e = 0; e < engines; ++e)
-      engines_.emplace_back(limits, cost_of(model, setup.engine_efficiency, busy_[e]), setup.sample_every_s);
+      clock.add_engine(limits, cost_of(model, setup.engine_efficiency, busy_[e]), setup.sample_every_s);
   }
   PoolEngines(const PoolEngines&) = delete;
   PoolEngines& operator=(const PoolEngines&) = delete;
@@ -94,30 +96,11 @@ class PoolEngines {
   void add(std::size_t k, int instance, const ServeRequest& request, double kv_load_s = -1) {
     const auto i = static_cast<std::size_t>(instance);
     const std::size_t e = i * static_cast<std::size_t>(pp_) + static_cast<std::size_t>(dealt_[i]++ % pp_);
-    engines_[e].add(request, kv_load_s);
-    stream_of_[e].push_back(k);
-    reschedule(e);
+    clock_.add(first_ + e, k, request, kv_load_s);
   }
-  // The engine whose next step is the earliest (the first of equals), with when; none: +infinity.
-  [[nodiscard]] std::pair<std::size_t, double> earliest() const {
-    if (queue_.empty()) return {0, std::numeric_limits<double>::infinity()};
-    return {queue_.begin()->second, queue_.begin()->first};
-  }
-  struct Settled {
-    std::size_t request = 0;  // stream index
-    double time_s = 0;
-    bool finished = false;  // else refused (longer than the engine's whole cache)
-  };
-  // Steps engine e: the requests it settled.
-  std::vector<Settled> step(std::size_t e) {
-    engines_[e].step();
-    reschedule(e);
-    std::vector<Settled> settled;
-    for (const SettledRequest& done : engines_[e].take_settled()) {
-      const auto local = static_cast<std::size_t>(done.request);
-      settled.push_back({stream_of_[e][local], done.time_s, engines_[e].result().requests[local].finished()});
-    }
-    return settled;
+  // Whether the clock's engine is one of this pool's.
+  [[nodiscard]] bool holds(std::size_t clock_engine) const {
+    return clock_engine >= first_ && clock_engine < first_ + busy_.size();
   }
 
   // The pool's run, engine by engine in order (the same sums whatever order the clock stepped them in).
@@ -128,11 +111,12 @@ class PoolEngines {
     out.stats = stats_;
     PoolBuckets buckets(sample_every_s);
     BusySeconds busy;
-    for (std::size_t e = 0; e < engines_.size(); ++e) {
-      const ServeRun& run = engines_[e].result();
-      for (std::size_t j = 0; j < stream_of_[e].size(); ++j) {
-        out.outcomes[stream_of_[e][j]] = run.requests[j];
-        out.instance[stream_of_[e][j]] = static_cast<int>(e) / pp_;
+    for (std::size_t e = 0; e < busy_.size(); ++e) {
+      const ServeRun& run = clock_.run_of(first_ + e);
+      const std::vector<std::size_t>& stream = clock_.requests_of(first_ + e);
+      for (std::size_t j = 0; j < stream.size(); ++j) {
+        out.outcomes[stream[j]] = run.requests[j];
+        out.instance[stream[j]] = static_cast<int>(e) / pp_;
       }
       out.gaps.merge(run.token_gaps);
       out.stats.iterations += run.iterations;
@@ -151,23 +135,14 @@ class PoolEngines {
   }
 
  private:
-  // Engine e's place in the queue of next steps (an idle engine, +infinity, is left out of it).
-  void reschedule(std::size_t e) {
-    if (next_step_s_[e] != std::numeric_limits<double>::infinity()) queue_.erase({next_step_s_[e], e});
-    next_step_s_[e] = engines_[e].next_step_s();
-    if (next_step_s_[e] != std::numeric_limits<double>::infinity()) queue_.insert({next_step_s_[e], e});
-  }
-
   const PoolSetup& pool_;
   int instances_;
   int pp_;
+  PoolClock& clock_;
+  std::size_t first_ = 0;  // the clock's index of the pool's engine 0
   PoolStats stats_;
-  std::vector<BusySeconds> busy_;                    // by engine
-  std::vector<ServeEngine> engines_;                 // by engine
-  std::vector<std::vector<std::size_t>> stream_of_;  // by engine: its requests' stream indices, in its order
-  std::vector<double> next_step_s_;                  // by engine
-  std::set<std::pair<double, std::size_t>> queue_;   // (next step, engine) of the engines with one
-  std::vector<int> dealt_;                           // by instance: requests dealt to it so far
+  std::vector<BusySeconds> busy_;  // by engine
+  std::vector<int> dealt_;         // by instance: requests dealt to it so far
 };
 
 // One placement per sampling interval of both pools, and their sum as the deployment's timeline.
@@ -258,12 +233,12 @@ KvTransfer KvTransferModel::of(int prompt_tokens, bool same_domain) const {
 
 namespace {
 
-// Both pools' engines stepped on one clock: the engine whose next step is the earliest steps next, and
-// what passes between the pools (a prompt's prefill ended; a closed loop's client sends its next request)
-// is delivered in time order before any engine steps at or past it. Request k of the stream goes to unit
-// k mod units, round-robin over the unit's prefill instances in the order requests are sent, then over its
-// decode instances in the order their prefills end (the proxy's routing).
-class PoolsOnOneClock {
+// Both pools' engines on one clock (PoolClock; the prefill pool's engines first, so a prefill engine steps
+// before a decode engine due at the same time), with what passes between the pools (a prompt's prefill ended;
+// a closed loop's client sends its next request) as this driver's events. Request k of the stream goes to
+// unit k mod units, round-robin over the unit's prefill instances in the order requests are sent, then over
+// its decode instances in the order their prefills end (the proxy's routing).
+class PoolsOnOneClock : public ClockDriver {
  public:
   PoolsOnOneClock(const IterationModel& prefill_model, const IterationModel& decode_model,
                   const KvTransferModel& transfer, const std::vector<ServeRequest>& requests,
@@ -273,8 +248,8 @@ class PoolsOnOneClock {
         transfer_(transfer),
         units_(std::max(1, setup.units)),
         placement_(place_pools(transfer.domain_gpus(), setup.prefill, setup.decode, units_)),
-        prefill_(prefill_model, setup.prefill, units_, setup),
-        decode_(decode_model, setup.decode, units_, setup),
+        prefill_(prefill_model, setup.prefill, units_, setup, clock_),
+        decode_(decode_model, setup.decode, units_, setup, clock_),
         sent_s_(requests.size(), 0.0),
         prefill_instance_(requests.size(), -1),
         prefill_dealt_(static_cast<std::size_t>(units_), 0),
@@ -288,31 +263,26 @@ class PoolsOnOneClock {
     } else {
       for (std::size_t k = 0; k < requests_.size(); ++k) send(k, requests_[k].arrival_s);
     }
-    while (true) {
-      const auto [prefill_engine, prefill_s] = prefill_.earliest();
-      const auto [decode_engine, decode_s] = decode_.earliest();
-      const double engine_s = std::min(prefill_s, decode_s);
-      if (!events_.empty() && events_.begin()->time_s <= engine_s) {
-        const Event event = *events_.begin();
-        events_.erase(events_.begin());
-        if (event.client_sends)
-          send(event.request, event.time_s);
-        else
-          to_decode(event.request, event.time_s);
-        continue;
-      }
-      if (engine_s == std::numeric_limits<double>::infinity()) break;
-      if (prefill_s <= decode_s) {
-        for (const auto& done : prefill_.step(prefill_engine)) {
-          if (done.finished)
-            events_.insert({done.time_s, done.request, false});
-          else
-            answered(done.time_s);  // refused: longer than a prefill instance's cache
-        }
-      } else {
-        for (const auto& done : decode_.step(decode_engine)) answered(done.time_s);
-      }
-    }
+    clock_.run(*this);
+  }
+
+  [[nodiscard]] std::optional<double> next_event_s() const override {
+    if (events_.empty()) return std::nullopt;
+    return events_.begin()->time_s;
+  }
+  void deliver(PoolClock& /*clock*/) override {
+    const Event event = *events_.begin();
+    events_.erase(events_.begin());
+    if (event.client_sends)
+      send(event.request, event.time_s);
+    else
+      to_decode(event.request, event.time_s);
+  }
+  void settled(PoolClock& /*clock*/, const Settled& done) override {
+    if (prefill_.holds(done.engine) && done.finished)
+      events_.insert({done.time_s, done.request, false});
+    else
+      answered(done.time_s);  // decoded, or refused (longer than an instance's cache)
   }
 
   [[nodiscard]] PoolRun prefill_run() { return prefill_.collect(requests_.size(), setup_.sample_every_s); }
@@ -372,6 +342,7 @@ class PoolsOnOneClock {
   const KvTransferModel& transfer_;
   int units_;
   PoolPlacement placement_;
+  PoolClock clock_;  // before the pools: they add their engines to it
   PoolEngines prefill_;
   PoolEngines decode_;
   std::set<Event> events_;

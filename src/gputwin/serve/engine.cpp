@@ -245,9 +245,12 @@ class ServeEngine::Impl {
     }
   }
 
-  IterationBatch shape_of(const std::vector<Scheduled>& batch) const {
+  // What the batch computes; each request in it for the first time is stamped as scheduled now.
+  IterationBatch start_iteration(const std::vector<Scheduled>& batch) {
     IterationBatch shape;
     for (const auto& [r, tokens] : batch) {
+      double& first_scheduled = run_.requests[r].first_scheduled_s;
+      if (first_scheduled < 0) first_scheduled = now_;
       const double start = live_[r].computed;
       if (tokens == 1 && live_[r].generated > 0 && live_[r].computed == tokens_of(r) - 1) {
         ++shape.decode_sequences;
@@ -272,11 +275,7 @@ class ServeEngine::Impl {
       return true;
     }
     if (batch.empty()) return false;  // cannot happen with a cache that holds every queued request
-    const IterationBatch shape = shape_of(batch);
-    for (const auto& scheduled : batch) {
-      double& first = run_.requests[scheduled.request].first_scheduled_s;
-      if (first < 0) first = now_;
-    }
+    const IterationBatch shape = start_iteration(batch);
     iteration_has_prefill_ = shape.prefill_tokens > 0;
     now_ += cost_(shape);
     ++run_.iterations;

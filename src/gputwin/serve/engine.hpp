@@ -121,8 +121,8 @@ struct SettledRequest {  // a request the engine is done with: finished, or refu
   double time_s = 0;
 };
 
-// The same engine as simulate_engine's, stepped by a driver that adds requests while it runs (the
-// disaggregated pools on one clock, serve/disaggregated.cpp): open loop, each request arriving at its
+// The same engine as simulate_engine's, stepped by a driver that adds requests while it runs (several of
+// them on one clock: serve/pool_clock.hpp): open loop, each request arriving at its
 // arrival_s (added in order of arrival, and before the engine has stepped past it).
 //
 //   ServeEngine engine(limits, cost);

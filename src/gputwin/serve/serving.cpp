@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "gputwin/core/yaml_input.hpp"
+#include "gputwin/serve/pool_clock.hpp"
 
 namespace gputwin {
 namespace {
@@ -86,48 +87,38 @@ namespace {
 // arrival, goes to the replica with the fewest requests sent to it and not yet settled by then (ties to the
 // lowest index). An engine whose iteration started before the arrival but ends after it still counts that
 // iteration's finished requests as in flight: the harness learns of a completion when it is answered.
-struct DealtRuns {
-  std::vector<std::vector<std::size_t>> shares;
-  std::vector<ServeRun> runs;
-};
+class LeastInFlightDealer : public ClockDriver {
+ public:
+  LeastInFlightDealer(const std::vector<ServeRequest>& requests, std::size_t replicas)
+      : requests_(requests), in_flight_(replicas, 0), settling_(replicas) {}
 
-DealtRuns deal_least_in_flight(const std::vector<ServeRequest>& requests, int replicas,
-                               const EngineLimits& limits, const IterationCost& cost, double sample_every_s) {
-  const auto count = static_cast<std::size_t>(replicas);
-  std::vector<ServeEngine> engines;
-  for (std::size_t r = 0; r < count; ++r) engines.emplace_back(limits, cost, sample_every_s);
-  DealtRuns dealt{std::vector<std::vector<std::size_t>>(count), {}};
-  std::vector<int> in_flight(count, 0);
-  std::vector<std::deque<double>> settling(count);  // settle times not yet reached by the dealer's clock
-  std::size_t next = 0;
-  while (true) {
-    std::size_t earliest = 0;
-    for (std::size_t r = 1; r < count; ++r)
-      if (engines[r].next_step_s() < engines[earliest].next_step_s()) earliest = r;
-    const double step_s = engines[earliest].next_step_s();
-    if (next < requests.size() && requests[next].arrival_s <= step_s) {
-      const double t = requests[next].arrival_s;
-      for (std::size_t r = 0; r < count; ++r)
-        while (!settling[r].empty() && settling[r].front() <= t) {
-          settling[r].pop_front();
-          --in_flight[r];
-        }
-      const auto to =
-          static_cast<std::size_t>(std::min_element(in_flight.begin(), in_flight.end()) - in_flight.begin());
-      engines[to].add(requests[next]);
-      dealt.shares[to].push_back(next);
-      ++in_flight[to];
-      ++next;
-      continue;
-    }
-    if (step_s == std::numeric_limits<double>::infinity()) break;
-    engines[earliest].step();
-    for (const SettledRequest& done : engines[earliest].take_settled())
-      settling[earliest].push_back(done.time_s);
+  [[nodiscard]] std::optional<double> next_event_s() const override {
+    if (next_ >= requests_.size()) return std::nullopt;
+    return requests_[next_].arrival_s;
   }
-  for (ServeEngine& engine : engines) dealt.runs.push_back(engine.result());
-  return dealt;
-}
+  void deliver(PoolClock& clock) override {
+    const double t = requests_[next_].arrival_s;
+    for (std::size_t r = 0; r < in_flight_.size(); ++r)
+      while (!settling_[r].empty() && settling_[r].front() <= t) {
+        settling_[r].pop_front();
+        --in_flight_[r];
+      }
+    const auto to =
+        static_cast<std::size_t>(std::min_element(in_flight_.begin(), in_flight_.end()) - in_flight_.begin());
+    clock.add(to, next_, requests_[next_]);
+    ++in_flight_[to];
+    ++next_;
+  }
+  void settled(PoolClock& /*clock*/, const Settled& done) override {
+    settling_[done.engine].push_back(done.time_s);
+  }
+
+ private:
+  const std::vector<ServeRequest>& requests_;
+  std::vector<int> in_flight_;
+  std::vector<std::deque<double>> settling_;  // settle times not yet reached by the dealer's clock
+  std::size_t next_ = 0;
+};
 
 // The dealer runs every request to its end on engines given only the sampling interval: a horizon, remote KV
 // loads or giving up early would be dropped without a word, so they are refused (no caller sets them on this
@@ -175,9 +166,11 @@ ServingResult simulate_serving(const IterationModel& model, const std::vector<Se
   bool gave_up = false;
   if (setup.dealing == Dealing::least_in_flight && setup.options.concurrency == 0 && replicas > 1) {
     refuse_what_the_dealer_does_not_run(setup);
-    const DealtRuns dealt =
-        deal_least_in_flight(requests, replicas, setup.limits, cost, setup.options.sample_every_s);
-    for (std::size_t r = 0; r < dealt.runs.size(); ++r) merge(dealt.shares[r], dealt.runs[r]);
+    PoolClock clock;
+    for (int r = 0; r < replicas; ++r) clock.add_engine(setup.limits, cost, setup.options.sample_every_s);
+    LeastInFlightDealer dealer(requests, static_cast<std::size_t>(replicas));
+    clock.run(dealer);
+    for (std::size_t r = 0; r < clock.engines(); ++r) merge(clock.requests_of(r), clock.run_of(r));
   } else {
     const auto shares = round_robin(requests.size(), replicas);
     const bool give_up =

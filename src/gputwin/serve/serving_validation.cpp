@@ -396,6 +396,19 @@ Result<std::vector<ServingCheck>> run_serving_checks(const ServingValidationInpu
   return checks;
 }
 
+const ServingCheck* offline_partner(const std::vector<ServingCheck>& checks, const ServingCheck& server) {
+  for (const ServingCheck& o : checks)
+    if (o.set == server.set && !o.published.server() && o.published.submitter == server.published.submitter &&
+        o.published.system == server.published.system && o.published.benchmark == server.published.benchmark)
+      return &o;
+  return nullptr;
+}
+
+double utilisation_matched_qps(const ServingCheck& server, const ServingCheck& offline) {
+  if (offline.published.tokens_per_s <= 0 || offline.predicted_tokens_per_s <= 0) return 0;
+  return server.published.target_qps * offline.predicted_tokens_per_s / offline.published.tokens_per_s;
+}
+
 bool mlperf_early_stopping_passes(long long queries, long long over, double percentile, double confidence) {
   if (over < 0 || over >= queries) return false;  // LoadGen needs at least one query under the limit
   // P(X <= over), X ~ Binomial(queries, 1 - percentile), summed in log space term by term.

@@ -119,6 +119,18 @@ struct ServerLoad {
 [[nodiscard]] Result<ServerLoad> server_load(const ServingValidationInputs& inputs,
                                              const MlperfResults& results, const ServingCheck& check);
 
+// Issue 16's utilisation diagnostic (not a headline figure): is the tail error the queueing and batching
+// model's, or the capacity model's carried into the tails? Near saturation the queue and the batch grow like
+// rho / (1 - rho), so a Server row simulated at its published QPS on a model whose capacity differs from the
+// real system's runs at another utilisation. The Offline row of the same submitter, system and benchmark in
+// the same set is each system's published capacity; nullptr when there is none.
+[[nodiscard]] const ServingCheck* offline_partner(const std::vector<ServingCheck>& checks,
+                                                  const ServingCheck& server);
+// The QPS at which the simulated deployment runs at the utilisation the real system ran its published Server
+// QPS: that QPS x the simulated Offline tokens/s / the published Offline tokens/s (`offline`: the same
+// system's Offline row, simulated). Published rows only, no fitted factor; 0 when `offline` has no figure.
+[[nodiscard]] double utilisation_matched_qps(const ServingCheck& server, const ServingCheck& offline);
+
 // MLPerf LoadGen's early stopping of a Server run, from its source (loadgen/results.cc EarlyStopping, the
 // Server case; loadgen/early_stopping.cc): with `over` of `queries` over a latency limit, the run passes when
 // some h >= 1 with h + over <= queries has odds(h, over) < 1 - confidence, odds being the chance of `over`

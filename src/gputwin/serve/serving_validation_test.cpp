@@ -426,6 +426,42 @@ TEST(ServingValidation, AnUnknownDealingIsALocatedError) {
   EXPECT_NE(engines.error_text().find("least_in_flight"), std::string::npos) << engines.error_text();
 }
 
+ServingCheck row_of(const std::string& system, const std::string& scenario, CheckSet set,
+                    double tokens_per_s) {
+  ServingCheck check;
+  check.set = set;
+  check.published.submitter = "S";
+  check.published.system = system;
+  check.published.benchmark = "llama2-70b-99";
+  check.published.scenario = scenario;
+  check.published.tokens_per_s = tokens_per_s;
+  return check;
+}
+
+// Hand-worked: a system published 24,000 tok/s Offline and ran its Server row at 75 QPS; the model predicts
+// 26,400 tok/s Offline (+10 %), so its deployment runs at the real system's utilisation at 75 x 26,400 /
+// 24,000 = 82.5 QPS. The partner is the same system's Offline row in the same set, never another system's or
+// another set's.
+TEST(ServingValidation, TheUtilisationDiagnosticScalesTheServerQpsByTheOfflineCapacityRatio) {
+  std::vector<ServingCheck> checks = {
+      row_of("A", "Offline", CheckSet::evaluation, 24000),  // same system, other set: not the partner
+      row_of("B", "Offline", CheckSet::fit, 30000),         // other system
+      row_of("A", "Server", CheckSet::fit, 21000),
+      row_of("A", "Offline", CheckSet::fit, 24000),
+  };
+  checks[0].predicted_tokens_per_s = 12000;
+  checks[1].predicted_tokens_per_s = 30000;
+  checks[3].predicted_tokens_per_s = 26400;
+  checks[2].published.target_qps = 75;
+  const ServingCheck* offline = offline_partner(checks, checks[2]);
+  ASSERT_EQ(offline, &checks[3]);
+  EXPECT_NEAR(utilisation_matched_qps(checks[2], *offline), 82.5, 1e-9);
+  checks[3].predicted_tokens_per_s = 0;  // not simulated: no figure, not the published QPS
+  EXPECT_EQ(utilisation_matched_qps(checks[2], *offline), 0);
+  checks[2].published.system = "C";
+  EXPECT_EQ(offline_partner(checks, checks[2]), nullptr);
+}
+
 // The whole check as bench/serving_validation prints it, every row simulated (about 3 minutes of CPU).
 // Measured 2026-11-27 with the fitted Llama 2 input mean (168) and efficiencies (TensorRT-LLM 0.884, vLLM
 // 0.487), Server runs of 600 s (MLPerf's min_duration):
