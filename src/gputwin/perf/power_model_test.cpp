@@ -112,10 +112,19 @@ TEST(PowerModel, CapBelowTheMinimumIsALocatedError) {
       << e.message;
 }
 
-TEST(PowerModel, CapAboveTheMaximumIsAnError) {
+TEST(PowerModel, CapAboveTheMaximumIsALocatedError) {
   const auto p = power_operating_point(bundled_power_model(), accelerator("h100-sxm"), W(800));
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.errors().front().field, "accelerators[h100-sxm].max_limit");
+  const InputError& e = p.errors().front();
+  EXPECT_EQ(e.where.file, "data/power/power-model.yaml");
+  EXPECT_GT(e.where.line, 0);
+  EXPECT_EQ(e.field, "accelerators[h100-sxm].max_limit");
+  EXPECT_NE(e.message.find("--power-cap 800 W is above h100-sxm's maximum settable power limit, 700 W"),
+            std::string::npos)
+      << e.message;
+  // The part's maximum itself is a valid cap (no slowdown), one watt above it is not.
+  EXPECT_TRUE(power_operating_point(bundled_power_model(), accelerator("h100-sxm"), W(700)).ok());
+  EXPECT_FALSE(power_operating_point(bundled_power_model(), accelerator("h100-sxm"), W(701)).ok());
 }
 
 TEST(PowerModel, CapOnAnAcceleratorWithoutFiguresIsRefusedByName) {

@@ -94,6 +94,27 @@ TEST(BuyVsRent, PricesWithoutUnitsAreALocatedError) {
   EXPECT_NE(error.message.find("missing unit"), std::string::npos) << error.message;
 }
 
+// A price is per GPU-hour only because the file says so, and a price must be an amount of money: a file
+// without its `unit:` line, or a tier priced as energy (USD/kWh), is refused where it is written.
+TEST(BuyVsRent, AFileWithoutItsUnitLineOrAPriceThatIsNotMoneyIsALocatedError) {
+  const std::string unit_line = "unit: per_gpu_hour\n";
+  std::string text = prices_text("4.00 USD");
+  text.erase(text.find(unit_line), unit_line.size());
+  const auto no_unit = load_rental_prices(write_prices("nounit.yaml", text), catalog());
+  ASSERT_FALSE(no_unit.ok());
+  EXPECT_EQ(no_unit.errors().front().field, "unit");
+  EXPECT_NE(no_unit.errors().front().message.find("missing required field"), std::string::npos);
+
+  const auto energy = load_rental_prices(write_prices("kwh.yaml", prices_text("4.00 USD/kWh")), catalog());
+  ASSERT_FALSE(energy.ok());
+  const InputError& error = energy.errors().front();
+  EXPECT_NE(error.where.file.find("kwh.yaml"), std::string::npos) << error.where.file;
+  EXPECT_EQ(error.where.line, 6);
+  EXPECT_EQ(error.field, "prices.h100-sxm.on_demand");
+  EXPECT_NE(error.message.find("got '4.00 USD/kWh' which is an energy price"), std::string::npos)
+      << error.message;
+}
+
 TEST(BuyVsRent, AnotherCurrencyOrUnitOrAnUnknownGpuIsRefused) {
   std::string text = prices_text("4.00 USD");
   const auto euro = load_rental_prices(
