@@ -294,8 +294,9 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // kernel, instead of FlashAttention-2's (not fitted on these rows): 15.83 % (the 26 MPT rows 17.1 -> 13.2
   // %, now both ways: +58.2 % worst before, -24.0 % after). Each fused collective hidden only behind its own
   // matmul, one chunk's matmul unhidden (was the pass's collectives behind its GEMMs pooled): 16.75 % alone,
-  // worst +61.3 % (the same row); with both 15.12 %, worst +61.3 %.
-  EXPECT_LE(evaluation.mean_abs_error, 0.1513);
+  // worst +61.3 % (the same row); with both 15.12 %, worst +61.3 %. torchtitan's two eager 8B rows in PyTorch
+  // eager mode (each unfused op's traffic read in torchtitan's code; +16.4 / +20.2 -> -0.2 / +3.0 %): 14.59 %.
+  EXPECT_LE(evaluation.mean_abs_error, 0.1460);
   EXPECT_LE(evaluation.max_abs_error, 0.614);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
