@@ -1,10 +1,12 @@
 // What torch.compile saves over PyTorch eager mode in a transformer block's elementwise work (norms, rotary
-// embedding, SwiGLU, residual adds), op by op, read from torchtitan's model code (data/perf/pytorch-eager-ops.yaml).
+// embedding, SwiGLU, residual adds), op by op, read from torchtitan's model code
+// (data/perf/pytorch-eager-ops.yaml).
 //
 //   Result<EagerOpTable> table = load_eager_op_table(bundled_data_dir() + "/perf/pytorch-eager-ops.yaml");
-//   BlockTraffic eager = block_traffic(table.value().eager_ops, model, config);     // bytes per token, one GPU
+//   // bytes per token on one GPU, forward and backward
+//   BlockTraffic eager = block_traffic(table.value().eager_ops, model, config);
 //   BlockTraffic fused = block_traffic(table.value().fused_regions, model, config);
-//   eager.forward - fused.forward;   // what an eager forward pass moves beyond the compiled one
+//   eager.forward - fused.forward;  // what an eager forward pass moves beyond the compiled one
 #pragma once
 
 #include <string>
@@ -30,8 +32,9 @@ struct OpTraffic {
 };
 
 struct EagerOpTable {
-  std::vector<OpTraffic> eager_ops;      // every op its own kernel
-  std::vector<OpTraffic> fused_regions;  // the same work under torch.compile (one read + one write per region)
+  std::vector<OpTraffic> eager_ops;  // every op its own kernel
+  // the same work under torch.compile (one read + one write per region)
+  std::vector<OpTraffic> fused_regions;
   std::string source;
 };
 
@@ -46,8 +49,8 @@ struct BlockTraffic {
 [[nodiscard]] BlockTraffic block_traffic(const std::vector<OpTraffic>& ops, const TransformerModel& model,
                                          const TrainingConfig& config);
 
-// Empty when eager mode is modelled for `model`; else why not (the table is torchtitan's Llama block: RMSNorm,
-// rotary embedding, SwiGLU, no biases, no latent attention, no experts).
+// Empty when eager mode is modelled for `model`; else why not (the table is torchtitan's Llama block:
+// RMSNorm, rotary embedding, SwiGLU, no biases, no latent attention, no experts).
 [[nodiscard]] std::string eager_block_mismatch(const TransformerModel& model);
 
 }  // namespace gputwin

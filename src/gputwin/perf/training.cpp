@@ -136,8 +136,9 @@ struct LayerPass {
   double attention = 0;                 // s, scores and values, forward
   double attention_backward = 0;        // s
   double elementwise = 0;               // s, all stored activations written / read once
-  // s, PyTorch eager mode (config.compiled false): what its unfused elementwise ops move beyond the fused count
-  // above, forward and backward, and (per-op SAC) the whole eager forward of those ops run again in the backward
+  // s, PyTorch eager mode (config.compiled false): what its unfused elementwise ops move beyond the fused
+  // count above, forward and backward, and (per-op SAC) the whole eager forward of those ops run again in the
+  // backward
   double unfused = 0, unfused_backward = 0, unfused_recompute = 0;
   double score_elementwise = 0;  // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
   // The tensor-parallel collectives of one pass and the named GEMMs they pair with (`matrices` and
@@ -314,15 +315,16 @@ void tensor_collectives(const Context& x, double layer_output_bytes, TensorParal
 // PyTorch eager mode: each elementwise op of the block its own kernel (data/perf/pytorch-eager-ops.yaml, read
 // in torchtitan's model code). The fused count (`elementwise`) stands for the compiled block; eager adds the
 // ops' traffic beyond torch.compile's fused regions. Under torchtitan's per-op SAC every elementwise op is
-// recomputed in the backward (only matmuls and attention are saved): eager runs their forward again, the compiled
-// backward folds the recomputation into its fused kernels (not counted).
+// recomputed in the backward (only matmuls and attention are saved): eager runs their forward again, the
+// compiled backward folds the recomputation into its fused kernels (not counted).
 void eager_elementwise(const Context& x, double tokens, LayerPass& pass) {
   const EagerOpTable& table = x.calibration.eager_ops;
   const BlockTraffic eager = block_traffic(table.eager_ops, x.model, x.config);
   const BlockTraffic fused = block_traffic(table.fused_regions, x.model, x.config);
   pass.unfused = tokens * std::max(0.0, eager.forward - fused.forward) / x.memory_bandwidth;
   pass.unfused_backward = tokens * std::max(0.0, eager.backward - fused.backward) / x.memory_bandwidth;
-  if (x.config.recompute == Recompute::op_sac) pass.unfused_recompute = tokens * eager.forward / x.memory_bandwidth;
+  if (x.config.recompute == Recompute::op_sac)
+    pass.unfused_recompute = tokens * eager.forward / x.memory_bandwidth;
 }
 
 // One layer's pass with its GEMMs on `d` (the config's precision, or bf16 for the layers a recipe keeps in

@@ -1,8 +1,8 @@
 #include "gputwin/perf/training_config.hpp"
 
-#include "gputwin/perf/pytorch_eager.hpp"
-
 #include <algorithm>
+
+#include "gputwin/perf/pytorch_eager.hpp"
 
 namespace gputwin {
 

@@ -117,9 +117,8 @@ TransformerModel shape_of(const std::string& id, const YamlField& f) {
 Setup read_setup(const std::string& path, const std::vector<TransformerModel>& presets,
                  const std::map<std::string, std::string>& sets) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys(
-      {"hardware", "systems", "models", "sources", "precision_recipes", "moe_recipes", "power_model",
-       "torch_compile"});
+  root.expect_keys({"hardware", "systems", "models", "sources", "precision_recipes", "moe_recipes",
+                    "power_model", "torch_compile"});
   Setup setup;
   const YamlField recipes = root.child("precision_recipes");
   recipes.expect_keys({"file", "labels"});

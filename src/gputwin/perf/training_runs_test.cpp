@@ -295,7 +295,8 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // %, now both ways: +58.2 % worst before, -24.0 % after). Each fused collective hidden only behind its own
   // matmul, one chunk's matmul unhidden (was the pass's collectives behind its GEMMs pooled): 16.75 % alone,
   // worst +61.3 % (the same row); with both 15.12 %, worst +61.3 %. torchtitan's two eager 8B rows in PyTorch
-  // eager mode (each unfused op's traffic read in torchtitan's code; +16.4 / +20.2 -> -0.2 / +3.0 %): 14.59 %.
+  // eager mode (each unfused op's traffic read in torchtitan's code; +16.4 / +20.2 -> -0.2 / +3.0 %): the
+  // mean 14.59 %.
   EXPECT_LE(evaluation.mean_abs_error, 0.1460);
   EXPECT_LE(evaluation.max_abs_error, 0.614);
   for (const auto& row : predictions()) {
@@ -472,7 +473,8 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
   // come closer but stay above it; the other rows it moves were under 20 % before). 19 with the MPT rows on
   // FlashAttention 1.x's H100 speed: seven MPT rows come under 20 %, three cross it the other way (-20.4 to
   // -24.0 %), three stay above it; 22 with each collective behind its own matmul alone (8B bf16 async TP
-  // +21.4 -> +16.5 %); 18 with both. 17 with torchtitan's eager 8B row in PyTorch eager mode (+20.2 -> +3.0 %).
+  // +21.4 -> +16.5 %); 18 with both. 17 with torchtitan's eager 8B row in PyTorch eager mode (+20.2 -> +3.0
+  // %).
   EXPECT_EQ(above, 17);
 }
 

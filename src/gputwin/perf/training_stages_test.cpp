@@ -605,10 +605,11 @@ TEST(TrainingTensorParallel, PyTorchAsyncTpExposesPartialSumsAndUnfusedBackwardS
 }
 
 // PyTorch eager mode against torch.compile, Llama 3.1 8B on one H100, one 8K sequence, no recomputation
-// (data/perf/pytorch-eager-ops.yaml). Per token and layer, h = 4096, query 4096, key/value 1024, ffn 14336, the
-// eager ops move beyond the fused regions: forward 66 h (two RMSNorms 2 x 36 h and two residual adds 2 x 6 h
-// against 18 h fused) + 16 (query + key/value) (rotary 20 against 4 per element) + 4 ffn (SwiGLU 10 against 6)
-// = 409,600 bytes; backward 162 h (norms 2 x 84 h and the adds 2 x 6 h against 18 h) + 16 (query + key/value)
+// (data/perf/pytorch-eager-ops.yaml). Per token and layer, h = 4096, query 4096, key/value 1024, ffn 14336,
+// the eager ops move beyond the fused regions: forward 66 h (two RMSNorms 2 x 36 h and two residual adds 2 x
+// 6 h against 18 h fused) + 16 (query + key/value) (rotary 20 against 4 per element) + 4 ffn (SwiGLU 10
+// against 6) = 409,600 bytes; backward 162 h (norms 2 x 84 h and the adds 2 x 6 h against 18 h) + 16 (query +
+// key/value)
 // + 8 ffn (18 against 10) = 860,160 bytes. 32 layers x 8192 tokens x 1,269,760 bytes at 3.35 TB/s.
 TEST(TrainingEagerMode, UnfusedElementwiseOpsAddTheirTrafficByHand) {
   const TransformerModel& llama = preset("llama3.1-8b");
@@ -669,7 +670,8 @@ TEST(TrainingEagerMode, ABadOpTableIsALocatedError) {
       [](const std::string& path) { return load_eager_op_table(path); },
       "source: test\n"
       "eager_ops:\n"
-      "  - {op: a, width: hidden, per_layer: 1, forward: {read: [2], write: [4]}, backward: {read: [3], write: "
+      "  - {op: a, width: hidden, per_layer: 1, forward: {read: [2], write: [4]}, backward: {read: [3], "
+      "write: "
       "[2]}, source: s}\n"
       "fused_regions:\n"
       "  - {region: b, width: hidden, per_layer: 1, forward: {read: [2], write: [2]}, backward: {read: [2], "
