@@ -34,6 +34,7 @@ struct TrainOptions {
   std::string attention_kernel;  // empty: the architecture's default (gemm-efficiency.yaml)
   std::string expert_comm_overlap = "off";
   std::string moe_cuda_graphs = "off";
+  std::string torch_compile = "on";
   bool no_sequence_parallel = false;
   bool no_overlap = false;
   int gpus = 0;
@@ -102,6 +103,7 @@ TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw, const Tr
   c.attention_kernel = o.attention_kernel;
   c.expert_comm_overlap = o.expert_comm_overlap == "on";
   c.moe_cuda_graphs = o.moe_cuda_graphs == "on";
+  c.compiled = o.torch_compile == "on";
   c.first_stage_layers = o.first_stage_layers;
   c.last_stage_layers = o.last_stage_layers;
   const PrecisionRecipe* recipe = find_recipe(inputs.recipes, o.precision);
@@ -328,6 +330,12 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
           "--moe-cuda-graphs", o->moe_cuda_graphs,
           "on | off (default): the MoE router and dispatch preprocessing captured in CUDA graphs "
           "(Megatron cuda_graph_scope moe_router + moe_preprocess): the graphed host wait per MoE layer")
+      ->check(CLI::IsMember({"on", "off"}));
+  command
+      ->add_option("--torch-compile", o->torch_compile,
+                   "on (default) | off: a PyTorch framework's transformer blocks under torch.compile (fused "
+                   "elementwise kernels) or in eager mode (each op its own kernel, fp32 upcasts included: "
+                   "data/perf/pytorch-eager-ops.yaml); off is modelled for Llama-style dense blocks")
       ->check(CLI::IsMember({"on", "off"}));
   command->add_flag("--no-sequence-parallel", o->no_sequence_parallel,
                     "keep norms and dropout unsplit over tp");

@@ -136,6 +136,10 @@ struct LayerPass {
   double attention = 0;                 // s, scores and values, forward
   double attention_backward = 0;        // s
   double elementwise = 0;               // s, all stored activations written / read once
+  // s, PyTorch eager mode (config.compiled false): what its unfused elementwise ops move beyond the fused
+  // count above, forward and backward, and (per-op SAC) the whole eager forward of those ops run again in the
+  // backward
+  double unfused = 0, unfused_backward = 0, unfused_recompute = 0;
   double score_elementwise = 0;  // s, the part of `elementwise` that is the a s^2 scores (unfused attention)
   // The tensor-parallel collectives of one pass and the named GEMMs they pair with (`matrices` and
   // `matrices_backward` are these GEMMs summed).
@@ -155,7 +159,7 @@ struct LayerPass {
   double every_second_matrix = 0;  // s, forward GEMMs torchtitan's per-op SAC recomputes (Recompute::op_sac)
 
   [[nodiscard]] double forward() const {
-    return matrices + attention + context_merge + elementwise + permute + host_wait;
+    return matrices + attention + context_merge + elementwise + unfused + permute + host_wait;
   }
 };
 
@@ -308,6 +312,21 @@ void tensor_collectives(const Context& x, double layer_output_bytes, TensorParal
   tensor.shard_copy = 2.0 / c.tp * layer_output_bytes / x.memory_bandwidth;
 }
 
+// PyTorch eager mode: each elementwise op of the block its own kernel (data/perf/pytorch-eager-ops.yaml, read
+// in torchtitan's model code). The fused count (`elementwise`) stands for the compiled block; eager adds the
+// ops' traffic beyond torch.compile's fused regions. Under torchtitan's per-op SAC every elementwise op is
+// recomputed in the backward (only matmuls and attention are saved): eager runs their forward again, the
+// compiled backward folds the recomputation into its fused kernels (not counted).
+void eager_elementwise(const Context& x, double tokens, LayerPass& pass) {
+  const EagerOpTable& table = x.calibration.eager_ops;
+  const BlockTraffic eager = block_traffic(table.eager_ops, x.model, x.config);
+  const BlockTraffic fused = block_traffic(table.fused_regions, x.model, x.config);
+  pass.unfused = tokens * std::max(0.0, eager.forward - fused.forward) / x.memory_bandwidth;
+  pass.unfused_backward = tokens * std::max(0.0, eager.backward - fused.backward) / x.memory_bandwidth;
+  if (x.config.recompute == Recompute::op_sac)
+    pass.unfused_recompute = tokens * eager.forward / x.memory_bandwidth;
+}
+
 // One layer's pass with its GEMMs on `d` (the config's precision, or bf16 for the layers a recipe keeps in
 // bf16).
 LayerPass forward_pass(const Context& x, const GemmDevice& d) {
@@ -422,6 +441,7 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
     activations = (1 - moe_share) * activations + moe_share * activation_bytes_per_layer(routed, stored);
   }
   pass.elementwise = x.elementwise_s(activations);
+  if (!c.compiled) eager_elementwise(x, tokens, pass);
   if (c.attention == Attention::unfused) {
     const double s = static_cast<double>(c.sequence) / c.cp;
     const double scores = 5.0 * m.heads * s * s * c.micro_batch / c.tp;  // Korthikanti's 5 a s^2 b
@@ -453,7 +473,7 @@ void ComputeParts::add_forward(const LayerPass& p, double times) {
   dense_gemm += times * (p.matrices - p.expert_matrices);
   expert_gemm += times * p.expert_matrices;
   attention += times * (p.attention + p.context_merge);
-  elementwise += times * p.elementwise;
+  elementwise += times * (p.elementwise + p.unfused);
   permute += times * p.permute;
   host += times * p.host_wait;
 }
@@ -504,8 +524,8 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
   const double quantised = load.layers - load.bf16_layers, bf16 = load.bf16_layers;
   auto sum = [&](auto term) { return quantised * term(f) + bf16 * term(f_bf16); };
   t.compute = sum([](const LayerPass& p) {
-    const double backward =
-        p.matrices_backward + p.attention_backward + p.context_merge_backward + 2 * p.elementwise + p.permute;
+    const double backward = p.matrices_backward + p.attention_backward + p.context_merge_backward +
+                            2 * p.elementwise + p.unfused_backward + p.permute;
     return p.forward() + backward + p.casts;
   });
   // The same compute and the recomputation below, by kind.
@@ -518,7 +538,7 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
     t.parts.dense_gemm += n * (p.matrices_backward - p.expert_matrices_backward);
     t.parts.expert_gemm += n * p.expert_matrices_backward;
     t.parts.attention += n * (p.attention_backward + p.context_merge_backward);
-    t.parts.elementwise += n * 2 * p.elementwise;
+    t.parts.elementwise += n * (2 * p.elementwise + p.unfused_backward);
     t.parts.permute += n * p.permute;
     t.parts.casts += n * p.casts;
   });
@@ -560,8 +580,11 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
     });
     t.attention += sum([](const LayerPass& p) { return p.attention; });
   } else if (c.recompute == Recompute::op_sac) {
-    t.recompute = sum([](const LayerPass& p) { return p.every_second_matrix; });
-    parts([&](const LayerPass& p, double n) { t.parts.dense_gemm += n * p.every_second_matrix; });
+    t.recompute = sum([](const LayerPass& p) { return p.every_second_matrix + p.unfused_recompute; });
+    parts([&](const LayerPass& p, double n) {
+      t.parts.dense_gemm += n * p.every_second_matrix;
+      t.parts.elementwise += n * p.unfused_recompute;
+    });
   }
   const double tokens = static_cast<double>(c.micro_batch) * c.sequence / c.cp;
   const double h = x.model.hidden, vocab = static_cast<double>(x.model.vocab) / c.tp;
@@ -642,7 +665,7 @@ TimeTerm term(std::string name, double seconds, std::string rule) {
 TrainingCalibration read_calibration(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
   root.expect_keys({"elementwise_traffic", "userbuffers_reduce_scatter", "moe_layer_host_s",
-                    "moe_layer_host_graphed_s", "gemm_model", "source", "notes"});
+                    "moe_layer_host_graphed_s", "gemm_model", "pytorch_eager_ops", "source", "notes"});
   TrainingCalibration calibration;
   calibration.elementwise_traffic = root.child("elementwise_traffic").number();
   if (calibration.elementwise_traffic < 0) root.child("elementwise_traffic").fail("must not be negative");
@@ -673,6 +696,9 @@ TrainingCalibration read_calibration(const std::string& path) {
   auto gemm = load_gemm_model(folder + gemm_file.text());
   if (!gemm.ok()) throw InputFailure(gemm.errors().front());
   calibration.gemm = std::move(gemm).value();
+  auto eager = load_eager_op_table(folder + root.child("pytorch_eager_ops").text());
+  if (!eager.ok()) throw InputFailure(eager.errors().front());
+  calibration.eager_ops = std::move(eager).value();
   return calibration;
 }
 
@@ -801,7 +827,10 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
       term("grouped expert GEMMs", m * p.expert_gemm,
            "routed experts: one grouped kernel per GEMM and pass, tile and wave quantised"),
       term("attention kernels", m * p.attention, e.attention_rule),
-      term("elementwise traffic", m * p.elementwise, "stored activations at memory bandwidth"),
+      term("elementwise traffic", m * p.elementwise,
+           config.compiled ? "stored activations at memory bandwidth"
+                           : "stored activations at memory bandwidth + PyTorch eager ops beyond the fused "
+                             "regions (pytorch-eager-ops.yaml)"),
       term("casts", m * p.casts, "quantising GEMM operands at memory bandwidth"),
       term("MoE permute / unpermute", m * p.permute,
            "token permutation and router traffic at memory bandwidth"),

@@ -45,6 +45,7 @@
 #include "gputwin/perf/hardware.hpp"
 #include "gputwin/perf/memory.hpp"
 #include "gputwin/perf/model.hpp"
+#include "gputwin/perf/pytorch_eager.hpp"
 #include "gputwin/perf/training_config.hpp"
 
 namespace gputwin {
@@ -71,6 +72,9 @@ struct TrainingCalibration {
   // (TrainingConfig::moe_cuda_graphs): the host issues those parts as graph replays, not kernel by kernel.
   // Fitted on the MoE fit rows whose recipes do so, 0 = none.
   double moe_layer_host_graphed_s = 0;
+  // PyTorch eager mode's elementwise ops against torch.compile's fused regions (training-model.yaml
+  // pytorch_eager_ops): read for configs with compiled false.
+  EagerOpTable eager_ops;
   std::string source;  // how the values were obtained
 };
 

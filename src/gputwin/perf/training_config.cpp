@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gputwin/perf/pytorch_eager.hpp"
+
 namespace gputwin {
 
 std::string_view recompute_name(Recompute recompute) {
@@ -95,6 +97,9 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
     return "first / last pipeline stage layers must not be negative, got " + text(config.first_stage_layers) +
            " / " + text(config.last_stage_layers);
   });
+  if (!config.compiled) {
+    if (std::string why = eager_block_mismatch(model); !why.empty()) problems.push_back(std::move(why));
+  }
   if (!problems.empty()) return problems;
   if (config.first_stage_layers > 0 || config.last_stage_layers > 0)
     check_given_split(model, config, problems);

@@ -90,6 +90,10 @@ struct TrainingConfig {
                               // gradients (the ZeRO paper's accounting)
   ByteSize memory_reserve;    // per GPU, not available to the model: CUDA context, NCCL buffers, allocator
                               // fragmentation (data/perf/memory.yaml gives the default; 0 = none)
+  // PyTorch frameworks (torchtitan): the transformer blocks run under torch.compile (true, the default: the
+  // elementwise work counted as fused kernels) or in eager mode (false: every elementwise op its own kernel,
+  // reading and writing its tensors in full, fp32 upcasts included; data/perf/pytorch-eager-ops.yaml).
+  bool compiled = true;
 
   // Step-time model choices (perf/training.cpp; branch step-model).
   double expert_load_imbalance = 1.0;  // tokens on the busiest GPU's experts / the balanced share (1 = force-

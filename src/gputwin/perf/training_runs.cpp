@@ -49,6 +49,9 @@ struct SourceSetup {
   std::string flop_convention;
   std::string attention_kernel;  // empty: the architecture's default kernel
   ContextExchange context_exchange = ContextExchange::ring;
+  // torchtitan's tables name torch.compile per row: a row without it ran in eager mode (false: every row is
+  // taken as compiled, the model's default)
+  bool compile_from_techniques = false;
 };
 
 // (gpu, model, precision, release): a moe_recipes entry; release "" = every release
@@ -114,8 +117,8 @@ TransformerModel shape_of(const std::string& id, const YamlField& f) {
 Setup read_setup(const std::string& path, const std::vector<TransformerModel>& presets,
                  const std::map<std::string, std::string>& sets) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys(
-      {"hardware", "systems", "models", "sources", "precision_recipes", "moe_recipes", "power_model"});
+  root.expect_keys({"hardware", "systems", "models", "sources", "precision_recipes", "moe_recipes",
+                    "power_model", "torch_compile"});
   Setup setup;
   const YamlField recipes = root.child("precision_recipes");
   recipes.expect_keys({"file", "labels"});
@@ -261,6 +264,15 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
                                                       : ContextExchange::all_gather_blocks;
     }
     setup.sources[id] = s;
+  }
+  if (const auto compile = root.optional_child("torch_compile")) {
+    compile->expect_keys({"from_techniques", "source"});
+    (void)compile->child("source").text_or_list();  // required: where the tables say it
+    for (const YamlField& id : compile->child("from_techniques").items()) {
+      const auto found = setup.sources.find(id.text());
+      if (found == setup.sources.end()) id.fail("no source '" + id.text() + "' under sources");
+      found->second.compile_from_techniques = true;
+    }
   }
   return setup;
 }
@@ -443,6 +455,7 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   c.tp_comm_overlap = c.tp > 1 && (s.tp_comm_overlap || async_tp);
   c.tp_comm_micro_pipelined = c.tp_comm_overlap && !s.tp_comm_overlap;
   c.overlap_data_parallel = true;
+  c.compiled = !s.compile_from_techniques || lower(run.techniques).find("torch.compile") != std::string::npos;
   const MoeRecipe moe = moe_recipe_for(setup.moe_recipes, run);
   if (moe.expert_comm_overlap) c.expert_comm_overlap = c.ep > 1 && *moe.expert_comm_overlap;
   if (moe.cuda_graphs) c.moe_cuda_graphs = run.model.is_moe() && *moe.cuda_graphs;

@@ -294,8 +294,10 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // kernel, instead of FlashAttention-2's (not fitted on these rows): 15.83 % (the 26 MPT rows 17.1 -> 13.2
   // %, now both ways: +58.2 % worst before, -24.0 % after). Each fused collective hidden only behind its own
   // matmul, one chunk's matmul unhidden (was the pass's collectives behind its GEMMs pooled): 16.75 % alone,
-  // worst +61.3 % (the same row); with both 15.12 %, worst +61.3 %.
-  EXPECT_LE(evaluation.mean_abs_error, 0.1513);
+  // worst +61.3 % (the same row); with both 15.12 %, worst +61.3 %. torchtitan's two eager 8B rows in PyTorch
+  // eager mode (each unfused op's traffic read in torchtitan's code; +16.4 / +20.2 -> -0.2 / +3.0 %): the
+  // mean 14.59 %.
+  EXPECT_LE(evaluation.mean_abs_error, 0.1460);
   EXPECT_LE(evaluation.max_abs_error, 0.614);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
@@ -471,8 +473,9 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
   // come closer but stay above it; the other rows it moves were under 20 % before). 19 with the MPT rows on
   // FlashAttention 1.x's H100 speed: seven MPT rows come under 20 %, three cross it the other way (-20.4 to
   // -24.0 %), three stay above it; 22 with each collective behind its own matmul alone (8B bf16 async TP
-  // +21.4 -> +16.5 %); 18 with both.
-  EXPECT_EQ(above, 18);
+  // +21.4 -> +16.5 %); 18 with both. 17 with torchtitan's eager 8B row in PyTorch eager mode (+20.2 -> +3.0
+  // %).
+  EXPECT_EQ(above, 17);
 }
 
 // A gap naming a row that is not in training-runs.yaml, or a row under two gaps, is refused at its line.
@@ -889,6 +892,36 @@ TEST(TrainingRuns, FlexDispatcherFollowsTheRecipes) {
     flex += run.config.expert_dispatch_dedup ? 1 : 0;
   }
   EXPECT_GE(flex, 20);
+}
+
+// torchtitan's 2024-12 tables name torch.compile on the rows that ran it: the same 8B split without it ran in
+// eager mode (training-runs-setup.yaml torch_compile). Every other row stays compiled, the model's default.
+TEST(TrainingRuns, TorchtitanRowsTakeTorchCompileFromTheirTechniques) {
+  int eager = 0;
+  for (const auto& run : runs()) {
+    if (run.id == "tt2412-h100-llama3.1-8b-bf16-8" || run.id == "tt2412-h100-llama3.1-8b-bf16-128") {
+      ++eager;
+      EXPECT_FALSE(run.config.compiled) << run.id;
+    } else {
+      EXPECT_TRUE(run.config.compiled) << run.id;
+    }
+  }
+  EXPECT_EQ(eager, 2);
+}
+
+// A source the torch_compile block names must be one of the setup's sources.
+TEST(TrainingRuns, TorchCompileNamingAnUnknownSourceIsALocatedError) {
+  gputwin::testing::expect_located_error(
+      [](const std::string& path) {
+        return load_reference_runs(perf_setup().catalog, model_presets(),
+                                   source_path("data/reference/training-runs.yaml"), path);
+      },
+      "hardware: []\nsystems: []\nmodels: {}\nsources: []\n"
+      "precision_recipes: {file: " +
+          source_path("data/perf/precision-recipes.yaml") +
+          ", labels: []}\n"
+          "torch_compile:\n  from_techniques: [no-such-source]\n  source: test\n",
+      7, {"no-such-source"});
 }
 
 }  // namespace

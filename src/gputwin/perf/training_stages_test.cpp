@@ -9,6 +9,7 @@
 #include "gputwin/perf/memory.hpp"
 #include "gputwin/perf/perf_test_support.hpp"
 #include "gputwin/perf/precision_recipe.hpp"
+#include "gputwin/perf/pytorch_eager.hpp"
 #include "gputwin/perf/training.hpp"
 
 namespace gputwin {
@@ -601,6 +602,81 @@ TEST(TrainingTensorParallel, PyTorchAsyncTpExposesPartialSumsAndUnfusedBackwardS
   EXPECT_GE(micro_pipelined, 32 * 8 * (partial_sums + shard_copies + 2 * scatter) - 1e-12);
   EXPECT_GT(micro_pipelined, userbuffers);  // the unfused backward reduce-scatters
   EXPECT_LT(micro_pipelined, none);
+}
+
+// PyTorch eager mode against torch.compile, Llama 3.1 8B on one H100, one 8K sequence, no recomputation
+// (data/perf/pytorch-eager-ops.yaml). Per token and layer, h = 4096, query 4096, key/value 1024, ffn 14336,
+// the eager ops move beyond the fused regions: forward 66 h (two RMSNorms 2 x 36 h and two residual adds 2 x
+// 6 h against 18 h fused) + 16 (query + key/value) (rotary 20 against 4 per element) + 4 ffn (SwiGLU 10
+// against 6) = 409,600 bytes; backward 162 h (norms 2 x 84 h and the adds 2 x 6 h against 18 h) + 16 (query +
+// key/value)
+// + 8 ffn (18 against 10) = 860,160 bytes. 32 layers x 8192 tokens x 1,269,760 bytes at 3.35 TB/s.
+TEST(TrainingEagerMode, UnfusedElementwiseOpsAddTheirTrafficByHand) {
+  const TransformerModel& llama = preset("llama3.1-8b");
+  const PerfHardware hw = h100_nodes(1);
+  TrainingConfig c;
+  c.sequence = 8192;
+  c.global_batch = 1;
+  c.dp = 1;
+  c.recompute = Recompute::none;
+  ASSERT_TRUE(check_training_config(llama, c, 1).empty());
+  const auto& s = perf_setup();
+  auto elementwise_s = [&](const TrainingEstimate& e) {
+    for (const auto& part : e.compute_parts) {
+      if (part.name == "elementwise traffic") return part.seconds;
+    }
+    return -1.0;
+  };
+  const TrainingEstimate compiled = estimate_training(hw, s.collectives, s.calibration, llama, c);
+  c.compiled = false;
+  ASSERT_TRUE(check_training_config(llama, c, 1).empty());
+  const TrainingEstimate eager = estimate_training(hw, s.collectives, s.calibration, llama, c);
+  const double bytes_per_s = in_gigabytes_per_second(hw.accelerator.memory_bandwidth) * 1e9;
+  const double by_hand = 32 * 8192 * (409600.0 + 860160.0) / bytes_per_s;
+  EXPECT_NEAR(elementwise_s(eager) - elementwise_s(compiled), by_hand, 1e-9 * by_hand);
+  EXPECT_NEAR(eager.step_time_s - compiled.step_time_s, by_hand, 1e-9 * by_hand);
+  // Per-op SAC recomputes every elementwise op in the backward: eager runs their whole forward again (84 h +
+  // 20 (query + key/value) + 10 ffn = 589,824 bytes per token and layer), compiled folds it into its kernels.
+  auto recompute_s = [&](bool compiled_blocks) {
+    c.compiled = compiled_blocks;
+    c.recompute = Recompute::op_sac;
+    for (const auto& t : estimate_training(hw, s.collectives, s.calibration, llama, c).terms) {
+      if (t.name == "recompute") return t.seconds;
+    }
+    return -1.0;
+  };
+  const double recomputed = 32 * 8192 * 589824.0 / bytes_per_s;
+  EXPECT_NEAR(recompute_s(false) - recompute_s(true), recomputed, 1e-9 * recomputed);
+}
+
+// The op table is torchtitan's Llama block: eager mode for a GPT block (LayerNorm, GELU, biases) or a MoE is
+// refused, not answered with the wrong ops.
+TEST(TrainingEagerMode, ABlockOtherThanLlamasIsRefused) {
+  TrainingConfig c;
+  c.sequence = 2048;
+  c.global_batch = 8;
+  c.compiled = false;
+  TransformerModel gpt = testing::megatron_gpt(24, 2048, 16, 51200, 2048);
+  const std::vector<std::string> problems = check_training_config(gpt, c, 8);
+  ASSERT_EQ(problems.size(), 1U);
+  EXPECT_NE(problems.front().find("Llama-style dense block"), std::string::npos) << problems.front();
+  c.compiled = true;
+  EXPECT_TRUE(check_training_config(gpt, c, 8).empty());
+}
+
+// A bad op table is refused at its line: a byte count that is no dtype's.
+TEST(TrainingEagerMode, ABadOpTableIsALocatedError) {
+  gputwin::testing::expect_located_error(
+      [](const std::string& path) { return load_eager_op_table(path); },
+      "source: test\n"
+      "eager_ops:\n"
+      "  - {op: a, width: hidden, per_layer: 1, forward: {read: [2], write: [4]}, backward: {read: [3], "
+      "write: "
+      "[2]}, source: s}\n"
+      "fused_regions:\n"
+      "  - {region: b, width: hidden, per_layer: 1, forward: {read: [2], write: [2]}, backward: {read: [2], "
+      "write: [2]}, source: s}\n",
+      3, {"1, 2 or 4"});
 }
 
 }  // namespace

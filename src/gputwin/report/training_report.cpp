@@ -124,6 +124,10 @@ std::string training_text(const TrainingRunInfo& run, const TrainingEstimate& e,
         fmt::format(" (first {} and last {} layers in bf16)", c.bf16_layers_at_start, c.bf16_layers_at_end);
   text += fmt::format("  {}; global batch {} x {} tokens, {}\n", split_text(c), c.global_batch, c.sequence,
                       precision);
+  if (!c.compiled)
+    text +=
+        "  PyTorch eager mode (torch.compile off): each elementwise op its own kernel "
+        "(data/perf/pytorch-eager-ops.yaml)\n";
   if (c.first_stage_layers > 0 || c.last_stage_layers > 0) {
     text += fmt::format("  pipeline layers: first stage {}, last stage {}, each middle stage {}\n",
                         layers_on_rank(*run.model, c, 0), layers_on_rank(*run.model, c, c.pp - 1),
