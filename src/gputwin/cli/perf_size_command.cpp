@@ -72,8 +72,8 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   return items;
 }
 
-// --gemm-fraction cdna3=0.5: only architectures the data leaves unknown; a fitted one is never
-// replaced.
+// --gemm-fraction ARCH=0.5: only architectures the data leaves unknown (none in the bundled data since cdna3
+// was fitted); a fitted one is never replaced.
 std::map<std::string, double> parse_gemm_fractions(const std::string& text,
                                                    const TrainingCalibration& calibration) {
   std::map<std::string, double> fractions;
@@ -87,7 +87,7 @@ std::map<std::string, double> parse_gemm_fractions(const std::string& text,
     if (equals == std::string::npos || row == rows.end()) {
       throw UsageFailure{
           "--gemm-fraction: expected ARCHITECTURE=FRACTION with an architecture of "
-          "data/perf/gemm-efficiency.yaml, such as cdna3=0.5, got '" +
+          "data/perf/gemm-efficiency.yaml, such as cdna4=0.5, got '" +
           item + "'"};
     }
     if (row->peak_fraction) {
@@ -313,7 +313,7 @@ void add_perf_size_command(CLI::App& perf, int& exit_code) {
       "per-GPU memory not available to the model, e.g. 4GiB (default: data/perf/memory.yaml)");
   command->add_option("--gemm-fraction", o->gemm_fractions,
                       "ARCH=F,...: assume a GEMM fraction of peak for an architecture with no fitted one "
-                      "(cdna3), printed as an assumption");
+                      "(a user's own data), printed as an assumption");
   command->add_flag("--json", o->json, std::string("print JSON (schema ") + kSizingSchema + ")");
   add_catalog_options(*command, o->catalog);
   command->callback([o, &exit_code] { exit_code = run_size(*o); });

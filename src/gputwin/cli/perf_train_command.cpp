@@ -205,8 +205,8 @@ int run_train(const TrainOptions& o) {
     const PerfHardware capped = capped_hardware(hw, power->point);
     TrainingConfig config = config_of(o, hw, *inputs);
     config.memory_reserve = memory_reserve_of(o.memory_reserve, inputs->memory_reserve, hw);
-    // An architecture with no fitted GEMM fraction (cdna3: no published MI300X/MI325X run) has no step time:
-    // refused by name rather than printed as an infinite step.
+    // An architecture with no fitted GEMM fraction (none in the bundled data; cdna3 before its fit rows) has
+    // no step time: refused by name rather than printed as an infinite step.
     if (const auto device = inputs->calibration.gemm.device(hw.accelerator, config.precision); !device.ok()) {
       std::cerr << "perf train: " << device.errors().front().message
                 << "; no published run of it is fitted (perf size --gemm-fraction ARCH=F assumes one)\n";

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gputwin/perf/perf_test_support.hpp"
+#include "gputwin/perf/unfitted_gemm_test_support.hpp"
 
 namespace gputwin {
 namespace {
@@ -127,10 +128,19 @@ TEST(GemmModel, BlackwellUltraUsesItsOwnRow) {
   EXPECT_EQ(device("b200", "mxfp8").architecture, "blackwell");
 }
 
+// An architecture whose fraction the data leaves unknown (cdna3 with its fraction removed) is refused by
+// name.
 TEST(GemmModel, UnknownArchitectureIsAnErrorNamingIt) {
-  const auto d = gemm().device(perf_setup().catalog.get<Accelerator>("mi300x"), "bf16");
+  const GemmModel unfitted = testing::gemm_model_without_cdna3_fraction();
+  const auto d = unfitted.device(perf_setup().catalog.get<Accelerator>("mi300x"), "bf16");
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.error_text().find("cdna3"), std::string::npos) << d.error_text();
+}
+
+// cdna3's fitted fraction (amd-pytorch-training-v25.2) is shared by MI300X and MI325X, at every precision.
+TEST(GemmModel, Cdna3HasItsFittedFractionForBothParts) {
+  EXPECT_DOUBLE_EQ(device("mi300x", "bf16").peak_fraction, 0.415);
+  EXPECT_DOUBLE_EQ(device("mi325x", "fp8").peak_fraction, 0.415);
 }
 
 // Without a published kernel table (blackwell) the rule: the GEMM fraction, the diagonal tiles whole.

@@ -252,7 +252,8 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
       s.virtual_stages_when_null = static_cast<int>(v->positive_integer());
     if (const auto v = row.optional_child("interleaved_virtual_stages"))
       s.interleaved_virtual_stages = static_cast<int>(v->positive_integer());
-    if (const auto c = row.optional_child("flop_convention")) s.flop_convention = c->one_of({"palm"});
+    if (const auto c = row.optional_child("flop_convention"))
+      s.flop_convention = c->one_of({"palm", "source-formula"});
     if (const auto sel = row.optional_child("selective_means"))
       s.selective_is_per_op = sel->one_of({"megatron", "op-sac"}) == "op-sac";
     if (const auto k = row.optional_child("attention_kernel"))
@@ -302,6 +303,14 @@ std::optional<SamplesPerSecond> samples_per_second(const YamlField& row) {
   if (!derived || !derived->is_map()) return std::nullopt;
   if (const auto value = number_field(*derived, "samples_per_s")) return SamplesPerSecond{*value, true};
   return std::nullopt;
+}
+
+// Tokens per second per GPU derived from printed figures (e.g. a published TFLOP/s over the FLOPs per token
+// of the source's own formula), kept under `derived` with its formula.
+std::optional<double> derived_tokens_per_s_per_gpu(const YamlField& row) {
+  const auto derived = row.optional_child("derived");
+  if (!derived || !derived->is_map()) return std::nullopt;
+  return number_field(*derived, "tokens_per_s_per_gpu");
 }
 
 std::string text_field(const YamlField& row, const char* key) {
@@ -471,6 +480,13 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
       run.compared_on = samples->derived ? "samples/s (derived from the log's block times) x seq / GPUs"
                                          : "samples/s x seq / GPUs";
     }
+  }
+  if (run.published_tokens_per_s_per_gpu <= 0 && s.flop_convention == "source-formula") {
+    // The source's own FLOPs-per-token formula, applied in the data (derived, with its formula).
+    const auto tokens = derived_tokens_per_s_per_gpu(row);
+    if (!tokens) return fail("flop_convention source-formula but no derived tokens_per_s_per_gpu");
+    run.published_tokens_per_s_per_gpu = *tokens;
+    run.compared_on = "TFLOP/s/GPU over the source's FLOPs per token (derived)";
   }
   if (run.published_tokens_per_s_per_gpu <= 0) {
     const auto tflops = number_field(row, "model_tflops_per_gpu");

@@ -57,7 +57,7 @@ TEST(TrainingRuns, EveryRowIsInTheSetOfItsSource) {
       EXPECT_EQ(run.set, "evaluation") << run.id;
     }
   }
-  EXPECT_EQ(fit, 122);
+  EXPECT_EQ(fit, 130);  // 122 before the 8 cdna3 rows of amd-pytorch-training-v25.2
   EXPECT_EQ(evaluation, 66);
 }
 
@@ -202,7 +202,9 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // Each tensor-parallel collective hidden only behind the GEMM Transformer Engine's userbuffers pair it with
   // (perf/tp_overlap.hpp; was the pass's collectives behind its GEMMs pooled), refit (blackwell-ultra 0.670):
   // dense 4.69 % (H100 5.02 %; H100 405B TP 8 +7.0/+4.8 -> +4.1/+1.8 %, 70B TP 4 -8.3 -> -9.5 %).
-  EXPECT_LE(dense_sum / dense, 0.0470);
+  // The 8 cdna3 fit rows (MI300X/MI325X, fitted alone to cdna3 0.415: 8.44 % among them): dense 63 rows
+  // 5.16 % (4.69 % on the 55 before them), above the 5 % goal.
+  EXPECT_LE(dense_sum / dense, 0.0517);
   EXPECT_LE(hopper_sum / hopper, 0.0503);
   // The routed experts' gradients reduced over the expert-data-parallel group (one rank per node where EP
   // fills a node: B200 gpt-oss-120b EP 8 +123.6 % -> +39.1 %) and the host wait refitted (3.05 ms): MoE
@@ -245,8 +247,9 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // All 110 rows: 10.77 % with both the release-scoped MoE recipes and the FP8-CS rows' every layer in FP8
   // (11.26 % / 11.13 % with each alone; 11.63 % before both; 11.32 % before current scaling's cost); 11.02 %
   // with the pre-full-iteration recipes above; 11.14 % with gpt-oss's 26.04 presets; 11.06 % with the
-  // tensor-parallel overlap per GEMM; goal 5 %, not reached.
-  EXPECT_LE(fit.mean_abs_error, 0.1107);
+  // tensor-parallel overlap per GEMM; 10.88 % over 118 rows with the 8 cdna3 rows (8.44 % among them);
+  // goal 5 %, not reached.
+  EXPECT_LE(fit.mean_abs_error, 0.1089);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
@@ -674,8 +677,34 @@ TEST(TrainingRuns, AmdErrorsAsReached) {
   // FP8; the recipe's Hadamard transform and scaling costs beyond the cast are not modelled).
   EXPECT_LE(evaluation.mean_abs_error, 0.155);
   EXPECT_GT(evaluation.mean_abs_error, 0.0);
-  // No cdna3 (MI300X, MI325X) pre-training row was found: nothing to fit or check.
-  EXPECT_EQ(summarize_set(predictions(), "fit", "cdna3").rows, 0);
+}
+
+// cdna3 (MI300X, MI325X): AMD's ROCm PyTorch training container reference (amd-pytorch-training-v25.2), 8 fit
+// rows, one source, so no held-out cdna3 row. Measured with the stored 0.415: mean |error| 8.44 %, worst
+// 15.40 % (MI325X BF16 4K, -15.4 %: the catalog gives MI325X MI300X's peak, the published BF16 rows run 18 %
+// faster; MI300X FP8 +15.3 / +14.4 %: delayed-scaling FP8 in eager mode is slower than the FP8 peak x the
+// fraction fitted with the BF16 rows).
+TEST(TrainingRuns, Cdna3FitRowsAsReached) {
+  const ValidationSummary fit = summarize_set(predictions(), "fit", "cdna3");
+  ASSERT_EQ(fit.rows, 8);
+  EXPECT_LE(fit.mean_abs_error, 0.0845);
+  EXPECT_LE(fit.max_abs_error, 0.155);
+  EXPECT_EQ(summarize_set(predictions(), "evaluation", "cdna3").rows, 0);
+}
+
+// The rows publish TFLOP/s by the benchmark's own formula (llama.py estimate_flops_per_token); the tokens/s
+// they are compared on is that over its FLOPs per token, by hand for Llama 3.1 8B at 8,192 tokens: weights 32
+// x (6 x 4096 x 14336 + 2 x 4096 x 48 x 128 + 2 x 4096 x 4096) + 2 x 4096 x 128256 = 15,009,316,864, x 3 =
+// 45,027,950,592; attention 3 x 32 x 4 x 8192 x 4096 = 12,884,901,888; 57,912,852,480 in all.
+TEST(TrainingRuns, Cdna3RowsAreComparedOnTheSourcesFlopFormula) {
+  for (const auto& row : predictions()) {
+    if (row.run.id != "amdpt252-mi300x-llama3.1-8b-bf16-8k-8") continue;
+    EXPECT_NEAR(row.run.published_tokens_per_s_per_gpu, 542.94e12 / 57912852480.0, 0.1);
+    EXPECT_EQ(row.run.config.zero, 3);
+    EXPECT_EQ(row.run.config.global_batch, 3 * 8 * 8);
+    return;
+  }
+  FAIL() << "row amdpt252-mi300x-llama3.1-8b-bf16-8k-8 not read";
 }
 
 TEST(TrainingRuns, ANegativeSamplesPerSecondIsALocatedError) {

@@ -7,6 +7,7 @@
 
 #include "gputwin/perf/perf_test_support.hpp"
 #include "gputwin/perf/training_search.hpp"
+#include "gputwin/perf/unfitted_gemm_test_support.hpp"
 
 namespace gputwin {
 namespace {
@@ -48,11 +49,25 @@ TEST(TrainingSizing, SmallestDoublingThatFinishesInTimeAndItsCost) {
     const auto smaller = size_training(setup().catalog, setup().collectives, setup().calibration, shorter);
     EXPECT_FALSE(smaller[0].estimate.has_value());
   }
-  // mi300x is carried by the AMD 8-GPU platform, but CDNA 3 has no fitted GEMM fraction: no step time.
+  // mi300x is carried by the AMD 8-GPU platform and sized with cdna3's fitted fraction (nothing assumed).
   EXPECT_EQ(rows[1].system, "amd-mi300x-8gpu");
-  EXPECT_EQ(rows[1].note,
-            "no step time: cdna3 has no fitted GEMM fraction (--gemm-fraction cdna3=F assumes one)");
+  ASSERT_TRUE(rows[1].estimate.has_value()) << rows[1].note;
+  EXPECT_FALSE(rows[1].assumed_gemm_fraction.has_value());
+  EXPECT_LE(rows[1].days, 20);
   EXPECT_EQ(rows[2].note, "not in the catalog");
+}
+
+// An architecture the data leaves unfitted (cdna3 with its fraction removed) gets no step time unless the
+// user assumes one.
+TEST(TrainingSizing, AnUnfittedArchitectureGetsNoStepTime) {
+  TrainingCalibration unfitted = setup().calibration;
+  unfitted.gemm = testing::gemm_model_without_cdna3_fraction();
+  SizingRequest r = request(20);
+  r.accelerators = {"mi300x"};
+  const auto rows = size_training(setup().catalog, setup().collectives, unfitted, r);
+  EXPECT_EQ(rows[0].note,
+            "no step time: cdna3 has no fitted GEMM fraction (--gemm-fraction cdna3=F assumes one)");
+  EXPECT_FALSE(rows[0].estimate.has_value());
 }
 
 TEST(TrainingSizing, MoreDaysNeverNeedMoreGpus) {
@@ -129,12 +144,14 @@ TEST(TrainingSizing, EachAcceleratorOnItsPlatformWithItsRacksAndPower) {
 
 // An assumed fraction moves the answer the way it should: a lower GEMM efficiency never needs fewer GPUs.
 TEST(TrainingSizing, ALowerAssumedGemmFractionNeverNeedsFewerGpus) {
+  TrainingCalibration unfitted = setup().calibration;
+  unfitted.gemm = testing::gemm_model_without_cdna3_fraction();
   SizingRequest r = request(20);
   r.accelerators = {"mi300x"};
   r.assumed_gemm_fractions["cdna3"] = 0.6;
-  const auto faster = size_training(setup().catalog, setup().collectives, setup().calibration, r);
+  const auto faster = size_training(setup().catalog, setup().collectives, unfitted, r);
   r.assumed_gemm_fractions["cdna3"] = 0.3;
-  const auto slower = size_training(setup().catalog, setup().collectives, setup().calibration, r);
+  const auto slower = size_training(setup().catalog, setup().collectives, unfitted, r);
   ASSERT_TRUE(faster[0].estimate && slower[0].estimate) << faster[0].note << slower[0].note;
   EXPECT_GE(slower[0].gpus, faster[0].gpus);
   EXPECT_LT(slower[0].estimate->mfu, faster[0].estimate->mfu);
