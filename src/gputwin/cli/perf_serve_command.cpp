@@ -707,6 +707,10 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
     try {
       options->input_distribution = parse_lengths("--input-tokens", options->input_lengths);
       options->output_distribution = parse_lengths("--output-tokens", options->output_lengths);
+      if (!options->trace.empty() &&
+          (!options->input_distribution.is_fixed() || !options->output_distribution.is_fixed()))
+        throw UsageFailure{"--input-tokens/--output-tokens: a trace carries its own lengths: give no "
+                           "length distribution with --trace"};
       // The deployment's own lengths (perf infer's fit check): the distributions' means.
       options->deployment.input_tokens =
           std::max(1, static_cast<int>(std::lround(options->input_distribution.mean())));

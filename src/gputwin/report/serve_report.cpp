@@ -282,8 +282,8 @@ std::string capacity_text(const CapacitySearch& search, const std::string& model
         cost, per_token, row.meets && row.why.empty() ? "<- answer" : row.why);
   }
   text += "\nnodes, racks, bought: the whole units a deployment buys (its instances placed on scale-up domains, "
-          "none straddling one; a rack-scale system by the rack); $/h is on the GPUs bought; racks - for a "
-          "node-bought system: not counted\n";
+          "none straddling one; a rack-scale system by the rack); $/h is on the GPUs bought; a node-bought "
+          "system's racks as perf size counts them (data/perf/sizing-racks.yaml)\n";
   text += "\nlimits: max_num_batched_tokens/max_num_seqs per engine (per data-parallel rank with DP)\n";
   if (std::any_of(search.rows.begin(), search.rows.end(),
                   [](const CapacityRow& row) { return row.candidate.disaggregated; }))

@@ -485,12 +485,16 @@ CapacitySearch rank_capacity_rows(std::vector<CapacityRow> rows, int simulations
     for (std::size_t k = 1; k < search.rows.size(); ++k) {
       CapacityRow& row = search.rows[k];
       if (!row.meets) continue;
-      if (all_priced)
-        row.why = fmt::format("costs {:.2f}/h more", row.cost_per_hour->base() - best.cost_per_hour->base());
-      else if (row.bought.gpus != best.bought.gpus)
+      const double dearer = all_priced ? row.cost_per_hour->base() - best.cost_per_hour->base() : 0;
+      const std::string same = all_priced ? "costs as much" : "buys as many GPUs";
+      if (dearer != 0)
+        row.why = fmt::format("costs {:.2f}/h more", dearer);
+      else if (!all_priced && row.bought.gpus != best.bought.gpus)
         row.why = fmt::format("buys {} GPUs more", row.bought.gpus - best.bought.gpus);
+      else if (row.gpus != best.gpus)
+        row.why = fmt::format("{}, uses {} GPUs more", same, row.gpus - best.gpus);
       else
-        row.why = fmt::format("buys as many, uses {} GPUs more", row.gpus - best.gpus);
+        row.why = same + " on as many GPUs (ranked after it in candidate order)";
     }
   }
   // Every candidate refused for memory: the least memory per GPU any of them would need.

@@ -403,7 +403,7 @@ TEST(CapacitySearch, DisaggregatedRowsRankWithTheOthersAndReadBackTheirSplit) {
   EXPECT_GE(pools.gpus, 2);
   // Both buy one 8-GPU node: the same price, so the fewer GPUs used rank first.
   EXPECT_EQ(pools.bought.gpus, 8);
-  EXPECT_EQ(pools.why, "costs 0.00/h more");
+  EXPECT_EQ(pools.why, fmt::format("costs as much, uses {} GPUs more", pools.gpus - 1));
   ASSERT_TRUE(pools.cost_per_hour.has_value());
   EXPECT_NEAR(pools.cost_per_million_tokens,
               pools.cost_per_hour->base() / (pools.summary.output_tokens_per_s * 3600) * 1e6, 1e-9);
