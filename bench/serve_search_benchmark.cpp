@@ -1,15 +1,15 @@
-// Benchmarks the capacity search of `perf serve --search`. Target (issue 16, item 6): a search over at least
+// Benchmarks the capacity search of `perf serve --search`. Target (issue 16, item 6): ONE search over at least
 // 200 deployments in under 60 s on local threads. A deployment is one simulated (system, layout, batch
 // limits, replica count) on the whole request stream: the Azure LLM inference conversation trace (19,366
 // requests over an hour, ../shared/traces/azure-llm-inference-2023/) when present, else one hour of Poisson
-// arrivals at its mean rate (5.5 req/s) with its mean lengths. Searches over the catalog's H100, H200, B200,
-// MI300X boxes and the GB200 NVL72, one per model: by default Llama 3.1 70B and 8B (dense), Qwen3-30B-A3B,
-// Mixtral 8x7B and gpt-oss-20b (MoE: data-parallel attention with expert parallelism too), over 200
-// deployments in all.
-// Prints the deployments, the seconds and their ratio to the target's 60 s (scaled to 200 deployments when a
-// run has more); the machine's load average is printed beside it, since the machine may be shared.
+// arrivals at its mean rate (5.5 req/s) with its mean lengths. The search is `perf serve --search --systems
+// all` for one model: every catalog system with GPUs, every layout (data-parallel attention with expert
+// parallelism too for a MoE model), both batch limits; by default Qwen3-30B-A3B (MoE).
+// Prints the deployments, the wall and CPU seconds and their ratio to the target's 60 s (scaled to 200
+// deployments when a run has more); the machine's load average is printed beside it, since the machine may
+// be shared. Exits 1 when the search holds fewer than 200 deployments or misses the time.
 //
-//   build/bench/serve_search_benchmark [THREADS [MODEL...]]     # default: the hardware's concurrency
+//   build/bench/serve_search_benchmark [THREADS [MODEL]]     # default: the hardware's concurrency
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -24,6 +24,7 @@
 #include "gputwin/perf/inference.hpp"
 #include "gputwin/serve/capacity_search.hpp"
 #include "gputwin/serve/requests.hpp"
+#include "gputwin/serve/serve_scenario.hpp"
 
 namespace {
 
@@ -71,42 +72,30 @@ int main(int argc, char** argv) {
   LatencyTargets targets;
   targets.ttft_s = 0.5;
   targets.tpot_s = 0.05;
-  const std::vector<std::string> systems{"dgx-h100", "dgx-h200", "dgx-b200", "amd-mi300x-8gpu",
-                                         "gb200-nvl72-tray"};
-  int deployments = 0;
-  std::size_t candidates = 0;
+  const std::string model_name = argc > 2 ? argv[2] : "qwen3-30b-a3b";
+  const std::vector<std::string> systems = searched_systems(catalog, {"all"}).value();
+  CapacityInputs inputs{catalog,
+                        load_collective_model(data("perf/nccl-cost-model.yaml")).value(),
+                        load_inference_constants(data("perf/inference.yaml")).value(),
+                        load_serving_engine_defaults(data("perf/serving-engine.yaml")).value(),
+                        *find_model(presets, model_name),
+                        "fp8",
+                        1.0,
+                        128,
+                        128,
+                        {},
+                        {},
+                        4};
+  const auto candidates = candidates_on(inputs, systems).value();
+  const double load_before = load_average();
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = cpu_seconds();
-  std::vector<std::string> models{"llama3.1-70b", "qwen3-30b-a3b", "llama3.1-8b", "mixtral-8x7b",
-                                  "gpt-oss-20b"};
-  if (argc > 2) models.assign(argv + 2, argv + argc);
-  const double load_before = load_average();
-  for (const std::string& model_name : models) {
-    CapacityInputs inputs{catalog,
-                          load_collective_model(data("perf/nccl-cost-model.yaml")).value(),
-                          load_inference_constants(data("perf/inference.yaml")).value(),
-                          load_serving_engine_defaults(data("perf/serving-engine.yaml")).value(),
-                          *find_model(presets, model_name),
-                          "fp8",
-                          1.0,
-                          128,
-                          128,
-                          {},
-                          {},
-                          4};
-    std::vector<DeploymentCandidate> all;
-    for (const std::string& system : systems)
-      for (const auto& candidate : candidates_for(inputs, system)) all.push_back(candidate);
-    const auto t0 = std::chrono::steady_clock::now();
-    const CapacitySearch search = search_capacity(inputs, all, requests, targets, 4096, threads);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const CapacityRow& best = search.rows.front();
-    fmt::print("{:<14} {:>3} candidates {:>4} deployments {:6.1f} s  answer: {} {} x {} replicas ({} GPUs)\n",
-               model_name, all.size(), search.simulations, seconds, best.candidate.system,
-               layout_text(best.candidate), best.replicas, best.gpus);
-    deployments += search.simulations;
-    candidates += all.size();
-  }
+  const CapacitySearch search = search_capacity(inputs, candidates, requests, targets, 4096, threads);
+  const int deployments = search.simulations;
+  const CapacityRow& best = search.rows.front();
+  fmt::print("{} over {} systems: {} candidates, answer {} {} x {} replicas ({} GPUs)\n", model_name,
+             systems.size(), candidates.size(), best.candidate.system, layout_text(best.candidate), best.replicas,
+             best.gpus);
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double cpu = cpu_seconds() - cpu_start;
   // The target's time for this many deployments: 60 s per 200 (a larger search may take proportionally
@@ -117,7 +106,7 @@ int main(int argc, char** argv) {
       "capacity search on {} ({} requests), {} threads: {} deployments of {} candidates in {:.1f} s, "
       "{:.2f} s per deployment, {:.1f} s of CPU ({:.3f} s per deployment); ratio to the target (200 "
       "deployments in 60 s): {:.2f} ({}); load average {:.1f} before, {:.1f} after\n",
-      traffic, requests.size(), threads, deployments, candidates, total, total / std::max(1, deployments),
+      traffic, requests.size(), threads, deployments, candidates.size(), total, total / std::max(1, deployments),
       cpu, cpu / std::max(1, deployments), total / allowed,
       met                 ? "met"
       : deployments < 200 ? "MISSED: fewer than 200 deployments"

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "gputwin/export/serve_search_array.hpp"
 #include "gputwin/export/slurm_array.hpp"
 #include "gputwin/perf/training_sizing.hpp"
+#include "gputwin/plan/cluster_price.hpp"
 #include "gputwin/report/serve_report.hpp"
 #include "gputwin/serve/serve_scenario.hpp"
 #include "gputwin/serve/serving_power.hpp"
@@ -61,7 +63,19 @@ struct ServeOptions {
   std::string out;
   std::string merge_array;
   PowerOptions power;  // --power-cap or --clock-limit (one deployment only)
+  // --input-tokens / --output-tokens as given: a length or a distribution (serve/requests.hpp).
+  std::string input_lengths = "128";
+  std::string output_lengths = "128";
+  LengthDistribution input_distribution = LengthDistribution::fixed_at(128);
+  LengthDistribution output_distribution = LengthDistribution::fixed_at(128);
 };
+
+// --input-tokens / --output-tokens: N, uniform:LO,HI or lognormal:MEAN,CV.
+LengthDistribution parse_lengths(const std::string& option, const std::string& text) {
+  auto parsed = parse_length_distribution(text);
+  if (!parsed.ok()) throw UsageFailure{option + ": " + parsed.errors().front().message};
+  return parsed.value();
+}
 
 // "8192/1024": max_num_batched_tokens/max_num_seqs.
 BatchLimits parse_batch_limits(const std::string& text) {
@@ -144,7 +158,9 @@ std::optional<ServeTraffic> traffic_of(const ServeOptions& options) {
                    options.concurrency,
                    options.requests,
                    {options.rate, options.duration_s, options.gap_cv, d.input_tokens, d.output_tokens},
-                   options.seed};
+                   options.seed,
+                   options.input_distribution,
+                   options.output_distribution};
   auto traffic = make_traffic(spec);
   if (!traffic.ok()) {
     std::cerr << traffic.error_text();
@@ -239,12 +255,31 @@ DeploymentInputs deployment_of(const InferenceInputs& inputs) {
   return {inputs.hardware, inputs.collectives, inputs.constants, inputs.setup};
 }
 
+// --cluster: its accelerator priced at the cluster's own TCO per GPU-hour (plan's), when the cluster is
+// priced completely; else "no price" for it, said in the basis (never a guessed price).
+std::string price_cluster(const ServeOptions& options, const Catalog& catalog,
+                          std::map<std::string, Money>& prices) {
+  const std::string others = options.prices.empty() ? "" : "; others at " + options.prices;
+  const auto design = designed_spec(options.deployment.cluster, catalog);
+  if (!design) throw UsageFailure{"--cluster: " + options.deployment.cluster + " does not design"};
+  const auto price = gpu_hour_price_of(design->cluster, catalog, options.deployment.cluster);
+  if (!price.ok()) {
+    return "no price for the cluster's GPUs (its TCO is incomplete: " + price.errors().front().message + ")" +
+           others;
+  }
+  const GpuHourPrice& own = price.value();
+  prices[own.accelerator] = own.price;
+  return fmt::format("{} at {} per GPU-hour, the TCO of {} (a cluster of {} GPUs){}", own.accelerator,
+                     format_money(own.price), options.deployment.cluster, design->cluster.gpus, others);
+}
+
 int run_search(const ServeOptions& options, const InferenceInputs& inputs,
                const ServingEngineDefaults& engine, double engine_efficiency, const ServeTraffic& traffic,
                const LatencyTargets& targets) {
   const auto catalog = load_catalog(options.deployment.catalog);
   if (!catalog) return kInputError;
   SearchSpec spec;
+  std::string cost_basis;
   if (!options.prices.empty()) {
     auto prices = load_gpu_hour_prices(options.prices, *catalog);
     if (!prices.ok()) {
@@ -252,7 +287,15 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
       return kInputError;
     }
     spec.gpu_hour_prices = std::move(prices).value();
+    cost_basis = "GPU-hour prices of " + options.prices;
   }
+  if (!options.deployment.cluster.empty()) cost_basis = price_cluster(options, *catalog, spec.gpu_hour_prices);
+  auto density = load_rack_density(bundled_data_dir() + "/perf/sizing-racks.yaml", *catalog);
+  if (!density.ok()) {
+    std::cerr << density.error_text();
+    return kInputError;
+  }
+  spec.rack_density = std::move(density).value();
   spec.fixed_limits = limit_overrides(options);
   for (const std::string& limits : options.batch_limits)
     spec.batch_limits.push_back(parse_batch_limits(limits));
@@ -261,9 +304,13 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
   capacity.engine_efficiency = engine_efficiency;
   capacity.disaggregation = !options.disaggregate.empty();
   capacity.concurrency = options.concurrency;
-  const auto candidates =
-      candidates_on(capacity, options.systems.empty() ? std::vector<std::string>{options.deployment.system}
-                                                      : options.systems);
+  // --cluster alone: its own node system (the candidates run on that system's hardware, as on --system).
+  const std::string own = options.deployment.cluster.empty() ? options.deployment.system
+                                                             : inputs.hardware.system_id;
+  const auto systems =
+      searched_systems(*catalog, options.systems.empty() ? std::vector<std::string>{own} : options.systems);
+  if (!systems.ok()) throw UsageFailure{"--systems: " + systems.errors().front().message};
+  const auto candidates = candidates_on(capacity, systems.value());
   if (!candidates.ok()) throw UsageFailure{"--systems: " + candidates.errors().front().message};
   if (options.task >= 0) return run_search_task(options, capacity, candidates.value(), traffic, targets);
   if (!options.slurm_array.empty())
@@ -271,10 +318,10 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
   const int threads = options.threads > 0
                           ? options.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  return print_search(
-      options,
-      search_capacity(capacity, candidates.value(), traffic.requests, targets, options.max_gpus, threads),
-      inputs.setup.model.name, traffic.description, targets);
+  CapacitySearch search =
+      search_capacity(capacity, candidates.value(), traffic.requests, targets, options.max_gpus, threads);
+  search.cost_basis = cost_basis;
+  return print_search(options, search, inputs.setup.model.name, traffic.description, targets);
 }
 
 // The run's power and energy at the operating point (serve/serving_power.hpp).
@@ -393,7 +440,21 @@ int run_disaggregated(const ServeOptions& options, const InferenceInputs& inputs
   return write_report(options, report);
 }
 
-int run_serve(const ServeOptions& options) {
+// --search on --systems without --system or --cluster: the deployment's own inputs are loaded on the first
+// system searched (a rack-scale id resolved to its compute tray, "all" to the catalog's first GPU system).
+bool choose_search_system(ServeOptions& options) {
+  if (!options.search || !options.deployment.system.empty() || !options.deployment.cluster.empty()) return true;
+  const auto catalog = load_catalog(options.deployment.catalog);
+  if (!catalog) return false;
+  const auto systems = searched_systems(*catalog, options.systems);
+  if (!systems.ok()) throw UsageFailure{"--systems: " + systems.errors().front().message};
+  if (systems.value().empty()) throw UsageFailure{"--systems: no system with GPUs to search"};
+  options.deployment.system = systems.value().front();
+  return true;
+}
+
+int run_serve(ServeOptions options) {
+  if (!choose_search_system(options)) return kInputError;
   const auto loaded = load_inference_inputs(options.deployment, "perf serve");
   if (!loaded) return kInputError;
   std::optional<PowerContext> power;
@@ -483,6 +544,13 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
   auto* command = perf.add_subcommand(
       "serve", "simulate a serving deployment under traffic: latency percentiles, throughput, goodput");
   add_inference_model_options(*command, options->deployment);
+  // perf serve's lengths may be distributions: its own --input-tokens / --output-tokens replace the counts.
+  command->remove_option(command->get_option("--input-tokens"));
+  command->remove_option(command->get_option("--output-tokens"));
+  command->add_option("--input-tokens", options->input_lengths,
+                      "prompt length: N, uniform:LO,HI or lognormal:MEAN,CV, drawn per request (default 128)");
+  command->add_option("--output-tokens", options->output_lengths,
+                      "generated tokens: N, uniform:LO,HI or lognormal:MEAN,CV (default 128)");
   command
       ->add_option("--replicas", options->replicas,
                    "engine replicas behind a round-robin balancer (default 1)")
@@ -535,7 +603,10 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       "find the fewest GPUs (or the cheapest, with --prices) that meet --slo: every TP up to the "
       "scale-up domain (DP attention + EP for MoE, PP when one domain cannot hold the weights) on each "
       "of --systems, replicas by doubling and bisection, under each of --batch-limits");
-  command->add_option("--systems", options->systems, "--search: catalog systems to try (default: --system)")
+  command
+      ->add_option("--systems", options->systems,
+                   "--search: catalog systems to try, rack-scale ids (gb200-nvl72) too, or all (default: "
+                   "--system, the --cluster's node system, else all)")
       ->delimiter(',');
   command
       ->add_option("--max-gpus", options->max_gpus,
@@ -594,9 +665,9 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       exit_code = kUsageError;
       return;
     }
-    if (options->search && d.system.empty() && !options->systems.empty())
-      options->deployment.system = options->systems.front();
-    if (d.cluster.empty() && d.system.empty()) {
+    if (options->search && d.system.empty() && d.cluster.empty() && options->systems.empty())
+      options->systems = {"all"};
+    if (d.cluster.empty() && d.system.empty() && !(options->search && !options->systems.empty())) {
       std::cerr << "perf serve: give --cluster SPEC or --system ID\n";
       exit_code = kUsageError;
       return;
@@ -634,6 +705,17 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       return;
     }
     try {
+      options->input_distribution = parse_lengths("--input-tokens", options->input_lengths);
+      options->output_distribution = parse_lengths("--output-tokens", options->output_lengths);
+      if (!options->trace.empty() &&
+          (!options->input_distribution.is_fixed() || !options->output_distribution.is_fixed()))
+        throw UsageFailure{"--input-tokens/--output-tokens: a trace carries its own lengths: give no "
+                           "length distribution with --trace"};
+      // The deployment's own lengths (perf infer's fit check): the distributions' means.
+      options->deployment.input_tokens =
+          std::max(1, static_cast<int>(std::lround(options->input_distribution.mean())));
+      options->deployment.output_tokens =
+          std::max(1, static_cast<int>(std::lround(options->output_distribution.mean())));
       exit_code = run_serve(*options);
     } catch (const UsageFailure& failure) {
       std::cerr << "perf serve: " << failure.message << "\n";

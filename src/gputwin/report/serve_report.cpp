@@ -226,31 +226,64 @@ std::string serve_timeline_csv(const ServeReport& report) {
   return text;
 }
 
+namespace {
+
+// The answer in a buyer's words: what is bought and the latencies its requests see.
+std::string answer_text(const CapacityRow& row) {
+  const Purchase& b = row.bought;
+  const std::string racks = b.racks > 0 ? fmt::format(" in {} rack(s)", b.racks) : "";
+  const std::string units = row.unit.starts_with("rack")
+                                ? fmt::format("{} x {} ({} trays, {} GPUs)", b.racks, row.unit, b.nodes, b.gpus)
+                                : fmt::format("{} node(s) of {}{} ({} GPUs)", b.nodes, row.candidate.system,
+                                              racks, b.gpus);
+  std::string text = fmt::format("\nAnswer: {} on {}, {} replica(s) on {} GPUs; buy {}", row_layout_text(row),
+                                 row.candidate.system, row.replicas, row.gpus, units);
+  if (row.cost_per_hour)
+    text += fmt::format(", {:.2f}/h, {:.3f} per million output tokens", row.cost_per_hour->base(),
+                        row.cost_per_million_tokens);
+  text += fmt::format("\n  {:<6} {:>10} {:>10} {:>10} {:>10}   (ms)\n", "", "mean", "p50", "p90", "p99");
+  for (const auto& [name, stats] : {std::pair<const char*, const LatencyStats&>{"TTFT", row.summary.ttft_s},
+                                    {"TPOT", row.summary.tpot_s},
+                                    {"E2E", row.summary.e2e_s}})
+    text += fmt::format("  {:<6} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f}\n", name, stats.mean * 1e3,
+                        stats.p50 * 1e3, stats.p90 * 1e3, stats.p99 * 1e3);
+  return text;
+}
+
+}  // namespace
+
 std::string capacity_text(const CapacitySearch& search, const std::string& model, const std::string& traffic,
                           const LatencyTargets& targets) {
   std::string text =
       fmt::format("Capacity for {}: {}\nTargets {} for {:.0f} % of requests ({} simulations)\n\n", model,
                   traffic, targets_text(targets), targets.percentile * 100, search.simulations);
-  text += fmt::format("  {:<20} {:<22} {:>10} {:>8} {:>6} {:>10} {:>9} {:>9} {:>11} {:>9}  {}\n", "system",
-                      "layout", "limits", "replicas", "GPUs", "tok/s/GPU", "TTFT p90", "TPOT p90", "$/h",
-                      "$/Mtok", "");
+  if (!search.cost_basis.empty()) text += "Prices: " + search.cost_basis + "\n\n";
+  text += fmt::format("  {:<20} {:<22} {:>10} {:>8} {:>6} {:>6} {:>5} {:>6} {:>10} {:>9} {:>9} {:>11} {:>9}  {}\n",
+                      "system", "layout", "limits", "replicas", "GPUs", "nodes", "racks", "bought", "tok/s/GPU",
+                      "TTFT p90", "TPOT p90", "$/h", "$/Mtok", "");
   for (const CapacityRow& row : search.rows) {
     if (row.refused()) {
       text +=
           fmt::format("  {:<20} {:<22}  refused: {}\n", row.candidate.system, row_layout_text(row), row.why);
       continue;
     }
-    const std::string cost = row.cost_per_hour ? fmt::format("{:.2f}", row.cost_per_hour->base()) : "-";
+    const std::string cost = row.cost_per_hour ? fmt::format("{:.2f}", row.cost_per_hour->base())
+                             : row.meets          ? "no price"
+                                                  : "-";
     const std::string per_token =
         row.cost_per_hour ? fmt::format("{:.3f}", row.cost_per_million_tokens) : "-";
+    const auto count = [&](int n) { return row.meets && n > 0 ? std::to_string(n) : std::string("-"); };
     text += fmt::format(
-        "  {:<20} {:<22} {:>10} {:>8} {:>6} {:>10.0f} {:>7.0f}ms {:>7.1f}ms {:>11} {:>9}  {}\n",
+        "  {:<20} {:<22} {:>10} {:>8} {:>6} {:>6} {:>5} {:>6} {:>10.0f} {:>7.0f}ms {:>7.1f}ms {:>11} {:>9}  {}\n",
         row.candidate.system, row_layout_text(row),
-        fmt::format("{}/{}", row.limits.max_batched_tokens, row.limits.max_sequences),
-        row.meets ? std::to_string(row.replicas) : "-", row.meets ? std::to_string(row.gpus) : "-",
+        fmt::format("{}/{}", row.limits.max_batched_tokens, row.limits.max_sequences), count(row.replicas),
+        count(row.gpus), count(row.bought.nodes), count(row.bought.racks), count(row.bought.gpus),
         row.summary.output_tokens_per_s_per_gpu, row.summary.ttft_s.p90 * 1e3, row.summary.tpot_s.p90 * 1e3,
         cost, per_token, row.meets && row.why.empty() ? "<- answer" : row.why);
   }
+  text += "\nnodes, racks, bought: the whole units a deployment buys (its instances placed on scale-up domains, "
+          "none straddling one; a rack-scale system by the rack); $/h is on the GPUs bought; a node-bought "
+          "system's racks as perf size counts them (data/perf/sizing-racks.yaml)\n";
   text += "\nlimits: max_num_batched_tokens/max_num_seqs per engine (per data-parallel rank with DP)\n";
   if (std::any_of(search.rows.begin(), search.rows.end(),
                   [](const CapacityRow& row) { return row.candidate.disaggregated; }))
@@ -258,6 +291,7 @@ std::string capacity_text(const CapacitySearch& search, const std::string& model
         "P/D: prefill/decode disaggregation, instances of the layout in a prefill and a decode pool; P:D is "
         "the split of the fewest instances meeting the targets (of the most tried when none does), "
         "replicas counts the instances of both pools\n";
+  if (!search.rows.empty() && search.rows.front().meets) text += answer_text(search.rows.front());
   if (!search.fits_nowhere.empty()) text += "\n" + model + ": " + search.fits_nowhere + ".\n";
   if (search.rows.empty() || !search.rows.front().meets)
     text += "\nNo candidate meets the targets within the GPU limit.\n";
@@ -278,6 +312,10 @@ nlohmann::json capacity_row_json(const CapacityRow& row) {
           {"meets", row.meets},
           {"replicas", row.replicas},
           {"gpus", row.gpus},
+          {"unit", row.unit},
+          {"nodes", row.bought.nodes},
+          {"racks", row.bought.racks},
+          {"bought_gpus", row.bought.gpus},
           {"max_batched_tokens", row.limits.max_batched_tokens},
           {"max_sequences", row.limits.max_sequences},
           {"requests", row.summary.requests},
@@ -302,6 +340,7 @@ nlohmann::json capacity_json(const CapacitySearch& search, const std::string& mo
           {"traffic", traffic},
           {"targets_percentile", targets.percentile},
           {"simulations", search.simulations},
+          {"cost_basis", search.cost_basis},
           {"fits_nowhere", search.fits_nowhere},
           {"rows", rows}};
 }
@@ -309,7 +348,8 @@ nlohmann::json capacity_json(const CapacitySearch& search, const std::string& mo
 std::string capacity_csv(const CapacitySearch& search) {
   std::string text =
       "rank,system,layout,tp,dp_attention,pp,disaggregated,prefill_instances,decode_instances,accelerator,"
-      "meets,replicas,gpus,max_batched_tokens,max_sequences,output_tokens_per_s,output_tokens_per_s_per_gpu,"
+      "meets,replicas,gpus,nodes,racks,bought_gpus,max_batched_tokens,max_sequences,output_tokens_per_s,"
+      "output_tokens_per_s_per_gpu,"
       "ttft_p90_ms,tpot_p90_ms,e2e_p90_ms,cost_per_hour,cost_per_million_tokens,why\n";
   const auto quoted = [](const std::string& field) {
     std::string out = "\"";
@@ -320,11 +360,12 @@ std::string capacity_csv(const CapacitySearch& search) {
     const CapacityRow& row = search.rows[k];
     const ServeSummary& s = row.summary;
     text += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{}\n", k + 1,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{}\n",
+        k + 1,
         row.candidate.system, quoted(row_layout_text(row)), row.candidate.tp, row.candidate.ep,
         row.candidate.pp, row.candidate.disaggregated ? "true" : "false", row.prefill_instances,
         row.decode_instances, row.accelerator, row.meets ? "true" : "false", row.replicas, row.gpus,
-        row.limits.max_batched_tokens, row.limits.max_sequences, s.output_tokens_per_s,
+        row.bought.nodes, row.bought.racks, row.bought.gpus, row.limits.max_batched_tokens, row.limits.max_sequences, s.output_tokens_per_s,
         s.output_tokens_per_s_per_gpu, s.ttft_s.p90 * 1e3, s.tpot_s.p90 * 1e3, s.e2e_s.p90 * 1e3,
         row.cost_per_hour ? fmt::format("{:.4f}", row.cost_per_hour->base()) : "",
         row.cost_per_hour ? fmt::format("{:.4f}", row.cost_per_million_tokens) : "", quoted(row.why));
@@ -350,6 +391,10 @@ nlohmann::json capacity_task_json(const CapacityTask& task) {
           {"meets", row.meets},
           {"replicas", row.replicas},
           {"gpus", row.gpus},
+          {"unit", row.unit},
+          {"nodes", row.bought.nodes},
+          {"racks", row.bought.racks},
+          {"bought_gpus", row.bought.gpus},
           {"max_batched_tokens", row.limits.max_batched_tokens},
           {"max_sequences", row.limits.max_sequences},
           {"cost_per_hour", row.cost_per_hour ? nlohmann::json(row.cost_per_hour->base()) : nlohmann::json()},

@@ -182,10 +182,25 @@ class DisaggregatedBudgets {
 
 void price(CapacityRow& row, const std::map<std::string, Money>& prices) {
   const auto found = prices.find(row.accelerator);
-  if (found == prices.end() || row.gpus == 0) return;
-  row.cost_per_hour = Money::from_base(found->second.base() * row.gpus);
+  if (found == prices.end() || row.bought.gpus == 0) return;
+  row.cost_per_hour = Money::from_base(found->second.base() * row.bought.gpus);
   const double tokens_per_hour = row.summary.output_tokens_per_s * 3600;
   if (tokens_per_hour > 0) row.cost_per_million_tokens = row.cost_per_hour->base() / tokens_per_hour * 1e6;
+}
+
+// The instances of a meeting row, in placement order (a disaggregated row's prefill pool first).
+std::vector<int> instance_sizes(const CapacityRow& row) {
+  const DeploymentCandidate& c = row.candidate;
+  if (!c.disaggregated) return std::vector<int>(static_cast<std::size_t>(row.replicas), c.gpus());
+  std::vector<int> sizes(static_cast<std::size_t>(row.prefill_instances), c.gpus());
+  sizes.insert(sizes.end(), static_cast<std::size_t>(row.decode_instances), c.decode_instance_gpus());
+  return sizes;
+}
+
+void buy(CapacityRow& row, const PurchaseUnit& unit) {
+  row.unit = unit.by_rack ? (unit.rack_system.empty() ? std::string("rack") : "rack " + unit.rack_system)
+                          : std::string("node");
+  if (row.meets) row.bought = purchase_for(unit, instance_sizes(row));
 }
 
 InferenceSetup inference_setup(const CapacityInputs& inputs, const DeploymentCandidate& candidate) {
@@ -239,6 +254,53 @@ std::vector<DeploymentCandidate> layouts(const CapacityInputs& inputs, const std
 }
 
 }  // namespace
+
+PurchaseUnit purchase_unit_of(const Catalog& catalog, const System& system,
+                              const std::optional<RackDensity>& density) {
+  PurchaseUnit unit;
+  unit.gpus_per_node = std::max(1, system.accelerators);
+  unit.domain_gpus = std::max(unit.gpus_per_node, system.scale_up_domain);
+  unit.by_rack = unit.domain_gpus > unit.gpus_per_node;
+  if (unit.by_rack) {
+    for (const RackSystem& rack : catalog.all<RackSystem>())
+      if (rack.compute_tray == system.info.id) unit.rack_system = rack.info.id;
+    unit.nodes_per_rack = (unit.domain_gpus + unit.gpus_per_node - 1) / unit.gpus_per_node;
+    unit.rack_rule = fmt::format("one {}-GPU scale-up domain a rack", unit.domain_gpus);
+  } else if (density) {
+    const SystemsPerRack per_rack = systems_per_rack(catalog, *density, system);
+    unit.nodes_per_rack = per_rack.systems;
+    unit.rack_rule = per_rack.rule;
+  }
+  return unit;
+}
+
+Purchase purchase_for(const PurchaseUnit& unit, const std::vector<int>& instance_gpus) {
+  const int domain = unit.domain_gpus;
+  int domains = 0;  // domains opened so far
+  int room = 0;     // GPUs left in the last one
+  for (const int gpus : instance_gpus) {
+    if (gpus > domain) {  // a pipeline over whole domains of its own
+      domains += (gpus + domain - 1) / domain;
+      room = 0;
+    } else if (gpus > room) {
+      ++domains;
+      room = domain - gpus;
+    } else {
+      room -= gpus;
+    }
+  }
+  Purchase bought;
+  if (unit.by_rack) {
+    bought.racks = domains;
+    bought.nodes = domains * unit.nodes_per_rack;
+    bought.gpus = domains * domain;
+  } else {
+    bought.nodes = domains * (domain / unit.gpus_per_node);
+    bought.gpus = bought.nodes * unit.gpus_per_node;
+    if (unit.nodes_per_rack > 0) bought.racks = (bought.nodes + unit.nodes_per_rack - 1) / unit.nodes_per_rack;
+  }
+  return bought;
+}
 
 std::string layout_text(const DeploymentCandidate& candidate) {
   std::string text = candidate.decode_pool_tp() == candidate.tp
@@ -398,6 +460,7 @@ CapacityRow search_candidate(const CapacityInputs& inputs, const DeploymentCandi
   if (!row.meets)
     row.why = fmt::format("misses the targets even on {} GPUs: {}", cap * widest,
                           binding_target(row.summary, targets));
+  buy(row, purchase_unit_of(inputs.catalog, *system, inputs.rack_density));
   price(row, inputs.gpu_hour_prices);
   return row;
 }
@@ -414,6 +477,7 @@ CapacitySearch rank_capacity_rows(std::vector<CapacityRow> rows, int simulations
     if (!a.meets) return false;
     if (all_priced && a.cost_per_hour->base() != b.cost_per_hour->base())
       return a.cost_per_hour->base() < b.cost_per_hour->base();
+    if (a.bought.gpus != b.bought.gpus) return a.bought.gpus < b.bought.gpus;
     return a.gpus < b.gpus;
   });
   if (!search.rows.empty() && search.rows.front().meets) {
@@ -421,9 +485,16 @@ CapacitySearch rank_capacity_rows(std::vector<CapacityRow> rows, int simulations
     for (std::size_t k = 1; k < search.rows.size(); ++k) {
       CapacityRow& row = search.rows[k];
       if (!row.meets) continue;
-      row.why = all_priced ? fmt::format("costs {:.2f}/h more",
-                                         row.cost_per_hour->base() - best.cost_per_hour->base())
-                           : fmt::format("needs {} GPUs more", row.gpus - best.gpus);
+      const double dearer = all_priced ? row.cost_per_hour->base() - best.cost_per_hour->base() : 0;
+      const std::string same = all_priced ? "costs as much" : "buys as many GPUs";
+      if (dearer != 0)
+        row.why = fmt::format("costs {:.2f}/h more", dearer);
+      else if (!all_priced && row.bought.gpus != best.bought.gpus)
+        row.why = fmt::format("buys {} GPUs more", row.bought.gpus - best.bought.gpus);
+      else if (row.gpus != best.gpus)
+        row.why = fmt::format("{}, uses {} GPUs more", same, row.gpus - best.gpus);
+      else
+        row.why = same + " on as many GPUs (ranked after it in candidate order)";
     }
   }
   // Every candidate refused for memory: the least memory per GPU any of them would need.

@@ -25,6 +25,7 @@
 #include "gputwin/catalog/catalog.hpp"
 #include "gputwin/core/units.hpp"
 #include "gputwin/perf/inference.hpp"
+#include "gputwin/perf/training_sizing.hpp"
 #include "gputwin/serve/serving.hpp"
 
 namespace gputwin {
@@ -64,7 +65,36 @@ struct CapacityInputs {
   // arrival times ignored), shared over the replicas or fed by a disaggregated deployment's decode pool.
   // 0 = open loop (the requests arrive at their times).
   int concurrency = 0;
+  // How many nodes of a system share a rack (data/perf/sizing-racks.yaml, as perf size counts racks); empty:
+  // racks of node-bought systems are not counted (a rack-scale system is bought by the rack regardless).
+  std::optional<RackDensity> rack_density{};
 };
+
+// How a system is bought: by the node, or, for a compute tray whose scale-up domain spans several trays (a
+// GB200 NVL72 tray), by the rack that holds the domain (18 trays, 72 GPUs).
+struct PurchaseUnit {
+  int gpus_per_node = 1;
+  int domain_gpus = 1;      // the scale-up domain: the node, or the rack of a rack-scale system
+  bool by_rack = false;     // the domain spans nodes: whole racks are bought
+  std::string rack_system;  // by_rack: the catalog rack system whose compute tray this is (empty if none)
+  int nodes_per_rack = 0;   // 0 = not counted (no rack density); by_rack: the domain's trays
+  std::string rack_rule;    // how nodes_per_rack was found
+  [[nodiscard]] int gpus() const { return by_rack ? domain_gpus : gpus_per_node; }
+};
+
+[[nodiscard]] PurchaseUnit purchase_unit_of(const Catalog& catalog, const System& system,
+                                            const std::optional<RackDensity>& density);
+
+// What a deployment buys: its instances placed one after another on scale-up domains (none straddling one,
+// an instance wider than a domain on whole domains of its own), then rounded up to whole nodes, or whole
+// racks for a rack-scale system. racks 0 = not counted.
+struct Purchase {
+  int nodes = 0;
+  int racks = 0;
+  int gpus = 0;  // the GPUs of the whole units bought
+};
+
+[[nodiscard]] Purchase purchase_for(const PurchaseUnit& unit, const std::vector<int>& instance_gpus);
 
 struct DeploymentCandidate {
   std::string system;
@@ -97,9 +127,13 @@ struct CapacityRow {
   int prefill_instances = 0;
   int decode_instances = 0;
   bool meets = false;
+  // Whole units bought for `gpus` (when it meets the targets): nodes, racks and their GPUs; the price is on
+  // bought_gpus.
+  Purchase bought{};
+  std::string unit;                    // "node", or "rack gb200-nvl72"
   BatchLimits limits;                  // the engine limits of the answer (or of the largest run tried)
   ServeSummary summary;                // at `replicas` (at the largest tried when it does not meet them)
-  std::optional<Money> cost_per_hour;  // GPUs x the accelerator's GPU-hour price, when priced
+  std::optional<Money> cost_per_hour;  // bought GPUs x the accelerator's GPU-hour price, when priced
   double cost_per_million_tokens = 0;  // cost per hour / output tokens per hour, when priced
   double memory_needed_bytes =
       0;            // refused for memory: what one GPU would need to hold weights and 1 sequence
@@ -112,6 +146,7 @@ struct CapacitySearch {
   int simulations = 0;
   // When no candidate's weights fit: the smallest GPU memory that would hold them, and on which layout.
   std::string fits_nowhere;
+  std::string cost_basis;  // where the GPU-hour prices come from, in words; empty: no prices
 };
 
 // "TP 4, P:D 1:3" for a disaggregated row with its split, else layout_text.
@@ -138,7 +173,8 @@ struct CapacitySearch {
                                            const std::vector<ServeRequest>& requests,
                                            const LatencyTargets& targets, int max_gpus, int& simulations);
 
-// Rows in candidate order -> the answer first, the other meeting rows with what they cost more, the rest.
+// Rows in candidate order -> the answer first (the cheapest on the GPUs bought when every meeting row is
+// priced, else the fewest GPUs bought, then used), the other meeting rows with what they cost more, the rest.
 [[nodiscard]] CapacitySearch rank_capacity_rows(std::vector<CapacityRow> rows, int simulations);
 
 // Every candidate on up to `threads` threads (at least 1), ranked.

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "gputwin/catalog/catalog_test_support.hpp"
+#include "gputwin/core/data_dir.hpp"
 #include "gputwin/serve/disaggregated.hpp"
 #include "gputwin/serve/requests.hpp"
 #include "gputwin/serve/serve_test_support.hpp"
@@ -58,12 +59,80 @@ TEST(CapacitySearch, PricesRankTheAnswersAndGiveCostPerMillionTokens) {
       search_capacity(inputs, {{"dgx-h100", 2}, {"dgx-h100", 1}}, requests, latency_targets(0.5, 0.05), 64);
   ASSERT_TRUE(search.rows.front().meets);
   ASSERT_TRUE(search.rows.front().cost_per_hour.has_value());
-  EXPECT_DOUBLE_EQ(search.rows.front().cost_per_hour->base(), 2.5 * search.rows.front().gpus);
+  // Priced on the GPUs bought: a TP-1 or TP-2 answer still buys a whole 8-GPU node.
+  EXPECT_EQ(search.rows.front().bought.gpus, 8);
+  EXPECT_DOUBLE_EQ(search.rows.front().cost_per_hour->base(), 2.5 * 8);
   EXPECT_GT(search.rows.front().cost_per_million_tokens, 0);
   if (search.rows[1].meets) {
     EXPECT_LE(search.rows.front().cost_per_hour->base(), search.rows[1].cost_per_hour->base());
     EXPECT_NE(search.rows[1].why.find("more"), std::string::npos) << search.rows[1].why;
   }
+}
+
+// Hand-worked: instances fill scale-up domains one after another, none straddling one, then whole units are
+// bought: nodes of an 8-GPU box, racks of the NVL72 (its 72-GPU NVLink domain, 18 trays).
+TEST(CapacityPurchase, InstancesRoundUpToWholeNodesOrRacks) {
+  const Catalog& catalog = testing::bundled_catalog();
+  const PurchaseUnit box = purchase_unit_of(catalog, catalog.get<System>("dgx-h100"), std::nullopt);
+  EXPECT_FALSE(box.by_rack);
+  const Purchase three = purchase_for(box, {1, 1, 1});
+  EXPECT_EQ(three.nodes, 1);
+  EXPECT_EQ(three.gpus, 8);
+  EXPECT_EQ(three.racks, 0) << "racks of a node-bought system are not counted without a rack density";
+  const Purchase pipelines = purchase_for(box, {16, 16});  // two TP 8 x PP 2 replicas: two nodes each
+  EXPECT_EQ(pipelines.nodes, 4);
+  EXPECT_EQ(pipelines.gpus, 32);
+  const Purchase tp4 = purchase_for(box, {4, 4, 4});  // 12 GPUs: two per node, so two nodes
+  EXPECT_EQ(tp4.nodes, 2);
+  EXPECT_EQ(tp4.gpus, 16);
+
+  const PurchaseUnit nvl72 = purchase_unit_of(catalog, catalog.get<System>("gb200-nvl72-tray"), std::nullopt);
+  EXPECT_TRUE(nvl72.by_rack);
+  EXPECT_EQ(nvl72.rack_system, "gb200-nvl72");
+  EXPECT_EQ(nvl72.gpus(), 72);
+  const Purchase rack = purchase_for(nvl72, {1, 1, 1});
+  EXPECT_EQ(rack.racks, 1);
+  EXPECT_EQ(rack.nodes, 18);
+  EXPECT_EQ(rack.gpus, 72);
+  // 3 x 40 GPUs = 120 would fit 2 racks by count, but an instance does not straddle a domain: 3 racks.
+  const Purchase wide = purchase_for(nvl72, {40, 40, 40});
+  EXPECT_EQ(wide.racks, 3);
+  EXPECT_EQ(wide.gpus, 216);
+}
+
+// With the rack density perf size uses (data/perf/sizing-racks.yaml), node-bought systems count racks too.
+TEST(CapacityPurchase, NodesShareRacksAsPerfSizeCountsThem) {
+  const Catalog& catalog = testing::bundled_catalog();
+  const auto density = load_rack_density(bundled_data_dir() + "/perf/sizing-racks.yaml", catalog);
+  ASSERT_TRUE(density.ok()) << density.error_text();
+  const System& h100 = catalog.get<System>("dgx-h100");
+  const PurchaseUnit box = purchase_unit_of(catalog, h100, density.value());
+  const int per_rack = systems_per_rack(catalog, density.value(), h100).systems;
+  ASSERT_GT(per_rack, 0);
+  EXPECT_EQ(box.nodes_per_rack, per_rack);
+  std::vector<int> instances(static_cast<std::size_t>(per_rack + 1), 8);  // one node more than a rack holds
+  const Purchase bought = purchase_for(box, instances);
+  EXPECT_EQ(bought.nodes, per_rack + 1);
+  EXPECT_EQ(bought.racks, 2);
+}
+
+// Unpriced, the rows rank by the GPUs bought: 16 GPUs used of a 72-GPU rack lose to 32 GPUs in 4 nodes.
+TEST(CapacityPurchase, UnpricedRowsRankByTheGpusBought) {
+  CapacityRow rack_row;
+  rack_row.candidate = {"gb200-nvl72-tray", 8};
+  rack_row.meets = true;
+  rack_row.replicas = 2;
+  rack_row.gpus = 16;
+  rack_row.bought = {18, 1, 72};
+  CapacityRow box_row;
+  box_row.candidate = {"dgx-h100", 8, 1, 2};
+  box_row.meets = true;
+  box_row.replicas = 2;
+  box_row.gpus = 32;
+  box_row.bought = {4, 0, 32};
+  const CapacitySearch search = rank_capacity_rows({rack_row, box_row}, 2);
+  EXPECT_EQ(search.rows.front().candidate.system, "dgx-h100");
+  EXPECT_EQ(search.rows.back().why, "buys 40 GPUs more");
 }
 
 TEST(CapacitySearch, CandidatesAreTheTpSizesUpToTheDomainThatDivideTheHeads) {
@@ -332,7 +401,9 @@ TEST(CapacitySearch, DisaggregatedRowsRankWithTheOthersAndReadBackTheirSplit) {
   const CapacityRow& pools = search.rows.back();
   EXPECT_TRUE(pools.candidate.disaggregated);
   EXPECT_GE(pools.gpus, 2);
-  EXPECT_EQ(pools.why, fmt::format("costs {:.2f}/h more", 2.5 * (pools.gpus - search.rows.front().gpus)));
+  // Both buy one 8-GPU node: the same price, so the fewer GPUs used rank first.
+  EXPECT_EQ(pools.bought.gpus, 8);
+  EXPECT_EQ(pools.why, fmt::format("costs as much, uses {} GPUs more", pools.gpus - 1));
   ASSERT_TRUE(pools.cost_per_hour.has_value());
   EXPECT_NEAR(pools.cost_per_million_tokens,
               pools.cost_per_hour->base() / (pools.summary.output_tokens_per_s * 3600) * 1e6, 1e-9);

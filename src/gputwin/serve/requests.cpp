@@ -1,5 +1,8 @@
 #include "gputwin/serve/requests.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <numbers>
@@ -93,6 +96,99 @@ std::vector<ServeRequest> generate_arrivals(const ArrivalProcess& process, std::
   for (double t = next_gap(random, process); t < process.duration_s; t += next_gap(random, process))
     requests.push_back({t, process.input_tokens, process.output_tokens});
   return requests;
+}
+
+double LengthDistribution::mean() const {
+  return shape == Shape::uniform ? (first + second) / 2 : first;
+}
+
+std::string LengthDistribution::text() const {
+  switch (shape) {
+    case Shape::uniform:
+      return fmt::format("uniform {:g}..{:g}", first, second);
+    case Shape::lognormal:
+      return fmt::format("lognormal (mean {:g}, CV {:g})", first, second);
+    case Shape::fixed:
+      break;
+  }
+  return fmt::format("{:g}", first);
+}
+
+Result<LengthDistribution> parse_length_distribution(const std::string& text) {
+  const auto refuse = [&](const std::string& why) {
+    InputError error;
+    error.message = "'" + text + "' " + why +
+                    " (a length is N, uniform:LO,HI or lognormal:MEAN,CV, e.g. lognormal:1024,0.5)";
+    return error;
+  };
+  const auto whole = [](std::string_view digits) -> std::optional<int> {
+    const auto count = parse_count(digits);
+    if (!count || *count < 1) return std::nullopt;
+    return count;
+  };
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) {
+    const auto tokens = whole(text);
+    if (!tokens) return refuse("is not a whole number of at least 1 token");
+    return LengthDistribution::fixed_at(*tokens);
+  }
+  const std::string shape = text.substr(0, colon);
+  const std::string values = text.substr(colon + 1);
+  const auto comma = values.find(',');
+  if (comma == std::string::npos || values.find(',', comma + 1) != std::string::npos)
+    return refuse("needs two values after the colon, separated by a comma");
+  const std::string a = values.substr(0, comma), b = values.substr(comma + 1);
+  if (shape == "uniform") {
+    const auto low = whole(a), high = whole(b);
+    if (!low || !high) return refuse("needs whole numbers of at least 1 token");
+    if (*low > *high) return refuse("has LO above HI");
+    return LengthDistribution{LengthDistribution::Shape::uniform, static_cast<double>(*low),
+                              static_cast<double>(*high)};
+  }
+  if (shape == "lognormal") {
+    const auto number = [](const std::string& digits) -> std::optional<double> {
+      double value = 0;
+      const auto [end, problem] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      if (problem != std::errc() || end != digits.data() + digits.size() || !std::isfinite(value))
+        return std::nullopt;
+      return value;
+    };
+    const auto mean = number(a), cv = number(b);
+    if (!mean || !cv) return refuse("needs numbers for MEAN and CV");
+    if (*mean < 1) return refuse("needs a MEAN of at least 1 token");
+    if (*cv <= 0) return refuse("needs a CV above 0 (a fixed length is just N)");
+    return LengthDistribution{LengthDistribution::Shape::lognormal, *mean, *cv};
+  }
+  return refuse("names no known distribution '" + shape + "'");
+}
+
+int draw_length(const LengthDistribution& distribution, Random& random) {
+  using Shape = LengthDistribution::Shape;
+  switch (distribution.shape) {
+    case Shape::uniform: {
+      const auto span = static_cast<std::uint64_t>(distribution.second - distribution.first) + 1;
+      return static_cast<int>(distribution.first) + static_cast<int>(random.below(span));
+    }
+    case Shape::lognormal: {
+      const double sigma2 = std::log1p(distribution.second * distribution.second);
+      const double mu = std::log(distribution.first) - sigma2 / 2;
+      const double draw = std::exp(mu + std::sqrt(sigma2) * standard_normal(random));
+      return static_cast<int>(std::clamp(std::round(draw), 1.0, 1e9));
+    }
+    case Shape::fixed:
+      break;
+  }
+  return static_cast<int>(distribution.first);
+}
+
+void draw_lengths(std::vector<ServeRequest>& requests, const LengthDistribution& input,
+                  const LengthDistribution& output, std::uint64_t seed) {
+  // A stream apart from the arrivals' (seeded with `seed` itself): the golden-ratio constant splits them.
+  Random random(seed ^ 0x9e3779b97f4a7c15ULL);
+  for (ServeRequest& request : requests) {
+    request.input_tokens = draw_length(input, random);
+    request.output_tokens = draw_length(output, random);
+  }
 }
 
 Result<std::vector<ServeRequest>> parse_request_trace(const std::string& text, const std::string& name) {

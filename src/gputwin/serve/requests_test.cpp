@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -25,6 +26,80 @@ TEST(ServeArrivals, PoissonHasTheRateAndUnitVariation) {
   EXPECT_NEAR(requests.size() / 2000.0, 20.0, 0.5);
   EXPECT_NEAR(gap_cv(requests), 1.0, 0.03);
   EXPECT_EQ(requests, generate_arrivals({.rate_per_s = 20, .duration_s = 2000}, 7)) << "deterministic";
+}
+
+// The draws' mean within 1 % of the stated MEAN over 100,000 draws (the standard error is 0.16 % at CV 0.5), and
+// their coefficient of variation within 3 % of CV; the same seed gives the same draws, another seed others.
+TEST(ServeLengths, LognormalDrawsHaveTheStatedMeanAndVariation) {
+  const auto lognormal = parse_length_distribution("lognormal:1024,0.5");
+  ASSERT_TRUE(lognormal.ok()) << lognormal.error_text();
+  EXPECT_EQ(lognormal.value().text(), "lognormal (mean 1024, CV 0.5)");
+  std::vector<ServeRequest> requests(100000);
+  draw_lengths(requests, lognormal.value(), LengthDistribution::fixed_at(64), 5);
+  double sum = 0, sum2 = 0;
+  for (const ServeRequest& r : requests) {
+    ASSERT_GE(r.input_tokens, 1);
+    EXPECT_EQ(r.output_tokens, 64);
+    sum += r.input_tokens;
+    sum2 += static_cast<double>(r.input_tokens) * r.input_tokens;
+  }
+  const double n = static_cast<double>(requests.size());
+  const double mean = sum / n;
+  EXPECT_NEAR(mean, 1024, 10.24);
+  EXPECT_NEAR(std::sqrt(sum2 / n - mean * mean) / mean, 0.5, 0.015);
+
+  std::vector<ServeRequest> again(100000), other(100000);
+  draw_lengths(again, lognormal.value(), LengthDistribution::fixed_at(64), 5);
+  draw_lengths(other, lognormal.value(), LengthDistribution::fixed_at(64), 6);
+  EXPECT_EQ(requests, again) << "deterministic for a seed";
+  EXPECT_NE(requests, other);
+}
+
+// uniform:LO,HI: every whole number of the range, its mean (LO + HI) / 2 within 1 %; both ends drawn.
+TEST(ServeLengths, UniformDrawsCoverTheRangeWithItsMean) {
+  const auto uniform = parse_length_distribution("uniform:10,20");
+  ASSERT_TRUE(uniform.ok()) << uniform.error_text();
+  EXPECT_DOUBLE_EQ(uniform.value().mean(), 15);
+  std::vector<ServeRequest> requests(20000);
+  draw_lengths(requests, LengthDistribution::fixed_at(7), uniform.value(), 3);
+  double sum = 0;
+  int least = 1000, most = 0;
+  for (const ServeRequest& r : requests) {
+    EXPECT_EQ(r.input_tokens, 7);
+    least = std::min(least, r.output_tokens);
+    most = std::max(most, r.output_tokens);
+    sum += r.output_tokens;
+  }
+  EXPECT_EQ(least, 10);
+  EXPECT_EQ(most, 20);
+  EXPECT_NEAR(sum / 20000, 15, 0.15);
+}
+
+// The arrival times do not move when the lengths are drawn (the lengths have a stream of their own).
+TEST(ServeLengths, DrawnLengthsKeepTheArrivalTimes) {
+  const ArrivalProcess poisson{.rate_per_s = 10, .duration_s = 100};
+  auto drawn = generate_arrivals(poisson, 9);
+  draw_lengths(drawn, parse_length_distribution("uniform:1,4096").value(),
+               parse_length_distribution("lognormal:200,1").value(), 9);
+  const auto fixed = generate_arrivals(poisson, 9);
+  ASSERT_EQ(drawn.size(), fixed.size());
+  for (std::size_t k = 0; k < drawn.size(); ++k) EXPECT_EQ(drawn[k].arrival_s, fixed[k].arrival_s) << k;
+}
+
+TEST(ServeLengths, BadDistributionTextSaysWhatIsWrong) {
+  const auto message = [](const std::string& text) {
+    const auto parsed = parse_length_distribution(text);
+    return parsed.ok() ? std::string("accepted") : parsed.errors().front().message;
+  };
+  EXPECT_NE(message("lognormal:1024").find("needs two values"), std::string::npos) << message("lognormal:1024");
+  EXPECT_NE(message("uniform:20,10").find("LO above HI"), std::string::npos);
+  EXPECT_NE(message("uniform:0,10").find("whole numbers of at least 1"), std::string::npos);
+  EXPECT_NE(message("lognormal:1024,0").find("CV above 0"), std::string::npos);
+  EXPECT_NE(message("lognormal:abc,0.5").find("needs numbers"), std::string::npos);
+  EXPECT_NE(message("gamma:2,3").find("no known distribution 'gamma'"), std::string::npos);
+  EXPECT_NE(message("0").find("at least 1 token"), std::string::npos);
+  EXPECT_NE(message("12x").find("'12x'"), std::string::npos);
+  EXPECT_EQ(parse_length_distribution("2048").value().text(), "2048");
 }
 
 TEST(ServeArrivals, BurstyArrivalsKeepTheRateWithTheStatedVariation) {

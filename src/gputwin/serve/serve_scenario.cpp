@@ -8,8 +8,35 @@
 
 namespace gputwin {
 
+namespace {
+
+bool drawn(const TrafficSpec& spec) {
+  return !spec.input_lengths.is_fixed() || !spec.output_lengths.is_fixed();
+}
+
+// "2048 in / 256 out tokens", or the distributions drawn from.
+std::string lengths_text(const TrafficSpec& spec) {
+  if (!drawn(spec))
+    return fmt::format("{} in / {} out tokens", spec.arrivals.input_tokens, spec.arrivals.output_tokens);
+  return fmt::format("input tokens {}, output tokens {} (lengths seed {})", spec.input_lengths.text(),
+                     spec.output_lengths.text(), spec.seed);
+}
+
+ServeTraffic with_drawn_lengths(ServeTraffic traffic, const TrafficSpec& spec) {
+  if (drawn(spec)) draw_lengths(traffic.requests, spec.input_lengths, spec.output_lengths, spec.seed);
+  return traffic;
+}
+
+}  // namespace
+
 Result<ServeTraffic> make_traffic(const TrafficSpec& spec) {
   const ArrivalProcess& arrivals = spec.arrivals;
+  if (!spec.trace.empty() && drawn(spec)) {
+    InputError error;
+    error.field = "input-tokens";
+    error.message = "a trace carries its own lengths: give no length distribution with --trace";
+    return error;
+  }
   if (!spec.trace.empty()) {
     auto trace = read_request_trace(spec.trace);
     if (!trace.ok()) return trace.errors();
@@ -22,16 +49,19 @@ Result<ServeTraffic> make_traffic(const TrafficSpec& spec) {
   }
   if (spec.concurrency > 0) {
     const int count = spec.requests > 0 ? spec.requests : 10 * spec.concurrency;
-    return ServeTraffic{std::vector<ServeRequest>(static_cast<std::size_t>(count),
-                                                  {0.0, arrivals.input_tokens, arrivals.output_tokens}),
-                        fmt::format("closed loop: {} clients, {} requests of {} in / {} out tokens",
-                                    spec.concurrency, count, arrivals.input_tokens, arrivals.output_tokens)};
+    return with_drawn_lengths(
+        ServeTraffic{std::vector<ServeRequest>(static_cast<std::size_t>(count),
+                                               {0.0, arrivals.input_tokens, arrivals.output_tokens}),
+                     fmt::format("closed loop: {} clients, {} requests of {}", spec.concurrency, count,
+                                 lengths_text(spec))},
+        spec);
   }
-  return ServeTraffic{
-      generate_arrivals(arrivals, spec.seed),
-      fmt::format("{} at {:g} req/s for {:g} s (gap CV {:g}, seed {}), {} in / {} out tokens",
-                  arrivals.gap_cv == 1 ? "Poisson" : "bursty", arrivals.rate_per_s, arrivals.duration_s,
-                  arrivals.gap_cv, spec.seed, arrivals.input_tokens, arrivals.output_tokens)};
+  return with_drawn_lengths(
+      ServeTraffic{generate_arrivals(arrivals, spec.seed),
+                   fmt::format("{} at {:g} req/s for {:g} s (gap CV {:g}, seed {}), {}",
+                               arrivals.gap_cv == 1 ? "Poisson" : "bursty", arrivals.rate_per_s,
+                               arrivals.duration_s, arrivals.gap_cv, spec.seed, lengths_text(spec))},
+      spec);
 }
 
 EngineLimits engine_limits_with(const ServingEngineDefaults& defaults, const Accelerator& gpu,
@@ -118,6 +148,7 @@ CapacityInputs capacity_inputs(const Catalog& catalog, const DeploymentInputs& i
                           search.gpu_hour_prices,
                           {},
                           search.max_domains};
+  capacity.rack_density = search.rack_density;
   const EngineLimitOverrides& fixed = search.fixed_limits;
   if (fixed.max_batched_tokens > 0 || fixed.max_sequences > 0) {  // fixed limits: not searched
     const EngineLimits own = engine_limits_for(defaults, inputs.hardware.accelerator, 0);
@@ -127,6 +158,35 @@ CapacityInputs capacity_inputs(const Catalog& catalog, const DeploymentInputs& i
   }
   for (const BatchLimits& limits : search.batch_limits) capacity.batch_limits.push_back(limits);
   return capacity;
+}
+
+Result<std::vector<std::string>> searched_systems(const Catalog& catalog,
+                                                  const std::vector<std::string>& names) {
+  std::vector<std::string> systems;
+  const auto refuse = [](const std::string& message) {
+    InputError error;
+    error.field = "systems";
+    error.message = message;
+    return error;
+  };
+  for (const std::string& name : names) {
+    if (name == "all") {
+      for (const System& system : catalog.all<System>())
+        if (system.accelerators > 0) systems.push_back(system.info.id);
+    } else if (const RackSystem* rack = catalog.find<RackSystem>(name); rack != nullptr) {
+      systems.push_back(rack->compute_tray);
+    } else if (const System* system = catalog.find<System>(name); system == nullptr) {
+      return refuse("no system '" + name + "' in the catalog (a system or rack-scale system id, or all)");
+    } else if (system->accelerators == 0) {
+      return refuse("system '" + name + "' has no GPUs");
+    } else {
+      systems.push_back(name);
+    }
+  }
+  std::vector<std::string> unique;  // each once, in the order given
+  for (const std::string& system : systems)
+    if (std::find(unique.begin(), unique.end(), system) == unique.end()) unique.push_back(system);
+  return unique;
 }
 
 Result<std::vector<DeploymentCandidate>> candidates_on(const CapacityInputs& inputs,

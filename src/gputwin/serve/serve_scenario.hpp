@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,10 @@ struct TrafficSpec {
   int requests = 0;
   ArrivalProcess arrivals;
   std::uint64_t seed = 1;
+  // Generated and closed-loop requests: lengths drawn from these instead of the arrivals' fixed ones when
+  // either is not fixed (draw_lengths, its own random stream for `seed`). Refused with a trace.
+  LengthDistribution input_lengths = LengthDistribution::fixed_at(128);
+  LengthDistribution output_lengths = LengthDistribution::fixed_at(128);
 };
 
 [[nodiscard]] Result<ServeTraffic> make_traffic(const TrafficSpec& spec);
@@ -116,10 +121,17 @@ struct SearchSpec {
   EngineLimitOverrides fixed_limits;  // max_batched_tokens / max_sequences set: the one pair searched
   std::vector<BatchLimits> batch_limits;
   int max_domains = 4;
+  std::optional<RackDensity> rack_density{};  // nodes per rack, for the racks each answer buys
 };
 
 [[nodiscard]] CapacityInputs capacity_inputs(const Catalog& catalog, const DeploymentInputs& inputs,
                                              const ServingEngineDefaults& defaults, const SearchSpec& search);
+
+// The catalog systems a search tries, from --systems as given: "all" = every system with GPUs, in the
+// catalog's order; a rack-scale system's id (gb200-nvl72) = its compute tray, the system the models run on
+// (the row's unit is the rack). An error names a system the catalog lacks or one without GPUs.
+[[nodiscard]] Result<std::vector<std::string>> searched_systems(const Catalog& catalog,
+                                                                const std::vector<std::string>& names);
 
 // Every candidate on each system, in the systems' order; an error naming a system the catalog lacks.
 [[nodiscard]] Result<std::vector<DeploymentCandidate>> candidates_on(const CapacityInputs& inputs,

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "gputwin/catalog/catalog_test_support.hpp"
 #include "gputwin/core/data_dir.hpp"
 #include "gputwin/serve/serve_test_support.hpp"
@@ -109,6 +111,53 @@ TEST(ServeScenario, TheSearchTakesFixedLimitsThenTheListedOnesAndRefusesUnknownS
   const auto unknown = candidates_on(capacity, {"dgx-h100", "no-such-box"});
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error_text().find("no system 'no-such-box'"), std::string::npos) << unknown.error_text();
+}
+
+// --systems: "all" is every catalog system with GPUs, a rack-scale id its compute tray, each once.
+TEST(ServeScenario, SearchedSystemsTakeAllAndRackScaleIds) {
+  const Catalog& catalog = testing::bundled_catalog();
+  const auto all = searched_systems(catalog, {"all"});
+  ASSERT_TRUE(all.ok()) << all.error_text();
+  int with_gpus = 0;
+  for (const System& system : catalog.all<System>()) with_gpus += system.accelerators > 0 ? 1 : 0;
+  EXPECT_EQ(static_cast<int>(all.value().size()), with_gpus);
+  EXPECT_NE(std::find(all.value().begin(), all.value().end(), "gb200-nvl72-tray"), all.value().end());
+  EXPECT_EQ(std::find(all.value().begin(), all.value().end(), "mgmt-server-2s"), all.value().end());
+  const auto rack = searched_systems(catalog, {"gb200-nvl72", "dgx-h100", "gb200-nvl72-tray"});
+  ASSERT_TRUE(rack.ok());
+  EXPECT_EQ(rack.value(), (std::vector<std::string>{"gb200-nvl72-tray", "dgx-h100"}));
+  const auto cpu = searched_systems(catalog, {"mgmt-server-2s"});
+  ASSERT_FALSE(cpu.ok());
+  EXPECT_NE(cpu.error_text().find("has no GPUs"), std::string::npos) << cpu.error_text();
+}
+
+// Drawn lengths: generated arrivals keep their times and say which distributions they come from; a trace
+// carries its own lengths, so a distribution beside it is refused.
+TEST(ServeScenario, TrafficDrawsLengthsFromTheGivenDistributions) {
+  TrafficSpec open;
+  open.arrivals = {.rate_per_s = 5, .duration_s = 60};
+  open.seed = 4;
+  open.input_lengths = parse_length_distribution("uniform:100,200").value();
+  const auto traffic = make_traffic(open);
+  ASSERT_TRUE(traffic.ok()) << traffic.error_text();
+  const auto times = generate_arrivals(open.arrivals, 4);
+  ASSERT_EQ(traffic.value().requests.size(), times.size());
+  bool varied = false;
+  for (const ServeRequest& r : traffic.value().requests) {
+    EXPECT_GE(r.input_tokens, 100);
+    EXPECT_LE(r.input_tokens, 200);
+    EXPECT_EQ(r.output_tokens, 128);
+    varied = varied || r.input_tokens != traffic.value().requests.front().input_tokens;
+  }
+  EXPECT_TRUE(varied);
+  EXPECT_NE(traffic.value().description.find("input tokens uniform 100..200, output tokens 128"),
+            std::string::npos)
+      << traffic.value().description;
+  TrafficSpec trace = open;
+  trace.trace = "/any/trace.csv";
+  const auto refused = make_traffic(trace);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error_text().find("a trace carries its own lengths"), std::string::npos);
 }
 
 // --- issue 16 leftovers item 4: --pp and --engine ---
