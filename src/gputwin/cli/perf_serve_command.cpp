@@ -239,6 +239,17 @@ DeploymentInputs deployment_of(const InferenceInputs& inputs) {
   return {inputs.hardware, inputs.collectives, inputs.constants, inputs.setup};
 }
 
+// The systems the search tries, a rack system (gb200-nvl72) as its compute trays.
+std::vector<std::string> searched_systems(const ServeOptions& options, const Catalog& catalog) {
+  if (options.systems.empty()) return {system_choice(catalog, options.deployment.system).node_id()};
+  std::vector<std::string> systems;
+  for (const std::string& id : options.systems) {
+    const auto* rack = catalog.find<RackSystem>(id);
+    systems.push_back(rack == nullptr ? id : rack->compute_tray);
+  }
+  return systems;
+}
+
 int run_search(const ServeOptions& options, const InferenceInputs& inputs,
                const ServingEngineDefaults& engine, double engine_efficiency, const ServeTraffic& traffic,
                const LatencyTargets& targets) {
@@ -261,9 +272,7 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
   capacity.engine_efficiency = engine_efficiency;
   capacity.disaggregation = !options.disaggregate.empty();
   capacity.concurrency = options.concurrency;
-  const auto candidates =
-      candidates_on(capacity, options.systems.empty() ? std::vector<std::string>{options.deployment.system}
-                                                      : options.systems);
+  const auto candidates = candidates_on(capacity, searched_systems(options, *catalog));
   if (!candidates.ok()) throw UsageFailure{"--systems: " + candidates.errors().front().message};
   if (options.task >= 0) return run_search_task(options, capacity, candidates.value(), traffic, targets);
   if (!options.slurm_array.empty())
@@ -338,7 +347,8 @@ std::optional<PerfHardware> transfer_hardware(const ServeOptions& options, const
   }
   const auto catalog = load_catalog(options.deployment.catalog);
   if (!catalog) return std::nullopt;
-  auto hardware = system_transfer_hardware(*catalog, options.deployment.system, inputs.hardware, placement);
+  const std::string& system = system_choice(*catalog, options.deployment.system).node_id();
+  auto hardware = system_transfer_hardware(*catalog, system, inputs.hardware, placement);
   if (!hardware.ok()) {
     std::cerr << hardware.error_text();
     return std::nullopt;
