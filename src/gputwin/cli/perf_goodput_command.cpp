@@ -282,7 +282,9 @@ void add_perf_goodput_command(CLI::App& perf, int& exit_code) {
   auto* command = perf.add_subcommand(
       "goodput",
       "one job under failures: interruptions, MTTF, checkpoint interval, ETTR and wall-clock days");
-  command->add_option("--system", o->system, "catalog system of the job's nodes, e.g. dgx-h100, or a rack system (gb200-nvl72: its trays)");
+  command->add_option(
+      "--system", o->system,
+      "catalog system of the job's nodes, e.g. dgx-h100, or a rack system (gb200-nvl72: its trays)");
   command->add_option("--cluster", o->cluster, "cluster spec: its node type, leaves and scale-up domains")
       ->check(CLI::ExistingFile);
   add_node_type_option(*command, o->node_type);

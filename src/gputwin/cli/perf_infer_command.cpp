@@ -84,9 +84,9 @@ std::optional<InferenceInputs> load_inference_inputs(const InferenceModelOptions
 void add_inference_model_options(CLI::App& command, InferenceModelOptions& options) {
   auto* cluster =
       command.add_option("--cluster", options.cluster, "cluster spec (YAML)")->check(CLI::ExistingFile);
-  auto* system = command.add_option(
-      "--system", options.system,
-      "a catalog system instead, e.g. dgx-h100, or a rack system (gb200-nvl72: its compute trays, whole racks)");
+  auto* system = command.add_option("--system", options.system,
+                                    "a catalog system instead, e.g. dgx-h100, or a rack system (gb200-nvl72: "
+                                    "its compute trays, whole racks)");
   cluster->excludes(system);
   add_node_type_option(command, options.node_type);
   command.add_option("--model", options.model, "model preset, e.g. llama3.1-70b")->required();

@@ -265,7 +265,9 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
                           "(gb200-nvl72: its compute trays; --nodes counts racks)");
   cluster->excludes(system);
   add_node_type_option(*command, o->node_type);
-  command->add_option("--nodes", o->nodes, "nodes of --system, racks of a rack system (default 1; a non-blocking fabric is assumed)")
+  command
+      ->add_option("--nodes", o->nodes,
+                   "nodes of --system, racks of a rack system (default 1; a non-blocking fabric is assumed)")
       ->check(CLI::PositiveNumber)
       ->needs(system);
   command->add_option("--memory-reserve", o->memory_reserve,

@@ -96,10 +96,11 @@ std::string placement_text(const PerfHardware& hardware, const InferenceSetup& s
   if (replica <= per_node && setup.tp <= domain) return "";
   const std::string fabric = hardware.accelerator.scale_up ? hardware.accelerator.scale_up->type : "PCIe";
   std::ostringstream out;
-  out << "  placement: the replica's " << replica << " GPUs on " << (replica + per_node - 1) / per_node << " x "
-      << hardware.system_id << "; ";
+  out << "  placement: the replica's " << replica << " GPUs on " << (replica + per_node - 1) / per_node
+      << " x " << hardware.system_id << "; ";
   if (replica <= domain) {
-    out << "all inside one " << domain << "-GPU " << fabric << " domain (its collectives on " << fabric << ")\n";
+    out << "all inside one " << domain << "-GPU " << fabric << " domain (its collectives on " << fabric
+        << ")\n";
   } else if (setup.tp > domain) {
     out << "TP " << setup.tp << " spans " << (setup.tp + domain - 1) / domain << " scale-up domains of "
         << domain << " GPUs: its all-reduces cross the NICs\n";
