@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -65,6 +66,25 @@ std::optional<Cluster> load_designed_cluster(const std::string& spec_path, const
                                              const std::string& node_type);
 // Adds `--node-type NAME` to a command that takes a designed cluster.
 void add_node_type_option(CLI::App& command, std::string& node_type);
+
+// What `--system ID` names for the performance models: a catalog system, or a rack-scale system (catalog
+// rack_systems, e.g. gb200-nvl72) read as its compute trays, counted in whole racks (one scale-up domain a
+// rack, as a spec's `nodes: {system: gb200-nvl72, count: N}` counts racks).
+struct SystemChoice {
+  const System* node = nullptr;      // the nodes the models see (a rack system's compute tray)
+  const RackSystem* rack = nullptr;  // the rack system named, or null
+  [[nodiscard]] const std::string& node_id() const { return node->info.id; }
+  // Nodes in one counted unit: a rack system's compute trays, else 1.
+  [[nodiscard]] int nodes_per_unit() const { return rack == nullptr ? 1 : rack->compute_trays; }
+  // GPUs one scale-up domain joins (NVLink across the trays of a rack; a box's own GPUs; at least the node).
+  [[nodiscard]] int domain_gpus() const { return std::max(node->accelerators, node->scale_up_domain); }
+};
+// A UsageFailure naming `option` when the id is neither a GPU system nor a rack system of the catalog.
+[[nodiscard]] SystemChoice system_choice(const Catalog& catalog, const std::string& id,
+                                         const std::string& option = "--system");
+// The nodes one replica of `replica_gpus` GPUs fills on a catalog system (whole racks of a rack system); a
+// UsageFailure naming --tp when `tp` GPUs exceed one scale-up domain (tensor parallelism is placed in one).
+[[nodiscard]] int replica_nodes(const SystemChoice& choice, int tp, int replica_gpus);
 
 void add_plan_command(CLI::App& app, int& exit_code);
 void add_catalog_command(CLI::App& app, int& exit_code);

@@ -1,5 +1,7 @@
 // `gputwin perf`: the performance models on a designed cluster. Each subcommand lives in its own file
 // (perf_<name>_command.cpp) and is registered here.
+#include <fmt/format.h>
+
 #include <iostream>
 
 #include "gputwin/cli/commands.hpp"
@@ -26,6 +28,31 @@ void add_node_type_option(CLI::App& command, std::string& node_type) {
       "--node-type", node_type,
       "with --cluster: the catalog system of the compute nodes to model, when the design holds "
       "several");
+}
+
+SystemChoice system_choice(const Catalog& catalog, const std::string& id, const std::string& option) {
+  SystemChoice choice;
+  choice.rack = catalog.find<RackSystem>(id);
+  choice.node = catalog.find<System>(choice.rack == nullptr ? id : choice.rack->compute_tray);
+  if (choice.node == nullptr || choice.node->accelerators < 1) {
+    throw UsageFailure{option + ": '" + id +
+                       "' is neither a GPU system nor a rack system of the catalog (gputwin catalog list "
+                       "--kind system, --kind rack_system)"};
+  }
+  return choice;
+}
+
+int replica_nodes(const SystemChoice& choice, int tp, int replica_gpus) {
+  if (tp > choice.domain_gpus()) {
+    throw UsageFailure{fmt::format(
+        "--tp: TP {} is more than the {} GPUs of one scale-up domain of {}; tensor parallelism is placed "
+        "inside one domain (more GPUs a replica: --pp, or --ep for a mixture of experts)",
+        tp, choice.domain_gpus(), choice.rack != nullptr ? choice.rack->info.id : choice.node_id())};
+  }
+  const int gpus_per_node = choice.node->accelerators;
+  const int nodes = std::max(1, (replica_gpus + gpus_per_node - 1) / gpus_per_node);
+  const int unit = choice.nodes_per_unit();
+  return (nodes + unit - 1) / unit * unit;
 }
 
 void add_perf_command(CLI::App& app, int& exit_code) {

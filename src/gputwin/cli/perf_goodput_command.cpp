@@ -80,14 +80,11 @@ struct Where {
 };
 
 Where shape_of_system(const Catalog& catalog, const GoodputOptions& o) {
-  const System* system = catalog.find<System>(o.system);
-  if (system == nullptr || system->accelerators == 0) {
-    throw UsageFailure{"--system: '" + o.system +
-                       "' is not a GPU system of the catalog (gputwin catalog list --kind system)"};
-  }
+  const SystemChoice choice = system_choice(catalog, o.system);  // a rack system: its compute trays
+  const System* system = choice.node;
   Where w;
-  w.system = o.system;
-  w.where = "catalog system " + o.system;
+  w.system = choice.node_id();
+  w.where = "catalog system " + o.system + (choice.rack != nullptr ? " (its " + w.system + " trays)" : "");
   w.shape.gpus_per_node = system->accelerators;
   const auto compute = system->nics.find(NetworkRole::compute);
   w.shape.nics_per_node = compute == system->nics.end() ? 1 : compute->second.ports;
@@ -285,7 +282,9 @@ void add_perf_goodput_command(CLI::App& perf, int& exit_code) {
   auto* command = perf.add_subcommand(
       "goodput",
       "one job under failures: interruptions, MTTF, checkpoint interval, ETTR and wall-clock days");
-  command->add_option("--system", o->system, "catalog system of the job's nodes, e.g. dgx-h100");
+  command->add_option(
+      "--system", o->system,
+      "catalog system of the job's nodes, e.g. dgx-h100, or a rack system (gb200-nvl72: its trays)");
   command->add_option("--cluster", o->cluster, "cluster spec: its node type, leaves and scale-up domains")
       ->check(CLI::ExistingFile);
   add_node_type_option(*command, o->node_type);

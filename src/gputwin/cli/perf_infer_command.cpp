@@ -27,19 +27,17 @@ struct InferOptions {
   PowerOptions power;
 };
 
-// A cluster as given, or the nodes of a catalog system one replica fills: one node, or with PP as many as the
-// pipeline's tp x ep x pp GPUs need.
+// A cluster as given, or the nodes of a catalog system one replica fills: one node, or as many as its
+// tp x ep x pp GPUs need (the trays of an NVL72's NVLink domain that TP 8 spans; whole racks when --system
+// names a rack system). TP wider than a scale-up domain is refused.
 std::optional<PerfHardware> hardware_for(const InferenceModelOptions& options) {
   if (!options.cluster.empty())
     return load_perf_hardware(options.cluster, options.catalog, options.node_type);
   const auto catalog = load_catalog(options.catalog);
   if (!catalog) return std::nullopt;
-  int nodes = 1;
-  const System* system = catalog->find<System>(options.system);
-  if (options.pp > 1 && system != nullptr && system->accelerators > 0)
-    nodes =
-        std::max(1, (options.tp * options.ep * options.pp + system->accelerators - 1) / system->accelerators);
-  auto hardware = perf_hardware_of_system(*catalog, options.system, nodes);
+  const SystemChoice system = system_choice(*catalog, options.system);
+  const int nodes = replica_nodes(system, options.tp, options.tp * options.ep * options.pp);
+  auto hardware = perf_hardware_of_system(*catalog, system.node_id(), nodes);
   if (!hardware.ok()) {
     std::cerr << hardware.error_text();
     return std::nullopt;
@@ -86,7 +84,9 @@ std::optional<InferenceInputs> load_inference_inputs(const InferenceModelOptions
 void add_inference_model_options(CLI::App& command, InferenceModelOptions& options) {
   auto* cluster =
       command.add_option("--cluster", options.cluster, "cluster spec (YAML)")->check(CLI::ExistingFile);
-  auto* system = command.add_option("--system", options.system, "a catalog system instead, e.g. dgx-h100");
+  auto* system = command.add_option("--system", options.system,
+                                    "a catalog system instead, e.g. dgx-h100, or a rack system (gb200-nvl72: "
+                                    "its compute trays, whole racks)");
   cluster->excludes(system);
   add_node_type_option(command, options.node_type);
   command.add_option("--model", options.model, "model preset, e.g. llama3.1-70b")->required();

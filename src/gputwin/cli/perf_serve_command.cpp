@@ -385,7 +385,8 @@ std::optional<PerfHardware> transfer_hardware(const ServeOptions& options, const
   }
   const auto catalog = load_catalog(options.deployment.catalog);
   if (!catalog) return std::nullopt;
-  auto hardware = system_transfer_hardware(*catalog, options.deployment.system, inputs.hardware, placement);
+  const std::string& system = system_choice(*catalog, options.deployment.system).node_id();
+  auto hardware = system_transfer_hardware(*catalog, system, inputs.hardware, placement);
   if (!hardware.ok()) {
     std::cerr << hardware.error_text();
     return std::nullopt;

@@ -144,7 +144,8 @@ std::optional<PerfHardware> hardware_of(const TrainOptions& o) {
   if (!o.cluster.empty()) return load_perf_hardware(o.cluster, o.catalog, o.node_type);
   const auto catalog = load_catalog(o.catalog);
   if (!catalog) return std::nullopt;
-  auto hardware = perf_hardware_of_system(*catalog, o.system, o.nodes);
+  const SystemChoice system = system_choice(*catalog, o.system);
+  auto hardware = perf_hardware_of_system(*catalog, system.node_id(), o.nodes * system.nodes_per_unit());
   if (!hardware.ok()) {
     std::cerr << hardware.error_text();
     return std::nullopt;
@@ -261,10 +262,14 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
       "train", "training step time, MFU/HFU and memory per GPU; --search for the fastest split");
   auto* cluster = command->add_option("--cluster", o->cluster, "cluster spec (YAML)");
   auto* system =
-      command->add_option("--system", o->system, "a catalog system instead, e.g. dgx-h100 (with --nodes)");
+      command->add_option("--system", o->system,
+                          "a catalog system instead, e.g. dgx-h100 (with --nodes), or a rack system "
+                          "(gb200-nvl72: its compute trays; --nodes counts racks)");
   cluster->excludes(system);
   add_node_type_option(*command, o->node_type);
-  command->add_option("--nodes", o->nodes, "nodes of --system (default 1; a non-blocking fabric is assumed)")
+  command
+      ->add_option("--nodes", o->nodes,
+                   "nodes of --system, racks of a rack system (default 1; a non-blocking fabric is assumed)")
       ->check(CLI::PositiveNumber)
       ->needs(system);
   command->add_option("--memory-reserve", o->memory_reserve,

@@ -1,5 +1,6 @@
 #include "gputwin/report/inference_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -86,6 +87,32 @@ std::string replica_text(const InferenceReport& report, const char* on, const ch
          (setup.pp > 1 ? " x PP " + std::to_string(setup.pp) : std::string());
 }
 
+// Where a replica's GPUs sit when they fill more than one node (or its TP group more than one domain): which
+// of its traffic the scale-up fabric carries. Empty for a replica inside one node.
+std::string placement_text(const PerfHardware& hardware, const InferenceSetup& setup) {
+  const int replica = setup.tp * setup.ep * setup.pp;
+  const int per_node = std::max(1, hardware.gpus_per_node);
+  const int domain = hardware.gpus_per_domain();
+  if (replica <= per_node && setup.tp <= domain) return "";
+  const std::string fabric = hardware.accelerator.scale_up ? hardware.accelerator.scale_up->type : "PCIe";
+  std::ostringstream out;
+  out << "  placement: the replica's " << replica << " GPUs on " << (replica + per_node - 1) / per_node
+      << " x " << hardware.system_id << "; ";
+  if (replica <= domain) {
+    out << "all inside one " << domain << "-GPU " << fabric << " domain (its collectives on " << fabric
+        << ")\n";
+  } else if (setup.tp > domain) {
+    out << "TP " << setup.tp << " spans " << (setup.tp + domain - 1) / domain << " scale-up domains of "
+        << domain << " GPUs: its all-reduces cross the NICs\n";
+  } else {
+    out << (replica + domain - 1) / domain << " scale-up domains of " << domain << " GPUs, "
+        << (domain % setup.tp == 0 ? "each TP group of " + std::to_string(setup.tp) + " inside one"
+                                   : "TP groups of " + std::to_string(setup.tp) + " in one or straddling two")
+        << " (" << fabric << "), the traffic between domains over the NICs\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string inference_refusal_text(const InferenceReport& report) {
@@ -148,7 +175,8 @@ std::string inference_text(const InferenceReport& report) {
       << "  weights " << format_number(max_load.weight_bytes_per_gpu / 1e9, 1) << " GB per GPU; KV cache "
       << format_number(max_load.kv_bytes_per_token_per_gpu / 1024, 1) << " KiB per token per GPU; room for "
       << format_number(std::floor(max_load.kv_capacity_tokens), 0) << " tokens = " << max_load.max_sequences
-      << " sequences at once\n";
+      << " sequences at once\n"
+      << placement_text(report.hardware, setup);
   using enum Align;
   const bool loaded = !report.under_load.empty();
   std::vector<std::string> header{"sequences", "TTFT ms"};
