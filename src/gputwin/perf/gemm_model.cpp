@@ -44,7 +44,6 @@ void read_pass_rates(const YamlField& row, double peak, AttentionKernel& k) {
   if (!combined) (void)row.child("forward_backward_tflops");
   k.forward_causal = fractions_of(*combined_causal, k.sequence.size(), peak);
   k.forward = k.backward = fractions_of(*combined, k.sequence.size(), peak);
-  k.passes_combined = true;
 }
 
 std::vector<AttentionKernel> read_kernels(const YamlField& list) {

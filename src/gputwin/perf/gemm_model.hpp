@@ -47,9 +47,10 @@ struct AttentionKernel {
   std::vector<double> sequence;
   std::vector<double> forward_causal;  // fraction of the bf16 peak, causal mask (FLOPs of the causal half)
   std::vector<double> forward;         // without mask
-  std::vector<double> backward;        // without mask (FLOPs = 2.5 x forward)
-  // Published as the forward + backward pair only: both passes at the pair's rate (of its mask).
-  bool passes_combined = false;
+  // without mask (FLOPs = 2.5 x forward). A kernel published as the forward + backward pair only holds the
+  // pair's rate here and in `forward` (and the causal pair's in `forward_causal`): both passes at the pair's
+  // rate of their mask, by `fraction` below.
+  std::vector<double> backward;
   // Fraction of the bf16 peak at `sequence` tokens, causal or not, forward or backward. The causal backward
   // is not published: the non-causal backward scaled by the forward's causal / non-causal ratio at that
   // length.
