@@ -135,6 +135,10 @@ class GemmModel {
   [[nodiscard]] Result<GemmDevice> device(const Accelerator& accelerator, const std::string& precision,
                                           const std::string& attention_kernel = "") const;
   [[nodiscard]] const std::vector<AttentionKernel>& attention_kernels() const { return kernels_; }
+  // The one list of kernel names (`attention.kernels`, any architecture): what --attention-kernel and a
+  // training setup's attention_kernel accept, so a kernel added to the data is accepted everywhere.
+  [[nodiscard]] bool has_attention_kernel(const std::string& name) const;
+  [[nodiscard]] std::string attention_kernel_names() const;  // sorted, each once: "cudnn, fa1, fa2, fa3"
   void set_attention_kernels(std::vector<AttentionKernel> kernels) { kernels_ = std::move(kernels); }
   [[nodiscard]] const GemmArchitecture* architecture_of(const Accelerator& accelerator) const;
   [[nodiscard]] const GemmPrecision* precision(const std::string& name) const;
