@@ -430,7 +430,7 @@ int main(int argc, char** argv) {
   }
   const auto& c = calibration.value();
   const auto presets = gputwin::load_model_presets(path("data/perf/models.yaml"));
-  const auto reference = gputwin::load_reference_runs(catalog.value(), presets.value(),
+  const auto reference = gputwin::load_reference_runs(catalog.value(), c.gemm, presets.value(),
                                                       path("data/reference/training-runs.yaml"),
                                                       path("data/reference/training-runs-setup.yaml"));
   if (!reference.ok()) {

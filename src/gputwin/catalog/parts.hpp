@@ -101,6 +101,10 @@ struct TypicalPowerNote {
 // and said so. The catalog key is `power_includes_modules`, with the source sentence.
 enum class ModulePowerScope { included, excluded, unknown };
 [[nodiscard]] const char* module_power_scope_name(ModulePowerScope scope);
+// The rule above: whether plan adds the modules' power to a host figure of this scope.
+[[nodiscard]] constexpr bool adds_module_power(ModulePowerScope host_scope) {
+  return host_scope != ModulePowerScope::included;
+}
 
 struct ModulePowerScopes {
   ModulePowerScope max = ModulePowerScope::unknown;      // of power_max

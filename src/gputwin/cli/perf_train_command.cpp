@@ -82,6 +82,15 @@ ByteSize memory_reserve_of(const std::string& text, const MemoryReserve& data, c
   return reserve;
 }
 
+// --attention-kernel: empty (the architecture's default) or a kernel the data defines.
+std::string attention_kernel_of(const std::string& name, const GemmModel& gemm) {
+  if (!name.empty() && !gemm.has_attention_kernel(name)) {
+    throw UsageFailure{"--attention-kernel: '" + name + "'; known: " + gemm.attention_kernel_names() +
+                       " (data/perf/gemm-efficiency.yaml)"};
+  }
+  return name;
+}
+
 TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw, const TrainingInputs& inputs) {
   TrainingConfig c;
   c.sequence = o.sequence;
@@ -100,7 +109,7 @@ TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw, const Tr
   c.sequence_parallel = !o.no_sequence_parallel;
   c.overlap_data_parallel = !o.no_overlap;
   c.attention = o.attention == "unfused" ? Attention::unfused : Attention::flash;
-  c.attention_kernel = o.attention_kernel;
+  c.attention_kernel = attention_kernel_of(o.attention_kernel, inputs.calibration.gemm);
   c.expert_comm_overlap = o.expert_comm_overlap == "on";
   c.moe_cuda_graphs = o.moe_cuda_graphs == "on";
   c.compiled = o.torch_compile == "on";
@@ -320,11 +329,9 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--attention", o->attention, "flash (default) | unfused (scores stored, as before 2022)")
       ->check(CLI::IsMember({"flash", "unfused"}));
-  command
-      ->add_option("--attention-kernel", o->attention_kernel,
-                   "fa1 | fa2 | fa3 | cudnn: the flash-attention kernel's published speed by sequence length "
-                   "(default: the architecture's, cudnn on hopper; data/perf/gemm-efficiency.yaml)")
-      ->check(CLI::IsMember({"fa1", "fa2", "fa3", "cudnn"}));
+  command->add_option("--attention-kernel", o->attention_kernel,
+                      "a flash-attention kernel of data/perf/gemm-efficiency.yaml (attention.kernels): its "
+                      "published speed by sequence length (default: the architecture's, cudnn on hopper)");
   command
       ->add_option("--expert-comm-overlap", o->expert_comm_overlap,
                    "on | off (default): MoE dispatch/combine overlapped with another micro-batch's compute "

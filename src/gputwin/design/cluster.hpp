@@ -195,8 +195,8 @@ struct ModulePowerLine {
   ModulePowerScope host_max_scope = ModulePowerScope::unknown;
   ModulePowerScope host_typical_scope = ModulePowerScope::unknown;
   std::string host_scope_source;
-  [[nodiscard]] bool added_to_max() const { return host_max_scope != ModulePowerScope::included; }
-  [[nodiscard]] bool added_to_typical() const { return host_typical_scope != ModulePowerScope::included; }
+  [[nodiscard]] bool added_to_max() const { return adds_module_power(host_max_scope); }
+  [[nodiscard]] bool added_to_typical() const { return adds_module_power(host_typical_scope); }
 };
 
 struct PowerSummary {

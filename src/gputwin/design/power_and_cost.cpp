@@ -130,7 +130,7 @@ std::vector<Power> module_power_to_reserve(const ClusterSpec& spec, const Catalo
                                            const Cluster& cluster, std::size_t first_fabric) {
   std::vector<Power> reserve = most_module_power(spec, catalog, cluster, first_fabric);
   for (std::size_t d = 0; d < reserve.size(); ++d) {
-    if (host_scopes(catalog, cluster.devices[d]).max == ModulePowerScope::included) reserve[d] = Power{};
+    if (!adds_module_power(host_scopes(catalog, cluster.devices[d]).max)) reserve[d] = Power{};
   }
   return reserve;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <utility>
 
 #include "gputwin/core/yaml_input.hpp"
@@ -44,7 +45,6 @@ void read_pass_rates(const YamlField& row, double peak, AttentionKernel& k) {
   if (!combined) (void)row.child("forward_backward_tflops");
   k.forward_causal = fractions_of(*combined_causal, k.sequence.size(), peak);
   k.forward = k.backward = fractions_of(*combined, k.sequence.size(), peak);
-  k.passes_combined = true;
 }
 
 std::vector<AttentionKernel> read_kernels(const YamlField& list) {
@@ -288,6 +288,19 @@ const GemmArchitecture* GemmModel::architecture_of(const Accelerator& accelerato
     if (a.accelerators.empty() && a.name == accelerator.architecture) return &a;
   }
   return nullptr;
+}
+
+bool GemmModel::has_attention_kernel(const std::string& name) const {
+  return std::any_of(kernels_.begin(), kernels_.end(),
+                     [&](const AttentionKernel& k) { return k.name == name; });
+}
+
+std::string GemmModel::attention_kernel_names() const {
+  std::set<std::string> names;
+  for (const AttentionKernel& k : kernels_) names.insert(k.name);
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
 }
 
 bool is_fp8_scaling(const std::string& name) { return name == "delayed" || name == "current"; }

@@ -47,9 +47,10 @@ struct AttentionKernel {
   std::vector<double> sequence;
   std::vector<double> forward_causal;  // fraction of the bf16 peak, causal mask (FLOPs of the causal half)
   std::vector<double> forward;         // without mask
-  std::vector<double> backward;        // without mask (FLOPs = 2.5 x forward)
-  // Published as the forward + backward pair only: both passes at the pair's rate (of its mask).
-  bool passes_combined = false;
+  // without mask (FLOPs = 2.5 x forward). A kernel published as the forward + backward pair only holds the
+  // pair's rate here and in `forward` (and the causal pair's in `forward_causal`): both passes at the pair's
+  // rate of their mask, by `fraction` below.
+  std::vector<double> backward;
   // Fraction of the bf16 peak at `sequence` tokens, causal or not, forward or backward. The causal backward
   // is not published: the non-causal backward scaled by the forward's causal / non-causal ratio at that
   // length.
@@ -134,6 +135,10 @@ class GemmModel {
   [[nodiscard]] Result<GemmDevice> device(const Accelerator& accelerator, const std::string& precision,
                                           const std::string& attention_kernel = "") const;
   [[nodiscard]] const std::vector<AttentionKernel>& attention_kernels() const { return kernels_; }
+  // The one list of kernel names (`attention.kernels`, any architecture): what --attention-kernel and a
+  // training setup's attention_kernel accept, so a kernel added to the data is accepted everywhere.
+  [[nodiscard]] bool has_attention_kernel(const std::string& name) const;
+  [[nodiscard]] std::string attention_kernel_names() const;  // sorted, each once: "cudnn, fa1, fa2, fa3"
   void set_attention_kernels(std::vector<AttentionKernel> kernels) { kernels_ = std::move(kernels); }
   [[nodiscard]] const GemmArchitecture* architecture_of(const Accelerator& accelerator) const;
   [[nodiscard]] const GemmPrecision* precision(const std::string& name) const;

@@ -213,7 +213,6 @@ TEST(GemmModel, AKernelPublishedAsTheForwardBackwardPairRunsBothPassesAtThePairs
   const Accelerator& h100 = perf_setup().catalog.get<Accelerator>("h100-sxm");
   const GemmDevice fa1 = gemm().device(h100, "bf16", "fa1").value();
   ASSERT_TRUE(fa1.attention_kernel);
-  EXPECT_TRUE(fa1.attention_kernel->passes_combined);
   const double flops = 1e12;
   const double peak = fa1.bf16_peak_flops;
   const double pair_s = fa1.attention_forward_s(flops, 8192) + fa1.attention_backward_s(flops, 8192);
@@ -250,6 +249,27 @@ TEST(GemmModel, APairTableWithoutItsUnmaskedRatesIsALocatedError) {
                                     "forward_backward_causal_tflops: [98], source: x}\n"
                                     "quantisation: {cast_bytes_per_element: 6, source: x}\n",
                                 9, {"forward_backward_tflops"});
+}
+
+// The kernel names accepted by --attention-kernel and a training setup are the data's: the bundled file's
+// four (its head-dim 64 and 128 tables name the same four), and a file defining only its own kernel accepts
+// that one alone.
+TEST(GemmModel, TheAcceptedAttentionKernelsAreTheOnesTheDataDefines) {
+  EXPECT_EQ(gemm().attention_kernel_names(), "cudnn, fa1, fa2, fa3");
+  EXPECT_TRUE(gemm().has_attention_kernel("fa3"));
+  EXPECT_FALSE(gemm().has_attention_kernel("fa9"));
+  const std::string path = ::testing::TempDir() + "/gemm-own-kernel.yaml";
+  std::string row = kKernelRowStart;
+  row.replace(row.find("kernel: fa1"), 11, "kernel: fa9");
+  std::ofstream(path)
+      << kKernelHead << row
+      << "forward_causal_tflops: [98], forward_tflops: [127], backward_tflops: [100], source: x}\n"
+         "quantisation: {cast_bytes_per_element: 6, source: x}\n";
+  const auto model = load_gemm_model(path);
+  ASSERT_TRUE(model.ok()) << model.error_text();
+  EXPECT_EQ(model.value().attention_kernel_names(), "fa9");
+  EXPECT_TRUE(model.value().has_attention_kernel("fa9"));
+  EXPECT_FALSE(model.value().has_attention_kernel("fa1"));
 }
 
 TEST(GemmModel, AKernelTableThatIsNotIncreasingIsALocatedError) {

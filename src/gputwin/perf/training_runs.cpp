@@ -115,7 +115,7 @@ TransformerModel shape_of(const std::string& id, const YamlField& f) {
 }
 
 Setup read_setup(const std::string& path, const std::vector<TransformerModel>& presets,
-                 const std::map<std::string, std::string>& sets) {
+                 const std::map<std::string, std::string>& sets, const GemmModel& gemm) {
   const YamlField root = YamlDocument::load(path).root();
   root.expect_keys({"hardware", "systems", "models", "sources", "precision_recipes", "moe_recipes",
                     "power_model", "torch_compile"});
@@ -256,8 +256,13 @@ Setup read_setup(const std::string& path, const std::vector<TransformerModel>& p
       s.flop_convention = c->one_of({"palm", "source-formula"});
     if (const auto sel = row.optional_child("selective_means"))
       s.selective_is_per_op = sel->one_of({"megatron", "op-sac"}) == "op-sac";
-    if (const auto k = row.optional_child("attention_kernel"))
-      s.attention_kernel = k->one_of({"fa1", "fa2", "fa3", "cudnn"});
+    if (const auto k = row.optional_child("attention_kernel")) {
+      s.attention_kernel = k->text();
+      if (!gemm.has_attention_kernel(s.attention_kernel)) {
+        k->fail("expected a kernel of gemm-efficiency.yaml attention.kernels (" +
+                gemm.attention_kernel_names() + "), got '" + s.attention_kernel + "'");
+      }
+    }
     if (const auto e = row.optional_child("context_parallel")) {
       const std::string exchange = e->one_of({"ring", "all-gather", "all-gather-blocks"});
       s.context_exchange = exchange == "ring"         ? ContextExchange::ring
@@ -499,13 +504,14 @@ ReferenceRun read_run(const YamlField& row, const Setup& setup, const Catalog& c
   return run;
 }
 
-std::vector<ReferenceRun> read_runs(const Catalog& catalog, const std::vector<TransformerModel>& presets,
+std::vector<ReferenceRun> read_runs(const Catalog& catalog, const GemmModel& gemm,
+                                    const std::vector<TransformerModel>& presets,
                                     const std::string& runs_path, const std::string& setup_path) {
   const YamlField root = YamlDocument::load(runs_path).root();
   std::map<std::string, std::string> sets;
   for (const YamlField& source : root.child("sources").items())
     sets[source.child("id").text()] = source.child("set").one_of({"fit", "evaluation"});
-  const Setup setup = read_setup(setup_path, presets, sets);
+  const Setup setup = read_setup(setup_path, presets, sets, gemm);
   std::vector<ReferenceRun> runs;
   for (const YamlField& row : root.child("runs").items()) runs.push_back(read_run(row, setup, catalog));
   return runs;
@@ -547,12 +553,12 @@ double best_moe_host_wait(const std::function<double(double)>& error_at) {
   return best;
 }
 
-Result<std::vector<ReferenceRun>> load_reference_runs(const Catalog& catalog,
+Result<std::vector<ReferenceRun>> load_reference_runs(const Catalog& catalog, const GemmModel& gemm,
                                                       const std::vector<TransformerModel>& presets,
                                                       const std::string& runs_path,
                                                       const std::string& setup_path) {
   return result_of<std::vector<ReferenceRun>>(
-      [&] { return read_runs(catalog, presets, runs_path, setup_path); });
+      [&] { return read_runs(catalog, gemm, presets, runs_path, setup_path); });
 }
 
 Result<std::vector<KnownGap>> load_known_gaps(const std::string& path,

@@ -2,7 +2,7 @@
 // turned into model inputs, predicted, compared on tokens/s per GPU, and the per-architecture GEMM fraction
 // fitted on the fit set only.
 //
-//   Result<std::vector<ReferenceRun>> runs = load_reference_runs(catalog, presets,
+//   Result<std::vector<ReferenceRun>> runs = load_reference_runs(catalog, calibration.gemm, presets,
 //       source + "/data/reference/training-runs.yaml", source + "/data/reference/training-runs-setup.yaml");
 //   std::vector<ReferencePrediction> rows = predict_reference_runs(collectives, calibration, runs.value());
 //   ValidationSummary evaluation = summarize_set(rows, "evaluation");   // predicted rows only
@@ -45,9 +45,10 @@ struct ReferencePrediction {
   double error = 0;  // predicted / published - 1 on tokens/s per GPU (0 when not predicted)
 };
 
+// `gemm`: the model that will time the runs; a source's attention_kernel must be one of its kernels.
 [[nodiscard]] Result<std::vector<ReferenceRun>> load_reference_runs(
-    const Catalog& catalog, const std::vector<TransformerModel>& presets, const std::string& runs_path,
-    const std::string& setup_path);
+    const Catalog& catalog, const GemmModel& gemm, const std::vector<TransformerModel>& presets,
+    const std::string& runs_path, const std::string& setup_path);
 
 // Why rows the model does not explain are off (data/reference/training-gaps.yaml): a diagnosis per group of
 // rows, printed by bench/training_validation beside the rows; never an input to a prediction.

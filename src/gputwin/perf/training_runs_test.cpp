@@ -21,7 +21,7 @@ using testing::source_path;
 
 const std::vector<ReferenceRun>& runs() {
   static const std::vector<ReferenceRun> loaded =
-      load_reference_runs(perf_setup().catalog, model_presets(),
+      load_reference_runs(perf_setup().catalog, perf_setup().calibration.gemm, model_presets(),
                           source_path("data/reference/training-runs.yaml"),
                           source_path("data/reference/training-runs-setup.yaml"))
           .value();
@@ -369,13 +369,86 @@ TEST(TrainingRuns, APowerLimitOutsideTheSettableRangeIsALocatedError) {
   for (std::size_t i = 0; i < text.find("power_limit: 100 W"); ++i) line += text[i] == '\n' ? 1 : 0;
   const std::string path = ::testing::TempDir() + "/setup-low-limit.yaml";
   std::ofstream(path) << text;
-  const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(),
-                                          source_path("data/reference/training-runs.yaml"), path);
+  const auto loaded =
+      load_reference_runs(perf_setup().catalog, perf_setup().calibration.gemm, model_presets(),
+                          source_path("data/reference/training-runs.yaml"), path);
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.error_text().find("setup-low-limit.yaml:" + std::to_string(line)), std::string::npos)
       << loaded.error_text();
   EXPECT_NE(loaded.error_text().find("power_limit"), std::string::npos) << loaded.error_text();
   EXPECT_NE(loaded.error_text().find("h100-sxm"), std::string::npos) << loaded.error_text();
+}
+
+// The bundled setup with llm-foundry's kernel renamed `to`, at a temporary path (empty if the row is not
+// found); `line` gets the line it is on.
+std::string setup_with_foundry_kernel(const std::string& to, int& line) {
+  std::ifstream in(source_path("data/reference/training-runs-setup.yaml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto replace = [&](const std::string& from, const std::string& with) {
+    const auto at = text.find(from);
+    if (at != std::string::npos) text.replace(at, from.size(), with);
+    return at;
+  };
+  replace("power_model: ../power/power-model.yaml",
+          "power_model: " + source_path("data/power/power-model.yaml"));
+  replace("file: ../perf/precision-recipes.yaml", "file: " + source_path("data/perf/precision-recipes.yaml"));
+  const auto at = replace(
+      "source: mosaic-llm-foundry, fsdp: full-shard, tp_comm_overlap: false, attention_kernel: fa1",
+      "source: mosaic-llm-foundry, fsdp: full-shard, tp_comm_overlap: false, attention_kernel: " + to);
+  if (at == std::string::npos) return "";
+  line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  const std::string path = ::testing::TempDir() + "/setup-kernel-" + to + ".yaml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A source's attention_kernel is one the GEMM model defines, not one of a list in code: a kernel only a
+// test's model holds (FlashAttention 1.x's tables under another name) is accepted and times llm-foundry's
+// rows as fa1 does; the bundled model refuses the name at its line.
+TEST(TrainingRuns, ASourcesAttentionKernelIsOneTheGemmModelDefines) {
+  int line = 0;
+  const std::string path = setup_with_foundry_kernel("fa1-renamed", line);
+  ASSERT_FALSE(path.empty()) << "llm-foundry's setup row with attention_kernel: fa1";
+  const std::string runs_path = source_path("data/reference/training-runs.yaml");
+  const auto refused = load_reference_runs(perf_setup().catalog, perf_setup().calibration.gemm,
+                                           model_presets(), runs_path, path);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error_text().find("setup-kernel-fa1-renamed.yaml:" + std::to_string(line)),
+            std::string::npos)
+      << refused.error_text();
+  EXPECT_NE(refused.error_text().find("attention_kernel"), std::string::npos) << refused.error_text();
+  EXPECT_NE(refused.error_text().find("'fa1-renamed'"), std::string::npos) << refused.error_text();
+
+  TrainingCalibration calibration = perf_setup().calibration;
+  std::vector<AttentionKernel> kernels = calibration.gemm.attention_kernels();
+  for (const AttentionKernel& k : perf_setup().calibration.gemm.attention_kernels()) {
+    if (k.name != "fa1") continue;
+    kernels.push_back(k);
+    kernels.back().name = "fa1-renamed";
+  }
+  calibration.gemm.set_attention_kernels(kernels);
+  const auto loaded =
+      load_reference_runs(perf_setup().catalog, calibration.gemm, model_presets(), runs_path, path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error_text();
+  std::vector<ReferenceRun> renamed, bundled;
+  for (const ReferenceRun& run : loaded.value()) {
+    if (run.source == "mosaic-llm-foundry" && run.predictable) renamed.push_back(run);
+  }
+  for (const ReferenceRun& run : runs()) {
+    if (run.source == "mosaic-llm-foundry" && run.predictable) bundled.push_back(run);
+  }
+  ASSERT_FALSE(renamed.empty());
+  ASSERT_EQ(bundled.size(), renamed.size());
+  const auto renamed_rows = predict_reference_runs(perf_setup().collectives, calibration, renamed);
+  const auto bundled_rows =
+      predict_reference_runs(perf_setup().collectives, perf_setup().calibration, bundled);
+  for (std::size_t i = 0; i < renamed_rows.size(); ++i) {
+    EXPECT_EQ(renamed_rows[i].run.config.attention_kernel, "fa1-renamed") << renamed_rows[i].run.id;
+    EXPECT_NE(renamed_rows[i].estimate.attention_rule.find("fa1-renamed"), std::string::npos)
+        << renamed_rows[i].estimate.attention_rule;
+    EXPECT_DOUBLE_EQ(renamed_rows[i].estimate.step_time_s, bundled_rows[i].estimate.step_time_s)
+        << renamed_rows[i].run.id;
+  }
 }
 
 // The Llama 3 paper (Section 3.3.2) all-gathers keys and values for context parallelism; PyTorch's
@@ -717,8 +790,9 @@ TEST(TrainingRuns, ANegativeSamplesPerSecondIsALocatedError) {
       "pp: 1, mbs: 2, gbs: 32, seq: 8192, precision: FP8, samples_per_s: -30.6}\n";
   const std::string path = ::testing::TempDir() + "/runs-bad-samples.yaml";
   std::ofstream(path) << text;
-  const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(), path,
-                                          source_path("data/reference/training-runs-setup.yaml"));
+  const auto loaded =
+      load_reference_runs(perf_setup().catalog, perf_setup().calibration.gemm, model_presets(), path,
+                          source_path("data/reference/training-runs-setup.yaml"));
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.error_text().find("runs-bad-samples.yaml:" + std::to_string(line)), std::string::npos)
       << loaded.error_text();
@@ -728,7 +802,7 @@ TEST(TrainingRuns, ANegativeSamplesPerSecondIsALocatedError) {
 TEST(TrainingRuns, UnknownSourceInTheSetupIsALocatedError) {
   gputwin::testing::expect_located_error(
       [](const std::string& path) {
-        return load_reference_runs(perf_setup().catalog, model_presets(),
+        return load_reference_runs(perf_setup().catalog, perf_setup().calibration.gemm, model_presets(),
                                    source_path("data/reference/training-runs.yaml"), path);
       },
       "hardware: []\nsystems: []\nmodels: {}\nsources:\n"
@@ -746,8 +820,9 @@ std::string moe_recipes_error(const std::string& name, const std::string& recipe
                          "precision_recipes: {file: " +
                              source_path("data/perf/precision-recipes.yaml") + ", labels: []}\n" +
                              "moe_recipes:\n" + recipe_rows;
-  const auto loaded = load_reference_runs(perf_setup().catalog, model_presets(),
-                                          source_path("data/reference/training-runs.yaml"), path);
+  const auto loaded =
+      load_reference_runs(perf_setup().catalog, perf_setup().calibration.gemm, model_presets(),
+                          source_path("data/reference/training-runs.yaml"), path);
   return loaded.ok() ? std::string() : loaded.error_text();
 }
 
