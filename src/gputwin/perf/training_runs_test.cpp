@@ -1017,7 +1017,7 @@ TEST(TrainingRuns, TorchtitanRowsTakeTorchCompileFromTheirTechniques) {
 TEST(TrainingRuns, TorchCompileNamingAnUnknownSourceIsALocatedError) {
   gputwin::testing::expect_located_error(
       [](const std::string& path) {
-        return load_reference_runs(perf_setup().catalog, model_presets(),
+        return load_reference_runs(perf_setup().catalog, perf_setup().calibration.gemm, model_presets(),
                                    source_path("data/reference/training-runs.yaml"), path);
       },
       "hardware: []\nsystems: []\nmodels: {}\nsources: []\n"
