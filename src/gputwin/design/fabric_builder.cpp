@@ -1,6 +1,7 @@
 #include "gputwin/design/fabric_builder.hpp"
 
 #include <cmath>
+#include <functional>
 #include <string>
 
 namespace gputwin {
@@ -46,15 +47,14 @@ class FabricAssembler {
     const int rails = nodes.empty() ? 1 : nodes.front().ports;
     const int su_nodes = spec_.scalable_unit_nodes > 0 ? spec_.scalable_unit_nodes
                                                        : downlinks_for(radix, spec_.oversubscription);
-    // Rack-scale systems: a scalable unit is whole racks (checked by the spec), often more trays than one
-    // leaf takes, so each rail of a unit gets as many leaves as its trays need.
     const int max_downlinks = downlinks_for(radix, spec_.oversubscription);
-    const int leaves_per_rail = !cluster_.rack_system.empty() && su_nodes > max_downlinks && max_downlinks > 0
-                                    ? ceil_div(su_nodes, max_downlinks)
-                                    : 1;
-    // Node slots of one leaf: all its downlinks when a rail needs several leaves (the last one of the rail
-    // may be short), so uplinks and spines stay the counts of a full leaf.
-    const int leaf_nodes = leaves_per_rail == 1 ? su_nodes : max_downlinks;
+    const int leaves_per_rail = leaves_per_rail_of_unit(su_nodes, max_downlinks);
+    // Node slots of one leaf: a rack's trays with spine-leaf groups; else all its downlinks when a rail needs
+    // several leaves (the last one of the rail may be short), so uplinks and spines stay the counts of a
+    // full leaf.
+    const int leaf_nodes = spec_.spine_leaf_groups ? spec_.rack_nodes
+                           : leaves_per_rail == 1  ? su_nodes
+                                                   : max_downlinks;
     const int uplinks = uplinks_for(leaf_nodes, spec_.oversubscription);
     if (leaf_nodes + uplinks > radix) {
       impossible(cluster_, spec_, "scalable_unit",
@@ -121,8 +121,22 @@ class FabricAssembler {
         connect(appliance.device, Tier::endpoint, appliance_leaf(link / rails, link % rails), 1);
       }
     }
-    build_upper_tiers(leaves, uplinks, rails * leaves_per_rail);
+    if (spec_.spine_leaf_groups) {
+      spine_leaf_groups(leaves, uplinks, leaves_per_rail);
+    } else {
+      build_upper_tiers(leaves, uplinks, rails * leaves_per_rail);
+    }
     return std::move(fabric_);
+  }
+
+  // Rack-scale systems: a scalable unit is whole racks (checked by the spec), often more trays than one leaf
+  // takes, so each rail of a unit gets as many leaves as its trays need; with spine-leaf groups, one leaf per
+  // rack (the spec checks that a rack's trays fit one leaf). Packed nodes: one leaf per rail.
+  int leaves_per_rail_of_unit(int su_nodes, int max_downlinks) const {
+    if (spec_.spine_leaf_groups) return su_nodes / spec_.rack_nodes;
+    if (!cluster_.rack_system.empty() && su_nodes > max_downlinks && max_downlinks > 0)
+      return ceil_div(su_nodes, max_downlinks);
+    return 1;
   }
 
   Fabric leaf_spine(const std::vector<FabricEndpoint>& nodes, const std::vector<FabricEndpoint>& appliances) {
@@ -210,7 +224,7 @@ class FabricAssembler {
     fabric_.ports_used += links * (lower_tier == Tier::endpoint ? 1 : 2);
   }
 
-  void build_upper_tiers(const std::vector<int>& leaves, int uplinks, int rails) {
+  void build_upper_tiers(const std::vector<int>& leaves, int uplinks, int unit_leaves) {
     if (spec_.max_tiers < 2) {
       impossible(cluster_, spec_, "max_tiers",
                  std::to_string(leaves.size()) + " leaves need a spine tier, but max_tiers is 1");
@@ -226,7 +240,7 @@ class FabricAssembler {
                  std::to_string(leaf_count) + " leaves exceed the " + std::to_string(radix) +
                      " a two-tier fabric of " + part_.info.id + " can join; allow max_tiers: 3");
     }
-    three_tiers(leaves, uplinks, rails);
+    three_tiers(leaves, uplinks, unit_leaves);
   }
 
   void two_tiers(const std::vector<int>& leaves, int uplinks) {
@@ -242,26 +256,56 @@ class FabricAssembler {
     }
   }
 
-  void three_tiers(const std::vector<int>& leaves, int uplinks, int rails) {
+  // Pods of whole scalable units (`unit_leaves` leaves each), as many as a spine's down ports take at one
+  // link per leaf.
+  void three_tiers(const std::vector<int>& leaves, int uplinks, int unit_leaves) {
+    const int pod_leaves = (fabric_.radix / 2 / unit_leaves) * unit_leaves;
+    if (pod_leaves == 0) {
+      impossible(cluster_, spec_, "switch",
+                 "a spine of " + part_.info.id + " cannot hold one scalable unit's " +
+                     std::to_string(unit_leaves) + " leaves");
+    }
+    join_pods(leaves, uplinks, pod_leaves, "pods", [](int pod) { return "pod" + std::to_string(pod + 1); });
+  }
+
+  // NVIDIA's spine-leaf groups (DGX SuperPOD with DGX GB200): each rail of each scalable unit is a pod of its
+  // own, its leaves (one per rack) cabled only to its own spines, and spine j of every group joined to core
+  // group j. Cross-rail traffic therefore crosses the core, so there are always three tiers.
+  void spine_leaf_groups(const std::vector<int>& leaves, int uplinks, int group_leaves) {
+    if (spec_.max_tiers < 3) {
+      impossible(cluster_, spec_, "max_tiers",
+                 "spine-leaf groups join their rails through core groups, a third tier; allow max_tiers: 3");
+    }
+    const int rails = fabric_.rails;
+    join_pods(leaves, uplinks, group_leaves, "spine-leaf groups", [rails](int group) {
+      return "su" + std::to_string(group / rails + 1) + "-rail" + std::to_string(group % rails + 1);
+    });
+  }
+
+  // Three tiers over consecutive pods of `pod_leaves` leaves: every leaf of a pod cabled to every spine of
+  // its pod, spine j of every pod to every core of plane j.
+  void join_pods(const std::vector<int>& leaves, int uplinks, int pod_leaves, const std::string& pods_noun,
+                 const std::function<std::string(int)>& pod_name) {
     const int radix = fabric_.radix;
     const int spine_down = radix / 2;  // spines stay non-blocking: half their ports down, half up
     const int spine_up = radix - spine_down;
-    // A pod is as many leaves as its spines can take with one link per leaf, in whole scalable units.
-    const int pod_leaves = (spine_down / rails) * rails;
-    if (pod_leaves == 0) {
-      impossible(cluster_, spec_, "switch",
-                 "a spine of " + part_.info.id + " cannot hold one scalable unit's " + std::to_string(rails) +
-                     " leaves");
-    }
     const int leaf_count = static_cast<int>(leaves.size());
     const int pods = ceil_div(leaf_count, pod_leaves);
     const int pod_spines =
         smallest_divisor_at_least(uplinks, ceil_div(1LL * pod_leaves * uplinks, spine_down));
+    // Only spine-leaf groups can be this large (a unit's racks); pods of whole units fit a spine's ports.
+    if (pod_spines == 0) {
+      impossible(cluster_, spec_, "scalable_unit",
+                 "one of the " + pods_noun + " has " + std::to_string(pod_leaves) + " leaves of " +
+                     std::to_string(uplinks) + " uplinks each, more than spines of " + part_.info.id + " (" +
+                     std::to_string(radix) +
+                     " ports, half of them down) can take with every leaf on every spine");
+    }
     const int plane_cores = smallest_divisor_at_least(spine_up, ceil_div(1LL * pods * spine_up, radix));
-    if (plane_cores == 0 || pod_spines == 0) {
+    if (plane_cores == 0) {
       impossible(cluster_, spec_, "switch",
-                 std::to_string(leaf_count) + " leaves need " + std::to_string(pods) +
-                     " pods, more than a core of " + part_.info.id + " (" + std::to_string(radix) +
+                 std::to_string(leaf_count) + " leaves need " + std::to_string(pods) + " " + pods_noun +
+                     ", more than a core of " + part_.info.id + " (" + std::to_string(radix) +
                      " ports) can join in three tiers");
     }
     fabric_.tiers = 3;
@@ -275,8 +319,7 @@ class FabricAssembler {
     }
     for (int pod = 0; pod < pods; ++pod) {
       for (int plane = 0; plane < pod_spines; ++plane) {
-        const int spine =
-            add_switch(Tier::spine, "pod" + std::to_string(pod + 1) + "-" + std::to_string(plane + 1), -1);
+        const int spine = add_switch(Tier::spine, pod_name(pod) + "-" + std::to_string(plane + 1), -1);
         const int first = pod * pod_leaves;
         const int last = std::min(leaf_count, first + pod_leaves);
         for (int leaf = first; leaf < last; ++leaf)

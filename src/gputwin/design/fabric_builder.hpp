@@ -12,6 +12,8 @@
 // - leaf-spine: all ports of a node go to one leaf (top of rack).
 // - tiers: one switch when everything fits on it; two tiers while every leaf can reach every spine; then a
 //   third: pods of leaves under their own spines, spine j of every pod joined to core plane j.
+// - spine_leaf_groups (rack-scale systems, as NVIDIA's DGX SuperPOD with DGX GB200): one leaf per rack per
+//   rail, and each rail of each scalable unit a pod of its own (a spine-leaf group), so always three tiers.
 // - every leaf has the same number of links to every spine of its pod (and every spine to every core of its
 //   plane), so switch counts round up to a divisor of the uplinks (3 SU of QM9700 -> 16 spines, not 12).
 #pragma once

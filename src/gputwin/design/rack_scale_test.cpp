@@ -160,8 +160,13 @@ TEST(RackScale, WaterFlowFollowsTheHeatBalance) {
   EXPECT_EQ(water_flow_kg_per_s(kilowatts(1000), water, 0.0), 0.0);
 }
 
+// The GB200 example without its spine-leaf groups: leaves packed with trays, on shared spines.
+std::string packed_gb200_with(const std::string& from, const std::string& to) {
+  return testing::replaced(gb200_with("spine_leaf_groups: true", "spine_leaf_groups: false"), from, to);
+}
+
 TEST(RackScale, ScalableUnitsAreWholeRacks) {
-  const Cluster cluster = plan_file(kGb200Example);
+  const Cluster cluster = plan_text(packed_gb200_with("name:", "name:"));
   const Fabric* compute = cluster.fabric(NetworkRole::compute);
   ASSERT_NE(compute, nullptr);
   EXPECT_EQ(compute->scalable_units, 1);
@@ -173,7 +178,7 @@ TEST(RackScale, ScalableUnitsAreWholeRacks) {
   EXPECT_EQ(compute->switches_in(Tier::spine), 16);
   EXPECT_EQ(compute->links_between(Tier::endpoint, Tier::leaf), 576);
 
-  const Cluster two = plan_text(gb200_with("  count: 8\n", "  count: 16\n"));
+  const Cluster two = plan_text(packed_gb200_with("  count: 8\n", "  count: 16\n"));
   const Fabric* fabric = two.fabric(NetworkRole::compute);
   ASSERT_NE(fabric, nullptr);
   EXPECT_EQ(fabric->scalable_units, 2);
@@ -183,10 +188,65 @@ TEST(RackScale, ScalableUnitsAreWholeRacks) {
     EXPECT_EQ(units.size(), 1u) << "a scalable unit cut a rack's domain";
   }
   // Without a scalable_unit, the default is whole racks too: one 18-tray rack per unit for a 64-port leaf.
-  const Cluster by_default = plan_text(gb200_with("    scalable_unit: 144 ", "    # "));
+  const Cluster by_default = plan_text(packed_gb200_with("    scalable_unit: 144 ", "    # "));
   ASSERT_NE(by_default.fabric(NetworkRole::compute), nullptr);
   EXPECT_EQ(by_default.fabric(NetworkRole::compute)->nodes_per_scalable_unit, 18);
   EXPECT_EQ(by_default.fabric(NetworkRole::compute)->scalable_units, 8);
+}
+
+// The example's spine-leaf groups (spec.md 5.3): one leaf per rack per rail, 8 x 4 = 32 leaves of 18 trays
+// and 18 uplinks; each rail's 8 leaves x 18 uplinks on the smallest divisor of 18 spines holding 144 links
+// at 32 down ports each (5 -> 6), 24 spines; 6 core planes, each of the smallest divisor of 32 cores that is
+// at least 4 groups x 32 / 64 = 2: 12 cores (gputwin's rule; the RA's core count was not read).
+TEST(RackScale, SpineLeafGroupsGiveEachRackALeafPerRailAndEachRailItsSpines) {
+  const Cluster cluster = plan_file(kGb200Example);
+  const Fabric* compute = cluster.fabric(NetworkRole::compute);
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ(compute->scalable_units, 1);
+  EXPECT_EQ(compute->leaf_downlinks, 18);
+  EXPECT_EQ(compute->leaf_uplinks, 18);
+  EXPECT_EQ(compute->switches_in(Tier::leaf), 32);
+  EXPECT_EQ(compute->switches_in(Tier::spine), 24);
+  EXPECT_EQ(compute->switches_in(Tier::core), 12);
+  EXPECT_EQ(compute->pods, 4);
+  EXPECT_EQ(compute->links_between(Tier::leaf, Tier::spine), 32 * 18);
+  EXPECT_EQ(compute->links_between(Tier::spine, Tier::core), 24 * 32);
+  // Rail 2's spines see rail 2's leaves only, one per rack, with 3 links each.
+  const auto named = [&](const std::string& name) {
+    for (std::size_t d = 0; d < cluster.devices.size(); ++d)
+      if (cluster.devices[d].name == name) return static_cast<int>(d);
+    ADD_FAILURE() << "no device " << name;
+    return -1;
+  };
+  const int spine = named("compute-spine-su1-rail2-1");
+  std::set<std::string> leaves;
+  for (const LinkBundle& bundle : compute->bundles) {
+    if (bundle.device_b != spine) continue;
+    leaves.insert(cluster.devices[bundle.device_a].name);
+    EXPECT_EQ(bundle.links, 3);
+  }
+  std::set<std::string> rail2;
+  for (int rack = 1; rack <= 8; ++rack) rail2.insert("compute-leaf-su1-rail2-" + std::to_string(rack));
+  EXPECT_EQ(leaves, rail2);
+}
+
+TEST(RackScale, SpineLeafGroupsAreLocatedErrorsWhereTheyCannotBeBuilt) {
+  const std::string no_unit = plan_errors(gb200_with("    scalable_unit: 144 ", "    # "));
+  EXPECT_NE(no_unit.find("fabrics.compute.spine_leaf_groups: spine-leaf groups need scalable_unit"),
+            std::string::npos)
+      << no_unit;
+  const std::string two_tiers =
+      plan_errors(gb200_with("    spine_leaf_groups: true", "    max_tiers: 2\n    spine_leaf_groups: true"));
+  EXPECT_NE(two_tiers.find("fabrics.compute.max_tiers: spine-leaf groups join their rails through core "
+                           "groups, a third tier; allow max_tiers: 3"),
+            std::string::npos)
+      << two_tiers;
+  // 40 racks a unit: a rail's 40 leaves x 18 uplinks need 23 spines of 32 down ports; no divisor of 18 is.
+  const std::string too_large = plan_errors(gb200_with("scalable_unit: 144", "scalable_unit: 720"));
+  EXPECT_NE(too_large.find("fabrics.compute.scalable_unit: one of the spine-leaf groups has 40 leaves of 18 "
+                           "uplinks each"),
+            std::string::npos)
+      << too_large;
 }
 
 // One rack-scale group with UFM appliances on its compute fabric. A spec of its own, because the examples

@@ -6,7 +6,8 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include <filesystem>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,38 +44,26 @@ const Fabric& compute(const Cluster& cluster) {
   return fabric != nullptr ? *fabric : empty;
 }
 
-// Branch `rack` makes the GB200 NVL72 a rack-scale system (data/catalog/rack-systems.yaml): a spec then
-// counts racks, and naming the tray alone or capping nodes per rack is an error. Before it, the tray is the
-// node and 18 of them fill a rack. (The rack-system form was written from that branch's docs; not yet run
-// here.)
-bool catalog_has_rack_systems() {
-  return std::filesystem::exists(source_path("data/catalog/rack-systems.yaml"));
-}
-
-// A rail-optimized fabric whose scalable unit is one rack's 18 trays gives each rail of each rack its own
-// leaf, as the RA cables it ("8 leaf switches (one for each compute rack)" per rail); one published SU is
-// then 8 of gputwin's scalable units. The rack limit is the direct-liquid class's (1.2 MW per 8-rack SU).
+// The RA's SU as gputwin builds it: the rack system `gb200-nvl72` counted in racks, a rail-optimized QM9700
+// fabric whose scalable unit is the SU's 8 racks, with spine-leaf groups (one leaf per rack per rail, each
+// rail's leaves on spines of their own). The rack limit is the direct-liquid class's (1.2 MW per 8-rack SU).
 std::string gb200_spec(const YAML::Node& gb200, int racks) {
   const int trays_per_rack = gb200["rack"]["compute_trays"].as<int>();
-  const bool rack_system = catalog_has_rack_systems();
+  const int racks_per_su = gb200["scalable_unit"]["racks_per_su"].as<int>();
   std::ostringstream yaml;
-  yaml << "name: gb200-superpod\n";
-  if (rack_system) {
-    yaml << "nodes: {system: gb200-nvl72, count: " << racks << "}\n";
-  } else {
-    yaml << "nodes: {system: gb200-nvl72-tray, count: " << trays_per_rack * racks << "}\n";
-  }
-  yaml << "fabrics:\n"
+  yaml << "name: gb200-superpod\n"
+       << "nodes: {system: gb200-nvl72, count: " << racks << "}\n"
+       << "fabrics:\n"
        << "  compute:\n"
        << "    topology: rail_optimized\n"
        << "    switch: qm9700\n"
        << "    link_speed: " << gb200["compute_fabric"]["link_speed_gbit_s"].as<int>() << " Gb/s\n"
-       << "    scalable_unit: " << trays_per_rack << "\n"
+       << "    scalable_unit: " << trays_per_rack * racks_per_su << "\n"
+       << "    spine_leaf_groups: true\n"
        << "    oversubscription: \"1:1\"\n"
        << "facility:\n"
-       << "  rack_power_limit: 150 kW\n";
-  if (!rack_system) yaml << "  max_nodes_per_rack: " << trays_per_rack << "\n";
-  yaml << "  pdu: px3-5878i2r\n"
+       << "  rack_power_limit: 150 kW\n"
+       << "  pdu: px3-5878i2r\n"
        << "  cooling: direct-liquid\n"
        << "  layout: {racks_per_row: 24}\n"
        << "cabling: {media: [multimode, singlemode]}\n";
@@ -137,45 +126,125 @@ TEST(ReferenceDesigns, Gb200ComputeFabricPerScalableUnit) {
     EXPECT_EQ(cluster.gpus, per_su(gb200, "GPUs per SU") * su);
     EXPECT_EQ(cluster.racks_of(RackKind::compute), per_su(gb200, "racks per SU") * su);
     EXPECT_EQ(fabric.switches_in(Tier::leaf), per_su(gb200, "leaf switches per SU") * su);
+    EXPECT_EQ(fabric.switches_in(Tier::spine), per_su(gb200, "spine switches per SU") * su);
     EXPECT_EQ(fabric.links_between(Tier::endpoint, Tier::leaf),
               per_su(gb200, "node-leaf cables per SU") * su);
+    EXPECT_EQ(fabric.tiers, 3) << "spine-leaf groups reach each other through the core groups";
   }
 }
 
-// The RA keeps one spine-leaf group (8 leaves, 6 spines) per rail; gputwin cables every leaf to every spine
-// of its pod. Until the model has rail-isolated spine groups, the spine count must differ from the RA's, as
-// the data says.
-TEST(ReferenceDesigns, Gb200SpinesDifferFromTheSpineLeafGroupDesignAsRecorded) {
+// Devices above `device` in the fabric (leaves of a tray, spines of a leaf, cores of a spine), with links.
+std::map<int, int> uplinks_of(const Fabric& fabric, int device) {
+  std::map<int, int> above;
+  for (const LinkBundle& bundle : fabric.bundles) {
+    if (bundle.device_a == device) above[bundle.device_b] += bundle.links;
+  }
+  return above;
+}
+
+// Devices below `device` in the fabric.
+std::set<int> below(const Fabric& fabric, int device) {
+  std::set<int> lower;
+  for (const LinkBundle& bundle : fabric.bundles) {
+    if (bundle.device_b == device) lower.insert(bundle.device_a);
+  }
+  return lower;
+}
+
+// Switches of `tier` grouped by the devices below them: a spine-leaf group's spines share its leaves, a core
+// group's cores share its spines.
+std::map<std::set<int>, int> groups_by_what_is_below(const Fabric& fabric, Tier tier) {
+  std::map<std::set<int>, int> groups;
+  for (const int sw : fabric.switches[static_cast<int>(tier)]) ++groups[below(fabric, sw)];
+  return groups;
+}
+
+// The RA's spine-leaf groups, checked in the wiring at 2 SU (the first size the RA builds them for): each
+// leaf serves one rack's trays on one rail; each group is one rail's 8 leaves of one SU with 6 spines of its
+// own, every leaf's uplinks spread evenly over them; no spine sees two rails; the SU attaches to 6 core
+// groups, each holding one spine of every spine-leaf group. How many links a leaf has to each spine, and the
+// cores per group, are not published (Table 3 was not read): not asserted.
+TEST(ReferenceDesigns, Gb200SpineLeafGroupsKeepEachRailOnSpinesOfItsOwn) {
   const YAML::Node gb200 = reference("superpod-gb200.yaml");
-  const YAML::Node spines = reproduction(gb200, "spine switches per SU");
-  ASSERT_TRUE(spines["expected_difference"]) << "the model now reproduces the spines: assert them exactly";
-  const Catalog& catalog = testing::bundled_catalog();
-  for (const int su : gb200_su_counts(gb200)) {
-    SCOPED_TRACE("GB200 SU " + std::to_string(su));
-    const Cluster cluster = plan_text(gb200_spec(gb200, su * per_su(gb200, "racks per SU")), catalog);
-    const Fabric& fabric = compute(cluster);
-    const int published = spines["value"].as<int>() * su;
-    EXPECT_NE(fabric.switches_in(Tier::spine), published)
-        << "gputwin now builds the RA's " << published << " spines; remove expected_difference from the data";
-    EXPECT_GT(fabric.switches_in(Tier::spine), 0);
+  const YAML::Node slg = gb200["compute_fabric"]["scale_out_design"];
+  const int su = 2;
+  const Cluster cluster = plan_text(gb200_spec(gb200, su * per_su(gb200, "racks per SU")));
+  const Fabric& fabric = compute(cluster);
+  // A tray's r-th compute port is rail r: its bundles to the leaves come in port order.
+  std::map<int, int> ports_seen;
+  std::map<int, int> rail_of_leaf;
+  for (const LinkBundle& bundle : fabric.bundles) {
+    if (bundle.tier_a != Tier::endpoint) continue;
+    const int rail = ports_seen[bundle.device_a]++;
+    const auto known = rail_of_leaf.emplace(bundle.device_b, rail).first;
+    EXPECT_EQ(known->second, rail) << cluster.devices[bundle.device_b].name << " serves two rails";
+  }
+  for (const int leaf : fabric.switches[static_cast<int>(Tier::leaf)]) {
+    std::set<int> racks;
+    for (const int tray : below(fabric, leaf)) racks.insert(cluster.devices[tray].rack);
+    EXPECT_EQ(racks.size(), 1u) << cluster.devices[leaf].name << " serves trays of several racks";
+    EXPECT_EQ(static_cast<int>(below(fabric, leaf).size()), gb200["rack"]["compute_trays"].as<int>());
+    std::set<int> links_per_spine;
+    for (const auto& [spine, links] : uplinks_of(fabric, leaf)) links_per_spine.insert(links);
+    EXPECT_EQ(static_cast<int>(uplinks_of(fabric, leaf).size()), slg["spines_per_slg"].as<int>());
+    EXPECT_EQ(links_per_spine.size(), 1u) << cluster.devices[leaf].name << "'s uplinks are not spread evenly";
+  }
+  const auto spine_groups = groups_by_what_is_below(fabric, Tier::spine);
+  EXPECT_EQ(static_cast<int>(spine_groups.size()), slg["slgs_per_su"].as<int>() * su);
+  for (const auto& [leaves, spines] : spine_groups) {
+    EXPECT_EQ(static_cast<int>(leaves.size()), slg["leaves_per_slg"].as<int>());
+    EXPECT_EQ(spines, slg["spines_per_slg"].as<int>());
+    std::set<int> group_rails;
+    std::set<int> units;
+    std::set<int> racks;
+    for (const int leaf : leaves) {
+      group_rails.insert(rail_of_leaf.at(leaf));
+      units.insert(cluster.devices[leaf].placement_group);
+      racks.insert(cluster.devices[*below(fabric, leaf).begin()].rack);
+    }
+    EXPECT_EQ(group_rails.size(), 1u) << "a spine-leaf group holds two rails";
+    EXPECT_EQ(units.size(), 1u) << "a spine-leaf group spans scalable units";
+    EXPECT_EQ(racks.size(), leaves.size()) << "a spine-leaf group has two leaves for one rack";
+  }
+  const auto core_groups = groups_by_what_is_below(fabric, Tier::core);
+  EXPECT_EQ(static_cast<int>(core_groups.size()), slg["core_groups"].as<int>());
+  for (const auto& [spines, cores] : core_groups) {
+    EXPECT_EQ(static_cast<int>(spines.size()), slg["slgs_per_su"].as<int>() * su)
+        << "a core group holds one spine of every spine-leaf group";
+    EXPECT_GT(cores, 0);
   }
 }
 
-// The RA builds a partial SU's full set of leaves; gputwin, whose unit here is one rack, builds only the
-// leaves of the racks present. Held as an expected difference until the model has a unit of whole racks.
-TEST(ReferenceDesigns, Gb200PartialSuLeavesDifferAsRecorded) {
+// The RA builds a partial SU's full set of leaves and leaf-spine cables (its partial_su_rule): 5 of the 8
+// racks get the full SU's 32 leaves and as many leaf-spine cables as the full SU.
+TEST(ReferenceDesigns, Gb200PartialSuGetsTheFullSusLeavesAndLeafSpineCables) {
   const YAML::Node gb200 = reference("superpod-gb200.yaml");
   const YAML::Node partial = reproduction(gb200, "leaf switches for a partial SU");
-  ASSERT_TRUE(partial["expected_difference"])
-      << "the model now builds a partial SU's leaves: assert them exactly";
+  EXPECT_FALSE(partial["expected_difference"]) << "the model reproduces it: the data's entry is stale";
   const int racks = partial["partial_su_racks"].as<int>();
   ASSERT_LT(racks, per_su(gb200, "racks per SU"));
-  const Cluster cluster = plan_text(gb200_spec(gb200, racks), testing::bundled_catalog());
+  const Cluster cluster = plan_text(gb200_spec(gb200, racks));
+  const Cluster full = plan_text(gb200_spec(gb200, per_su(gb200, "racks per SU")));
   const Fabric& fabric = compute(cluster);
   EXPECT_EQ(cluster.racks_of(RackKind::compute), racks);
-  EXPECT_NE(fabric.switches_in(Tier::leaf), partial["value"].as<int>())
-      << "gputwin now builds the full SU's leaves; remove expected_difference from the data";
-  EXPECT_GT(fabric.switches_in(Tier::leaf), 0);
+  EXPECT_EQ(fabric.switches_in(Tier::leaf), partial["value"].as<int>());
+  EXPECT_EQ(fabric.links_between(Tier::leaf, Tier::spine),
+            compute(full).links_between(Tier::leaf, Tier::spine));
+  EXPECT_GT(fabric.links_between(Tier::leaf, Tier::spine), 0);
+  EXPECT_EQ(fabric.switches_in(Tier::spine), per_su(gb200, "spine switches per SU"));
+  EXPECT_EQ(fabric.links_between(Tier::endpoint, Tier::leaf),
+            racks * gb200["rack"]["compute_trays"].as<int>() * gb200["compute_fabric"]["rails"].as<int>());
+}
+
+// The RA's spine-leaf-group design goes up to and including 16 SU. gputwin's three tiers of QM9700 hold that
+// many groups and no more: 17 SU (68 groups) is refused, naming the switch, not designed wrong.
+TEST(ReferenceDesigns, Gb200SpineLeafGroupsEndAtTheLargestPublishedSize) {
+  const YAML::Node gb200 = reference("superpod-gb200.yaml");
+  const int max_su = gb200["compute_fabric"]["scale_out_design"]["max_su"].as<int>();
+  const std::string errors =
+      testing::plan_errors(gb200_spec(gb200, (max_su + 1) * per_su(gb200, "racks per SU")));
+  EXPECT_NE(errors.find("fabrics.compute.switch: "), std::string::npos) << errors;
+  EXPECT_NE(errors.find("68 spine-leaf groups, more than a core of qm9700"), std::string::npos) << errors;
 }
 
 // The RA's 1.2 MW per SU is not split; the model has the racks' trays and NVLink switch trays and the compute

@@ -353,7 +353,7 @@ class SpecReader {
 
   FabricSpec read_fabric(const YamlField& f, NetworkRole role) {
     f.expect_keys({"topology", "switch", "link_speed", "oversubscription", "scalable_unit", "appliances",
-                   "max_tiers", "leaf_placement"});
+                   "max_tiers", "leaf_placement", "spine_leaf_groups"});
     FabricSpec fabric;
     fabric.present = true;
     fabric.role = role;
@@ -374,7 +374,8 @@ class SpecReader {
       std::tie(fabric.oversubscription, fabric.oversubscription_text) = oversubscription(*ratio);
       remember(*ratio);
     }
-    if (auto su = group_scalable_unit(role) ? group_scalable_unit(role) : f.optional_child("scalable_unit")) {
+    const auto su = group_scalable_unit(role) ? group_scalable_unit(role) : f.optional_child("scalable_unit");
+    if (su) {
       if (fabric.topology != FabricTopology::rail_optimized)
         su->fail("scalable units apply to rail_optimized fabrics");
       fabric.scalable_unit_nodes = static_cast<int>(su->positive_integer());
@@ -382,6 +383,11 @@ class SpecReader {
       check_units_hold_whole_racks(*su, fabric.scalable_unit_nodes);
     } else if (fabric.topology == FabricTopology::rail_optimized && !spec_.rack_system.empty()) {
       fabric.scalable_unit_nodes = whole_racks_per_leaf(chosen, fabric);
+    }
+    if (auto groups = f.optional_child("spine_leaf_groups")) {
+      fabric.spine_leaf_groups = groups->boolean();
+      remember(*groups);
+      if (fabric.spine_leaf_groups) read_spine_leaf_groups(*groups, su.has_value(), chosen, fabric);
     }
     if (auto appliances = group_appliances(role) ? group_appliances(role) : f.optional_child("appliances")) {
       for (const auto& item : appliances->items()) {
@@ -404,6 +410,29 @@ class SpecReader {
       remember(*tiers);
     }
     return fabric;
+  }
+
+  // Spine-leaf groups build one leaf per rack per rail: they need racks (a rack-scale system), a rack's trays
+  // on one leaf's downlinks, and a stated unit, the racks of one group (no published rule gives a default).
+  void read_spine_leaf_groups(const YamlField& field, bool unit_given, const Switch& leaf,
+                              FabricSpec& fabric) const {
+    if (fabric.topology != FabricTopology::rail_optimized)
+      field.fail("spine-leaf groups apply to rail_optimized fabrics");
+    if (spec_.rack_system.empty()) {
+      field.fail("spine-leaf groups give each rack one leaf per rail, but '" + spec_.node_system +
+                 "' is not a rack-scale system (name one, such as gb200-nvl72, in nodes.system)");
+    }
+    if (!unit_given) {
+      field.fail("spine-leaf groups need scalable_unit: the trays of the racks one group's leaves serve (" +
+                 std::to_string(catalog_.get<RackSystem>(spec_.rack_system).compute_trays) + " a rack here)");
+    }
+    fabric.rack_nodes = catalog_.get<RackSystem>(spec_.rack_system).compute_trays;
+    const int downlinks = leaf_downlinks(leaf, fabric);
+    if (fabric.rack_nodes > downlinks) {
+      field.fail("one leaf per rack per rail needs " + std::to_string(fabric.rack_nodes) +
+                 " node ports on a leaf, but a " + fabric.switch_id + " leaf keeps " +
+                 std::to_string(downlinks) + " downlinks at " + fabric.oversubscription_text);
+    }
   }
 
   // An appliance's ports may run slower than the fabric's link_speed, at their own speed (a 200 Gb/s storage
@@ -450,10 +479,14 @@ class SpecReader {
   // least one rack (whose trays then spread over several leaves per rail).
   int whole_racks_per_leaf(const Switch& leaf, const FabricSpec& fabric) const {
     const int trays = catalog_.get<RackSystem>(spec_.rack_system).compute_trays;
+    return trays * std::max(1, leaf_downlinks(leaf, fabric) / trays);
+  }
+
+  // A leaf's node ports at the fabric's oversubscription (the fabric builder's rule, docs/spec.md 5.3).
+  static int leaf_downlinks(const Switch& leaf, const FabricSpec& fabric) {
     const int radix = leaf.radix_at(fabric.link_speed);
-    const int downlinks = static_cast<int>(
+    return static_cast<int>(
         std::floor(radix * fabric.oversubscription / (1.0 + fabric.oversubscription) + 1e-9));
-    return trays * std::max(1, downlinks / trays);
   }
 
   void read_fabrics(const YamlField& fabrics) {

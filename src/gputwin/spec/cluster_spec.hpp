@@ -35,6 +35,10 @@ struct FabricSpec {
   double oversubscription = 1.0;  // leaf downlinks per uplink (1 = non-blocking)
   std::string oversubscription_text = "1:1";
   int scalable_unit_nodes = 0;  // rail-optimized only; 0 = as many as a leaf's downlinks
+  // Rail-optimized on a rack-scale system only: NVIDIA's spine-leaf groups (docs/spec.md 5.3), one leaf per
+  // rack per rail, each rail of a scalable unit with spines of its own, the groups joined by core groups.
+  bool spine_leaf_groups = false;
+  int rack_nodes = 0;  // with spine_leaf_groups: the compute trays of one rack, which one leaf serves
   std::vector<ApplianceRequest> appliances;
   int max_tiers = 3;
   bool leaves_in_node_racks = true;  // leaf-spine only: top-of-rack leaves, or leaves in network racks
