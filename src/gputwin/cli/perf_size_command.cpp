@@ -175,12 +175,12 @@ std::optional<std::string> price_groups(const SizeOptions& o, const Catalog& cat
 std::string deadline_rule_text(const SizeOptions& o) {
   if (o.days_exclude_failures) {
     return fmt::format(
-        "work days within {:g} (--days-exclude-failures: failures not counted; the time-to-train under "
+        "work days within {:g} days (--days-exclude-failures: failures not counted; the time-to-train under "
         "failures below can exceed the days)",
         o.days);
   }
   return fmt::format(
-      "time-to-train within {:g}: work days / ETTR under the failures below (goodput model); "
+      "time-to-train within {:g} days: work days / ETTR under the failures below (goodput model); "
       "--days-exclude-failures holds the work days instead",
       o.days);
 }
