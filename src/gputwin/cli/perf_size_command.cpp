@@ -39,6 +39,7 @@ struct SizeOptions {
   std::string node_type;       // --node-type: one group of a spec of several (its system or rack system)
   std::string memory_reserve;  // empty: data/perf/memory.yaml's default per accelerator
   std::string gemm_fractions;  // ARCH=F,...: assumed GEMM fractions for architectures with no fitted one
+  bool days_exclude_failures = false;  // hold --days against the work days (no failure), as before
   bool json = false;
   CatalogOptions catalog;
 };
@@ -170,6 +171,31 @@ std::optional<std::string> price_groups(const SizeOptions& o, const Catalog& cat
   return basis + (o.prices.empty() ? "" : "; others at " + o.prices);
 }
 
+// What --days was held against, for the output.
+std::string deadline_rule_text(const SizeOptions& o) {
+  if (o.days_exclude_failures) {
+    return fmt::format(
+        "work days within {:g} days (--days-exclude-failures: failures not counted; the time-to-train under "
+        "failures below can exceed the days)",
+        o.days);
+  }
+  return fmt::format(
+      "time-to-train within {:g} days: work days / ETTR under the failures below (goodput model); "
+      "--days-exclude-failures holds the work days instead",
+      o.days);
+}
+
+// The time-to-train column under --days-exclude-failures: the goodput table's, which the sizing did not
+// compute (with failures counted, the sizing's own value is the same function on the same run).
+void show_time_to_train(std::vector<SizingRow>& rows, const std::vector<SizingGoodput>& goodput) {
+  for (SizingRow& row : rows) {
+    if (row.wall_days || row.gpus <= 0) continue;
+    for (const SizingGoodput& g : goodput) {
+      if (g.accelerator == row.accelerator && g.gpus == row.gpus) row.wall_days = g.wall_days;
+    }
+  }
+}
+
 int run_size(const SizeOptions& o) {
   try {
     const double tokens = parse_tokens(o.tokens);
@@ -249,13 +275,17 @@ int run_size(const SizeOptions& o) {
                    (o.prices.empty() ? "" : "; others at " + o.prices);
     }
     request.accelerators = split_list(accelerators);
-    const auto rows = size_training(*catalog, inputs->collectives, inputs->calibration, request);
     auto rates = load_failure_rates(bundled_data_dir() + "/reliability/failure-rates.yaml");
     if (!rates.ok()) {
       std::cerr << rates.error_text();
       return kInputError;
     }
+    if (!o.days_exclude_failures)
+      request.time_to_train = time_to_train_under_failures(rates.value(), kGoodputProfile, kGoodputSeeds);
+    auto rows = size_training(*catalog, inputs->collectives, inputs->calibration, request);
     const auto goodput = goodput_of_sizing(rows, *catalog, rates.value(), kGoodputProfile, kGoodputSeeds);
+    show_time_to_train(rows, goodput);
+    const std::string deadline_rule = deadline_rule_text(o);
     const std::string goodput_basis = fmt::format(
         "failures of data/reliability/failure-rates.yaml {} (its H100 rates for every accelerator), "
         "checkpoint write {:g} min and restart {:g} min "
@@ -265,11 +295,11 @@ int run_size(const SizeOptions& o) {
         kGoodputProfile, rates.value().job_defaults.checkpoint_write_hours * 60,
         rates.value().job_defaults.restart_hours * 60, kGoodputSeeds);
     if (o.json) {
-      nlohmann::json doc = sizing_json(*model, tokens, o.days, rows, cost_basis);
+      nlohmann::json doc = sizing_json(*model, tokens, o.days, rows, cost_basis, deadline_rule);
       doc["goodput"] = sizing_goodput_json(goodput, goodput_basis);
       std::cout << doc.dump(2) << "\n";
     } else {
-      std::cout << sizing_text(*model, tokens, o.days, rows, cost_basis);
+      std::cout << sizing_text(*model, tokens, o.days, rows, cost_basis, deadline_rule);
       std::cout << sizing_goodput_text(goodput, goodput_basis);
     }
     return 0;
@@ -287,7 +317,11 @@ void add_perf_size_command(CLI::App& perf, int& exit_code) {
       "size", "GPUs and split per accelerator to train a model on T tokens within D days");
   command->add_option("--model", o->model, "model preset (data/perf/models.yaml)")->required();
   command->add_option("--tokens", o->tokens, "training tokens with a unit suffix: 15T, 300B")->required();
-  command->add_option("--days", o->days, "wall-clock days available")->required();
+  command
+      ->add_option("--days", o->days, "wall-clock days available: the time-to-train under failures must fit")
+      ->required();
+  command->add_flag("--days-exclude-failures", o->days_exclude_failures,
+                    "hold --days against the failure-free work days (no ETTR), the former meaning");
   command->add_option("--accelerators", o->accelerators,
                       "catalog accelerator ids, comma-separated (default h100-sxm,h200-sxm,b200,mi300x)");
   command->add_option("--seq", o->sequence, "sequence length (default 8192)")->check(CLI::PositiveNumber);

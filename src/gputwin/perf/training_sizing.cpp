@@ -69,6 +69,7 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
                                      tried.gpus, fastest_only())
                          .best;
     if (tried.estimate) tried.days = training_days(request.tokens, *tried.estimate);
+    count_failures(tried, *system, request.days, request.time_to_train);
     return tried;
   };
   const auto search = smallest_node_count(request.max_gpus / system->accelerators, request.days, trial);
@@ -92,6 +93,8 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
     row.gpus = answer.gpus;
     row.nodes = answer.nodes;
     row.days = answer.days;
+    row.wall_days = answer.wall_days;
+    row.failures_uncounted = answer.failures_uncounted;
     row.per_rack = systems_per_rack(catalog, request.rack_density, *system);
     row.racks = (row.nodes + row.per_rack.systems - 1) / row.per_rack.systems;
     row.power_kw = row.nodes * in_kilowatts(system->power_max);
@@ -109,7 +112,8 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
   row.note = largest_fitting == nullptr
                  ? "does not fit in memory on up to " + std::to_string(request.max_gpus) + " GPUs"
                  : "not within the days on " + std::to_string(largest_fitting->gpus) + " GPUs (" +
-                       std::to_string(static_cast<int>(largest_fitting->days)) + " days there)";
+                       std::to_string(static_cast<int>(largest_fitting->deadline_days())) + " days there" +
+                       (largest_fitting->wall_days ? " with failures)" : ")");
   return row;
 }
 
@@ -118,6 +122,15 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
 int default_global_batch(int sequence) {
   constexpr int kLlama3FinalBatchTokens = 16 * 1024 * 1024;
   return std::max(1, kLlama3FinalBatchTokens / sequence);
+}
+
+void count_failures(SizingTrial& trial, const System& system, double limit,
+                    const TimeToTrain& time_to_train) {
+  trial.wall_days.reset();
+  trial.failures_uncounted = false;
+  if (!time_to_train || !trial.estimate || trial.days > limit) return;
+  trial.wall_days = time_to_train(system, trial.gpus, trial.days);
+  trial.failures_uncounted = !trial.wall_days;
 }
 
 double training_days(double tokens, const TrainingEstimate& estimate) {

@@ -6,8 +6,10 @@
 //
 // Each accelerator is sized on the catalog platform that carries it (system_for_accelerator), with a
 // non-blocking fabric (perf_hardware_of_system): the smallest node count whose fastest fitting split
-// (search_training) finishes in time is the answer (smallest_node_count). The answer's racks are counted with
-// systems_per_rack (data/perf/sizing-racks.yaml) and its power is the systems' maximum draw.
+// (search_training) finishes in time is the answer (smallest_node_count); in time means its time-to-train
+// under failures (request.time_to_train) is within the days, or its work days when failures are excluded. The
+// answer's racks are counted with systems_per_rack (data/perf/sizing-racks.yaml) and its power is the
+// systems' maximum draw.
 #pragma once
 
 #include <functional>
@@ -31,12 +33,27 @@ struct SizingTrial {
   int nodes = 0;
   int gpus = 0;
   std::optional<TrainingEstimate> estimate;  // empty when nothing fits in memory
-  double days = 0;                           // training days with `estimate`
+  double days = 0;                           // work days: training days with `estimate`, no failure
   int unit_nodes = 1;  // the step nodes are bought in on this design (a scalable unit, one leaf's nodes)
   int racks = 0;       // rack-scale systems when the count is racks (nodes = racks x trays); 0 otherwise
+  // Time-to-train under failures (the goodput model's work days / ETTR), when the deadline counts failures
+  // (count_failures); the deadline is then held against it instead of the work days.
+  std::optional<double> wall_days;
+  bool failures_uncounted = false;  // the deadline asked for failures but the goodput model could not run
 
-  [[nodiscard]] bool in_time(double limit) const { return estimate && days <= limit; }
+  [[nodiscard]] double deadline_days() const { return wall_days.value_or(days); }
+  // The one deadline rule of `perf size` and `plan`: time-to-train when known, else work days.
+  [[nodiscard]] bool in_time(double limit) const { return estimate && deadline_days() <= limit; }
 };
+
+// The time-to-train in days of `gpus` GPUs of `system` that need `work_days` of failure-free work, or empty
+// when the failure model cannot run for them (plan/sizing_goodput gives the goodput model's).
+using TimeToTrain = std::function<std::optional<double>(const System& system, int gpus, double work_days)>;
+
+// Counts failures in a timed trial's deadline: sets wall_days from `time_to_train`, or failures_uncounted
+// when it has no answer. Skipped when the work days alone miss `limit` (failures only add time) or when
+// `time_to_train` is empty (the deadline excludes failures).
+void count_failures(SizingTrial& trial, const System& system, double limit, const TimeToTrain& time_to_train);
 
 struct NodeCountSearch {
   std::optional<SizingTrial> answer;  // the smallest count in time; empty when none up to the maximum is
@@ -95,6 +112,9 @@ struct SizingRequest {
   // --gemm-fraction: GEMM peak fractions the user assumes for architectures the data leaves unknown (cdna3,
   // cdna4); never replaces a fitted one.
   std::map<std::string, double> assumed_gemm_fractions;
+  // How failures stretch a run: a count meets `days` only when its time-to-train does. Empty: the deadline
+  // is held against the work days (--days-exclude-failures).
+  TimeToTrain time_to_train;
 };
 
 struct SizingRow {
@@ -103,10 +123,12 @@ struct SizingRow {
   std::string note;                          // why there is no answer, when there is none
   std::optional<TrainingEstimate> estimate;  // the fastest fitting split on `gpus`
   int gpus = 0;
-  int nodes = 0;  // systems bought
-  double days = 0;
-  std::optional<double> cost_usd;  // GPU-hours x the GPU-hour price
-  int racks = 0;                   // compute racks of `nodes` systems
+  int nodes = 0;                    // systems bought
+  double days = 0;                  // work days (no failure)
+  std::optional<double> wall_days;  // time-to-train under failures, when the deadline counted them
+  bool failures_uncounted = false;  // the deadline asked for failures, the goodput model could not run
+  std::optional<double> cost_usd;   // GPU-hours x the GPU-hour price
+  int racks = 0;                    // compute racks of `nodes` systems
   SystemsPerRack per_rack;
   double power_kw = 0;                          // the systems' maximum draw (no fabric, storage or cooling)
   std::optional<double> assumed_gemm_fraction;  // set when the step time rests on a user-set fraction

@@ -142,6 +142,73 @@ TEST(TrainingSizing, EachAcceleratorOnItsPlatformWithItsRacksAndPower) {
   EXPECT_FALSE(rows[2].assumed_gemm_fraction.has_value());
 }
 
+// The deadline counts failures: a hand-worked search. n nodes work 100 / n days; failures leave an ETTR of
+// 1 - 0.01 n. Within 13 days the work days alone pick 8 nodes (12.5 days; 7 take 14.3), whose time-to-train
+// is 12.5 / 0.92 = 13.59 days, past the deadline; counting failures picks the next count, 9 nodes
+// (11.11 / 0.91 = 12.21 days). Without a failure model the count is sized on work days, and says so.
+TEST(TrainingSizing, TheDeadlineHoldsTheTimeToTrainWhenFailuresCount) {
+  const System& dgx = setup().catalog.get<System>("dgx-h100");
+  const TimeToTrain ettr_falls = [](const System&, int gpus, double work_days) -> std::optional<double> {
+    return work_days / (1 - 0.01 * gpus / 8);
+  };
+  const auto search_with = [&](const TimeToTrain& time_to_train) {
+    return smallest_node_count(64, 13, [&](int nodes) {
+      SizingTrial trial;
+      trial.nodes = nodes;
+      trial.gpus = nodes * 8;
+      trial.estimate = TrainingEstimate{};
+      trial.days = 100.0 / nodes;
+      count_failures(trial, dgx, 13, time_to_train);
+      return trial;
+    });
+  };
+  const NodeCountSearch work_days_only = search_with(TimeToTrain{});
+  ASSERT_TRUE(work_days_only.answer.has_value());
+  EXPECT_EQ(work_days_only.answer->nodes, 8);
+  EXPECT_FALSE(work_days_only.answer->wall_days.has_value());
+
+  const NodeCountSearch with_failures = search_with(ettr_falls);
+  ASSERT_TRUE(with_failures.answer.has_value());
+  EXPECT_EQ(with_failures.answer->nodes, 9);
+  EXPECT_NEAR(*with_failures.answer->wall_days, 100.0 / 9 / 0.91, 1e-9);
+  EXPECT_FALSE(with_failures.answer->failures_uncounted);
+  for (const SizingTrial& trial : with_failures.trials) {
+    if (trial.nodes == 8) {
+      ASSERT_TRUE(trial.wall_days.has_value());
+      EXPECT_NEAR(*trial.wall_days, 12.5 / 0.92, 1e-9);  // 13.59: over the 13 days
+    }
+    if (trial.days > 13) {
+      EXPECT_FALSE(trial.wall_days.has_value()) << trial.nodes;  // failures only add time
+    }
+  }
+
+  const NodeCountSearch no_model =
+      search_with([](const System&, int, double) -> std::optional<double> { return std::nullopt; });
+  ASSERT_TRUE(no_model.answer.has_value());
+  EXPECT_EQ(no_model.answer->nodes, 8);
+  EXPECT_TRUE(no_model.answer->failures_uncounted);
+}
+
+// size_training passes its rule to every count it tries: a time-to-train 10 % over the work days (ETTR 1/1.1)
+// needs more GPUs than the work days alone, and the answer's time-to-train is within the days.
+TEST(TrainingSizing, SizingTakesTheTimeToTrainIntoItsDeadline) {
+  SizingRequest r = request(20);
+  r.accelerators = {"h100-sxm"};
+  const auto work_only = size_training(setup().catalog, setup().collectives, setup().calibration, r);
+  ASSERT_TRUE(work_only[0].estimate.has_value()) << work_only[0].note;
+  // Hold the deadline at the work-days answer's own days: with failures it is late, so more GPUs are needed.
+  r.days = work_only[0].days;
+  r.time_to_train = [](const System&, int, double work_days) -> std::optional<double> {
+    return work_days * 1.1;
+  };
+  const auto counted = size_training(setup().catalog, setup().collectives, setup().calibration, r);
+  ASSERT_TRUE(counted[0].estimate.has_value()) << counted[0].note;
+  EXPECT_GT(counted[0].gpus, work_only[0].gpus);
+  ASSERT_TRUE(counted[0].wall_days.has_value());
+  EXPECT_NEAR(*counted[0].wall_days, counted[0].days * 1.1, 1e-9);
+  EXPECT_LE(*counted[0].wall_days, r.days);
+}
+
 // An assumed fraction moves the answer the way it should: a lower GEMM efficiency never needs fewer GPUs.
 TEST(TrainingSizing, ALowerAssumedGemmFractionNeverNeedsFewerGpus) {
   TrainingCalibration unfitted = setup().calibration;

@@ -6,6 +6,7 @@
 //   std::vector<SizingGoodput> g = goodput_of_sizing(rows, catalog, rates, "llama3-table5", 10);
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,20 @@ struct SizingGoodput {
   double wall_days = 0;         // time-to-train including failures
   int spare_nodes = 0;          // covers the nodes in repair 99 % of the time
 };
+
+// One run under failures: `gpus` GPUs of `system` needing `work_days` of failure-free work. Empty when the
+// profile is not in `rates` or the Monte Carlo cannot run for this system. Checkpoint write and restart are
+// the rates file's job defaults (assumed), the interval Daly's optimum, the spares those covering repairs
+// 99 % of the time.
+[[nodiscard]] std::optional<SizingGoodput> goodput_of_run(const System& system,
+                                                          const std::string& accelerator, int gpus,
+                                                          double work_days, const FailureRates& rates,
+                                                          const std::string& profile, int seeds);
+
+// The deadline rule `perf size` and `plan` share (SizingRequest::time_to_train, count_failures): a run's
+// time-to-train is goodput_of_run's wall days. `rates` must outlive the function returned.
+[[nodiscard]] TimeToTrain time_to_train_under_failures(const FailureRates& rates, const std::string& profile,
+                                                       int seeds);
 
 // One entry per row that has an answer (gpus > 0), in the rows' order. Checkpoint write and restart are the
 // rates file's job defaults (assumed), the interval Daly's optimum.

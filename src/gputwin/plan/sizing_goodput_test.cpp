@@ -40,5 +40,23 @@ TEST(SizingGoodput, LargerRunsLoseMoreAndNeedMoreSpares) {
   EXPECT_TRUE(goodput_of_sizing(rows, testing::perf_setup().catalog, rates, "no-such-profile", 10).empty());
 }
 
+// The deadline rule perf size and plan share is the goodput table's own number: the time-to-train it hands
+// the sizing for a run is the table's, longer than the work days; an unknown profile gives none (the sizing
+// then says it held work days).
+TEST(SizingGoodput, TheDeadlineRuleIsTheGoodputTablesTimeToTrain) {
+  const FailureRates rates = bundled_rates();
+  const Catalog& catalog = testing::perf_setup().catalog;
+  const System& dgx = catalog.get<System>("dgx-h100");
+  const TimeToTrain rule = time_to_train_under_failures(rates, "llama3-table5", 10);
+  const auto table =
+      goodput_of_sizing({row("h100-sxm", "dgx-h100", 8192, 19.4)}, catalog, rates, "llama3-table5", 10);
+  ASSERT_EQ(table.size(), 1U);
+  const auto wall = rule(dgx, 8192, 19.4);
+  ASSERT_TRUE(wall.has_value());
+  EXPECT_DOUBLE_EQ(*wall, table[0].wall_days);
+  EXPECT_GT(*wall, 19.4 / 0.95);  // Llama 3's rates on 1,024 nodes cost more than 5 %
+  EXPECT_FALSE(time_to_train_under_failures(rates, "no-such-profile", 10)(dgx, 8192, 19.4).has_value());
+}
+
 }  // namespace
 }  // namespace gputwin

@@ -15,24 +15,33 @@ namespace {
   throw InputFailure(InputError{spec.where(field), field, message});
 }
 
+// The failures every workload answer is run under, and its deadline counts (as perf size's).
+constexpr const char* kGoodputProfile = "llama3-table5";
+constexpr int kGoodputSeeds = 10;
+
+FailureRates bundled_failure_rates() {
+  auto rates = load_failure_rates(bundled_data_dir() + "/reliability/failure-rates.yaml");
+  if (!rates.ok()) throw InputFailure(rates.errors().front());
+  return std::move(rates).value();
+}
+
 // The answer under the bundled failure rates (plan/sizing_goodput); empty when they do not apply.
 std::optional<SizingGoodput> answer_goodput(const ClusterSpec& spec, const Catalog& catalog,
-                                            const WorkloadFit& fit) {
-  constexpr int kSeeds = 10;
-  const auto rates = load_failure_rates(bundled_data_dir() + "/reliability/failure-rates.yaml");
-  if (!rates.ok()) throw InputFailure(rates.errors().front());
+                                            const WorkloadFit& fit, const FailureRates& rates) {
   SizingRow row;
   row.accelerator = catalog.get<System>(spec.node_system).accelerator;
   row.system = spec.node_system;
   row.gpus = fit.answer.gpus;
   row.days = fit.answer.days;
-  const auto goodput = goodput_of_sizing({row}, catalog, rates.value(), "llama3-table5", kSeeds);
+  const auto goodput = goodput_of_sizing({row}, catalog, rates, kGoodputProfile, kGoodputSeeds);
   if (goodput.empty()) return std::nullopt;
   return goodput.front();
 }
 
-// Sizes one spec that names one system; throws InputFailure located at the spec field that forbids it.
-WorkloadFit fit_one(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs) {
+// Sizes one spec that names one system; throws InputFailure located at the spec field that forbids it. A
+// count is in time when its time-to-train under failures is (the rule of perf size: count_failures).
+WorkloadFit fit_one(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs,
+                    const TimeToTrain& time_to_train) {
   const WorkloadSetup setup = workload_setup(spec, catalog, inputs);
   WorkloadFit fit;
   fit.target = setup.target;
@@ -42,7 +51,9 @@ WorkloadFit fit_one(ClusterSpec& spec, const Catalog& catalog, const WorkloadFit
   const System& system = catalog.get<System>(spec.node_system);
   const int gpus_per_count = system.accelerators * nodes_per_count(spec, catalog);
   const auto search = smallest_node_count(inputs.max_gpus / gpus_per_count, fit.target.days, [&](int count) {
-    return time_count(spec, catalog, inputs, setup, count);
+    SizingTrial trial = time_count(spec, catalog, inputs, setup, count);
+    count_failures(trial, system, fit.target.days, time_to_train);
+    return trial;
   });
   fit.trials = search.trials;
   fit.unit_nodes = search.unit_nodes;
@@ -51,7 +62,8 @@ WorkloadFit fit_one(ClusterSpec& spec, const Catalog& catalog, const WorkloadFit
     fail_at(spec, "nodes.workload.days",
             largest.estimate ? "no design up to " + std::to_string(largest.gpus) + " GPUs trains " +
                                    fit.model.name + " within the days (" + std::to_string(largest.gpus) +
-                                   " GPUs take " + std::to_string(static_cast<int>(largest.days)) + " days)"
+                                   " GPUs take " + std::to_string(static_cast<int>(largest.deadline_days())) +
+                                   (largest.wall_days ? " days with failures)" : " days)")
                              : fit.model.name + " fits in memory on no design up to " +
                                    std::to_string(largest.gpus) + " GPUs");
   }
@@ -125,7 +137,8 @@ std::size_t choose(std::vector<CandidateFit>& rows, std::string& rule, bool pric
 }
 
 // Sizes every candidate of `nodes.choose` and replaces `spec` with the chosen one, sized.
-WorkloadFit fit_candidates(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs) {
+WorkloadFit fit_candidates(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs,
+                           const TimeToTrain& time_to_train) {
   checked_model(spec, inputs);
   std::vector<ClusterSpec> candidates = spec.candidates;
   std::vector<CandidateFit> rows;
@@ -133,7 +146,7 @@ WorkloadFit fit_candidates(ClusterSpec& spec, const Catalog& catalog, const Work
   for (ClusterSpec& candidate : candidates) {
     const std::string id = candidate.rack_system.empty() ? candidate.node_system : candidate.rack_system;
     try {
-      WorkloadFit fit = fit_one(candidate, catalog, inputs);
+      WorkloadFit fit = fit_one(candidate, catalog, inputs, time_to_train);
       rows.push_back(describe(candidate, catalog, fit));
       fits.push_back(std::move(fit));
     } catch (const InputFailure& failure) {
@@ -167,7 +180,9 @@ WorkloadFit fit_candidates(ClusterSpec& spec, const Catalog& catalog, const Work
 }
 
 // Sizes `spec` to its facility power budget and replaces it with the chosen platform, sized.
-WorkloadFit fit_budget(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs) {
+// The budget picks the fastest design; whether it meets the days is the deadline rule's (count_failures).
+WorkloadFit fit_budget(ClusterSpec& spec, const Catalog& catalog, const WorkloadFitInputs& inputs,
+                       const TimeToTrain& time_to_train) {
   checked_model(spec, inputs);
   BudgetFit budget = fit_power_budget(spec, catalog, inputs);
   WorkloadFit fit;
@@ -180,6 +195,10 @@ WorkloadFit fit_budget(ClusterSpec& spec, const Catalog& catalog, const Workload
   fit.unit_nodes = budget.answer.unit_nodes;
   fit.budget = std::move(budget.plan);
   spec = std::move(budget.spec);
+  if (fit.target.days > 0) {
+    count_failures(fit.answer, catalog.get<System>(spec.node_system), fit.target.days, time_to_train);
+    fit.budget->meets_days = fit.answer.in_time(fit.target.days);
+  }
   return fit;
 }
 
@@ -205,10 +224,12 @@ Result<WorkloadFit> fit_workload(ClusterSpec& spec, const Catalog& catalog, cons
       for (ClusterSpec& candidate : spec.candidates) size_checkpoint(candidate, model);
     }
     checked_recipe(spec, inputs);  // an unknown recipe is the spec's error, not a candidate's loss
-    WorkloadFit fit = spec.facility.power_budget ? fit_budget(spec, catalog, inputs)
-                      : spec.candidates.empty()  ? fit_one(spec, catalog, inputs)
-                                                 : fit_candidates(spec, catalog, inputs);
-    fit.goodput = answer_goodput(spec, catalog, fit);
+    const FailureRates rates = bundled_failure_rates();
+    const TimeToTrain time_to_train = time_to_train_under_failures(rates, kGoodputProfile, kGoodputSeeds);
+    WorkloadFit fit = spec.facility.power_budget ? fit_budget(spec, catalog, inputs, time_to_train)
+                      : spec.candidates.empty()  ? fit_one(spec, catalog, inputs, time_to_train)
+                                                 : fit_candidates(spec, catalog, inputs, time_to_train);
+    fit.goodput = answer_goodput(spec, catalog, fit, rates);
     return fit;
   });
 }

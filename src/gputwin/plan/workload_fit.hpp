@@ -8,7 +8,9 @@
 // fastest split that fits in memory (search_training); smallest_node_count, the search `perf size` uses,
 // picks the count, bisecting in the design's purchase unit (a scalable unit of a rail-optimized fabric, the
 // nodes of one leaf otherwise). A rack-scale system (gb200-nvl72) is counted in whole racks, never cutting
-// its scale-up domain. A workload no design up to `max_gpus` trains in time, an unknown model or a precision
+// its scale-up domain. A count is in time when its time-to-train under failures (the goodput model's work
+// days / ETTR: plan/sizing_goodput's time_to_train_under_failures, the rule perf size uses) is within the
+// days. A workload no design up to `max_gpus` trains in time, an unknown model or a precision
 // the GPU lacks is an error located at the spec field.
 //
 // A spec listing candidates (`nodes.choose`) has each sized so on the spec's own fabric and facility; the

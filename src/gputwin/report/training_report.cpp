@@ -260,19 +260,23 @@ std::string sizing_footnotes(const std::vector<SizingRow>& rows, bool priced) {
 }  // namespace
 
 std::string sizing_text(const TransformerModel& model, double tokens, double days,
-                        const std::vector<SizingRow>& rows, const std::string& cost_basis) {
+                        const std::vector<SizingRow>& rows, const std::string& cost_basis,
+                        const std::string& deadline_rule) {
   std::string text = fmt::format("{} ({:.1f}B parameters) on {:.4g} tokens within {:g} days\n", model.name,
                                  model.parameters() / 1e9, tokens, days);
-  TextTable table(
-      {"accelerator", "system", "GPUs", "racks", "split", "days", "MFU", "memory/GPU", "power", "cost"},
-      {Align::left, Align::left, Align::right, Align::right, Align::left, Align::right, Align::right,
-       Align::right, Align::right, Align::right});
+  if (!deadline_rule.empty()) text += "Deadline: " + deadline_rule + "\n";
+  TextTable table({"accelerator", "system", "GPUs", "racks", "split", "work days", "time-to-train", "MFU",
+                   "memory/GPU", "power", "cost"},
+                  {Align::left, Align::left, Align::right, Align::right, Align::left, Align::right,
+                   Align::right, Align::right, Align::right, Align::right, Align::right});
+  std::string uncounted;
   for (const auto& row : rows) {
     if (!row.estimate) {
       table.add_row({row.accelerator, row.system.empty() ? "-" : row.system, "-", "-", row.note, "-", "-",
-                     "-", "-", "-"});
+                     "-", "-", "-", "-"});
       continue;
     }
+    if (row.failures_uncounted) uncounted += (uncounted.empty() ? "" : ", ") + row.accelerator;
     const auto& e = *row.estimate;
     const auto& c = e.config;
     table.add_row(
@@ -280,11 +284,17 @@ std::string sizing_text(const TransformerModel& model, double tokens, double day
          fmt::format("tp {} pp {} cp {} dp {} mb {} {}{}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
                      recompute_name(c.recompute),
                      c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : ""),
-         fmt::format("{:.1f}", row.days), fmt::format("{:.1f} %", 100 * e.mfu),
+         fmt::format("{:.1f}", row.days), row.wall_days ? fmt::format("{:.1f}", *row.wall_days) : "-",
+         fmt::format("{:.1f} %", 100 * e.mfu),
          fmt::format("{:.0f}/{:.0f} GB", in_gigabytes(e.memory.total()), in_gigabytes(e.memory.capacity)),
          power_text(row.power_kw), row.cost_usd ? format_money(usd(*row.cost_usd)) : "no price"});
   }
   text += table.render();
+  if (!uncounted.empty()) {
+    text +=
+        "Sized on work days, failures NOT counted (the goodput model could not run for them): " + uncounted +
+        "; their time-to-train is longer than the work days by an unknown amount\n";
+  }
   // The default (bf16 everywhere) goes unsaid; a low-precision recipe is named by what it runs.
   const auto sized =
       std::find_if(rows.begin(), rows.end(), [](const SizingRow& row) { return row.estimate; });
@@ -311,7 +321,8 @@ std::string sizing_text(const TransformerModel& model, double tokens, double day
 }
 
 nlohmann::json sizing_json(const TransformerModel& model, double tokens, double days,
-                           const std::vector<SizingRow>& rows, const std::string& cost_basis) {
+                           const std::vector<SizingRow>& rows, const std::string& cost_basis,
+                           const std::string& deadline_rule) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& row : rows) {
     nlohmann::json item{{"accelerator", row.accelerator}, {"system", row.system}};
@@ -328,6 +339,8 @@ nlohmann::json sizing_json(const TransformerModel& model, double tokens, double 
           row.assumed_gemm_fraction ? nlohmann::json(*row.assumed_gemm_fraction) : nlohmann::json(nullptr);
       item["caveat"] = row.caveat.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.caveat);
       item["days"] = row.days;
+      item["time_to_train_days"] = row.wall_days ? nlohmann::json(*row.wall_days) : nlohmann::json(nullptr);
+      item["failures_uncounted"] = row.failures_uncounted;
       item["mfu"] = row.estimate->mfu;
       item["split"] = split_json(row.estimate->config);
       item["memory_gb"] = memory_gb_json(row.estimate->memory);
@@ -340,6 +353,7 @@ nlohmann::json sizing_json(const TransformerModel& model, double tokens, double 
           {"parameters", model.parameters()},
           {"tokens", tokens},
           {"days", days},
+          {"deadline_rule", deadline_rule.empty() ? nlohmann::json(nullptr) : nlohmann::json(deadline_rule)},
           {"flop_convention", flop_convention()},
           {"cost_basis", cost_basis.empty() ? nlohmann::json(nullptr) : nlohmann::json(cost_basis)},
           {"accelerators", list}};
@@ -428,6 +442,11 @@ std::string answer_details_text(const WorkloadFit& fit) {
   return text;
 }
 
+// "time-to-train 19.7 days under failures, " when the deadline counted failures for the answer.
+std::string time_to_train_text(const SizingTrial& answer) {
+  return answer.wall_days ? fmt::format("time-to-train {:.1f} days under failures, ", *answer.wall_days) : "";
+}
+
 std::string budget_fit_text(const WorkloadFit& fit) {
   const PowerBudgetPlan& plan = *fit.budget;
   const BudgetCandidate& won = plan.candidates.at(plan.chosen);
@@ -444,9 +463,9 @@ std::string budget_fit_text(const WorkloadFit& fit) {
       format_power(plan.budget), count, watts_text(won.cap), won.capped ? "" : " (TDP)", a.days,
       100 * a.estimate->mfu, a.estimate->tokens_per_second, format_power(kilowatts(won.facility_kw)),
       days_allowed <= 0 ? ""
-      : plan.meets_days
-          ? fmt::format("; within the {:g} days", days_allowed)
-          : fmt::format("; NOT within the {:g} days: no design in the budget is", days_allowed));
+      : plan.meets_days ? fmt::format("; {}within the {:g} days", time_to_train_text(a), days_allowed)
+                        : fmt::format("; {}NOT within the {:g} days: no design in the budget is",
+                                      time_to_train_text(a), days_allowed));
   text += answer_details_text(fit);
   text +=
       "Counts timed for it (the largest whose design fits, and the largest whole purchase unit below it):\n";
@@ -485,8 +504,13 @@ std::string workload_fit_text(const WorkloadFit& fit) {
   const std::string fewer = below == nullptr   ? ""
                             : fit.counts_racks ? fmt::format("; {} racks do not", below->racks)
                                                : fmt::format("; {} nodes do not", below->nodes);
-  text += fmt::format("Sized: {} train it in {:.1f} days at {:.1f} % MFU{}\n", sized, a.days,
+  text += fmt::format("Sized: {} train it in {:.1f} work days{} at {:.1f} % MFU{}\n", sized, a.days,
+                      a.wall_days ? fmt::format(", {:.1f} days time-to-train under failures", *a.wall_days)
+                                  : std::string(" (failures not counted: the goodput model could not run)"),
                       100 * a.estimate->mfu, fewer);
+  text +=
+      "  in time: a count's time-to-train under failures (work days / ETTR, below) within the days; counts "
+      "whose work days alone miss them are not run under failures\n";
   text += answer_details_text(fit);
   text += fit.counts_racks
               ? fmt::format(
@@ -500,8 +524,8 @@ std::string workload_fit_text(const WorkloadFit& fit) {
                     "scalable unit or nodes per leaf), each designed in full and timed with its fastest "
                     "split:\n",
                     fit.unit_nodes);
-  std::vector<std::string> header{"nodes", "GPUs", "days", "MFU", "split"};
-  std::vector<Align> align{Align::right, Align::right, Align::right, Align::right, Align::left};
+  std::vector<std::string> header{"nodes", "GPUs", "work days", "time-to-train", "MFU", "split"};
+  std::vector<Align> align{Align::right, Align::right, Align::right, Align::right, Align::right, Align::left};
   if (fit.counts_racks) {
     header.insert(header.begin(), "racks");
     align.insert(align.begin(), Align::right);
@@ -511,13 +535,15 @@ std::string workload_fit_text(const WorkloadFit& fit) {
     std::vector<std::string> cells{std::to_string(trial.nodes), std::to_string(trial.gpus)};
     if (fit.counts_racks) cells.insert(cells.begin(), std::to_string(trial.racks));
     if (!trial.estimate) {
-      cells.insert(cells.end(), {"-", "-", "does not fit in memory"});
+      cells.insert(cells.end(), {"-", "-", "-", "does not fit in memory"});
       table.add_row(cells);
       continue;
     }
     const auto& c = trial.estimate->config;
     cells.insert(cells.end(),
-                 {fmt::format("{:.1f}", trial.days), fmt::format("{:.1f} %", 100 * trial.estimate->mfu),
+                 {fmt::format("{:.1f}", trial.days),
+                  trial.wall_days ? fmt::format("{:.1f}", *trial.wall_days) : std::string("-"),
+                  fmt::format("{:.1f} %", 100 * trial.estimate->mfu),
                   fmt::format("tp {} pp {} cp {} dp {} mb {}{}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
                               c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : "")});
     table.add_row(cells);
@@ -569,6 +595,8 @@ nlohmann::json workload_fit_json(const WorkloadFit& fit) {
     if (fit.counts_racks) item["racks"] = trial.racks;
     if (trial.estimate) {
       item["days"] = trial.days;
+      item["time_to_train_days"] =
+          trial.wall_days ? nlohmann::json(*trial.wall_days) : nlohmann::json(nullptr);
       item["mfu"] = trial.estimate->mfu;
       item["split"] = split_json(trial.estimate->config);
     } else {
@@ -577,23 +605,25 @@ nlohmann::json workload_fit_json(const WorkloadFit& fit) {
     trials.push_back(item);
   }
   const SizingTrial& a = fit.answer;
-  nlohmann::json json{{"model", fit.model.name},
-                      {"parameters", fit.model.parameters()},
-                      {"tokens", t.tokens},
-                      {"days_allowed", t.days > 0 ? nlohmann::json(t.days) : nlohmann::json(nullptr)},
-                      {"sequence", t.sequence},
-                      {"global_batch", t.global_batch},
-                      {"precision", t.precision},
-                      {"system", fit.system},
-                      {"nodes", a.nodes},
-                      {"gpus", a.gpus},
-                      {"days", a.days},
-                      {"mfu", a.estimate->mfu},
-                      {"split", split_json(a.estimate->config)},
-                      {"memory_gb", memory_gb_json(a.estimate->memory)},
-                      {"flop_convention", flop_convention()},
-                      {"unit_nodes", fit.unit_nodes},
-                      {"trials", trials}};
+  nlohmann::json json{
+      {"model", fit.model.name},
+      {"parameters", fit.model.parameters()},
+      {"tokens", t.tokens},
+      {"days_allowed", t.days > 0 ? nlohmann::json(t.days) : nlohmann::json(nullptr)},
+      {"sequence", t.sequence},
+      {"global_batch", t.global_batch},
+      {"precision", t.precision},
+      {"system", fit.system},
+      {"nodes", a.nodes},
+      {"gpus", a.gpus},
+      {"days", a.days},
+      {"time_to_train_days", a.wall_days ? nlohmann::json(*a.wall_days) : nlohmann::json(nullptr)},
+      {"mfu", a.estimate->mfu},
+      {"split", split_json(a.estimate->config)},
+      {"memory_gb", memory_gb_json(a.estimate->memory)},
+      {"flop_convention", flop_convention()},
+      {"unit_nodes", fit.unit_nodes},
+      {"trials", trials}};
   if (fit.goodput) {
     const SizingGoodput& g = *fit.goodput;
     json["goodput"] = {{"profile", "llama3-table5"},

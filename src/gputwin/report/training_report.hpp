@@ -41,12 +41,15 @@ struct TrainingRunInfo {
 [[nodiscard]] std::string_view flop_convention();
 
 // `cost_basis` says where the GPU-hour prices came from ("GPU-hour prices of prices.yaml", a cluster's TCO);
-// empty when there were none.
+// empty when there were none. `deadline_rule` says what the days were held against (time-to-train under
+// failures, or work days); printed under the title when given.
 [[nodiscard]] std::string sizing_text(const TransformerModel& model, double tokens, double days,
-                                      const std::vector<SizingRow>& rows, const std::string& cost_basis = {});
+                                      const std::vector<SizingRow>& rows, const std::string& cost_basis = {},
+                                      const std::string& deadline_rule = {});
 [[nodiscard]] nlohmann::json sizing_json(const TransformerModel& model, double tokens, double days,
                                          const std::vector<SizingRow>& rows,
-                                         const std::string& cost_basis = {});
+                                         const std::string& cost_basis = {},
+                                         const std::string& deadline_rule = {});
 
 // How a spec's node count was sized for its workload: the answer, its split and every count tried.
 [[nodiscard]] std::string workload_fit_text(const WorkloadFit& fit);
