@@ -1,5 +1,5 @@
-// Benchmarks the capacity search of `perf serve --search`. Target (issue 16, item 6): ONE search over at least
-// 200 deployments in under 60 s on local threads. A deployment is one simulated (system, layout, batch
+// Benchmarks the capacity search of `perf serve --search`. Target (issue 16, item 6): ONE search over at
+// least 200 deployments in under 60 s on local threads. A deployment is one simulated (system, layout, batch
 // limits, replica count) on the whole request stream: the Azure LLM inference conversation trace (19,366
 // requests over an hour, ../shared/traces/azure-llm-inference-2023/) when present, else one hour of Poisson
 // arrivals at its mean rate (5.5 req/s) with its mean lengths. The search is `perf serve --search --systems
@@ -94,8 +94,8 @@ int main(int argc, char** argv) {
   const int deployments = search.simulations;
   const CapacityRow& best = search.rows.front();
   fmt::print("{} over {} systems: {} candidates, answer {} {} x {} replicas ({} GPUs)\n", model_name,
-             systems.size(), candidates.size(), best.candidate.system, layout_text(best.candidate), best.replicas,
-             best.gpus);
+             systems.size(), candidates.size(), best.candidate.system, layout_text(best.candidate),
+             best.replicas, best.gpus);
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double cpu = cpu_seconds() - cpu_start;
   // The target's time for this many deployments: 60 s per 200 (a larger search may take proportionally
@@ -106,8 +106,8 @@ int main(int argc, char** argv) {
       "capacity search on {} ({} requests), {} threads: {} deployments of {} candidates in {:.1f} s, "
       "{:.2f} s per deployment, {:.1f} s of CPU ({:.3f} s per deployment); ratio to the target (200 "
       "deployments in 60 s): {:.2f} ({}); load average {:.1f} before, {:.1f} after\n",
-      traffic, requests.size(), threads, deployments, candidates.size(), total, total / std::max(1, deployments),
-      cpu, cpu / std::max(1, deployments), total / allowed,
+      traffic, requests.size(), threads, deployments, candidates.size(), total,
+      total / std::max(1, deployments), cpu, cpu / std::max(1, deployments), total / allowed,
       met                 ? "met"
       : deployments < 200 ? "MISSED: fewer than 200 deployments"
                           : "MISSED",

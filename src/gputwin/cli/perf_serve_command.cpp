@@ -264,8 +264,9 @@ std::string price_cluster(const ServeOptions& options, const Catalog& catalog,
   if (!design) throw UsageFailure{"--cluster: " + options.deployment.cluster + " does not design"};
   const auto price = gpu_hour_price_of(design->cluster, catalog, options.deployment.cluster);
   if (!price.ok()) {
-    return "no price for the cluster's GPUs (its TCO is incomplete: " + price.errors().front().message + ")" +
-           others;
+    const std::string basis = "the cluster's TCO is incomplete: " + price.errors().front().message;
+    if (options.prices.empty()) return "no price for the cluster's GPUs (" + basis + ")";
+    return "every GPU at " + options.prices + "'s price where it has one (" + basis + ")";
   }
   const GpuHourPrice& own = price.value();
   prices[own.accelerator] = own.price;
@@ -289,7 +290,8 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
     spec.gpu_hour_prices = std::move(prices).value();
     cost_basis = "GPU-hour prices of " + options.prices;
   }
-  if (!options.deployment.cluster.empty()) cost_basis = price_cluster(options, *catalog, spec.gpu_hour_prices);
+  if (!options.deployment.cluster.empty())
+    cost_basis = price_cluster(options, *catalog, spec.gpu_hour_prices);
   auto density = load_rack_density(bundled_data_dir() + "/perf/sizing-racks.yaml", *catalog);
   if (!density.ok()) {
     std::cerr << density.error_text();
@@ -305,8 +307,8 @@ int run_search(const ServeOptions& options, const InferenceInputs& inputs,
   capacity.disaggregation = !options.disaggregate.empty();
   capacity.concurrency = options.concurrency;
   // --cluster alone: its own node system (the candidates run on that system's hardware, as on --system).
-  const std::string own = options.deployment.cluster.empty() ? options.deployment.system
-                                                             : inputs.hardware.system_id;
+  const std::string own =
+      options.deployment.cluster.empty() ? options.deployment.system : inputs.hardware.system_id;
   const auto systems =
       searched_systems(*catalog, options.systems.empty() ? std::vector<std::string>{own} : options.systems);
   if (!systems.ok()) throw UsageFailure{"--systems: " + systems.errors().front().message};
@@ -444,7 +446,8 @@ int run_disaggregated(const ServeOptions& options, const InferenceInputs& inputs
 // --search on --systems without --system or --cluster: the deployment's own inputs are loaded on the first
 // system searched (a rack-scale id resolved to its compute tray, "all" to the catalog's first GPU system).
 bool choose_search_system(ServeOptions& options) {
-  if (!options.search || !options.deployment.system.empty() || !options.deployment.cluster.empty()) return true;
+  if (!options.search || !options.deployment.system.empty() || !options.deployment.cluster.empty())
+    return true;
   const auto catalog = load_catalog(options.deployment.catalog);
   if (!catalog) return false;
   const auto systems = searched_systems(*catalog, options.systems);
@@ -548,8 +551,9 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
   // perf serve's lengths may be distributions: its own --input-tokens / --output-tokens replace the counts.
   command->remove_option(command->get_option("--input-tokens"));
   command->remove_option(command->get_option("--output-tokens"));
-  command->add_option("--input-tokens", options->input_lengths,
-                      "prompt length: N, uniform:LO,HI or lognormal:MEAN,CV, drawn per request (default 128)");
+  command->add_option(
+      "--input-tokens", options->input_lengths,
+      "prompt length: N, uniform:LO,HI or lognormal:MEAN,CV, drawn per request (default 128)");
   command->add_option("--output-tokens", options->output_lengths,
                       "generated tokens: N, uniform:LO,HI or lognormal:MEAN,CV (default 128)");
   command
@@ -666,8 +670,12 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       exit_code = kUsageError;
       return;
     }
-    if (options->search && d.system.empty() && d.cluster.empty() && options->systems.empty())
+    if (options->search && d.system.empty() && d.cluster.empty() && options->systems.empty()) {
       options->systems = {"all"};
+      std::cerr
+          << "perf serve: no --system, --systems or --cluster: searching every GPU system of the catalog "
+             "(--systems all; the deployment's own defaults from the catalog's first GPU system)\n";
+    }
     if (d.cluster.empty() && d.system.empty() && !(options->search && !options->systems.empty())) {
       std::cerr << "perf serve: give --cluster SPEC or --system ID\n";
       exit_code = kUsageError;
@@ -710,8 +718,9 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       options->output_distribution = parse_lengths("--output-tokens", options->output_lengths);
       if (!options->trace.empty() &&
           (!options->input_distribution.is_fixed() || !options->output_distribution.is_fixed()))
-        throw UsageFailure{"--input-tokens/--output-tokens: a trace carries its own lengths: give no "
-                           "length distribution with --trace"};
+        throw UsageFailure{
+            "--input-tokens/--output-tokens: a trace carries its own lengths: give no "
+            "length distribution with --trace"};
       // The deployment's own lengths (perf infer's fit check): the distributions' means.
       options->deployment.input_tokens =
           std::max(1, static_cast<int>(std::lround(options->input_distribution.mean())));

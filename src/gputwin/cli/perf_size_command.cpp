@@ -88,7 +88,7 @@ std::map<std::string, double> parse_gemm_fractions(const std::string& text,
     if (equals == std::string::npos || row == rows.end()) {
       throw UsageFailure{
           "--gemm-fraction: expected ARCHITECTURE=FRACTION with an architecture of "
-          "data/perf/gemm-efficiency.yaml, such as cdna4=0.5, got '" +
+          "data/perf/gemm-efficiency.yaml whose fraction is not fitted, such as ARCH=0.5, got '" +
           item + "'"};
     }
     if (row->peak_fraction) {

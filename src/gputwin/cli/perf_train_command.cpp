@@ -84,7 +84,8 @@ ByteSize memory_reserve_of(const std::string& text, const MemoryReserve& data, c
 
 // --attention-kernel: empty (the architecture's default) or a kernel the data defines.
 std::string attention_kernel_of(const std::string& name, const GemmModel& gemm) {
-  if (!name.empty() && !gemm.has_attention_kernel(name)) {
+  if (name.empty()) return name;  // not given: the architecture's default
+  if (!gemm.has_attention_kernel(name)) {
     throw UsageFailure{"--attention-kernel: '" + name + "'; known: " + gemm.attention_kernel_names() +
                        " (data/perf/gemm-efficiency.yaml)"};
   }
@@ -217,9 +218,16 @@ int run_train(const TrainOptions& o) {
     config.memory_reserve = memory_reserve_of(o.memory_reserve, inputs->memory_reserve, hw);
     // An architecture with no fitted GEMM fraction (none in the bundled data; cdna3 before its fit rows) has
     // no step time: refused by name rather than printed as an infinite step.
-    if (const auto device = inputs->calibration.gemm.device(hw.accelerator, config.precision); !device.ok()) {
-      std::cerr << "perf train: " << device.errors().front().message
-                << "; no published run of it is fitted (perf size --gemm-fraction ARCH=F assumes one)\n";
+    // A named attention kernel with no published speed on this architecture is refused the same way.
+    if (const auto device =
+            inputs->calibration.gemm.device(hw.accelerator, config.precision, config.attention_kernel);
+        !device.ok()) {
+      const InputError& error = device.errors().front();
+      std::cerr << "perf train: " << error.message
+                << (error.field == "architecture"
+                        ? "; no published run of it is fitted (perf size --gemm-fraction ARCH=F assumes one)"
+                        : "")
+                << "\n";
       return kInputError;
     }
     TrainingRunInfo run{&model, &hw, &inputs->calibration, std::nullopt, o.precision};
@@ -329,9 +337,13 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--attention", o->attention, "flash (default) | unfused (scores stored, as before 2022)")
       ->check(CLI::IsMember({"flash", "unfused"}));
-  command->add_option("--attention-kernel", o->attention_kernel,
-                      "a flash-attention kernel of data/perf/gemm-efficiency.yaml (attention.kernels): its "
-                      "published speed by sequence length (default: the architecture's, cudnn on hopper)");
+  command
+      ->add_option("--attention-kernel", o->attention_kernel,
+                   "a flash-attention kernel of data/perf/gemm-efficiency.yaml (attention.kernels): its "
+                   "published speed by sequence length (default: the architecture's, cudnn on hopper)")
+      ->check(CLI::Validator(
+          [](const std::string& text) { return text.empty() ? std::string{"a kernel name, not empty"} : ""; },
+          "KERNEL"));
   command
       ->add_option("--expert-comm-overlap", o->expert_comm_overlap,
                    "on | off (default): MoE dispatch/combine overlapped with another micro-batch's compute "

@@ -366,6 +366,15 @@ Result<GemmDevice> GemmModel::device(const Accelerator& accelerator, const std::
   for (const AttentionKernel& k : kernels_) {
     if (k.architecture == a->name && k.name == kernel) d.attention_tables.push_back(k);
   }
+  if (!attention_kernel.empty() && d.attention_tables.empty()) {
+    // A kernel named for an architecture it has no published speed on would be timed by the generic rule
+    // under its name: refused instead.
+    return InputErrors{InputError{{},
+                                  "attention_kernel",
+                                  id + ": no published speed of attention kernel '" + attention_kernel +
+                                      "' on architecture '" + a->name +
+                                      "' (data/perf/gemm-efficiency.yaml attention.kernels)"}};
+  }
   std::sort(d.attention_tables.begin(), d.attention_tables.end(),
             [](const AttentionKernel& x, const AttentionKernel& y) { return x.head_dim < y.head_dim; });
   if (!d.attention_tables.empty()) {

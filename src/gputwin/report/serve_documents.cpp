@@ -31,7 +31,8 @@ Result<CapacityTask> read_capacity_task_json(std::string_view text, const std::s
     row.gpus = int_of(root.child("gpus"));
     if (root.has("bought_gpus")) {  // task files written before purchases were counted lack them
       row.unit = root.child("unit").string();
-      row.bought = {int_of(root.child("nodes")), int_of(root.child("racks")), int_of(root.child("bought_gpus"))};
+      row.bought = {int_of(root.child("nodes")), int_of(root.child("racks")),
+                    int_of(root.child("bought_gpus"))};
     }
     row.limits = {int_of(root.child("max_batched_tokens")), int_of(root.child("max_sequences"))};
     if (const auto cost = optional_number(root.child("cost_per_hour")))

@@ -232,10 +232,10 @@ namespace {
 std::string answer_text(const CapacityRow& row) {
   const Purchase& b = row.bought;
   const std::string racks = b.racks > 0 ? fmt::format(" in {} rack(s)", b.racks) : "";
-  const std::string units = row.unit.starts_with("rack")
-                                ? fmt::format("{} x {} ({} trays, {} GPUs)", b.racks, row.unit, b.nodes, b.gpus)
-                                : fmt::format("{} node(s) of {}{} ({} GPUs)", b.nodes, row.candidate.system,
-                                              racks, b.gpus);
+  const std::string units =
+      row.unit.starts_with("rack")
+          ? fmt::format("{} x {} ({} trays, {} GPUs)", b.racks, row.unit, b.nodes, b.gpus)
+          : fmt::format("{} node(s) of {}{} ({} GPUs)", b.nodes, row.candidate.system, racks, b.gpus);
   std::string text = fmt::format("\nAnswer: {} on {}, {} replica(s) on {} GPUs; buy {}", row_layout_text(row),
                                  row.candidate.system, row.replicas, row.gpus, units);
   if (row.cost_per_hour)
@@ -258,9 +258,10 @@ std::string capacity_text(const CapacitySearch& search, const std::string& model
       fmt::format("Capacity for {}: {}\nTargets {} for {:.0f} % of requests ({} simulations)\n\n", model,
                   traffic, targets_text(targets), targets.percentile * 100, search.simulations);
   if (!search.cost_basis.empty()) text += "Prices: " + search.cost_basis + "\n\n";
-  text += fmt::format("  {:<20} {:<22} {:>10} {:>8} {:>6} {:>6} {:>5} {:>6} {:>10} {:>9} {:>9} {:>11} {:>9}  {}\n",
-                      "system", "layout", "limits", "replicas", "GPUs", "nodes", "racks", "bought", "tok/s/GPU",
-                      "TTFT p90", "TPOT p90", "$/h", "$/Mtok", "");
+  text += fmt::format(
+      "  {:<20} {:<22} {:>10} {:>8} {:>6} {:>6} {:>5} {:>6} {:>10} {:>9} {:>9} {:>11} {:>9}  {}\n", "system",
+      "layout", "limits", "replicas", "GPUs", "nodes", "racks", "bought", "tok/s/GPU", "TTFT p90", "TPOT p90",
+      "$/h", "$/Mtok", "");
   for (const CapacityRow& row : search.rows) {
     if (row.refused()) {
       text +=
@@ -268,22 +269,24 @@ std::string capacity_text(const CapacitySearch& search, const std::string& model
       continue;
     }
     const std::string cost = row.cost_per_hour ? fmt::format("{:.2f}", row.cost_per_hour->base())
-                             : row.meets          ? "no price"
-                                                  : "-";
+                             : row.meets       ? "no price"
+                                               : "-";
     const std::string per_token =
         row.cost_per_hour ? fmt::format("{:.3f}", row.cost_per_million_tokens) : "-";
     const auto count = [&](int n) { return row.meets && n > 0 ? std::to_string(n) : std::string("-"); };
     text += fmt::format(
-        "  {:<20} {:<22} {:>10} {:>8} {:>6} {:>6} {:>5} {:>6} {:>10.0f} {:>7.0f}ms {:>7.1f}ms {:>11} {:>9}  {}\n",
+        "  {:<20} {:<22} {:>10} {:>8} {:>6} {:>6} {:>5} {:>6} {:>10.0f} {:>7.0f}ms {:>7.1f}ms {:>11} {:>9}  "
+        "{}\n",
         row.candidate.system, row_layout_text(row),
         fmt::format("{}/{}", row.limits.max_batched_tokens, row.limits.max_sequences), count(row.replicas),
         count(row.gpus), count(row.bought.nodes), count(row.bought.racks), count(row.bought.gpus),
         row.summary.output_tokens_per_s_per_gpu, row.summary.ttft_s.p90 * 1e3, row.summary.tpot_s.p90 * 1e3,
         cost, per_token, row.meets && row.why.empty() ? "<- answer" : row.why);
   }
-  text += "\nnodes, racks, bought: the whole units a deployment buys (its instances placed on scale-up domains, "
-          "none straddling one; a rack-scale system by the rack); $/h is on the GPUs bought; a node-bought "
-          "system's racks as perf size counts them (data/perf/sizing-racks.yaml)\n";
+  text +=
+      "\nnodes, racks, bought: the whole units a deployment buys (its instances placed on scale-up domains, "
+      "none straddling one; a rack-scale system by the rack); $/h is on the GPUs bought; a node-bought "
+      "system's racks as perf size counts them (data/perf/sizing-racks.yaml)\n";
   text += "\nlimits: max_num_batched_tokens/max_num_seqs per engine (per data-parallel rank with DP)\n";
   if (std::any_of(search.rows.begin(), search.rows.end(),
                   [](const CapacityRow& row) { return row.candidate.disaggregated; }))
@@ -361,12 +364,12 @@ std::string capacity_csv(const CapacitySearch& search) {
     const ServeSummary& s = row.summary;
     text += fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{}\n",
-        k + 1,
-        row.candidate.system, quoted(row_layout_text(row)), row.candidate.tp, row.candidate.ep,
+        k + 1, row.candidate.system, quoted(row_layout_text(row)), row.candidate.tp, row.candidate.ep,
         row.candidate.pp, row.candidate.disaggregated ? "true" : "false", row.prefill_instances,
         row.decode_instances, row.accelerator, row.meets ? "true" : "false", row.replicas, row.gpus,
-        row.bought.nodes, row.bought.racks, row.bought.gpus, row.limits.max_batched_tokens, row.limits.max_sequences, s.output_tokens_per_s,
-        s.output_tokens_per_s_per_gpu, s.ttft_s.p90 * 1e3, s.tpot_s.p90 * 1e3, s.e2e_s.p90 * 1e3,
+        row.bought.nodes, row.bought.racks, row.bought.gpus, row.limits.max_batched_tokens,
+        row.limits.max_sequences, s.output_tokens_per_s, s.output_tokens_per_s_per_gpu, s.ttft_s.p90 * 1e3,
+        s.tpot_s.p90 * 1e3, s.e2e_s.p90 * 1e3,
         row.cost_per_hour ? fmt::format("{:.4f}", row.cost_per_hour->base()) : "",
         row.cost_per_hour ? fmt::format("{:.4f}", row.cost_per_million_tokens) : "", quoted(row.why));
   }

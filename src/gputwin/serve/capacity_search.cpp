@@ -297,7 +297,8 @@ Purchase purchase_for(const PurchaseUnit& unit, const std::vector<int>& instance
   } else {
     bought.nodes = domains * (domain / unit.gpus_per_node);
     bought.gpus = bought.nodes * unit.gpus_per_node;
-    if (unit.nodes_per_rack > 0) bought.racks = (bought.nodes + unit.nodes_per_rack - 1) / unit.nodes_per_rack;
+    if (unit.nodes_per_rack > 0)
+      bought.racks = (bought.nodes + unit.nodes_per_rack - 1) / unit.nodes_per_rack;
   }
   return bought;
 }

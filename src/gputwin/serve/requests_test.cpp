@@ -28,8 +28,9 @@ TEST(ServeArrivals, PoissonHasTheRateAndUnitVariation) {
   EXPECT_EQ(requests, generate_arrivals({.rate_per_s = 20, .duration_s = 2000}, 7)) << "deterministic";
 }
 
-// The draws' mean within 1 % of the stated MEAN over 100,000 draws (the standard error is 0.16 % at CV 0.5), and
-// their coefficient of variation within 3 % of CV; the same seed gives the same draws, another seed others.
+// The draws' mean within 1 % of the stated MEAN over 100,000 draws (the standard error is 0.16 % at CV 0.5),
+// and their coefficient of variation within 3 % of CV; the same seed gives the same draws, another seed
+// others.
 TEST(ServeLengths, LognormalDrawsHaveTheStatedMeanAndVariation) {
   const auto lognormal = parse_length_distribution("lognormal:1024,0.5");
   ASSERT_TRUE(lognormal.ok()) << lognormal.error_text();
@@ -91,7 +92,8 @@ TEST(ServeLengths, BadDistributionTextSaysWhatIsWrong) {
     const auto parsed = parse_length_distribution(text);
     return parsed.ok() ? std::string("accepted") : parsed.errors().front().message;
   };
-  EXPECT_NE(message("lognormal:1024").find("needs two values"), std::string::npos) << message("lognormal:1024");
+  EXPECT_NE(message("lognormal:1024").find("needs two values"), std::string::npos)
+      << message("lognormal:1024");
   EXPECT_NE(message("uniform:20,10").find("LO above HI"), std::string::npos);
   EXPECT_NE(message("uniform:0,10").find("whole numbers of at least 1"), std::string::npos);
   EXPECT_NE(message("lognormal:1024,0").find("CV above 0"), std::string::npos);
