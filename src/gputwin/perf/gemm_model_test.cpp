@@ -179,8 +179,14 @@ TEST(GemmModel, HopperAttentionRunsAtThePublishedKernelSpeed) {
               318.0 / 989 * 333.0 / 370, 1e-9);
   // Unmasked blocks (ring attention's off-diagonal ones) run at the unmasked speed: 370 at 8K.
   EXPECT_NEAR(flops / fa2.attention_forward_s(flops, 8192, 0) / fa2.bf16_peak_flops, 370.0 / 989, 1e-9);
-  // A kernel the architecture has no table for falls back to the rule.
-  EXPECT_FALSE(gemm().device(h100, "bf16", "fa4").value().attention_kernel.has_value());
+  // A kernel named for an architecture it has no table for is refused (not timed by the rule under its name);
+  // not naming one takes the architecture's default.
+  const auto unknown = gemm().device(h100, "bf16", "fa4");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.errors().front().field, "attention_kernel");
+  const Accelerator& b200 = perf_setup().catalog.get<Accelerator>("b200");
+  EXPECT_FALSE(gemm().device(b200, "bf16", "fa1").ok());
+  EXPECT_FALSE(gemm().device(b200, "bf16").value().attention_kernel.has_value());
 }
 
 // The kernel tables by head dimension (FlashAttention-3 paper, Figures 5(a)/(b), 6(a) at head dim 64;
