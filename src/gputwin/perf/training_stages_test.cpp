@@ -25,6 +25,13 @@ const TransformerModel& preset(const std::string& name) {
   return *m;
 }
 
+// The seconds of the term or part named `name` (-1 when absent, which the tests' positive checks refuse).
+double seconds_of(const std::vector<TimeTerm>& terms, const std::string& name) {
+  for (const TimeTerm& t : terms)
+    if (t.name == name) return t.seconds;
+  return -1.0;
+}
+
 PerfHardware h100_nodes(int nodes) {
   return perf_hardware_of_system(perf_setup().catalog, "dgx-h100", nodes).value();
 }
@@ -485,11 +492,8 @@ TEST(TrainingPrecisionRecipes, CurrentScalingCastsCostMoreThanDelayed) {
   c.precision = "fp8";
   auto casts_s = [&](const std::string& scaling) {
     c.fp8_scaling = scaling;
-    const auto e = estimate_training(hw, perf_setup().collectives, perf_setup().calibration, m, c);
-    for (const auto& t : e.compute_parts) {
-      if (t.name == "casts") return t.seconds;
-    }
-    return -1.0;
+    return seconds_of(
+        estimate_training(hw, perf_setup().collectives, perf_setup().calibration, m, c).compute_parts, "casts");
   };
   const double rule = casts_s(""), delayed = casts_s("delayed"), current = casts_s("current");
   ASSERT_GT(rule, 0.0);
@@ -621,11 +625,8 @@ TEST(TrainingEagerMode, UnfusedElementwiseOpsAddTheirTrafficByHand) {
   c.recompute = Recompute::none;
   ASSERT_TRUE(check_training_config(llama, c, 1).empty());
   const auto& s = perf_setup();
-  auto elementwise_s = [&](const TrainingEstimate& e) {
-    for (const auto& part : e.compute_parts) {
-      if (part.name == "elementwise traffic") return part.seconds;
-    }
-    return -1.0;
+  auto elementwise_s = [](const TrainingEstimate& e) {
+    return seconds_of(e.compute_parts, "elementwise traffic");
   };
   const TrainingEstimate compiled = estimate_training(hw, s.collectives, s.calibration, llama, c);
   c.compiled = false;
@@ -640,10 +641,7 @@ TEST(TrainingEagerMode, UnfusedElementwiseOpsAddTheirTrafficByHand) {
   auto recompute_s = [&](bool compiled_blocks) {
     c.compiled = compiled_blocks;
     c.recompute = Recompute::op_sac;
-    for (const auto& t : estimate_training(hw, s.collectives, s.calibration, llama, c).terms) {
-      if (t.name == "recompute") return t.seconds;
-    }
-    return -1.0;
+    return seconds_of(estimate_training(hw, s.collectives, s.calibration, llama, c).terms, "recompute");
   };
   const double recomputed = 32 * 8192 * 589824.0 / bytes_per_s;
   EXPECT_NEAR(recompute_s(false) - recompute_s(true), recomputed, 1e-9 * recomputed);
