@@ -34,6 +34,11 @@ struct UsageFailure {
   std::string message;
 };
 
+// Option checks with messages that say what is wrong (CLI11's PositiveNumber rejects 0 as "Value 0 not in range
+// 0.000000 to 1797...", a range that appears to hold it).
+CLI::Validator positive_number();
+CLI::Validator non_negative_number();
+
 // "10%", "10 %" or "10" (percent) -> 0.10; anything else, or outside 0% to below 100%, a UsageFailure naming
 // the option.
 double percentage_option(const std::string& option, const std::string& text);

@@ -73,6 +73,16 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   return items;
 }
 
+// A misspelt id is a usage error, not a row that says so under an exit status of 0.
+void refuse_unknown_accelerators(const std::vector<std::string>& ids, const Catalog& catalog) {
+  for (const auto& id : ids) {
+    if (catalog.find<Accelerator>(id) != nullptr) continue;
+    std::string known;
+    for (const auto& part : catalog.all<Accelerator>()) known += (known.empty() ? "" : ", ") + part.info.id;
+    throw UsageFailure{"--accelerators: '" + id + "' is not an accelerator in the catalog; known: " + known};
+  }
+}
+
 // --gemm-fraction ARCH=0.5: only architectures the data leaves unknown (none in the bundled data since cdna3
 // was fitted); a fitted one is never replaced.
 std::map<std::string, double> parse_gemm_fractions(const std::string& text,
@@ -275,6 +285,7 @@ int run_size(const SizeOptions& o) {
                    (o.prices.empty() ? "" : "; others at " + o.prices);
     }
     request.accelerators = split_list(accelerators);
+    refuse_unknown_accelerators(request.accelerators, *catalog);
     auto rates = load_failure_rates(bundled_data_dir() + "/reliability/failure-rates.yaml");
     if (!rates.ok()) {
       std::cerr << rates.error_text();

@@ -15,6 +15,34 @@
 
 namespace gputwin::cli {
 
+namespace {
+// The number an option's text holds, or empty when it holds none (CLI11 converts it after the checks run).
+std::optional<double> number_in(const std::string& text) {
+  double value = 0;
+  return CLI::detail::lexical_cast(text, value) ? std::optional<double>(value) : std::nullopt;
+}
+}  // namespace
+
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto value = number_in(text);
+        if (!value) return "expected a number, got '" + text + "'";
+        return *value > 0 ? "" : "must be greater than zero, got " + text;
+      },
+      "POSITIVE");
+}
+
+CLI::Validator non_negative_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto value = number_in(text);
+        if (!value) return "expected a number, got '" + text + "'";
+        return *value >= 0 ? "" : "must not be negative, got " + text;
+      },
+      "NONNEGATIVE");
+}
+
 void add_catalog_options(CLI::App& command, CatalogOptions& options) {
   command.add_option("--catalog", options.extra_dirs, "extra catalog folder of YAML parts (repeatable)")
       ->check(CLI::ExistingDirectory);

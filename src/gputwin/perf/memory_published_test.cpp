@@ -34,10 +34,23 @@ int field(const YAML::Node& row, const char* name, int otherwise) {
   return row[name] && !row[name].IsNull() && row[name].IsScalar() ? row[name].as<int>() : otherwise;
 }
 
-// The catalog accelerator of a row's GPU; empty when the catalog has none (GB300, B300).
+// FSDP as a degree (Megatron-Bridge: `fsdp: 256`; any degree shards parameters) or as PyTorch's sharding
+// (AMD's rows: "FULL_SHARD"; parameters kept gathered after forward hold weights whole: ZeRO-2's memory).
+int zero_stage_of(const YAML::Node& row) {
+  const YAML::Node fsdp = row["fsdp"];
+  if (!fsdp || fsdp.IsNull() || !fsdp.IsScalar()) return 1;
+  const std::string text = fsdp.as<std::string>();
+  if (text == "FULL_SHARD") return 3;
+  if (text.find("not resharded") != std::string::npos) return 2;
+  return field(row, "fsdp", 0) > 0 ? 3 : 1;
+}
+
+// The catalog accelerator of a row's GPU; empty when the catalog has none.
 std::string accelerator_of(const std::string& gpu) {
   static const std::map<std::string, std::string> ids{
-      {"H100", "h100-sxm"}, {"H200", "h200-sxm"}, {"B200", "b200"}, {"GB200", "gb200"}, {"MI355X", "mi355x"}};
+      {"H100", "h100-sxm"}, {"H200", "h200-sxm"}, {"B200", "b200"},     {"GB200", "gb200"},
+      {"B300", "b300"},     {"GB300", "gb300"},    {"MI300X", "mi300x"}, {"MI325X", "mi325x"},
+      {"MI355X", "mi355x"}};
   const auto it = ids.find(gpu);
   return it == ids.end() ? "" : it->second;
 }
@@ -56,7 +69,7 @@ TrainingConfig megatron_config(const YAML::Node& row, ByteSize reserve) {
   c.global_batch = field(row, "gbs", 0);
   c.sequence = field(row, "seq", 0);
   c.dp = field(row, "gpus", 0) / c.model_parallel();
-  c.zero = field(row, "fsdp", 0) > 0 ? 3 : 1;
+  c.zero = zero_stage_of(row);
   c.gradient_bytes = 2;
   c.memory_reserve = reserve;
   return c;
@@ -105,7 +118,7 @@ TEST(MemoryOfPublishedRuns, EveryFitSetDenseRunFits) {
     ++checked;
   }
   std::printf("rows asserted: %d, of which MoE: %d (judged to fit: %d)\n", checked, moe_rows, moe_fitting);
-  EXPECT_GE(checked, 60);
+  EXPECT_GE(checked, 118) << "every fit row with a preset and a catalog GPU, B300, GB300 and AMD among them";
 }
 
 // torchtitan's published peak memory per GPU (GiB, the caching allocator's peak reserved memory: no CUDA
@@ -151,8 +164,11 @@ TEST(MemoryOfPublishedRuns, PublishedPerGpuMemoryWithErrors) {
       reason = "pipeline micro-batch size and schedule memory not published";
     } else if (published > 0.85 * 89.4) {
       reason = "peak reserved near the 96 GB GPU's capacity: the caching allocator grows into free memory";
-    } else if (techniques.find("torch.compile") != std::string::npos) {
+    } else if (techniques.find("torch.compile") != std::string::npos && error > 0) {
       reason = "torch.compile fuses and frees activations the eager count keeps";
+    } else if (error < 0) {
+      // Said as what it is: no mechanism on the row's fields explains a model below the published peak.
+      reason = "NOT EXPLAINED: the model counts less than the published peak reserved memory";
     }
     std::printf("%-44s %9.1f %9.1f %+6.1f%%  %s\n", id.c_str(), published, modelled, 100 * error,
                 std::abs(error) <= 0.10 ? "" : reason.c_str());
