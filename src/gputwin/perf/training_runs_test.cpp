@@ -59,7 +59,7 @@ TEST(TrainingRuns, EveryRowIsInTheSetOfItsSource) {
     }
   }
   EXPECT_EQ(fit, 130);  // 122 before the 8 cdna3 rows of amd-pytorch-training-v25.2
-  EXPECT_EQ(evaluation, 70);  // 66 before the 4 cdna3 rows of primus-projection-mi325x-2026-01
+  EXPECT_EQ(evaluation, 69);  // 66 before the 3 cdna3 rows of primus-projection-mi325x-2026-01
 }
 
 TEST(TrainingRuns, RowsNotPredictedSayWhy) {
@@ -300,8 +300,8 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // matmul, one chunk's matmul unhidden (was the pass's collectives behind its GEMMs pooled): 16.75 % alone,
   // worst +61.3 % (the same row); with both 15.12 %, worst +61.3 %. torchtitan's two eager 8B rows in PyTorch
   // eager mode (each unfused op's traffic read in torchtitan's code; +16.4 / +20.2 -> -0.2 / +3.0 %): the
-  // mean 14.59 %. With the 4 held-out cdna3 rows (MI325X, Primus; 14.27 % among them): 14.57 % over 67 rows.
-  EXPECT_LE(evaluation.mean_abs_error, 0.1460);
+  // mean 14.59 %. With the 3 held-out cdna3 rows (MI325X, Primus; 15.99 % among them): 14.65 % over 66 rows.
+  EXPECT_LE(evaluation.mean_abs_error, 0.1466);
   EXPECT_LE(evaluation.max_abs_error, 0.614);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
@@ -769,9 +769,9 @@ TEST(TrainingRuns, Cdna3FitRowsAsReached) {
 
 // cdna3 held out: AMD's Primus (Megatron backend) runs on MI325X as AMD's Primus projection document quotes them
 // from the ROCm Performance Results page (rocm/primus:v26.1): Llama 3.1 8B FP8 on 8 nodes (DP 64, distributed
-// optimizer) and its single-node benchmark, Llama 3.1 70B FP8 and BF16 on 8 nodes (PyTorch FSDP2 over 64 GPUs,
-// full recomputation from the configs). Never fitted on. Measured with cdna3's 0.415: -8.5, -9.1, -12.4 and
-// -27.0 %, mean |error| 14.27 %: all pessimistic, the MI325X sustaining a higher GEMM clock than the MI300X
+// optimizer), Llama 3.1 70B FP8 and BF16 on 8 nodes (PyTorch FSDP2 over 64 GPUs, full recomputation from the
+// configs). Never fitted on. Measured with cdna3's 0.415: -8.5, -12.4 and -27.0 %, mean |error| 15.99 %: all
+// pessimistic, the MI325X sustaining a higher GEMM clock than the MI300X
 // that shares the fitted fraction (AMD's Max-Achievable FLOPs: 843 vs 708 TFLOP/s BF16; training-gaps.yaml).
 TEST(TrainingRuns, Cdna3EvaluationRowsAsReached) {
   int read = 0;
@@ -787,10 +787,10 @@ TEST(TrainingRuns, Cdna3EvaluationRowsAsReached) {
     EXPECT_EQ(row.run.config.dp, row.run.gpus) << row.run.id;
     EXPECT_EQ(row.run.config.global_batch, row.run.config.micro_batch * row.run.gpus) << row.run.id;
   }
-  EXPECT_EQ(read, 4);
+  EXPECT_EQ(read, 3);
   const ValidationSummary evaluation = summarize_set(predictions(), "evaluation", "cdna3");
-  ASSERT_EQ(evaluation.rows, 4);
-  EXPECT_LE(evaluation.mean_abs_error, 0.143);
+  ASSERT_EQ(evaluation.rows, 3);
+  EXPECT_LE(evaluation.mean_abs_error, 0.160);
   EXPECT_LE(evaluation.max_abs_error, 0.271);
 }
 
