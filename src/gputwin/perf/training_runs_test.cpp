@@ -53,12 +53,13 @@ TEST(TrainingRuns, EveryRowIsInTheSetOfItsSource) {
     if (run.source.rfind("mbridge", 0) == 0 || run.source == "nemo-24.07") {
       EXPECT_EQ(run.set, "fit") << run.id;
     }
-    if (run.source == "llama3-paper" || run.source.rfind("torchtitan", 0) == 0) {
+    if (run.source == "llama3-paper" || run.source.rfind("torchtitan", 0) == 0 ||
+        run.source == "primus-projection-mi325x-2026-01") {
       EXPECT_EQ(run.set, "evaluation") << run.id;
     }
   }
   EXPECT_EQ(fit, 130);  // 122 before the 8 cdna3 rows of amd-pytorch-training-v25.2
-  EXPECT_EQ(evaluation, 66);
+  EXPECT_EQ(evaluation, 69);  // 66 before the 3 cdna3 rows of primus-projection-mi325x-2026-01
 }
 
 TEST(TrainingRuns, RowsNotPredictedSayWhy) {
@@ -299,8 +300,8 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // matmul, one chunk's matmul unhidden (was the pass's collectives behind its GEMMs pooled): 16.75 % alone,
   // worst +61.3 % (the same row); with both 15.12 %, worst +61.3 %. torchtitan's two eager 8B rows in PyTorch
   // eager mode (each unfused op's traffic read in torchtitan's code; +16.4 / +20.2 -> -0.2 / +3.0 %): the
-  // mean 14.59 %.
-  EXPECT_LE(evaluation.mean_abs_error, 0.1460);
+  // mean 14.59 %. With the 3 held-out cdna3 rows (MI325X, Primus; 15.99 % among them): 14.65 % over 66 rows.
+  EXPECT_LE(evaluation.mean_abs_error, 0.1466);
   EXPECT_LE(evaluation.max_abs_error, 0.614);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
@@ -550,8 +551,9 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
   // FlashAttention 1.x's H100 speed: seven MPT rows come under 20 %, three cross it the other way (-20.4 to
   // -24.0 %), three stay above it; 22 with each collective behind its own matmul alone (8B bf16 async TP
   // +21.4 -> +16.5 %); 18 with both. 17 with torchtitan's eager 8B row in PyTorch eager mode (+20.2 -> +3.0
-  // %).
-  EXPECT_EQ(above, 17);
+  // %). 18 with the held-out cdna3 rows (MI325X 70B BF16, -27.0 %: training-gaps.yaml
+  // cdna3-mi325x-sustained-clock).
+  EXPECT_EQ(above, 18);
 }
 
 // A gap naming a row that is not in training-runs.yaml, or a row under two gaps, is refused at its line.
@@ -753,7 +755,8 @@ TEST(TrainingRuns, AmdErrorsAsReached) {
 }
 
 // cdna3 (MI300X, MI325X): AMD's ROCm PyTorch training container reference (amd-pytorch-training-v25.2), 8 fit
-// rows, one source, so no held-out cdna3 row. Measured with the stored 0.415: mean |error| 8.44 %, worst
+// rows; the held-out rows are another source (Cdna3EvaluationRowsAsReached). Measured with the stored 0.415:
+// mean |error| 8.44 %, worst
 // 15.40 % (MI325X BF16 4K, -15.4 %: the catalog gives MI325X MI300X's peak, the published BF16 rows run 18 %
 // faster; MI300X FP8 +15.3 / +14.4 %: delayed-scaling FP8 in eager mode is slower than the FP8 peak x the
 // fraction fitted with the BF16 rows).
@@ -762,7 +765,33 @@ TEST(TrainingRuns, Cdna3FitRowsAsReached) {
   ASSERT_EQ(fit.rows, 8);
   EXPECT_LE(fit.mean_abs_error, 0.0845);
   EXPECT_LE(fit.max_abs_error, 0.155);
-  EXPECT_EQ(summarize_set(predictions(), "evaluation", "cdna3").rows, 0);
+}
+
+// cdna3 held out: AMD's Primus (Megatron backend) runs on MI325X as AMD's Primus projection document quotes them
+// from the ROCm Performance Results page (rocm/primus:v26.1): Llama 3.1 8B FP8 on 8 nodes (DP 64, distributed
+// optimizer), Llama 3.1 70B FP8 and BF16 on 8 nodes (PyTorch FSDP2 over 64 GPUs, full recomputation from the
+// configs). Never fitted on. Measured with cdna3's 0.415: -8.5, -12.4 and -27.0 %, mean |error| 15.99 %: all
+// pessimistic, the MI325X sustaining a higher GEMM clock than the MI300X
+// that shares the fitted fraction (AMD's Max-Achievable FLOPs: 843 vs 708 TFLOP/s BF16; training-gaps.yaml).
+TEST(TrainingRuns, Cdna3EvaluationRowsAsReached) {
+  int read = 0;
+  for (const auto& row : predictions()) {
+    if (row.run.source != "primus-projection-mi325x-2026-01") continue;
+    ++read;
+    ASSERT_TRUE(row.run.predictable) << row.run.id << ": " << row.run.why_not;
+    EXPECT_EQ(row.run.set, "evaluation");
+    EXPECT_EQ(row.run.hardware.accelerator.architecture, "cdna3") << row.run.id;
+    EXPECT_LT(row.error, 0.0) << row.run.id;  // every one pessimistic
+    const bool fsdp = row.run.model_id == "llama3.1-70b";
+    EXPECT_EQ(row.run.config.zero, fsdp ? 3 : 1) << row.run.id;
+    EXPECT_EQ(row.run.config.dp, row.run.gpus) << row.run.id;
+    EXPECT_EQ(row.run.config.global_batch, row.run.config.micro_batch * row.run.gpus) << row.run.id;
+  }
+  EXPECT_EQ(read, 3);
+  const ValidationSummary evaluation = summarize_set(predictions(), "evaluation", "cdna3");
+  ASSERT_EQ(evaluation.rows, 3);
+  EXPECT_LE(evaluation.mean_abs_error, 0.160);
+  EXPECT_LE(evaluation.max_abs_error, 0.271);
 }
 
 // The rows publish TFLOP/s by the benchmark's own formula (llama.py estimate_flops_per_token); the tokens/s
