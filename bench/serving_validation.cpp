@@ -279,10 +279,9 @@ void print_scheduler_effect(const ServingValidationInputs& inputs, EngineTables 
 // per client (the first round weighs less). The benchmark's own start-up and request count are not
 // published with the table, so nothing is chosen from this.
 void print_start_up_effect(const ServingValidationInputs& inputs, EngineTables tables) {
-  std::printf("
-### closed-loop start-up (diagnostic): TTFT ms sim/published by requests per client, efficiency 1
-
-");
+  std::printf(
+      "\n### closed-loop start-up (diagnostic): TTFT ms sim/published by requests per client, efficiency "
+      "1\n\n");
   const std::vector<int> rounds{4, 20, 100};
   std::vector<std::vector<EngineTableCheck>> by_rounds;
   for (const int r : rounds) {
@@ -294,9 +293,7 @@ void print_start_up_effect(const ServingValidationInputs& inputs, EngineTables t
     }
     by_rounds.push_back(checks.value());
   }
-  std::printf("| table | concurrency | 4 rounds | 20 rounds | 100 rounds |
-|---|---|---|---|---|
-");
+  std::printf("| table | concurrency | 4 rounds | 20 rounds | 100 rounds |\n|---|---|---|---|---|\n");
   for (std::size_t k = 0; k < by_rounds[0].size(); ++k) {
     std::printf("| %s | %d |", by_rounds[0][k].table.c_str(), by_rounds[0][k].published.concurrency);
     for (const auto& checks : by_rounds)
