@@ -246,8 +246,8 @@ class ServeEngine::Impl {
   }
 
   // TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler: admit in arrival order while the whole request
-  // (prompt and every output token) fits the free blocks, which already exclude what the running requests will
-  // still need: each admitted request holds the blocks of its whole length from the start.
+  // (prompt and every output token) fits the free blocks, which already exclude what the running requests
+  // will still need: each admitted request holds the blocks of its whole length from the start.
   void admit_without_eviction() {
     while (!waiting_.empty() && static_cast<int>(running_.size()) < limits_.max_sequences) {
       const int r = waiting_.front();

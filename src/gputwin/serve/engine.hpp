@@ -27,8 +27,8 @@ struct ServeRequest {
 
 // Whose scheduler the engine follows (docs/perf-serve.md, "The engine"):
 // - vllm_v1: vLLM V1's (the default; also TensorRT-LLM's MAX_UTILIZATION capacity policy, which MLPerf's
-//   harness sets): running requests first in admission order, each taking the tokens it still needs within the
-//   budget, then waiting ones; a request is admitted on the blocks of its current length and the latest
+//   harness sets): running requests first in admission order, each taking the tokens it still needs within
+//   the budget, then waiting ones; a request is admitted on the blocks of its current length and the latest
 //   admitted is preempted (recomputed later) when a running one cannot grow.
 // - trtllm_guaranteed_no_evict: TensorRT-LLM's default capacity policy (GUARANTEED_NO_EVICT) with its
 //   micro-batch scheduler (FIRST_COME_FIRST_SERVED context chunking): a waiting request is admitted, in

@@ -174,10 +174,10 @@ TEST(ServeEngine, SteppedWithRequestsAddedAsTheyArriveItGivesTheSameRun) {
 
 // TensorRT-LLM's GUARANTEED_NO_EVICT, worked by hand: 20 blocks of 16 tokens. r0 (150 + 40 = 190 tokens)
 // reserves 12 blocks at admission; r1 (200 + 100 = 300 tokens) needs 19, more than the 8 left, so admission
-// stops there and r2 (10 + 2, one block), which would fit, waits behind it (first come, first served). r0 runs
-// alone: its prompt at 0-10 ms, 39 more tokens, done at 400 ms; then 20 blocks are free, r1 takes 19 and r2 the
-// last one, both prompts in the iteration of 400-410 ms. Nothing is preempted (vLLM's policy admits r1 at once on
-// its prompt's blocks, tested above).
+// stops there and r2 (10 + 2, one block), which would fit, waits behind it (first come, first served). r0
+// runs alone: its prompt at 0-10 ms, 39 more tokens, done at 400 ms; then 20 blocks are free, r1 takes 19 and
+// r2 the last one, both prompts in the iteration of 400-410 ms. Nothing is preempted (vLLM's policy admits r1
+// at once on its prompt's blocks, tested above).
 TEST(ServeEngine, GuaranteedNoEvictAdmitsOnlyWhatCanFinishInArrivalOrder) {
   EngineLimits tight = roomy();
   tight.kv_capacity_tokens = 16 * 20;
@@ -197,10 +197,10 @@ TEST(ServeEngine, GuaranteedNoEvictAdmitsOnlyWhatCanFinishInArrivalOrder) {
 }
 
 // TensorRT-LLM's micro-batch, worked by hand with a 100-token budget and 16-token blocks: r0 (10 in, 3 out)
-// and r1 (200 in, 2 out) arrive together. Iteration 1: both prompts, r0's 10 whole, r1's chunk the 90 left cut
-// to whole blocks, 80. Iteration 2: r0's decode token first, then r1's chunk of the 99 left, 96. Iteration 3:
-// r0's token, r1's last 24 (whole: it ends the prompt), so r1's first token at 30 ms. vLLM's scheduler fills
-// the budget instead: prompt tokens 100, then 99 and 11 beside r0's decode token.
+// and r1 (200 in, 2 out) arrive together. Iteration 1: both prompts, r0's 10 whole, r1's chunk the 90 left
+// cut to whole blocks, 80. Iteration 2: r0's decode token first, then r1's chunk of the 99 left, 96.
+// Iteration 3: r0's token, r1's last 24 (whole: it ends the prompt), so r1's first token at 30 ms. vLLM's
+// scheduler fills the budget instead: prompt tokens 100, then 99 and 11 beside r0's decode token.
 TEST(ServeEngine, GuaranteedNoEvictPutsDecodesFirstAndCutsChunksToWholeBlocks) {
   EngineLimits limits = roomy();
   limits.max_batched_tokens = 100;
