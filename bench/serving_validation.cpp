@@ -267,6 +267,42 @@ void print_engine_tables(const ServingValidationInputs& inputs, const EngineTabl
   }
 }
 
+// The scheduler's effect: every table again with vLLM V1's admission (admit on the prompt's blocks, preempt
+// the latest when the cache is full) instead of the policy its data names.
+void print_scheduler_effect(const ServingValidationInputs& inputs, EngineTables tables) {
+  for (EngineTable& t : tables.tables) t.scheduler = SchedulerPolicy::vllm_v1;
+  print_engine_tables(inputs, tables, 1.0, "every table with vLLM V1's admission and preemption instead");
+}
+
+// A DIAGNOSTIC of the closed loop's start: every client sends its first request at once, so the first round's
+// prompts queue behind each other; how much of the TTFT that is shows in the same tables with more requests
+// per client (the first round weighs less). The benchmark's own start-up and request count are not
+// published with the table, so nothing is chosen from this.
+void print_start_up_effect(const ServingValidationInputs& inputs, EngineTables tables) {
+  std::printf(
+      "\n### closed-loop start-up (diagnostic): TTFT ms sim/published by requests per client, efficiency "
+      "1\n\n");
+  const std::vector<int> rounds{4, 20, 100};
+  std::vector<std::vector<EngineTableCheck>> by_rounds;
+  for (const int r : rounds) {
+    for (EngineTable& t : tables.tables) t.rounds_per_client = r;
+    const auto checks = run_engine_table_checks(inputs, tables, 1.0);
+    if (!checks.ok()) {
+      std::fprintf(stderr, "%s", checks.error_text().c_str());
+      return;
+    }
+    by_rounds.push_back(checks.value());
+  }
+  std::printf("| table | concurrency | 4 rounds | 20 rounds | 100 rounds |\n|---|---|---|---|---|\n");
+  for (std::size_t k = 0; k < by_rounds[0].size(); ++k) {
+    std::printf("| %s | %d |", by_rounds[0][k].table.c_str(), by_rounds[0][k].published.concurrency);
+    for (const auto& checks : by_rounds)
+      std::printf(" %.0f/%.0f (%+.1f %%) |", checks[k].ttft_ms, checks[k].published.ttft_ms,
+                  checks[k].ttft_error_percent());
+    std::printf("\n");
+  }
+}
+
 int engine_tables(const ServingValidationInputs& inputs) {
   const auto tables = load_engine_tables(source_path("data/reference/serving-engine-tables.yaml"));
   if (!tables.ok()) {
@@ -276,6 +312,8 @@ int engine_tables(const ServingValidationInputs& inputs) {
   print_engine_tables(inputs, tables.value(), 1.0, "the perf model's timing, as perf serve runs by default");
   for (const EngineGeneration& e : inputs.engines)
     print_engine_tables(inputs, tables.value(), e.efficiency, "engine generation " + e.id);
+  print_scheduler_effect(inputs, tables.value());
+  print_start_up_effect(inputs, tables.value());
   return 0;
 }
 

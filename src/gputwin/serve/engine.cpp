@@ -245,6 +245,52 @@ class ServeEngine::Impl {
     }
   }
 
+  // TensorRT-LLM's GUARANTEED_NO_EVICT capacity scheduler: admit in arrival order while the whole request
+  // (prompt and every output token) fits the free blocks, which already exclude what the running requests
+  // will still need: each admitted request holds the blocks of its whole length from the start.
+  void admit_without_eviction() {
+    while (!waiting_.empty() && static_cast<int>(running_.size()) < limits_.max_sequences) {
+      const int r = waiting_.front();
+      const int need = blocks_for(requests_[r].input_tokens + requests_[r].output_tokens) - live_[r].blocks;
+      if (need > free_blocks_) break;  // the first that does not fit stops admission
+      free_blocks_ -= need;
+      live_[r].blocks += need;
+      waiting_.pop_front();
+      if (remote(r) && !live_[r].remote_started) {
+        live_[r].remote_started = true;
+        run_.requests[r].kv_load_start_s = now_;
+        loading_.emplace_back(now_ + options_.remote_kv_load_s[static_cast<std::size_t>(r)], r);
+        continue;
+      }
+      running_.push_back(r);
+    }
+  }
+
+  // TensorRT-LLM's micro-batch scheduler: one token of every generating request, then the budget left to the
+  // prompts in admission order; a chunk that stops short of its prompt's end is rounded down to whole blocks
+  // (kept whole when it would be the batch's only work, so that a budget under one block still progresses).
+  void schedule_without_eviction(std::vector<Scheduled>& batch, int& budget) {
+    admit_without_eviction();
+    for (const int r : running_) {
+      if (live_[r].generated == 0) continue;
+      if (budget <= 0) break;
+      batch.push_back({r, 1});
+      --budget;
+    }
+    for (const int r : running_) {
+      if (live_[r].generated > 0 || budget <= 0) continue;
+      const int remaining = tokens_of(r) - live_[r].computed;
+      int chunk = std::min(remaining, budget);
+      if (chunk < remaining) {
+        const int whole_blocks = chunk / limits_.block_tokens * limits_.block_tokens;
+        chunk = whole_blocks > 0 || !batch.empty() ? whole_blocks : chunk;
+      }
+      if (chunk <= 0) continue;
+      batch.push_back({r, chunk});
+      budget -= chunk;
+    }
+  }
+
   // What the batch computes; each request in it for the first time is stamped as scheduled now.
   IterationBatch start_iteration(const std::vector<Scheduled>& batch) {
     IterationBatch shape;
@@ -267,9 +313,13 @@ class ServeEngine::Impl {
     std::vector<Scheduled>& batch = batch_;  // reused: one allocation per run, not per iteration
     batch.clear();
     int budget = limits_.max_batched_tokens;
-    bool preempted = false;
-    schedule_running(batch, budget, preempted);
-    if (!preempted) schedule_waiting(batch, budget);
+    if (limits_.policy == SchedulerPolicy::trtllm_guaranteed_no_evict) {
+      schedule_without_eviction(batch, budget);
+    } else {
+      bool preempted = false;
+      schedule_running(batch, budget, preempted);
+      if (!preempted) schedule_waiting(batch, budget);
+    }
     if (batch.empty() && !loading_.empty()) {  // only KV loads in flight: wait for the next event
       awaiting_event_ = true;
       return true;

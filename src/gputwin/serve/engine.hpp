@@ -25,11 +25,26 @@ struct ServeRequest {
   bool operator==(const ServeRequest&) const = default;
 };
 
+// Whose scheduler the engine follows (docs/perf-serve.md, "The engine"):
+// - vllm_v1: vLLM V1's (the default; also TensorRT-LLM's MAX_UTILIZATION capacity policy, which MLPerf's
+//   harness sets): running requests first in admission order, each taking the tokens it still needs within
+//   the budget, then waiting ones; a request is admitted on the blocks of its current length and the latest
+//   admitted is preempted (recomputed later) when a running one cannot grow.
+// - trtllm_guaranteed_no_evict: TensorRT-LLM's default capacity policy (GUARANTEED_NO_EVICT) with its
+//   micro-batch scheduler (FIRST_COME_FIRST_SERVED context chunking): a waiting request is admitted, in
+//   arrival order, only when the blocks of its whole prompt and output are free beside what the running
+//   requests will still need (the first that does not fit stops admission); nothing is ever preempted. Each
+//   iteration takes one token of every generating request first, then gives the budget left to the requests
+//   still in their prompt in admission order, a chunk cut short of the prompt's end rounded down to whole
+//   blocks (TensorRT-LLM's chunk unit, tokens per block).
+enum class SchedulerPolicy { vllm_v1, trtllm_guaranteed_no_evict };
+
 struct EngineLimits {
   int max_batched_tokens = 8192;  // tokens one iteration may compute (vLLM max_num_batched_tokens)
   int max_sequences = 1024;       // requests running at once (vLLM max_num_seqs)
   int block_tokens = 16;          // tokens per KV-cache block (vLLM block_size)
   double kv_capacity_tokens = 0;  // KV-cache tokens of the replica
+  SchedulerPolicy policy = SchedulerPolicy::vllm_v1;
 };
 
 // What one iteration computes: new prompt tokens (with the context they attend to) and decode tokens.

@@ -172,5 +172,65 @@ TEST(ServeEngine, SteppedWithRequestsAddedAsTheyArriveItGivesTheSameRun) {
   }
 }
 
+// TensorRT-LLM's GUARANTEED_NO_EVICT, worked by hand: 20 blocks of 16 tokens. r0 (150 + 40 = 190 tokens)
+// reserves 12 blocks at admission; r1 (200 + 100 = 300 tokens) needs 19, more than the 8 left, so admission
+// stops there and r2 (10 + 2, one block), which would fit, waits behind it (first come, first served). r0
+// runs alone: its prompt at 0-10 ms, 39 more tokens, done at 400 ms; then 20 blocks are free, r1 takes 19 and
+// r2 the last one, both prompts in the iteration of 400-410 ms. Nothing is preempted (vLLM's policy admits r1
+// at once on its prompt's blocks, tested above).
+TEST(ServeEngine, GuaranteedNoEvictAdmitsOnlyWhatCanFinishInArrivalOrder) {
+  EngineLimits tight = roomy();
+  tight.kv_capacity_tokens = 16 * 20;
+  tight.policy = SchedulerPolicy::trtllm_guaranteed_no_evict;
+  const ServeRun run = simulate_engine({{0.0, 150, 40}, {0.0, 200, 100}, {0.0, 10, 2}}, tight, kFixed);
+  EXPECT_EQ(run.preemptions, 0);
+  const RequestOutcome& r0 = run.requests[0];
+  const RequestOutcome& r1 = run.requests[1];
+  const RequestOutcome& r2 = run.requests[2];
+  EXPECT_NEAR(r0.first_token_s, kStep, 1e-12);
+  EXPECT_NEAR(r0.finish_s, 40 * kStep, 1e-9);
+  EXPECT_NEAR(r1.first_scheduled_s, 40 * kStep, 1e-9);
+  EXPECT_NEAR(r2.first_scheduled_s, 40 * kStep, 1e-9) << "it fitted at 0 but waits behind r1";
+  EXPECT_NEAR(r1.first_token_s, 41 * kStep, 1e-9);
+  EXPECT_NEAR(r2.finish_s, 42 * kStep, 1e-9);
+  EXPECT_NEAR(r1.finish_s, 140 * kStep, 1e-9);
+}
+
+// TensorRT-LLM's micro-batch, worked by hand with a 100-token budget and 16-token blocks: r0 (10 in, 3 out)
+// and r1 (200 in, 2 out) arrive together. Iteration 1: both prompts, r0's 10 whole, r1's chunk the 90 left
+// cut to whole blocks, 80. Iteration 2: r0's decode token first, then r1's chunk of the 99 left, 96.
+// Iteration 3: r0's token, r1's last 24 (whole: it ends the prompt), so r1's first token at 30 ms. vLLM's
+// scheduler fills the budget instead: prompt tokens 100, then 99 and 11 beside r0's decode token.
+TEST(ServeEngine, GuaranteedNoEvictPutsDecodesFirstAndCutsChunksToWholeBlocks) {
+  EngineLimits limits = roomy();
+  limits.max_batched_tokens = 100;
+  limits.policy = SchedulerPolicy::trtllm_guaranteed_no_evict;
+  std::vector<IterationBatch> seen;
+  const IterationCost record = [&](const IterationBatch& b) {
+    seen.push_back(b);
+    return kStep;
+  };
+  const ServeRun run = simulate_engine({{0.0, 10, 3}, {0.0, 200, 2}}, limits, record);
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[0].prefill_tokens, 90);
+  EXPECT_EQ(seen[0].decode_sequences, 0);
+  EXPECT_EQ(seen[1].prefill_tokens, 96);
+  EXPECT_EQ(seen[1].decode_sequences, 1);
+  EXPECT_EQ(seen[2].prefill_tokens, 24);
+  EXPECT_EQ(seen[2].decode_sequences, 1);
+  EXPECT_EQ(seen[3].prefill_tokens, 0);
+  EXPECT_EQ(seen[3].decode_sequences, 1);
+  EXPECT_NEAR(run.requests[0].finish_s, 3 * kStep, 1e-12);
+  EXPECT_NEAR(run.requests[1].first_token_s, 3 * kStep, 1e-12);
+
+  limits.policy = SchedulerPolicy::vllm_v1;
+  seen.clear();
+  static_cast<void>(simulate_engine({{0.0, 10, 3}, {0.0, 200, 2}}, limits, record));
+  ASSERT_GE(seen.size(), 3u);
+  EXPECT_EQ(seen[0].prefill_tokens, 100);
+  EXPECT_EQ(seen[1].prefill_tokens, 99);
+  EXPECT_EQ(seen[2].prefill_tokens, 11);
+}
+
 }  // namespace
 }  // namespace gputwin

@@ -148,10 +148,13 @@ Result<EngineTables> load_engine_tables(const std::string& path) {
       static_cast<void>(item.child("load").one_of({"concurrency"}));  // the only load the tables have yet
       t.statistic = value(item, "statistic").one_of({"mean", "p50"});
       const YamlField limits = item.child("limits");
-      limits.expect_keys({"max_batched_tokens", "max_sequences", "block_tokens"});
+      limits.expect_keys({"max_batched_tokens", "max_sequences", "block_tokens", "scheduler"});
       t.max_batched_tokens = static_cast<int>(value(limits, "max_batched_tokens").positive_integer());
       t.max_sequences = static_cast<int>(value(limits, "max_sequences").positive_integer());
       t.block_tokens = static_cast<int>(value(limits, "block_tokens").positive_integer());
+      t.scheduler = value(limits, "scheduler").one_of({"vllm-v1", "trtllm-guaranteed-no-evict"}) == "vllm-v1"
+                        ? SchedulerPolicy::vllm_v1
+                        : SchedulerPolicy::trtllm_guaranteed_no_evict;
       t.rounds_per_client = static_cast<int>(item.child("rounds_per_client").positive_integer());
       for (const YamlField& row : item.child("rows").items()) {
         row.expect_keys({"concurrency", "ttft_ms", "itl_ms", "output_tokens_per_s"});

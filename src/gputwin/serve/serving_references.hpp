@@ -93,6 +93,7 @@ struct EngineTable {
   int max_batched_tokens = 8192;
   int max_sequences = 256;
   int block_tokens = 16;
+  SchedulerPolicy scheduler = SchedulerPolicy::vllm_v1;  // whose admission the simulated engine follows
   int rounds_per_client = 4;
   std::vector<EngineTableRow> rows;
   int line = 0;

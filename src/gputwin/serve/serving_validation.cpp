@@ -510,6 +510,7 @@ Result<std::vector<EngineTableCheck>> run_engine_table_checks(const ServingValid
     limits.max_batched_tokens = table.max_batched_tokens;
     limits.max_sequences = table.max_sequences;
     limits.block_tokens = table.block_tokens;
+    limits.policy = table.scheduler;
     limits.kv_capacity_tokens = model.value().kv_capacity_tokens();
     for (const EngineTableRow& row : table.rows) {
       ClosedLoopLoad load;

@@ -373,14 +373,16 @@ TEST(ServingValidation, ErrorsOnTheEngineTablesStayWhereMeasured) {
   const EngineTableErrors e = engine_table_errors(checks.value(), "evaluation");
   EXPECT_EQ(e.rows, 8);
   EXPECT_EQ(engine_table_errors(checks.value(), "fit").rows, 0);
-  EXPECT_LT(e.throughput_mean, 15.0);
+  // Measured 2026-11-28 with TensorRT-LLM's GUARANTEED_NO_EVICT (the table's `scheduler`): throughput 13.1 %
+  // (14.3 % with vLLM's admission), ITL 28.8 % / worst 35.7 % (26.1 / 30.0 %), TTFT 83.1 % (85.9 %).
+  EXPECT_LT(e.throughput_mean, 13.5);
   EXPECT_LT(e.throughput_worst, 40.0);
-  EXPECT_LT(e.itl_mean, 27.0);
-  EXPECT_LT(e.itl_worst, 31.0);
-  EXPECT_LT(e.ttft_mean, 90.0);
+  EXPECT_LT(e.itl_mean, 29.5);
+  EXPECT_LT(e.itl_worst, 36.5);
+  EXPECT_LT(e.ttft_mean, 84.0);
   for (const EngineTableCheck& c : checks.value()) {
-    if (c.published.concurrency >= 100) {
-      EXPECT_LT(std::abs(c.throughput_error_percent()), 5.0) << c.published.concurrency;
+    if (c.published.concurrency >= 100) {  // the KV cache caps the batch: no request is ever evicted
+      EXPECT_LT(std::abs(c.throughput_error_percent()), 2.5) << c.published.concurrency;
     }
   }
 }
