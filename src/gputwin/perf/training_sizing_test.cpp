@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include "gputwin/perf/perf_test_support.hpp"
 #include "gputwin/perf/training_search.hpp"
@@ -207,6 +208,55 @@ TEST(TrainingSizing, SizingTakesTheTimeToTrainIntoItsDeadline) {
   ASSERT_TRUE(counted[0].wall_days.has_value());
   EXPECT_NEAR(*counted[0].wall_days, counted[0].days * 1.1, 1e-9);
   EXPECT_LE(*counted[0].wall_days, r.days);
+}
+
+// Accelerators are sized on threads of their own: the rows are the same, in the request's order, whatever the
+// thread count (a thread per accelerator, more threads than accelerators, one thread), failures counted too.
+TEST(TrainingSizing, ThreadsGiveIdenticalRows) {
+  SizingRequest r = request(20);
+  r.accelerators = {"mi300x", "no-such-gpu", "h100-sxm", "b200"};
+  r.time_to_train = [](const System&, int gpus, double work_days) -> std::optional<double> {
+    return work_days * (1 + gpus * 1e-5);
+  };
+  r.threads = 1;
+  const auto one = size_training(setup().catalog, setup().collectives, setup().calibration, r);
+  ASSERT_EQ(one.size(), 4U);
+  EXPECT_EQ(one[1].note, "not in the catalog");
+  for (const int threads : {2, 8}) {
+    r.threads = threads;
+    const auto many = size_training(setup().catalog, setup().collectives, setup().calibration, r);
+    ASSERT_EQ(many.size(), one.size());
+    for (std::size_t k = 0; k < one.size(); ++k) {
+      SCOPED_TRACE(one[k].accelerator + " on " + std::to_string(threads) + " threads");
+      EXPECT_EQ(many[k].accelerator, r.accelerators[k]);
+      EXPECT_EQ(many[k].note, one[k].note);
+      EXPECT_EQ(many[k].gpus, one[k].gpus);
+      EXPECT_EQ(many[k].nodes, one[k].nodes);
+      EXPECT_EQ(many[k].days, one[k].days);  // bit for bit: the same computation
+      EXPECT_EQ(many[k].wall_days, one[k].wall_days);
+      EXPECT_EQ(many[k].estimate.has_value(), one[k].estimate.has_value());
+      if (!one[k].estimate || !many[k].estimate) continue;
+      EXPECT_EQ(many[k].estimate->step_time_s, one[k].estimate->step_time_s);
+      // Neither split is preferred to the other: the same split (the preference orders every axis).
+      EXPECT_FALSE(simpler_split(many[k].estimate->config, one[k].estimate->config));
+      EXPECT_FALSE(simpler_split(one[k].estimate->config, many[k].estimate->config));
+    }
+  }
+  EXPECT_GT(one[2].gpus, 0);  // h100-sxm answers, so the comparison compares something
+}
+
+// A time-to-train rule that throws (none does today) reaches the caller as with one thread, after the other
+// accelerators are sized.
+TEST(TrainingSizing, AFailureOnAThreadReachesTheCaller) {
+  SizingRequest r = request(20);
+  r.accelerators = {"h100-sxm", "mi300x"};
+  r.threads = 2;
+  r.time_to_train = [](const System& system, int, double) -> std::optional<double> {
+    if (system.accelerator == "mi300x") throw std::runtime_error("no rates for mi300x");
+    return std::nullopt;
+  };
+  EXPECT_THROW((void)size_training(setup().catalog, setup().collectives, setup().calibration, r),
+               std::runtime_error);
 }
 
 // An assumed fraction moves the answer the way it should: a lower GEMM efficiency never needs fewer GPUs.
