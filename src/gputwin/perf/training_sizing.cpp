@@ -263,9 +263,10 @@ std::vector<SizingRow> size_training(const Catalog& catalog, const CollectiveMod
       }
     }
   };
-  const int wanted =
-      request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
-  const std::size_t threads = std::min<std::size_t>(count, static_cast<std::size_t>(std::max(1, wanted)));
+  // One thread per accelerator up to the machine's concurrency; request.time_to_train is then called from
+  // several threads at once (the goodput model keeps no shared state).
+  const auto wanted = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t threads = std::min<std::size_t>(count, wanted);
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();

@@ -113,12 +113,8 @@ struct SizingRequest {
   // cdna4); never replaces a fitted one.
   std::map<std::string, double> assumed_gemm_fractions;
   // How failures stretch a run: a count meets `days` only when its time-to-train does. Empty: the deadline
-  // is held against the work days (--days-exclude-failures). Called from several threads at once (one per
-  // accelerator being sized).
+  // is held against the work days (--days-exclude-failures).
   TimeToTrain time_to_train;
-  // Accelerators sized at once, each on a thread of its own (0 = the machine's hardware concurrency); the
-  // rows are the same whatever the count.
-  int threads = 0;
 };
 
 struct SizingRow {

@@ -210,39 +210,37 @@ TEST(TrainingSizing, SizingTakesTheTimeToTrainIntoItsDeadline) {
   EXPECT_LE(*counted[0].wall_days, r.days);
 }
 
-// Accelerators are sized on threads of their own: the rows are the same, in the request's order, whatever the
-// thread count (a thread per accelerator, more threads than accelerators, one thread), failures counted too.
+// Accelerators are sized on threads of their own (up to the machine's concurrency): the rows of one request are
+// those of each accelerator sized alone (one thread), in the request's order, failures counted too.
 TEST(TrainingSizing, ThreadsGiveIdenticalRows) {
   SizingRequest r = request(20);
   r.accelerators = {"mi300x", "no-such-gpu", "h100-sxm", "b200"};
   r.time_to_train = [](const System&, int gpus, double work_days) -> std::optional<double> {
     return work_days * (1 + gpus * 1e-5);
   };
-  r.threads = 1;
-  const auto one = size_training(setup().catalog, setup().collectives, setup().calibration, r);
-  ASSERT_EQ(one.size(), 4U);
-  EXPECT_EQ(one[1].note, "not in the catalog");
-  for (const int threads : {2, 8}) {
-    r.threads = threads;
-    const auto many = size_training(setup().catalog, setup().collectives, setup().calibration, r);
-    ASSERT_EQ(many.size(), one.size());
-    for (std::size_t k = 0; k < one.size(); ++k) {
-      SCOPED_TRACE(one[k].accelerator + " on " + std::to_string(threads) + " threads");
-      EXPECT_EQ(many[k].accelerator, r.accelerators[k]);
-      EXPECT_EQ(many[k].note, one[k].note);
-      EXPECT_EQ(many[k].gpus, one[k].gpus);
-      EXPECT_EQ(many[k].nodes, one[k].nodes);
-      EXPECT_EQ(many[k].days, one[k].days);  // bit for bit: the same computation
-      EXPECT_EQ(many[k].wall_days, one[k].wall_days);
-      EXPECT_EQ(many[k].estimate.has_value(), one[k].estimate.has_value());
-      if (!one[k].estimate || !many[k].estimate) continue;
-      EXPECT_EQ(many[k].estimate->step_time_s, one[k].estimate->step_time_s);
-      // Neither split is preferred to the other: the same split (the preference orders every axis).
-      EXPECT_FALSE(simpler_split(many[k].estimate->config, one[k].estimate->config));
-      EXPECT_FALSE(simpler_split(one[k].estimate->config, many[k].estimate->config));
-    }
+  const auto together = size_training(setup().catalog, setup().collectives, setup().calibration, r);
+  ASSERT_EQ(together.size(), 4U);
+  EXPECT_EQ(together[1].note, "not in the catalog");
+  EXPECT_GT(together[2].gpus, 0);  // h100-sxm answers, so the comparison compares something
+  for (std::size_t k = 0; k < together.size(); ++k) {
+    SizingRequest one = r;
+    one.accelerators = {r.accelerators[k]};
+    const auto alone = size_training(setup().catalog, setup().collectives, setup().calibration, one);
+    ASSERT_EQ(alone.size(), 1U);
+    SCOPED_TRACE(r.accelerators[k]);
+    EXPECT_EQ(together[k].accelerator, r.accelerators[k]);
+    EXPECT_EQ(together[k].note, alone[0].note);
+    EXPECT_EQ(together[k].gpus, alone[0].gpus);
+    EXPECT_EQ(together[k].nodes, alone[0].nodes);
+    EXPECT_EQ(together[k].days, alone[0].days);  // bit for bit: the same computation
+    EXPECT_EQ(together[k].wall_days, alone[0].wall_days);
+    EXPECT_EQ(together[k].estimate.has_value(), alone[0].estimate.has_value());
+    if (!together[k].estimate || !alone[0].estimate) continue;
+    EXPECT_EQ(together[k].estimate->step_time_s, alone[0].estimate->step_time_s);
+    // Neither split is preferred to the other: the same split (the preference orders every axis).
+    EXPECT_FALSE(simpler_split(together[k].estimate->config, alone[0].estimate->config));
+    EXPECT_FALSE(simpler_split(alone[0].estimate->config, together[k].estimate->config));
   }
-  EXPECT_GT(one[2].gpus, 0);  // h100-sxm answers, so the comparison compares something
 }
 
 // A time-to-train rule that throws (none does today) reaches the caller as with one thread, after the other
@@ -250,7 +248,6 @@ TEST(TrainingSizing, ThreadsGiveIdenticalRows) {
 TEST(TrainingSizing, AFailureOnAThreadReachesTheCaller) {
   SizingRequest r = request(20);
   r.accelerators = {"h100-sxm", "mi300x"};
-  r.threads = 2;
   r.time_to_train = [](const System& system, int, double) -> std::optional<double> {
     if (system.accelerator == "mi300x") throw std::runtime_error("no rates for mi300x");
     return std::nullopt;
