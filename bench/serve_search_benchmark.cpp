@@ -4,12 +4,15 @@
 // requests over an hour, ../shared/traces/azure-llm-inference-2023/) when present, else one hour of Poisson
 // arrivals at its mean rate (5.5 req/s) with its mean lengths. The search is `perf serve --search --systems
 // all` for one model: every catalog system with GPUs, every layout (data-parallel attention with expert
-// parallelism too for a MoE model), both batch limits; by default Qwen3-30B-A3B (MoE).
+// parallelism too for a MoE model), both batch limits, and each layout that fits a scale-up domain again as
+// prefill/decode disaggregation (`--disaggregate auto`; the pools' TPs paired too); by default Qwen3-30B-A3B
+// (MoE). `aggregated` as the third argument leaves disaggregation out (the search as it ran until 2026-11-28:
+// 172 deployments, fewer than the target's 200).
 // Prints the deployments, the wall and CPU seconds and their ratio to the target's 60 s (scaled to 200
 // deployments when a run has more); the machine's load average is printed beside it, since the machine may
 // be shared. Exits 1 when the search holds fewer than 200 deployments or misses the time.
 //
-//   build/bench/serve_search_benchmark [THREADS [MODEL]]     # default: the hardware's concurrency
+//   build/bench/serve_search_benchmark [THREADS [MODEL [aggregated]]]   # threads: the hardware's concurrency
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -86,6 +89,7 @@ int main(int argc, char** argv) {
                         {},
                         {},
                         4};
+  inputs.disaggregation = !(argc > 3 && std::string(argv[3]) == "aggregated");
   const auto candidates = candidates_on(inputs, systems).value();
   const double load_before = load_average();
   const auto start = std::chrono::steady_clock::now();
@@ -93,9 +97,9 @@ int main(int argc, char** argv) {
   const CapacitySearch search = search_capacity(inputs, candidates, requests, targets, 4096, threads);
   const int deployments = search.simulations;
   const CapacityRow& best = search.rows.front();
-  fmt::print("{} over {} systems: {} candidates, answer {} {} x {} replicas ({} GPUs)\n", model_name,
-             systems.size(), candidates.size(), best.candidate.system, layout_text(best.candidate),
-             best.replicas, best.gpus);
+  fmt::print("{} over {} systems{}: {} candidates, answer {} {} x {} replicas ({} GPUs)\n", model_name,
+             systems.size(), inputs.disaggregation ? ", disaggregation tried" : "", candidates.size(),
+             best.candidate.system, row_layout_text(best), best.replicas, best.gpus);
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double cpu = cpu_seconds() - cpu_start;
   // The target's time for this many deployments: 60 s per 200 (a larger search may take proportionally

@@ -501,6 +501,7 @@ TensorParallelOverlap tensor_overlap(const TrainingConfig& c) {
 struct RankLoad {
   double layers = 0, bf16_layers = 0;
   bool output_layer = false;
+  bool operator==(const RankLoad&) const = default;
 };
 
 RankLoad rank_load(const TransformerModel& m, const TrainingConfig& c, int rank) {
@@ -606,14 +607,20 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
 }
 
 // The pipeline runs at the pace of its slowest rank (the bubble and the steady phase both count in its stage
-// times): every rank is timed with its own layers, the last with the output layer, and the slowest taken.
+// times): every rank is timed with its own layers, the last with the output layer, and the slowest taken (the
+// first of equals). A rank whose load an earlier rank had times the same, so it is not timed again: a
+// pipeline has a few distinct loads (first, middle, last) whatever its stages.
 StageTimes slowest_stage(const Context& x) {
   const LayerPass f = forward_pass(x, x.device);
   const bool bf16_layers = x.config.bf16_layers_at_start > 0 || x.config.bf16_layers_at_end > 0;
   const LayerPass f_bf16 = bf16_layers && x.device.quantised ? forward_pass(x, x.bf16_device) : f;
   StageTimes slowest;
+  std::vector<RankLoad> timed;
   for (int rank = 0; rank < x.config.pp; ++rank) {
-    const StageTimes t = stage_times(x, f, f_bf16, rank_load(x.model, x.config, rank));
+    const RankLoad load = rank_load(x.model, x.config, rank);
+    if (std::find(timed.begin(), timed.end(), load) != timed.end()) continue;
+    timed.push_back(load);
+    const StageTimes t = stage_times(x, f, f_bf16, load);
     if (rank == 0 || t.total() > slowest.total()) slowest = t;
   }
   return slowest;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -195,6 +196,23 @@ TrainingSearch search_training(const PerfHardware& hardware, const CollectiveMod
     return values[axis];
   };
   std::vector<Record> fitting;
+  // Without the explanation only the winner is kept, so a record slower than the tie limit of the fastest so
+  // far is dropped (the fastest only gets faster, so it can never tie or win); with it, every record is kept
+  // for the top few.
+  double fastest_so_far = std::numeric_limits<double>::infinity();
+  const auto keep_if_it_may_tie = [&](const Record& record) {
+    if (space.explain) {
+      fitting.push_back(record);
+      return;
+    }
+    if (record.step_time_s > fastest_so_far * (1 + space.tie_tolerance)) return;
+    if (record.step_time_s < fastest_so_far) {
+      fastest_so_far = record.step_time_s;
+      const double limit = fastest_so_far * (1 + space.tie_tolerance);
+      std::erase_if(fitting, [&](const Record& kept) { return kept.step_time_s > limit; });
+    }
+    fitting.push_back(record);
+  };
   // Per axis and value: the fastest fitting record, and the least over-full one when none fits.
   std::map<std::pair<std::size_t, int>, Record> fastest, least_over;
   for (int tp : axes.front().values(base)) {
@@ -209,7 +227,8 @@ TrainingSearch search_training(const PerfHardware& hardware, const CollectiveMod
     Record record{c, 0, memory.total().base(), memory.fits()};
     if (record.fits) {
       record.step_time_s = estimate_training(hardware, collectives, calibration, model, c).step_time_s;
-      fitting.push_back(record);
+      ++search.fitting;
+      keep_if_it_may_tie(record);
     }
     for (std::size_t axis = 0; space.explain && axis + 1 < axes.size(); ++axis) {
       const auto key = std::make_pair(axis, value_of(c, axis));
@@ -222,7 +241,6 @@ TrainingSearch search_training(const PerfHardware& hardware, const CollectiveMod
       }
     }
   });
-  search.fitting = static_cast<int>(fitting.size());
   if (fitting.empty()) return search;
 
   const double fastest_s =

@@ -42,6 +42,40 @@ TEST(TrainingSearch, BestFitsAndNoOtherFittingSplitIsFaster) {
   EXPECT_LE(search.best->step_time_s, e.step_time_s);
 }
 
+// Without the explanation (sizing) the search keeps only the splits that may still tie with the fastest: the
+// same winner, step time and counts as the search that keeps every split, on dense and MoE models, with and
+// without pipelines and idle GPUs.
+TEST(TrainingSearch, FastestOnlyFindsTheSameWinnerAsTheExplainedSearch) {
+  struct Case {
+    const char* model;
+    const char* system;
+    int nodes;
+    int global_batch;
+  };
+  for (const Case& k : {Case{"llama3-70b", "dgx-h100", 8, 64}, Case{"llama3.1-405b", "dgx-h100", 23, 128},
+                        Case{"mixtral-8x7b", "dgx-b200", 4, 256}, Case{"llama3-8b", "dgx-h100", 3, 96}}) {
+    SCOPED_TRACE(std::string(k.model) + " on " + std::to_string(k.nodes) + " " + k.system);
+    const auto hw = perf_hardware_of_system(setup().catalog, k.system, k.nodes).value();
+    const TransformerModel& model = *find_model(model_presets(), k.model);
+    const int gpus = k.nodes * hw.gpus_per_node;
+    const auto explained = search_training(hw, setup().collectives, setup().calibration, model,
+                                           base(k.global_batch), gpus);
+    const auto fastest = search_training(hw, setup().collectives, setup().calibration, model,
+                                         base(k.global_batch), gpus, fastest_only());
+    ASSERT_TRUE(explained.best.has_value());
+    ASSERT_TRUE(fastest.best.has_value());
+    EXPECT_GT(explained.fitting, 1);  // several fitting splits, so the pruning had something to drop
+    EXPECT_FALSE(simpler_split(explained.best->config, fastest.best->config));
+    EXPECT_FALSE(simpler_split(fastest.best->config, explained.best->config));
+    EXPECT_EQ(fastest.best->step_time_s, explained.best->step_time_s);
+    EXPECT_EQ(fastest.best->config.dp, explained.best->config.dp);
+    EXPECT_EQ(fastest.candidates, explained.candidates);
+    EXPECT_EQ(fastest.fitting, explained.fitting);
+    EXPECT_EQ(fastest.ties, explained.ties);
+    EXPECT_TRUE(fastest.alternatives.empty());
+  }
+}
+
 TEST(TrainingSearch, NothingFitsWhenTheModelCannotFit) {
   const auto hw = perf_hardware_of_system(setup().catalog, "dgx-h100", 1).value();
   const TransformerModel& llama = *find_model(model_presets(), "llama3.1-405b");

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <limits>
+#include <thread>
 
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/training_search.hpp"
@@ -246,10 +249,30 @@ Result<RackDensity> load_rack_density(const std::string& path, const Catalog& ca
 
 std::vector<SizingRow> size_training(const Catalog& catalog, const CollectiveModel& collectives,
                                      const TrainingCalibration& calibration, const SizingRequest& request) {
-  std::vector<SizingRow> rows;
-  for (const auto& accelerator : request.accelerators) {
-    rows.push_back(size_one(catalog, collectives, calibration, request, accelerator));
-  }
+  const std::size_t count = request.accelerators.size();
+  std::vector<SizingRow> rows(count);
+  std::vector<std::exception_ptr> failures(count);
+  std::atomic<std::size_t> next{0};
+  // Each accelerator is sized on its own into its own slot, so the rows do not depend on the threads.
+  const auto work = [&] {
+    for (std::size_t k = next++; k < count; k = next++) {
+      try {
+        rows[k] = size_one(catalog, collectives, calibration, request, request.accelerators[k]);
+      } catch (...) {
+        failures[k] = std::current_exception();
+      }
+    }
+  };
+  // One thread per accelerator up to the machine's concurrency; request.time_to_train is then called from
+  // several threads at once (the goodput model keeps no shared state).
+  const auto wanted = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t threads = std::min<std::size_t>(count, wanted);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);  // the first in the request's order, as one thread would
   return rows;
 }
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include "gputwin/perf/perf_test_support.hpp"
 #include "gputwin/perf/training_search.hpp"
@@ -207,6 +208,52 @@ TEST(TrainingSizing, SizingTakesTheTimeToTrainIntoItsDeadline) {
   ASSERT_TRUE(counted[0].wall_days.has_value());
   EXPECT_NEAR(*counted[0].wall_days, counted[0].days * 1.1, 1e-9);
   EXPECT_LE(*counted[0].wall_days, r.days);
+}
+
+// Accelerators are sized on threads of their own (up to the machine's concurrency): the rows of one request are
+// those of each accelerator sized alone (one thread), in the request's order, failures counted too.
+TEST(TrainingSizing, ThreadsGiveIdenticalRows) {
+  SizingRequest r = request(20);
+  r.accelerators = {"mi300x", "no-such-gpu", "h100-sxm", "b200"};
+  r.time_to_train = [](const System&, int gpus, double work_days) -> std::optional<double> {
+    return work_days * (1 + gpus * 1e-5);
+  };
+  const auto together = size_training(setup().catalog, setup().collectives, setup().calibration, r);
+  ASSERT_EQ(together.size(), 4U);
+  EXPECT_EQ(together[1].note, "not in the catalog");
+  EXPECT_GT(together[2].gpus, 0);  // h100-sxm answers, so the comparison compares something
+  for (std::size_t k = 0; k < together.size(); ++k) {
+    SizingRequest one = r;
+    one.accelerators = {r.accelerators[k]};
+    const auto alone = size_training(setup().catalog, setup().collectives, setup().calibration, one);
+    ASSERT_EQ(alone.size(), 1U);
+    SCOPED_TRACE(r.accelerators[k]);
+    EXPECT_EQ(together[k].accelerator, r.accelerators[k]);
+    EXPECT_EQ(together[k].note, alone[0].note);
+    EXPECT_EQ(together[k].gpus, alone[0].gpus);
+    EXPECT_EQ(together[k].nodes, alone[0].nodes);
+    EXPECT_EQ(together[k].days, alone[0].days);  // bit for bit: the same computation
+    EXPECT_EQ(together[k].wall_days, alone[0].wall_days);
+    EXPECT_EQ(together[k].estimate.has_value(), alone[0].estimate.has_value());
+    if (!together[k].estimate || !alone[0].estimate) continue;
+    EXPECT_EQ(together[k].estimate->step_time_s, alone[0].estimate->step_time_s);
+    // Neither split is preferred to the other: the same split (the preference orders every axis).
+    EXPECT_FALSE(simpler_split(together[k].estimate->config, alone[0].estimate->config));
+    EXPECT_FALSE(simpler_split(alone[0].estimate->config, together[k].estimate->config));
+  }
+}
+
+// A time-to-train rule that throws (none does today) reaches the caller as with one thread, after the other
+// accelerators are sized.
+TEST(TrainingSizing, AFailureOnAThreadReachesTheCaller) {
+  SizingRequest r = request(20);
+  r.accelerators = {"h100-sxm", "mi300x"};
+  r.time_to_train = [](const System& system, int, double) -> std::optional<double> {
+    if (system.accelerator == "mi300x") throw std::runtime_error("no rates for mi300x");
+    return std::nullopt;
+  };
+  EXPECT_THROW((void)size_training(setup().catalog, setup().collectives, setup().calibration, r),
+               std::runtime_error);
 }
 
 // An assumed fraction moves the answer the way it should: a lower GEMM efficiency never needs fewer GPUs.
