@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "gputwin/perf/collectives_validation.hpp"
 
@@ -161,10 +162,29 @@ TEST(CollectivePublished, FitSetErrorsHeldToTheirMeasuredValues) {
 
 TEST(CollectivePublished, EvaluationSetErrorsDoNotGrow) {
   const ErrorSummary evaluation = summary_of("evaluation");
-  // 17 runs with one process per GPU (36.4 %) and 5 one-node -g 8 points (4.9 %; 64.8 % without the host cost).
-  EXPECT_EQ(evaluation.points, 22);
-  EXPECT_LE(evaluation.mean, 29.4) << "measured 29.3 %";
+  // 17 runs with one process per GPU (36.4 %), 5 one-node -g 8 points (4.9 %; 64.8 % without the host cost)
+  // and 5 sizes of one whole GB200 NVL72 (coreweave/nccl-tests #43: +72.6 % at 512 MiB to +24.0 % at 8 GiB).
+  EXPECT_EQ(evaluation.points, 27);
+  EXPECT_LE(evaluation.mean, 31.6) << "measured 31.5 %";
   EXPECT_LE(evaluation.worst, 108.3) << "measured 108.2 %";
+}
+
+// One whole GB200 NVL72 (72 ranks, one MNNVL domain), held out: the errors as measured, so that a change that
+// moves them is seen; the model is too fast at every size (docs/accuracy.md, "One GB200 NVL72").
+TEST(CollectivePublished, WholeNvl72HeldOutErrorsAtTheirMeasuredValues) {
+  const std::pair<double, double> measured[] = {
+      {536870912, 72.6}, {1073741824, 50.3}, {2147483648, 35.9}, {4294967296, 23.1}, {8589934592, 24.0}};
+  int checked = 0;
+  for (const auto& row : validation_rows()) {
+    if (row.point.set != "evaluation" || row.point.gpus * row.point.nodes != 72) continue;
+    for (const auto& [bytes, error] : measured) {
+      if (row.point.bytes != bytes) continue;
+      EXPECT_EQ(row.estimate.algorithm, "NVLS") << row.point.name;
+      EXPECT_NEAR(row.error_percent(), error, 0.1) << row.point.name;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 5);
 }
 
 TEST(CollectivePublished, KnownGapsAreStatedNotHidden) {
