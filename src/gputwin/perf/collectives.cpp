@@ -254,6 +254,11 @@ CollectiveModel read_model(const YamlField& root) {
   model.nccl_tests_loop.host_launch_us_per_gpu = launch.child("value").number();
   if (model.nccl_tests_loop.host_launch_us_per_gpu < 0)
     launch.child("value").fail("expected a time >= 0 (microseconds)");
+  const YamlField check = root.child("nvls_domain_check");
+  check.expect_keys({"checked_up_to_ranks", "beyond", "source"});
+  model.nvls_domain_check.checked_up_to_ranks =
+      static_cast<int>(check.child("checked_up_to_ranks").positive_integer());
+  model.nvls_domain_check.beyond = check.child("beyond").text();
   const YamlField factors = root.child("busbw_factors");
   for (std::size_t op = 0; op < kOpNames.size(); ++op)
     model.busbw_factor_text[op] = factors.child(kOpNames[op]).text();

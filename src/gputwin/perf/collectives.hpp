@@ -187,6 +187,13 @@ struct CollectiveModel {
     // on fit sources (data/perf/nccl-cost-model.yaml), user-settable.
     double host_launch_us_per_gpu = 0;
   } nccl_tests_loop;
+
+  // How far NVLS inside one domain has been checked on held-out points: up to `checked_up_to_ranks` ranks; a
+  // larger NVLS domain's prediction carries `beyond`, the held-out error found there (with its source).
+  struct NvlsDomainCheck {
+    int checked_up_to_ranks = 0;
+    std::string beyond;
+  } nvls_domain_check;
 };
 
 // Forces an algorithm or protocol, as NCCL_ALGO / NCCL_PROTO do; unset = NCCL's own choice.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
 
 namespace gputwin {
@@ -112,6 +113,19 @@ std::string loop_header(const NcclTestsLoopSettings& loop) {
          host_launch_text(loop);
 }
 
+// NVLS (or NVLSTree) on a domain of more ranks than the held-out points check: the stated error found there.
+std::string nvls_domain_warning(const CollectiveSweep& sweep, const PerfHardware& hw,
+                                const CollectiveModel& model) {
+  const int per_domain = ranks_per_domain(hw, sweep.spec.group);
+  if (per_domain <= model.nvls_domain_check.checked_up_to_ranks) return "";
+  const bool nvls = std::any_of(sweep.rows.begin(), sweep.rows.end(), [](const CollectiveSweepRow& row) {
+    return row.estimate.algorithm == "NVLS" || row.estimate.algorithm == "NVLSTree";
+  });
+  if (!nvls) return "";
+  return fmt::format("NVLS on {} ranks of one NVLink domain, more than the {} it is checked on: {}", per_domain,
+                     model.nvls_domain_check.checked_up_to_ranks, model.nvls_domain_check.beyond);
+}
+
 }  // namespace
 
 std::string collective_text(const CollectiveSweep& sweep, const PerfHardware& hw,
@@ -129,6 +143,8 @@ std::string collective_text(const CollectiveSweep& sweep, const PerfHardware& hw
                   sweep.spec.max_bytes, sweep.spec.factor, options.dtype);
   out += topology_text(hw, group);
   out += loop_header(sweep.spec.loop);
+  if (const std::string warning = nvls_domain_warning(sweep, hw, model); !warning.empty())
+    out += "# warning: " + warning + "\n";
   out += "#\n";
   out += "#                                                              out-of-place\n";
   out +=
@@ -195,6 +211,8 @@ nlohmann::json collective_json(const CollectiveSweep& sweep, const PerfHardware&
                     {"bottleneck", e.bottleneck}});
   }
   out["avg_busbw_gbps"] = average_busbw(rows);
+  if (const std::string warning = nvls_domain_warning(sweep, hw, model); !warning.empty())
+    out["warnings"] = nlohmann::json::array({warning});
   return out;
 }
 
