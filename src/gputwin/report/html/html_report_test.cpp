@@ -403,7 +403,8 @@ TEST(HtmlReport, CapacityTableDrawsWhatEachRowBuys) {
   ASSERT_TRUE(inputs.ok()) << inputs.error_text();
   ASSERT_EQ(inputs.value().capacities.size(), 2u);
   const std::string html = html_report(cluster, inputs.value(), kFakeChartScript);
-  const std::size_t second = html.find("<table class=\"capacity\"", html.find("<table class=\"capacity\"") + 1);
+  // Each search is a heading, its note, then its table: split at the second heading.
+  const std::size_t second = html.find("<h3>Capacity for", html.find("<h3>Capacity for") + 1);
   ASSERT_NE(second, std::string::npos);
   const std::string racks = html.substr(0, second);
   const std::string first_version = html.substr(second);
