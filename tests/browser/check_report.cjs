@@ -170,12 +170,13 @@ async function checkCharts(page, simulations, perfs) {
       [Number(tr.dataset.requestsPerS), Number(tr.dataset.ttftP99Ms), tr.dataset.meets === 'true']));
     expectEqual(rows, serves.map((r) => [r.requests_per_s, r.ttft_ms.p99, r.meets_targets]), 'serving rows');
   }
-  const capacities = perfs.filter((d) => d.schema === 'gputwin.serve-capacity/1');
+  const capacities = perfs.filter((d) => ['gputwin.serve-capacity/2', 'gputwin.serve-capacity/1'].includes(d.schema));
   if (capacities.length > 0) {
     const rows = await page.$$eval('#serving tr[data-system]', (trs) => trs.map((tr) =>
-      [tr.dataset.system, Number(tr.dataset.tp), tr.dataset.meets === 'true', Number(tr.dataset.gpus)]));
-    expectEqual(rows, capacities.flatMap((c) => c.rows.map((r) => [r.system, r.tp, r.meets, r.gpus])),
-      'capacity rows');
+      [tr.dataset.system, Number(tr.dataset.tp), tr.dataset.meets === 'true', Number(tr.dataset.gpus),
+        tr.dataset.boughtGpus === '' ? null : Number(tr.dataset.boughtGpus)]));
+    expectEqual(rows, capacities.flatMap((c) => c.rows.map((r) => [r.system, r.tp, r.meets, r.gpus,
+      r.meets && r.bought_gpus !== undefined ? r.bought_gpus : null])), 'capacity rows');
   }
   const sizings = perfs.filter((d) => d.schema === 'gputwin.perf-size/1');
   if (sizings.length > 0) {

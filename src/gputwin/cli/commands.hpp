@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gputwin/catalog/catalog.hpp"
+#include "gputwin/catalog/gpu_systems.hpp"
 #include "gputwin/design/cluster.hpp"
 #include "gputwin/export/export_files.hpp"
 #include "gputwin/perf/hardware.hpp"
@@ -74,15 +75,11 @@ void add_node_type_option(CLI::App& command, std::string& node_type);
 
 // What `--system ID` names for the performance models: a catalog system, or a rack-scale system (catalog
 // rack_systems, e.g. gb200-nvl72) read as its compute trays, counted in whole racks (one scale-up domain a
-// rack, as a spec's `nodes: {system: gb200-nvl72, count: N}` counts racks).
-struct SystemChoice {
-  const System* node = nullptr;      // the nodes the models see (a rack system's compute tray)
-  const RackSystem* rack = nullptr;  // the rack system named, or null
+// rack, as a spec's `nodes: {system: gb200-nvl72, count: N}` counts racks); catalog/gpu_systems.hpp resolves it.
+struct SystemChoice : GpuSystemLookup {
   [[nodiscard]] const std::string& node_id() const { return node->info.id; }
-  // Nodes in one counted unit: a rack system's compute trays, else 1.
-  [[nodiscard]] int nodes_per_unit() const { return rack == nullptr ? 1 : rack->compute_trays; }
-  // GPUs one scale-up domain joins (NVLink across the trays of a rack; a box's own GPUs; at least the node).
-  [[nodiscard]] int domain_gpus() const { return std::max(node->accelerators, node->scale_up_domain); }
+  // GPUs one scale-up domain joins (NVLink across the trays of a rack; a box's own GPUs).
+  [[nodiscard]] int domain_gpus() const { return gpus_per_scale_up_domain(*node); }
 };
 // A UsageFailure naming `option` when the id is neither a GPU system nor a rack system of the catalog.
 [[nodiscard]] SystemChoice system_choice(const Catalog& catalog, const std::string& id,

@@ -31,10 +31,8 @@ void add_node_type_option(CLI::App& command, std::string& node_type) {
 }
 
 SystemChoice system_choice(const Catalog& catalog, const std::string& id, const std::string& option) {
-  SystemChoice choice;
-  choice.rack = catalog.find<RackSystem>(id);
-  choice.node = catalog.find<System>(choice.rack == nullptr ? id : choice.rack->compute_tray);
-  if (choice.node == nullptr || choice.node->accelerators < 1) {
+  const SystemChoice choice{find_gpu_system(catalog, id)};
+  if (!choice.has_gpus()) {
     throw UsageFailure{option + ": '" + id +
                        "' is neither a GPU system nor a rack system of the catalog (gputwin catalog list "
                        "--kind system, --kind rack_system)"};

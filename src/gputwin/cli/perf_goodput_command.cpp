@@ -90,7 +90,7 @@ Where shape_of_system(const Catalog& catalog, const GoodputOptions& o) {
   w.shape.nics_per_node = compute == system->nics.end() ? 1 : compute->second.ports;
   w.shape.leaves_per_node = std::max(1, w.shape.nics_per_node);  // rail-optimized: one leaf per rail
   w.shape.nodes_per_leaf = o.nodes_per_leaf;
-  w.shape.nodes_per_domain = std::max(1, system->scale_up_domain / system->accelerators);
+  w.shape.nodes_per_domain = systems_per_scale_up_domain(*system);
   w.shape_note = fmt::format(
       "{} GPUs, {} compute NIC ports a node; {} nodes a leaf (--nodes-per-leaf, assumed), "
       "{} leaves a node (one a rail); {} node(s) a scale-up domain",

@@ -152,16 +152,19 @@ LatencyTargets parse_slo(const std::string& text) {
   return targets;
 }
 
-std::optional<ServeTraffic> traffic_of(const ServeOptions& options) {
+TrafficSpec traffic_spec(const ServeOptions& options) {
   const auto& d = options.deployment;
-  TrafficSpec spec{options.trace,
-                   options.concurrency,
-                   options.requests,
-                   {options.rate, options.duration_s, options.gap_cv, d.input_tokens, d.output_tokens},
-                   options.seed,
-                   options.input_distribution,
-                   options.output_distribution};
-  auto traffic = make_traffic(spec);
+  return {options.trace,
+          options.concurrency,
+          options.requests,
+          {options.rate, options.duration_s, options.gap_cv, d.input_tokens, d.output_tokens},
+          options.seed,
+          options.input_distribution,
+          options.output_distribution};
+}
+
+std::optional<ServeTraffic> traffic_of(const ServeOptions& options) {
+  auto traffic = make_traffic(traffic_spec(options));
   if (!traffic.ok()) {
     std::cerr << traffic.error_text();
     return std::nullopt;
@@ -716,11 +719,8 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
     try {
       options->input_distribution = parse_lengths("--input-tokens", options->input_lengths);
       options->output_distribution = parse_lengths("--output-tokens", options->output_lengths);
-      if (!options->trace.empty() &&
-          (!options->input_distribution.is_fixed() || !options->output_distribution.is_fixed()))
-        throw UsageFailure{
-            "--input-tokens/--output-tokens: a trace carries its own lengths: give no "
-            "length distribution with --trace"};
+      if (const auto refusal = traffic_refusal(traffic_spec(*options)))
+        throw UsageFailure{refusal->field + ": " + refusal->message};
       // The deployment's own lengths (perf infer's fit check): the distributions' means.
       options->deployment.input_tokens =
           std::max(1, static_cast<int>(std::lround(options->input_distribution.mean())));

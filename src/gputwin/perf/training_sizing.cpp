@@ -9,6 +9,7 @@
 #include <limits>
 #include <thread>
 
+#include "gputwin/catalog/gpu_systems.hpp"
 #include "gputwin/core/yaml_input.hpp"
 #include "gputwin/perf/training_search.hpp"
 
@@ -84,8 +85,8 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
     SizingTrial answer = *search.answer;
     // A scale-up domain that spans several systems (an NVL72's 18 trays) is bought whole: the answer is
     // rounded up to whole domains and timed there (more GPUs never take longer).
-    if (system->accelerators > 0 && system->scale_up_domain > system->accelerators) {
-      const int per_domain = (system->scale_up_domain + system->accelerators - 1) / system->accelerators;
+    if (scale_up_domain_spans_systems(*system)) {
+      const int per_domain = systems_per_scale_up_domain(*system);
       const int whole = (answer.nodes + per_domain - 1) / per_domain * per_domain;
       if (whole != answer.nodes) {
         SizingTrial rounded = trial(whole);
@@ -192,10 +193,10 @@ SystemsPerRack systems_per_rack(const Catalog& catalog, const RackDensity& densi
       published != density.published_per_rack.end()) {
     return {published->second, fmt::format("{} per rack (published design)", published->second)};
   }
-  if (system.accelerators > 0 && system.scale_up_domain > system.accelerators) {
-    const int trays = (system.scale_up_domain + system.accelerators - 1) / system.accelerators;
-    return {trays,
-            fmt::format("{} per rack (one {}-GPU scale-up domain a rack)", trays, system.scale_up_domain)};
+  if (scale_up_domain_spans_systems(system)) {
+    const int trays = systems_per_scale_up_domain(system);
+    return {trays, fmt::format("{} per rack (one {}-GPU scale-up domain a rack)", trays,
+                               gpus_per_scale_up_domain(system))};
   }
   int systems = std::numeric_limits<int>::max();
   std::vector<std::string> limits;

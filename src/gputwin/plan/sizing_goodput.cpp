@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gputwin/catalog/gpu_systems.hpp"
 #include "gputwin/sim/goodput.hpp"
 
 namespace gputwin {
@@ -15,7 +16,7 @@ std::optional<SizingGoodput> goodput_of_run(const System& system, const std::str
   request.gpus = gpus;
   request.work_hours = work_days * 24;
   request.shape.gpus_per_node = system.accelerators;
-  request.shape.nodes_per_domain = std::max(1, system.scale_up_domain / system.accelerators);
+  request.shape.nodes_per_domain = systems_per_scale_up_domain(system);
   request.processes = failure_processes(*profile, request.shape);
   request.checkpoint_write_hours = rates.job_defaults.checkpoint_write_hours;
   request.restart_hours = rates.job_defaults.restart_hours;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gputwin/report/json_document.hpp"
 
 namespace gputwin {
@@ -105,10 +107,26 @@ Result<ServeDocument> read_serve_json(std::string_view text, const std::string& 
       text, source, [&](const JsonField& root) { return serve_document_from_json(root, source); });
 }
 
+namespace {
+
+// A /2 row's purchase (required), or a /1 row's when it records one.
+std::optional<CapacityDocumentPurchase> purchase_from_json(const JsonField& row, bool required) {
+  if (!required && !row.has("bought_gpus")) return std::nullopt;
+  return CapacityDocumentPurchase{row.child("unit").string(), int_of(row.child("nodes")),
+                                  int_of(row.child("racks")), int_of(row.child("bought_gpus"))};
+}
+
+}  // namespace
+
 CapacityDocument capacity_document_from_json(const JsonField& root, const std::string& source) {
-  expect_schema(root, kServeCapacitySchema, "perf serve --search --json");
+  const bool first_version = root.json().is_object() && root.has("schema") &&
+                             root.child("schema").json().is_string() &&
+                             root.child("schema").string() == kServeCapacitySchemaV1;
+  expect_schema(root, first_version ? kServeCapacitySchemaV1 : kServeCapacitySchema,
+                "perf serve --search --json");
   CapacityDocument out;
   out.source = source;
+  out.schema = first_version ? kServeCapacitySchemaV1 : kServeCapacitySchema;
   out.model = root.child("model").string();
   out.traffic = root.child("traffic").string();
   out.targets_percentile = root.child("targets_percentile").number();
@@ -129,6 +147,7 @@ CapacityDocument capacity_document_from_json(const JsonField& root, const std::s
     r.meets = boolean_of(row.child("meets"));
     r.replicas = int_of(row.child("replicas"));
     r.gpus = int_of(row.child("gpus"));
+    r.bought = purchase_from_json(row, !first_version);
     r.output_tokens_per_s_per_gpu = row.child("output_tokens_per_s_per_gpu").number();
     r.ttft_p90_ms = row.child("ttft_ms").child("p90").number();
     r.tpot_p90_ms = row.child("tpot_ms").child("p90").number();
@@ -137,6 +156,10 @@ CapacityDocument capacity_document_from_json(const JsonField& root, const std::s
     r.why = row.child("why").string();
     out.rows.push_back(std::move(r));
   }
+  // A /1 writer priced the GPUs bought once it counted them; before, the GPUs used.
+  const bool any_bought = std::any_of(out.rows.begin(), out.rows.end(),
+                                      [](const CapacityDocumentRow& r) { return r.bought.has_value(); });
+  out.cost_basis = first_version && !any_bought ? CapacityCostBasis::used_gpus : CapacityCostBasis::bought_gpus;
   return out;
 }
 

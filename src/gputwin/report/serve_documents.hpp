@@ -1,5 +1,5 @@
-// The `perf serve` documents read back: gputwin.serve/1 and gputwin.serve-capacity/1 as the report pages need
-// them, and an array task's gputwin.serve-capacity-task/1 (exact, for the merge). The writers are
+// The `perf serve` documents read back: gputwin.serve/1 and gputwin.serve-capacity/2 (and /1) as the report
+// pages need them, and an array task's gputwin.serve-capacity-task/1 (exact, for the merge). The writers are
 // report/serve_report.hpp's.
 //
 //   Result<ServeDocument> run = read_serve_json(text, "serve.json");
@@ -59,7 +59,15 @@ struct ServeDocument {
 [[nodiscard]] ServeDocument serve_document_from_json(const JsonField& root, const std::string& source);
 [[nodiscard]] Result<ServeDocument> read_serve_json(std::string_view text, const std::string& source);
 
-// What a gputwin.serve-capacity/1 document says: the candidates as `perf serve --search` ranked them.
+// What a deployment buys, as a capacity document records it.
+struct CapacityDocumentPurchase {
+  std::string unit;  // "node", or "rack gb200-nvl72"
+  int nodes = 0;
+  int racks = 0;  // 0 = not counted
+  int gpus = 0;
+};
+
+// What a gputwin.serve-capacity/2 (or /1) document says: the candidates as `perf serve --search` ranked them.
 struct CapacityDocumentRow {
   std::string system;
   std::string accelerator;
@@ -73,11 +81,18 @@ struct CapacityDocumentRow {
   int gpus = 0;
   double output_tokens_per_s_per_gpu = 0;
   double ttft_p90_ms = 0, tpot_p90_ms = 0;
+  // Empty for a /1 document written before purchases were counted.
+  std::optional<CapacityDocumentPurchase> bought;
   std::optional<double> cost_per_hour, cost_per_million_tokens;
   std::string why;
 };
+// What a document's $/h is on: the GPUs bought (/2, and /1 documents that record them) or the GPUs used
+// (/1 documents written before purchases were counted).
+enum class CapacityCostBasis { bought_gpus, used_gpus };
 struct CapacityDocument {
   std::string source;
+  std::string schema;
+  CapacityCostBasis cost_basis = CapacityCostBasis::bought_gpus;
   std::string model;
   std::string traffic;
   double targets_percentile = 0.9;

@@ -42,8 +42,12 @@ struct ServeReport {
 [[nodiscard]] nlohmann::json serve_json(const ServeReport& report);
 [[nodiscard]] std::string serve_timeline_csv(const ServeReport& report);
 
-// `perf serve --search`: the candidates, cheapest meeting deployment first, why the others lost.
-inline constexpr const char* kServeCapacitySchema = "gputwin.serve-capacity/1";
+// `perf serve --search`: the candidates, cheapest meeting deployment first, why the others lost. /2: each row
+// says what it buys (unit, nodes, racks, bought_gpus) and its cost_per_hour is on the GPUs bought.
+inline constexpr const char* kServeCapacitySchema = "gputwin.serve-capacity/2";
+// Read, no longer written: cost_per_hour on the GPUs used, or (documents that carry bought_gpus, written
+// before the bump) on the GPUs bought.
+inline constexpr const char* kServeCapacitySchemaV1 = "gputwin.serve-capacity/1";
 [[nodiscard]] std::string capacity_text(const CapacitySearch& search, const std::string& model,
                                         const std::string& traffic, const LatencyTargets& targets);
 [[nodiscard]] nlohmann::json capacity_row_json(const CapacityRow& row);

@@ -89,6 +89,55 @@ TEST(ServeJson, CapacitySearchReadsBackItsRowsInOrder) {
       << missing.error_text();
 }
 
+// /2 rows say what they buy and price it; a /2 row without it is refused, located. A /1 document is still
+// read: one that records purchases (written between the purchase count and the bump) priced the GPUs
+// bought, one without priced the GPUs used, and the document says which.
+TEST(ServeJson, CapacitySchemaTwoCarriesPurchasesAndOneIsStillRead) {
+  CapacitySearch search;
+  CapacityRow rack;
+  rack.candidate = {"gb200-nvl72-tray", 4};
+  rack.accelerator = "gb200";
+  rack.meets = true;
+  rack.replicas = 1;
+  rack.gpus = 4;
+  rack.unit = "rack gb200-nvl72";
+  rack.bought = {18, 1, 72};
+  rack.cost_per_hour = usd(72 * 3.0);
+  search.rows = {rack};
+  const nlohmann::json two = capacity_json(search, "m", "t", LatencyTargets{});
+  EXPECT_EQ(two["schema"], "gputwin.serve-capacity/2");
+  const auto back = read_capacity_json(two.dump(), "c.json");
+  ASSERT_TRUE(back.ok()) << back.error_text();
+  EXPECT_EQ(back.value().schema, "gputwin.serve-capacity/2");
+  EXPECT_EQ(back.value().cost_basis, CapacityCostBasis::bought_gpus);
+  ASSERT_TRUE(back.value().rows[0].bought.has_value());
+  EXPECT_EQ(back.value().rows[0].bought->unit, "rack gb200-nvl72");
+  EXPECT_EQ(back.value().rows[0].bought->nodes, 18);
+  EXPECT_EQ(back.value().rows[0].bought->racks, 1);
+  EXPECT_EQ(back.value().rows[0].bought->gpus, 72);
+
+  nlohmann::json no_purchase = two;
+  no_purchase["rows"][0].erase("bought_gpus");
+  const auto refused = read_capacity_json(no_purchase.dump(), "c.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error_text().find("/rows/0: missing field 'bought_gpus'"), std::string::npos)
+      << refused.error_text();
+
+  nlohmann::json one = two;
+  one["schema"] = "gputwin.serve-capacity/1";
+  const auto interim = read_capacity_json(one.dump(), "c.json");
+  ASSERT_TRUE(interim.ok()) << interim.error_text();
+  EXPECT_EQ(interim.value().schema, "gputwin.serve-capacity/1");
+  EXPECT_EQ(interim.value().cost_basis, CapacityCostBasis::bought_gpus);
+  EXPECT_EQ(interim.value().rows[0].bought->gpus, 72);
+  for (const char* key : {"unit", "nodes", "racks", "bought_gpus"}) one["rows"][0].erase(key);
+  const auto first = read_capacity_json(one.dump(), "c.json");
+  ASSERT_TRUE(first.ok()) << first.error_text();
+  EXPECT_EQ(first.value().cost_basis, CapacityCostBasis::used_gpus);
+  EXPECT_FALSE(first.value().rows[0].bought.has_value());
+  EXPECT_DOUBLE_EQ(*first.value().rows[0].cost_per_hour, 216);
+}
+
 ServeReport a_disaggregated_report() {
   ServeReport report = a_report();
   DisaggregatedResult d;

@@ -10,6 +10,7 @@
 #include <thread>
 #include <tuple>
 
+#include "gputwin/catalog/gpu_systems.hpp"
 #include "gputwin/perf/hardware.hpp"
 #include "gputwin/serve/disaggregated.hpp"
 
@@ -150,7 +151,7 @@ class DisaggregatedBudgets {
   // The hardware the transfers of `instances` instances cross: as many nodes of the system as the
   // fullest placement of any split fills, at least two (so a transfer between domains has the NICs' path).
   Result<KvTransferModel> transfer_for(int instances) const {
-    const int domain = std::max(system_.accelerators, system_.scale_up_domain);
+    const int domain = gpus_per_scale_up_domain(system_);
     int domains = 1;
     for (int p = 1; p < instances; ++p) {
       PoolSetup prefill = setup_.prefill, decode = setup_.decode;
@@ -160,9 +161,8 @@ class DisaggregatedBudgets {
       domains =
           std::max(domains, 1 + std::max(placement.prefill_domain.back(), placement.decode_domain.back()));
     }
-    const int nodes_per_domain = std::max(1, domain / std::max(1, system_.accelerators));
-    auto hardware =
-        perf_hardware_of_system(inputs_.catalog, system_.info.id, std::max(2, domains * nodes_per_domain));
+    auto hardware = perf_hardware_of_system(inputs_.catalog, system_.info.id,
+                                            std::max(2, domains * systems_per_scale_up_domain(system_)));
     if (!hardware.ok()) return hardware.errors();
     return KvTransferModel(std::move(hardware).value(), inputs_.collectives, inputs_.model,
                            inputs_.kv_bytes_per_element, candidate_.tp, candidate_.decode_pool_tp(),
@@ -259,12 +259,12 @@ PurchaseUnit purchase_unit_of(const Catalog& catalog, const System& system,
                               const std::optional<RackDensity>& density) {
   PurchaseUnit unit;
   unit.gpus_per_node = std::max(1, system.accelerators);
-  unit.domain_gpus = std::max(unit.gpus_per_node, system.scale_up_domain);
-  unit.by_rack = unit.domain_gpus > unit.gpus_per_node;
+  unit.domain_gpus = gpus_per_scale_up_domain(system);
+  unit.by_rack = scale_up_domain_spans_systems(system);
   if (unit.by_rack) {
-    for (const RackSystem& rack : catalog.all<RackSystem>())
-      if (rack.compute_tray == system.info.id) unit.rack_system = rack.info.id;
-    unit.nodes_per_rack = (unit.domain_gpus + unit.gpus_per_node - 1) / unit.gpus_per_node;
+    if (const RackSystem* rack = rack_system_holding(catalog, system); rack != nullptr)
+      unit.rack_system = rack->info.id;
+    unit.nodes_per_rack = systems_per_scale_up_domain(system);
     unit.rack_rule = fmt::format("one {}-GPU scale-up domain a rack", unit.domain_gpus);
   } else if (density) {
     const SystemsPerRack per_rack = systems_per_rack(catalog, *density, system);
@@ -323,7 +323,7 @@ std::string row_layout_text(const CapacityRow& row) {
 std::vector<DeploymentCandidate> candidates_for(const CapacityInputs& inputs, const std::string& system) {
   const System* found = inputs.catalog.find<System>(system);
   if (found == nullptr || found->accelerators == 0) return {};
-  const int domain = std::max(found->accelerators, found->scale_up_domain);
+  const int domain = gpus_per_scale_up_domain(*found);
   const std::vector<int> tps = tp_sizes(inputs.model, domain);
   if (tps.empty()) return {};
   std::vector<DeploymentCandidate> candidates = layouts(inputs, system, tps, domain, 1);
@@ -405,7 +405,7 @@ CapacityRow search_candidate(const CapacityInputs& inputs, const DeploymentCandi
   const int cap = max_gpus / widest;
   const int first = candidate.disaggregated ? 2 : 1;
   if (candidate.disaggregated) {
-    const int domain = std::max(system->accelerators, system->scale_up_domain);
+    const int domain = gpus_per_scale_up_domain(*system);
     if (widest > domain) {
       row.why = fmt::format("an instance of {} GPUs does not fit a scale-up domain of {}", widest, domain);
       return row;

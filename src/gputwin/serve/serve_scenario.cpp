@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "gputwin/catalog/gpu_systems.hpp"
 #include "gputwin/core/data_dir.hpp"
 
 namespace gputwin {
@@ -29,14 +30,17 @@ ServeTraffic with_drawn_lengths(ServeTraffic traffic, const TrafficSpec& spec) {
 
 }  // namespace
 
+std::optional<InputError> traffic_refusal(const TrafficSpec& spec) {
+  if (spec.trace.empty() || !drawn(spec)) return std::nullopt;
+  InputError error;
+  error.field = "--input-tokens/--output-tokens";
+  error.message = "a trace carries its own lengths: give no length distribution with --trace";
+  return error;
+}
+
 Result<ServeTraffic> make_traffic(const TrafficSpec& spec) {
   const ArrivalProcess& arrivals = spec.arrivals;
-  if (!spec.trace.empty() && drawn(spec)) {
-    InputError error;
-    error.field = "input-tokens";
-    error.message = "a trace carries its own lengths: give no length distribution with --trace";
-    return error;
-  }
+  if (auto refusal = traffic_refusal(spec)) return std::move(*refusal);
   if (!spec.trace.empty()) {
     auto trace = read_request_trace(spec.trace);
     if (!trace.ok()) return trace.errors();
@@ -173,14 +177,12 @@ Result<std::vector<std::string>> searched_systems(const Catalog& catalog,
     if (name == "all") {
       for (const System& system : catalog.all<System>())
         if (system.accelerators > 0) systems.push_back(system.info.id);
-    } else if (const RackSystem* rack = catalog.find<RackSystem>(name); rack != nullptr) {
-      systems.push_back(rack->compute_tray);
-    } else if (const System* system = catalog.find<System>(name); system == nullptr) {
+    } else if (const GpuSystemLookup found = find_gpu_system(catalog, name); found.node == nullptr) {
       return refuse("no system '" + name + "' in the catalog (a system or rack-scale system id, or all)");
-    } else if (system->accelerators == 0) {
+    } else if (!found.has_gpus()) {
       return refuse("system '" + name + "' has no GPUs");
     } else {
-      systems.push_back(name);
+      systems.push_back(found.node->info.id);
     }
   }
   std::vector<std::string> unique;  // each once, in the order given

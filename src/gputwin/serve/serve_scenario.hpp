@@ -49,6 +49,11 @@ struct TrafficSpec {
   LengthDistribution output_lengths = LengthDistribution::fixed_at(128);
 };
 
+// Why the spec's options cannot go together, before anything is read: a trace carries its own lengths, so a
+// length distribution beside it is refused (field "--input-tokens/--output-tokens", the options to drop).
+// make_traffic refuses the same; the CLI asks first, to refuse before loading the deployment.
+[[nodiscard]] std::optional<InputError> traffic_refusal(const TrafficSpec& spec);
+
 [[nodiscard]] Result<ServeTraffic> make_traffic(const TrafficSpec& spec);
 
 // The user's engine limits; 0 keeps the engine's own.

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 
 #include "gputwin/catalog/catalog_test_support.hpp"
 #include "gputwin/core/data_dir.hpp"
@@ -158,6 +160,64 @@ TEST(ServeScenario, TrafficDrawsLengthsFromTheGivenDistributions) {
   const auto refused = make_traffic(trace);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error_text().find("a trace carries its own lengths"), std::string::npos);
+}
+
+// The one refusal the CLI also asks before loading anything: any length distribution beside a trace (input
+// or output), naming both options; a trace with fixed lengths, or a distribution without a trace, passes.
+TEST(ServeScenario, TraceWithALengthDistributionIsRefusedNamingTheOptions) {
+  TrafficSpec spec;
+  spec.arrivals = {.rate_per_s = 5, .duration_s = 60};
+  spec.output_lengths = parse_length_distribution("lognormal:200,1").value();
+  EXPECT_FALSE(traffic_refusal(spec).has_value());  // no trace
+  spec.trace = "/any/trace.csv";
+  const auto refusal = traffic_refusal(spec);
+  ASSERT_TRUE(refusal.has_value());
+  EXPECT_EQ(refusal->field, "--input-tokens/--output-tokens");
+  EXPECT_EQ(refusal->message, "a trace carries its own lengths: give no length distribution with --trace");
+  spec.output_lengths = LengthDistribution::fixed_at(300);  // fixed lengths are the deployment's, not drawn
+  EXPECT_FALSE(traffic_refusal(spec).has_value());
+}
+
+// Lengths come from a stream of their own: drawing them leaves the arrival times byte for byte as with fixed
+// lengths at the same seed, and the first requests' lengths do not depend on how many gaps the arrivals drew
+// (another rate, another gap CV, or closed-loop clients that draw none). A shared stream, continued after the
+// arrivals or interleaved with them, fails one or the other.
+TEST(ServeScenario, DrawnLengthsAndArrivalsDoNotShareARandomStream) {
+  TrafficSpec fixed;
+  fixed.arrivals = {.rate_per_s = 20, .duration_s = 50, .gap_cv = 1.5};
+  fixed.seed = 11;
+  TrafficSpec drawn = fixed;
+  drawn.input_lengths = parse_length_distribution("uniform:1,4096").value();
+  drawn.output_lengths = parse_length_distribution("lognormal:200,1").value();
+  const auto times_fixed = make_traffic(fixed);
+  const auto times_drawn = make_traffic(drawn);
+  ASSERT_TRUE(times_fixed.ok() && times_drawn.ok());
+  const auto& a = times_fixed.value().requests;
+  const auto& b = times_drawn.value().requests;
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_GT(a.size(), 500u);
+  for (std::size_t k = 0; k < a.size(); ++k)
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(a[k].arrival_s), std::bit_cast<std::uint64_t>(b[k].arrival_s)) << k;
+
+  TrafficSpec faster = drawn;
+  faster.arrivals.rate_per_s = 200;
+  faster.arrivals.gap_cv = 1;
+  TrafficSpec clients = drawn;
+  clients.concurrency = 4;
+  clients.requests = 100;
+  const auto other = make_traffic(faster);
+  const auto closed = make_traffic(clients);
+  ASSERT_TRUE(other.ok() && closed.ok());
+  ASSERT_EQ(closed.value().requests.size(), 100u);
+  int varied = 0;
+  for (std::size_t k = 0; k < 100; ++k) {
+    EXPECT_EQ(other.value().requests[k].input_tokens, b[k].input_tokens) << k;
+    EXPECT_EQ(other.value().requests[k].output_tokens, b[k].output_tokens) << k;
+    EXPECT_EQ(closed.value().requests[k].input_tokens, b[k].input_tokens) << k;
+    EXPECT_EQ(closed.value().requests[k].output_tokens, b[k].output_tokens) << k;
+    varied += b[k].input_tokens != b[0].input_tokens ? 1 : 0;
+  }
+  EXPECT_GT(varied, 90);  // the lengths are drawn, not the fixed ones
 }
 
 // --- issue 16 leftovers item 4: --pp and --engine ---

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "gputwin/catalog/gpu_systems.hpp"
 #include "gputwin/core/yaml_input.hpp"
 
 namespace gputwin {
@@ -276,14 +277,14 @@ class SpecReader {
   // rack-scale system that holds the domain: naming the tray alone would leave its NVLink switch trays out.
   void check_domain_fits_node(const YamlField& field) {
     const System& system = catalog_.get<System>(spec_.node_system);
-    if (system.scale_up_domain <= system.accelerators) return;
+    if (!scale_up_domain_spans_systems(system)) return;
     std::string holders;
     for (const auto& rack : catalog_.all<RackSystem>()) {
       if (rack.compute_tray == system.info.id)
         holders += (holders.empty() ? "'" : ", '") + rack.info.id + "'";
     }
-    field.fail("the " + std::to_string(system.scale_up_domain) + "-GPU scale-up domain of '" +
-               system.info.id + "' spans " + std::to_string(system.scale_up_domain / system.accelerators) +
+    field.fail("the " + std::to_string(gpus_per_scale_up_domain(system)) + "-GPU scale-up domain of '" +
+               system.info.id + "' spans " + std::to_string(systems_per_scale_up_domain(system)) +
                " of them; name the rack-scale system that holds it" +
                (holders.empty() ? std::string(" (the catalog has none)") : " (" + holders + ")") +
                " instead of the tray");

@@ -390,6 +390,57 @@ TEST(HtmlReport, ServingRunsAndCapacitySearchGetTheirTablesAndCharts) {
   EXPECT_NE(html.find("id=\"chart-serve-tpot\" data-series=\"2\" data-points=\"4\""), std::string::npos);
 }
 
+// The capacity table's bought column: a /2 document (perf serve --search --systems gb200-nvl72,dgx-h100 --model
+// llama3.1-8b --rate 10 --duration 20 --input-tokens 1024 --output-tokens 128 --slo ttft-p90=300ms,tpot-p90=30ms
+// --prices examples/gpu-hour-prices.yaml --json) draws what each meeting row buys, an NVL72 by the 72-GPU rack
+// and an H100 box by the node; the /1 fixture, written before purchases were counted, says they were not recorded and that its $/h is
+// on the GPUs used.
+TEST(HtmlReport, CapacityTableDrawsWhatEachRowBuys) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  const std::string dir = std::string(GPUTWIN_SOURCE_DIR) + "/tests/report/";
+  const auto inputs = load_report_inputs(
+      {}, {dir + "serve-capacity-gb200-nvl72-dgx-h100.json", dir + "serve-capacity-llama3.1-8b.json"});
+  ASSERT_TRUE(inputs.ok()) << inputs.error_text();
+  ASSERT_EQ(inputs.value().capacities.size(), 2u);
+  const std::string html = html_report(cluster, inputs.value(), kFakeChartScript);
+  // Each search is a heading, its note, then its table: split at the second heading.
+  const std::size_t second = html.find("<h3>Capacity for", html.find("<h3>Capacity for") + 1);
+  ASSERT_NE(second, std::string::npos);
+  const std::string racks = html.substr(0, second);
+  const std::string first_version = html.substr(second);
+
+  const CapacityDocument& two = inputs.value().capacities.front();
+  EXPECT_EQ(two.schema, "gputwin.serve-capacity/2");
+  EXPECT_NE(racks.find("<th>bought</th>"), std::string::npos) << racks;
+  EXPECT_NE(racks.find("$/h is on the GPUs bought"), std::string::npos);
+  int rack_rows = 0, node_rows = 0;
+  for (const CapacityDocumentRow& row : two.rows) {
+    if (!row.meets) continue;
+    ASSERT_TRUE(row.bought.has_value());
+    EXPECT_NE(racks.find("data-gpus=\"" + std::to_string(row.gpus) + "\" data-bought-gpus=\"" +
+                         std::to_string(row.bought->gpus) + "\""),
+              std::string::npos)
+        << row.system << " " << row.layout;
+    if (row.system == "gb200-nvl72-tray") {
+      ++rack_rows;
+      EXPECT_EQ(row.bought->gpus, 72);  // one rack: every layout here fits one 72-GPU domain
+    } else {
+      ++node_rows;
+      EXPECT_EQ(row.bought->gpus % 8, 0);
+    }
+  }
+  EXPECT_GT(rack_rows, 0);
+  EXPECT_GT(node_rows, 0);
+  EXPECT_EQ(count_of(racks, "<td class=\"bought\">1 x rack gb200-nvl72 (18 trays, 72 GPUs)</td>"),
+            static_cast<std::size_t>(rack_rows));
+  EXPECT_NE(racks.find("<td class=\"bought\">1 node in 1 rack (8 GPUs)</td>"), std::string::npos);
+
+  const CapacityDocument& one = inputs.value().capacities.back();
+  EXPECT_EQ(one.schema, "gputwin.serve-capacity/1");
+  EXPECT_EQ(count_of(first_version, "<td class=\"bought\">not recorded</td>"), one.rows.size());
+  EXPECT_NE(first_version.find("bought not recorded, $/h on the GPUs used"), std::string::npos);
+}
+
 // validate --prometheus --range --json (with and without --sacct, as tests/prometheus/cli_replay.sh records
 // them): the findings as a table, the timeline as a chart with the prediction as a third series.
 TEST(HtmlReport, ValidateTimelinesAreDrawnWithTheirPredictionAndFindings) {

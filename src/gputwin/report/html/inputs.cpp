@@ -24,7 +24,8 @@ void read_into(ReportInputs& inputs, const JsonField& root, const std::string& s
     inputs.sizings.push_back(sizing_result_from_json(root, source));
   } else if (kind == ReportInputKind::perf && schema == kServeSchema) {
     inputs.serves.push_back(serve_document_from_json(root, source));
-  } else if (kind == ReportInputKind::perf && schema == kServeCapacitySchema) {
+  } else if (kind == ReportInputKind::perf &&
+             (schema == kServeCapacitySchema || schema == kServeCapacitySchemaV1)) {
     inputs.capacities.push_back(capacity_document_from_json(root, source));
   } else if (kind == ReportInputKind::perf && schema == kGoodputSchema) {
     inputs.goodputs.push_back(goodput_document_from_json(root, source));
@@ -39,7 +40,7 @@ void read_into(ReportInputs& inputs, const JsonField& root, const std::string& s
                                            " (simulate replay|packing --json)"
                                      : std::string("expected ") + kCollectiveSchema + ", " + kTrainingSchema +
                                            ", " + kInferenceSchema + ", " + kSizingSchema + ", " +
-                                           kServeSchema + ", " + kServeCapacitySchema + " or " +
+                                           kServeSchema + ", " + kServeCapacitySchema + ", " + kServeCapacitySchemaV1 + " or " +
                                            kGoodputSchema +
                                            " (perf collective|train|infer|size|serve|goodput --json)";
     root.child("schema").fail(expected + ", found '" + schema + "'");

@@ -168,35 +168,54 @@ std::string serve_row(const ServeDocument& run) {
       targets_cell(run));
 }
 
+// What a meeting row buys: "2 x rack gb200-nvl72 (36 trays, 144 GPUs)" or "3 nodes in 1 rack (24 GPUs)";
+// "-" for a row that does not meet the targets, "not recorded" for a /1 document that did not count it.
+std::string bought_text(const CapacityDocumentRow& row) {
+  if (!row.bought) return "not recorded";
+  const CapacityDocumentPurchase& b = *row.bought;
+  if (!row.meets || b.gpus == 0) return "-";
+  if (b.unit.starts_with("rack"))
+    return fmt::format("{} x {} ({} trays, {} GPUs)", b.racks, b.unit, b.nodes, b.gpus);
+  const std::string racks = b.racks > 0 ? fmt::format(" in {} rack{}", b.racks, b.racks == 1 ? "" : "s") : "";
+  return fmt::format("{} node{}{} ({} GPUs)", b.nodes, b.nodes == 1 ? "" : "s", racks, b.gpus);
+}
+
 std::string capacity_row(const CapacityDocumentRow& row) {
   const std::string cost = row.cost_per_hour ? format_money(usd(*row.cost_per_hour)) : "-";
   const std::string per_token =
       row.cost_per_million_tokens ? format_money(usd(*row.cost_per_million_tokens)) : "-";
+  const std::string bought_gpus = row.bought && row.meets ? std::to_string(row.bought->gpus) : "";
   return fmt::format(
-      "<tr data-system=\"{}\" data-tp=\"{}\" data-meets=\"{}\" data-gpus=\"{}\"><td>{}</td><td>{}</td>"
-      "{}{}{}{}{}{}{}{}<td>{}</td></tr>",
-      html_escape(row.system), row.tp, row.meets ? "true" : "false", row.gpus, html_escape(row.system),
-      html_escape(row.accelerator), "<td>" + html_escape(row.layout) + "</td>",
+      "<tr data-system=\"{}\" data-tp=\"{}\" data-meets=\"{}\" data-gpus=\"{}\" data-bought-gpus=\"{}\">"
+      "<td>{}</td><td>{}</td>{}{}{}<td class=\"bought\">{}</td>{}{}{}{}{}<td>{}</td></tr>",
+      html_escape(row.system), row.tp, row.meets ? "true" : "false", row.gpus, bought_gpus,
+      html_escape(row.system), html_escape(row.accelerator), "<td>" + html_escape(row.layout) + "</td>",
       number_cell(row.meets ? std::to_string(row.replicas) : "-"),
-      number_cell(row.meets ? std::to_string(row.gpus) : "-"),
+      number_cell(row.meets ? std::to_string(row.gpus) : "-"), html_escape(bought_text(row)),
       number_cell(format_number(row.output_tokens_per_s_per_gpu, 0)),
       number_cell(format_number(row.ttft_p90_ms, 0)), number_cell(format_number(row.tpot_p90_ms, 1)),
       number_cell(cost), number_cell(per_token), html_escape(row.why.empty() ? "the answer" : row.why));
 }
 
 std::string capacity_table(const CapacityDocument& search) {
+  const std::string basis =
+      search.cost_basis == CapacityCostBasis::bought_gpus
+          ? "bought: the whole nodes, or racks of a rack-scale system, a deployment buys; $/h is on the GPUs "
+            "bought"
+          : "a " + search.schema +
+                " document written before purchases were counted: bought not recorded, $/h on the GPUs used";
   std::string html = fmt::format(
       "<h3>Capacity for {}: {}</h3><p class=\"note\">{}: {} simulations; targets at p{}; the first row is "
-      "the "
-      "answer when it meets them.</p>",
+      "the answer when it meets them; {}.</p>",
       html_escape(search.model), html_escape(search.traffic), html_escape(file_name(search.source)),
-      search.simulations, format_number(search.targets_percentile * 100, 0));
+      search.simulations, format_number(search.targets_percentile * 100, 0), html_escape(basis));
   html += fmt::format("<table class=\"capacity\" data-model=\"{}\">", html_escape(search.model));
   html += header_cells({{"system", false},
                         {"accelerator", false},
                         {"layout", false},
                         {"replicas", true},
                         {"GPUs", true},
+                        {"bought", false},
                         {"tok/s/GPU", true},
                         {"TTFT p90 ms", true},
                         {"TPOT p90 ms", true},
