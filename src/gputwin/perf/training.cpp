@@ -153,13 +153,15 @@ struct LayerPass {
   double context_merge_backward = 0;
   double expert_comm = 0;  // s, MoE dispatch + combine all-to-all over the expert-parallel group, one pass
   double permute = 0;      // s, MoE token permute / unpermute and router traffic, one pass
+  // s, the routed experts' output bias applied in eager PyTorch (models whose linear layers carry biases)
+  double expert_bias = 0, expert_bias_backward = 0;
   // s, forward only: GPU idle while the host issues a MoE layer after its dispatch sync (the backward has
   // none)
   double host_wait = 0;
   double every_second_matrix = 0;  // s, forward GEMMs torchtitan's per-op SAC recomputes (Recompute::op_sac)
 
   [[nodiscard]] double forward() const {
-    return matrices + attention + context_merge + elementwise + unfused + permute + host_wait;
+    return matrices + attention + context_merge + elementwise + unfused + permute + expert_bias + host_wait;
   }
 };
 
@@ -405,6 +407,13 @@ LayerPass forward_pass(const Context& x, const GemmDevice& d) {
     const double permute_bytes = 2 * (tokens + routed_rows) * m.hidden * kActivationBytes +
                                  2 * tokens * static_cast<double>(m.moe.experts) * kRouterBytes;
     pass.permute = moe_share * permute_bytes / x.memory_bandwidth;
+    if (m.biases) {
+      // fc2's bias, scaled by each row's routing probability, added expert by expert in eager PyTorch
+      // (Megatron's TEGroupedMLP._apply_bias): every routed row's hidden vector moved a few times.
+      const double elements = moe_share * routed_rows * m.hidden / x.memory_bandwidth;
+      pass.expert_bias = x.calibration.expert_bias_forward_bytes * elements;
+      pass.expert_bias_backward = x.calibration.expert_bias_backward_bytes * elements;
+    }
     if (m.moe.shared_experts > 0)
       add(mlp_gemms(m, static_cast<double>(m.moe.shared_experts) * m.moe.shared_expert_ffn_hidden, c.tp),
           {&named.fc1, &named.fc2}, tokens, 1, moe_share);
@@ -473,7 +482,7 @@ void ComputeParts::add_forward(const LayerPass& p, double times) {
   dense_gemm += times * (p.matrices - p.expert_matrices);
   expert_gemm += times * p.expert_matrices;
   attention += times * (p.attention + p.context_merge);
-  elementwise += times * (p.elementwise + p.unfused);
+  elementwise += times * (p.elementwise + p.unfused + p.expert_bias);
   permute += times * p.permute;
   host += times * p.host_wait;
 }
@@ -526,7 +535,7 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
   auto sum = [&](auto term) { return quantised * term(f) + bf16 * term(f_bf16); };
   t.compute = sum([](const LayerPass& p) {
     const double backward = p.matrices_backward + p.attention_backward + p.context_merge_backward +
-                            2 * p.elementwise + p.unfused_backward + p.permute;
+                            2 * p.elementwise + p.unfused_backward + p.permute + p.expert_bias_backward;
     return p.forward() + backward + p.casts;
   });
   // The same compute and the recomputation below, by kind.
@@ -539,7 +548,7 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
     t.parts.dense_gemm += n * (p.matrices_backward - p.expert_matrices_backward);
     t.parts.expert_gemm += n * p.expert_matrices_backward;
     t.parts.attention += n * (p.attention_backward + p.context_merge_backward);
-    t.parts.elementwise += n * (2 * p.elementwise + p.unfused_backward);
+    t.parts.elementwise += n * (2 * p.elementwise + p.unfused_backward + p.expert_bias_backward);
     t.parts.permute += n * p.permute;
     t.parts.casts += n * p.casts;
   });
@@ -558,8 +567,9 @@ StageTimes stage_times(const Context& x, const LayerPass& f, const LayerPass& f_
   // compute: only what exceeds a layer's forward + backward compute is exposed.
   t.expert_comm = sum([&](const LayerPass& p) {
     if (!c.expert_comm_overlap) return 2 * p.expert_comm;
-    const double layer_compute = p.matrices + p.attention + p.elementwise + p.permute + p.matrices_backward +
-                                 p.attention_backward + 2 * p.elementwise + p.permute;
+    const double layer_compute = p.matrices + p.attention + p.elementwise + p.permute + p.expert_bias +
+                                 p.matrices_backward + p.attention_backward + 2 * p.elementwise + p.permute +
+                                 p.expert_bias_backward;
     return std::max(0.0, 2 * p.expert_comm - layer_compute);
   });
   t.context_comm = sum([](const LayerPass& p) { return p.context_comm + p.context_comm_backward; });
@@ -672,7 +682,8 @@ TimeTerm term(std::string name, double seconds, std::string rule) {
 TrainingCalibration read_calibration(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
   root.expect_keys({"elementwise_traffic", "userbuffers_reduce_scatter", "moe_layer_host_s",
-                    "moe_layer_host_graphed_s", "gemm_model", "pytorch_eager_ops", "source", "notes"});
+                    "moe_layer_host_graphed_s", "moe_expert_output_bias", "gemm_model", "pytorch_eager_ops",
+                    "source", "notes"});
   TrainingCalibration calibration;
   calibration.elementwise_traffic = root.child("elementwise_traffic").number();
   if (calibration.elementwise_traffic < 0) root.child("elementwise_traffic").fail("must not be negative");
@@ -697,6 +708,16 @@ TrainingCalibration read_calibration(const std::string& path) {
   };
   host_wait("moe_layer_host_s", calibration.moe_layer_host_s);
   host_wait("moe_layer_host_graphed_s", calibration.moe_layer_host_graphed_s);
+  if (const auto bias = root.optional_child("moe_expert_output_bias")) {
+    bias->expect_keys({"forward_bytes_per_element", "backward_bytes_per_element", "source"});
+    const auto bytes = [&](const char* key, double& value) {
+      value = bias->child(key).number();
+      if (value < 0) bias->child(key).fail("must not be negative");
+    };
+    bytes("forward_bytes_per_element", calibration.expert_bias_forward_bytes);
+    bytes("backward_bytes_per_element", calibration.expert_bias_backward_bytes);
+    (void)bias->child("source").text_or_list();  // required: where the byte count was read
+  }
   calibration.source = root.child("source").text_or_list();
   const YamlField gemm_file = root.child("gemm_model");
   const std::string folder = path.find('/') == std::string::npos ? "" : path.substr(0, path.rfind('/') + 1);
@@ -835,9 +856,11 @@ TrainingEstimate estimate_training(const PerfHardware& hardware, const Collectiv
            "routed experts: one grouped kernel per GEMM and pass, tile and wave quantised"),
       term("attention kernels", m * p.attention, e.attention_rule),
       term("elementwise traffic", m * p.elementwise,
-           config.compiled ? "stored activations at memory bandwidth"
-                           : "stored activations at memory bandwidth + PyTorch eager ops beyond the fused "
-                             "regions (pytorch-eager-ops.yaml)"),
+           std::string(config.compiled ? "stored activations at memory bandwidth"
+                                       : "stored activations at memory bandwidth + PyTorch eager ops beyond "
+                                         "the fused regions (pytorch-eager-ops.yaml)") +
+               (model.is_moe() && model.biases ? " + the experts' output bias (eager, Megatron _apply_bias)"
+                                               : "")),
       term("casts", m * p.casts, "quantising GEMM operands at memory bandwidth"),
       term("MoE permute / unpermute", m * p.permute,
            "token permutation and router traffic at memory bandwidth"),

@@ -72,6 +72,10 @@ struct TrainingCalibration {
   // (TrainingConfig::moe_cuda_graphs): the host issues those parts as graph replays, not kernel by kernel.
   // Fitted on the MoE fit rows whose recipes do so, 0 = none.
   double moe_layer_host_graphed_s = 0;
+  // Bytes per element of the routed rows x hidden that applying the experts' output bias moves, forward and
+  // backward, where the model's linear layers carry biases (Megatron's TEGroupedMLP._apply_bias, eager ops;
+  // training-model.yaml moe_expert_output_bias). 0 = not charged.
+  double expert_bias_forward_bytes = 0, expert_bias_backward_bytes = 0;
   // PyTorch eager mode's elementwise ops against torch.compile's fused regions (training-model.yaml
   // pytorch_eager_ops): read for configs with compiled false.
   EagerOpTable eager_ops;

@@ -243,14 +243,17 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // (docs/accuracy.md). The gpt-oss-120b 26.04 rows with their release's V2 presets (B300 / B200 HybridEP,
   // GB200 HybridEP with the overlap: PRs 2906 / 2915), waits refitted to the same 7.75 / 5.60 ms: MoE
   // 17.42 %, worse (GB200 +14.7 -> +25.3 %), kept because the presets are read. Tensor-parallel overlap per
-  // GEMM (the H100 Qwen3-235B TP 2 rows) and the refit (waits 7.85 / 5.60 ms): 17.44 %.
-  EXPECT_LE(moe_sum / moe, 0.1745);
+  // GEMM (the H100 Qwen3-235B TP 2 rows) and the refit (waits 7.85 / 5.60 ms): 17.44 %. gpt-oss's expert
+  // output bias applied in eager PyTorch (Megatron's TEGroupedMLP._apply_bias, 28 bytes per routed element,
+  // training-model.yaml moe_expert_output_bias), waits refitted to the same 7.85 / 5.60 ms: 16.93 %
+  // (gpt-oss-120b GB300 26.04 +21.3 -> +17.3 %, B300 26.02 +66.9 -> +63.5 %).
+  EXPECT_LE(moe_sum / moe, 0.1694);
   // All 110 rows: 10.77 % with both the release-scoped MoE recipes and the FP8-CS rows' every layer in FP8
   // (11.26 % / 11.13 % with each alone; 11.63 % before both; 11.32 % before current scaling's cost); 11.02 %
   // with the pre-full-iteration recipes above; 11.14 % with gpt-oss's 26.04 presets; 11.06 % with the
   // tensor-parallel overlap per GEMM; 10.88 % over 118 rows with the 8 cdna3 rows (8.44 % among them);
-  // goal 5 %, not reached.
-  EXPECT_LE(fit.mean_abs_error, 0.1089);
+  // goal 5 %, not reached; 10.65 % with gpt-oss's expert output bias (above).
+  EXPECT_LE(fit.mean_abs_error, 0.1066);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {

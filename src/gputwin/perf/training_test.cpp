@@ -199,6 +199,50 @@ TEST(TrainingMoe, GraphedRecipesPayTheGraphedHostWait) {
   EXPECT_DOUBLE_EQ(step(k, false), step(k, true));
 }
 
+// gpt-oss's experts carry biases: Megatron applies fc2's bias scaled by the routing probability in eager
+// PyTorch (TEGroupedMLP._apply_bias), 12 bytes per routed element forward and 16 backward, all bf16
+// (training-model.yaml moe_expert_output_bias). gpt-oss-120b on one DGX B200 (ep 8, mbs 1, 4096 tokens, top-4
+// of 128 experts): 4096 x 4 = 16,384 routed rows x hidden 2880 = 47,185,920 elements per MoE layer and
+// micro-batch, so 36 layers x m micro-batches x 28 x 47,185,920 bytes (1.3212 GB per layer) at the B200's
+// memory bandwidth; a recomputed forward moves its 12 bytes again (40 in all). Qwen3 (no biases) pays none.
+TEST(TrainingMoe, ExpertOutputBiasMovesItsBytesPerRoutedElement) {
+  const TransformerModel* oss = find_model(testing::model_presets(), "gpt-oss-120b");
+  const TransformerModel* qwen = find_model(testing::model_presets(), "qwen3-30b-a3b");
+  ASSERT_NE(oss, nullptr);
+  ASSERT_NE(qwen, nullptr);
+  const PerfHardware hw = perf_hardware_of_system(setup().catalog, "dgx-b200", 1).value();
+  const double bandwidth =
+      setup().calibration.gemm.device(hw.accelerator, "bf16", "").value().memory_bytes_per_s;
+  ASSERT_GT(bandwidth, 0);
+  TrainingConfig c;
+  c.sequence = 4096;
+  c.global_batch = 64;
+  c.micro_batch = 1;
+  c.ep = 8;
+  ASSERT_TRUE(check_training_config(*oss, c, 8).empty());
+  EXPECT_DOUBLE_EQ(setup().calibration.expert_bias_forward_bytes, 12);
+  EXPECT_DOUBLE_EQ(setup().calibration.expert_bias_backward_bytes, 16);
+  TrainingCalibration without = setup().calibration;
+  without.expert_bias_forward_bytes = without.expert_bias_backward_bytes = 0;
+  const auto elementwise = [&](const TrainingCalibration& k, const TransformerModel& m, Recompute r) {
+    TrainingConfig g = c;
+    g.recompute = r;
+    for (const auto& t : estimate_training(hw, setup().collectives, k, m, g).compute_parts)
+      if (t.name == "elementwise traffic") return t.seconds;
+    return -1.0;
+  };
+  const double routed_elements = 47185920.0;  // per MoE layer and micro-batch: 16,384 rows x 2880
+  const double passes = 36.0 * c.micro_batches();
+  for (const auto& [recompute, bytes] :
+       {std::pair{Recompute::none, 28.0}, std::pair{Recompute::full, 40.0}}) {
+    const double expected = passes * bytes * routed_elements / bandwidth;
+    EXPECT_NEAR(elementwise(setup().calibration, *oss, recompute) - elementwise(without, *oss, recompute),
+                expected, 1e-9 * expected);
+  }
+  EXPECT_DOUBLE_EQ(elementwise(setup().calibration, *qwen, Recompute::none),
+                   elementwise(without, *qwen, Recompute::none));
+}
+
 // The flex dispatcher (HybridEP) sends a token once to each destination holding any of its experts: a rank
 // inside the NVLink domain, a node across nodes. Qwen3-30B-A3B (hidden 2048, top-8 of 128 experts), 4096
 // tokens per micro-batch: the alltoall dispatcher hands 4096 x 8 x 2048 x 2 = 134,217,728 bytes to the
