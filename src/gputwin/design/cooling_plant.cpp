@@ -121,8 +121,8 @@ void place_in_rack(const ClusterSpec& spec, const CoolantDistributionUnit& cdu, 
     const Rack& first = cluster.racks[crowded.front()];
     cluster.warnings.push_back(
         {"cdu-no-rack-space",
-         std::to_string(crowded.size()) + " liquid-cooled racks have no room for their " + cdu.info.id + " (" +
-             format_rack_units(cdu.rack_units) + "): " + first.name + " with it takes " +
+         std::to_string(crowded.size()) + " liquid-cooled racks have no room for their " + cdu.info.id +
+             " (" + format_rack_units(cdu.rack_units) + "): " + first.name + " with it takes " +
              format_rack_units(first.used) + " of a " + format_rack_units(spec.facility.rack_units) + " rack",
          true});
   }
@@ -132,7 +132,8 @@ void place_in_rack(const ClusterSpec& spec, const CoolantDistributionUnit& cdu, 
 }
 
 void name_units(CoolingPlant& plant) {
-  for (std::size_t u = 0; u < plant.units.size(); ++u) plant.units[u].name = cdu_name(static_cast<int>(u) + 1);
+  for (std::size_t u = 0; u < plant.units.size(); ++u)
+    plant.units[u].name = cdu_name(static_cast<int>(u) + 1);
 }
 
 }  // namespace

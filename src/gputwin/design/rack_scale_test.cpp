@@ -211,8 +211,9 @@ TEST(RackScale, InRackCdusSitInTheirRacksAboveTheDevices) {
   EXPECT_EQ(json["liquid_cooling"]["units"][0]["rack_unit"], 38);
   for (const auto& warning : cluster.warnings) EXPECT_NE(warning.code, "cdu-no-rack-space");
   // In 40 U racks the 4 U unit does not fit above 37 U: warned, not silently drawn through the roof.
-  const Cluster short_racks = plan_text(testing::replaced(
-      gb200_with("cdu: in-row-cdu-600kw", "cdu: in-rack-cdu-250kw"), "  pue: 1.4\n", "  pue: 1.4\n  rack_units: 40 U\n"));
+  const Cluster short_racks =
+      plan_text(testing::replaced(gb200_with("cdu: in-row-cdu-600kw", "cdu: in-rack-cdu-250kw"),
+                                  "  pue: 1.4\n", "  pue: 1.4\n  rack_units: 40 U\n"));
   int no_space = 0;
   for (const auto& warning : short_racks.warnings) {
     if (warning.code != "cdu-no-rack-space") continue;

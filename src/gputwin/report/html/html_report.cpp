@@ -205,8 +205,8 @@ std::string plant_legend(const CoolingPlant& plant) {
   if (!plant.present()) return "";
   return plant.placement == "in_rack"
              ? " Blue outline: a liquid-cooled rack; the blue band at its foot is its in-rack CDU."
-             : " Blue outline: a liquid-cooled rack; CDU: an in-row coolant distribution unit's cabinet at the "
-               "end of the row it serves, +1 the plant's spare.";
+             : " Blue outline: a liquid-cooled rack; CDU: an in-row coolant distribution unit's cabinet "
+               "at the end of the row it serves, +1 the plant's spare.";
 }
 
 std::string racks_section(const Cluster& cluster) {
@@ -273,8 +273,8 @@ std::string cooling_plant_section(const Cluster& cluster, const Json& plan) {
       json_text(plant["air_load_kw"]));
   html += plant_row("heat to liquid (racks at maximum power)",
                     format_number(plant["liquid_load_kw"].get<double>(), 1) + " kW", liquid_over);
-  html += plant_row("heat left to the room's air", format_number(plant["air_load_kw"].get<double>(), 1) + " kW",
-                    air_over);
+  html += plant_row("heat left to the room's air",
+                    format_number(plant["air_load_kw"].get<double>(), 1) + " kW", air_over);
   html += plant_row("CDU", fmt::format("{}, {} kW, {}", plant["cdu"].get<std::string>(),
                                        format_number(plant["cdu_capacity_kw"].get<double>(), 0),
                                        in_rack ? "in rack" : "in row"));

@@ -131,10 +131,12 @@ TEST(HtmlReport, InRowCdusAreDrawnWhereThePlanPutThemWithTheirLoadAndSpare) {
       << "a rack's heat split is its tooltip";
   const std::string table = plant_section(html);
   ASSERT_FALSE(table.empty());
-  EXPECT_NE(table.find("data-cdus=\"3\" data-cdus-needed=\"2\" data-placement=\"in_row\""), std::string::npos);
+  EXPECT_NE(table.find("data-cdus=\"3\" data-cdus-needed=\"2\" data-placement=\"in_row\""),
+            std::string::npos);
   EXPECT_NE(table.find("3: 2 carry the load, 1 spare (N+1)"), std::string::npos) << table;
   // 840.48 kW / (4186 J/(kg K) x 10 K) = 20.08 kg/s, 1204.7 l/min.
-  EXPECT_NE(table.find("20.08 kg/s (1205 l/min) of water at 30 C supply, 10 C rise"), std::string::npos) << table;
+  EXPECT_NE(table.find("20.08 kg/s (1205 l/min) of water at 30 C supply, 10 C rise"), std::string::npos)
+      << table;
   EXPECT_EQ(table.find("plant-warning"), std::string::npos) << "the example's hall carries its load";
 }
 
@@ -151,8 +153,9 @@ TEST(HtmlReport, InRackCdusAreDrawnInTheirRacks) {
   const std::string svg = rack_elevation_svg(cluster, rack);
   EXPECT_EQ(count_of(svg, "class=\"device cdu\""), 1u);
   EXPECT_NE(svg.find("carries 105.1 kW to liquid of compute-1 (U38)"), std::string::npos) << svg;
-  EXPECT_NE(plant_section(html).find("8, one in each liquid-cooled rack (redundancy in each unit: N+1 pumps)"),
-            std::string::npos);
+  EXPECT_NE(
+      plant_section(html).find("8, one in each liquid-cooled rack (redundancy in each unit: N+1 pumps)"),
+      std::string::npos);
 }
 
 // tests/specs/gb200-room-over-capacity.yaml: 2 NVL72 racks send 210.12 kW to liquid, the hall's water plant

@@ -76,7 +76,8 @@ std::string cdu_title(const Cluster& cluster, const CduUnit& unit) {
 
 std::string heat_note(const Rack& rack) {
   if (rack.heat_to_liquid <= Power{}) return ", air-cooled";
-  return fmt::format("; heat {} kW to liquid, {} kW to air", format_number(in_kilowatts(rack.heat_to_liquid), 1),
+  return fmt::format("; heat {} kW to liquid, {} kW to air",
+                     format_number(in_kilowatts(rack.heat_to_liquid), 1),
                      format_number(in_kilowatts(rack.heat_to_air), 1));
 }
 
@@ -151,10 +152,11 @@ std::string cdu_shape(const Cluster& cluster, const CduUnit& unit, int rack_unit
       unit.name, svg_number(kRackMargin + 2), svg_number(y + 0.5), svg_number(kRackWidth - 4),
       svg_number(h - 1), cdu_title(cluster, unit), unit.rack_unit);
   if (h >= kUnitHeight) {
-    shape += fmt::format("<text class=\"device-label\" x=\"{}\" y=\"{}\">{}</text>",
-                         svg_number(kRackMargin + 6), svg_number(y + std::min(h, 2 * kUnitHeight) / 2 + 3),
-                         html_escape(fmt::format("{} ({} kW)", cluster.cooling.cdu,
-                                                 format_number(in_kilowatts(cluster.cooling.cdu_capacity), 0))));
+    shape +=
+        fmt::format("<text class=\"device-label\" x=\"{}\" y=\"{}\">{}</text>", svg_number(kRackMargin + 6),
+                    svg_number(y + std::min(h, 2 * kUnitHeight) / 2 + 3),
+                    html_escape(fmt::format("{} ({} kW)", cluster.cooling.cdu,
+                                            format_number(in_kilowatts(cluster.cooling.cdu_capacity), 0))));
   }
   return shape;
 }
