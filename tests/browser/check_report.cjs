@@ -259,6 +259,29 @@ async function checkFacilityAndEnergy(page, plan, simulations) {
   });
 }
 
+// The liquid-cooling plant: every CDU the plan placed drawn once (in-row cabinets or in-rack bands, the spare
+// marked), each liquid-cooled rack outlined, the plant table's counts; nothing of it for an air-cooled design.
+async function checkCoolingPlant(page, plan) {
+  const plant = plan.liquid_cooling;
+  const units = plant ? plant.units : [];
+  const drawn = await page.$$eval('.floor-plan .floor-cdu', (e) => e.map((c) => ({
+    name: c.dataset.cdu, spare: c.dataset.spare === 'true', racks: Number(c.dataset.racks),
+    inRow: c.classList.contains('in_row'), visible: c.getBoundingClientRect().width > 0 })));
+  expectEqual(drawn.map((c) => c.name).sort(), units.map((u) => u.name).sort(), 'CDUs on the floor plan');
+  const byName = new Map(drawn.map((c) => [c.name, c]));
+  for (const unit of units) {
+    const cell = byName.get(unit.name);
+    if (!cell) continue;
+    expectEqual([cell.spare, cell.racks, cell.inRow], [unit.spare, unit.racks.length, plant.placement === 'in_row'],
+      `${unit.name}: spare, racks served, placement`);
+    if (!cell.visible) failures.push(`${unit.name}: drawn with no width`);
+  }
+  const liquid = plan.racks.filter((rack) => rack.heat_to_liquid_kw > 0).length;
+  expectEqual(await page.$$eval('rect.floor-rack.liquid', (e) => e.length), liquid, 'liquid-cooled racks outlined');
+  const table = await page.$$eval('#cooling-plant', (e) => e.map((s) => [Number(s.dataset.cdus), Number(s.dataset.cdusNeeded)]));
+  expectEqual(table, plant ? [[plant.cdus, plant.cdus_needed]] : [], 'plant table CDUs placed and needed');
+}
+
 async function main() {
   const options = parseArguments(process.argv.slice(2));
   const { chromium } = require(path.join(path.resolve(options.webDir), 'node_modules', 'playwright-core'));
@@ -283,6 +306,7 @@ async function main() {
         await checkValidations(page, options.validate.map(readJson));
         await checkPowerBudget(page, plan);
         await checkFacilityAndEnergy(page, plan, options.simulation.map(readJson));
+        await checkCoolingPlant(page, plan);
       }
       if (options.screenshots) {
         fs.mkdirSync(options.screenshots, { recursive: true });

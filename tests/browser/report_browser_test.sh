@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ctest browser.report: builds the demo report (scripts/report-demo.sh), a power-budget spec's and a 100,000-GPU
-# design's report, checks them in Debian's headless chromium against their JSON (check_report.cjs), and that a
+# ctest browser.report: builds the demo report (scripts/report-demo.sh), a power-budget spec's, a GB200 NVL72 SU's
+# and a 100,000-GPU design's report, checks them in Debian's headless chromium against their JSON (check_report.cjs), and that a
 # second run gives the same bytes. Screenshots land in OUT_DIR/screenshots. Skips (77) without chromium or node.
 #   report_browser_test.sh GPUTWIN WEB_DIR OUT_DIR
 set -euo pipefail
@@ -59,6 +59,14 @@ budget=tests/specs/power-budget-llama3-8b.yaml
 "$gputwin" report "$budget" --out "$out/report-budget.html" >/dev/null
 node tests/browser/check_report.cjs --web-dir "$web_dir" --report "$out/report-budget.html" \
   --plan "$out/plan-budget.json" --screenshots "$out/screenshots-budget" --max-bytes "$max_bytes"
+
+# A GB200 NVL72 SU: rack-scale racks and the liquid-cooling plant (in-row CDUs with their spare) against
+# plan --json.
+gb200=examples/gb200-nvl72-superpod-1su.yaml
+"$gputwin" plan "$gb200" --json >"$out/plan-gb200.json"
+"$gputwin" report "$gb200" --out "$out/report-gb200.html" >/dev/null
+node tests/browser/check_report.cjs --web-dir "$web_dir" --report "$out/report-gb200.html" \
+  --plan "$out/plan-gb200.json" --screenshots "$out/screenshots-gb200" --max-bytes "$max_bytes"
 
 # The 100,000-GPU design: aggregated drawings must still add up to the plan's racks and switches.
 large=examples/h100-100k-three-tier.yaml

@@ -231,6 +231,19 @@ struct PowerSummary {
   Power modules_typical;
 };
 
+// One coolant distribution unit where the plan puts it (design/cooling_plant.hpp gives the rule). An in-row
+// unit stands on the floor at the end of its row (row, slot); an in-rack unit sits in a rack (rack, rack_unit).
+struct CduUnit {
+  std::string name;  // "cdu-1"
+  bool spare = false;  // the plant's standby (N+1): carries no rack until a working unit fails
+  int row = 0;
+  int slot = 0;
+  int rack = -1;      // in-rack units: the rack that holds it; -1 in a row
+  int rack_unit = 0;  // in-rack units: lowest rack unit occupied, 1-based
+  std::vector<int> racks;  // the racks whose heat to liquid it carries (rack indices, floor order)
+  Power load;              // that heat, at maximum power
+};
+
 // The liquid-cooling plant: CDUs for the heat the racks send to liquid, facility water flow, the air load
 // left. Absent (cdus == 0, liquid_load == 0) when every rack is air-cooled.
 struct CoolingPlant {
@@ -249,6 +262,9 @@ struct CoolingPlant {
   std::optional<Power> room_air_capacity;  // the spec's limits, when given
   std::optional<Power> room_liquid_capacity;
   std::optional<double> liquid_pue;  // the liquid cooling's PUE where the catalog has a sourced one
+  std::string placement;             // the CDU's: "in_row" or "in_rack"
+  RackSpace cdu_height;              // rack units one in-rack CDU takes
+  std::vector<CduUnit> units;        // every CDU as placed, cdus of them, the spare last
 
   [[nodiscard]] bool present() const { return liquid_load > Power{}; }
 };

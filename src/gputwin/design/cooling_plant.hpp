@@ -5,9 +5,16 @@
 //   plan_liquid_cooling(spec, catalog, cluster);   // fills cluster.cooling, warns when the room is exceeded
 //   double flow = cluster.cooling.water_flow_l_per_min;
 //
-// CDUs: enough to carry the liquid load, plus one (N+1). Facility water: Q = m_dot x c_p x dT, with c_p and
-// density of the spec's coolant from the catalog and dT the spec's rise across the CDUs. Warnings (stable
-// codes): "room-air-over-capacity", "room-liquid-over-capacity", "rack-over-liquid-capacity".
+// CDUs, placed (cluster.cooling.units), each carrying whole racks' heat to liquid:
+//  - in-row units: the liquid-cooled racks of each row, in slot order, split into runs one CDU carries; each
+//    run's CDU stands at the end of its row after the racks (their positions, and so the cable lengths, do
+//    not move), plus one spare for the plant (N+1) after the units of the row with the most heat to liquid;
+//  - in-rack units: one in each liquid-cooled rack, above its devices; the unit's own pumps are its
+//    redundancy, there is no spare unit.
+// A rack with more heat to liquid than one CDU carries gets several, sharing it. Facility water:
+// Q = m_dot x c_p x dT, with c_p and density of the spec's coolant from the catalog and dT the spec's rise
+// across the CDUs. Warnings (stable codes): "room-air-over-capacity", "room-liquid-over-capacity",
+// "cdu-no-rack-space".
 #pragma once
 
 #include "gputwin/catalog/catalog.hpp"

@@ -130,6 +130,102 @@ TEST(RackScale, HeatSplitsPerRackAndTheCduPlantCarriesTheLiquidPart) {
   EXPECT_EQ(bought["rack"], static_cast<int>(cluster.racks.size()) - 8);
 }
 
+// The rule of design/cooling_plant.hpp on the example: racks_per_row 10 puts the 8 NVL72 racks in slots 0-7
+// of row 1 with two network racks after them (slots 8, 9). Each rack sends 0.85 x 123.6 = 105.06 kW to
+// liquid, so a 600 kW CDU carries 5 of them (525.3 kW; a sixth would make 630.36 kW): cdu-1 carries
+// compute-1 ... compute-5, cdu-2 compute-6 ... compute-8 (315.18 kW); they stand at slots 10 and 11 of the
+// row, the spare cdu-3 at slot 12.
+TEST(RackScale, InRowCdusStandAtTheEndOfTheRowTheyServeWithTheSpareBesideThem) {
+  const Cluster cluster = plan_file(kGb200Example);
+  const CoolingPlant& plant = cluster.cooling;
+  ASSERT_EQ(plant.units.size(), 3u);
+  EXPECT_EQ(plant.placement, "in_row");
+  const auto rack_names = [&](const CduUnit& unit) {
+    std::vector<std::string> names;
+    for (const int r : unit.racks) names.push_back(cluster.racks[r].name);
+    return names;
+  };
+  for (std::size_t u = 0; u < 3; ++u) {
+    EXPECT_EQ(plant.units[u].name, "cdu-" + std::to_string(u + 1));
+    EXPECT_EQ(plant.units[u].row, 0);
+    EXPECT_EQ(plant.units[u].slot, 10 + static_cast<int>(u));
+    EXPECT_EQ(plant.units[u].rack, -1) << "an in-row unit stands on the floor";
+    EXPECT_EQ(plant.units[u].spare, u == 2);
+  }
+  EXPECT_EQ(rack_names(plant.units[0]),
+            (std::vector<std::string>{"compute-1", "compute-2", "compute-3", "compute-4", "compute-5"}));
+  EXPECT_EQ(rack_names(plant.units[1]), (std::vector<std::string>{"compute-6", "compute-7", "compute-8"}));
+  EXPECT_TRUE(plant.units[2].racks.empty());
+  EXPECT_NEAR(in_kilowatts(plant.units[0].load), 5 * 105.06, 1e-6);
+  EXPECT_NEAR(in_kilowatts(plant.units[1].load), 3 * 105.06, 1e-6);
+  // The racks keep their positions: no rack stands past slot 9.
+  for (const Rack& rack : cluster.racks) EXPECT_LT(rack.slot, 10) << rack.name;
+}
+
+// A CDU carries whole racks of its own row: it does not reach across the aisle. With 4 racks a row the 8
+// NVL72 racks are two rows of 420.24 kW, one unit each; with 3 a row they are three rows (315.18, 315.18 and
+// 210.12 kW), three units, although the 840.48 kW would fill only ceil(840.48 / 600) = 2.
+TEST(RackScale, InRowCdusCarryWholeRacksOfTheirOwnRow) {
+  const Cluster rows = plan_text(gb200_with("racks_per_row: 10", "racks_per_row: 4"));
+  const CoolingPlant& plant = rows.cooling;
+  // racks_per_row 4: compute-1..4 in row 1, compute-5..8 in row 2 (420.24 kW each), network racks in row 3.
+  ASSERT_EQ(plant.units.size(), 3u);
+  EXPECT_EQ(plant.cdus_needed, 2);
+  EXPECT_EQ(plant.units[0].row, 0);
+  EXPECT_EQ(plant.units[0].racks.size(), 4u);
+  EXPECT_EQ(plant.units[1].row, 1);
+  EXPECT_EQ(plant.units[1].racks.size(), 4u);
+  EXPECT_EQ(plant.units[0].slot, 4);
+  EXPECT_EQ(plant.units[1].slot, 4);
+  // Both rows carry 420.24 kW: the spare stands in the first, after its working unit.
+  EXPECT_TRUE(plant.units[2].spare);
+  EXPECT_EQ(plant.units[2].row, 0);
+  EXPECT_EQ(plant.units[2].slot, 5);
+  const Cluster narrow = plan_text(gb200_with("racks_per_row: 10", "racks_per_row: 3"));
+  // Rows of 3 racks: compute-1..3 (315.18 kW), 4..6, 7..8 (210.12 kW): one working unit per row.
+  EXPECT_EQ(narrow.cooling.cdus_needed, 3);
+  EXPECT_EQ(narrow.cooling.cdus, 4);
+}
+
+// In-rack CDUs (250 kW, 4 U): one in each NVL72 rack above its 37 U of trays, switch trays, shelves and
+// management switches (U38-U41 of the 48 U rack), carrying that rack's 105.06 kW; no spare unit.
+TEST(RackScale, InRackCdusSitInTheirRacksAboveTheDevices) {
+  const Cluster cluster = plan_text(gb200_with("cdu: in-row-cdu-600kw", "cdu: in-rack-cdu-250kw"));
+  const CoolingPlant& plant = cluster.cooling;
+  EXPECT_EQ(plant.placement, "in_rack");
+  EXPECT_EQ(plant.cdus, 8);
+  EXPECT_EQ(plant.cdus_needed, 8);
+  ASSERT_EQ(plant.units.size(), 8u);
+  for (const CduUnit& unit : plant.units) {
+    EXPECT_FALSE(unit.spare);
+    ASSERT_GE(unit.rack, 0);
+    EXPECT_FALSE(cluster.racks[unit.rack].system.empty()) << "only the NVL72 racks send heat to liquid";
+    EXPECT_EQ(unit.racks, std::vector<int>{unit.rack});
+    EXPECT_EQ(unit.rack_unit, 38);
+    EXPECT_NEAR(in_kilowatts(unit.load), 105.06, 1e-6);
+    EXPECT_DOUBLE_EQ(in_rack_units(cluster.racks[unit.rack].used), 41.0);
+  }
+  EXPECT_EQ(plant.redundancy, "in each unit: N+1 pumps");
+  const auto json = plan_json(cluster);
+  EXPECT_EQ(json["liquid_cooling"]["units"][0]["rack"], "compute-1");
+  EXPECT_EQ(json["liquid_cooling"]["units"][0]["rack_unit"], 38);
+  for (const auto& warning : cluster.warnings) EXPECT_NE(warning.code, "cdu-no-rack-space");
+  // In 40 U racks the 4 U unit does not fit above 37 U: warned, not silently drawn through the roof.
+  const Cluster short_racks =
+      plan_text(testing::replaced(gb200_with("cdu: in-row-cdu-600kw", "cdu: in-rack-cdu-250kw"),
+                                  "  pue: 1.4\n", "  pue: 1.4\n  rack_units: 40 U\n"));
+  int no_space = 0;
+  for (const auto& warning : short_racks.warnings) {
+    if (warning.code != "cdu-no-rack-space") continue;
+    ++no_space;
+    EXPECT_NE(warning.message.find("8 liquid-cooled racks have no room for their in-rack-cdu-250kw (4 U): "
+                                   "compute-1 with it takes 41 U of a 40 U rack"),
+              std::string::npos)
+        << warning.message;
+  }
+  EXPECT_EQ(no_space, 1) << "one warning for the 8 NVL72 racks";
+}
+
 TEST(RackScale, PlanJsonAndTextShowDomainsAndThePlantOnlyWhenThereAreAny) {
   const Cluster nvl72 = plan_file(kGb200Example);
   const auto json = plan_json(nvl72);

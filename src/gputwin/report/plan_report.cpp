@@ -142,7 +142,26 @@ Json domains_json(const Cluster& cluster) {
   return domains;
 }
 
-Json cooling_json(const CoolingPlant& plant) {
+// Every CDU where the plan put it: a floor position (in-row) or a rack and rack unit (in-rack).
+Json cdu_units_json(const Cluster& cluster) {
+  Json units = Json::array();
+  for (const CduUnit& unit : cluster.cooling.units) {
+    Json racks = Json::array();
+    for (const int r : unit.racks) racks.push_back(cluster.racks[r].name);
+    Json item = {{"name", unit.name}, {"spare", unit.spare}, {"row", unit.row}, {"slot", unit.slot}};
+    if (unit.rack >= 0) {
+      item["rack"] = cluster.racks[unit.rack].name;
+      item["rack_unit"] = unit.rack_unit;
+    }
+    item["racks"] = racks;
+    item["load_kw"] = kw(unit.load);
+    units.push_back(item);
+  }
+  return units;
+}
+
+Json cooling_json(const Cluster& cluster) {
+  const CoolingPlant& plant = cluster.cooling;
   return {
       {"liquid_load_kw", kw(plant.liquid_load)},
       {"air_load_kw", kw(plant.air_load)},
@@ -159,7 +178,9 @@ Json cooling_json(const CoolingPlant& plant) {
       {"room_air_capacity_kw", plant.room_air_capacity ? Json(kw(*plant.room_air_capacity)) : Json(nullptr)},
       {"room_liquid_capacity_kw",
        plant.room_liquid_capacity ? Json(kw(*plant.room_liquid_capacity)) : Json(nullptr)},
-      {"liquid_pue", plant.liquid_pue ? Json(*plant.liquid_pue) : Json(nullptr)}};
+      {"liquid_pue", plant.liquid_pue ? Json(*plant.liquid_pue) : Json(nullptr)},
+      {"placement", plant.placement},
+      {"units", cdu_units_json(cluster)}};
 }
 
 // The rack-scale systems the design's domains are, in the order first placed.
@@ -190,10 +211,14 @@ std::string rack_scale_text(const Cluster& cluster) {
   if (!plant.present()) return text;
   text += fmt::format("  Heat: {} to liquid, {} to the room's air\n", format_power(plant.liquid_load),
                       format_power(plant.air_load));
+  const std::string where =
+      plant.placement == "in_rack"
+          ? fmt::format("one in each liquid-cooled rack, redundancy {}", plant.redundancy)
+          : fmt::format("{} carry the load, N+1", plant.cdus_needed);
   text += fmt::format(
-      "  Liquid cooling: {} x {} of {} ({} carry the load, N+1); facility {} at {} C supply, {} C "
+      "  Liquid cooling: {} x {} of {} ({}); facility {} at {} C supply, {} C "
       "rise: {} kg/s ({} l/min)\n",
-      plant.cdus, plant.cdu, format_power(plant.cdu_capacity), plant.cdus_needed, plant.coolant,
+      plant.cdus, plant.cdu, format_power(plant.cdu_capacity), where, plant.coolant,
       format_number(plant.water_supply_temperature_c, 1), format_number(plant.water_delta_t_c, 1),
       format_number(plant.water_flow_kg_per_s, 2), format_number(plant.water_flow_l_per_min, 0));
   return text;
@@ -392,7 +417,7 @@ Json plan_json(const Cluster& cluster) {
   }
   json["power"].update(facility_overhead_json(cluster.power));
   json["power"].update(module_power_json(cluster.power));
-  if (cluster.cooling.present()) json["liquid_cooling"] = cooling_json(cluster.cooling);
+  if (cluster.cooling.present()) json["liquid_cooling"] = cooling_json(cluster);
   if (cluster.storage.present()) json["storage"] = storage_json(cluster.storage);
   return json;
 }

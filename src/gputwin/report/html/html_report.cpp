@@ -61,7 +61,13 @@ svg { display: block; width: 100%; height: auto; font-family: inherit; }
 .device-label { font-size: 7px; fill: #fff; pointer-events: none; }
 .power-track { fill: #e8ecf1; } .power-used { fill: #3a9d6e; } .power-used.over { fill: var(--bad); }
 .power-limit { stroke: var(--ink); stroke-width: 1.5; }
-.floor-rack { stroke: none; }
+.floor-rack { stroke: none; } .floor-rack.liquid { stroke: #0b6fa4; stroke-width: 2.5; }
+.floor-cdu rect, rect.floor-cdu { fill: #0b6fa4; stroke: #0b6fa4; }
+.floor-cdu.spare rect { fill: #fff; stroke-dasharray: 2 1.5; }
+.floor-cdu text { font-size: 6px; fill: #fff; text-anchor: middle; pointer-events: none; }
+.floor-cdu.spare text { fill: #0b6fa4; }
+.device.cdu { fill: #0b6fa4; }
+table.plant td.over { color: var(--bad); font-weight: 600; }
 .layout-0 { fill: #4f8fd6; } .layout-1 { fill: #e08a2c; } .layout-2 { fill: #7c5cc4; } .layout-3 { fill: #3a9d6e; }
 .layout-4 { fill: #c9503c; } .layout-5 { fill: #2aa3b0; } .layout-6 { fill: #b5a12f; } .layout-7 { fill: #8a6d52; }
 .layout-8 { fill: #d36fa8; } .layout-9 { fill: #607089; } .layout-10 { fill: #8fbf4d; } .layout-11 { fill: #444; }
@@ -194,16 +200,25 @@ std::string elevation_figure(const Cluster& cluster, const std::vector<int>& rac
       format_number(in_kilowatts(first.power_typical), 1));
 }
 
+// How the floor plan marks the liquid-cooling plant, when there is one.
+std::string plant_legend(const CoolingPlant& plant) {
+  if (!plant.present()) return "";
+  return plant.placement == "in_rack"
+             ? " Blue outline: a liquid-cooled rack; the blue band at its foot is its in-rack CDU."
+             : " Blue outline: a liquid-cooled rack; CDU: an in-row coolant distribution unit's cabinet "
+               "at the end of the row it serves, +1 the plant's spare.";
+}
+
 std::string racks_section(const Cluster& cluster) {
   const RackLayouts layouts = group_rack_layouts(cluster);
   std::string html = fmt::format(
       "<section id=\"racks\" data-racks=\"{}\" data-layouts=\"{}\"><h2>Racks</h2><p class=\"note\">Every "
       "rack by row, coloured by its contents; each distinct content is drawn once below with its count. "
       "Bars: "
-      "maximum draw against the {} limit of {} kW per rack.</p>",
+      "maximum draw against the {} limit of {} kW per rack.{}</p>",
       cluster.racks.size(), layouts.racks_of_layout.size(),
       cluster.power.rack_power_ceiling < cluster.power.rack_power_limit ? "cooling's" : "facility's",
-      format_number(in_kilowatts(cluster.power.rack_power_ceiling), 1));
+      format_number(in_kilowatts(cluster.power.rack_power_ceiling), 1), plant_legend(cluster.cooling));
   html += floor_plan_svg(cluster, layouts) + "<div class=\"elevations\">";
   const std::size_t drawn = std::min(kMaxElevations, layouts.racks_of_layout.size());
   for (std::size_t layout = 0; layout < drawn; ++layout)
@@ -212,6 +227,80 @@ std::string racks_section(const Cluster& cluster) {
   if (drawn < layouts.racks_of_layout.size()) {
     html += fmt::format("<p class=\"note\">{} more distinct rack layouts are not drawn.</p>",
                         layouts.racks_of_layout.size() - drawn);
+  }
+  return html + "</section>";
+}
+
+// The warnings the plant raised (a room's air or liquid capacity exceeded, a rack without room for its CDU).
+bool is_plant_warning(const Warning& warning) {
+  return warning.code == "room-air-over-capacity" || warning.code == "room-liquid-over-capacity" ||
+         warning.code == "cdu-no-rack-space";
+}
+
+bool warned(const Cluster& cluster, const std::string& code) {
+  return std::any_of(cluster.warnings.begin(), cluster.warnings.end(),
+                     [&](const Warning& warning) { return warning.code == code; });
+}
+
+std::string plant_row(const std::string& label, const std::string& value, bool over = false) {
+  return fmt::format("<tr><th>{}</th><td{}>{}</td></tr>", html_escape(label), over ? " class=\"over\"" : "",
+                     html_escape(value));
+}
+
+// A room capacity against the load it takes: "300 kW (over)" when the plan warned about it.
+std::string capacity_text(const Json& capacity_kw, bool over) {
+  if (capacity_kw.is_null()) return "not given";
+  return format_number(capacity_kw.get<double>(), 1) + " kW" + (over ? ": exceeded" : "");
+}
+
+long spares(const Json& plant) {
+  return std::count_if(plant["units"].begin(), plant["units"].end(),
+                       [](const Json& unit) { return unit["spare"].get<bool>(); });
+}
+
+// The liquid-cooling plant as the plan sized and placed it (plan --json's liquid_cooling), with its warnings.
+std::string cooling_plant_section(const Cluster& cluster, const Json& plan) {
+  if (!plan.contains("liquid_cooling")) return "";
+  const Json& plant = plan["liquid_cooling"];
+  const bool in_rack = plant["placement"] == "in_rack";
+  const bool air_over = warned(cluster, "room-air-over-capacity");
+  const bool liquid_over = warned(cluster, "room-liquid-over-capacity");
+  std::string html = fmt::format(
+      "<section id=\"cooling-plant\" data-cdus=\"{}\" data-cdus-needed=\"{}\" data-placement=\"{}\" "
+      "data-liquid-kw=\"{}\" data-air-kw=\"{}\"><h2>Liquid-cooling plant</h2><table class=\"plant\"><tbody>",
+      json_text(plant["cdus"]), json_text(plant["cdus_needed"]),
+      html_escape(plant["placement"].get<std::string>()), json_text(plant["liquid_load_kw"]),
+      json_text(plant["air_load_kw"]));
+  html += plant_row("heat to liquid (racks at maximum power)",
+                    format_number(plant["liquid_load_kw"].get<double>(), 1) + " kW", liquid_over);
+  html += plant_row("heat left to the room's air",
+                    format_number(plant["air_load_kw"].get<double>(), 1) + " kW", air_over);
+  html += plant_row("CDU", fmt::format("{}, {} kW, {}", plant["cdu"].get<std::string>(),
+                                       format_number(plant["cdu_capacity_kw"].get<double>(), 0),
+                                       in_rack ? "in rack" : "in row"));
+  html += plant_row("CDUs placed",
+                    in_rack ? fmt::format("{}, one in each liquid-cooled rack (redundancy {})",
+                                          json_text(plant["cdus"]), plant["redundancy"].get<std::string>())
+                            : fmt::format("{}: {} carry the load, {} spare ({})", json_text(plant["cdus"]),
+                                          json_text(plant["cdus_needed"]), spares(plant),
+                                          plant["redundancy"].get<std::string>()));
+  html += plant_row("facility water",
+                    fmt::format("{} kg/s ({} l/min) of {} at {} C supply, {} C rise",
+                                format_number(plant["water_flow_kg_per_s"].get<double>(), 2),
+                                format_number(plant["water_flow_l_per_min"].get<double>(), 0),
+                                plant["coolant"].get<std::string>(),
+                                format_number(plant["water_supply_temperature_c"].get<double>(), 1),
+                                format_number(plant["water_delta_t_c"].get<double>(), 1)));
+  html += plant_row("room air capacity", capacity_text(plant["room_air_capacity_kw"], air_over), air_over);
+  html += plant_row("room liquid capacity", capacity_text(plant["room_liquid_capacity_kw"], liquid_over),
+                    liquid_over);
+  if (!plant["liquid_pue"].is_null())
+    html += plant_row("PUE of the liquid cooling", format_number(plant["liquid_pue"].get<double>(), 2));
+  html += "</tbody></table>";
+  for (const Warning& warning : cluster.warnings) {
+    if (!is_plant_warning(warning)) continue;
+    html += fmt::format("<p class=\"prominent plant-warning\" data-code=\"{}\"><b>{}</b>: {}</p>",
+                        html_escape(warning.code), html_escape(warning.code), html_escape(warning.message));
   }
   return html + "</section>";
 }
@@ -598,7 +687,7 @@ std::string html_report(const Cluster& cluster, const ReportInputs& inputs, std:
       html_escape(cluster.name), kStyle, cluster.gpus,
       html_escape(node_counts_text(cluster, DeviceKind::node)));
   html += summary_section(cluster, plan) + warnings_section(cluster) + racks_section(cluster) +
-          fabrics_section(cluster, plan);
+          cooling_plant_section(cluster, plan) + fabrics_section(cluster, plan);
   html += charts_section(charts, "design", "power-cost", "Power, cost and cabling");
   html += storage_section(plan) + cables_section(plan) + bom_section(plan) +
           buy_vs_rent_section(inputs.buy_vs_rent) + power_budget_section(inputs.power_budget, charts);

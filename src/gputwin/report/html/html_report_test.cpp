@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "gputwin/core/test_text.hpp"
 #include "gputwin/core/units.hpp"
 #include "gputwin/design/design_test_support.hpp"
 #include "gputwin/plan/buy_vs_rent.hpp"
@@ -94,6 +95,91 @@ TEST(HtmlReport, Nvl72RacksShowTraysSwitchTraysPowerShelvesAndTheirHeat) {
   // An 8-GPU box is its own domain: nothing to name.
   const Cluster dgx = plan_file("examples/dgx-h100-superpod-1su.yaml");
   EXPECT_EQ(rack_elevation_svg(dgx, 0).find("NVLink domain"), std::string::npos);
+}
+
+// The section that tables the liquid-cooling plant, from its opening tag to its end.
+std::string plant_section(const std::string& html) {
+  const std::size_t start = html.find("<section id=\"cooling-plant\"");
+  return start == std::string::npos ? "" : html.substr(start, html.find("</section>", start) - start);
+}
+
+int liquid_racks(const Cluster& cluster) {
+  int count = 0;
+  for (const Rack& rack : cluster.racks) count += rack.heat_to_liquid > Power{};
+  return count;
+}
+
+// The GB200 example's plant (rack_scale_test works its placement by hand): 3 in-row CDUs at the end of the
+// first row, 2 carrying 5 and 3 NVL72 racks, one spare; the 8 NVL72 racks outlined as liquid-cooled.
+TEST(HtmlReport, InRowCdusAreDrawnWhereThePlanPutThemWithTheirLoadAndSpare) {
+  const Cluster cluster = plan_file("examples/gb200-nvl72-superpod-1su.yaml");
+  const std::string html = html_report(cluster, {}, kFakeChartScript);
+  const CoolingPlant& plant = cluster.cooling;
+  ASSERT_EQ(plant.cdus, 3);
+  EXPECT_EQ(count_of(html, "class=\"floor-cdu in_row"), static_cast<std::size_t>(plant.cdus));
+  EXPECT_EQ(count_of(html, "class=\"floor-cdu in_row spare\""), 1u);
+  EXPECT_EQ(count_of(html, "data-spare=\"true\""), 1u);
+  EXPECT_EQ(count_of(html, "floor-cdu in_rack"), 0u);
+  EXPECT_EQ(liquid_racks(cluster), 8);
+  EXPECT_EQ(count_of(html, " liquid\" x="), 8u) << "each liquid-cooled rack marked on the floor plan";
+  EXPECT_NE(html.find("cdu-1: in-row-cdu-600kw, 600 kW capacity; carries 525.3 kW to liquid of compute-1 ... "
+                      "compute-5 (5 racks)"),
+            std::string::npos);
+  EXPECT_NE(html.find("cdu-3: in-row-cdu-600kw, 600 kW capacity; N+1 spare"), std::string::npos);
+  EXPECT_NE(html.find("compute-1 (compute, 123.6 kW max; heat 105.1 kW to liquid, 18.5 kW to air)"),
+            std::string::npos)
+      << "a rack's heat split is its tooltip";
+  const std::string table = plant_section(html);
+  ASSERT_FALSE(table.empty());
+  EXPECT_NE(table.find("data-cdus=\"3\" data-cdus-needed=\"2\" data-placement=\"in_row\""),
+            std::string::npos);
+  EXPECT_NE(table.find("3: 2 carry the load, 1 spare (N+1)"), std::string::npos) << table;
+  // 840.48 kW / (4186 J/(kg K) x 10 K) = 20.08 kg/s, 1204.7 l/min.
+  EXPECT_NE(table.find("20.08 kg/s (1205 l/min) of water at 30 C supply, 10 C rise"), std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("plant-warning"), std::string::npos) << "the example's hall carries its load";
+}
+
+TEST(HtmlReport, InRackCdusAreDrawnInTheirRacks) {
+  const std::string spec =
+      testing::replaced(testing::read_text(testing::source_path("examples/gb200-nvl72-superpod-1su.yaml")),
+                        "cdu: in-row-cdu-600kw", "cdu: in-rack-cdu-250kw");
+  const Cluster cluster = testing::plan_text(spec);
+  const std::string html = html_report(cluster, {}, kFakeChartScript);
+  ASSERT_EQ(cluster.cooling.cdus, 8);
+  EXPECT_EQ(count_of(html, "class=\"floor-cdu in_rack\""), 8u) << "one band in each NVL72 rack's floor cell";
+  EXPECT_EQ(count_of(html, "floor-cdu in_row"), 0u);
+  const int rack = cluster.cooling.units.front().rack;
+  const std::string svg = rack_elevation_svg(cluster, rack);
+  EXPECT_EQ(count_of(svg, "class=\"device cdu\""), 1u);
+  EXPECT_NE(svg.find("carries 105.1 kW to liquid of compute-1 (U38)"), std::string::npos) << svg;
+  EXPECT_NE(
+      plant_section(html).find("8, one in each liquid-cooled rack (redundancy in each unit: N+1 pumps)"),
+      std::string::npos);
+}
+
+// tests/specs/gb200-room-over-capacity.yaml: 2 NVL72 racks send 210.12 kW to liquid, the hall's water plant
+// takes 150 kW and its air 30 kW: both are flagged in the plant's table, with the plan's warnings.
+TEST(HtmlReport, ThePlantTableFlagsARoomCapacityExceeded) {
+  const Cluster cluster = plan_file("tests/specs/gb200-room-over-capacity.yaml");
+  const std::string table = plant_section(html_report(cluster, {}, kFakeChartScript));
+  ASSERT_FALSE(table.empty());
+  EXPECT_NE(table.find("<p class=\"prominent plant-warning\" data-code=\"room-liquid-over-capacity\">"),
+            std::string::npos);
+  EXPECT_NE(table.find("<p class=\"prominent plant-warning\" data-code=\"room-air-over-capacity\">"),
+            std::string::npos);
+  EXPECT_NE(table.find("<td class=\"over\">150 kW: exceeded</td>"), std::string::npos) << table;
+  EXPECT_NE(table.find("<td class=\"over\">210.1 kW</td>"), std::string::npos) << table;
+}
+
+TEST(HtmlReport, AnAirCooledDesignHasNoPlantToDraw) {
+  const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
+  const std::string html = html_report(cluster, {}, kFakeChartScript);
+  EXPECT_EQ(liquid_racks(cluster), 0);
+  EXPECT_EQ(html.find("class=\"floor-cdu"), std::string::npos);  // the style sheet names the class anyway
+  EXPECT_EQ(html.find(" liquid\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"cooling-plant\""), std::string::npos);
+  EXPECT_NE(html.find("kW max, air-cooled)"), std::string::npos) << "a rack's tooltip says how it is cooled";
 }
 
 TEST(HtmlReport, SelfContainedAndDeterministic) {

@@ -32,25 +32,86 @@ std::string layout_key(const Cluster& cluster, const Rack& rack) {
   return key;
 }
 
-int rack_height_units(const Cluster& cluster, const Rack& rack) {
+// The CDUs the plan put inside rack `r` (in-rack placement), lowest first.
+std::vector<const CduUnit*> cdus_in_rack(const Cluster& cluster, int r) {
+  std::vector<const CduUnit*> units;
+  for (const CduUnit& unit : cluster.cooling.units)
+    if (unit.rack == r) units.push_back(&unit);
+  return units;
+}
+
+int rack_height_units(const Cluster& cluster, int r) {
+  const Rack& rack = cluster.racks[r];
   const int facility = static_cast<int>(in_rack_units(cluster.power.rack_units));
   int top = 0;
   for (const int d : rack.devices) {
     const Device& device = cluster.devices[d];
     top = std::max(top, device.rack_unit + static_cast<int>(in_rack_units(device.height)) - 1);
   }
+  const int cdu_height = static_cast<int>(in_rack_units(cluster.cooling.cdu_height));
+  for (const CduUnit* unit : cdus_in_rack(cluster, r)) top = std::max(top, unit->rack_unit + cdu_height - 1);
   return std::max(facility, top);
+}
+
+// "compute-1", "compute-1 and compute-2" or "compute-1 ... compute-4 (4 racks)": the racks a CDU carries.
+std::string racks_served(const Cluster& cluster, const CduUnit& unit) {
+  if (unit.racks.empty()) return "";
+  const std::string& first = cluster.racks[unit.racks.front()].name;
+  const std::string& last = cluster.racks[unit.racks.back()].name;
+  if (unit.racks.size() == 1) return first;
+  if (unit.racks.size() == 2) return first + " and " + last;
+  return fmt::format("{} ... {} ({} racks)", first, last, unit.racks.size());
+}
+
+// A CDU's tooltip: its part and capacity, then what it carries or that it stands by.
+std::string cdu_title(const Cluster& cluster, const CduUnit& unit) {
+  const CoolingPlant& plant = cluster.cooling;
+  const std::string duty =
+      unit.spare ? "N+1 spare: takes over the racks of any one unit that fails"
+                 : fmt::format("carries {} kW to liquid of {}", format_number(in_kilowatts(unit.load), 1),
+                               racks_served(cluster, unit));
+  return html_escape(fmt::format("{}: {}, {} kW capacity; {}", unit.name, plant.cdu,
+                                 format_number(in_kilowatts(plant.cdu_capacity), 0), duty));
+}
+
+std::string heat_note(const Rack& rack) {
+  if (rack.heat_to_liquid <= Power{}) return ", air-cooled";
+  return fmt::format("; heat {} kW to liquid, {} kW to air",
+                     format_number(in_kilowatts(rack.heat_to_liquid), 1),
+                     format_number(in_kilowatts(rack.heat_to_air), 1));
 }
 
 std::string floor_cell(const Cluster& cluster, const RackLayouts& layouts, int r, double x, double y,
                        double w, double h) {
   const Rack& rack = cluster.racks[r];
+  const bool liquid = rack.heat_to_liquid > Power{};
+  std::string cell = fmt::format(
+      "<rect class=\"floor-rack layout-{}{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} ({}, {} "
+      "kW max{})</title></rect>",
+      layouts.layout_of_rack[r] % 12, liquid ? " liquid" : "", svg_number(x), svg_number(y),
+      svg_number(w * 0.86), svg_number(h), html_escape(rack.name), rack_kind_name(rack.kind),
+      format_number(in_kilowatts(rack.power_max), 1), heat_note(rack));
+  // An in-rack CDU is a band across the foot of its rack's cell.
+  const std::vector<const CduUnit*> units = cdus_in_rack(cluster, r);
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    const double band = h * 0.2;
+    cell += fmt::format(
+        "<rect class=\"floor-cdu in_rack\" data-cdu=\"{}\" data-spare=\"false\" data-racks=\"1\" x=\"{}\" "
+        "y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
+        units[k]->name, svg_number(x), svg_number(y + h - band * static_cast<double>(k + 1)),
+        svg_number(w * 0.86), svg_number(band), cdu_title(cluster, *units[k]));
+  }
+  return cell;
+}
+
+// An in-row CDU: a cabinet of its own at its floor position, "CDU" on it ("+1" on the spare).
+std::string floor_cdu(const Cluster& cluster, const CduUnit& unit, double x, double y, double w, double h) {
   return fmt::format(
-      "<rect class=\"floor-rack layout-{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} ({}, {} "
-      "kW "
-      "max)</title></rect>",
-      layouts.layout_of_rack[r] % 12, svg_number(x), svg_number(y), svg_number(w * 0.86), svg_number(h),
-      html_escape(rack.name), rack_kind_name(rack.kind), format_number(in_kilowatts(rack.power_max), 1));
+      "<g class=\"floor-cdu in_row{}\" data-cdu=\"{}\" data-spare=\"{}\" data-racks=\"{}\"><title>{}</title>"
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text></g>",
+      unit.spare ? " spare" : "", unit.name, unit.spare ? "true" : "false", unit.racks.size(),
+      cdu_title(cluster, unit), svg_number(x), svg_number(y), svg_number(w * 0.86), svg_number(h),
+      svg_number(x + w * 0.43), svg_number(y + h / 2 + 2), unit.spare ? "+1" : "CDU");
 }
 
 // Trays and switch trays of a scale-up domain that spans nodes (an NVL72 rack) name it; an 8-GPU box is its
@@ -76,6 +137,26 @@ std::string device_shape(const Cluster& cluster, const Device& device, int rack_
     shape +=
         fmt::format("<text class=\"device-label\" x=\"{}\" y=\"{}\">{}</text>", svg_number(kRackMargin + 6),
                     svg_number(y + std::min(h, 2 * kUnitHeight) / 2 + 3), html_escape(device.part));
+  }
+  return shape;
+}
+
+// An in-rack CDU at its rack units, named and labelled like a device.
+std::string cdu_shape(const Cluster& cluster, const CduUnit& unit, int rack_units) {
+  const double height_u = in_rack_units(cluster.cooling.cdu_height);
+  const double y = (rack_units - (unit.rack_unit + height_u - 1)) * kUnitHeight;
+  const double h = height_u * kUnitHeight;
+  std::string shape = fmt::format(
+      "<rect class=\"device cdu\" data-cdu=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{} "
+      "(U{})</title></rect>",
+      unit.name, svg_number(kRackMargin + 2), svg_number(y + 0.5), svg_number(kRackWidth - 4),
+      svg_number(h - 1), cdu_title(cluster, unit), unit.rack_unit);
+  if (h >= kUnitHeight) {
+    shape +=
+        fmt::format("<text class=\"device-label\" x=\"{}\" y=\"{}\">{}</text>", svg_number(kRackMargin + 6),
+                    svg_number(y + std::min(h, 2 * kUnitHeight) / 2 + 3),
+                    html_escape(fmt::format("{} ({} kW)", cluster.cooling.cdu,
+                                            format_number(in_kilowatts(cluster.cooling.cdu_capacity), 0))));
   }
   return shape;
 }
@@ -136,7 +217,13 @@ std::string floor_plan_svg(const Cluster& cluster, const RackLayouts& layouts) {
   std::map<int, std::vector<int>> racks_by_row;
   for (std::size_t r = 0; r < cluster.racks.size(); ++r)
     racks_by_row[cluster.racks[r].row].push_back(static_cast<int>(r));
+  std::map<int, std::vector<const CduUnit*>> cdus_by_row;  // in-row CDUs stand at their own positions
   std::size_t longest_row = 1;
+  for (const CduUnit& unit : cluster.cooling.units) {
+    if (unit.rack >= 0) continue;
+    cdus_by_row[unit.row].push_back(&unit);
+    longest_row = std::max(longest_row, static_cast<std::size_t>(unit.slot) + 1);
+  }
   for (auto& [row, racks] : racks_by_row) {
     std::sort(racks.begin(), racks.end(),
               [&](int a, int b) { return cluster.racks[a].slot < cluster.racks[b].slot; });
@@ -155,6 +242,8 @@ std::string floor_plan_svg(const Cluster& cluster, const RackLayouts& layouts) {
     for (std::size_t i = 0; i < racks.size(); ++i)
       svg += floor_cell(cluster, layouts, racks[i], 60 + cell * static_cast<double>(i), y, cell,
                         row_height * 0.7);
+    for (const CduUnit* unit : cdus_by_row[row])
+      svg += floor_cdu(cluster, *unit, 60 + cell * unit->slot, y, cell, row_height * 0.7);
     y += row_height;
   }
   return svg + "</svg>";
@@ -162,7 +251,7 @@ std::string floor_plan_svg(const Cluster& cluster, const RackLayouts& layouts) {
 
 std::string rack_elevation_svg(const Cluster& cluster, int rack_index) {
   const Rack& rack = cluster.racks[rack_index];
-  const int units = rack_height_units(cluster, rack);
+  const int units = rack_height_units(cluster, rack_index);
   const double frame_height = units * kUnitHeight;
   const double total_height = frame_height + kPowerBarHeight + (rack.heat_to_liquid.base() > 0 ? 38 : 26);
   std::string svg = fmt::format(
@@ -172,6 +261,7 @@ std::string rack_elevation_svg(const Cluster& cluster, int rack_index) {
       svg_number(kRackWidth), svg_number(frame_height));
   svg += unit_numbers(units);
   for (const int d : rack.devices) svg += device_shape(cluster, cluster.devices[d], units);
+  for (const CduUnit* unit : cdus_in_rack(cluster, rack_index)) svg += cdu_shape(cluster, *unit, units);
   svg += power_bar(cluster, rack, frame_height + 8);
   if (rack.heat_to_liquid.base() > 0) {  // liquid-cooled racks: where the heat goes
     svg +=
