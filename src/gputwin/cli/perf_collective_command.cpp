@@ -143,11 +143,11 @@ void add_perf_collective_command(CLI::App& perf, int& exit_code) {
       ->required();
   command->add_option("--gpus", options->gpus, "GPUs in the group (nccl-tests' ranks)")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       ->add_option("--gpus-per-node", options->gpus_per_node,
                    "GPUs of the group on each node (default: full nodes)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--min", options->min_size, "smallest size, nccl-tests' -b (default 8)");
   command->add_option("--max", options->max_size, "largest size, nccl-tests' -e (default 8G)");
   command->add_option("--factor", options->factor, "size multiplier per step, nccl-tests' -f (default 2)");
@@ -159,7 +159,7 @@ void add_perf_collective_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--iters", options->iters,
                    "operations timed back to back per size, nccl-tests' -n (default 20, its own default)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_flag(
       "--blocking", options->blocking,
       "each operation completes before the next, as nccl-tests' -z 1: prints one operation's time");
@@ -167,7 +167,7 @@ void add_perf_collective_command(CLI::App& perf, int& exit_code) {
       ->add_option("--gpus-per-process", options->gpus_per_process,
                    "GPUs one process drives, nccl-tests' -g (default 1): its host issues their calls each "
                    "iteration, at the fitted cost per GPU of data/perf/nccl-cost-model.yaml")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_flag("--explain", options->explain,
                     "per size: algorithm, protocol, latency and bandwidth terms");
   command->add_flag("--json", options->json, std::string("print JSON (schema ") + kCollectiveSchema + ")");

@@ -322,7 +322,7 @@ void add_perf_goodput_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--nodes-per-leaf", o->nodes_per_leaf,
                    "with --system: nodes one leaf switch serves (default 32, a DGX SuperPOD scalable unit)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_flag("--json", o->json, std::string("print JSON (schema ") + kGoodputSchema + ")");
   add_catalog_options(*command, o->catalog);
   command->callback([o, &exit_code] { exit_code = run_goodput(*o); });

@@ -91,25 +91,25 @@ void add_inference_model_options(CLI::App& command, InferenceModelOptions& optio
   add_node_type_option(command, options.node_type);
   command.add_option("--model", options.model, "model preset, e.g. llama3.1-70b")->required();
   command.add_option("--tp", options.tp, "tensor-parallel GPUs per replica (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       .add_option("--ep", options.ep,
                   "MoE only: attention groups of --tp GPUs per replica, experts split over all EP x TP "
                   "GPUs (vLLM --data-parallel-size with --enable-expert-parallel; default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       .add_option(
           "--pp", options.pp,
           "pipeline-parallel stages of --tp GPUs per replica, each holding its share of the layers "
           "(vLLM --pipeline-parallel-size; default 1; on a --system, as many nodes as the stages need)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command.add_option("--precision", options.precision, "weights and GEMMs: fp8 (default), bf16, fp16");
   command.add_option("--kv-precision", options.kv_precision,
                      "KV cache: fp8 or bf16 (default: as --precision)");
   command.add_option("--input-tokens", options.input_tokens, "prompt length (default 128)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command.add_option("--output-tokens", options.output_tokens, "generated tokens (default 128)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   add_catalog_options(command, options.catalog);
 }
 
@@ -240,12 +240,12 @@ void add_perf_infer_command(CLI::App& perf, int& exit_code) {
   add_inference_model_options(*command, options->deployment);
   command
       ->add_option("--sequences", options->sequences, "concurrent sequences to show (default 1 8 32 128 512)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       ->add_option("--load-rounds", options->load_rounds,
                    "requests each client sends when each concurrency is simulated as a benchmark runs it "
                    "(loaded TTFT/TPOT columns; 0 = skip; default 4)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command->add_flag("--json", options->json, std::string("print JSON (schema ") + kInferenceSchema + ")");
   command->add_option(
       "--engine", options->engine_generation,

@@ -69,10 +69,10 @@ void add_perf_roofline_command(CLI::App& perf, int& exit_code) {
   command->add_option("--precision", options->precision, "bf16 (default), fp8, fp16, tf32, fp32, fp64, int8");
   command->add_option("--gemm", options->gemm, "a GEMM's M N K (C[MxN] = A[MxK] B[KxN])")
       ->expected(3)
-      ->check(CLI::PositiveNumber);
-  command->add_option("--flops", options->flops, "a kernel's FLOPs")->check(CLI::PositiveNumber);
+      ->check(positive_number());
+  command->add_option("--flops", options->flops, "a kernel's FLOPs")->check(positive_number());
   command->add_option("--bytes", options->bytes, "a kernel's bytes moved to and from memory")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   add_catalog_options(*command, options->catalog);
   command->callback([options, &exit_code] { exit_code = run_roofline(*options); });
 }

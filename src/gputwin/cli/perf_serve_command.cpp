@@ -562,14 +562,14 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--replicas", options->replicas,
                    "engine replicas behind a round-robin balancer (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   auto* rate = command->add_option("--rate", options->rate, "open loop: mean arrivals per second")
-                   ->check(CLI::PositiveNumber);
+                   ->check(positive_number());
   command->add_option("--duration", options->duration_s, "open loop: seconds of arrivals (default 60)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       ->add_option("--cv", options->gap_cv, "open loop: coefficient of variation of the gaps (1 = Poisson)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   auto* trace = command
                     ->add_option("--trace", options->trace,
                                  "a request trace (Azure LLM inference CSV: TIMESTAMP,ContextTokens,"
@@ -579,28 +579,28 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
                           ->add_option("--concurrency", options->concurrency,
                                        "closed loop: clients that each send the next request when "
                                        "the last is answered")
-                          ->check(CLI::PositiveNumber);
+                          ->check(positive_number());
   rate->excludes(trace)->excludes(concurrency);
   trace->excludes(concurrency);
   command
       ->add_option("--requests", options->requests,
                    "closed loop: requests in all (default 10 per client); trace: the first N")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--slo", options->slo, "targets, e.g. ttft-p90=500ms,tpot-p90=50ms (one percentile)");
   command
       ->add_option("--max-batched-tokens", options->max_batched_tokens,
                    "tokens per engine iteration (default: the engine's, data/perf/serving-engine.yaml)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       ->add_option("--max-sequences", options->max_sequences,
                    "running requests per replica (default: the engine's)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--block-tokens", options->block_tokens, "KV-cache block size (default: the engine's)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--seed", options->seed, "seed of the generated arrivals (default 1)");
   command
       ->add_option("--sample-every", options->sample_every_s, "seconds between timeline samples (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--timeline-csv", options->timeline_csv, "write running, queue and KV use over time");
   command->add_option("--csv", options->search_csv, "--search: write the ranked table as CSV to FILE");
   command->add_flag(
@@ -619,7 +619,7 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--max-gpus", options->max_gpus,
                    "--search: the most GPUs a deployment may use (default 4096)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--prices", options->prices, "--search: GPU-hour prices (YAML, as perf size --prices)")
       ->check(CLI::ExistingFile);
   command->add_option(
@@ -630,11 +630,11 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--prefill-tp", options->prefill_tp,
                    "--disaggregate: TP of a prefill instance (default --tp)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       ->add_option("--decode-tp", options->decode_tp,
                    "--disaggregate: TP of a decode instance (default --tp)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option(
       "--engine", options->engine_generation,
       "an engine generation of data/perf/serving-engine-generations.yaml whose fitted efficiency "
@@ -643,7 +643,7 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       ->add_option("--threads", options->threads,
                    "--search: candidates simulated at once (default: the hardware's concurrency); the "
                    "answer is the same for any count")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       ->add_option("--batch-limits", options->batch_limits,
                    "--search: engine limits to try, TOKENS/SEQUENCES (default: the engine's for the GPU, "
@@ -653,7 +653,7 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
       ->add_option("--max-pp", options->max_domains,
                    "--search: the most scale-up domains (PP stages, or an EP group's domains) tried for "
                    "weights one domain cannot hold (default 4)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--slurm-array", options->slurm_array,
                       "--search: write (and submit) a Slurm job array in DIR, one task per candidate");
   command->add_option("--sbatch-option", options->sbatch_options,
@@ -663,7 +663,7 @@ void add_perf_serve_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--task", options->task,
                    "--search: run candidate I alone and write its row to --out (a Slurm array task)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command->add_option("--out", options->out, "with --task: the result file");
   add_power_options(*command, options->power, false);
   command->callback([options, &exit_code] {

@@ -414,12 +414,12 @@ void add_failure_options(CLI::App& command, ReplayCommandOptions& options) {
                      "time a job takes to restart after an interruption, e.g. 10min");
   command
       .add_option("--spare-nodes", options.spare_nodes, "hold this many nodes (the last ones) as hot spares")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command
       .add_option("--mig-spare-nodes", options.mig_spare_nodes,
                   "hold this many MIG-mode nodes (the last ones, partitioned like the others) as hot spares "
                   "for MIG-mode nodes (needs --mig-nodes)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command.add_option("--maintenance", options.maintenance,
                      "planned windows: every=90d,duration=8h,mode=rolling|all");
   command
@@ -442,29 +442,29 @@ void add_replay_command(CLI::App& simulate, int& exit_code) {
   command->add_option("--cluster", options->cluster_spec, "cluster spec (YAML) to replay on")
       ->check(CLI::ExistingFile);
   add_node_type_option(*command, options->node_type);
-  command->add_option("--nodes", options->nodes, "or: this many identical nodes")->check(CLI::PositiveNumber);
+  command->add_option("--nodes", options->nodes, "or: this many identical nodes")->check(positive_number());
   command->add_option("--gpus-per-node", options->gpus_per_node, "GPUs per node with --nodes (default 8)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option("--policy", options->policy, "queue policy: fifo | sjf | easy | fair (default fifo)");
   command->add_option("--interval", options->interval, "seconds per row of the metrics table (default 3600)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command
       ->add_option("--scan-depth", options->scan_depth,
                    "waiting jobs a pass looks at past the head (default 500)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command->add_option("--fair-share-by", options->fair_share_by, "group | user (default group)")
       ->check(CLI::IsMember({"group", "user"}));
   command
       ->add_option("--runtime-estimate-factor", options->runtime_estimate_factor,
                    "EASY: jobs without a requested time are expected to run this x their run time (default: "
                    "data/reference/runtime-estimates.yaml; 1 = perfect foresight)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_flag("--json", options->json, std::string("print JSON (schema ") + kReplaySchema + ")");
   command->add_option("--csv", options->csv, "write the metrics over time as CSV to this file");
   command
       ->add_option("--mig-nodes", options->mig_nodes,
                    "this many nodes (the last ones) run their GPUs in MIG mode, for jobs with a mig_profile")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command->add_option(
       "--mig-profile-set", options->mig_profile_set,
       "MIG profiles of those GPUs (data/catalog/mig.yaml, e.g. a100-80gb; default: the cluster's GPU)");
@@ -573,7 +573,7 @@ void add_packing_command(CLI::App& simulate, int& exit_code) {
   command
       ->add_option("--inflate", options->inflate,
                    "arrived GPU demand as a multiple of capacity (default 1.3)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_flag("--json", options->json, std::string("print JSON (schema ") + kPackingSchema + ")");
   command->callback([options, &exit_code] { exit_code = run_packing_command(*options); });
 }

@@ -210,7 +210,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   sweep->require_subcommand(0, 1);
   sweep->add_option("file", o->file, "sweep file (YAML)")->check(CLI::ExistingFile);
   sweep->add_option("--threads", o->threads, "local threads (default: all hardware threads)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   auto* sweep_json_flag = sweep->add_flag(
       "--json", o->json, "print JSON (schema gputwin.sweep/1, exact figures) instead of the table");
   sweep->add_flag("--csv", o->csv, "print CSV (figures rounded for reading) instead of the table")

@@ -120,22 +120,22 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   auto* generate = trace->add_subcommand("generate", "a synthetic job trace shaped like the Philly trace");
   generate->add_option("--gpus", options->synthetic.cluster_gpus, "GPUs of the cluster it is for")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   generate
       ->add_option("--jobs", options->synthetic.jobs,
                    "number of jobs (default: as many as --load needs at the shape's durations; given, the "
                    "durations are scaled to reach the load)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   generate->add_option("--days", options->synthetic.days, "days over which jobs arrive")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   generate
       ->add_option("--load", options->synthetic.load,
                    "offered load, GPU-seconds asked / available (default 0.8)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   generate->add_option("--seed", options->synthetic.seed, "random seed (default 1)");
   generate->add_option("--groups", options->synthetic.groups, "virtual clusters (default 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   generate->add_option("--out", options->out, "output file (gputwin job CSV, docs/jobs-format.md)")
       ->required();
   generate->callback([options, &exit_code] { exit_code = run_generate(options->synthetic, options->out); });
