@@ -216,6 +216,7 @@ int run_train(const TrainOptions& o) {
     const PerfHardware capped = capped_hardware(hw, power->point);
     TrainingConfig config = config_of(o, hw, *inputs);
     config.memory_reserve = memory_reserve_of(o.memory_reserve, inputs->memory_reserve, hw);
+    config.fsdp_blocks = inputs->memory_reserve.fsdp_blocks;
     // An architecture with no fitted GEMM fraction (none in the bundled data; cdna3 before its fit rows) has
     // no step time: refused by name rather than printed as an infinite step.
     // A named attention kernel with no published speed on this architecture is refused the same way.
