@@ -57,7 +57,9 @@ TrainingConfig megatron_config(const YAML::Node& row, const MemoryReserve& data,
   c.global_batch = field(row, "gbs", 0);
   c.sequence = field(row, "seq", 0);
   c.dp = field(row, "gpus", 0) / c.model_parallel();
-  c.zero = field(row, "fsdp", 0) > 0 ? 3 : 1;
+  // fsdp is a degree on Megatron-Bridge rows and a PyTorch sharding strategy (FULL_SHARD) on AMD's.
+  const std::string fsdp = row["fsdp"] && row["fsdp"].IsScalar() ? row["fsdp"].as<std::string>() : "0";
+  c.zero = fsdp != "0" ? 3 : 1;
   c.gradient_bytes = 2;
   c.memory_reserve = data.per_gpu(capacity);
   c.fsdp_blocks = data.fsdp_blocks;
