@@ -42,6 +42,7 @@ void search(benchmark::State& state, const std::string& model_name, int gpus) {
   base.sequence = 8192;
   base.global_batch = 2048;
   base.memory_reserve = in.reserve.per_gpu(hw.accelerator.memory);
+  base.fsdp_blocks = in.reserve.fsdp_blocks;
   int candidates = 0;
   for (auto _ : state) {
     const auto result = gputwin::search_training(hw, in.collectives, in.calibration, *model, base, gpus);

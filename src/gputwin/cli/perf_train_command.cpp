@@ -1,6 +1,8 @@
 // `gputwin perf train`: step time, its breakdown, tokens/s, MFU/HFU and memory per GPU of one training
 // configuration on a designed cluster (--cluster SPEC) or on N nodes of a catalog system (--system ID --nodes
 // N, a non-blocking fabric assumed), or (--search) the fastest configuration that fits.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -25,7 +27,8 @@ struct TrainOptions {
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
   bool gated_mlp = false;
   int sequence = 0, global_batch = 0, micro_batch = 1;
-  int tp = 1, pp = 1, vp = 1, dp = 0, cp = 1, zero = 1;
+  int tp = 1, pp = 1, vp = 1, dp = 0, cp = 1, ep = 1, zero = 1;
+  double expert_load_imbalance = 1.0;
   int first_stage_layers = 0, last_stage_layers = 0;
   int bf16_layers_start = -1, bf16_layers_end = -1;  // -1: the precision recipe's
   std::string recompute = "selective";
@@ -102,6 +105,8 @@ TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw, const Tr
   c.virtual_stages = o.vp;
   c.dp = o.dp;
   c.cp = o.cp;
+  c.ep = o.ep;
+  c.expert_load_imbalance = o.expert_load_imbalance;
   c.zero = o.zero;
   const auto recompute = recompute_from_name(o.recompute);
   if (!recompute)
@@ -131,6 +136,24 @@ TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw, const Tr
                        (gemm != nullptr ? gemm->peak_key : c.precision) + " rate for " + o.precision};
   }
   return c;
+}
+
+// --ep and --expert-load-imbalance against the model: ep splits the routed experts evenly (whether it also
+// divides the GPUs of its group is check_training_config's, once dp is known).
+void check_expert_options(const TrainOptions& o, const TransformerModel& model) {
+  if (o.ep < 1) throw UsageFailure{"--ep: must be at least 1, got " + std::to_string(o.ep)};
+  if (!model.is_moe() && o.ep != 1) {
+    throw UsageFailure{"--ep: " + model.name + " has no routed experts; the expert-parallel size must be 1, got " +
+                       std::to_string(o.ep)};
+  }
+  if (model.is_moe() && model.moe.experts % o.ep != 0) {
+    throw UsageFailure{"--ep: " + std::to_string(o.ep) + " does not divide the " +
+                       std::to_string(model.moe.experts) + " routed experts of " + model.name};
+  }
+  if (!(o.expert_load_imbalance >= 1)) {
+    throw UsageFailure{fmt::format("--expert-load-imbalance: must be at least 1 (1 = balanced routing), got {:g}",
+                                   o.expert_load_imbalance)};
+  }
 }
 
 int gpus_of(const TrainOptions& o, const PerfHardware& hw) {
@@ -206,6 +229,7 @@ int run_train(const TrainOptions& o) {
       custom = custom_model(o);
     }
     const TransformerModel& model = preset != nullptr ? *preset : custom;
+    check_expert_options(o, model);
     const auto cluster = hardware_of(o);
     if (!cluster) return kInputError;
     const int gpus = gpus_of(o, *cluster);
@@ -216,6 +240,7 @@ int run_train(const TrainOptions& o) {
     const PerfHardware capped = capped_hardware(hw, power->point);
     TrainingConfig config = config_of(o, hw, *inputs);
     config.memory_reserve = memory_reserve_of(o.memory_reserve, inputs->memory_reserve, hw);
+    config.fsdp_blocks = inputs->memory_reserve.fsdp_blocks;
     // An architecture with no fitted GEMM fraction (none in the bundled data; cdna3 before its fit rows) has
     // no step time: refused by name rather than printed as an infinite step.
     // A named attention kernel with no published speed on this architecture is refused the same way.
@@ -309,6 +334,12 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command->add_option("--vp", o->vp, "virtual stages per pipeline rank, interleaved 1F1B (default 1)");
   command->add_option("--dp", o->dp, "data-parallel size (default: GPUs / (tp pp cp))");
   command->add_option("--cp", o->cp, "context-parallel size (default 1)");
+  command->add_option("--ep", o->ep,
+                      "expert-parallel size for a mixture of experts (default 1): divides the routed experts "
+                      "and dp x cp (or tp x dp x cp)");
+  command->add_option("--expert-load-imbalance", o->expert_load_imbalance,
+                      "tokens on the busiest GPU's experts over the balanced share, at least 1 (default 1: "
+                      "force-balanced routing, as NVIDIA's MoE tables)");
   command->add_option("--zero", o->zero,
                       "0 replicated optimizer, 1 sharded (distributed optimizer, default), 2, 3 (FSDP)");
   command->add_option(
@@ -368,7 +399,7 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command->add_option("--gpus", o->gpus, "GPUs of the job (default: all of the cluster)")
       ->check(CLI::PositiveNumber);
   command->add_flag("--search", o->search,
-                    "find the fastest split that fits (tp, pp, cp, dp, vp, micro-batch, recompute, ZeRO)");
+                    "find the fastest split that fits (tp, pp, cp, ep, dp, vp, micro-batch, recompute, ZeRO)");
   command->add_flag("--explain", o->explain, "how each term was computed");
   command->add_flag("--json", o->json, std::string("print JSON (schema ") + kTrainingSchema + ")");
   add_power_options(*command, o->power, true);

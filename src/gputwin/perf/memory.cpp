@@ -42,7 +42,7 @@ bool trains_with_dropout(const TransformerModel& m) {
 
 MemoryReserve read_reserve(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"cuda_context", "nccl_buffers", "fragmentation", "source", "notes"});
+  root.expect_keys({"cuda_context", "nccl_buffers", "fragmentation", "fsdp", "source", "notes"});
   MemoryReserve reserve;
   const YamlField context = root.child("cuda_context");
   context.expect_keys({"size", "source"});
@@ -60,6 +60,10 @@ MemoryReserve read_reserve(const std::string& path) {
     fragmentation.child("share_of_memory").fail("must be a share of the GPU's memory in [0, 1)");
   }
   reserve.source = root.child("source").text_or_list();
+  const YamlField fsdp = root.child("fsdp");
+  fsdp.expect_keys({"unit", "gathered_blocks_alive", "unsharded_gradient_blocks", "source"});
+  reserve.fsdp_blocks.gathered_weights = fsdp.child("gathered_blocks_alive").positive_integer();
+  reserve.fsdp_blocks.unsharded_gradients = fsdp.child("unsharded_gradient_blocks").positive_integer();
   return reserve;
 }
 
@@ -120,6 +124,29 @@ double expert_parameters_per_gpu(const TransformerModel& model, const TrainingCo
     }
   }
   return experts;
+}
+
+double largest_block_parameters_per_gpu(const TransformerModel& model, const TrainingConfig& config) {
+  // What layer_parameters averages, taken apart by block kind: norms and biases (the remainder) on every
+  // block; a dense block's MLP or a MoE block's shared experts, router and routed experts.
+  const double attention = model.attention_matrix_parameters();
+  const double routed = model.is_moe() ? model.moe.experts * model.expert_matrix_parameters() : 0.0;
+  const double moe_rest = model.shared_expert_matrix_parameters() + model.router_parameters();
+  const LayerParameters average = layer_parameters(model);
+  const double all_layers = (average.dense + average.experts) * model.layers;
+  const double remainder = (all_layers - model.layers * attention -
+                            model.dense_layer_count() * model.dense_mlp_matrix_parameters() -
+                            model.moe_layer_count() * (moe_rest + routed)) /
+                           model.layers;
+  double largest = 0;
+  if (model.dense_layer_count() > 0) {
+    largest = (attention + model.dense_mlp_matrix_parameters() + remainder) / config.tp;
+  }
+  if (model.moe_layer_count() > 0) {
+    largest = std::max(largest, (attention + moe_rest + remainder) / config.tp +
+                                    routed / (config.ep * config.expert_tp()));
+  }
+  return largest;
 }
 
 double activation_layers_in_flight(const TransformerModel& model, const TrainingConfig& config, int rank) {
@@ -221,6 +248,18 @@ MemoryFootprint training_memory(const TransformerModel& model, const TrainingCon
   worst.output_logits = ByteSize::from_base(worst_rank == config.pp - 1 ? logits : 0);
   worst.activations = ByteSize::from_base(per_layer * activation_layers_in_flight(model, config, worst_rank) +
                                           recompute_peak);
+  if (config.zero >= 3) {
+    // FSDP's whole blocks come on top of the sharded states on every rank alike (weights bf16, gradients in
+    // the reduce-scatter's element size), so the worst rank stays the worst.
+    constexpr double kGatheredWeightBytes = 2;
+    const double block = largest_block_parameters_per_gpu(model, config);
+    worst.gathered_weights =
+        ByteSize::from_base(config.fsdp_blocks.gathered_weights * kGatheredWeightBytes * block);
+    worst.unsharded_gradients =
+        ByteSize::from_base(config.fsdp_blocks.unsharded_gradients * config.gradient_bytes * block);
+    worst.weights = worst.weights + worst.gathered_weights;
+    worst.gradients = worst.gradients + worst.unsharded_gradients;
+  }
   return worst;
 }
 

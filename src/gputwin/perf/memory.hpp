@@ -17,7 +17,10 @@
 //   flight (1F1B: min(p - r, m); Megatron's interleaved schedule: min(m v, 2 (p - r - 1) + (v - 1) p + 1)
 //   model chunks of l_r / v layers, which for rank 0 is Megatron's penalty 1 + (p - 1) / (p v)), the
 //   embedding on the first rank, the output layer and one micro-batch of logits on the last. Plus the
-//   per-GPU reserve (CUDA context, NCCL buffers, fragmentation) the config carries.
+//   per-GPU reserve (CUDA context, NCCL buffers, fragmentation) the config carries. ZeRO-3 / FSDP adds the
+//   whole blocks it holds at once (config.fsdp_blocks, memory.yaml: PyTorch FSDP2 keeps two all-gather
+//   outputs alive in forward and one block's unsharded gradient before its reduce-scatter), a block being
+//   the largest transformer block's parameters on the GPU (largest_block_parameters_per_gpu).
 #pragma once
 
 #include <string>
@@ -40,6 +43,10 @@ struct MemoryFootprint {
   ByteSize capacity;  // the accelerator's memory
   double parameters_per_gpu = 0;
   int pipeline_rank = 0;  // the most loaded pipeline rank, whose figures these are
+  // Of weights and gradients, ZeRO-3's whole blocks (TrainingConfig::fsdp_blocks): the gathered bf16 weights
+  // of the blocks alive at once and the unsharded gradient before its reduce-scatter. Zero below ZeRO-3.
+  ByteSize gathered_weights;
+  ByteSize unsharded_gradients;
 
   [[nodiscard]] ByteSize total() const {
     return weights + gradients + optimizer_states + activations + output_logits + kv_cache + reserve;
@@ -59,6 +66,12 @@ struct MemoryFootprint {
 [[nodiscard]] double parameters_on_rank(const TransformerModel& model, const TrainingConfig& config,
                                         int rank);
 
+// Parameters of the largest transformer block on one GPU (its dense part over t, its routed experts over ep
+// x expert tp): what FSDP gathers whole when it runs that block (ZeRO-3's unit, one block: torchtitan wraps
+// each TransformerBlock in its own fully_shard).
+[[nodiscard]] double largest_block_parameters_per_gpu(const TransformerModel& model,
+                                                      const TrainingConfig& config);
+
 // Micro-batch activations (in layers' worth of one micro-batch) that pipeline rank `rank` holds at its peak.
 [[nodiscard]] double activation_layers_in_flight(const TransformerModel& model, const TrainingConfig& config,
                                                  int rank);
@@ -71,6 +84,9 @@ struct MemoryReserve {
   ByteSize nccl_buffers;           // NCCL_BUFFSIZE x channels x peers x communicators (the file's factors)
   double fragmentation_share = 0;  // of the accelerator's memory
   std::string source;
+  // Not a reserve, but in the same file: the whole blocks FSDP (ZeRO-3) holds at once (memory.yaml fsdp);
+  // callers copy it into TrainingConfig::fsdp_blocks beside the reserve.
+  FsdpLiveBlocks fsdp_blocks;
 
   [[nodiscard]] ByteSize per_gpu(ByteSize capacity) const {
     return cuda_context + nccl_buffers + ByteSize::from_base(fragmentation_share * capacity.base());

@@ -59,7 +59,7 @@ std::string accelerator_of(const std::string& gpu) {
 // (ZeRO-3), bf16 gradient buffers (the performance recipes set grad_reduce_in_fp32 = False). The sources do
 // not publish recomputation: the row's run fits when one of none, selective, full does (the recipe chose
 // one); the table prints the least that fits.
-TrainingConfig megatron_config(const YAML::Node& row, ByteSize reserve) {
+TrainingConfig megatron_config(const YAML::Node& row, const MemoryReserve& data, ByteSize capacity) {
   TrainingConfig c;
   c.tp = field(row, "tp", 1);
   c.pp = field(row, "pp", 1);
@@ -71,7 +71,8 @@ TrainingConfig megatron_config(const YAML::Node& row, ByteSize reserve) {
   c.dp = field(row, "gpus", 0) / c.model_parallel();
   c.zero = zero_stage_of(row);
   c.gradient_bytes = 2;
-  c.memory_reserve = reserve;
+  c.memory_reserve = data.per_gpu(capacity);
+  c.fsdp_blocks = data.fsdp_blocks;
   return c;
 }
 
@@ -92,7 +93,7 @@ TEST(MemoryOfPublishedRuns, EveryFitSetDenseRunFits) {
       continue;
     }
     const ByteSize capacity = catalog.get<Accelerator>(gpu).memory;
-    TrainingConfig c = megatron_config(row, reserve.per_gpu(capacity));
+    TrainingConfig c = megatron_config(row, reserve, capacity);
     c.ep = field(row, "ep", 1);
     const auto problems = check_training_config(*model, c, field(row, "gpus", 0));
     ASSERT_TRUE(problems.empty()) << id << ": " << problems.front();
@@ -127,6 +128,8 @@ TEST(MemoryOfPublishedRuns, EveryFitSetDenseRunFits) {
 // micro-batches as stages), sequence 8192 where the page prints none (torchtitan's Llama 3 train configs'
 // seq_len; stated, not read in the row).
 TEST(MemoryOfPublishedRuns, PublishedPerGpuMemoryWithErrors) {
+  const FsdpLiveBlocks fsdp_blocks =
+      load_memory_reserve(source_path("data/perf/memory.yaml")).value().fsdp_blocks;
   int within = 0, explained_otherwise = 0;
   std::printf("%-44s %9s %9s %7s  %s\n", "published run", "GiB pub", "GiB model", "error",
               "why not explained");
@@ -146,6 +149,7 @@ TEST(MemoryOfPublishedRuns, PublishedPerGpuMemoryWithErrors) {
     c.global_batch = local_batch * c.dp;
     c.sequence = field(row, "seq", 8192);
     c.zero = 3;
+    c.fsdp_blocks = fsdp_blocks;
     c.gradient_bytes = 4;
     const std::string recompute = row["recompute"].IsNull() ? "none" : row["recompute"].as<std::string>();
     c.recompute = recompute_from_name(recompute).value_or(Recompute::selective);

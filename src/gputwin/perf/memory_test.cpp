@@ -284,3 +284,68 @@ TEST(MemoryOfExperts, ExpertStatesSplitOverExpertParallelism) {
 
 }  // namespace
 }  // namespace gputwin
+
+namespace gputwin {
+namespace {
+
+// ZeRO-3 / FSDP holds whole blocks beside its shards (memory.yaml fsdp: two gathered blocks alive in forward,
+// one block's unsharded gradient before its reduce-scatter). By hand on a 4-layer GPT of h = 1024: a block is
+// 12 h^2 + 13 h = 12,596,224 parameters (attention 4h^2 + 4h, MLP 8h^2 + 5h, two LayerNorms 4h), 6,298,112
+// on each of t = 2 ranks: 2 x 2 bytes x 6,298,112 = 25,192,448 bytes of gathered weights and 4 bytes (fp32
+// gradients) x 6,298,112 = 25,192,448 bytes of unsharded gradient.
+TEST(MemoryOfFsdp, GatheredBlocksAndUnshardedGradientByHand) {
+  const TransformerModel gpt = testing::megatron_gpt(4, 1024, 16, 1000, 512);
+  TrainingConfig c;
+  c.sequence = 512;
+  c.global_batch = 8;
+  c.tp = 2;
+  c.dp = 4;
+  c.zero = 3;
+  c.gradient_bytes = 4;
+  EXPECT_DOUBLE_EQ(largest_block_parameters_per_gpu(gpt, c), 6298112);
+  const MemoryFootprint sharded_only = training_memory(gpt, c, gigabytes(80));
+  EXPECT_EQ(sharded_only.gathered_weights.base(), 0);  // no blocks given: none counted
+  c.fsdp_blocks = data_reserve().fsdp_blocks;
+  ASSERT_EQ(c.fsdp_blocks.gathered_weights, 2);
+  ASSERT_EQ(c.fsdp_blocks.unsharded_gradients, 1);
+  const MemoryFootprint fsdp = training_memory(gpt, c, gigabytes(80));
+  EXPECT_DOUBLE_EQ(fsdp.gathered_weights.base(), 25192448);
+  EXPECT_DOUBLE_EQ(fsdp.unsharded_gradients.base(), 25192448);
+  EXPECT_DOUBLE_EQ((fsdp.weights - sharded_only.weights).base(), 25192448);
+  EXPECT_DOUBLE_EQ((fsdp.gradients - sharded_only.gradients).base(), 25192448);
+  EXPECT_DOUBLE_EQ((fsdp.total() - sharded_only.total()).base(), 2 * 25192448.0);
+  // Below ZeRO-3 the weights and gradients are whole already: nothing is added.
+  c.zero = 2;
+  EXPECT_EQ(training_memory(gpt, c, gigabytes(80)).gathered_weights.base(), 0);
+}
+
+// DeepSeek-V3 under FSDP with every expert on every GPU (ep 1): one MoE block's 256 routed experts are
+// 256 x 3 x 7168 x 2048 = 11,274,289,152 parameters, 45.1 GB as two gathered bf16 blocks and 45.1 GB as one
+// fp32 unsharded gradient: more than an 80 GB H100 whatever the shards. Split over ep 8 (expert tp 1) the
+// routed part of a block is 1/8 of it.
+TEST(MemoryOfFsdp, DeepSeekV3AtEp1CannotFitAnH100) {
+  const TransformerModel& dsv3 = *find_model(model_presets(), "deepseek-v3");
+  TrainingConfig c;
+  c.sequence = 4096;
+  c.global_batch = 15360;
+  c.dp = 1920;
+  c.zero = 3;
+  c.recompute = Recompute::full;
+  c.fsdp_blocks = data_reserve().fsdp_blocks;
+  c.memory_reserve = data_reserve().per_gpu(gigabytes(80));
+  const double routed = 256.0 * 3 * 7168 * 2048;
+  ASSERT_DOUBLE_EQ(routed, 11274289152.0);
+  const double block = largest_block_parameters_per_gpu(dsv3, c);
+  EXPECT_GT(block, routed);
+  EXPECT_LT(block, routed * 1.05);  // attention, shared expert, router and norms: under 5 % more
+  const MemoryFootprint m = training_memory(dsv3, c, gigabytes(80));
+  EXPECT_GT(m.gathered_weights.base(), 2 * 2 * routed);
+  EXPECT_GT(m.unsharded_gradients.base(), 4 * routed);
+  EXPECT_FALSE(m.fits()) << in_gigabytes(m.total()) << " GB";
+  TrainingConfig ep8 = c;
+  ep8.ep = 8;
+  EXPECT_NEAR(largest_block_parameters_per_gpu(dsv3, ep8), block - routed * 7 / 8, 1.0);
+}
+
+}  // namespace
+}  // namespace gputwin

@@ -639,7 +639,8 @@ StageTimes slowest_stage(const Context& x) {
 // Gradient reduction and, with a sharded optimizer, the weight all-gather, once per step.
 struct DataParallelTimes {
   double per_step = 0;         // s, gradient reduction and weight all-gather once per step
-  double per_micro_batch = 0;  // s, ZeRO-3 / FSDP weight re-gathers of one micro-batch (forward + backward)
+  double per_micro_batch = 0;  // s, of one micro-batch: ZeRO-2's gradient reduce-scatter, ZeRO-3 / FSDP's
+                               // weight re-gathers (forward + backward)
 };
 
 DataParallelTimes data_parallel_s(const Context& x, double parameters, double expert_parameters) {
@@ -648,16 +649,27 @@ DataParallelTimes data_parallel_s(const Context& x, double parameters, double ex
   // The dense parameters over the data-parallel group; the routed experts over the expert-data-parallel
   // group (Megatron's expert_data_parallel group: the ranks that hold the same experts). With expert
   // parallelism inside a node, that group has one rank per node and runs on the NICs alone.
-  auto reduce = [&](double count, const CollectiveGroup& group) {
+  auto on = [&](CollectiveOp op, double count, double bytes_per_element, const CollectiveGroup& group) {
     if (group.ranks <= 1 || count <= 0) return 0.0;
-    const double gradient_bytes = count * c.gradient_bytes;
-    const double weight_bytes = count * kWeightBytes;
-    if (c.zero == 0) return x.collective_s(CollectiveOp::all_reduce, gradient_bytes, group);
-    return x.collective_s(CollectiveOp::reduce_scatter, gradient_bytes, group) +
-           x.collective_s(CollectiveOp::all_gather, weight_bytes, group);
+    return x.collective_s(op, count * bytes_per_element, group);
   };
-  const double experts = c.ep > 1 || x.model.is_moe() ? expert_parameters : 0;
-  t.per_step = reduce(parameters - experts, x.groups.data) + reduce(experts, x.groups.expert_data);
+  auto both = [&](CollectiveOp op, double count, double bytes_per_element) {
+    const double experts = c.ep > 1 || x.model.is_moe() ? expert_parameters : 0;
+    return on(op, count - experts, bytes_per_element, x.groups.data) +
+           on(op, experts, bytes_per_element, x.groups.expert_data);
+  };
+  const double gradients = c.gradient_bytes;
+  if (c.zero == 0) {
+    t.per_step = both(CollectiveOp::all_reduce, parameters, gradients);
+  } else if (c.zero == 2) {
+    // A gradient shard cannot accumulate the whole gradient: every micro-batch's gradient is reduce-scattered
+    // after its backward pass (PyTorch FSDP without no_sync), the weights gathered once per step.
+    t.per_micro_batch = both(CollectiveOp::reduce_scatter, parameters, gradients);
+    t.per_step = both(CollectiveOp::all_gather, parameters, kWeightBytes);
+  } else {
+    t.per_step = both(CollectiveOp::reduce_scatter, parameters, gradients) +
+                 both(CollectiveOp::all_gather, parameters, kWeightBytes);
+  }
   if (c.zero == 3 && x.groups.data.ranks > 1) {
     // Weights gathered again for the forward and the backward pass of every micro-batch (ZeRO-3: 1.5x traffic
     // per pass, here per micro-batch as FSDP does without caching).

@@ -82,6 +82,10 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
   }
   require(config.dp >= 0, [&] { return "data-parallel size must be at least 1, got " + text(config.dp); });
   require(config.ep >= 1, [&] { return "expert-parallel size must be at least 1, got " + text(config.ep); });
+  require(config.expert_load_imbalance >= 1, [&] {
+    return "expert load imbalance must be at least 1 (1 = balanced routing), got " +
+           std::to_string(config.expert_load_imbalance);
+  });
   require(config.zero >= 0 && config.zero <= 3,
           [&] { return "ZeRO stage must be 0, 1, 2 or 3, got " + text(config.zero); });
   if (!problems.empty()) return problems;
@@ -96,6 +100,10 @@ std::vector<std::string> check_training_config(const TransformerModel& model, Tr
   require(config.first_stage_layers >= 0 && config.last_stage_layers >= 0, [&] {
     return "first / last pipeline stage layers must not be negative, got " + text(config.first_stage_layers) +
            " / " + text(config.last_stage_layers);
+  });
+  require(config.ep == 1 || (model.is_moe() && model.moe.experts % config.ep == 0), [&] {
+    return "expert-parallel size " + text(config.ep) + " does not divide the " + text(model.moe.experts) +
+           " routed experts";
   });
   if (!config.compiled) {
     if (std::string why = eager_block_mismatch(model); !why.empty()) problems.push_back(std::move(why));

@@ -41,6 +41,14 @@ enum class Attention {
 // and values as torchtitan hands them to scaled_dot_product_attention: repeated to every query head.
 enum class ContextExchange { ring, all_gather, all_gather_blocks };
 
+// FSDP (ZeRO-3) holds some transformer blocks whole at once beside the sharded states: the gathered bf16
+// weights of the blocks alive together, and the unsharded gradient of the block whose reduce-scatter is being
+// fed (data/perf/memory.yaml fsdp, with its source; 0 = not counted).
+struct FsdpLiveBlocks {
+  int gathered_weights = 0;     // blocks whose all-gather outputs are alive at once (FSDP2: 2)
+  int unsharded_gradients = 0;  // blocks whose whole gradient is alive before its reduce-scatter (1)
+};
+
 [[nodiscard]] std::string_view recompute_name(Recompute recompute);
 [[nodiscard]] std::optional<Recompute> recompute_from_name(std::string_view name);
 
@@ -90,6 +98,7 @@ struct TrainingConfig {
                               // gradients (the ZeRO paper's accounting)
   ByteSize memory_reserve;    // per GPU, not available to the model: CUDA context, NCCL buffers, allocator
                               // fragmentation (data/perf/memory.yaml gives the default; 0 = none)
+  FsdpLiveBlocks fsdp_blocks;  // with zero 3: the whole blocks FSDP holds at once (memory.yaml gives them)
   // PyTorch frameworks (torchtitan): the transformer blocks run under torch.compile (true, the default: the
   // elementwise work counted as fused kernels) or in eager mode (false: every elementwise op its own kernel,
   // reading and writing its tensors in full, fp32 upcasts included; data/perf/pytorch-eager-ops.yaml).

@@ -137,10 +137,17 @@ std::vector<SearchAxis> search_axes(const PerfHardware& hardware, const Transfor
                     return values;
                   },
                   [](TrainingConfig& c, int v) { c.ep = v; }, [](int v) { return named("ep", v); }});
-  // FSDP (ZeRO-3) only without tensor or pipeline parallelism, where frameworks offer it.
+  // ZeRO 1: Megatron's distributed optimizer (sharding strategy `optim`: optimizer state only, the gradient
+  // buffer whole). ZeRO 2 wherever there is data parallelism to shard over, with any tp and pp: gradients and
+  // optimizer state sharded, the weights whole (Megatron FSDP's `optim_grads`, PyTorch FSDP's
+  // SHARD_GRAD_OP; Meta's Llama 3.1 405B at TP 8 PP 16). FSDP (ZeRO-3) only without tensor or pipeline
+  // parallelism, where frameworks offer it.
   axes.push_back({"zero",
-                  [](const TrainingConfig& c) {
-                    return c.tp == 1 && c.pp == 1 ? std::vector<int>{1, 3} : std::vector<int>{1};
+                  [=](const TrainingConfig& c) {
+                    std::vector<int> stages{1};
+                    if (gpus / c.model_parallel() > 1) stages.push_back(2);
+                    if (c.tp == 1 && c.pp == 1) stages.push_back(3);
+                    return stages;
                   },
                   [](TrainingConfig& c, int v) { c.zero = v; }, [](int v) { return named("ZeRO", v); }});
   axes.push_back({"micro-batch", [=](const TrainingConfig&) { return space.micro_batches; },

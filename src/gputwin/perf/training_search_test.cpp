@@ -183,5 +183,35 @@ TEST(TrainingSearch, GeneratorExpandsNamedAxes) {
   EXPECT_GT(splits, 100);
 }
 
+// The ZeRO axis: 1 (Megatron's distributed optimizer) always; 2 (gradients sharded too, weights whole) with
+// any tp and pp wherever the GPUs leave more than one data-parallel rank; 3 (FSDP) only at tp = pp = 1. So
+// Meta's Llama 3.1 405B split, TP 8 PP 16 at ZeRO 2 on 16,384 H100, is among the splits generated.
+TEST(TrainingSearch, ZeroAxisOffersStageTwoWithTensorAndPipelineParallelism) {
+  const auto hw = perf_hardware_of_system(setup().catalog, "dgx-h100", 2048).value();
+  const TransformerModel& llama = *find_model(model_presets(), "llama3.1-405b");
+  const auto axes = search_axes(hw, llama, base(2048), 16384, SearchSpace{});
+  const auto zero = std::find_if(axes.begin(), axes.end(), [](const SearchAxis& a) { return a.name == "zero"; });
+  ASSERT_NE(zero, axes.end());
+  TrainingConfig split = base(2048);
+  split.tp = 8;
+  split.pp = 16;
+  EXPECT_EQ(zero->values(split), (std::vector<int>{1, 2}));
+  split.tp = 1;
+  split.pp = 1;
+  EXPECT_EQ(zero->values(split), (std::vector<int>{1, 2, 3}));
+  split.tp = 8;
+  split.pp = 128;
+  split.cp = 16;  // 8 x 128 x 16 = 16,384: no data-parallel rank to shard over
+  EXPECT_EQ(zero->values(split), (std::vector<int>{1}));
+  bool meta_split = false;
+  SearchSpace narrow;
+  narrow.micro_batches = {1};
+  for_each_split(search_axes(hw, llama, base(2048), 16384, narrow), base(2048), [&](const TrainingConfig& c) {
+    meta_split = meta_split || (c.tp == 8 && c.pp == 16 && c.cp == 1 && c.virtual_stages == 1 && c.zero == 2 &&
+                                c.dp == 128 && c.recompute == Recompute::none);
+  });
+  EXPECT_TRUE(meta_split);
+}
+
 }  // namespace
 }  // namespace gputwin

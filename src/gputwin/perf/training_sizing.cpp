@@ -59,6 +59,7 @@ SizingRow size_one(const Catalog& catalog, const CollectiveModel& collectives,
   }
   TrainingConfig base = request.base;
   base.memory_reserve = request.reserve_override.value_or(request.memory_reserve.per_gpu(gpu->memory));
+  base.fsdp_blocks = request.memory_reserve.fsdp_blocks;
   std::string hardware_error;
   const auto trial = [&](int nodes) {
     SizingTrial tried;

@@ -66,6 +66,7 @@ WorkloadSetup workload_setup(const ClusterSpec& spec, const Catalog& catalog,
   }
   const ByteSize gpu_memory = catalog.get<Accelerator>(system.accelerator).memory;
   setup.base.memory_reserve = setup.target.memory_reserve.value_or(inputs.memory_reserve.per_gpu(gpu_memory));
+  setup.base.fsdp_blocks = inputs.memory_reserve.fsdp_blocks;
   if (setup.base.memory_reserve.base() >= gpu_memory.base()) {
     fail_at(spec, "nodes.workload.memory_reserve", "the reserve leaves nothing of the GPU's memory");
   }

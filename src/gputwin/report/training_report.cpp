@@ -12,14 +12,14 @@ namespace gputwin {
 namespace {
 
 std::string split_text(const TrainingConfig& c) {
-  return fmt::format("tp {}, pp {}, vp {}, cp {}, dp {}; micro-batch {}, recompute {}, ZeRO {}{}", c.tp, c.pp,
-                     c.virtual_stages, c.cp, c.dp, c.micro_batch, recompute_name(c.recompute), c.zero,
+  return fmt::format("tp {}, pp {}, vp {}, cp {}, ep {}, dp {}; micro-batch {}, recompute {}, ZeRO {}{}", c.tp,
+                     c.pp, c.virtual_stages, c.cp, c.ep, c.dp, c.micro_batch, recompute_name(c.recompute), c.zero,
                      c.sequence_parallel && c.tp > 1 ? ", sequence parallel" : "");
 }
 
 std::string short_split(const TrainingConfig& c) {
-  return fmt::format("tp {} pp {} vp {} cp {} dp {} mb {} {} ZeRO {}", c.tp, c.pp, c.virtual_stages, c.cp,
-                     c.dp, c.micro_batch, recompute_name(c.recompute), c.zero);
+  return fmt::format("tp {} pp {} vp {} cp {} ep {} dp {} mb {} {} ZeRO {}", c.tp, c.pp, c.virtual_stages,
+                     c.cp, c.ep, c.dp, c.micro_batch, recompute_name(c.recompute), c.zero);
 }
 
 nlohmann::json split_json(const TrainingConfig& c) {
@@ -27,6 +27,7 @@ nlohmann::json split_json(const TrainingConfig& c) {
           {"pp", c.pp},
           {"vp", c.virtual_stages},
           {"cp", c.cp},
+          {"ep", c.ep},
           {"dp", c.dp},
           {"micro_batch", c.micro_batch},
           {"recompute", recompute_name(c.recompute)},
@@ -177,6 +178,8 @@ nlohmann::json training_json(const TrainingRunInfo& run, const TrainingEstimate&
         {"pp", c.pp},
         {"vp", c.virtual_stages},
         {"cp", c.cp},
+        {"ep", c.ep},
+        {"expert_load_imbalance", c.expert_load_imbalance},
         {"dp", c.dp},
         {"micro_batch", c.micro_batch},
         {"global_batch", c.global_batch},
@@ -281,7 +284,7 @@ std::string sizing_text(const TransformerModel& model, double tokens, double day
     const auto& c = e.config;
     table.add_row(
         {row.accelerator, row.system, std::to_string(row.gpus), std::to_string(row.racks),
-         fmt::format("tp {} pp {} cp {} dp {} mb {} {}{}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
+         fmt::format("tp {} pp {} cp {} ep {} dp {} mb {} {}{}", c.tp, c.pp, c.cp, c.ep, c.dp, c.micro_batch,
                      recompute_name(c.recompute),
                      c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : ""),
          fmt::format("{:.1f}", row.days), row.wall_days ? fmt::format("{:.1f}", *row.wall_days) : "-",
@@ -544,7 +547,8 @@ std::string workload_fit_text(const WorkloadFit& fit) {
                  {fmt::format("{:.1f}", trial.days),
                   trial.wall_days ? fmt::format("{:.1f}", *trial.wall_days) : std::string("-"),
                   fmt::format("{:.1f} %", 100 * trial.estimate->mfu),
-                  fmt::format("tp {} pp {} cp {} dp {} mb {}{}", c.tp, c.pp, c.cp, c.dp, c.micro_batch,
+                  fmt::format("tp {} pp {} cp {} ep {} dp {} mb {}{}", c.tp, c.pp, c.cp, c.ep, c.dp,
+                              c.micro_batch,
                               c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : "")});
     table.add_row(cells);
   }
@@ -684,6 +688,7 @@ SizingSplit sizing_split_from_json(const JsonField& split) {
   s.pp = int_of(split.child("pp"));
   s.vp = int_of(split.child("vp"));
   s.cp = int_of(split.child("cp"));
+  s.ep = split.has("ep") ? int_of(split.child("ep")) : 1;  // documents written before it carried ep
   s.dp = int_of(split.child("dp"));
   s.micro_batch = int_of(split.child("micro_batch"));
   s.recompute = split.child("recompute").string();

@@ -81,6 +81,7 @@ struct SizingSplit {
   int pp = 1;
   int vp = 1;
   int cp = 1;
+  int ep = 1;  // expert-parallel size; 1 in documents written before it was carried
   int dp = 1;
   int micro_batch = 1;
   std::string recompute;
