@@ -335,11 +335,11 @@ void add_perf_size_command(CLI::App& perf, int& exit_code) {
                     "hold --days against the failure-free work days (no ETTR), the former meaning");
   command->add_option("--accelerators", o->accelerators,
                       "catalog accelerator ids, comma-separated (default h100-sxm,h200-sxm,b200,mi300x)");
-  command->add_option("--seq", o->sequence, "sequence length (default 8192)")->check(CLI::PositiveNumber);
+  command->add_option("--seq", o->sequence, "sequence length (default 8192)")->check(positive_number());
   command
       ->add_option("--global-batch", o->global_batch,
                    "sequences per step (default: 16M tokens, Llama 3 405B's final batch)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_option(
       "--precision", o->precision,
       "bf16 (default) | fp8 | fp8-cs | mxfp8 | nvfp4: a recipe of data/perf/precision-recipes.yaml");

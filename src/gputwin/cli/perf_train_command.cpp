@@ -312,7 +312,7 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--nodes", o->nodes,
                    "nodes of --system, racks of a rack system (default 1; a non-blocking fabric is assumed)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->needs(system);
   command->add_option("--memory-reserve", o->memory_reserve,
                       "per-GPU memory not available to the model, e.g. 4GiB (default: data/perf/memory.yaml: "
@@ -326,8 +326,8 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command->add_flag("--gated-mlp", o->gated_mlp,
                     "custom model: SwiGLU MLP, RoPE, no biases, untied (Llama-style)");
   command->add_option("--vocab", o->vocab, "custom model: vocabulary size");
-  command->add_option("--seq", o->sequence, "sequence length (tokens)")->check(CLI::PositiveNumber);
-  command->add_option("--global-batch", o->global_batch, "sequences per step")->check(CLI::PositiveNumber);
+  command->add_option("--seq", o->sequence, "sequence length (tokens)")->check(positive_number());
+  command->add_option("--global-batch", o->global_batch, "sequences per step")->check(positive_number());
   command->add_option("--micro-batch", o->micro_batch, "sequences per micro-batch (default 1)");
   command->add_option("--tp", o->tp, "tensor-parallel size (default 1)");
   command->add_option("--pp", o->pp, "pipeline-parallel size (default 1)");
@@ -348,11 +348,11 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--first-stage-layers", o->first_stage_layers,
                    "layers on the first pipeline stage (Megatron --decoder-first-pipeline-num-layers)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command
       ->add_option("--last-stage-layers", o->last_stage_layers,
                    "layers on the last pipeline stage (Megatron --decoder-last-pipeline-num-layers)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command->add_option(
       "--precision", o->precision,
       "bf16 (default) | fp8 | fp8-cs | mxfp8 | nvfp4: a recipe of data/perf/precision-recipes.yaml "
@@ -360,11 +360,11 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command
       ->add_option("--bf16-layers-start", o->bf16_layers_start,
                    "first transformer layers kept in bf16 (default: the recipe's)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command
       ->add_option("--bf16-layers-end", o->bf16_layers_end,
                    "last transformer layers kept in bf16 (default: the recipe's)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   command
       ->add_option("--attention", o->attention, "flash (default) | unfused (scores stored, as before 2022)")
       ->check(CLI::IsMember({"flash", "unfused"}));
@@ -397,7 +397,7 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
   command->add_flag("--no-overlap", o->no_overlap,
                     "data-parallel reduction not overlapped with the backward pass");
   command->add_option("--gpus", o->gpus, "GPUs of the job (default: all of the cluster)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command->add_flag("--search", o->search,
                     "find the fastest split that fits (tp, pp, cp, ep, dp, vp, micro-batch, recompute, ZeRO)");
   command->add_flag("--explain", o->explain, "how each term was computed");
