@@ -16,7 +16,7 @@ using testing::perf_setup;
 using testing::source_path;
 
 // The stored cdna3 fraction (data/perf/gemm-efficiency.yaml), the MI300X's.
-constexpr double kCdna3Fraction = 0.415;
+constexpr double kCdna3Fraction = 0.370;
 
 const GemmModel& gemm() {
   static const GemmModel model = load_gemm_model(source_path("data/perf/gemm-efficiency.yaml")).value();
