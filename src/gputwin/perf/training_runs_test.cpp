@@ -554,7 +554,7 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
   // -24.0 %), three stay above it; 22 with each collective behind its own matmul alone (8B bf16 async TP
   // +21.4 -> +16.5 %); 18 with both. 17 with torchtitan's eager 8B row in PyTorch eager mode (+20.2 -> +3.0
   // %). 18 with the held-out cdna3 rows (MI325X 70B BF16, -27.0 %: training-gaps.yaml
-  // cdna3-mi325x-sustained-clock).
+  // cdna3-mi325x-70b-bf16).
   EXPECT_EQ(above, 18);
 }
 
