@@ -182,22 +182,6 @@ TEST(GemmModel, SustainedRatesReferencePeaksAreTheCatalogs) {
   }
 }
 
-TEST(GemmModel, SustainedRatesWithoutTheReferencePartIsALocatedError) {
-  testing::expect_located_error(
-      load_gemm_model,
-      "precisions: {bf16: {peak: bf16, element_bytes: 2, quantised: false, source: x}}\n"
-      "architectures:\n  - {architecture: cdna3, peak_fraction: 0.5, source: x}\n"
-      "sustained_rates:\n"
-      "  - architecture: cdna3\n"
-      "    reference: mi300x\n"
-      "    reference_peak_tflops: {bf16: 1307.4}\n"
-      "    max_achievable_tflops: {mi325x: {bf16: 843}}\n"
-      "    source: x\n"
-      "attention: {tile_tokens: 128, backward_to_forward_flops: 2.5, source: x}\n"
-      "quantisation: {cast_bytes_per_element: 6, source: x}\n",
-      5, {"reference part"});
-}
-
 // Without a published kernel table (blackwell) the rule: the GEMM fraction, the diagonal tiles whole.
 TEST(GemmModel, CausalAttentionWithoutKernelTableWastesTheDiagonalTiles) {
   const GemmDevice b200 = device("b200", "bf16");
