@@ -111,6 +111,32 @@ void read_precision_rates(const YamlField& list, const std::map<std::string, Gem
   }
 }
 
+// `sustained_rates`: per architecture, each part's measured max-achievable GEMM TFLOP/s by peak key, and the
+// part the fitted fraction refers to (with its peaks, to take its measured share of them).
+void read_sustained_rates(const YamlField& list, std::vector<GemmArchitecture>& architectures) {
+  for (const YamlField& row : list.items()) {
+    row.expect_keys({"architecture", "reference", "reference_peak_tflops", "max_achievable_tflops", "source"});
+    const YamlField name = row.child("architecture");
+    const auto a = std::find_if(architectures.begin(), architectures.end(),
+                                [&](const GemmArchitecture& x) { return x.name == name.text(); });
+    if (a == architectures.end()) name.fail("no such architecture in `architectures`");
+    if (!a->reference_part.empty()) name.fail("measured twice");
+    (void)row.child("source").text_or_list();  // required
+    for (const auto& [key, value] : row.child("reference_peak_tflops").entries())
+      a->reference_peak_tflops[key] = value.positive_number();
+    for (const auto& [part, rates] : row.child("max_achievable_tflops").entries()) {
+      for (const auto& [key, value] : rates.entries()) a->sustained_tflops[part][key] = value.positive_number();
+    }
+    const YamlField reference = row.child("reference");
+    a->reference_part = reference.text();
+    const auto ref = a->sustained_tflops.find(a->reference_part);
+    if (ref == a->sustained_tflops.end()) reference.fail("the reference part needs max_achievable_tflops");
+    for (const auto& [key, tflops] : ref->second) {
+      if (!a->reference_peak_tflops.count(key)) reference.fail("reference_peak_tflops has no '" + key + "' rate");
+    }
+  }
+}
+
 // Linear in log2(x) between the points, held at the ends.
 double interpolate_log2(const std::vector<double>& xs, const std::vector<double>& ys, double x) {
   if (x <= xs.front()) return ys.front();
@@ -123,8 +149,8 @@ double interpolate_log2(const std::vector<double>& xs, const std::vector<double>
 
 GemmModel read_gemm_model(const std::string& path) {
   const YamlField root = YamlDocument::load(path).root();
-  root.expect_keys({"precisions", "architectures", "precision_rates", "attention", "quantisation",
-                    "grouped_gemm", "notes"});
+  root.expect_keys({"precisions", "architectures", "precision_rates", "sustained_rates", "attention",
+                    "quantisation", "grouped_gemm", "notes"});
   std::map<std::string, GemmPrecision> precisions;
   for (const auto& [name, field] : root.child("precisions").entries()) {
     field.expect_keys({"peak", "element_bytes", "quantised", "cast_bytes_per_element", "source"});
@@ -151,6 +177,8 @@ GemmModel read_gemm_model(const std::string& path) {
   }
   if (const auto rates = root.optional_child("precision_rates"))
     read_precision_rates(*rates, precisions, architectures);
+  if (const auto sustained = root.optional_child("sustained_rates"))
+    read_sustained_rates(*sustained, architectures);
   const YamlField attention = root.child("attention");
   attention.expect_keys({"tile_tokens", "backward_to_forward_flops", "source", "kernels"});
   const YamlField quantisation = root.child("quantisation");
@@ -196,6 +224,24 @@ GemmModel read_gemm_model(const std::string& path) {
 double GemmArchitecture::rate_of(const std::string& precision) const {
   const auto it = precision_rates.find(precision);
   return it == precision_rates.end() ? 1.0 : it->second;
+}
+
+// AMD, "Measuring Max-Achievable FLOPs - Part 2" (ROCm blog, 28 Feb 2025), Table 1: parts sharing one datasheet
+// peak sustain different clocks under GEMM load (MI325X at 1,000 W vs MI300X at 750 W). The architecture's
+// fitted fraction is the reference part's; another part runs at it x (its measured share of its own peak) /
+// (the reference part's share of its peak).
+double GemmArchitecture::sustained_factor(const Accelerator& accelerator, const std::string& peak_key) const {
+  const auto part = sustained_tflops.find(accelerator.info.id);
+  const auto ref = sustained_tflops.find(reference_part);
+  if (part == sustained_tflops.end() || ref == sustained_tflops.end()) return 1.0;
+  const auto measured = part->second.find(peak_key);
+  const auto ref_measured = ref->second.find(peak_key);
+  const auto peak = accelerator.dense_compute.find(peak_key);
+  if (measured == part->second.end() || ref_measured == ref->second.end() ||
+      peak == accelerator.dense_compute.end() || !peak->second)
+    return 1.0;
+  const double share = measured->second / in_teraflops(*peak->second);
+  return share / (ref_measured->second / reference_peak_tflops.at(peak_key));
 }
 
 double GemmDevice::gemm_s(double m, double n, double k) const {
@@ -347,8 +393,11 @@ Result<GemmDevice> GemmModel::device(const Accelerator& accelerator, const std::
   d.peak_flops = peak->second->base();
   d.bf16_peak_flops = bf16->second->base();
   d.memory_bytes_per_s = in_gigabytes_per_second(accelerator.memory_bandwidth) * 1e9;
-  d.peak_fraction = *a->peak_fraction;
-  d.precision_rate = a->rate_of(p->name);
+  // The part's sustained clock: bf16's in the fraction (attention and the bf16 pieces run there), the
+  // precision's own relative to it in the precision's rate.
+  const double bf16_sustained = a->sustained_factor(accelerator, "bf16");
+  d.peak_fraction = *a->peak_fraction * bf16_sustained;
+  d.precision_rate = a->rate_of(p->name) * a->sustained_factor(accelerator, p->peak_key) / bf16_sustained;
   d.bf16_rate = a->rate_of("bf16");
   d.element_bytes = p->element_bytes;
   d.quantised = p->quantised;

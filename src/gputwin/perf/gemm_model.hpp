@@ -73,6 +73,13 @@ struct GemmArchitecture {
   std::map<std::string, double> precision_rates;
   // peak_fraction x this is the precision's achieved fraction of its own peak (1 where not measured).
   [[nodiscard]] double rate_of(const std::string& precision) const;
+  // Measured max-achievable GEMM TFLOP/s by part id and peak key (`sustained_rates`): parts of one
+  // architecture that sustain different clocks under GEMM load. The fitted fraction is the reference part's.
+  std::string reference_part;
+  std::map<std::string, double> reference_peak_tflops;                    // the reference part's peaks
+  std::map<std::string, std::map<std::string, double>> sustained_tflops;  // part id -> peak key -> TFLOP/s
+  // The part's measured share of its own peak over the reference part's (1 where either is not measured).
+  [[nodiscard]] double sustained_factor(const Accelerator& accelerator, const std::string& peak_key) const;
 };
 
 // One accelerator at one precision, ready to time kernels.

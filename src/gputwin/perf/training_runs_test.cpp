@@ -252,7 +252,8 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // (11.26 % / 11.13 % with each alone; 11.63 % before both; 11.32 % before current scaling's cost); 11.02 %
   // with the pre-full-iteration recipes above; 11.14 % with gpt-oss's 26.04 presets; 11.06 % with the
   // tensor-parallel overlap per GEMM; 10.88 % over 118 rows with the 8 cdna3 rows (8.44 % among them);
-  // goal 5 %, not reached; 10.65 % with gpt-oss's expert output bias (above).
+  // goal 5 %, not reached; 10.65 % with gpt-oss's expert output bias (above), and with the MI325X at AMD's
+  // measured max-achievable rate over the MI300X's (cdna3 refit 0.415 -> 0.370): MEASURED_FIT.
   EXPECT_LE(fit.mean_abs_error, 0.1066);
 }
 
@@ -304,7 +305,8 @@ TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
   // worst +61.3 % (the same row); with both 15.12 %, worst +61.3 %. torchtitan's two eager 8B rows in PyTorch
   // eager mode (each unfused op's traffic read in torchtitan's code; +16.4 / +20.2 -> -0.2 / +3.0 %): the
   // mean 14.59 %. With the 3 held-out cdna3 rows (MI325X, Primus; 15.99 % among them): 14.65 % over 66 rows.
-  EXPECT_LE(evaluation.mean_abs_error, 0.1466);
+  // The MI325X at AMD's measured max-achievable rate (cdna3 refit 0.370): 14.44 %.
+  EXPECT_LE(evaluation.mean_abs_error, 0.1445);
   EXPECT_LE(evaluation.max_abs_error, 0.614);
   for (const auto& row : predictions()) {
     if (row.run.id == "llama3-h100-405b-bf16-8192" || row.run.id == "llama3-h100-405b-bf16-16384") {
@@ -555,7 +557,7 @@ TEST(TrainingRuns, EveryEvaluationRowAboveTwentyPercentHasAStatedReason) {
   // -24.0 %), three stay above it; 22 with each collective behind its own matmul alone (8B bf16 async TP
   // +21.4 -> +16.5 %); 18 with both. 17 with torchtitan's eager 8B row in PyTorch eager mode (+20.2 -> +3.0
   // %). 18 with the held-out cdna3 rows (MI325X 70B BF16, -27.0 %: training-gaps.yaml
-  // cdna3-mi325x-sustained-clock).
+  // cdna3-mi325x-70b-bf16).
   EXPECT_EQ(above, 18);
 }
 
@@ -766,8 +768,10 @@ TEST(TrainingRuns, AmdErrorsAsReached) {
 TEST(TrainingRuns, Cdna3FitRowsAsReached) {
   const ValidationSummary fit = summarize_set(predictions(), "fit", "cdna3");
   ASSERT_EQ(fit.rows, 8);
-  EXPECT_LE(fit.mean_abs_error, 0.0845);
-  EXPECT_LE(fit.max_abs_error, 0.155);
+  // The MI325X at AMD's measured max-achievable rate over the MI300X's (gemm-efficiency.yaml sustained_rates),
+  // refit 0.370: 6.15 %, worst 10.60 % (BF16 -8.6 to -10.6 %, FP8 +1.0 to +4.4 %).
+  EXPECT_LE(fit.mean_abs_error, 0.0616);
+  EXPECT_LE(fit.max_abs_error, 0.107);
 }
 
 // cdna3 held out: AMD's Primus (Megatron backend) runs on MI325X as AMD's Primus projection document quotes them
@@ -793,8 +797,9 @@ TEST(TrainingRuns, Cdna3EvaluationRowsAsReached) {
   EXPECT_EQ(read, 3);
   const ValidationSummary evaluation = summarize_set(predictions(), "evaluation", "cdna3");
   ASSERT_EQ(evaluation.rows, 3);
-  EXPECT_LE(evaluation.mean_abs_error, 0.160);
-  EXPECT_LE(evaluation.max_abs_error, 0.271);
+  // With the MI325X at AMD's measured max-achievable rate (cdna3 refit 0.370): -3.6, -7.3, -22.8 %, 11.23 %.
+  EXPECT_LE(evaluation.mean_abs_error, 0.1124);
+  EXPECT_LE(evaluation.max_abs_error, 0.228);
 }
 
 // The rows publish TFLOP/s by the benchmark's own formula (llama.py estimate_flops_per_token); the tokens/s

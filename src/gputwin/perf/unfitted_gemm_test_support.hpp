@@ -12,7 +12,7 @@ namespace gputwin::testing {
 
 // The fraction stored for cdna3 in data/perf/gemm-efficiency.yaml (TrainingCalibration.RecomputesTheStoredFit
 // checks it is the fit's).
-inline constexpr const char* kStoredCdna3Fraction = "architecture: cdna3, peak_fraction: 0.415";
+inline constexpr const char* kStoredCdna3Fraction = "architecture: cdna3, peak_fraction: 0.370";
 
 inline GemmModel gemm_model_without_cdna3_fraction() {
   const std::string text = replaced(read_text(source_path("data/perf/gemm-efficiency.yaml")),
