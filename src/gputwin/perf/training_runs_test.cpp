@@ -204,8 +204,9 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // (perf/tp_overlap.hpp; was the pass's collectives behind its GEMMs pooled), refit (blackwell-ultra 0.670):
   // dense 4.69 % (H100 5.02 %; H100 405B TP 8 +7.0/+4.8 -> +4.1/+1.8 %, 70B TP 4 -8.3 -> -9.5 %).
   // The 8 cdna3 fit rows (MI300X/MI325X, fitted alone to cdna3 0.415: 8.44 % among them): dense 63 rows
-  // 5.16 % (4.69 % on the 55 before them), above the 5 % goal.
-  EXPECT_LE(dense_sum / dense, 0.0517);
+  // 5.16 % (4.69 % on the 55 before them), above the 5 % goal. With the MI325X at AMD's measured sustained GEMM
+  // rate and cdna3 refit to 0.370 (6.15 % among them): dense 4.87 %, within the 5 % goal.
+  EXPECT_LE(dense_sum / dense, 0.0488);
   EXPECT_LE(hopper_sum / hopper, 0.0503);
   // The routed experts' gradients reduced over the expert-data-parallel group (one rank per node where EP
   // fills a node: B200 gpt-oss-120b EP 8 +123.6 % -> +39.1 %) and the host wait refitted (3.05 ms): MoE
@@ -253,8 +254,8 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // with the pre-full-iteration recipes above; 11.14 % with gpt-oss's 26.04 presets; 11.06 % with the
   // tensor-parallel overlap per GEMM; 10.88 % over 118 rows with the 8 cdna3 rows (8.44 % among them);
   // goal 5 %, not reached; 10.65 % with gpt-oss's expert output bias (above), and with the MI325X at AMD's
-  // measured max-achievable rate over the MI300X's (cdna3 refit 0.415 -> 0.370): MEASURED_FIT.
-  EXPECT_LE(fit.mean_abs_error, 0.1066);
+  // measured max-achievable rate over the MI300X's (cdna3 refit 0.415 -> 0.370): 10.49 %.
+  EXPECT_LE(fit.mean_abs_error, 0.1050);
 }
 
 TEST(TrainingRuns, EvaluationSetErrorsAsReached) {
