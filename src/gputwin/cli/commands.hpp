@@ -35,8 +35,8 @@ struct UsageFailure {
   std::string message;
 };
 
-// Option checks with messages that say what is wrong (CLI11's PositiveNumber rejects 0 as "Value 0 not in range
-// 0.000000 to 1797...", a range that appears to hold it).
+// Option checks with messages that say what is wrong (CLI11's PositiveNumber rejects 0 as "Value 0 not in
+// range 0.000000 to 1797...", a range that appears to hold it).
 CLI::Validator positive_number();
 CLI::Validator non_negative_number();
 
@@ -75,7 +75,8 @@ void add_node_type_option(CLI::App& command, std::string& node_type);
 
 // What `--system ID` names for the performance models: a catalog system, or a rack-scale system (catalog
 // rack_systems, e.g. gb200-nvl72) read as its compute trays, counted in whole racks (one scale-up domain a
-// rack, as a spec's `nodes: {system: gb200-nvl72, count: N}` counts racks); catalog/gpu_systems.hpp resolves it.
+// rack, as a spec's `nodes: {system: gb200-nvl72, count: N}` counts racks); catalog/gpu_systems.hpp resolves
+// it.
 struct SystemChoice : GpuSystemLookup {
   [[nodiscard]] const std::string& node_id() const { return node->info.id; }
   // GPUs one scale-up domain joins (NVLink across the trays of a rack; a box's own GPUs).

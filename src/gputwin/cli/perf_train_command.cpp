@@ -143,7 +143,8 @@ TrainingConfig config_of(const TrainOptions& o, const PerfHardware& hw, const Tr
 void check_expert_options(const TrainOptions& o, const TransformerModel& model) {
   if (o.ep < 1) throw UsageFailure{"--ep: must be at least 1, got " + std::to_string(o.ep)};
   if (!model.is_moe() && o.ep != 1) {
-    throw UsageFailure{"--ep: " + model.name + " has no routed experts; the expert-parallel size must be 1, got " +
+    throw UsageFailure{"--ep: " + model.name +
+                       " has no routed experts; the expert-parallel size must be 1, got " +
                        std::to_string(o.ep)};
   }
   if (model.is_moe() && model.moe.experts % o.ep != 0) {
@@ -151,8 +152,9 @@ void check_expert_options(const TrainOptions& o, const TransformerModel& model) 
                        std::to_string(model.moe.experts) + " routed experts of " + model.name};
   }
   if (!(o.expert_load_imbalance >= 1)) {
-    throw UsageFailure{fmt::format("--expert-load-imbalance: must be at least 1 (1 = balanced routing), got {:g}",
-                                   o.expert_load_imbalance)};
+    throw UsageFailure{
+        fmt::format("--expert-load-imbalance: must be at least 1 (1 = balanced routing), got {:g}",
+                    o.expert_load_imbalance)};
   }
 }
 
@@ -398,8 +400,9 @@ void add_perf_train_command(CLI::App& perf, int& exit_code) {
                     "data-parallel reduction not overlapped with the backward pass");
   command->add_option("--gpus", o->gpus, "GPUs of the job (default: all of the cluster)")
       ->check(positive_number());
-  command->add_flag("--search", o->search,
-                    "find the fastest split that fits (tp, pp, cp, ep, dp, vp, micro-batch, recompute, ZeRO)");
+  command->add_flag(
+      "--search", o->search,
+      "find the fastest split that fits (tp, pp, cp, ep, dp, vp, micro-batch, recompute, ZeRO)");
   command->add_flag("--explain", o->explain, "how each term was computed");
   command->add_flag("--json", o->json, std::string("print JSON (schema ") + kTrainingSchema + ")");
   add_power_options(*command, o->power, true);

@@ -115,7 +115,8 @@ void read_precision_rates(const YamlField& list, const std::map<std::string, Gem
 // part the fitted fraction refers to (with its peaks, to take its measured share of them).
 void read_sustained_rates(const YamlField& list, std::vector<GemmArchitecture>& architectures) {
   for (const YamlField& row : list.items()) {
-    row.expect_keys({"architecture", "reference", "reference_peak_tflops", "max_achievable_tflops", "source"});
+    row.expect_keys(
+        {"architecture", "reference", "reference_peak_tflops", "max_achievable_tflops", "source"});
     const YamlField name = row.child("architecture");
     const auto a = std::find_if(architectures.begin(), architectures.end(),
                                 [&](const GemmArchitecture& x) { return x.name == name.text(); });
@@ -125,14 +126,16 @@ void read_sustained_rates(const YamlField& list, std::vector<GemmArchitecture>& 
     for (const auto& [key, value] : row.child("reference_peak_tflops").entries())
       a->reference_peak_tflops[key] = value.positive_number();
     for (const auto& [part, rates] : row.child("max_achievable_tflops").entries()) {
-      for (const auto& [key, value] : rates.entries()) a->sustained_tflops[part][key] = value.positive_number();
+      for (const auto& [key, value] : rates.entries())
+        a->sustained_tflops[part][key] = value.positive_number();
     }
     const YamlField reference = row.child("reference");
     a->reference_part = reference.text();
     const auto ref = a->sustained_tflops.find(a->reference_part);
     if (ref == a->sustained_tflops.end()) reference.fail("the reference part needs max_achievable_tflops");
     for (const auto& [key, tflops] : ref->second) {
-      if (!a->reference_peak_tflops.count(key)) reference.fail("reference_peak_tflops has no '" + key + "' rate");
+      if (!a->reference_peak_tflops.count(key))
+        reference.fail("reference_peak_tflops has no '" + key + "' rate");
     }
   }
 }
@@ -226,10 +229,10 @@ double GemmArchitecture::rate_of(const std::string& precision) const {
   return it == precision_rates.end() ? 1.0 : it->second;
 }
 
-// AMD, "Measuring Max-Achievable FLOPs - Part 2" (ROCm blog, 28 Feb 2025), Table 1: parts sharing one datasheet
-// peak sustain different clocks under GEMM load (MI325X at 1,000 W vs MI300X at 750 W). The architecture's
-// fitted fraction is the reference part's; another part runs at it x (its measured share of its own peak) /
-// (the reference part's share of its peak).
+// AMD, "Measuring Max-Achievable FLOPs - Part 2" (ROCm blog, 28 Feb 2025), Table 1: parts sharing one
+// datasheet peak sustain different clocks under GEMM load (MI325X at 1,000 W vs MI300X at 750 W). The
+// architecture's fitted fraction is the reference part's; another part runs at it x (its measured share of
+// its own peak) / (the reference part's share of its peak).
 double GemmArchitecture::sustained_factor(const Accelerator& accelerator, const std::string& peak_key) const {
   const auto part = sustained_tflops.find(accelerator.info.id);
   const auto ref = sustained_tflops.find(reference_part);

@@ -140,10 +140,10 @@ TEST(GemmModel, UnknownArchitectureIsAnErrorNamingIt) {
   EXPECT_NE(d.error_text().find("cdna3"), std::string::npos) << d.error_text();
 }
 
-// cdna3's fitted fraction (amd-pytorch-training-v25.2) is the MI300X's, its reference part; the MI325X has the
-// same datasheet peaks but sustains a higher clock under GEMM load, so it runs at the fraction x AMD's measured
-// max-achievable ratio (ROCm blog 'Measuring Max-Achievable FLOPs - Part 2', Table 1): bf16 843 / 708, fp8
-// 1,519 / 1,273 TFLOP/s.
+// cdna3's fitted fraction (amd-pytorch-training-v25.2) is the MI300X's, its reference part; the MI325X has
+// the same datasheet peaks but sustains a higher clock under GEMM load, so it runs at the fraction x AMD's
+// measured max-achievable ratio (ROCm blog 'Measuring Max-Achievable FLOPs - Part 2', Table 1): bf16 843 /
+// 708, fp8 1,519 / 1,273 TFLOP/s.
 TEST(GemmModel, Cdna3FractionIsMi300xsAndMi325xRunsAtItsMeasuredSustainedRate) {
   const double fitted = kCdna3Fraction;
   EXPECT_DOUBLE_EQ(device("mi300x", "bf16").peak_fraction, fitted);
@@ -177,8 +177,8 @@ TEST(GemmModel, SustainedRatesReferencePeaksAreTheCatalogs) {
   const Accelerator& mi300x = perf_setup().catalog.get<Accelerator>("mi300x");
   for (const char* key : {"bf16", "fp8"}) {
     EXPECT_DOUBLE_EQ(device("mi300x", key).peak_flops, in_teraflops(*mi300x.dense_compute.at(key)) * 1e12);
-    EXPECT_NEAR(in_teraflops(*mi300x.dense_compute.at(key)),
-                std::string(key) == "bf16" ? 1307.4 : 2614.9, 1e-9);
+    EXPECT_NEAR(in_teraflops(*mi300x.dense_compute.at(key)), std::string(key) == "bf16" ? 1307.4 : 2614.9,
+                1e-9);
   }
 }
 

@@ -143,8 +143,8 @@ double largest_block_parameters_per_gpu(const TransformerModel& model, const Tra
     largest = (attention + model.dense_mlp_matrix_parameters() + remainder) / config.tp;
   }
   if (model.moe_layer_count() > 0) {
-    largest = std::max(largest, (attention + moe_rest + remainder) / config.tp +
-                                    routed / (config.ep * config.expert_tp()));
+    largest = std::max(
+        largest, (attention + moe_rest + remainder) / config.tp + routed / (config.ep * config.expert_tp()));
   }
   return largest;
 }

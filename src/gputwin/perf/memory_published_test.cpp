@@ -48,9 +48,8 @@ int zero_stage_of(const YAML::Node& row) {
 // The catalog accelerator of a row's GPU; empty when the catalog has none.
 std::string accelerator_of(const std::string& gpu) {
   static const std::map<std::string, std::string> ids{
-      {"H100", "h100-sxm"}, {"H200", "h200-sxm"}, {"B200", "b200"},     {"GB200", "gb200"},
-      {"B300", "b300"},     {"GB300", "gb300"},    {"MI300X", "mi300x"}, {"MI325X", "mi325x"},
-      {"MI355X", "mi355x"}};
+      {"H100", "h100-sxm"}, {"H200", "h200-sxm"}, {"B200", "b200"},     {"GB200", "gb200"},  {"B300", "b300"},
+      {"GB300", "gb300"},   {"MI300X", "mi300x"}, {"MI325X", "mi325x"}, {"MI355X", "mi355x"}};
   const auto it = ids.find(gpu);
   return it == ids.end() ? "" : it->second;
 }

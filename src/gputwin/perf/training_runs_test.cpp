@@ -204,8 +204,8 @@ TEST(TrainingRuns, FitSetMeetsItsGoal) {
   // (perf/tp_overlap.hpp; was the pass's collectives behind its GEMMs pooled), refit (blackwell-ultra 0.670):
   // dense 4.69 % (H100 5.02 %; H100 405B TP 8 +7.0/+4.8 -> +4.1/+1.8 %, 70B TP 4 -8.3 -> -9.5 %).
   // The 8 cdna3 fit rows (MI300X/MI325X, fitted alone to cdna3 0.415: 8.44 % among them): dense 63 rows
-  // 5.16 % (4.69 % on the 55 before them), above the 5 % goal. With the MI325X at AMD's measured sustained GEMM
-  // rate and cdna3 refit to 0.370 (6.15 % among them): dense 4.87 %, within the 5 % goal.
+  // 5.16 % (4.69 % on the 55 before them), above the 5 % goal. With the MI325X at AMD's measured sustained
+  // GEMM rate and cdna3 refit to 0.370 (6.15 % among them): dense 4.87 %, within the 5 % goal.
   EXPECT_LE(dense_sum / dense, 0.0488);
   EXPECT_LE(hopper_sum / hopper, 0.0503);
   // The routed experts' gradients reduced over the expert-data-parallel group (one rank per node where EP
@@ -769,18 +769,18 @@ TEST(TrainingRuns, AmdErrorsAsReached) {
 TEST(TrainingRuns, Cdna3FitRowsAsReached) {
   const ValidationSummary fit = summarize_set(predictions(), "fit", "cdna3");
   ASSERT_EQ(fit.rows, 8);
-  // The MI325X at AMD's measured max-achievable rate over the MI300X's (gemm-efficiency.yaml sustained_rates),
-  // refit 0.370: 6.15 %, worst 10.60 % (BF16 -8.6 to -10.6 %, FP8 +1.0 to +4.4 %).
+  // The MI325X at AMD's measured max-achievable rate over the MI300X's (gemm-efficiency.yaml
+  // sustained_rates), refit 0.370: 6.15 %, worst 10.60 % (BF16 -8.6 to -10.6 %, FP8 +1.0 to +4.4 %).
   EXPECT_LE(fit.mean_abs_error, 0.0616);
   EXPECT_LE(fit.max_abs_error, 0.107);
 }
 
-// cdna3 held out: AMD's Primus (Megatron backend) runs on MI325X as AMD's Primus projection document quotes them
-// from the ROCm Performance Results page (rocm/primus:v26.1): Llama 3.1 8B FP8 on 8 nodes (DP 64, distributed
-// optimizer), Llama 3.1 70B FP8 and BF16 on 8 nodes (PyTorch FSDP2 over 64 GPUs, full recomputation from the
-// configs). Never fitted on. Measured with cdna3's 0.415: -8.5, -12.4 and -27.0 %, mean |error| 15.99 %: all
-// pessimistic, the MI325X sustaining a higher GEMM clock than the MI300X
-// that shares the fitted fraction (AMD's Max-Achievable FLOPs: 843 vs 708 TFLOP/s BF16; training-gaps.yaml).
+// cdna3 held out: AMD's Primus (Megatron backend) runs on MI325X as AMD's Primus projection document quotes
+// them from the ROCm Performance Results page (rocm/primus:v26.1): Llama 3.1 8B FP8 on 8 nodes (DP 64,
+// distributed optimizer), Llama 3.1 70B FP8 and BF16 on 8 nodes (PyTorch FSDP2 over 64 GPUs, full
+// recomputation from the configs). Never fitted on. Measured with cdna3's 0.415: -8.5, -12.4 and -27.0 %,
+// mean |error| 15.99 %: all pessimistic, the MI325X sustaining a higher GEMM clock than the MI300X that
+// shares the fitted fraction (AMD's Max-Achievable FLOPs: 843 vs 708 TFLOP/s BF16; training-gaps.yaml).
 TEST(TrainingRuns, Cdna3EvaluationRowsAsReached) {
   int read = 0;
   for (const auto& row : predictions()) {

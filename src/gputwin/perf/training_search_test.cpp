@@ -58,8 +58,8 @@ TEST(TrainingSearch, FastestOnlyFindsTheSameWinnerAsTheExplainedSearch) {
     const auto hw = perf_hardware_of_system(setup().catalog, k.system, k.nodes).value();
     const TransformerModel& model = *find_model(model_presets(), k.model);
     const int gpus = k.nodes * hw.gpus_per_node;
-    const auto explained = search_training(hw, setup().collectives, setup().calibration, model,
-                                           base(k.global_batch), gpus);
+    const auto explained =
+        search_training(hw, setup().collectives, setup().calibration, model, base(k.global_batch), gpus);
     const auto fastest = search_training(hw, setup().collectives, setup().calibration, model,
                                          base(k.global_batch), gpus, fastest_only());
     ASSERT_TRUE(explained.best.has_value());
@@ -190,7 +190,8 @@ TEST(TrainingSearch, ZeroAxisOffersStageTwoWithTensorAndPipelineParallelism) {
   const auto hw = perf_hardware_of_system(setup().catalog, "dgx-h100", 2048).value();
   const TransformerModel& llama = *find_model(model_presets(), "llama3.1-405b");
   const auto axes = search_axes(hw, llama, base(2048), 16384, SearchSpace{});
-  const auto zero = std::find_if(axes.begin(), axes.end(), [](const SearchAxis& a) { return a.name == "zero"; });
+  const auto zero =
+      std::find_if(axes.begin(), axes.end(), [](const SearchAxis& a) { return a.name == "zero"; });
   ASSERT_NE(zero, axes.end());
   TrainingConfig split = base(2048);
   split.tp = 8;
@@ -207,8 +208,8 @@ TEST(TrainingSearch, ZeroAxisOffersStageTwoWithTensorAndPipelineParallelism) {
   SearchSpace narrow;
   narrow.micro_batches = {1};
   for_each_split(search_axes(hw, llama, base(2048), 16384, narrow), base(2048), [&](const TrainingConfig& c) {
-    meta_split = meta_split || (c.tp == 8 && c.pp == 16 && c.cp == 1 && c.virtual_stages == 1 && c.zero == 2 &&
-                                c.dp == 128 && c.recompute == Recompute::none);
+    meta_split = meta_split || (c.tp == 8 && c.pp == 16 && c.cp == 1 && c.virtual_stages == 1 &&
+                                c.zero == 2 && c.dp == 128 && c.recompute == Recompute::none);
   });
   EXPECT_TRUE(meta_split);
 }

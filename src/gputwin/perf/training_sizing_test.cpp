@@ -210,8 +210,8 @@ TEST(TrainingSizing, SizingTakesTheTimeToTrainIntoItsDeadline) {
   EXPECT_LE(*counted[0].wall_days, r.days);
 }
 
-// Accelerators are sized on threads of their own (up to the machine's concurrency): the rows of one request are
-// those of each accelerator sized alone (one thread), in the request's order, failures counted too.
+// Accelerators are sized on threads of their own (up to the machine's concurrency): the rows of one request
+// are those of each accelerator sized alone (one thread), in the request's order, failures counted too.
 TEST(TrainingSizing, ThreadsGiveIdenticalRows) {
   SizingRequest r = request(20);
   r.accelerators = {"mi300x", "no-such-gpu", "h100-sxm", "b200"};

@@ -122,8 +122,8 @@ std::string nvls_domain_warning(const CollectiveSweep& sweep, const PerfHardware
     return row.estimate.algorithm == "NVLS" || row.estimate.algorithm == "NVLSTree";
   });
   if (!nvls) return "";
-  return fmt::format("NVLS on {} ranks of one NVLink domain, more than the {} it is checked on: {}", per_domain,
-                     model.nvls_domain_check.checked_up_to_ranks, model.nvls_domain_check.beyond);
+  return fmt::format("NVLS on {} ranks of one NVLink domain, more than the {} it is checked on: {}",
+                     per_domain, model.nvls_domain_check.checked_up_to_ranks, model.nvls_domain_check.beyond);
 }
 
 }  // namespace

@@ -159,7 +159,8 @@ CapacityDocument capacity_document_from_json(const JsonField& root, const std::s
   // A /1 writer priced the GPUs bought once it counted them; before, the GPUs used.
   const bool any_bought = std::any_of(out.rows.begin(), out.rows.end(),
                                       [](const CapacityDocumentRow& r) { return r.bought.has_value(); });
-  out.cost_basis = first_version && !any_bought ? CapacityCostBasis::used_gpus : CapacityCostBasis::bought_gpus;
+  out.cost_basis =
+      first_version && !any_bought ? CapacityCostBasis::used_gpus : CapacityCostBasis::bought_gpus;
   return out;
 }
 

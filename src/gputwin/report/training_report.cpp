@@ -12,8 +12,9 @@ namespace gputwin {
 namespace {
 
 std::string split_text(const TrainingConfig& c) {
-  return fmt::format("tp {}, pp {}, vp {}, cp {}, ep {}, dp {}; micro-batch {}, recompute {}, ZeRO {}{}", c.tp,
-                     c.pp, c.virtual_stages, c.cp, c.ep, c.dp, c.micro_batch, recompute_name(c.recompute), c.zero,
+  return fmt::format("tp {}, pp {}, vp {}, cp {}, ep {}, dp {}; micro-batch {}, recompute {}, ZeRO {}{}",
+                     c.tp, c.pp, c.virtual_stages, c.cp, c.ep, c.dp, c.micro_batch,
+                     recompute_name(c.recompute), c.zero,
                      c.sequence_parallel && c.tp > 1 ? ", sequence parallel" : "");
 }
 
@@ -548,8 +549,7 @@ std::string workload_fit_text(const WorkloadFit& fit) {
                   trial.wall_days ? fmt::format("{:.1f}", *trial.wall_days) : std::string("-"),
                   fmt::format("{:.1f} %", 100 * trial.estimate->mfu),
                   fmt::format("tp {} pp {} cp {} ep {} dp {} mb {}{}", c.tp, c.pp, c.cp, c.ep, c.dp,
-                              c.micro_batch,
-                              c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : "")});
+                              c.micro_batch, c.idle_gpus > 0 ? fmt::format(", {} idle", c.idle_gpus) : "")});
     table.add_row(cells);
   }
   text += table.render();

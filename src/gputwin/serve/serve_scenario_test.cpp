@@ -197,7 +197,8 @@ TEST(ServeScenario, DrawnLengthsAndArrivalsDoNotShareARandomStream) {
   ASSERT_EQ(a.size(), b.size());
   ASSERT_GT(a.size(), 500u);
   for (std::size_t k = 0; k < a.size(); ++k)
-    EXPECT_EQ(std::bit_cast<std::uint64_t>(a[k].arrival_s), std::bit_cast<std::uint64_t>(b[k].arrival_s)) << k;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(a[k].arrival_s), std::bit_cast<std::uint64_t>(b[k].arrival_s))
+        << k;
 
   TrafficSpec faster = drawn;
   faster.arrivals.rate_per_s = 200;

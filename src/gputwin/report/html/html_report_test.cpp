@@ -476,11 +476,12 @@ TEST(HtmlReport, ServingRunsAndCapacitySearchGetTheirTablesAndCharts) {
   EXPECT_NE(html.find("id=\"chart-serve-tpot\" data-series=\"2\" data-points=\"4\""), std::string::npos);
 }
 
-// The capacity table's bought column: a /2 document (perf serve --search --systems gb200-nvl72,dgx-h100 --model
-// llama3.1-8b --rate 10 --duration 20 --input-tokens 1024 --output-tokens 128 --slo ttft-p90=300ms,tpot-p90=30ms
-// --prices examples/gpu-hour-prices.yaml --json) draws what each meeting row buys, an NVL72 by the 72-GPU rack
-// and an H100 box by the node; the /1 fixture, written before purchases were counted, says they were not recorded and that its $/h is
-// on the GPUs used.
+// The capacity table's bought column: a /2 document (perf serve --search --systems gb200-nvl72,dgx-h100
+// --model llama3.1-8b --rate 10 --duration 20 --input-tokens 1024 --output-tokens 128 --slo
+// ttft-p90=300ms,tpot-p90=30ms
+// --prices examples/gpu-hour-prices.yaml --json) draws what each meeting row buys, an NVL72 by the 72-GPU
+// rack and an H100 box by the node; the /1 fixture, written before purchases were counted, says they were not
+// recorded and that its $/h is on the GPUs used.
 TEST(HtmlReport, CapacityTableDrawsWhatEachRowBuys) {
   const Cluster cluster = plan_file("examples/dgx-h100-superpod-1su.yaml");
   const std::string dir = std::string(GPUTWIN_SOURCE_DIR) + "/tests/report/";

@@ -40,8 +40,8 @@ void read_into(ReportInputs& inputs, const JsonField& root, const std::string& s
                                            " (simulate replay|packing --json)"
                                      : std::string("expected ") + kCollectiveSchema + ", " + kTrainingSchema +
                                            ", " + kInferenceSchema + ", " + kSizingSchema + ", " +
-                                           kServeSchema + ", " + kServeCapacitySchema + ", " + kServeCapacitySchemaV1 + " or " +
-                                           kGoodputSchema +
+                                           kServeSchema + ", " + kServeCapacitySchema + ", " +
+                                           kServeCapacitySchemaV1 + " or " + kGoodputSchema +
                                            " (perf collective|train|infer|size|serve|goodput --json)";
     root.child("schema").fail(expected + ", found '" + schema + "'");
   }

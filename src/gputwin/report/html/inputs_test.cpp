@@ -137,9 +137,11 @@ TEST(ReportInputs, ForeignSchemaIsNamedWithWhatWasExpected) {
 
 TEST(ReportInputs, SimulationResultPassedAsPerfIsRefused) {
   const std::string error = error_of(kReplay, ReportInputKind::perf);
-  EXPECT_NE(error.find("gputwin.collective/1, gputwin.perf-train/1, gputwin.infer/1, gputwin.perf-size/1, "
-                       "gputwin.serve/1, gputwin.serve-capacity/2, gputwin.serve-capacity/1 or gputwin.perf-goodput/1"),
-            std::string::npos)
+  EXPECT_NE(
+      error.find(
+          "gputwin.collective/1, gputwin.perf-train/1, gputwin.infer/1, gputwin.perf-size/1, "
+          "gputwin.serve/1, gputwin.serve-capacity/2, gputwin.serve-capacity/1 or gputwin.perf-goodput/1"),
+      std::string::npos)
       << error;
 }
 

@@ -91,8 +91,8 @@ std::string inference_table(const InferenceResult& result) {
 }
 
 std::string split_text(const SizingSplit& split) {
-  return fmt::format("tp {} pp {} cp {} ep {} dp {} mb {} {}{}", split.tp, split.pp, split.cp, split.ep, split.dp,
-                     split.micro_batch, split.recompute,
+  return fmt::format("tp {} pp {} cp {} ep {} dp {} mb {} {}{}", split.tp, split.pp, split.cp, split.ep,
+                     split.dp, split.micro_batch, split.recompute,
                      split.idle_gpus > 0 ? fmt::format(", {} idle", split.idle_gpus) : std::string());
 }
 
