@@ -349,16 +349,26 @@ TEST(TrainingConfigCheck, ImpossibleSplitsAreNamed) {
   problems = check_training_config(m, c, 40);
   ASSERT_FALSE(problems.empty());
   EXPECT_NE(problems.front().find("tp x pp x cp = 64 exceeds the job's 40 GPUs"), std::string::npos);
+  // Expert parallelism needs routed experts (a dense model with ep > 1 is refused); the same shape with 64.
   c = gpt_config();
   c.dp = 2;
-  c.ep = 32;
+  c.ep = 16;
   problems = check_training_config(m, c, 128);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems.front().find("expert-parallel size 16 does not divide the 0 routed experts"),
+            std::string::npos);
+  TransformerModel moe = m;
+  moe.moe.experts = 64;
+  moe.moe.experts_per_token = 2;
+  moe.moe.expert_ffn_hidden = m.ffn_hidden;
+  c.ep = 32;
+  problems = check_training_config(moe, c, 128);
   ASSERT_FALSE(problems.empty());
   EXPECT_NE(problems.front().find("expert-parallel size 32 divides neither dp x cp = 2"), std::string::npos);
   c = gpt_config();
   c.dp = 2;
   c.ep = 16;  // folded over t d c = 16
-  EXPECT_TRUE(check_training_config(m, c, 128).empty());
+  EXPECT_TRUE(check_training_config(moe, c, 128).empty());
   EXPECT_EQ(c.expert_tp(), 1);
   c = gpt_config();
   c.dp = 0;

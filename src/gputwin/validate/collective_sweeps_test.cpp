@@ -435,8 +435,10 @@ TEST(CollectiveSweeps, CandidateTermFitsTheFitSweepsAndIsNotAdopted) {
     before += std::abs(row.value().error_percent());
     ++count;
   }
-  ASSERT_EQ(count, 22);  // 17 one process per GPU, 5 one-node -g 8
-  EXPECT_LE(before / count, 29.3) << "measured 29.2 % (the adopted model: the term off)";
+  // 17 one process per GPU, 5 one-node -g 8, and the 5 points of one whole GB200 NVL72 (72 ranks, held out
+  // after this what-if: +24 .. +73 %, docs/accuracy.md).
+  ASSERT_EQ(count, 27);
+  EXPECT_LE(before / count, 31.6) << "measured 31.5 % (the adopted model: the term off; 29.2 % on the first 22)";
 }
 
 // A what-if, not adopted (docs/accuracy.md): the two A100 sweeps across nodes sit 11-20 us above NCCL's Tree/LL
